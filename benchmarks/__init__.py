@@ -1,0 +1,1 @@
+"""Throughput benchmarks of the suite (``dungeonrl.benchmarks``)."""

@@ -1,0 +1,48 @@
+"""dungeonrl: an RL environment suite of numba-compiled board and card games.
+
+Importing the package registers every game of :data:`dungeonrl.registry.GAMES`
+with Gymnasium, so after ``import dungeonrl``::
+
+    env = gymnasium.make("dungeonrl/Unbroken-v0")             # DungeonEnv
+    envs = gymnasium.make_vec("dungeonrl/Unbroken-v0", 64)    # DungeonVectorEnv
+    venv = dungeonrl.DungeonSB3VecEnv("unbroken", num_envs=64) # SB3 / MaskablePPO
+
+(``gymnasium.make("dungeonrl:dungeonrl/Unbroken-v0")`` imports it for you.)
+``list_games()`` and ``get_spec(name)`` describe what is registered.
+``DungeonSB3VecEnv`` is built on first access, so the core install does not
+need Stable-Baselines3.
+"""
+from .envs.core.errors import (
+    CorruptStateError,
+    DungeonRLError,
+    IllegalActionError,
+    InvalidActionError,
+    ResetNeededError,
+    SnapshotError,
+    UnknownGameError,
+)
+from .envs.core.gym_env import DungeonEnv, make_env
+from .envs.core.snapshot import Snapshot
+from .envs.core.spec import GameCore, GameSpec
+from .envs.core.vector import DungeonVectorEnv, make_vector_env
+from .registry import GAMES, get_spec, list_games, register_all, register_game
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "CorruptStateError", "DungeonRLError", "IllegalActionError", "InvalidActionError",
+    "ResetNeededError", "SnapshotError", "UnknownGameError",
+    "DungeonEnv", "DungeonVectorEnv", "DungeonSB3VecEnv", "Snapshot",
+    "GameCore", "GameSpec", "GAMES",
+    "get_spec", "list_games", "make_env", "make_vector_env", "register_all", "register_game",
+]
+
+register_all()
+
+
+def __getattr__(name: str):
+    if name == "DungeonSB3VecEnv":  # needs stable-baselines3: built on first access
+        from .envs.core import vector
+        return vector.DungeonSB3VecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

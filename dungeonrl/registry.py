@@ -1,0 +1,134 @@
+"""The game registry: every game of the suite, registered with Gymnasium at
+package import.
+
+``GAMES`` lists the module of each game. A game module exports ``SPEC`` (a
+:class:`~dungeonrl.envs.core.spec.GameSpec`) and ``make_core(**kwargs)``;
+optional companions are looked up by the CLI (``<module>.cli`` with
+``play(args)`` / ``bench(args)``).
+
+``register_all()`` (run by ``import dungeonrl``) imports each module and calls
+:func:`register_game`, which records the spec under its short name and
+registers its env id with Gymnasium::
+
+    gymnasium.register(id=spec.env_id,
+                       entry_point="dungeonrl.envs.core.gym_env:make_env",
+                       vector_entry_point="dungeonrl.envs.core.vector:make_vector_env",
+                       kwargs={"game": spec.name}, max_episode_steps=None)
+
+``max_episode_steps`` is ``None`` because every core truncates itself at
+``spec.max_episode_steps``. Registration is idempotent. A game module that
+does not exist yet (or is still an empty folder) is skipped silently; any
+other import error inside a game module propagates.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+import gymnasium
+
+from .envs.core.errors import UnknownGameError
+from .envs.core.spec import GameSpec
+
+__all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "register_game", "register_module",
+           "register_all", "get_spec", "list_games", "game_module"]
+
+#: Modules of the games of the suite, in registration order.
+GAMES: list[str] = [
+    "dungeonrl.envs.unbroken",
+]
+
+ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
+VECTOR_ENTRY_POINT = "dungeonrl.envs.core.vector:make_vector_env"
+
+_SPECS: dict[str, GameSpec] = {}     # name -> spec
+_MODULES: dict[str, str] = {}        # name -> module that defines the game
+
+
+def register_game(spec: GameSpec, module: str | None = None) -> None:
+    """Record ``spec`` under ``spec.name`` and register ``spec.env_id`` with
+    Gymnasium. Registering the same game again is a no-op; a different game
+    under a taken name or env id raises ``ValueError``."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"expected a GameSpec, got {type(spec).__name__}")
+    old = _SPECS.get(spec.name)
+    if old is not None and old != spec:
+        raise ValueError(f"game name {spec.name!r} is already registered by another spec")
+    for other in _SPECS.values():
+        if other.env_id == spec.env_id and other.name != spec.name:
+            raise ValueError(f"env id {spec.env_id!r} is already taken by game {other.name!r}")
+    _SPECS[spec.name] = spec
+    if module is not None:
+        _MODULES[spec.name] = module
+    if spec.env_id not in gymnasium.registry:
+        gymnasium.register(
+            id=spec.env_id,
+            entry_point=ENTRY_POINT,
+            vector_entry_point=VECTOR_ENTRY_POINT,
+            kwargs={"game": spec.name},
+            max_episode_steps=None,
+        )
+
+
+def _missing(module: str, err: ImportError) -> bool:
+    """True if ``err`` says that ``module`` itself does not exist (not that
+    something the module imports is missing)."""
+    return isinstance(err, ModuleNotFoundError) and err.name == module
+
+
+def register_module(module: str) -> GameSpec | None:
+    """Import a game module and register its ``SPEC``. Returns ``None`` (and
+    registers nothing) when the module does not exist yet or is a folder
+    without an ``__init__.py``; any other problem raises."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        if _missing(module, e):
+            return None
+        raise
+    spec = getattr(mod, "SPEC", None)
+    if spec is None:
+        if getattr(mod, "__file__", None) is None:  # namespace package: not written yet
+            return None
+        raise ImportError(f"game module {module} does not export SPEC")
+    if getattr(mod, "make_core", None) is None and spec.make_core is None:
+        raise ImportError(f"game module {module} exports neither make_core nor SPEC.make_core")
+    if spec.make_core is None:
+        # the module's factory is the core factory of the spec
+        spec = dataclasses.replace(spec, make_core=mod.make_core)
+    register_game(spec, module)
+    return spec
+
+
+def register_all(games: list[str] | None = None) -> list[GameSpec]:
+    """Register every module of ``games`` (default :data:`GAMES`); returns the
+    specs registered (games not written yet are skipped)."""
+    out = []
+    for module in GAMES if games is None else games:
+        spec = register_module(module)
+        if spec is not None:
+            out.append(spec)
+    return out
+
+
+def get_spec(name: str) -> GameSpec:
+    """The spec of a registered game, by short name (``"unbroken"``) or env
+    id (``"dungeonrl/Unbroken-v0"``)."""
+    if name in _SPECS:
+        return _SPECS[name]
+    for spec in _SPECS.values():
+        if spec.env_id == name:
+            return spec
+    known = ", ".join(f"{s.name} ({s.env_id})" for s in _SPECS.values()) or "none registered"
+    raise UnknownGameError(f"unknown game {name!r}; known games: {known}")
+
+
+def list_games() -> list[str]:
+    """Short names of the registered games, in registration order."""
+    return list(_SPECS)
+
+
+def game_module(name: str) -> str | None:
+    """Module that defines a registered game (``None`` if registered by hand
+    without one)."""
+    return _MODULES.get(get_spec(name).name)

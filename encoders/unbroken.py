@@ -1,0 +1,227 @@
+"""Unbroken observation encoder: the player's Display as a flat float32 vector.
+
+This is an *observation* of what the physical player can see (and it is also
+the information state: the game has one player, so nothing else is hidden
+from the agent than chance): resources, Time, the weapon, Skills owned,
+Conditions, the revealed monster and its trackers, the cards on the table,
+the Skills offered, the pending monster roll and which Response window is
+open, plus public pile sizes.
+
+It never reads the order of the Encounter or Skill decks, the monster of a
+Level before it is revealed (by Scouting or at the start of combat), or the
+random generator.
+
+``FEATURES`` lists ``(name, offset, size)`` blocks; ``feature_names()`` gives
+one name per column. ``encode(st, T, out)`` is a numba kernel that writes
+``OBS_SIZE`` floats into a preallocated row.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from ..envs.core.jit import JIT
+from ..envs.unbroken import consts as C
+
+N_CARD = 1 + 1 + C.NCOST + C.NRES + 5   # per revealed card slot
+
+_BLOCKS = [
+    ("phase", C.NPHASE),
+    ("level", C.NLEVEL),
+    ("difficulty", 3),
+    ("character", C.NCHAR),
+    ("resource", C.NRES),
+    ("time", 1),
+    ("time_paid_in_small", 1),
+    ("ability_uses", 1),
+    ("weapon", C.NWEAPON),
+    ("weapon_stack", 1),
+    ("weapon_aside", 1),
+    ("weapon_aside_rounds", 1),
+    ("skill_owned", C.MAX_SKILLS),
+    ("condition_active", C.NCOND),
+    ("condition_waiting", C.NCOND),
+    ("condition_tokens", C.NCOND),
+    ("condition_rounds", C.NCOND),
+    ("monster_revealed", 1),
+    ("monster", C.NMONSTER),
+    ("monster_armor", 1),
+    ("monster_armor_max", 1),
+    ("monster_health", 1),
+    ("monster_health_max", 1),
+    ("monster_defend", 1),
+    ("ambushed", 1),
+    ("in_battle", 1),
+    ("round", 1),
+    ("commit_next", 1),
+    ("commit_now", 1),
+    ("reveal_bonus", 1),
+    ("card", C.MAX_REVEAL * N_CARD),
+    ("skill_offer", 2 * C.MAX_SKILLS),
+    ("monster_roll", 6),
+    ("response_window", C.NTRIG),
+    ("pending_attack_power", 1),
+    ("hunger_requirement", 1),
+    ("encounter_deck_size", 1),
+    ("encounter_discard_size", 1),
+    ("skill_deck_size", 1),
+    ("step_fraction", 1),
+]
+
+FEATURES = []
+_off = 0
+for _name, _size in _BLOCKS:
+    FEATURES.append((_name, _off, _size))
+    _off += _size
+OBS_SIZE = _off
+OFF = {name: off for name, off, _ in FEATURES}
+
+# block offsets as plain ints for numba
+O_PHASE = OFF["phase"]
+O_LEVEL = OFF["level"]
+O_DIFF = OFF["difficulty"]
+O_CHAR = OFF["character"]
+O_RES = OFF["resource"]
+O_TIME = OFF["time"]
+O_TSMALL = OFF["time_paid_in_small"]
+O_USES = OFF["ability_uses"]
+O_WEAPON = OFF["weapon"]
+O_WSTACK = OFF["weapon_stack"]
+O_WASIDE = OFF["weapon_aside"]
+O_WASIDE_R = OFF["weapon_aside_rounds"]
+O_SKILL = OFF["skill_owned"]
+O_CACT = OFF["condition_active"]
+O_CWAIT = OFF["condition_waiting"]
+O_CTOK = OFF["condition_tokens"]
+O_CRND = OFF["condition_rounds"]
+O_MREV = OFF["monster_revealed"]
+O_MON = OFF["monster"]
+O_MARM = OFF["monster_armor"]
+O_MARMX = OFF["monster_armor_max"]
+O_MHP = OFF["monster_health"]
+O_MHPX = OFF["monster_health_max"]
+O_DEF = OFF["monster_defend"]
+O_AMB = OFF["ambushed"]
+O_INB = OFF["in_battle"]
+O_ROUND = OFF["round"]
+O_COMMIT = OFF["commit_next"]
+O_COMMITN = OFF["commit_now"]
+O_RBONUS = OFF["reveal_bonus"]
+O_CARD = OFF["card"]
+O_OFFER = OFF["skill_offer"]
+O_ROLL = OFF["monster_roll"]
+O_WIN = OFF["response_window"]
+O_PPOW = OFF["pending_attack_power"]
+O_HUNGER = OFF["hunger_requirement"]
+O_EDECK = OFF["encounter_deck_size"]
+O_EDISC = OFF["encounter_discard_size"]
+O_SDECK = OFF["skill_deck_size"]
+O_STEP = OFF["step_fraction"]
+
+
+def feature_names():
+    """One name per observation column."""
+    names = []
+    from ..envs.unbroken import content as _content  # noqa: F401 (names only)
+    for name, _, size in FEATURES:
+        if name == "resource":
+            names += [f"resource:{r}" for r in C.RES_NAMES]
+        elif name == "phase":
+            names += [f"phase:{p}" for p in C.PHASE_NAMES]
+        elif name == "difficulty":
+            names += [f"difficulty:{d}" for d in C.DIFFICULTIES]
+        elif name == "response_window":
+            names += [f"response_window:{t}" for t in C.TRIGGER_NAMES]
+        elif name == "card":
+            per = (["present", "time_value"] + [f"spend:{r}" for r in C.COST_NAMES]
+                   + [f"gain:{r}" for r in C.RES_NAMES]
+                   + ["commit", "reveal", "cure", "skill", "other_effect"])
+            for i in range(C.MAX_REVEAL):
+                names += [f"card{i}:{p}" for p in per]
+        elif name == "skill_offer":
+            for i in range(2):
+                names += [f"skill_offer{i}:{k}" for k in range(C.MAX_SKILLS)]
+        elif size == 1:
+            names.append(name)
+        else:
+            names += [f"{name}:{k}" for k in range(size)]
+    assert len(names) == OBS_SIZE
+    return tuple(names)
+
+
+@njit(**JIT)
+def encode(st, T, out):
+    """Write the observation of record ``st`` into ``out`` (float32[OBS_SIZE])."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    out[O_PHASE + st.phase] = 1.0
+    if st.level >= 1 and st.level <= 4:
+        out[O_LEVEL + st.level - 1] = 1.0
+    out[O_DIFF + st.difficulty] = 1.0
+    out[O_CHAR + st.character] = 1.0
+    for r in range(C.NRES):
+        out[O_RES + r] = st.res[r] / T.bars[r]
+    out[O_TIME] = st.time / T.time_track
+    out[O_TSMALL] = 1.0 if (st.level == 4 and st.combat == 1) else 0.0
+    out[O_USES] = st.uses / 4.0
+    out[O_WEAPON + st.wstack[st.wstack_n - 1]] = 1.0
+    out[O_WSTACK] = st.wstack_n / C.WSTACK
+    out[O_WASIDE] = st.waside_n / C.WSTACK
+    out[O_WASIDE_R] = st.waside_rounds / 10.0
+    for i in range(C.MAX_SKILLS):
+        out[O_SKILL + i] = st.skill_owned[i]
+    for c in range(C.NCOND):
+        out[O_CACT + c] = st.cond[c] & 1
+        out[O_CWAIT + c] = (st.cond[c] >> 1) & 1
+        out[O_CTOK + c] = st.cond_tokens[c] / 5.0
+        out[O_CRND + c] = st.cond_rounds[c] / 5.0
+    if st.m_revealed == 1 and st.monster >= 0:
+        out[O_MREV] = 1.0
+        out[O_MON + st.monster] = 1.0
+        out[O_MARM] = st.m_armor / T.armor_cap
+        out[O_MARMX] = st.m_armor_max / T.armor_cap
+        out[O_MHP] = st.m_health / T.health_cap
+        out[O_MHPX] = st.m_health_max / T.health_cap
+    out[O_DEF] = st.defend
+    out[O_AMB] = st.ambushed
+    out[O_INB] = st.in_battle
+    out[O_ROUND] = min(st.round, 50) / 50.0
+    out[O_COMMIT] = st.commit
+    out[O_COMMITN] = st.commit_now
+    out[O_RBONUS] = st.reveal_bonus / 8.0
+    for i in range(st.revealed_n):
+        card = st.revealed[i]
+        o = O_CARD + i * N_CARD
+        out[o] = 1.0
+        out[o + 1] = T.e_time[card] / 5.0
+        for r in range(C.NCOST):
+            out[o + 2 + r] = T.e_spend[card, r] / 5.0
+        for r in range(C.NRES):
+            out[o + 2 + C.NCOST + r] = T.e_gain[card, r] / 5.0
+        f = o + 2 + C.NCOST + C.NRES
+        for k in range(C.MAXOPS):
+            code = T.e_ops[card, k, 0]
+            if code == C.OP_NONE:
+                break
+            if code == C.OP_COMMIT:
+                out[f] = 1.0
+            elif code == C.OP_REVEAL:
+                out[f + 1] = T.e_ops[card, k, 2] / 2.0
+            elif code == C.OP_CURE or code == C.OP_CLEANSE:
+                out[f + 2] = 1.0
+            elif code == C.OP_SKILL:
+                out[f + 3] = 1.0
+            else:
+                out[f + 4] = 1.0
+    for i in range(st.skill_offer_n):
+        out[O_OFFER + i * C.MAX_SKILLS + st.skill_offer[i]] = 1.0
+    if st.roll > 0:
+        out[O_ROLL + st.roll - 1] = 1.0
+    if st.phase == C.PH_RESPOND:
+        out[O_WIN + st.win_trigger] = 1.0
+    if st.pend_atk >= 0:
+        out[O_PPOW] = st.pend_power / 10.0
+    out[O_HUNGER] = st.hunger_req / 4.0
+    out[O_EDECK] = st.enc_deck_n / C.DECK_CAP
+    out[O_EDISC] = st.enc_disc_n / C.DECK_CAP
+    out[O_SDECK] = st.skill_deck_n / C.MAX_SKILLS
+    out[O_STEP] = st.steps / max(1, st.max_steps)

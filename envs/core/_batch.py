@@ -1,0 +1,254 @@
+"""Machinery shared by every adapter: core lookup, action validation and the
+preallocated batch buffers that the core's kernels read and write.
+
+Buffer dtypes (what every core's kernels receive):
+
+============  ==============================  =================================
+name          shape / dtype                   meaning
+============  ==============================  =================================
+states        ``(n,)`` ``core.state_dtype``   one game record per row
+actions       ``(n,)`` int64                  action of each row
+players       ``(n,)`` int64                  observer seat of each row
+seeds         ``(n,)`` uint64                 reset seed of each row
+obs           ``(n, obs_size)`` float32       observation of each row
+final_obs     ``(n, obs_size)`` float32       last obs of rows that just ended
+masks         ``(n, num_actions)`` int8       legal actions, 1 = legal
+rewards       ``(n, num_players)`` float32    reward of each seat for the step
+terminated    ``(n,)`` bool                   the rules ended the game
+truncated     ``(n,)`` bool                   the step cap ended the game
+illegal       ``(n,)`` bool                   the step's action was illegal
+============  ==============================  =================================
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import IllegalActionError, InvalidActionError
+from .spec import GameCore, GameSpec
+
+ILLEGAL_POLICIES = ("penalize", "raise")
+MASK_DTYPE = np.int8
+_UINT64_SPAN = 2**64
+
+
+def resolve_core(game, core_kwargs: dict) -> GameCore:
+    """Turn ``game`` (a registered name or env id, a :class:`GameSpec`, or a
+    ready :class:`GameCore`) into a core built with ``core_kwargs``."""
+    if isinstance(game, GameCore):
+        if core_kwargs:
+            raise TypeError(
+                f"core options {sorted(core_kwargs)} given with a ready GameCore; "
+                "pass the game name or spec instead")
+        return game
+    if isinstance(game, GameSpec):
+        spec = game
+    elif isinstance(game, str):
+        from ...registry import get_spec  # late: the registry imports the games
+        spec = get_spec(game)
+    else:
+        raise TypeError(
+            f"game must be a game name, env id, GameSpec or GameCore, not {type(game).__name__}")
+    if spec.make_core is None:
+        raise TypeError(f"GameSpec {spec.name!r} has no make_core factory")
+    core = spec.make_core(**core_kwargs)
+    if not isinstance(core, GameCore):
+        raise TypeError(f"{spec.name}.make_core returned {type(core).__name__}, not a GameCore")
+    return core
+
+
+def require_single_agent(core: GameCore, adapter: str) -> None:
+    if core.num_players != 1:
+        raise ValueError(
+            f"{adapter} is the single-agent view and needs a 1-player core; "
+            f"{core.spec.name!r} was built for {core.num_players} players "
+            "(use the PettingZoo adapter for multi-player games)")
+
+
+def check_policy(illegal_action: str) -> str:
+    if illegal_action not in ILLEGAL_POLICIES:
+        raise ValueError(
+            f"illegal_action must be one of {ILLEGAL_POLICIES}, not {illegal_action!r}")
+    return illegal_action
+
+
+def action_index(action, num_actions: int) -> int:
+    """Validate one action and return it as a Python int.
+
+    Accepted: Python ``int``, numpy integer scalars, integer arrays of shape
+    ``()`` or ``(1,)``. Everything else (bools, floats, strings, lists, other
+    shapes) and values outside ``[0, num_actions)`` raise
+    :class:`InvalidActionError`.
+    """
+    if isinstance(action, np.ndarray):
+        if action.dtype.kind not in "iu":
+            raise InvalidActionError(
+                f"action array must have an integer dtype, got {action.dtype}")
+        if action.ndim > 1 or action.size != 1:
+            raise InvalidActionError(
+                f"action array must hold exactly one index (shape () or (1,)), "
+                f"got shape {action.shape}")
+        value = int(action.reshape(-1)[0])
+    elif isinstance(action, (bool, np.bool_)):
+        raise InvalidActionError(f"action must be an integer index, got a bool ({action!r})")
+    elif isinstance(action, (numbers.Integral, np.integer)):
+        value = int(action)
+    else:
+        raise InvalidActionError(
+            f"action must be an integer index in [0, {num_actions}), "
+            f"got {type(action).__name__} {action!r}")
+    if not 0 <= value < num_actions:
+        raise InvalidActionError(f"action {value} out of range [0, {num_actions})")
+    return value
+
+
+def action_batch(actions, out: np.ndarray, num_actions: int) -> np.ndarray:
+    """Validate a batch of actions and copy it into ``out`` (int64, ``(n,)``)."""
+    a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+    if a.dtype.kind not in "iu":
+        raise InvalidActionError(
+            f"actions must be an integer array of shape {out.shape}, got dtype {a.dtype}")
+    if a.shape != out.shape:
+        raise InvalidActionError(
+            f"actions must have shape {out.shape} (one index per env), got {a.shape}")
+    if a.size:
+        lo, hi = a.min(), a.max()
+        if lo < 0 or hi >= num_actions:
+            bad = int(lo) if lo < 0 else int(hi)
+            where = np.flatnonzero((a < 0) | (a >= num_actions))
+            raise InvalidActionError(
+                f"action {bad} out of range [0, {num_actions}) (envs {where[:8].tolist()})")
+    out[:] = a
+    return out
+
+
+def illegal_message(core: GameCore, state, action: int, mask_row) -> str:
+    spec = core.spec
+    legal = np.flatnonzero(mask_row)
+    shown = ", ".join(f"{i} ({spec.action_names[i]})" for i in legal[:8])
+    if len(legal) > 8:
+        shown += f", ... ({len(legal)} legal)"
+    return (f"illegal action {action} ({spec.action_names[action]}) in phase "
+            f"{core.phase_name(state)!r}; legal: [{shown or 'none'}]")
+
+
+def check_legal_batch(core: GameCore, states, actions, masks) -> None:
+    """Strict mode of the batched adapters: raise on the first illegal row."""
+    ok = masks[np.arange(len(actions)), actions] != 0
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise IllegalActionError(
+            f"env {i}: " + illegal_message(core, states[i], int(actions[i]), masks[i]))
+
+
+def draw_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` uniform uint64 game seeds from a numpy generator."""
+    return rng.integers(0, _UINT64_SPAN - 1, size=n, dtype=np.uint64, endpoint=True)
+
+
+def seed_batch(seed, n: int) -> np.ndarray:
+    """Seeds ``seed + i`` (int seed) or the given sequence of ``n`` seeds."""
+    if isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        s = int(seed)
+        if s < 0:
+            raise ValueError(f"seed must be non-negative, got {s}")
+        return np.array([(s + i) % _UINT64_SPAN for i in range(n)], dtype=np.uint64)
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"expected {n} seeds, got {len(seeds)}")
+    if any(not isinstance(x, (numbers.Integral, np.integer)) or int(x) < 0 for x in seeds):
+        raise ValueError(f"seeds must be non-negative integers, got {seeds}")
+    return np.array([int(x) for x in seeds], dtype=np.uint64)
+
+
+class BatchBuffers:
+    """The preallocated arrays of a batch of ``n`` games (see module doc)."""
+
+    def __init__(self, core: GameCore, n: int):
+        if n < 1:
+            raise ValueError(f"need at least one env, got {n}")
+        spec = core.spec
+        self.core = core
+        self.n = n
+        self.states = core.alloc(n)
+        self.actions = np.zeros(n, np.int64)
+        self.players = np.zeros(n, np.int64)
+        self.seeds = np.zeros(n, np.uint64)
+        self.obs = np.zeros((n, spec.obs_size), np.float32)
+        self.final_obs = np.zeros((n, spec.obs_size), np.float32)
+        self.final_states = core.alloc(n)
+        self.masks = np.zeros((n, spec.num_actions), MASK_DTYPE)
+        self.rewards = np.zeros((n, core.num_players), np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.illegal = np.zeros(n, np.bool_)
+
+    def reset(self, seeds: np.ndarray) -> None:
+        """Start a new game in every row, then observe and mask."""
+        self.seeds[:] = seeds
+        self.core.reset(self.states, self.seeds)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the masks and observations from the states."""
+        self.core.legal_mask(self.states, self.masks)
+        self.core.observe(self.states, self.players, self.obs)
+
+    def step(self) -> None:
+        """``core.step`` with ``self.actions``, then observe and mask (no
+        autoreset: the single env's path)."""
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.illegal[:] = False
+        self.core.step(self.states, self.actions, self.rewards, self.terminated,
+                       self.truncated, self.illegal)
+        self.refresh()
+
+    def step_autoreset(self) -> None:
+        """The fused hot-loop kernel (the vector envs' path)."""
+        self.core.step_autoreset(self.states, self.actions, self.obs, self.masks,
+                                 self.rewards, self.terminated, self.truncated,
+                                 self.illegal, self.final_obs, self.final_states)
+
+
+class EpisodeTracker:
+    """Per-row episode return and length, and the final ``episode_info`` of
+    rows that finished in a fused autoreset step (read from the final
+    records the kernel copies into ``final_states`` before resetting)."""
+
+    def __init__(self, buf: BatchBuffers, episode_info: bool):
+        self.buf = buf
+        self.episode_info = bool(episode_info)
+        self.returns = np.zeros(buf.n, np.float64)
+        self.lengths = np.zeros(buf.n, np.int64)
+
+    def clear(self) -> None:
+        self.returns[:] = 0.0
+        self.lengths[:] = 0
+
+    def before_step(self) -> None:
+        """Nothing to do: kept so adapters have one hook before the kernel."""
+
+    def after_step(self, reward: np.ndarray, done_idx: np.ndarray) -> list:
+        """Update the counters; return one info dict per row of ``done_idx``
+        (episode return/length, illegal flag, the core's episode info), and
+        clear those rows' counters."""
+        buf = self.buf
+        self.returns += reward
+        self.lengths += 1
+        if len(done_idx) == 0:
+            return []
+        core_infos = [{}] * len(done_idx)
+        if self.episode_info:
+            core_infos = [buf.core.episode_info(buf.final_states[i]) for i in done_idx.tolist()]
+        infos = []
+        for j, i in enumerate(done_idx.tolist()):
+            info = dict(core_infos[j])
+            info["illegal_action"] = bool(buf.illegal[i])
+            info["episode"] = {"r": float(self.returns[i]), "l": int(self.lengths[i])}
+            infos.append(info)
+        self.returns[done_idx] = 0.0
+        self.lengths[done_idx] = 0
+        return infos

@@ -1,0 +1,37 @@
+"""Exceptions shared by every game and adapter."""
+
+
+class DungeonRLError(Exception):
+    """Base class of every error raised by dungeonrl."""
+
+
+class IllegalActionError(DungeonRLError, ValueError):
+    """An in-range action that the rules do not allow now (strict mode)."""
+
+
+class InvalidActionError(DungeonRLError, ValueError):
+    """An action that is not an integer in ``[0, num_actions)`` or has the
+    wrong shape; always raised, whatever the illegal-action policy."""
+
+
+class ResetNeededError(DungeonRLError, RuntimeError):
+    """``step`` called before ``reset`` or after the episode ended."""
+
+
+class SnapshotError(DungeonRLError, ValueError):
+    """A snapshot of another game, layout version or size was loaded."""
+
+
+class CorruptStateError(DungeonRLError, ValueError):
+    """A state record breaks an invariant of the rules."""
+
+
+class ContentError(DungeonRLError, ValueError):
+    """Malformed content data; the message names the file, card and field."""
+
+
+class UnknownGameError(DungeonRLError, KeyError):
+    """A game name or env id that no registered game has."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,279 @@
+"""The Gymnasium single-agent adapter, written once for every game.
+
+:class:`DungeonEnv` drives a :class:`~dungeonrl.envs.core.spec.GameCore` with
+a batch of one. It only translates: spaces, seeding, action validation, the
+illegal-action policy, Python scalar types, copies of returned arrays,
+snapshots. The rules, the observation encoding and the episode cap are the
+core's. Each game's own module documents its actions, observation columns
+and rewards; this class documents what every game shares.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ._batch import (
+    MASK_DTYPE,
+    BatchBuffers,
+    action_index,
+    check_policy,
+    draw_seeds,
+    illegal_message,
+    require_single_agent,
+    resolve_core,
+    seed_batch,
+)
+from .errors import IllegalActionError, ResetNeededError, SnapshotError
+from .snapshot import Snapshot
+
+__all__ = ["DungeonEnv", "make_env", "observation_spaces"]
+
+
+def observation_spaces(spec, dict_obs: bool) -> spaces.Space:
+    """The single-env observation space of a game: a float32 ``Box`` of
+    ``spec.obs_size`` columns, or with ``dict_obs`` a ``Dict`` of that box
+    (``"observation"``) and an int8 ``Box(0, 1)`` (``"action_mask"``)."""
+    box = spaces.Box(-np.inf, np.inf, (spec.obs_size,), np.float32)
+    if not dict_obs:
+        return box
+    mask = spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE)
+    return spaces.Dict({"observation": box, "action_mask": mask})
+
+
+class DungeonEnv(gym.Env):
+    """A dungeonrl game as a single-agent Gymnasium environment.
+
+    ## Description
+
+    One game of the suite, played by one agent. The game (rules, content,
+    difficulty) is a :class:`~dungeonrl.envs.core.spec.GameCore` built from
+    the game's :class:`~dungeonrl.envs.core.spec.GameSpec`; this class is the
+    thin adapter shared by every game. The game's module docstring is its
+    doc page: what the actions mean, what each observation column holds, how
+    rewards are given.
+
+    ## Action Space
+
+    ``Discrete(spec.num_actions)``: a flat enumeration of every decision (for
+    example card x target), named by ``spec.action_names``. Only some actions
+    are legal at a time; the legal ones are given three ways:
+
+    * ``env.action_masks()``: a bool array (what sb3-contrib's MaskablePPO calls);
+    * ``info["action_mask"]``: an int8 array, 1 = legal (usable as
+      ``action_space.sample(mask=info["action_mask"])``);
+    * with ``dict_obs=True``, the observation's ``"action_mask"`` entry.
+
+    A finished episode has an all-zero mask.
+
+    Accepted action values: a Python ``int``, a numpy integer scalar, or an
+    integer array of shape ``()`` or ``(1,)``. Anything else (bools, floats,
+    strings, lists, other shapes) and indices outside ``[0, num_actions)``
+    raise :class:`InvalidActionError`, whatever the illegal-action policy.
+
+    An in-range action that the mask forbids is handled by the policy chosen
+    with ``illegal_action``:
+
+    * ``"penalize"`` (default, so unmasked random agents and Gymnasium's env
+      checker can run): the episode terminates, the reward is
+      ``spec.illegal_penalty`` and ``info["illegal_action"]`` is ``True``;
+    * ``"raise"`` (strict, for debugging): :class:`IllegalActionError` names the
+      action index, its name and the game phase; the state is left unchanged.
+
+    ## Observation Space
+
+    ``Box(-inf, inf, (spec.obs_size,), float32)``, one column per
+    ``spec.feature_names``; with ``dict_obs=True`` a ``Dict`` with
+    ``"observation"`` (that box) and ``"action_mask"`` (``Box(0, 1,
+    (num_actions,), int8)``). Every returned array is a fresh copy.
+
+    ## Rewards
+
+    Game-specific (see the game's module), within ``spec.reward_range`` per
+    step, returned as a Python ``float``. An illegal action under the
+    ``"penalize"`` policy gives ``spec.illegal_penalty``.
+
+    ## Starting State
+
+    ``reset(seed=s)`` starts the game from seed ``s`` (the same game as row 0
+    of a vector env reset with ``seed=s``). ``reset()`` without a seed draws
+    the game seed from ``self.np_random``, so a seeded reset followed by
+    unseeded ones is reproducible, as Gymnasium expects.
+
+    ## Episode End
+
+    * Termination: the rules end the game (win, loss, or an illegal action
+      under the ``"penalize"`` policy).
+    * Truncation: the game's step cap ``spec.max_episode_steps`` is reached;
+      the core truncates itself, so no ``TimeLimit`` wrapper is registered.
+
+    The final step's ``info`` also holds the core's ``episode_info`` (outcome,
+    score...). Stepping again before ``reset`` raises :class:`ResetNeededError`.
+
+    ## Arguments
+
+    * ``game``: a registered game name or env id, a ``GameSpec``, or a ready
+      ``GameCore``.
+    * ``render_mode``: ``None`` or one of ``spec.render_modes`` (``"ansi"``:
+      ``render()`` returns the core's text view).
+    * ``illegal_action``: ``"penalize"`` or ``"raise"`` (see above).
+    * ``dict_obs``: return ``{"observation", "action_mask"}`` observations.
+    * ``**core_kwargs``: passed to ``spec.make_core`` (difficulty, character...).
+
+    ``gymnasium.make(spec.env_id, **kwargs)`` builds the same env.
+
+    ## Snapshots
+
+    ``get_state()`` returns a :class:`Snapshot` (game record bytes, game name,
+    layout version, step count, return, done flag); ``set_state(snapshot)``
+    restores it exactly. Snapshots of another game or layout version raise
+    :class:`SnapshotError`; a record that breaks the rules' invariants raises
+    :class:`CorruptStateError`. The ``np_random`` used for unseeded resets is
+    not part of a snapshot.
+
+    ## Version History
+
+    The adapter has no version of its own: each game's ``-vN`` (in
+    ``spec.env_id``) is bumped whenever the game's behaviour changes.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, game, render_mode: str | None = None,
+                 illegal_action: str = "penalize", dict_obs: bool = False,
+                 **core_kwargs):
+        self.core = resolve_core(game, core_kwargs)
+        require_single_agent(self.core, type(self).__name__)
+        spec = self.game_spec = self.core.spec
+        self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
+        if render_mode is not None and render_mode not in spec.render_modes:
+            raise ValueError(
+                f"render_mode {render_mode!r} not supported by {spec.name}; "
+                f"choose from {list(spec.render_modes)} or None")
+        self.render_mode = render_mode
+        self.illegal_action = check_policy(illegal_action)
+        self.dict_obs = bool(dict_obs)
+        self.action_space = spaces.Discrete(spec.num_actions)
+        self.observation_space = observation_spaces(spec, self.dict_obs)
+        self._buf = BatchBuffers(self.core, 1)
+        self._started = False      # reset was called at least once
+        self._needs_reset = True   # no episode running
+        self._step_count = 0
+        self._episode_return = 0.0
+        self._closed = False
+
+    # --- gymnasium API ---------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if seed is None:
+            seeds = draw_seeds(self.np_random, 1)
+        else:
+            seeds = seed_batch(seed, 1)
+        self._buf.reset(seeds)
+        self._started = True
+        self._needs_reset = False
+        self._step_count = 0
+        self._episode_return = 0.0
+        return self._observation(), {"action_mask": self._buf.masks[0].copy()}
+
+    def step(self, action):
+        buf = self._buf
+        a = action_index(action, self.game_spec.num_actions)
+        if self._needs_reset:
+            raise ResetNeededError(
+                "step() called before reset()" if not self._started else
+                "step() called after the episode ended; call reset() first")
+        if self.illegal_action == "raise" and not buf.masks[0, a]:
+            raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
+        buf.actions[0] = a
+        buf.step()
+        reward = float(buf.rewards[0, 0])
+        terminated = bool(buf.terminated[0])
+        truncated = bool(buf.truncated[0])
+        self._step_count += 1
+        self._episode_return += reward
+        info = {}
+        if terminated or truncated:
+            self._needs_reset = True
+            info.update(self.core.episode_info(buf.states[0]))
+        info["action_mask"] = buf.masks[0].copy()
+        info["illegal_action"] = bool(buf.illegal[0])
+        return self._observation(), reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' "
+                "when making the env")
+            return None
+        if not self._started:
+            raise ResetNeededError("render() called before reset()")
+        return self.core.render_ansi(self._buf.states[0])
+
+    def close(self):
+        self._closed = True
+
+    # --- masks, snapshots --------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now, as a bool array of ``num_actions`` (all False
+        once the episode has ended)."""
+        return self._buf.masks[0].astype(bool)
+
+    def get_state(self) -> Snapshot:
+        """Snapshot of the current game and episode bookkeeping."""
+        if not self._started:
+            raise ResetNeededError("get_state() called before reset()")
+        spec = self.game_spec
+        return Snapshot(game=spec.name, layout_version=spec.layout_version,
+                        state=self._buf.states[:1].tobytes(),
+                        step_count=self._step_count,
+                        episode_return=self._episode_return,
+                        done=self._needs_reset)
+
+    def set_state(self, snapshot: Snapshot | bytes) -> None:
+        """Restore a snapshot from :meth:`get_state` (or its ``to_bytes``)."""
+        if isinstance(snapshot, (bytes, bytearray, memoryview)):
+            snapshot = Snapshot.from_bytes(snapshot)
+        if not isinstance(snapshot, Snapshot):
+            raise SnapshotError(f"expected a Snapshot, got {type(snapshot).__name__}")
+        spec = self.game_spec
+        if snapshot.game != spec.name:
+            raise SnapshotError(
+                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}")
+        if snapshot.layout_version != spec.layout_version:
+            raise SnapshotError(
+                f"snapshot layout {snapshot.layout_version!r} does not match "
+                f"{spec.name} layout {spec.layout_version!r}")
+        dtype = self.core.state_dtype
+        if len(snapshot.state) != dtype.itemsize:
+            raise SnapshotError(
+                f"snapshot state has {len(snapshot.state)} bytes, "
+                f"{spec.name} records have {dtype.itemsize}")
+        record = np.frombuffer(snapshot.state, dtype=dtype).copy()
+        self.core.check_state(record[0])   # raises CorruptStateError; nothing changed yet
+        buf = self._buf
+        buf.states[:] = record
+        buf.refresh()
+        self._started = True
+        self._needs_reset = bool(snapshot.done) or bool(self.core.is_over(buf.states[0]))
+        self._step_count = int(snapshot.step_count)
+        self._episode_return = float(snapshot.episode_return)
+
+    # --- helpers -------------------------------------------------------------------
+    def _observation(self):
+        obs = self._buf.obs[0].copy()
+        if self.dict_obs:
+            return {"observation": obs, "action_mask": self._buf.masks[0].copy()}
+        return obs
+
+    def __repr__(self) -> str:
+        return f"<DungeonEnv {self.game_spec.env_id}>"
+
+
+def make_env(game: str, **kwargs) -> DungeonEnv:
+    """Gymnasium entry point: look the game up by name (or env id) in the
+    registry and build a :class:`DungeonEnv` (``kwargs`` as for the class)."""
+    return DungeonEnv(game, **kwargs)
+

@@ -1,0 +1,79 @@
+"""Per-environment counter-based random numbers for numba kernels.
+
+Every environment carries its own generator state: two ``uint64`` words,
+``key`` (fixed at reset from the seed) and ``ctr`` (a counter advanced by one
+per draw). A draw is a strong 64-bit mix (the SplitMix64 finaliser) of
+``key + ctr * golden``. Because the output depends only on ``(key, ctr)``,
+results never depend on batch size, batch order or thread count, and a
+snapshot of the state record restores the stream exactly.
+
+All chance in the rules goes through the few functions here (``rng_below``,
+``rng_die``, ``rng_shuffle``), so tests can find and force it.
+
+The state lives in a ``uint64[2]`` array (a field of each game's state
+record): ``r[0]`` is the key, ``r[1]`` the counter.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .jit import JIT
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(**JIT)
+def mix64(z):
+    """SplitMix64 finaliser: a bijective avalanche mix of one uint64."""
+    z = np.uint64(z)
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(**JIT)
+def rng_seed(r, seed, stream):
+    """Set the generator from a user seed and a stream number (e.g. episode)."""
+    r[0] = mix64(mix64(np.uint64(seed)) ^ (np.uint64(stream) * _GOLDEN + np.uint64(1)))
+    r[1] = np.uint64(0)
+
+
+@njit(**JIT)
+def rng_next(r):
+    """Next raw uint64 of this generator."""
+    c = r[1] + np.uint64(1)
+    r[1] = c
+    return mix64(r[0] + c * _GOLDEN)
+
+
+@njit(**JIT)
+def rng_below(r, n):
+    """Uniform integer in [0, n) without modulo bias (rejection sampling)."""
+    nn = np.uint64(n)
+    if nn <= np.uint64(1):
+        return 0
+    # reject the low values that would make the modulo uneven
+    threshold = (np.uint64(0) - nn) % nn
+    while True:
+        x = rng_next(r)
+        if x >= threshold:
+            return np.int64(x % nn)
+
+
+@njit(**JIT)
+def rng_die(r):
+    """A six-sided die: 1..6."""
+    return rng_below(r, 6) + 1
+
+
+@njit(**JIT)
+def rng_shuffle(r, arr, n):
+    """Unbiased Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(r, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t

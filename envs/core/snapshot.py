@@ -1,0 +1,66 @@
+"""Saved state of one environment: the game record plus the adapter's
+episode bookkeeping.
+
+A :class:`Snapshot` is what :meth:`DungeonEnv.get_state` returns and
+:meth:`DungeonEnv.set_state` accepts. It holds the raw bytes of the game's
+state record (the whole game, per-env RNG included, see :mod:`.spec`), the
+game name and ``layout_version`` it was taken from (a restore into another
+game or another record layout raises :class:`SnapshotError`), and the
+adapter's episode counters, so a restore continues exactly where the
+snapshot was taken.
+
+``to_bytes`` / ``from_bytes`` give a self-describing serialisation: a magic
+tag, a length-prefixed JSON header and the record bytes.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import asdict, dataclass
+
+from .errors import SnapshotError
+
+_MAGIC = b"DRLSNAP1"
+_LEN = struct.Struct("<I")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything needed to restore one environment exactly."""
+
+    game: str                #: ``GameSpec.name`` of the game the state belongs to
+    layout_version: str      #: ``GameSpec.layout_version`` when the snapshot was taken
+    state: bytes             #: ``states[i].tobytes()`` of the game record
+    step_count: int = 0      #: steps taken in the current episode
+    episode_return: float = 0.0  #: sum of the agent's rewards in the current episode
+    done: bool = False       #: the episode had ended (a ``reset`` is needed)
+
+    def to_bytes(self) -> bytes:
+        """Serialise to bytes (magic, JSON header, record bytes)."""
+        header = asdict(self)
+        del header["state"]
+        header["state_size"] = len(self.state)
+        raw = json.dumps(header, sort_keys=True).encode()
+        return _MAGIC + _LEN.pack(len(raw)) + raw + self.state
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Snapshot":
+        """Inverse of :meth:`to_bytes`; raises :class:`SnapshotError` on
+        anything that is not a complete snapshot."""
+        data = bytes(data)
+        start = len(_MAGIC) + _LEN.size
+        if len(data) < start or not data.startswith(_MAGIC):
+            raise SnapshotError("not a dungeonrl snapshot (bad magic tag)")
+        (n,) = _LEN.unpack_from(data, len(_MAGIC))
+        try:
+            header = json.loads(data[start:start + n].decode())
+            size = header.pop("state_size")
+            state = data[start + n:]
+            if len(state) != size:
+                raise SnapshotError(
+                    f"snapshot truncated: header says {size} state bytes, found {len(state)}")
+            return cls(state=state, **header)
+        except SnapshotError:
+            raise
+        except (ValueError, KeyError, TypeError) as e:
+            raise SnapshotError(f"malformed snapshot header: {e}") from e

@@ -1,0 +1,134 @@
+"""The contract between a game's rules layer and the generic env adapters.
+
+A game is two objects:
+
+* a :class:`GameSpec`: the facts declared once (id, version, players, action
+  count and names, observation size and feature names, episode cap, reward
+  range, illegal-action penalty, render modes);
+* a :class:`GameCore`: the rules for one configuration (character,
+  difficulty, player count, content tables...), exposed as *batched* calls on
+  a structured state array. Every method below is a thin Python shim over a
+  numba kernel, so the same core drives the single env (a batch of 1), the
+  native vector env (a batch of N) and the PettingZoo adapter.
+
+State arrays are 1-D numpy structured arrays of ``core.state_dtype``. Every
+record holds the whole game (per-env RNG included) and nothing else, so
+``states.copy()`` is a snapshot and ``tobytes()`` a serialisation.
+
+Conventions every core follows
+------------------------------
+* masks are ``uint8``/``int8`` arrays of shape ``(n, num_actions)``, 1 = legal;
+  a finished game has an all-zero mask;
+* ``rewards`` is ``float32[n, num_players]``, written (not accumulated) by
+  ``step`` for the transition just made;
+* ``step`` never raises for an in-range action: an illegal one ends that game
+  with ``spec.illegal_penalty`` for the acting seat and sets ``illegal[i]``;
+  the Python adapters implement the strict mode by checking the mask first;
+* ``terminated`` = the rules ended the game (win, loss, illegal action);
+  ``truncated`` = the step cap ``spec.max_episode_steps`` was reached;
+* decision points with a single legal action are taken automatically inside
+  ``step``/``reset`` when the core was built with ``auto_advance=True``;
+* ``step_autoreset`` is the fused hot-loop kernel: step, store the final
+  observation of finished games, reset them in place (next episode of the
+  same seed stream), observe and mask, in one call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Facts about one game, declared once."""
+
+    name: str                      #: short name used by the CLI, e.g. "unbroken"
+    env_id: str                    #: registry id, e.g. "dungeonrl/Unbroken-v0"
+    version: int                   #: the -vN of env_id; bump when behaviour changes
+    min_players: int
+    max_players: int
+    num_actions: int
+    action_names: tuple            #: name of every action index
+    obs_size: int
+    feature_names: tuple           #: name of every observation column
+    max_episode_steps: int         #: step cap (truncation)
+    reward_range: tuple            #: (low, high) of one step's reward
+    illegal_penalty: float         #: reward of the acting seat for an illegal action
+    layout_version: str            #: hash of state dtype + content; snapshots check it
+    render_modes: tuple = ("ansi",)
+    multi_agent: bool = False
+    make_core: Callable = field(default=None, repr=False, compare=False)
+
+
+class GameCore:
+    """Rules of one game configuration as batched kernels (see module doc).
+
+    Subclasses set ``spec``, ``state_dtype``, ``num_players`` and implement
+    the methods. ``idx`` arguments are int64 arrays of batch rows to act on.
+    """
+
+    spec: GameSpec
+    state_dtype: np.dtype
+    num_players: int
+
+    def alloc(self, n: int) -> np.ndarray:
+        """Zeroed state array of n games (call ``reset`` before use)."""
+        return np.zeros(n, dtype=self.state_dtype)
+
+    def reset(self, states: np.ndarray, seeds: np.ndarray) -> None:
+        """Start a new game in every row, row i from ``seeds[i]`` (uint64)."""
+        raise NotImplementedError
+
+    def step(self, states, actions, rewards, terminated, truncated, illegal) -> None:
+        """Apply ``actions[i]`` (int64) to row i. Rows already finished are left
+        untouched with zero reward (the adapters never send them)."""
+        raise NotImplementedError
+
+    def legal_mask(self, states, masks) -> None:
+        raise NotImplementedError
+
+    def observe(self, states, players, obs) -> None:
+        """Encode row i from seat ``players[i]``'s point of view into obs[i]."""
+        raise NotImplementedError
+
+    def to_play(self, states) -> np.ndarray:
+        """Seat to act in each row (int64); -1 for a finished game."""
+        raise NotImplementedError
+
+    def step_autoreset(self, states, actions, obs, masks, rewards, terminated,
+                       truncated, illegal, final_obs, final_states) -> None:
+        """Fused hot-loop step (see module doc). For a game that finished on
+        this step, ``final_obs[i]`` receives its last observation and
+        ``final_states[i]`` a copy of its final record (for episode info)."""
+        raise NotImplementedError
+
+    # --- helpers used by adapters, tests and the CLI (not hot) ---------------
+    def is_over(self, state) -> bool:
+        raise NotImplementedError
+
+    def phase_name(self, state) -> str:
+        raise NotImplementedError
+
+    def render_ansi(self, state) -> str:
+        raise NotImplementedError
+
+    def episode_info(self, state) -> dict:
+        """Summary of a game (outcome, score...) for ``info`` dicts."""
+        return {}
+
+    def check_state(self, state) -> None:
+        """Raise ``CorruptStateError`` if the record breaks an invariant the
+        kernels rely on (used by ``set_state``)."""
+
+
+def action_name_table(groups: Sequence[tuple]) -> tuple:
+    """Build action names from ``(prefix, count_or_names)`` groups in order."""
+    names = []
+    for prefix, what in groups:
+        if isinstance(what, int):
+            names.extend(f"{prefix}_{i}" if what > 1 else prefix for i in range(what))
+        else:
+            names.extend(f"{prefix}:{w}" for w in what)
+    return tuple(names)

@@ -1,0 +1,410 @@
+"""Native batched adapters: no subprocesses, one kernel call per step.
+
+* :class:`DungeonVectorEnv` -- a ``gymnasium.vector.VectorEnv``;
+* ``DungeonSB3VecEnv`` -- a Stable-Baselines3 ``VecEnv`` (built on first
+  access, so the core install works without SB3).
+
+Both hold ``num_envs`` game records in one structured array with every
+buffer preallocated (see :mod:`._batch`), and step them with the core's fused
+``step_autoreset`` kernel: step, keep the final observation of finished
+games, reset those games in place (next episode of the same seed stream),
+observe and mask. That is Gymnasium's *same-step* autoreset: the observation
+returned for a finished env is already the first one of its next episode,
+and the last one of the finished episode is in the infos.
+
+Seeding: ``reset(seed=s)`` starts env ``i`` from game seed ``s + i``, the same
+game that ``DungeonEnv.reset(seed=s + i)`` starts, so batched and sequential
+runs can be compared row by row. Later episodes of env ``i`` follow from its
+seed alone, independent of batch size and of the other envs' actions.
+
+Actions are an integer array of shape ``(num_envs,)`` with every value in
+``[0, num_actions)``; anything else raises :class:`InvalidActionError`. An
+in-range illegal action follows the illegal-action policy (``"penalize"``:
+that env's episode ends with ``spec.illegal_penalty`` and
+``illegal_action`` set; ``"raise"``: :class:`IllegalActionError` before any
+env is stepped). Returned arrays are fresh copies; the internal buffers are
+reused every step.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ._batch import (
+    MASK_DTYPE,
+    BatchBuffers,
+    EpisodeTracker,
+    action_batch,
+    check_legal_batch,
+    check_policy,
+    draw_seeds,
+    require_single_agent,
+    resolve_core,
+    seed_batch,
+)
+from .errors import ResetNeededError
+from .gym_env import observation_spaces
+
+try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
+    from gymnasium.vector import AutoresetMode
+    SAME_STEP = AutoresetMode.SAME_STEP
+except ImportError:  # pragma: no cover - very old gymnasium
+    from gymnasium.vector.vector_env import AutoresetMode
+    SAME_STEP = AutoresetMode.SAME_STEP
+
+__all__ = ["DungeonVectorEnv", "DungeonSB3VecEnv", "make_vector_env", "batch_infos", "SAME_STEP"]
+
+
+class _Runner:
+    """What both batched adapters share: the core, the buffers, the episode
+    tracker, validation and the fused step."""
+
+    def __init__(self, game, num_envs: int, illegal_action: str, dict_obs: bool,
+                 episode_info: bool, core_kwargs: dict, adapter: str):
+        self.core = resolve_core(game, core_kwargs)
+        require_single_agent(self.core, adapter)
+        self.spec = self.core.spec
+        self.illegal_action = check_policy(illegal_action)
+        self.dict_obs = bool(dict_obs)
+        self.buf = BatchBuffers(self.core, int(num_envs))
+        self.tracker = EpisodeTracker(self.buf, episode_info)
+        self.started = False
+
+    def reset(self, seeds: np.ndarray) -> None:
+        self.buf.reset(seeds)
+        self.tracker.clear()
+        self.started = True
+
+    def step(self, actions):
+        """Validate, step all envs once; return (reward, terminated,
+        truncated, done_idx, end_infos) with fresh arrays."""
+        buf = self.buf
+        if not self.started:
+            raise ResetNeededError("step() called before reset()")
+        action_batch(actions, buf.actions, self.spec.num_actions)
+        if self.illegal_action == "raise":
+            check_legal_batch(self.core, buf.states, buf.actions, buf.masks)
+        self.tracker.before_step()
+        buf.step_autoreset()
+        reward = buf.rewards[:, 0].copy()
+        terminated = buf.terminated.copy()
+        truncated = buf.truncated.copy()
+        done_idx = np.flatnonzero(terminated | truncated)
+        end_infos = self.tracker.after_step(reward, done_idx)
+        return reward, terminated, truncated, done_idx, end_infos
+
+    def observation(self):
+        obs = self.buf.obs.copy()
+        if self.dict_obs:
+            return {"observation": obs, "action_mask": self.buf.masks.copy()}
+        return obs
+
+    def final_observation(self, i: int):
+        obs = self.buf.final_obs[i].copy()
+        if self.dict_obs:  # a finished game's mask is all zero by convention
+            return {"observation": obs,
+                    "action_mask": np.zeros(self.spec.num_actions, MASK_DTYPE)}
+        return obs
+
+    def render_all(self) -> tuple:
+        if not self.started:
+            raise ResetNeededError("render() called before reset()")
+        return tuple(self.core.render_ansi(self.buf.states[i]) for i in range(self.buf.n))
+
+
+def batch_infos(infos: list, rows: list, n: int) -> dict:
+    """Gather per-env info dicts (``infos[j]`` of env ``rows[j]``) into
+    Gymnasium's dict-of-arrays form with ``_key`` flags: the same result as
+    ``VectorEnv._add_info`` applied env by env, built one key at a time."""
+    out: dict[str, Any] = {}
+    for key in dict.fromkeys(k for info in infos for k in info):
+        rs = [r for r, info in zip(rows, infos) if key in info]
+        vals = [info[key] for info in infos if key in info]
+        v0 = vals[0]
+        if all(isinstance(v, dict) for v in vals):
+            arr = batch_infos(vals, rs, n)
+        elif (all(type(v) is type(v0) for v in vals)
+              and (type(v0) in (int, float, bool) or isinstance(v0, np.number))):
+            arr = np.zeros(n, dtype=type(v0))       # what _add_info does
+            arr[rs] = vals
+        elif all(isinstance(v, (bool, np.bool_)) for v in vals):
+            arr = np.zeros(n, dtype=np.bool_)
+            arr[rs] = vals
+        elif all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+                 for v in vals):                     # mixed numbers: promote, never truncate
+            column = np.asarray(vals)
+            arr = np.zeros(n, dtype=column.dtype)
+            arr[rs] = column
+        elif isinstance(v0, np.ndarray) and all(
+                isinstance(v, np.ndarray) and v.shape == v0.shape and v.dtype == v0.dtype
+                for v in vals):
+            arr = np.zeros((n, *v0.shape), dtype=v0.dtype)
+            arr[rs] = vals
+        else:
+            arr = np.full(n, None, dtype=object)
+            for r, v in zip(rs, vals):
+                arr[r] = v
+        present = np.zeros(n, np.bool_)
+        present[rs] = True
+        out[key], out[f"_{key}"] = arr, present
+    return out
+
+
+class DungeonVectorEnv(VectorEnv):
+    """A batch of ``num_envs`` games of one configuration as a native
+    ``gymnasium.vector.VectorEnv`` (see the module doc for seeding, actions
+    and autoreset).
+
+    Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``),
+    ``num_envs``, ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns
+    a tuple of strings), ``illegal_action`` (``"penalize"`` / ``"raise"``),
+    ``dict_obs`` (``{"observation", "action_mask"}`` observations),
+    ``episode_info`` (put the core's ``episode_info`` in ``final_info``; costs
+    one state copy per step), ``**core_kwargs`` for ``spec.make_core``.
+
+    ``step`` returns infos as a dict of arrays, each key ``k`` with a bool
+    ``_k`` array telling which envs have it:
+
+    * ``action_mask`` (int8 ``(num_envs, num_actions)``, every step; for a
+      finished env it is already the new episode's mask);
+    * ``illegal_action`` (bool, every step);
+    * ``final_obs`` (object array, the finished episodes' last observations)
+      and ``final_info`` (dict of arrays: ``illegal_action``, ``episode``
+      ``{"r": return, "l": length}`` and the core's ``episode_info`` keys),
+      flagged where an episode ended on this step.
+
+    ``gymnasium.make_vec(spec.env_id, num_envs=n)`` builds this class.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": SAME_STEP}
+
+    def __init__(self, game, num_envs: int = 1, render_mode: str | None = None,
+                 illegal_action: str = "penalize", dict_obs: bool = False,
+                 episode_info: bool = True, **core_kwargs):
+        self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
+                            core_kwargs, type(self).__name__)
+        spec = self.game_spec = self._run.spec
+        self.core = self._run.core
+        if render_mode is not None and render_mode not in spec.render_modes:
+            raise ValueError(
+                f"render_mode {render_mode!r} not supported by {spec.name}; "
+                f"choose from {list(spec.render_modes)} or None")
+        self.render_mode = render_mode
+        self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4,
+                         "autoreset_mode": SAME_STEP}
+        self.num_envs = self._run.buf.n
+        self.single_observation_space = observation_spaces(spec, dict_obs)
+        self.single_action_space = spaces.Discrete(spec.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    @property
+    def illegal_action(self) -> str:
+        return self._run.illegal_action
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None):
+        """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
+        sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
+        ``self.np_random``). ``options`` is accepted and unused."""
+        if seed is None:
+            seeds = draw_seeds(self.np_random, self.num_envs)
+        else:
+            seeds = seed_batch(seed, self.num_envs)
+            first = int(seed) if np.ndim(seed) == 0 else int(seeds[0])
+            super().reset(seed=first)
+        self._run.reset(seeds)
+        n = self.num_envs
+        infos = {"action_mask": self._run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_)}
+        return self._run.observation(), infos
+
+    def step(self, actions):
+        run = self._run
+        reward, terminated, truncated, done_idx, end_infos = run.step(actions)
+        n = self.num_envs
+        infos: dict[str, Any] = {
+            "action_mask": run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_),
+            "illegal_action": run.buf.illegal.copy(), "_illegal_action": np.ones(n, np.bool_),
+        }
+        if len(done_idx):
+            done = np.zeros(n, np.bool_)
+            done[done_idx] = True
+            rows = done_idx.tolist()
+            final_obs = np.full(n, None, dtype=object)
+            for i in rows:
+                final_obs[i] = run.final_observation(i)
+            infos["final_obs"], infos["_final_obs"] = final_obs, done
+            infos["final_info"] = batch_infos(end_infos, rows, n)
+            infos["_final_info"] = done.copy()
+        return run.observation(), reward, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of every env, bool ``(num_envs, num_actions)``."""
+        return self._run.buf.masks.astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return self._run.render_all()
+
+    def __repr__(self) -> str:
+        return f"<DungeonVectorEnv {self.game_spec.env_id} x{self.num_envs}>"
+
+
+def make_vector_env(game: str, num_envs: int = 1, **kwargs) -> DungeonVectorEnv:
+    """Gymnasium ``vector_entry_point``: ``gymnasium.make_vec(env_id, num_envs=n)``.
+
+    Games are registered with ``max_episode_steps=None`` (the core truncates
+    itself), so gymnasium adds no ``max_episode_steps`` of its own here."""
+    return DungeonVectorEnv(game, num_envs=num_envs, **kwargs)
+
+
+# --- Stable-Baselines3 -------------------------------------------------------------
+_SB3_CLASS = None
+
+
+def _build_sb3_class():
+    """Define ``DungeonSB3VecEnv`` (imports stable_baselines3 on first use)."""
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class DungeonSB3VecEnv(VecEnv):
+        """A batch of ``num_envs`` games as a native Stable-Baselines3 ``VecEnv``,
+        ready for sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")``).
+
+        Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``),
+        ``num_envs``, ``seed`` (seeds the first ``reset``: env ``i`` gets
+        ``seed + i``; ``None`` draws seeds), ``illegal_action``, ``dict_obs``,
+        ``episode_info``, ``render_mode``, ``**core_kwargs`` -- as for
+        :class:`DungeonVectorEnv`.
+
+        ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``;
+        ``infos`` is a list of dicts with ``action_mask`` (int8) and
+        ``illegal_action`` every step, and for envs whose episode just ended
+        (same-step autoreset) ``terminal_observation``, ``TimeLimit.truncated``
+        (truncated and not terminated), ``episode`` ``{"r", "l", "t"}`` (the
+        Monitor format SB3's logger reads) and the core's ``episode_info``.
+
+        Attributes are shared by the whole batch: ``get_attr(name)`` returns
+        the adapter's attribute once per env, ``set_attr`` sets it for all.
+        ``env_method`` supports ``"action_masks"`` (one bool mask per env) and
+        ``"render"`` (one text view per env).
+        """
+
+        def __init__(self, game, num_envs: int = 1, seed: int | None = None,
+                     illegal_action: str = "penalize", dict_obs: bool = False,
+                     episode_info: bool = True, render_mode: str | None = None,
+                     **core_kwargs):
+            self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
+                                core_kwargs, type(self).__name__)
+            spec = self.game_spec = self._run.spec
+            self.core = self._run.core
+            if render_mode is not None and render_mode not in spec.render_modes:
+                raise ValueError(
+                    f"render_mode {render_mode!r} not supported by {spec.name}; "
+                    f"choose from {list(spec.render_modes)} or None")
+            self.render_mode = render_mode  # read by VecEnv.__init__ via get_attr
+            self._closed = False
+            self._seed_rng = np.random.default_rng(seed)
+            self._t0 = time.time()
+            self._pending = False
+            super().__init__(self._run.buf.n, observation_spaces(spec, dict_obs),
+                             spaces.Discrete(spec.num_actions))
+            if seed is not None:
+                self.seed(seed)
+
+        # --- VecEnv API -------------------------------------------------------
+        def reset(self):
+            n = self.num_envs
+            given = [s for s in self._seeds if s is not None]
+            if len(given) == n:
+                seeds = seed_batch(self._seeds, n)
+            else:
+                seeds = draw_seeds(self._seed_rng, n)
+                for i, s in enumerate(self._seeds):
+                    if s is not None:
+                        seeds[i] = np.uint64(int(s))
+            self._run.reset(seeds)
+            self._reset_seeds()
+            self._reset_options()
+            masks = self._run.buf.masks.copy()
+            self.reset_infos = [{"action_mask": masks[i]} for i in range(n)]
+            self._pending = False
+            return self._run.observation()
+
+        def step_async(self, actions) -> None:
+            self._actions = actions
+            self._pending = True
+
+        def step_wait(self):
+            if not self._pending:
+                raise RuntimeError("step_wait() called without step_async()")
+            self._pending = False
+            run = self._run
+            reward, terminated, truncated, done_idx, end_infos = run.step(self._actions)
+            masks = run.buf.masks.copy()
+            illegal = run.buf.illegal
+            infos = [{"action_mask": masks[i], "illegal_action": bool(illegal[i])}
+                     for i in range(self.num_envs)]
+            t = round(time.time() - self._t0, 6)
+            for i, end in zip(done_idx.tolist(), end_infos):
+                info = infos[i]
+                info.update(end)
+                info["episode"]["t"] = t
+                info["terminal_observation"] = run.final_observation(i)
+                info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            return run.observation(), reward, terminated | truncated, infos
+
+        def close(self) -> None:
+            self._closed = True
+
+        def get_attr(self, attr_name: str, indices=None) -> list:
+            value = getattr(self, attr_name)
+            return [value for _ in self._get_indices(indices)]
+
+        def set_attr(self, attr_name: str, value, indices=None) -> None:
+            setattr(self, attr_name, value)
+
+        def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+            idx = list(self._get_indices(indices))
+            if method_name == "action_masks":
+                masks = self._run.buf.masks.astype(bool)
+                return [masks[i] for i in idx]
+            if method_name == "render":
+                views = self._run.render_all()
+                return [views[i] for i in idx]
+            raise AttributeError(
+                f"{type(self).__name__}.env_method supports 'action_masks' and 'render', "
+                f"not {method_name!r}")
+
+        def env_is_wrapped(self, wrapper_class, indices=None) -> list:
+            return [False for _ in self._get_indices(indices)]
+
+        # --- extras -------------------------------------------------------------
+        def action_masks(self) -> np.ndarray:
+            """Legal actions of every env, bool ``(num_envs, num_actions)``."""
+            return self._run.buf.masks.astype(bool)
+
+        @property
+        def illegal_action(self) -> str:
+            return self._run.illegal_action
+
+        def __repr__(self) -> str:
+            return f"<DungeonSB3VecEnv {self.game_spec.env_id} x{self.num_envs}>"
+
+    DungeonSB3VecEnv.__module__ = __name__
+    DungeonSB3VecEnv.__qualname__ = "DungeonSB3VecEnv"  # picklable via module __getattr__
+    return DungeonSB3VecEnv
+
+
+def __getattr__(name: str):
+    global _SB3_CLASS
+    if name == "DungeonSB3VecEnv":
+        if _SB3_CLASS is None:
+            _SB3_CLASS = _build_sb3_class()
+        return _SB3_CLASS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

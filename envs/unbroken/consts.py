@@ -1,0 +1,126 @@
+"""Fixed numbering shared by the Unbroken content compiler, kernels, encoder
+and tests: resources, effect opcodes, triggers, passive mods, phases, stages
+and the action layout. Everything here is a plain int so numba folds it."""
+
+# --- resources -----------------------------------------------------------
+R_S, R_M, R_L, R_CUN, R_FOOD, R_WOOD, R_METAL, R_TREAS = range(8)
+NRES = 8
+R_TIME = 8          # index of Time in cost vectors (length NCOST)
+NCOST = 9
+RES_NAMES = ("small", "medium", "large", "cunning", "food", "wood", "metal", "treasure")
+COST_NAMES = RES_NAMES + ("time",)
+
+# --- effect opcodes (op, a, b, c, d) ---------------------------------------
+MAXOPS = 4
+OPW = 5
+(OP_NONE, OP_GAIN, OP_LOSE, OP_WOUND, OP_REDUCE, OP_LOSE_TIME, OP_GAIN_TIME,
+ OP_DEFEND, OP_CONDITION, OP_TOKENS, OP_DOWNGRADE, OP_MON_ARMOR, OP_MON_HEALTH,
+ OP_MON_HEAL, OP_DAMAGE, OP_BREAK, OP_REVEAL, OP_COMMIT, OP_CURE, OP_CLEANSE,
+ OP_SKILL, OP_USES, OP_EXTRA_ATTACK, OP_ROLL, OP_REROLL, OP_POWER, OP_EVADE,
+ OP_STRUGGLE, OP_TICK, OP_SKIP_TURN) = range(30)
+OP_NAMES = ("none", "gain", "lose", "wound", "reduce", "lose_time", "gain_time",
+            "defend", "condition", "tokens", "downgrade", "monster_armor",
+            "monster_health", "monster_heal", "damage", "break", "reveal",
+            "commit", "cure", "cleanse", "skill", "uses", "extra_attack", "roll",
+            "reroll", "power", "evade", "struggle", "tick", "skip_turn")
+WHEN_NEXT, WHEN_NOW, WHEN_ROUNDS = 0, 1, 2
+WHEN_NAMES = ("next_level", "now", "rounds")
+
+# --- ability kinds, windows, triggers, requirements, passive mods -----------
+K_ACTION, K_RESPONSE, K_PASSIVE = 0, 1, 2
+KIND_NAMES = ("action", "response", "passive")
+WIN_TRAVEL, WIN_BATTLE = 1, 2
+WINDOW_NAMES = {"travel": 1, "battle": 2, "any": 3}
+(T_NONE, T_BATTLE_START, T_TURN_START, T_ATTACK, T_ARMOR_BROKEN, T_MONSTER_ROLL,
+ T_ROUND_END, T_VICTORY, T_AMBUSHED, T_REST, T_LEVEL_START) = range(11)
+NTRIG = 11
+TRIGGER_NAMES = ("none", "battle_start", "turn_start", "attack", "armor_broken",
+                 "monster_roll", "round_end", "victory", "ambushed", "rest",
+                 "level_start")
+(RQ_NONE, RQ_ARMOR, RQ_NO_ARMOR, RQ_ADVANCED, RQ_BASIC, RQ_REVEALED,
+ RQ_CONDITION) = range(7)
+REQ_NAMES = ("none", "armor", "no_armor", "advanced", "basic", "monster_revealed",
+             "condition")
+(PM_NONE, PM_IGNORE, PM_WOUND_REDUCE, PM_WEAPON_POWER, PM_BREAK_POWER, PM_REVEAL,
+ PM_REST_BONUS, PM_FOOD_REQ, PM_MAX_WOUNDS, PM_ATTACK_COST, PM_MONSTER_ROLL,
+ PM_MONSTER_FIRST, PM_TRICK_DISCOUNT, PM_NO_TRICK, PM_MONSTER_HEALTH,
+ PM_MONSTER_ARMOR, PM_TIME_START) = range(17)
+NMOD = 17
+MOD_NAMES = ("none", "ignore", "wound_reduce", "weapon_power", "break_power",
+             "reveal", "rest_bonus", "food_req", "max_wounds", "attack_cost",
+             "monster_roll", "monster_first", "trick_discount", "no_trick",
+             "monster_health", "monster_armor", "time_start")
+OWN_SKILL, OWN_CHAR, OWN_MONSTER, OWN_COND = 0, 1, 2, 3
+
+# monster combat face types
+FACE_TYPES = ("wound", "steal", "reduce", "condition", "defend", "time", "heal", "other")
+
+# --- content sizes (fixed so the action space never changes) ---------------
+MAX_SKILLS = 32
+MAX_CHAR_AB = 3
+MAX_MON_OPT = 2
+MAX_ATTACKS = 4
+MAX_UPGRADES = 2
+NCHAR = 4
+NWEAPON = 7
+NCOND = 10
+NLEVEL = 4
+PER_LEVEL = 6
+NMONSTER = NLEVEL * PER_LEVEL
+MAX_REVEAL = 8
+MAX_EAT = 4
+DECK_CAP = 128       # encounter pile capacity
+WSTACK = 8
+
+# --- phases (decision points) ----------------------------------------------
+(PH_PREP, PH_EXPLORE, PH_TRICK, PH_TURN, PH_EXTRA, PH_RESPOND, PH_SKILLPICK,
+ PH_HUNGER, PH_OVER) = range(9)
+NPHASE = 9
+PHASE_NAMES = ("preparation", "exploration", "trickery", "battle_turn",
+               "extra_attack", "response", "skill_reward", "hunger", "game_over")
+
+# --- internal stages of the automatic flow ---------------------------------
+(S_WAIT, S_LEVEL_START, S_PREP, S_REVEAL, S_AFTER_CARD, S_AMBUSH, S_TRICKERY,
+ S_BATTLE_START, S_ROUND_START, S_PLAYER_TURN, S_TURN_CHECK, S_ATTACK_RESOLVE,
+ S_AFTER_ATTACK, S_PLAYER_TURN_END, S_MONSTER_TURN, S_APPLY_ROLL,
+ S_MONSTER_TURN_END, S_ROUND_END, S_VICTORY, S_REWARDS, S_HUNGER, S_END_LEVEL,
+ S_LOSS, S_MANDATORY) = range(24)
+
+# --- outcomes ---------------------------------------------------------------
+O_PLAYING, O_WIN, O_LOSS, O_ILLEGAL, O_TRUNCATED = range(5)
+OUTCOME_NAMES = ("playing", "win", "loss", "illegal_action", "truncated")
+
+# --- difficulty -------------------------------------------------------------
+DIFFICULTIES = ("easy", "normal", "hard")
+
+# --- action layout -----------------------------------------------------------
+A_FOCUS = 0
+A_INSPIRE = 1
+A_PLAN = 2
+A_CRAFT0 = 3           # 2 upgrade options
+A_DOWNGRADE = 5
+A_ORIENTEER = 6
+A_SCOUT = 7
+A_FIGHT = 8
+A_EXPLORE = 9
+A_RESOLVE0 = 10        # MAX_REVEAL
+A_REST0 = A_RESOLVE0 + MAX_REVEAL
+A_TRICK = A_REST0 + MAX_REVEAL
+A_BATTLE = A_TRICK + 1
+A_ATTACK0 = A_BATTLE + 1
+A_SKIP = A_ATTACK0 + MAX_ATTACKS
+A_PASS = A_SKIP + 1
+A_SKILL0 = A_PASS + 1
+A_CHAR0 = A_SKILL0 + MAX_SKILLS
+A_MON0 = A_CHAR0 + MAX_CHAR_AB
+A_KEEP0 = A_MON0 + MAX_MON_OPT
+A_EAT0 = A_KEEP0 + 2
+NUM_ACTIONS = A_EAT0 + MAX_EAT + 1
+
+# --- general action costs (Actions Guide) -----------------------------------
+FOCUS_COST_S = 4
+INSPIRE_COST_M = 2
+PLAN_COST_S = 4
+ORIENTEER_COST_S = 1
+# Scout costs per Level: (small, cunning, time)
+SCOUT_COST = ((1, 0, 1), (2, 0, 2), (0, 1, 1), (2, 1, 2))

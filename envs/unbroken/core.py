@@ -1,0 +1,218 @@
+"""``UnbrokenCore``: the batched GameCore of Unbroken (see ``core.spec``)."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..core.errors import ContentError, CorruptStateError
+from ..core.spec import GameCore, GameSpec
+from ...encoders import unbroken as enc
+from . import batch, consts as C
+from .content import load_content
+from .state import NAB_MAX, STATE_DTYPE
+
+CHARACTERS = ("sneak", "sage", "hunter", "brawler")
+REWARDS = ("win_loss", "score")
+MAX_EPISODE_STEPS = 3000
+VERSION = 0
+
+
+def action_names(content):
+    names = ["focus", "inspiration", "plan"]
+    names += [f"craft_{j}" for j in range(C.MAX_UPGRADES)]
+    names += ["downgrade", "orienteer", "scout", "fight", "explore"]
+    names += [f"resolve_{i}" for i in range(C.MAX_REVEAL)]
+    names += [f"rest_{i}" for i in range(C.MAX_REVEAL)]
+    names += ["trick", "battle"]
+    names += [f"attack_{k}" for k in range(C.MAX_ATTACKS)]
+    names += ["skip", "pass"]
+    for i in range(C.MAX_SKILLS):
+        s = content.skill_names[i] if i < len(content.skill_names) else f"unused_{i}"
+        names.append(f"skill:{s}")
+    names += [f"character_{j}" for j in range(C.MAX_CHAR_AB)]
+    names += [f"monster_{j}" for j in range(C.MAX_MON_OPT)]
+    names += ["keep_0", "keep_1"]
+    names += [f"eat_{k}" for k in range(C.MAX_EAT + 1)]
+    assert len(names) == C.NUM_ACTIONS
+    return tuple(names)
+
+
+def layout_version(content):
+    h = hashlib.sha256(str(STATE_DTYPE.descr).encode())
+    h.update(content.digest.encode())
+    h.update(str(VERSION).encode())
+    return h.hexdigest()[:16]
+
+
+def make_spec(content=None):
+    content = content or load_content()
+    return GameSpec(
+        name="unbroken", env_id=f"dungeonrl/Unbroken-v{VERSION}", version=VERSION,
+        min_players=1, max_players=1, num_actions=C.NUM_ACTIONS,
+        action_names=action_names(content), obs_size=enc.OBS_SIZE,
+        feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 2.0), illegal_penalty=-1.0,
+        layout_version=layout_version(content), render_modes=("ansi",),
+        multi_agent=False, make_core=make_core)
+
+
+def _parse_choice(value, choices, what, allow_random=False):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if 0 <= int(value) < len(choices):
+            return int(value)
+        raise ValueError(f"{what} index {value} out of range 0..{len(choices) - 1}")
+    if isinstance(value, str):
+        v = value.lower()
+        if allow_random and v == "random":
+            return -1
+        if v in choices:
+            return choices.index(v)
+    extra = " or 'random'" if allow_random else ""
+    raise ValueError(f"unknown {what} {value!r}: expected one of {list(choices)}{extra}")
+
+
+class UnbrokenCore(GameCore):
+    """Unbroken rules for one configuration, batched.
+
+    Arguments: ``character`` ("sneak", "sage", "hunter", "brawler" or
+    "random": a new one each episode), ``difficulty`` ("easy", "normal",
+    "hard"), ``reward`` ("win_loss" or "score"), ``auto_advance`` (take
+    decisions with one legal action automatically), ``max_steps`` (the
+    truncation cap on decisions),
+    ``content`` (a content folder, default the shipped data).
+    """
+
+    state_dtype = STATE_DTYPE
+    num_players = 1
+
+    def __init__(self, character="sneak", difficulty="normal", reward="win_loss",
+                 auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
+        self.content = load_content(content)
+        if len(self.content.ability_names) > NAB_MAX:
+            raise ContentError(f"content defines {len(self.content.ability_names)} "
+                               f"abilities; at most {NAB_MAX} are supported")
+        self.T = self.content.tables
+        self.TR = self.content.record
+        self.spec = make_spec(self.content)
+        self.character = _parse_choice(character, CHARACTERS, "character", allow_random=True)
+        self.difficulty = _parse_choice(difficulty, C.DIFFICULTIES, "difficulty")
+        self.reward_mode = _parse_choice(reward, REWARDS, "reward")
+        self.auto_advance = 1 if auto_advance else 0
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+            raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
+        self.max_steps = int(max_steps)
+
+    # -- batched kernels ---------------------------------------------------------
+    def reset(self, states, seeds):
+        seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+        batch.reset_batch(states, self.TR, seeds, self.character, self.difficulty,
+                          self.reward_mode, self.auto_advance, self.max_steps)
+
+    def step(self, states, actions, rewards, terminated, truncated, illegal):
+        batch.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
+                         rewards, terminated, truncated, illegal)
+
+    def legal_mask(self, states, masks):
+        batch.mask_batch(states, self.TR, masks)
+
+    def observe(self, states, players, obs):
+        batch.observe_batch(states, self.TR, obs)
+
+    def to_play(self, states):
+        return np.where(states["phase"] == C.PH_OVER, -1, 0).astype(np.int64)
+
+    def step_autoreset(self, states, actions, obs, masks, rewards, terminated,
+                       truncated, illegal, final_obs, final_states):
+        batch.step_autoreset(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
+                             obs, masks, rewards, terminated, truncated, illegal, final_obs,
+                             final_states)
+
+    def recompute_mask(self, states):
+        """Legal masks recomputed from the other fields (uint8, (n, A))."""
+        out = np.zeros((len(states), C.NUM_ACTIONS), np.uint8)
+        batch.refresh_batch(states, self.TR, out)
+        return out
+
+    def refresh(self, states):
+        """Store recomputed masks in ``states["legal"]`` (after editing a record)."""
+        states["legal"] = self.recompute_mask(states)
+
+    # -- helpers -----------------------------------------------------------------
+    def is_over(self, state):
+        return int(state["phase"]) == C.PH_OVER
+
+    def phase_name(self, state):
+        return C.PHASE_NAMES[int(state["phase"])]
+
+    def action_label(self, state, a):
+        """A readable description of action ``a`` in this state (for play)."""
+        from .render import describe_action
+        return describe_action(self, state, a)
+
+    def render_ansi(self, state):
+        from .render import render_text
+        return render_text(self, state)
+
+    def episode_info(self, state):
+        out = int(state["outcome"])
+        info = {"outcome": C.OUTCOME_NAMES[out], "level": int(state["level"]),
+                "character": CHARACTERS[int(state["character"])]}
+        if out == C.O_WIN:
+            info["score"] = int(state["score"])
+            info["title"] = self.content.title_names[int(state["title"])]
+        return info
+
+    def check_state(self, state):
+        """Reject records that break invariants the kernels index with."""
+        s = state
+        def bad(msg):
+            raise CorruptStateError(f"corrupt Unbroken state: {msg}")
+        if not 0 <= int(s["phase"]) < C.NPHASE:
+            bad(f"phase {int(s['phase'])}")
+        if not 1 <= int(s["level"]) <= 4:
+            bad(f"level {int(s['level'])}")
+        if not 0 <= int(s["character"]) < C.NCHAR:
+            bad(f"character {int(s['character'])}")
+        if not 0 <= int(s["difficulty"]) < 3:
+            bad(f"difficulty {int(s['difficulty'])}")
+        if not 1 <= int(s["wstack_n"]) <= C.WSTACK:
+            bad(f"weapon stack size {int(s['wstack_n'])}")
+        for w in s["wstack"][: int(s["wstack_n"])]:
+            if not 0 <= int(w) < C.NWEAPON:
+                bad(f"weapon id {int(w)}")
+        res = s["res"]
+        if (res < 0).any() or (res > self.T.bars).any():
+            bad("a resource is outside its bar")
+        if not 0 <= int(s["time"]) <= int(self.T.time_track):
+            bad(f"time {int(s['time'])}")
+        if not 0 <= int(s["revealed_n"]) <= C.MAX_REVEAL:
+            bad("revealed count")
+        if not (0 <= int(s["enc_deck_n"]) <= C.DECK_CAP and 0 <= int(s["enc_disc_n"]) <= C.DECK_CAP):
+            bad("encounter pile sizes")
+        ne = int(self.T.n_enc_types)
+        for arr, n in ((s["enc_deck"], s["enc_deck_n"]), (s["enc_disc"], s["enc_disc_n"]),
+                       (s["revealed"], s["revealed_n"])):
+            v = arr[: int(n)]
+            if ((v < 0) | (v >= ne)).any():
+                bad("encounter card id")
+        if int(s["monster"]) >= C.NMONSTER or int(s["monster"]) < -1:
+            bad(f"monster {int(s['monster'])}")
+        if int(s["m_revealed"]) == 1 and int(s["monster"]) < 0:
+            bad("revealed monster missing")
+        if not 0 <= int(s["skill_offer_n"]) <= 2:
+            bad("skill offer size")
+        ns = int(self.T.n_skills)
+        if not (0 <= int(s["skill_deck_n"]) <= ns and 0 <= int(s["skill_disc_n"]) <= ns):
+            bad("skill pile sizes")
+        if not 0 <= int(s["roll"]) <= 6:
+            bad("monster roll")
+        if not 0 <= int(s["stage"]) <= C.S_MANDATORY:
+            bad("stage")
+        arr = np.array([s]) if not isinstance(s, np.ndarray) else s.reshape(1)
+        if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(s["legal"])):
+            bad("stored legal mask does not match the state")
+
+
+def make_core(**kwargs):
+    return UnbrokenCore(**kwargs)
