@@ -44,7 +44,8 @@ VAL = np.array([1.0, 2.2, 3.6, 2.0, 2.0, 1.6, 1.8, 0.3], np.float64)
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 
-TAU = 1.2          # opportunity value of one Time unit in the Travel Phase
+SHORT_BONUS = 0.6
+TAU = 1.5          # opportunity value of one Time unit in the Travel Phase
 USE_COST = 0.8     # value of one character Ability Use
 
 
@@ -128,25 +129,60 @@ def has_ability_cost(st, T, r):
 
 
 @njit(**JIT)
+def effort_worth(st):
+    """Effort held, Medium and Large at their attack worth."""
+    return st.res[C.R_S] + 2.0 * st.res[C.R_M] + 3.0 * st.res[C.R_L]
+
+
+@njit(**JIT)
+def effort_need(st, T):
+    """Effort the rest of this Level will likely ask for: the fight (the
+    revealed monster, else the mean over the Level's monster sheets) and the
+    coming Hunger Step, plus a reserve for the next Level."""
+    w = weapon(st)
+    if st.m_revealed == 1:
+        m = st.monster
+        f = plan_cost(st, T, w, st.m_armor, st.m_health, monster_harm(st, T, m, VAL), True, 100)
+    else:
+        f = 0.0
+        for k in range(C.PER_LEVEL):
+            m = T.m_by_level[st.level - 1, k]
+            f += plan_cost(st, T, w, T.m_armor[m], T.m_health[m], monster_harm(st, T, m, VAL), True, 100)
+        f /= C.PER_LEVEL
+    miss = max(0, st.level - st.res[C.R_FOOD])
+    return f + miss * (miss + 1) / 2.0 + (3.0 if st.level < 4 else 0.0)
+
+
+@njit(**JIT)
 def res_values(st, T):
     """Value of one more unit of each resource now (Small Effort units)."""
     v = VAL.copy()
+    ratio = effort_worth(st) / max(1.0, effort_need(st, T))
+    k = 1.0
+    if ratio < 1.4:
+        k = 1.0 + SHORT_BONUS * min(1.0, (1.4 - ratio) / 0.8)
+    v[C.R_S] = k
+    v[C.R_M] = VAL[C.R_M] * k
+    v[C.R_L] = VAL[C.R_L] * k
     fneed = food_need(st, T)
     if st.res[C.R_FOOD] >= fneed:
         v[C.R_FOOD] = 0.4
     elif st.res[C.R_FOOD] < st.level:
-        v[C.R_FOOD] = 2.6
+        v[C.R_FOOD] = 2.4
+    else:
+        v[C.R_FOOD] = 1.6
     nw, nm = material_need(st, T)
     v[C.R_WOOD] = 2.4 if st.res[C.R_WOOD] < nw else 0.5
     v[C.R_METAL] = 2.6 if st.res[C.R_METAL] < nm else 0.6
     if has_ability_cost(st, T, C.R_WOOD):
-        v[C.R_WOOD] = max(v[C.R_WOOD], 1.8)
+        v[C.R_WOOD] = max(v[C.R_WOOD], 1.8 if st.res[C.R_WOOD] < 4 else 0.8)
     if has_ability_cost(st, T, C.R_METAL):
-        v[C.R_METAL] = max(v[C.R_METAL], 1.8)
-    if has_ability_cost(st, T, C.R_CUN):
-        v[C.R_CUN] = 2.6
-    if st.level == 4:
-        v[C.R_CUN] = 2.6
+        v[C.R_METAL] = max(v[C.R_METAL], 1.8 if st.res[C.R_METAL] < 4 else 0.8)
+    cun_use = has_ability_cost(st, T, C.R_CUN) or st.level >= 3
+    if cun_use and st.res[C.R_CUN] < 6:
+        v[C.R_CUN] = 2.4
+    elif st.res[C.R_CUN] >= 3:
+        v[C.R_CUN] = 0.8
     if st.res[C.R_S] >= T.bars[C.R_S] - 2:
         v[C.R_S] = 0.5
     return v

@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
         c = sub.add_parser(name, help=help, description=help)
+        c.add_argument("game", nargs="?", default=None,
+                       help="game short name or env id (same as --env)")
         c.add_argument("--env", default=None,
                        help="game short name or env id (default: first registered game)")
         c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -133,6 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("no games registered")
         return EXIT_OK
 
+    if getattr(args, "game", None) is not None:
+        if args.env is not None and args.env != args.game:
+            print(f"dungeonrl {args.command}: game given twice ({args.game!r} and --env {args.env!r})",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        args.env = args.game
     if args.env is None:
         games = list_games()
         if not games:

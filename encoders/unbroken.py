@@ -73,6 +73,11 @@ for _name, _size in _BLOCKS:
     FEATURES.append((_name, _off, _size))
     _off += _size
 OBS_SIZE = _off
+# every column lies in [OBS_LOW, OBS_HIGH]: most are fractions of a bar in
+# [0, 1]; the reveal bonus can be -1 and token or round counts (up to 100)
+# divided by 5 can reach 20
+OBS_LOW = -1.0
+OBS_HIGH = 20.0
 OFF = {name: off for name, off, _ in FEATURES}
 
 # block offsets as plain ints for numba

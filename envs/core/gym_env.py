@@ -36,7 +36,7 @@ def observation_spaces(spec, dict_obs: bool) -> spaces.Space:
     """The single-env observation space of a game: a float32 ``Box`` of
     ``spec.obs_size`` columns, or with ``dict_obs`` a ``Dict`` of that box
     (``"observation"``) and an int8 ``Box(0, 1)`` (``"action_mask"``)."""
-    box = spaces.Box(-np.inf, np.inf, (spec.obs_size,), np.float32)
+    box = spaces.Box(spec.obs_low, spec.obs_high, (spec.obs_size,), np.float32)
     if not dict_obs:
         return box
     mask = spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE)
@@ -84,7 +84,7 @@ class DungeonEnv(gym.Env):
 
     ## Observation Space
 
-    ``Box(-inf, inf, (spec.obs_size,), float32)``, one column per
+    ``Box(spec.obs_low, spec.obs_high, (spec.obs_size,), float32)``, one column per
     ``spec.feature_names``; with ``dict_obs=True`` a ``Dict`` with
     ``"observation"`` (that box) and ``"action_mask"`` (``Box(0, 1,
     (num_actions,), int8)``). Every returned array is a fresh copy.

@@ -49,18 +49,27 @@ def rng_next(r):
     return mix64(r[0] + c * _GOLDEN)
 
 
+_MASK32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1) << np.uint64(32)
+
+
 @njit(**JIT)
 def rng_below(r, n):
-    """Uniform integer in [0, n) without modulo bias (rejection sampling)."""
+    """Uniform integer in [0, n) for 1 <= n < 2**32, without bias: Lemire's
+    multiply-and-shift on 32 random bits, rejecting the few low products
+    that would make the map uneven (a division only in that rare case)."""
     nn = np.uint64(n)
     if nn <= np.uint64(1):
         return 0
-    # reject the low values that would make the modulo uneven
-    threshold = (np.uint64(0) - nn) % nn
     while True:
-        x = rng_next(r)
-        if x >= threshold:
-            return np.int64(x % nn)
+        x = rng_next(r) >> np.uint64(32)
+        m = x * nn
+        low = m & _MASK32
+        if low >= nn:
+            return np.int64(m >> np.uint64(32))
+        t = (_TWO32 - nn) % nn
+        if low >= t:
+            return np.int64(m >> np.uint64(32))
 
 
 @njit(**JIT)

@@ -58,6 +58,8 @@ class GameSpec:
     illegal_penalty: float         #: reward of the acting seat for an illegal action
     layout_version: str            #: hash of state dtype + content; snapshots check it
     render_modes: tuple = ("ansi",)
+    obs_low: float = -float("inf")   #: bound of every observation column
+    obs_high: float = float("inf")
     multi_agent: bool = False
     make_core: Callable = field(default=None, repr=False, compare=False)
 

@@ -54,6 +54,7 @@ def make_spec(content=None):
         feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 2.0), illegal_penalty=-1.0,
         layout_version=layout_version(content), render_modes=("ansi",),
+        obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
         multi_agent=False, make_core=make_core)
 
 

@@ -154,6 +154,25 @@ def describe_action(core, s, a):
     if ab >= 0:
         cost = _restable(T.ab_cost[ab], True)
         return f"use {ct.ability_names[ab]} ({cost}): {_ops_text(ct, T.ab_ops[ab])}"
+    fixed = {
+        C.A_FOCUS: f"Focus: {C.FOCUS_COST_S} small -> 1 medium",
+        C.A_INSPIRE: f"Inspiration: {C.INSPIRE_COST_M} medium -> 1 large",
+        C.A_PLAN: f"Plan: {C.PLAN_COST_S} small -> 1 cunning",
+        C.A_DOWNGRADE: "downgrade the weapon for good",
+        C.A_ORIENTEER: f"Orienteer: {C.ORIENTEER_COST_S} small, reveal {int(T.orienteer_bonus)} more cards next exploration",
+        C.A_FIGHT: "fight the monster now",
+        C.A_EXPLORE: "explore (reveal encounter cards)",
+        C.A_BATTLE: "refuse trickery and fight",
+        C.A_SKIP: "skip this turn",
+        C.A_PASS: "pass (no more responses / no extra attack)",
+    }
+    if a in fixed:
+        return fixed[a]
+    if a == C.A_SCOUT:
+        sc = C.SCOUT_COST[int(s["level"]) - 1]
+        return f"Scout: {sc[0]} small, {sc[1]} cunning, {sc[2]} time; reveal the monster"
+    if a == C.A_TRICK and int(s["monster"]) >= 0:
+        return f"trick the monster: {_restable(T.m_trick[int(s['monster'])], True)}"
     if C.A_KEEP0 <= a < C.A_KEEP0 + 2:
         i = a - C.A_KEEP0
         if i < int(s["skill_offer_n"]):

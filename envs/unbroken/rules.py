@@ -933,6 +933,20 @@ def run_stage(st, T, stage):
 
 
 @njit(**JIT)
+def attack_cost(st, T, w, k):
+    """The full cost of weapon attack ``k`` (the weapon's cost plus monster
+    surcharges), written into ``st.scratch``."""
+    cost = st.scratch
+    for r in range(C.NCOST):
+        cost[r] = T.w_atk_cost[w, k, r]
+    for i in range(T.mod_n[C.PM_ATTACK_COST]):
+        a = T.mod_ab[C.PM_ATTACK_COST, i]
+        if passive_on(st, T, a):
+            cost[T.ab_pa[a]] += T.ab_pn[a]
+    return cost
+
+
+@njit(**JIT)
 def attack_cost_ok(st, T, k):
     w = weapon(st)
     if k >= T.w_natk[w]:
@@ -942,13 +956,7 @@ def attack_cost_ok(st, T, k):
             return False
     elif st.m_armor > 0:
         return False
-    extra_s = 0
-    cost = T.w_atk_cost[w, k].copy()
-    for i in range(T.mod_n[C.PM_ATTACK_COST]):
-        a = T.mod_ab[C.PM_ATTACK_COST, i]
-        if passive_on(st, T, a):
-            cost[T.ab_pa[a]] += T.ab_pn[a]
-    return can_pay(st, cost, extra_s)
+    return can_pay(st, attack_cost(st, T, w, k), 0)
 
 
 @njit(**JIT)
@@ -961,7 +969,9 @@ def any_attack(st, T):
 
 @njit(**JIT)
 def scout_cost(st, T):
-    c = np.zeros(C.NCOST, np.int16)
+    c = st.scratch
+    for r in range(C.NCOST):
+        c[r] = 0
     sc = C.SCOUT_COST[st.level - 1]
     c[C.R_S] = sc[0]
     c[C.R_CUN] = sc[1]
@@ -1120,12 +1130,7 @@ def slot_ability(st, T, a):
 @njit(**JIT)
 def start_attack(st, T, k):
     w = weapon(st)
-    cost = T.w_atk_cost[w, k].copy()
-    for i in range(T.mod_n[C.PM_ATTACK_COST]):
-        ab = T.mod_ab[C.PM_ATTACK_COST, i]
-        if passive_on(st, T, ab):
-            cost[T.ab_pa[ab]] += T.ab_pn[ab]
-    pay(st, cost, 0)
+    pay(st, attack_cost(st, T, w, k), 0)
     st.pend_atk = k
     p = T.w_atk_power[w, k]
     if T.w_atk_kind[w, k] == 0:
@@ -1182,7 +1187,9 @@ def apply_action(st, T, a):
     elif ph == C.PH_TRICK:
         if a == C.A_TRICK:
             m = st.monster
-            cost = T.m_trick[m].copy()
+            cost = st.scratch
+            for r in range(C.NCOST):
+                cost[r] = T.m_trick[m, r]
             cost[C.R_CUN] = max(0, cost[C.R_CUN] - pmod_sum(st, T, C.PM_TRICK_DISCOUNT))
             pay(st, cost, 0)
             st.tricked = 1

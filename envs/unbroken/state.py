@@ -97,6 +97,7 @@ STATE_FIELDS = [
     ("win_resume", np.int8),           # stage after the window closes
     ("win_used", np.uint8, (NAB_MAX,)),
     ("hunger_req", np.int8),
+    ("scratch", np.int16, (C.NCOST,)),  # scratch cost vector (no allocation in kernels)
 ]
 
 STATE_DTYPE = np.dtype(STATE_FIELDS, align=True)

@@ -1,0 +1,102 @@
+"""Fixed numbering shared by the Dungeon Crawler content compiler, kernels,
+encoder, heuristic and tests: stats, slots, tiers, square kinds, card
+effects, phases and the flat action layout. Plain ints so numba folds them."""
+
+# --- seats, stats, slots, tiers ------------------------------------------------
+MAX_P = 8
+MIN_P = 2
+NSTAT = 4
+ST_ATK, ST_DEF, ST_HP, ST_SPD = range(4)
+STAT_NAMES = ("atk", "def", "hp", "spd")
+NSLOT = 6
+SL_WEAPON, SL_GLOVES, SL_HELMET, SL_CHEST, SL_PANTS, SL_BOOTS = range(6)
+SLOT_NAMES = ("weapon", "gloves", "helmet", "chest", "pants", "boots")
+NTIER = 4
+TIER_NAMES = ("common", "uncommon", "rare", "legendary")
+TIER_COUNTS = (12, 9, 5, 1)
+PER_SLOT = 27
+NITEM = NSLOT * PER_SLOT          # 162
+
+# --- creation ------------------------------------------------------------------
+NROLLS = 4
+ROLL_BASE = 6                     # each roll is 6 + 1d4
+REBAL_MAX = 4                     # points that may be moved out of stats in total
+DRAFT_N = 3
+
+# --- board -----------------------------------------------------------------------
+NFLOOR = 3
+MAX_SQ = 32                       # squares per floor at most
+(SQ_EMPTY, SQ_START, SQ_CHEST, SQ_MOB, SQ_SHOP, SQ_ARMORY, SQ_BOSS, SQ_STAIRS,
+ SQ_LAIR) = range(9)
+NSQKIND = 9
+SQ_NAMES = ("empty", "start", "chest", "mob", "shop", "armory", "boss", "stairs", "lair")
+SQ_CHARS = ".SCM$AB>X"
+MOBS_PER_FLOOR = 2
+NMOB = NFLOOR * MOBS_PER_FLOOR    # 6 mob types, floor-major
+NFINAL = 3
+
+# --- action cards ----------------------------------------------------------------
+MAX_CARDS = 32                    # card types (action slots); content uses <= this
+DECK_MAX = 96                     # action cards (copies) at most
+HAND_MAX = 5
+OFFER_MAX = 3
+(E_AMBUSH, E_ASSASSINATE, E_BUFF, E_ESCAPE, E_BODYGUARD, E_SPRINT, E_SHADOW,
+ E_RECALL, E_PICKPOCKET, E_CURSE, E_ENCHANT, E_VAULT, E_CACHE, E_STRIP, E_POISON,
+ E_WEAKNESS, E_ANTIDOTE, E_HEAL, E_SUMMON, E_RESHUFFLE, E_WELL) = range(21)
+NEFFECT = 21
+EFFECT_NAMES = ("ambush", "assassinate", "combat_buff", "escape", "bodyguard",
+                "sprint", "shadow_step", "recall", "pickpocket", "curse", "enchant",
+                "vault", "cache", "strip", "poison", "weakness", "antidote", "heal",
+                "summon", "reshuffle", "well")
+K_HAND, K_IMMEDIATE = 0, 1
+KIND_NAMES = ("hand", "immediate")
+FAMILY_NAMES = ("combat", "movement", "gear", "stat", "potion", "event")
+
+# --- offers ------------------------------------------------------------------------
+OF_NONE, OF_DRAFT, OF_SHOP, OF_ARMORY, OF_CHEST = range(5)
+OFFER_NAMES = ("none", "draft", "shop", "armory", "chest")
+
+# --- combat opponents -------------------------------------------------------------
+OPP_NONE, OPP_MOB, OPP_BOSS, OPP_FINAL, OPP_HERO, OPP_SUMMON = range(6)
+OPP_NAMES = ("none", "mob", "boss", "final_boss", "hero", "summoned_mob")
+
+# --- phases (which decision is owed, and by whom: ``actor``) ---------------------
+(PH_ASSIGN, PH_REBAL, PH_DRAFT, PH_MOVE, PH_MAIN, PH_TARGET, PH_SLOT, PH_SHOP,
+ PH_ARMORY, PH_CHEST, PH_COMBAT, PH_LOOT, PH_OVER) = range(13)
+NPHASE = 13
+PHASE_NAMES = ("assign", "rebalance", "draft", "move", "main", "target", "slot",
+               "shop", "armory", "chest", "combat", "loot", "game_over")
+
+# --- outcomes ------------------------------------------------------------------------
+O_PLAYING, O_WIN, O_ILLEGAL, O_TRUNCATED = range(4)
+OUTCOME_NAMES = ("playing", "win", "illegal_action", "truncated")
+REWARD_MODES = ("zero_sum", "winner_only")
+
+# --- action layout (flat Discrete) -----------------------------------------------
+MAX_MOVE = 11
+A_ASSIGN0 = 0                          # 4: put the current roll into stat s
+A_SHIFT0 = A_ASSIGN0 + NSTAT           # 12: move one point from stat a to stat b
+A_REBAL_DONE = A_SHIFT0 + 12           # finish rebalancing
+A_DRAFT0 = A_REBAL_DONE + 1            # 3: keep draft item k
+A_FWD0 = A_DRAFT0 + DRAFT_N            # 11: walk forward 1..11 squares
+A_BACK0 = A_FWD0 + MAX_MOVE            # 11: walk back 1..11 squares
+A_PLAY0 = A_BACK0 + MAX_MOVE           # MAX_CARDS: play card type c from hand
+A_TARGET0 = A_PLAY0 + MAX_CARDS        # 8: choose seat t as the target
+A_SLOT0 = A_TARGET0 + MAX_P            # 6: choose gear slot s (vault/steal/strip)
+A_BUY0 = A_SLOT0 + NSLOT               # 3: buy offer k (shop / armory)
+A_LEAVE = A_BUY0 + OFFER_MAX           # leave the shop / armory
+A_EQUIP = A_LEAVE + 1                  # equip the chest's item
+A_DECLINE = A_EQUIP + 1                # send the chest's item to the discard
+A_FIGHT = A_DECLINE + 1                # fight this combat round / fight back
+A_LOOT_TAKE0 = A_FIGHT + 1             # 6: take the victim's slot-s item and wear it
+A_LOOT_BURN0 = A_LOOT_TAKE0 + NSLOT    # 6: take it and throw it in the discard
+A_END = A_LOOT_BURN0 + NSLOT           # end the turn
+NUM_ACTIONS = A_END + 1
+
+
+def shift_pair(k):
+    """(from, to) stats of shift action offset k in 0..11."""
+    a = k // 3
+    j = k % 3
+    b = j if j < a else j + 1
+    return a, b

@@ -1,0 +1,366 @@
+"""Compile the Dungeon Crawler content files (TOML) into numpy tables.
+
+``load_content(folder)`` reads ``items.toml``, ``cards.toml``,
+``monsters.toml`` and ``board.toml``, validates every field and returns a
+:class:`CrawlerContent`: ``tables`` (a namedtuple of numpy arrays, for
+Python code) and ``record`` (the same tables packed in ONE structured numpy
+record, which is what every kernel receives: ``T = tabs[0]``), plus the
+names used by action names, rendering and the docs. A problem raises
+:class:`~dungeonrl.envs.core.errors.ContentError` naming the file, the
+entry and the field.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+try:  # Python 3.11+
+    import tomllib as _toml
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as _toml
+
+from ..core.errors import ContentError
+from . import consts as C
+
+DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
+FILES = ("items", "cards", "monsters", "board")
+
+TABLE_FIELDS = (
+    "item_slot", "item_tier", "item_atk", "item_def", "item_hp", "item_spd",
+    "card_effect", "card_kind", "card_family", "card_copies", "card_atk", "card_def",
+    "card_heal", "card_move", "card_gold", "card_turns", "card_dmg", "n_cards",
+    "deck_cards", "deck_size",
+    "mob_stats", "mob_gold", "boss_stats", "boss_gold", "final_stats",
+    "sq_kind", "floor_len", "boss_sq",
+    "start_gold", "gold_cap", "card_price", "item_price", "chest_gold", "respawn_rounds",
+)
+Tables = namedtuple("Tables", TABLE_FIELDS)
+
+EFFECT_ARGS = {  # which numeric fields each effect reads (others must be absent)
+    "combat_buff": ("atk", "def"), "sprint": ("move",), "curse": ("atk",),
+    "enchant": ("atk",), "cache": ("gold",), "poison": ("turns", "dmg"),
+    "weakness": ("atk",), "heal": ("heal", "atk"), "well": ("heal",),
+}
+NUM_FIELDS = ("atk", "def", "heal", "move", "gold", "turns", "dmg")
+STAT_FIELDS = ("atk", "def", "hp", "spd")
+SLOT_STATS = {"weapon": ("atk",), "gloves": ("atk",), "helmet": ("def",),
+              "chest": ("def", "hp"), "pants": ("def",), "boots": ("spd",)}
+
+
+@dataclass
+class CrawlerContent:
+    tables: Tables
+    record: np.ndarray
+    folder: str
+    digest: str
+    item_names: tuple
+    card_names: tuple
+    mob_names: tuple          # NMOB, floor-major
+    boss_names: tuple         # mid-floor bosses of floors 1 and 2
+    final_names: tuple
+    floor_names: tuple
+    layouts: tuple            # the board strings
+
+
+class _Ctx:
+    def __init__(self, file):
+        self.file = file
+        self.entry = None
+
+    def err(self, field, msg):
+        where = f"{self.file}.toml"
+        if self.entry is not None:
+            where += f", {self.entry}"
+        raise ContentError(f"{where}, field '{field}': {msg}")
+
+
+def _int(ctx, d, key, default=None, lo=None, hi=None):
+    if key not in d:
+        if default is None:
+            ctx.err(key, "is required")
+        return default
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        ctx.err(key, f"must be an integer, got {v!r}")
+    if lo is not None and v < lo:
+        ctx.err(key, f"must be >= {lo}, got {v}")
+    if hi is not None and v > hi:
+        ctx.err(key, f"must be <= {hi}, got {v}")
+    return v
+
+
+def _str(ctx, d, key, choices=None):
+    if key not in d:
+        ctx.err(key, "is required")
+    v = d[key]
+    if not isinstance(v, str) or not v:
+        ctx.err(key, f"must be a non-empty string, got {v!r}")
+    if choices is not None and v not in choices:
+        ctx.err(key, f"must be one of {list(choices)}, got {v!r}")
+    return v
+
+
+def _table(ctx, d, key):
+    v = d.get(key)
+    if not isinstance(v, dict):
+        ctx.err(key, "must be a table")
+    return v
+
+
+def _list(ctx, d, key, n=None):
+    v = d.get(key)
+    if not isinstance(v, list):
+        ctx.err(key, "must be a list")
+    if n is not None and len(v) != n:
+        ctx.err(key, f"must have {n} entries, got {len(v)}")
+    return v
+
+
+def _unknown(ctx, d, allowed):
+    for k in d:
+        if k not in allowed:
+            ctx.err(k, f"unknown field (allowed: {sorted(allowed)})")
+
+
+def _read(folder):
+    raw = {}
+    for name in FILES:
+        path = os.path.join(folder, name + ".toml")
+        if not os.path.exists(path):
+            raise ContentError(f"{name}.toml: file missing in {folder}")
+        try:
+            with open(path, "rb") as f:
+                raw[name] = _toml.load(f)
+        except _toml.TOMLDecodeError as e:
+            raise ContentError(f"{name}.toml: not valid TOML: {e}") from None
+    return raw
+
+
+def _items(raw, t, names):
+    ctx = _Ctx("items")
+    for k in ("item_slot", "item_tier", "item_atk", "item_def", "item_hp", "item_spd"):
+        t[k] = np.zeros(C.NITEM, np.int8)
+    seen = set()
+    i = 0
+    for s, slot in enumerate(C.SLOT_NAMES):
+        ctx.entry = None
+        lst = _list(ctx, raw, slot, C.PER_SLOT)
+        counts = [0] * C.NTIER
+        prev_best = [0] * C.NTIER
+        for j, it in enumerate(lst):
+            ctx.entry = f"{slot} #{j + 1}"
+            if not isinstance(it, dict):
+                ctx.err("item", "must be a table")
+            name = _str(ctx, it, "name")
+            ctx.entry = f"{slot} '{name}'"
+            if name in seen:
+                ctx.err("name", "duplicate item name")
+            seen.add(name)
+            allowed = ("name", "tier") + SLOT_STATS[slot]
+            _unknown(ctx, it, allowed)
+            tier = C.TIER_NAMES.index(_str(ctx, it, "tier", C.TIER_NAMES))
+            counts[tier] += 1
+            hi = 5 if slot == "boots" else 20
+            vals = {k: _int(ctx, it, k, lo=1, hi=hi) for k in SLOT_STATS[slot]}
+            t["item_slot"][i] = s
+            t["item_tier"][i] = tier
+            for k, v in vals.items():
+                t["item_" + k][i] = v
+            prev_best[tier] = max(prev_best[tier], sum(vals.values()))
+            names.append(name)
+            i += 1
+        ctx.entry = slot
+        if tuple(counts) != C.TIER_COUNTS:
+            ctx.err("tier", f"a slot needs {C.TIER_COUNTS} items per tier, got {tuple(counts)}")
+
+
+def _cards(raw, t, names):
+    ctx = _Ctx("cards")
+    lst = _list(ctx, raw, "cards")
+    if not 1 <= len(lst) <= C.MAX_CARDS:
+        ctx.err("cards", f"need 1..{C.MAX_CARDS} card kinds, got {len(lst)}")
+    for k in ("card_effect", "card_kind", "card_family", "card_copies") + tuple(
+            "card_" + f for f in NUM_FIELDS):
+        t[k] = np.zeros(C.MAX_CARDS, np.int8)
+    deck = []
+    for c, cd in enumerate(lst):
+        ctx.entry = f"card #{c + 1}"
+        if not isinstance(cd, dict):
+            ctx.err("card", "must be a table")
+        name = _str(ctx, cd, "name")
+        ctx.entry = f"card '{name}'"
+        if name in names:
+            ctx.err("name", "duplicate card name")
+        eff = _str(ctx, cd, "effect", C.EFFECT_NAMES)
+        args = EFFECT_ARGS.get(eff, ())
+        _unknown(ctx, cd, ("name", "family", "kind", "copies", "effect") + args)
+        t["card_effect"][c] = C.EFFECT_NAMES.index(eff)
+        t["card_kind"][c] = C.KIND_NAMES.index(_str(ctx, cd, "kind", C.KIND_NAMES))
+        t["card_family"][c] = C.FAMILY_NAMES.index(_str(ctx, cd, "family", C.FAMILY_NAMES))
+        n = _int(ctx, cd, "copies", lo=1, hi=10)
+        t["card_copies"][c] = n
+        for f in args:
+            lo = -1 if f == "heal" else -10
+            t["card_" + f][c] = _int(ctx, cd, f, 0, lo=lo, hi=30)
+        if eff in ("combat_buff", "escape", "bodyguard") and t["card_kind"][c] != C.K_HAND:
+            ctx.err("kind", "combat buffs and reactions must be hand cards")
+        if eff in ("cache", "reshuffle", "well") and t["card_kind"][c] != C.K_IMMEDIATE:
+            ctx.err("kind", f"effect '{eff}' is only implemented as an immediate card")
+        if t["card_kind"][c] == C.K_IMMEDIATE and eff not in ("cache", "reshuffle", "well"):
+            ctx.err("kind", f"effect '{eff}' needs a decision, so it must be a hand card")
+        deck += [c] * n
+        names.append(name)
+    ctx.entry = None
+    if len(deck) > C.DECK_MAX:
+        ctx.err("copies", f"at most {C.DECK_MAX} cards in all, got {len(deck)}")
+    t["n_cards"] = len(lst)
+    t["deck_cards"] = np.full(C.DECK_MAX, -1, np.int8)
+    t["deck_cards"][: len(deck)] = deck
+    t["deck_size"] = len(deck)
+
+
+def _stats(ctx, d, with_gold=True):
+    allowed = ("name",) + STAT_FIELDS + (("gold",) if with_gold else ())
+    _unknown(ctx, d, allowed)
+    st = [_int(ctx, d, k, lo=0 if k != "hp" else 1, hi=200) for k in STAT_FIELDS]
+    g = _int(ctx, d, "gold", lo=0, hi=99) if with_gold else 0
+    return st, g
+
+
+def _monsters(raw, t, out):
+    ctx = _Ctx("monsters")
+    floors = _list(ctx, raw, "floor", C.NFLOOR)
+    t["mob_stats"] = np.zeros((C.NMOB, 4), np.int16)
+    t["mob_gold"] = np.zeros(C.NMOB, np.int16)
+    t["boss_stats"] = np.zeros((C.NFLOOR, 4), np.int16)
+    t["boss_gold"] = np.zeros(C.NFLOOR, np.int16)
+    for f, fl in enumerate(floors):
+        ctx.entry = f"floor {f + 1}"
+        out["floor_names"].append(_str(ctx, fl, "name"))
+        mobs = _list(ctx, fl, "mobs", C.MOBS_PER_FLOOR)
+        for m, mob in enumerate(mobs):
+            ctx.entry = f"floor {f + 1} mob #{m + 1}"
+            out["mob_names"].append(_str(ctx, mob, "name"))
+            ctx.entry = f"floor {f + 1} mob '{mob['name']}'"
+            st, g = _stats(ctx, mob)
+            t["mob_stats"][f * 2 + m] = st
+            t["mob_gold"][f * 2 + m] = g
+        ctx.entry = f"floor {f + 1}"
+        if f < C.NFLOOR - 1:
+            boss = _table(ctx, fl, "boss")
+            ctx.entry = f"floor {f + 1} boss"
+            out["boss_names"].append(_str(ctx, boss, "name"))
+            st, g = _stats(ctx, boss)
+            t["boss_stats"][f] = st
+            t["boss_gold"][f] = g
+        elif "boss" in fl:
+            ctx.err("boss", "the last floor has the final boss instead")
+    ctx.entry = None
+    finals = _list(ctx, raw, "finals", C.NFINAL)
+    t["final_stats"] = np.zeros((C.NFINAL, 4), np.int16)
+    for k, fb in enumerate(finals):
+        ctx.entry = f"final boss #{k + 1}"
+        out["final_names"].append(_str(ctx, fb, "name"))
+        st, _ = _stats(ctx, fb, with_gold=False)
+        t["final_stats"][k] = st
+
+
+def _board(raw, t, out):
+    ctx = _Ctx("board")
+    floors = _list(ctx, raw, "floors", C.NFLOOR)
+    t["sq_kind"] = np.zeros((C.NFLOOR, C.MAX_SQ), np.int8)
+    t["floor_len"] = np.zeros(C.NFLOOR, np.int8)
+    t["boss_sq"] = np.full(C.NFLOOR, -1, np.int8)
+    for f, s in enumerate(floors):
+        ctx.entry = f"floor {f + 1}"
+        if not isinstance(s, str) or not 8 <= len(s) <= C.MAX_SQ:
+            ctx.err("floors", f"a floor is a string of 8..{C.MAX_SQ} squares")
+        for i, ch in enumerate(s):
+            if ch not in C.SQ_CHARS:
+                ctx.err("floors", f"unknown square {ch!r} at {i} (known: {C.SQ_CHARS})")
+            t["sq_kind"][f, i] = C.SQ_CHARS.index(ch)
+        last = C.SQ_LAIR if f == C.NFLOOR - 1 else C.SQ_STAIRS
+        if s[0] != "S" or s.count("S") != 1:
+            ctx.err("floors", "a floor starts with its one start square 'S'")
+        if s[-1] != C.SQ_CHARS[last] or s.count(C.SQ_CHARS[last]) != 1:
+            ctx.err("floors", f"a floor ends with its one '{C.SQ_CHARS[last]}' square")
+        if s.count("$") != 1 or s.count("A") != 1:
+            ctx.err("floors", "a floor has exactly one shop '$' and one armory 'A'")
+        nb = s.count("B")
+        if (f < C.NFLOOR - 1 and nb != 1) or (f == C.NFLOOR - 1 and nb != 0):
+            ctx.err("floors", "floors 1-2 have one mid-floor boss 'B', the last none")
+        if "X" in s[:-1] or ">" in s[:-1]:
+            ctx.err("floors", "stairs / lair only as the last square")
+        t["floor_len"][f] = len(s)
+        if nb:
+            t["boss_sq"][f] = s.index("B")
+        out["layouts"].append(s)
+    ctx.entry = "economy"
+    eco = _table(ctx, raw, "economy")
+    _unknown(ctx, eco, ("start_gold", "gold_cap", "card_price", "item_price",
+                        "chest_gold", "respawn_rounds"))
+    t["gold_cap"] = _int(ctx, eco, "gold_cap", lo=1, hi=999)
+    t["start_gold"] = _int(ctx, eco, "start_gold", lo=0, hi=t["gold_cap"])
+    t["card_price"] = _int(ctx, eco, "card_price", lo=0, hi=99)
+    t["respawn_rounds"] = _int(ctx, eco, "respawn_rounds", lo=1, hi=100)
+    ip = _list(ctx, eco, "item_price", C.NTIER)
+    cg = _list(ctx, eco, "chest_gold", C.NFLOOR)
+    for v in ip + cg:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 99:
+            ctx.err("item_price/chest_gold", f"entries must be integers 0..99, got {v!r}")
+    t["item_price"] = np.array(ip, np.int16)
+    t["chest_gold"] = np.array(cg, np.int16)
+
+
+def compile_content(raw):
+    t, names = {}, {"items": [], "cards": []}
+    out = {k: [] for k in ("mob_names", "boss_names", "final_names", "floor_names", "layouts")}
+    _items(raw["items"], t, names["items"])
+    _cards(raw["cards"], t, names["cards"])
+    _monsters(raw["monsters"], t, out)
+    _board(raw["board"], t, out)
+    return Tables(**t), names, out
+
+
+def tables_record(tables):
+    """Pack the tables into a 1-element structured array (kernels take
+    ``record[0]``: one pointer instead of dozens of array arguments)."""
+    fields = []
+    for k in TABLE_FIELDS:
+        v = getattr(tables, k)
+        if isinstance(v, (int, np.integer)):
+            fields.append((k, np.int64))
+        else:
+            fields.append((k, v.dtype, v.shape))
+    rec = np.zeros(1, dtype=np.dtype(fields, align=True))
+    for k in TABLE_FIELDS:
+        rec[0][k] = getattr(tables, k)
+    rec.flags.writeable = False
+    return rec
+
+
+_CACHE = {}
+
+
+def load_content(folder=None) -> CrawlerContent:
+    """Load and compile a content folder (default: the shipped data)."""
+    folder = os.path.abspath(folder or DATA_DIR)
+    if folder in _CACHE:
+        return _CACHE[folder]
+    tables, names, out = compile_content(_read(folder))
+    h = hashlib.sha256()
+    for k in TABLE_FIELDS:
+        a = np.asarray(getattr(tables, k))
+        h.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
+    content = CrawlerContent(
+        tables=tables, record=tables_record(tables), folder=folder, digest=h.hexdigest()[:16],
+        item_names=tuple(names["items"]), card_names=tuple(names["cards"]),
+        mob_names=tuple(out["mob_names"]), boss_names=tuple(out["boss_names"]),
+        final_names=tuple(out["final_names"]), floor_names=tuple(out["floor_names"]),
+        layouts=tuple(out["layouts"]))
+    _CACHE[folder] = content
+    return content
