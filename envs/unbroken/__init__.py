@@ -13,7 +13,7 @@ in ``envs/unbroken/README.md`` (coverage table included).
 
 Action Space
 ------------
-``Discrete(78)``; each index has one fixed meaning (``SPEC.action_names``):
+``Discrete(80)``; each index has one fixed meaning (``SPEC.action_names``):
 
 ==========  ===============================================================
 index       meaning
@@ -33,7 +33,7 @@ index       meaning
 66-68       use character ability 0-2
 69-70       use the monster sheet's player option 0-1
 71-72       keep offered Skill 0 / 1
-73-77       Hunger Step: eat 0-4 Food
+73-79       Hunger Step: eat 0-6 Food
 ==========  ===============================================================
 
 Masks: ``env.action_masks()`` (bool) and ``info["action_mask"]`` (int8).

@@ -68,7 +68,7 @@ NLEVEL = 4
 PER_LEVEL = 6
 NMONSTER = NLEVEL * PER_LEVEL
 MAX_REVEAL = 8
-MAX_EAT = 4
+MAX_EAT = 6          # Food eaten in one Hunger Step (Requirement 4 + passives)
 DECK_CAP = 128       # encounter pile capacity
 WSTACK = 8
 

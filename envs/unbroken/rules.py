@@ -612,6 +612,7 @@ def offer_skills(st, after):
 @njit(**JIT)
 def begin_combat(st, T):
     st.combat = 1
+    st.reveal_bonus = 0   # an unused Orienteer / reveal bonus lapses with the Travel Phase
     reveal_monster(st, T)
     if st.level < 4:
         st.time = T.time_start[st.level]
@@ -877,8 +878,11 @@ def run_stage(st, T, stage):
     if stage == C.S_APPLY_ROLL:
         m = st.monster
         f = st.roll - 1
+        ops = T.m_face_ops[m, f]
+        if not ops_applicable(st, T, ops) and T.m_face_has_alt[m, f] == 1:
+            ops = T.m_face_alt[m, f]   # the bracketed alternative is what would apply
         if (not pmod_any(st, T, C.PM_IGNORE, T.m_face_type[m, f])
-                and face_needs_reroll(st, T, T.m_face_ops[m, f]) and st.rerolls < 12):
+                and face_needs_reroll(st, T, ops) and st.rerolls < 12):
             st.rerolls += 1
             return C.S_MONSTER_TURN
         apply_face(st, T)
@@ -906,7 +910,7 @@ def run_stage(st, T, stage):
         return C.S_HUNGER
     if stage == C.S_HUNGER:
         st.in_battle = 0
-        st.hunger_req = max(0, st.level + pmod_sum(st, T, C.PM_FOOD_REQ))
+        st.hunger_req = max(0, min(C.MAX_EAT, st.level + pmod_sum(st, T, C.PM_FOOD_REQ)))
         st.phase = C.PH_HUNGER
         return C.S_WAIT
     if stage == C.S_END_LEVEL:
@@ -980,6 +984,19 @@ def scout_cost(st, T):
 
 
 @njit(**JIT)
+def sheet_in_deck(st, w):
+    """Is weapon sheet ``w`` in the Weapon Deck (neither equipped nor in the
+    stack nor set aside by a temporary downgrade)?"""
+    for i in range(st.wstack_n):
+        if st.wstack[i] == w:
+            return False
+    for i in range(st.waside_n):
+        if st.waside[i] == w:
+            return False
+    return True
+
+
+@njit(**JIT)
 def general_mask(st, T, mask, travel):
     """Focus, Inspiration, Plan, Craft, downgrade (Preparation Step or
     Battle Step), plus Orienteer and Scout in the Preparation Step."""
@@ -989,7 +1006,8 @@ def general_mask(st, T, mask, travel):
     mask[C.A_PLAN] = 1 if effort_ok(s, m, l, C.PLAN_COST_S, 0, 0) else 0
     w = weapon(st)
     for j in range(C.MAX_UPGRADES):
-        if T.w_upg_to[w, j] >= 0 and can_pay(st, T.w_upg_cost[w, j], 0):
+        to = T.w_upg_to[w, j]
+        if to >= 0 and sheet_in_deck(st, to) and can_pay(st, T.w_upg_cost[w, j], 0):
             mask[C.A_CRAFT0 + j] = 1
     mask[C.A_DOWNGRADE] = 1 if st.wstack_n > 1 else 0
     if travel:
@@ -1020,11 +1038,38 @@ def ability_slots_mask(st, T, mask, kind, window):
 
 
 @njit(**JIT)
+def ability_has_target(st, T, a):
+    """An action made only of Wound effects that Armor stops is offered only
+    when the monster has no Armor; one made only of Armor breaks only when
+    it has Armor (the same rule as weapon attacks, UNB-117 / UNB-A20)."""
+    only_damage = True
+    only_break = True
+    n = 0
+    for i in range(C.MAXOPS):
+        code = T.ab_ops[a, i, 0]
+        if code == C.OP_NONE:
+            break
+        n += 1
+        if not (code == C.OP_DAMAGE and T.ab_ops[a, i, 3] == 0):
+            only_damage = False
+        if code != C.OP_BREAK:
+            only_break = False
+    if n == 0:
+        return True
+    if only_damage and (st.in_battle == 0 or st.m_armor > 0):
+        return False
+    if only_break and (st.in_battle == 0 or st.m_armor == 0):
+        return False
+    return True
+
+
+@njit(**JIT)
 def slot_ok(st, T, a, kind, window):
     if T.ab_kind[a] != kind:
         return False
     if kind == C.K_ACTION:
-        return (T.ab_window[a] & window) != 0 and ability_usable(st, T, a)
+        return ((T.ab_window[a] & window) != 0 and ability_usable(st, T, a)
+                and ability_has_target(st, T, a))
     return optional_response_ok(st, T, a)
 
 
