@@ -7,12 +7,16 @@ cards on the table); it never looks at deck order or an unrevealed monster.
 Its plan:
 
 * Travel: craft towards the best reachable Advanced weapon as soon as it is
-  affordable, use cheap travel abilities, scout on the cheap Levels, value
+  affordable, use travel abilities worth their cost, scout only when it is
+  nearly free (Level 3 with Cunning at the bar: in this content Scouting's
+  Effort and Time cost more than the knowledge is worth to it), value
   each revealed card (gains minus spends at resource values that follow its
   needs: Food for the coming Hunger Steps, Wood and Metal for its weapon
   path, Cunning for Trickery) minus an opportunity cost per Time unit against
-  resting, keep exploring while Time lasts and only accept an Ambush when it
-  is cheap (a revealed monster's own Ambush, else the Level's average);
+  resting (Effort is worth more when the Effort held looks short of the
+  coming fight), keep exploring while Time lasts and only accept an Ambush
+  when it is cheap (a revealed monster's own Ambush, else the Level's mean;
+  a Trickery it would rule out counts against it);
   before a fight, Focus spare Small Effort when its weapon's good attacks need
   Medium Effort;
 * Trickery: always on Level 4 (it ends the game); on Levels 1-3 when the
@@ -36,7 +40,7 @@ from ..envs.unbroken import consts as C
 from ..envs.unbroken.batch import sample_legal
 from ..envs.unbroken.rules import (legal_mask, reset_game, step_game, weapon,
                                    pmod_sum, pmod_any, pmod_min, ops_applicable,
-                                   can_pay, passive_on)
+                                   can_pay, passive_on, effort_ok)
 
 # base value of one unit of each resource, in Small Effort
 VAL = np.array([1.0, 2.2, 3.6, 2.0, 2.0, 1.6, 1.8, 0.3], np.float64)
@@ -45,6 +49,9 @@ POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 
 SHORT_BONUS = 0.6
+SCOUT_LOW = False
+SCOUT_L4 = False
+SCOUT_L3 = True
 TAU = 1.5          # opportunity value of one Time unit in the Travel Phase
 USE_COST = 0.8     # value of one character Ability Use
 
@@ -178,11 +185,15 @@ def res_values(st, T):
         v[C.R_WOOD] = max(v[C.R_WOOD], 1.8 if st.res[C.R_WOOD] < 4 else 0.8)
     if has_ability_cost(st, T, C.R_METAL):
         v[C.R_METAL] = max(v[C.R_METAL], 1.8 if st.res[C.R_METAL] < 4 else 0.8)
-    cun_use = has_ability_cost(st, T, C.R_CUN) or st.level >= 3
-    if cun_use and st.res[C.R_CUN] < 6:
-        v[C.R_CUN] = 2.4
-    elif st.res[C.R_CUN] >= 3:
-        v[C.R_CUN] = 0.8
+    # Cunning: a little for abilities and Scouting, more on the way to a
+    # Level 4 Trickery Cost
+    c = st.res[C.R_CUN]
+    if st.level >= 3:
+        v[C.R_CUN] = 2.2 if c < 7 else 0.5
+    elif has_ability_cost(st, T, C.R_CUN):
+        v[C.R_CUN] = 2.2 if c < 2 else (1.2 if c < 5 else 0.4)
+    else:
+        v[C.R_CUN] = 1.6 if c < 3 else 0.5
     if st.res[C.R_S] >= T.bars[C.R_S] - 2:
         v[C.R_S] = 0.5
     return v
@@ -268,14 +279,36 @@ def monster_harm(st, T, m, vals):
 
 
 @njit(**JIT)
+def trick_affordable(st, T, m):
+    """Could the Trickery Cost of monster ``m`` be paid from what is held?"""
+    if T.m_can_trick[m] == 0 or pmod_any(st, T, C.PM_NO_TRICK, -1):
+        return False
+    cost = T.m_trick[m].copy()
+    cost[C.R_CUN] = max(0, cost[C.R_CUN] - pmod_sum(st, T, C.PM_TRICK_DISCOUNT))
+    cost[C.R_TIME] = 0
+    return can_pay(st, cost, 0)
+
+
+@njit(**JIT)
 def level_ambush(st, T, vals):
-    """Expected Ambush harm: the revealed monster's, else the Level's mean."""
+    """Expected cost of being Ambushed: the monster's Ambush effect (the
+    revealed one's, else the Level's mean) and the Trickery it rules out."""
     if st.m_revealed == 1:
-        return ops_harm(st, T, T.m_ambush[st.monster], vals) + 0.5
+        h = ops_harm(st, T, T.m_ambush[st.monster], vals) + 0.5
+        if trick_affordable(st, T, st.monster):
+            if st.level == 4:
+                h += 20.0
+            else:
+                gain = trick_gain(st, T, vals)
+                if gain > 0.0:
+                    h += gain
+        return h
     h = 0.0
     for k in range(C.PER_LEVEL):
         m = T.m_by_level[st.level - 1, k]
         h += ops_harm(st, T, T.m_ambush[m], vals)
+        if trick_affordable(st, T, m):
+            h += 20.0 if st.level == 4 else 0.0
     return h / C.PER_LEVEL + 0.5
 
 
@@ -601,17 +634,6 @@ def card_value(st, T, card, rest, vals, amb):
 
 
 @njit(**JIT)
-def trick_planned(st, T):
-    """On Level 4 with a revealed, trickable monster whose cost is in reach."""
-    if st.level != 4 or st.m_revealed == 0:
-        return False
-    m = st.monster
-    if T.m_can_trick[m] == 0:
-        return False
-    return True
-
-
-@njit(**JIT)
 def wants_medium(st, T):
     """Medium Effort the weapon's good wounding attacks would use."""
     w = weapon(st)
@@ -668,17 +690,17 @@ def prep_action(st, T, mask):
     if best >= 0:
         return best
     # 3. scout on the cheap Levels
-    if mask[C.A_SCOUT] and st.level <= 2 and st.time >= 6 and st.res[C.R_S] >= 6:
+    if SCOUT_LOW and mask[C.A_SCOUT] and st.level <= 2 and st.time >= 6 and st.res[C.R_S] >= 6:
         return C.A_SCOUT
-    if mask[C.A_SCOUT] and st.level == 4 and st.time >= 5 and st.res[C.R_CUN] >= 3:
+    if SCOUT_L4 and mask[C.A_SCOUT] and st.level == 4 and st.time >= 5 and st.res[C.R_CUN] >= 3:
+        return C.A_SCOUT
+    if SCOUT_L3 and mask[C.A_SCOUT] and st.level == 3 and st.time >= 8 and st.res[C.R_CUN] >= T.bars[C.R_CUN] - 1:
         return C.A_SCOUT
     # 4. do not waste Small Effort past the bar
-    if mask[C.A_FOCUS] and st.res[C.R_S] >= T.bars[C.R_S] - 2:
+    if mask[C.A_FOCUS] and st.res[C.R_S] >= T.bars[C.R_S] - 1 and st.time >= 2:
         return C.A_FOCUS
     # 5. explore or fight
     amb = level_ambush(st, T, vals)
-    if st.level == 4 and trick_planned(st, T):
-        amb += 20.0
     explore = False
     if mask[C.A_EXPLORE]:
         if st.commit == 1 or not mask[C.A_FIGHT]:
@@ -708,8 +730,6 @@ def prep_action(st, T, mask):
 def explore_action(st, T, mask):
     vals = res_values(st, T)
     amb = level_ambush(st, T, vals)
-    if st.level == 4 and trick_planned(st, T):
-        amb += 20.0
     best = -1
     bv = -1e9
     for i in range(st.revealed_n):
@@ -735,6 +755,27 @@ def explore_action(st, T, mask):
 @njit(**JIT)
 def effort_total(st):
     return st.res[C.R_S] + st.res[C.R_M] + st.res[C.R_L]
+
+
+@njit(**JIT)
+def opens_attack(st, T, ds, dm, dl):
+    """Would an Effort conversion (ds, dm, dl) make some wounding or
+    breaking weapon attack payable?"""
+    w = weapon(st)
+    s = st.res[C.R_S] + ds
+    m = st.res[C.R_M] + dm
+    l = st.res[C.R_L] + dl
+    for k in range(T.w_natk[w]):
+        if (T.w_atk_kind[w, k] == 0) != (st.m_armor > 0):
+            continue
+        c = atk_cost_vec(st, T, w, k)
+        ok = True
+        for r in range(C.R_CUN, C.NRES):
+            if st.res[r] < c[r]:
+                ok = False
+        if ok and effort_ok(s, m, l, c[C.R_S], c[C.R_M], c[C.R_L]):
+            return True
+    return False
 
 
 @njit(**JIT)
@@ -823,9 +864,9 @@ def battle_action(st, T, mask, extra):
         if mask[C.A_ATTACK0 + k]:
             any_atk = True
     if not any_atk:
-        if mask[C.A_INSPIRE]:
+        if mask[C.A_INSPIRE] and opens_attack(st, T, 0, -2, 1):
             return C.A_INSPIRE
-        if mask[C.A_FOCUS]:
+        if mask[C.A_FOCUS] and opens_attack(st, T, -4, 1, 0):
             return C.A_FOCUS
         # any damaging ability at all
         for a in range(C.A_SKILL0, C.A_KEEP0):
@@ -851,22 +892,29 @@ def battle_action(st, T, mask, extra):
 
 
 @njit(**JIT)
-def trick_action(st, T):
-    if st.level == 4:
-        return C.A_TRICK
-    vals = res_values(st, T)
+def trick_gain(st, T, vals):
+    """How much better tricking the revealed monster looks than fighting it
+    (<= 0: fight). A fight that looks unaffordable makes it large."""
     m = st.monster
     need = fight_cost(st, T, st.m_armor, st.m_health)
-    budget = effort_total(st) + 0.0
-    if need > 0.85 * budget:
-        return C.A_TRICK
+    budget = effort_worth(st)
     cost = T.m_trick[m].copy()
     cost[C.R_CUN] = max(0, cost[C.R_CUN] - pmod_sum(st, T, C.PM_TRICK_DISCOUNT))
     tc = cost_value(cost, vals)
     rew = 5.0  # the Skill
     for r in range(C.NRES):
         rew += T.m_reward[m, r] * vals[r]
-    if tc < need - rew:
+    g = need - rew - tc
+    if need > 0.85 * budget:
+        g = max(g, 10.0)
+    return g
+
+
+@njit(**JIT)
+def trick_action(st, T):
+    if st.level == 4:
+        return C.A_TRICK
+    if trick_gain(st, T, res_values(st, T)) > 0.0:
         return C.A_TRICK
     return C.A_BATTLE
 

@@ -7,7 +7,8 @@ Each generated section sits between ``<!-- NAME:start -->`` and
 by hand. Sections: ``unbroken-balance`` (from ``unbroken_balance.json``,
 written by ``python -m dungeonrl.benchmarks.unbroken_balance --json``) and
 ``unbroken-speed`` (from ``unbroken_bench.json``, written by ``dungeonrl
-bench unbroken --json``).
+bench unbroken --json``) and ``bench-suite`` (from ``suite.json``, written by
+``dungeonrl bench``: the throughput suite over every game with its peers).
 """
 from __future__ import annotations
 
@@ -56,9 +57,15 @@ def speed_section(data):
     return "\n".join(lines)
 
 
+def suite_section(data):
+    from .suite import markdown
+    return markdown(data)
+
+
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
     "unbroken-speed": ("unbroken_bench.json", speed_section),
+    "bench-suite": ("suite.json", suite_section),
 }
 
 

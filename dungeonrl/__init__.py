@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 register_all()
+from .envs import dungeon_crawler_v0  # noqa: E402,F401  (registers the PettingZoo env)
 
 
 def __getattr__(name: str):

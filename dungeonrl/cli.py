@@ -2,6 +2,7 @@
 
     dungeonrl list
     dungeonrl play  --env unbroken --seed 1 [--random]
+    dungeonrl bench [--quick]      (the throughput suite: every game, peers, plots)
     dungeonrl bench --env dungeonrl/Unbroken-v0 --num-envs 256 --steps 20000
     dungeonrl demo  [--env ...]
     dungeonrl train --env ... --seed 0 --timesteps 100000
@@ -135,6 +136,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("no games registered")
         return EXIT_OK
 
+    if args.command == "bench" and args.env is None and (
+            args.game is None or (extra and args.game not in _known_games())):
+        # no game: the throughput suite over every registered game, peers included.
+        # It gets the raw arguments: in `bench --json out.json` argparse took the
+        # option's value for the game.
+        raw = list(sys.argv[1:] if argv is None else argv)
+        fn = _load("dungeonrl.benchmarks.suite:main")
+        rc = fn(raw[raw.index("bench") + 1:])
+        return EXIT_OK if rc is None else int(rc)
     if getattr(args, "game", None) is not None:
         if args.env is not None and args.env != args.game:
             print(f"dungeonrl {args.command}: game given twice ({args.game!r} and --env {args.env!r})",
@@ -160,6 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNAVAILABLE
     rc = fn(args)
     return EXIT_OK if rc is None else int(rc)
+
+
+def _known_games() -> set:
+    from .registry import get_spec, list_games
+    return {x for name in list_games() for x in (name, get_spec(name).env_id)}
 
 
 # --- generic implementations (used when a game ships none) ---------------------------

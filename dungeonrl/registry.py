@@ -36,6 +36,7 @@ __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "register_game", "regis
 #: Modules of the games of the suite, in registration order.
 GAMES: list[str] = [
     "dungeonrl.envs.unbroken",
+    "dungeonrl.envs.dungeon_crawler",
 ]
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
@@ -60,7 +61,8 @@ def register_game(spec: GameSpec, module: str | None = None) -> None:
     _SPECS[spec.name] = spec
     if module is not None:
         _MODULES[spec.name] = module
-    if spec.env_id not in gymnasium.registry:
+    # multi-agent games register with PettingZoo in their own module instead
+    if not spec.multi_agent and spec.env_id not in gymnasium.registry:
         gymnasium.register(
             id=spec.env_id,
             entry_point=ENTRY_POINT,

@@ -106,6 +106,15 @@ class GameCore:
         ``final_states[i]`` a copy of its final record (for episode info)."""
         raise NotImplementedError
 
+    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats) -> None:
+        """Benchmark kernel: every row plays ``n_steps`` uniformly random
+        legal actions inside numba (policy RNG from ``policy_seed`` and the
+        row index), writing the acting seat's observation into ``obs[i]``
+        and its mask into ``masks[i]`` after every step and resetting
+        finished games in place. ``stats`` (int64[4]) accumulates steps,
+        finished episodes, wins (any seat) and illegal actions (must stay 0)."""
+        raise NotImplementedError
+
     # --- helpers used by adapters, tests and the CLI (not hot) ---------------
     def is_over(self, state) -> bool:
         raise NotImplementedError

@@ -73,13 +73,13 @@ OUTCOME_NAMES = ("playing", "win", "illegal_action", "truncated")
 REWARD_MODES = ("zero_sum", "winner_only")
 
 # --- action layout (flat Discrete) -----------------------------------------------
-MAX_MOVE = 11
+MAX_MOVE = 16                          # 1d6 + boots (<= 5) + Dungeon Sprint, clamped
 A_ASSIGN0 = 0                          # 4: put the current roll into stat s
 A_SHIFT0 = A_ASSIGN0 + NSTAT           # 12: move one point from stat a to stat b
 A_REBAL_DONE = A_SHIFT0 + 12           # finish rebalancing
 A_DRAFT0 = A_REBAL_DONE + 1            # 3: keep draft item k
-A_FWD0 = A_DRAFT0 + DRAFT_N            # 11: walk forward 1..11 squares
-A_BACK0 = A_FWD0 + MAX_MOVE            # 11: walk back 1..11 squares
+A_FWD0 = A_DRAFT0 + DRAFT_N            # MAX_MOVE: walk forward 1..MAX_MOVE squares
+A_BACK0 = A_FWD0 + MAX_MOVE            # MAX_MOVE: walk back
 A_PLAY0 = A_BACK0 + MAX_MOVE           # MAX_CARDS: play card type c from hand
 A_TARGET0 = A_PLAY0 + MAX_CARDS        # 8: choose seat t as the target
 A_SLOT0 = A_TARGET0 + MAX_P            # 6: choose gear slot s (vault/steal/strip)

@@ -129,6 +129,10 @@ class UnbrokenCore(GameCore):
                              obs, masks, rewards, terminated, truncated, illegal, final_obs,
                              final_states)
 
+    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
+        batch.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed), obs, masks,
+                             stats)
+
     def recompute_mask(self, states):
         """Legal masks recomputed from the other fields (uint8, (n, A))."""
         out = np.zeros((len(states), C.NUM_ACTIONS), np.uint8)

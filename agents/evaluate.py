@@ -1,0 +1,240 @@
+"""``dungeonrl eval``: win rate with a 95% Wilson interval over seeded games.
+
+    dungeonrl eval unbroken --agent heuristic --games 1000 --difficulty normal
+    dungeonrl eval unbroken --agent runs/unbroken-ppo-s0/model.pt --agent heuristic --agent random
+    dungeonrl eval unbroken --agent model.pt --games 2000 --json results.json
+
+Game ``i`` is started from seed ``seed + i`` (``--seed``, default 0), so every
+agent meets the same games (the same ones as the balance table of
+``benchmarks/unbroken_balance.py`` for seed 0), and results are exactly
+reproducible. Batched: all games run together, one numba step and one
+network call per decision for the unfinished games; ``random`` and
+``heuristic`` play whole games inside numba when the game provides that
+path (``games.GameHooks.play_whole_games``).
+
+A saved model is evaluated on the configuration it was trained on
+(character, difficulty...) unless options say otherwise; a model whose spec
+does not match the game is refused (``--allow-content-change`` accepts one
+trained on an older content of the same layout, with a warning). Models play
+greedily (the most probable legal action) unless ``--stochastic``.
+
+PvP games (later): a round-robin league with Elo ratings, see
+:mod:`dungeonrl.agents.league`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..envs.core._batch import BatchBuffers, resolve_core
+from .games import add_core_options, core_kwargs_from, hooks_for
+
+__all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``k / n`` (95% for
+    ``z=1.96``); ``(0, 0)`` for ``n == 0``."""
+    if n == 0:
+        return 0.0, 0.0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+@dataclass
+class EvalResult:
+    """Per-game arrays of one agent's evaluation and their summary."""
+
+    agent: str
+    games: int
+    seed: int
+    stats: dict                   #: per game: "win" (bool), "return", "length", game extras
+    seconds: float
+    illegal: int = 0
+    summary: dict = field(default_factory=dict)
+
+
+def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int = 0,
+             batch: int = 4096, fast: bool = True) -> EvalResult:
+    """Play ``games`` games (game ``i`` from seed ``seed + i``) with a batched
+    ``agent`` (see :mod:`.policy`; the names ``"random"``/``"heuristic"`` are
+    accepted too). ``fast``: let random/heuristic play whole games in numba
+    when the game offers it."""
+    from .policy import make_agent
+    if isinstance(agent, str):
+        agent = make_agent(agent, core, seed=policy_seed)
+    hooks = hooks_for(core.spec.name)
+    t0 = time.perf_counter()
+    seeds = np.arange(seed, seed + games, dtype=np.uint64)
+    chunks = []
+    illegal = 0
+    whole = getattr(agent, "whole_game", None)
+    for lo in range(0, games, batch):
+        s = seeds[lo:lo + batch]
+        out = None
+        if fast and whole and hooks.play_whole_games is not None:
+            out = hooks.play_whole_games(core, whole, s, policy_seed)
+        if out is None:
+            out, bad = _play_batched(agent, core, s, hooks)
+            illegal += bad
+        chunks.append(out)
+    stats = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+    res = EvalResult(agent=getattr(agent, "name", type(agent).__name__), games=games,
+                     seed=seed, stats=stats, seconds=time.perf_counter() - t0, illegal=illegal)
+    res.summary = summarize(res, hooks)
+    return res
+
+
+def _play_batched(agent, core, seeds: np.ndarray, hooks):
+    """Every game to its end, all rows stepped together (no autoreset)."""
+    n = len(seeds)
+    buf = BatchBuffers(core, n)
+    buf.reset(seeds)
+    over = np.zeros(n, np.bool_)
+    ret = np.zeros(n, np.float64)
+    length = np.zeros(n, np.int64)
+    last = np.zeros(n, np.float64)
+    illegal = 0
+    while not over.all():
+        rows = np.flatnonzero(~over)
+        buf.actions[rows] = agent.act(buf, rows)
+        buf.step()                        # finished rows are left untouched
+        r = buf.rewards[rows, 0]
+        ret[rows] += r
+        length[rows] += 1
+        ended = rows[buf.terminated[rows] | buf.truncated[rows]]
+        over[ended] = True
+        last[ended] = buf.rewards[ended, 0]
+        illegal += int(buf.illegal[rows].sum())
+    stats = dict(hooks.episode_stats(core, buf.states, np.arange(n), last))
+    stats["win"] = np.asarray(stats["win"], np.bool_)
+    stats["return"] = ret
+    stats["length"] = length
+    return stats, illegal
+
+
+def summarize(res: EvalResult, hooks=None) -> dict:
+    """Win rate, its 95% Wilson interval and the means of the other stats."""
+    win = np.asarray(res.stats["win"], np.bool_)
+    k, n = int(win.sum()), len(win)
+    lo, hi = wilson(k, n)
+    out = {"agent": res.agent, "games": n, "seed": res.seed, "wins": k,
+           "win_rate": k / n if n else float("nan"), "ci95": [lo, hi],
+           "seconds": round(res.seconds, 3), "illegal_actions": res.illegal}
+    for key, v in res.stats.items():
+        if key != "win":
+            out[f"mean_{key}"] = float(np.mean(v)) if len(v) else float("nan")
+    return out
+
+
+def format_table(summaries: list, hooks=None) -> str:
+    """A text table of evaluation summaries."""
+    extra = list(hooks.stat_columns) if hooks is not None else []
+    head = f"{'agent':<28} {'games':>6} {'win rate':>9}  {'95% CI':>15}"
+    for _, label, _ in extra:
+        head += f"  {label:>10}"
+    head += f"  {'decisions':>9}"
+    lines = [head, "-" * len(head)]
+    for s in summaries:
+        lo, hi = s["ci95"]
+        line = (f"{s['agent'][:28]:<28} {s['games']:>6} {s['win_rate']:9.1%}  "
+                f"[{lo:5.1%}, {hi:5.1%}]")
+        for key, _, fmt in extra:
+            v = s.get(f"mean_{key}")
+            line += f"  {fmt.format(v) if v is not None else '-':>10}"
+        dec = s.get("mean_length")
+        line += f"  {dec:9.1f}" if dec is not None else f"  {'-':>9}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def build_parser(hooks) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dungeonrl eval", description=__doc__.split("\n\n")[0])
+    p.add_argument("--agent", action="append", default=None,
+                   help="random, heuristic or a saved model (.pt / SB3 .zip); repeat to compare "
+                        "(default: heuristic and random)")
+    p.add_argument("--games", type=int, default=None, help="games per agent (default 1000)")
+    p.add_argument("--stochastic", action="store_true",
+                   help="sample models' actions instead of taking the most probable")
+    p.add_argument("--allow-content-change", action="store_true",
+                   help="load a model trained on another content of the same layout (warns)")
+    p.add_argument("--json", default=None, help="write the summaries to this JSON file")
+    p.add_argument("--slow", action="store_true",
+                   help="evaluate random/heuristic through the batched loop, not whole games in numba")
+    add_core_options(p, hooks)
+    return p
+
+
+def _cli_default(command: str, dest: str):
+    """The dungeonrl CLI's own default for an option (None if it has none)."""
+    try:
+        from ..cli import build_parser as cli_parser
+        sub = cli_parser()._subparsers._group_actions[0].choices[command]
+        return sub.get_default(dest)
+    except Exception:  # pragma: no cover - CLI layout changed
+        return None
+
+
+def main(args) -> int:
+    from .policy import make_agent, model_core_kwargs
+    game = args.env
+    hooks = hooks_for(game)
+    p = build_parser(hooks)
+    try:
+        opts = p.parse_args(list(getattr(args, "extra", []) or []))
+    except SystemExit as e:
+        return int(e.code or 0) and 2
+    agents = list(opts.agent or [])
+    if getattr(args, "model", None):          # the CLI's own --model
+        agents.insert(0, args.model)
+    if not agents:
+        agents = ["heuristic", "random"] if hooks.heuristic else ["random"]
+    games = opts.games
+    if games is None:
+        cli_eps = getattr(args, "episodes", None)
+        games = cli_eps if cli_eps not in (None, _cli_default("eval", "episodes")) else 1000
+    if games < 1:
+        print("dungeonrl eval: --games must be >= 1", file=sys.stderr)
+        return 2
+    given = core_kwargs_from(opts, hooks)
+    summaries = []
+    cores = {}
+    for name in agents:
+        try:
+            kw = {}
+            if name not in ("random", "heuristic"):
+                kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
+            kw.update(given)
+            key = tuple(sorted(kw.items()))
+            if key not in cores:
+                cores[key] = resolve_core(game, kw)
+            core = cores[key]
+            agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
+                               strict=not opts.allow_content_change)
+        except (ValueError, OSError) as e:
+            print(f"dungeonrl eval: {e}", file=sys.stderr)
+            return 2
+        res = evaluate(agent, core, games, seed=args.seed, policy_seed=args.seed,
+                       fast=not opts.slow)
+        s = res.summary
+        s["agent"] = name if name in ("random", "heuristic") else res.agent
+        s["core_kwargs"] = dict(kw)
+        s["setting"] = hooks.describe(core)
+        summaries.append(s)
+    settings = sorted({s["setting"] for s in summaries})
+    print(f"{args.env_id}: {games} games per agent, seeds {args.seed}..{args.seed + games - 1}; "
+          f"{' / '.join(settings)}")
+    print(format_table(summaries, hooks))
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
+    return 0

@@ -1,0 +1,100 @@
+"""What the training and evaluation code needs to know about each game
+beyond its :class:`~dungeonrl.envs.core.spec.GameSpec`: the one place to
+plug a new game into ``dungeonrl train`` / ``dungeonrl eval``.
+
+A :class:`GameHooks` record per game (:data:`HOOKS` names the module that
+defines it, imported on first use) gives
+
+* ``episode_stats(core, final_states, rows, last_reward)``: per finished
+  episode, a dict of arrays with at least ``"win"`` (bool); Unbroken adds
+  ``"level"`` (Level reached) and ``"score"`` (0 for lost games). Read
+  straight from the final records the fused kernel keeps, so it is
+  vectorised;
+* ``heuristic(core)``: a batched scripted agent (``act(buf, rows)``), or
+  ``None`` when the game has none;
+* ``play_whole_games(core, policy, seeds, policy_seed)``: whole games inside
+  numba for the ``"random"`` / ``"heuristic"`` agents (the fast evaluation
+  path), or ``None`` to use the generic batched loop;
+* ``core_options``: the game's command-line options for building a core
+  (``--character``, ``--difficulty``...) and ``train_defaults``, the core
+  options training uses unless told otherwise (Unbroken trains on
+  ``reward="score"``, which also pays for the Levels a lost game reached);
+* ``stat_columns``: extra per-episode statistics shown in tables;
+  ``describe(core)``: the configuration in words, for reports.
+
+Games without an entry get :data:`GENERIC`: a win is a positive last reward,
+no heuristic, no fast path, no options.
+
+Extension point (Dungeon Crawler self-play, issue 4): add
+``"dungeon_crawler": "dungeonrl.agents.dungeon_crawler_hooks:HOOKS"`` with
+``--players`` / ``--opponents`` in ``core_options``, a ``heuristic`` that can
+drive any seat, and an ``episode_stats`` that reads the learner seat's
+result from the final records.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["GameHooks", "HOOKS", "GENERIC", "hooks_for", "generic_episode_stats",
+           "core_kwargs_from", "add_core_options"]
+
+
+def generic_episode_stats(core, final_states, rows, last_reward) -> dict:
+    """A win is a positive reward on the episode's last step."""
+    return {"win": np.asarray(last_reward) > 0}
+
+
+@dataclass(frozen=True)
+class GameHooks:
+    episode_stats: Callable = generic_episode_stats
+    heuristic: Callable | None = None
+    play_whole_games: Callable | None = None
+    #: ``(flag, argparse kwargs)`` of the options that build a core
+    core_options: tuple = ()
+    #: core options used by ``train`` unless the user sets them
+    train_defaults: dict = field(default_factory=dict)
+    #: extra per-episode statistics for tables: ``(key, label, format)``
+    stat_columns: tuple = ()
+    #: one-line description of a core's configuration, for reports
+    describe: Callable = lambda core: core.spec.env_id
+
+
+GENERIC = GameHooks()
+
+#: game short name -> ``"module:attribute"`` of its :class:`GameHooks`
+HOOKS: dict[str, str] = {
+    "unbroken": "dungeonrl.agents.unbroken_hooks:HOOKS",
+}
+_LOADED: dict[str, GameHooks] = {}
+
+
+def hooks_for(game: str) -> GameHooks:
+    """The hooks of a game by short name (:data:`GENERIC` if it has none)."""
+    if game not in HOOKS:
+        return GENERIC
+    if game not in _LOADED:
+        module, _, attr = HOOKS[game].partition(":")
+        _LOADED[game] = getattr(importlib.import_module(module), attr)
+    return _LOADED[game]
+
+
+def core_kwargs_from(opts, hooks: GameHooks) -> dict:
+    """The core options a parsed namespace sets (options left at ``None``
+    are not passed, so the core's or the model's own defaults apply)."""
+    out = {}
+    for flag, _ in hooks.core_options:
+        key = flag.lstrip("-").replace("-", "_")
+        value = getattr(opts, key, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def add_core_options(parser, hooks: GameHooks) -> None:
+    """Add the game's core options to an ``argparse`` parser."""
+    for flag, kwargs in hooks.core_options:
+        parser.add_argument(flag, **kwargs)

@@ -1,0 +1,193 @@
+"""Agents for evaluation and play, and ``load_policy`` for saved models.
+
+Every agent is *batched*: ``agent.act(buf, rows) -> actions`` returns one
+int64 action for each row index in ``rows`` of a
+:class:`~dungeonrl.envs.core._batch.BatchBuffers` (observations, masks and
+game records of all rows are in ``buf``). The evaluator calls it once per
+step for every unfinished game, so a network sees one big batch.
+
+=====================  ==================================================
+agent                  what it is
+=====================  ==================================================
+:class:`RandomAgent`   uniform random legal action (numpy generator)
+heuristic              the game's scripted player (``games.hooks_for``)
+:class:`TorchAgent`    a fast-path PPO network (``agents/ppo.py``, ``.pt``)
+:class:`SB3Agent`      a MaskablePPO model (``.zip``)
+=====================  ==================================================
+
+:func:`make_agent` builds any of them from a name (``"random"``,
+``"heuristic"``) or a saved model path; :func:`load_policy` turns a saved
+model into the single-game callable ``policy(states, mask) -> action`` that
+``dungeonrl play unbroken --agent PATH`` uses. Loading a model whose spec
+does not match the game raises :class:`~dungeonrl.agents.modelspec.ModelSpecError`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from .games import hooks_for
+from .modelspec import ModelSpecError, check_model_spec
+
+__all__ = ["RandomAgent", "TorchAgent", "SB3Agent", "make_agent", "load_policy",
+           "model_kind", "model_core_kwargs", "SB3_META_NAME"]
+
+#: name of the model-spec entry dungeonrl adds inside SB3 zip files
+SB3_META_NAME = "dungeonrl_model_spec.json"
+
+
+class RandomAgent:
+    """Uniformly random legal action (masked), from a seeded numpy generator."""
+
+    name = "random"
+    whole_game = "random"       # the numba fast path of evaluate() may replace it
+
+    def __init__(self, core=None, seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        masks = buf.masks[rows]
+        u = self.rng.random(masks.shape)
+        u[masks == 0] = -1.0
+        return u.argmax(axis=1).astype(np.int64)
+
+
+class TorchAgent:
+    """A fast-path PPO :class:`~dungeonrl.agents.ppo.ActorCritic`: greedy
+    (``deterministic=True``: the most probable legal action) or sampled."""
+
+    whole_game = None
+
+    def __init__(self, net, deterministic: bool = True, seed: int = 0, name: str = "ppo"):
+        import torch
+        self.torch = torch
+        self.net = net.eval()
+        self.deterministic = bool(deterministic)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.name = name
+
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        from .ppo import masked_logits, sample_actions
+        torch = self.torch
+        with torch.no_grad():
+            obs = torch.from_numpy(buf.obs[rows])
+            mask = torch.from_numpy(buf.masks[rows] != 0)
+            logits = masked_logits(self.net.logits(obs), mask)
+            if self.deterministic:
+                a = logits.argmax(dim=1)
+            else:
+                a, _ = sample_actions(logits, self.gen)
+        return a.numpy().astype(np.int64)
+
+
+class SB3Agent:
+    """A MaskablePPO model, acting through ``predict(obs, action_masks=...)``."""
+
+    whole_game = None
+
+    def __init__(self, model, deterministic: bool = True, name: str = "sb3"):
+        self.model = model
+        self.deterministic = bool(deterministic)
+        self.name = name
+
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        obs = buf.obs[rows]
+        masks = buf.masks[rows] != 0
+        a, _ = self.model.predict(obs, action_masks=masks, deterministic=self.deterministic)
+        return np.asarray(a, np.int64).reshape(len(rows))
+
+
+# --- saved models ----------------------------------------------------------------------
+def model_kind(path) -> str:
+    """``"sb3"`` for a Stable-Baselines3 zip, ``"ppo"`` for a fast-path
+    ``torch.save`` file (also a zip inside, told apart by its entries)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no model file {path!r}")
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+        if "data" in names and "policy.pth" in names:
+            return "sb3"
+    return "ppo"
+
+
+def sb3_model_spec(path) -> dict | None:
+    """The model spec dungeonrl stored inside an SB3 zip (``None`` if absent)."""
+    with zipfile.ZipFile(path) as z:
+        if SB3_META_NAME not in z.namelist():
+            return None
+        return json.loads(z.read(SB3_META_NAME).decode())
+
+
+def model_core_kwargs(path) -> dict:
+    """The core options a saved model was trained with (``{}`` if unknown)."""
+    if model_kind(path) == "sb3":
+        meta = sb3_model_spec(path) or {}
+    else:
+        from .ppo import read_model
+        meta = read_model(path).get("model_spec", {})
+    return dict(meta.get("core_kwargs", {}))
+
+
+def _load_sb3(path, core, strict: bool):
+    meta = sb3_model_spec(path)
+    if meta is not None:
+        check_model_spec(meta, core.spec, strict=strict, source=str(path))
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - train extra missing
+        raise ImportError("loading an SB3 model needs sb3-contrib: "
+                          "pip install 'dungeonrl[train]'") from e
+    model = MaskablePPO.load(path, device="cpu")
+    shape = getattr(model.observation_space, "shape", None)
+    n = getattr(model.action_space, "n", None)
+    if shape != (core.spec.obs_size,) or n != core.spec.num_actions:
+        raise ModelSpecError(
+            f"{path}: SB3 model has observation shape {shape} and {n} actions; "
+            f"{core.spec.env_id} has ({core.spec.obs_size},) and {core.spec.num_actions}")
+    return model
+
+
+def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict: bool = True):
+    """An agent from ``"random"``, ``"heuristic"`` or a saved model path."""
+    if name == "random":
+        return RandomAgent(core, seed)
+    if name == "heuristic":
+        factory = hooks_for(core.spec.name).heuristic
+        if factory is None:
+            raise ValueError(f"{core.spec.name} has no scripted heuristic")
+        return factory(core)
+    path = os.fspath(name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"unknown agent {name!r}: use random, heuristic or a model file")
+    label = os.path.basename(path)
+    if model_kind(path) == "sb3":
+        return SB3Agent(_load_sb3(path, core, strict), deterministic, name=label)
+    from .ppo import load_model
+    net, _ = load_model(path, core, strict=strict)
+    return TorchAgent(net, deterministic, seed, name=label)
+
+
+def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
+    """A saved model (fast-path ``.pt`` or SB3 ``.zip``) as a single-game
+    policy: ``policy(states, mask) -> int``, where ``states`` is a record
+    array of length 1 and ``mask`` its legal actions (1 = legal). Raises
+    :class:`ModelSpecError` if the model was trained on another game,
+    layout or content (``strict=False``: content changes only warn)."""
+    from ..envs.core._batch import BatchBuffers
+    agent = make_agent(path, core, deterministic=deterministic, strict=strict)
+    buf = BatchBuffers(core, 1)
+    rows = np.zeros(1, np.int64)
+
+    def policy(states, mask) -> int:
+        buf.states[:1] = states[:1]
+        core.observe(buf.states, buf.players, buf.obs)
+        buf.masks[0] = np.asarray(mask).reshape(-1) != 0
+        return int(agent.act(buf, rows)[0])
+
+    policy.agent = agent
+    return policy

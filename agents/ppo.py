@@ -1,0 +1,487 @@
+"""Masked PPO in one readable file, driving the numba games directly.
+
+In the spirit of CleanRL's ``ppo.py``: a typed :class:`PPOConfig`,
+preallocated rollout storage (masks included), an explicit GAE loop and the
+usual diagnostics (``approx_kl``, ``clipfrac``, ``explained_variance``,
+``entropy``, ``sps``). What makes it fast is the environment side: there is
+no per-env Python anywhere in the loop. The game is a batch of ``num_envs``
+records stepped by the core's fused ``step_autoreset`` kernel (step, keep the
+final observation, reset finished games in place, observe, mask) on the
+preallocated numpy buffers of :class:`~dungeonrl.envs.core._batch.BatchBuffers`,
+and the network reads those buffers through ``torch.from_numpy`` views.
+
+One iteration::
+
+    for t in range(num_steps):                 # rollout, no gradients
+        store obs[t], masks[t]                 # copies of the live buffers
+        logits = actor(obs[t]); logits[~mask] = -1e8     # illegal actions masked
+        action ~ softmax(logits)               # Gumbel-max sample
+        game.step(action)                      # ONE numba call for all envs
+        store reward[t], end[t]; truncated envs get reward += gamma * V(final_obs)
+    advantages = GAE(rewards, values, ends)    # explicit backward loop
+    for epoch, minibatch:                      # update
+        logits = actor(obs); logits[~STORED mask] = -1e8 # same masks as sampling
+        clipped surrogate + clipped value loss - ent_coef * masked entropy
+
+The network (:class:`ActorCritic`) is an MLP with separate actor and critic
+(or a shared trunk, ``shared=True``), orthogonal init as in CleanRL and SB3.
+:func:`dungeonrl.agents.sb3.policy_kwargs` builds the same network for
+sb3-contrib's MaskablePPO, so the two paths are comparable.
+
+Models are saved by :func:`save_model` as a ``torch.save`` dict that carries
+the model spec of :mod:`dungeonrl.agents.modelspec` (env id, version,
+layout version, observation/action sizes, feature and action name hashes,
+core options); :func:`load_model` raises :class:`ModelSpecError` when the
+model does not match the game it is loaded for.
+
+Extension point (self-play, issue 4): :func:`train` drives any object with
+the small :class:`SingleAgentGame` interface (``obs``, ``masks``,
+``actions`` numpy buffers; ``reset(seeds)``; ``step()`` filling ``reward``,
+``terminated``, ``truncated``, ``final_obs``, ``final_states``). A self-play
+view of a multi-seat game (learner in one seat, opponents from a pool
+stepped inside ``step()``) plugs in as ``train(cfg, game=SelfPlayGame(...))``.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..envs.core._batch import BatchBuffers, draw_seeds, require_single_agent, resolve_core
+from .games import hooks_for
+from .modelspec import ModelSpecError, check_model_spec, model_spec
+
+__all__ = ["PPOConfig", "ActorCritic", "SingleAgentGame", "train", "TrainResult",
+           "save_model", "load_model", "masked_logits", "set_torch_threads",
+           "ModelSpecError", "NEG_LOGIT", "MODEL_FORMAT"]
+
+#: value given to illegal actions' logits: exp(-1e8 - max) == 0 exactly in float32,
+#: and 0 * -1e8 == 0 in the entropy (``finfo.min`` would overflow to -inf and give NaN)
+NEG_LOGIT = -1e8
+MODEL_FORMAT = "dungeonrl-ppo"
+MODEL_FORMAT_VERSION = 1
+
+
+@dataclass
+class PPOConfig:
+    """Everything a run needs (saved with the model)."""
+
+    env: str = "unbroken"              #: game short name or env id
+    core_kwargs: dict = field(default_factory=dict)  #: options for ``spec.make_core``
+    seed: int = 0
+    total_steps: int = 2_000_000       #: env steps (decisions) to train for
+    max_seconds: float | None = None   #: wall-clock budget (stops early; LR anneals on it)
+    num_envs: int = 1024               #: games stepped together by one numba call
+    num_steps: int = 32                #: rollout length per env and iteration
+    num_minibatches: int = 4           #: batch (num_envs * num_steps) split into this many
+    update_epochs: int = 3
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    norm_adv: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None     #: stop the epochs of an iteration past this KL
+    hidden: tuple = (256, 256)         #: MLP layer sizes (actor and critic alike)
+    activation: str = "tanh"           #: "tanh" or "relu"
+    shared: bool = False               #: one trunk for actor and critic
+    torch_threads: int = 0             #: 0 = min(2, cpu count)
+
+    @property
+    def batch_size(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def minibatch_size(self) -> int:
+        return max(1, self.batch_size // self.num_minibatches)
+
+
+def set_torch_threads(n: int = 0) -> int:
+    """Use ``n`` intra-op threads (0: ``min(2, cpu count)``: the env kernel is
+    single-threaded and runs between the network calls, so more threads
+    than cores only contend). Returns the number set."""
+    n = n or min(2, os.cpu_count() or 1)
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
+
+
+# --- network -------------------------------------------------------------------------
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def _layer(i: int, o: int, gain: float) -> nn.Linear:
+    lin = nn.Linear(i, o)
+    nn.init.orthogonal_(lin.weight, gain)
+    nn.init.constant_(lin.bias, 0.0)
+    return lin
+
+
+def mlp(sizes, activation: str, out: int | None = None, out_gain: float = 1.0) -> nn.Sequential:
+    """Linear+activation layers over ``sizes`` (orthogonal init, gain sqrt 2),
+    then an optional linear output layer with ``out_gain``."""
+    act = ACTIVATIONS[activation]
+    layers = []
+    for i, o in zip(sizes[:-1], sizes[1:]):
+        layers += [_layer(i, o, np.sqrt(2)), act()]
+    if out is not None:
+        layers.append(_layer(sizes[-1], out, out_gain))
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """MLP actor (logits over every action) and critic (state value).
+
+    ``shared=False``: two MLPs ``obs -> hidden... -> logits`` and ``obs ->
+    hidden... -> value`` (SB3's ``net_arch=dict(pi=hidden, vf=hidden)``);
+    ``shared=True``: one trunk and two linear heads (half the compute).
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256),
+                 activation: str = "tanh", shared: bool = False):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {list(ACTIVATIONS)}, not {activation!r}")
+        self.arch = {"obs_size": int(obs_size), "num_actions": int(num_actions),
+                     "hidden": tuple(int(h) for h in hidden), "activation": activation,
+                     "shared": bool(shared)}
+        sizes = (obs_size, *hidden)
+        self.shared = bool(shared)
+        if self.shared:
+            self.trunk = mlp(sizes, activation)
+            self.actor = _layer(sizes[-1], num_actions, 0.01)
+            self.critic = _layer(sizes[-1], 1, 1.0)
+        else:
+            self.actor = mlp(sizes, activation, num_actions, 0.01)
+            self.critic = mlp(sizes, activation, 1, 1.0)
+
+    def forward(self, obs: torch.Tensor):
+        """``(logits, value)`` of a batch of observations."""
+        if self.shared:
+            h = self.trunk(obs)
+            return self.actor(h), self.critic(h).squeeze(-1)
+        return self.actor(obs), self.critic(obs).squeeze(-1)
+
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.actor(self.trunk(obs)) if self.shared else self.actor(obs)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return (self.critic(self.trunk(obs)) if self.shared else self.critic(obs)).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal actions (``mask`` False) get :data:`NEG_LOGIT`."""
+    return logits.masked_fill(~mask, NEG_LOGIT)
+
+
+def sample_actions(logits: torch.Tensor, gen: torch.Generator | None = None):
+    """Gumbel-max sample of masked logits; returns ``(action, log_prob)``."""
+    u = torch.rand(logits.shape, generator=gen).clamp_(min=1e-20)
+    action = (logits - torch.log(-torch.log(u))).argmax(dim=1)
+    logp = torch.log_softmax(logits, dim=1).gather(1, action.unsqueeze(1)).squeeze(1)
+    return action, logp
+
+
+# --- the game, as the trainer sees it ------------------------------------------------
+class SingleAgentGame:
+    """``num_envs`` games of a 1-player core on preallocated buffers, stepped
+    by the fused ``step_autoreset`` kernel (same-step autoreset).
+
+    Buffers the trainer reads/writes in place (numpy; wrap with
+    ``torch.from_numpy`` for zero-copy views): ``obs`` ``(n, obs_size)``
+    float32, ``masks`` ``(n, num_actions)`` int8, ``actions`` ``(n,)`` int64;
+    after ``step()``: ``reward`` ``(n,)`` float32 (the acting seat's),
+    ``terminated`` / ``truncated`` ``(n,)`` bool and, for rows that just
+    ended, ``final_obs`` / ``final_states``.
+    """
+
+    def __init__(self, core, num_envs: int):
+        require_single_agent(core, type(self).__name__)
+        self.core = core
+        self.spec = core.spec
+        self.num_envs = int(num_envs)
+        self.buf = BatchBuffers(core, self.num_envs)
+        b = self.buf
+        self.obs, self.masks, self.actions = b.obs, b.masks, b.actions
+        self.reward = b.rewards[:, 0]          # a view: seat 0 is the agent
+        self.terminated, self.truncated = b.terminated, b.truncated
+        self.final_obs, self.final_states = b.final_obs, b.final_states
+
+    def reset(self, seeds: np.ndarray) -> None:
+        self.buf.reset(seeds)
+
+    def step(self) -> None:
+        self.buf.step_autoreset()
+
+
+# --- training ------------------------------------------------------------------------
+@dataclass
+class TrainResult:
+    net: ActorCritic
+    config: PPOConfig
+    history: list          #: one metrics dict per iteration
+    core: object
+    global_step: int
+    seconds: float
+
+
+def _explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
+    var = np.var(target)
+    return float("nan") if var == 0 else float(1.0 - np.var(target - pred) / var)
+
+
+def train(cfg: PPOConfig, *, core=None, game=None,
+          callback: Callable[[dict, ActorCritic], bool | None] | None = None,
+          net: ActorCritic | None = None) -> TrainResult:
+    """Train a masked PPO agent. ``core`` (or ``game``, any object with the
+    :class:`SingleAgentGame` interface) defaults to ``cfg.env`` built with
+    ``cfg.core_kwargs``. ``callback(metrics, net)`` runs after every
+    iteration; returning ``True`` stops training. ``net`` continues training
+    an existing network."""
+    threads = set_torch_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    if game is None:
+        core = core if core is not None else resolve_core(cfg.env, dict(cfg.core_kwargs))
+        game = SingleAgentGame(core, cfg.num_envs)
+    core = game.core
+    spec = core.spec
+    hooks = hooks_for(spec.name)
+    N, T, O, A = game.num_envs, cfg.num_steps, spec.obs_size, spec.num_actions
+    if net is None:
+        net = ActorCritic(O, A, cfg.hidden, cfg.activation, cfg.shared)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+
+    # preallocated rollout storage (time-major: [step, env])
+    obs = torch.zeros((T, N, O))
+    masks = torch.zeros((T, N, A), dtype=torch.bool)
+    actions = torch.zeros((T, N), dtype=torch.int64)
+    logprobs = torch.zeros((T, N))
+    rewards = torch.zeros((T, N))
+    ends = torch.zeros((T, N))        # 1 = the episode ended on this transition
+    values = torch.zeros((T, N))
+
+    # zero-copy views of the game's numpy buffers
+    obs_now = torch.from_numpy(game.obs)
+    mask_now = torch.from_numpy(game.masks)
+    act_now = torch.from_numpy(game.actions)
+    reward_now = torch.from_numpy(game.reward)
+
+    game.reset(draw_seeds(np.random.default_rng(cfg.seed), N))
+    ep_return = np.zeros(N, np.float64)
+    ep_length = np.zeros(N, np.int64)
+    batch, mb = N * T, max(1, (N * T) // cfg.num_minibatches)
+    history: list[dict] = []
+    global_step, iteration = 0, 0
+    t_start = time.perf_counter()
+
+    while global_step < cfg.total_steps:
+        elapsed = time.perf_counter() - t_start
+        if cfg.max_seconds is not None and elapsed >= cfg.max_seconds:
+            break
+        iteration += 1
+        frac = global_step / cfg.total_steps
+        if cfg.max_seconds:
+            frac = max(frac, elapsed / cfg.max_seconds)
+        lr = cfg.learning_rate * (1.0 - frac) if cfg.anneal_lr else cfg.learning_rate
+        for g in optimizer.param_groups:
+            g["lr"] = lr
+
+        # ---- rollout ----
+        t0 = time.perf_counter()
+        ep_stats: dict[str, list] = {"return": [], "length": []}
+        with torch.no_grad():
+            for t in range(T):
+                obs[t].copy_(obs_now)
+                torch.ne(mask_now, 0, out=masks[t])
+                logits, value = net(obs[t])
+                action, logp = sample_actions(masked_logits(logits, masks[t]), gen)
+                actions[t], logprobs[t], values[t] = action, logp, value
+                act_now.copy_(action)
+                game.step()                                   # one numba call, all envs
+                rewards[t].copy_(reward_now)
+                done = game.terminated | game.truncated
+                if game.truncated.any():                      # bootstrap cut-off episodes
+                    rows = np.flatnonzero(game.truncated & ~game.terminated)
+                    if len(rows):
+                        v = net.value(torch.from_numpy(game.final_obs[rows]))
+                        rewards[t, torch.from_numpy(rows)] += cfg.gamma * v
+                ends[t] = torch.from_numpy(done)
+                ep_return += game.reward
+                ep_length += 1
+                if done.any():
+                    rows = np.flatnonzero(done)
+                    st = hooks.episode_stats(core, game.final_states, rows, game.reward[rows])
+                    for k, v in st.items():
+                        ep_stats.setdefault(k, []).append(np.asarray(v, np.float64))
+                    ep_stats["return"].append(ep_return[rows].copy())
+                    ep_stats["length"].append(ep_length[rows].astype(np.float64))
+                    ep_return[rows] = 0.0
+                    ep_length[rows] = 0
+            next_value = net.value(obs_now)
+        global_step += batch
+        t_rollout = time.perf_counter() - t0
+
+        # ---- generalised advantage estimation (explicit loop) ----
+        with torch.no_grad():
+            advantages = torch.zeros_like(rewards)
+            last = torch.zeros(N)
+            for t in reversed(range(T)):
+                nxt = next_value if t == T - 1 else values[t + 1]
+                nonterminal = 1.0 - ends[t]
+                delta = rewards[t] + cfg.gamma * nxt * nonterminal - values[t]
+                last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+                advantages[t] = last
+            returns = advantages + values
+
+        # ---- update, under the masks stored at sampling time ----
+        t1 = time.perf_counter()
+        b_obs, b_masks = obs.reshape(batch, O), masks.reshape(batch, A)
+        b_actions, b_logprobs = actions.reshape(batch), logprobs.reshape(batch)
+        b_adv, b_ret, b_val = advantages.reshape(batch), returns.reshape(batch), values.reshape(batch)
+        kls, clipfracs, pg_losses, v_losses, entropies = [], [], [], [], []
+        stop = False
+        for _epoch in range(cfg.update_epochs):
+            perm = torch.randperm(batch, generator=gen)
+            for start in range(0, batch, mb):
+                idx = perm[start:start + mb]
+                logits, newvalue = net(b_obs[idx])
+                logp_all = torch.log_softmax(masked_logits(logits, b_masks[idx]), dim=1)
+                newlogp = logp_all.gather(1, b_actions[idx].unsqueeze(1)).squeeze(1)
+                entropy = -(logp_all.exp() * logp_all).sum(1)   # masked actions add 0
+                logratio = newlogp - b_logprobs[idx]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    kls.append(((ratio - 1) - logratio).mean().item())
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                adv = b_adv[idx]
+                if cfg.norm_adv and len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio,
+                                    -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                if cfg.clip_vloss:
+                    v_clipped = b_val[idx] + (newvalue - b_val[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((newvalue - b_ret[idx]) ** 2,
+                                             (v_clipped - b_ret[idx]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_ret[idx]) ** 2).mean()
+                ent = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                pg_losses.append(pg_loss.item())
+                v_losses.append(v_loss.item())
+                entropies.append(ent.item())
+            if cfg.target_kl is not None and np.mean(kls[-(batch // mb):]) > cfg.target_kl:
+                stop = True
+                break
+        t_update = time.perf_counter() - t1
+
+        # ---- diagnostics ----
+        now = time.perf_counter() - t_start
+        eps = {k: np.concatenate(v) if v else np.zeros(0) for k, v in ep_stats.items()}
+        n_eps = len(eps["return"])
+        m = {
+            "iteration": iteration, "global_step": global_step, "time_s": now,
+            "sps": global_step / now, "sps_iter": batch / (t_rollout + t_update),
+            "rollout_s": t_rollout, "update_s": t_update, "lr": lr,
+            "episodes": n_eps,
+            "win_rate": float(eps["win"].mean()) if n_eps else float("nan"),
+            "mean_return": float(eps["return"].mean()) if n_eps else float("nan"),
+            "mean_length": float(eps["length"].mean()) if n_eps else float("nan"),
+            "approx_kl": float(np.mean(kls)), "clipfrac": float(np.mean(clipfracs)),
+            "entropy": float(np.mean(entropies)), "pg_loss": float(np.mean(pg_losses)),
+            "v_loss": float(np.mean(v_losses)),
+            "explained_variance": _explained_variance(b_val.numpy(), b_ret.numpy()),
+            "early_stop": stop, "torch_threads": threads,
+        }
+        for k, v in eps.items():
+            if k not in ("win", "return", "length") and n_eps:
+                m[f"mean_{k}"] = float(v.mean())
+        history.append(m)
+        if callback is not None and callback(m, net):
+            break
+
+    return TrainResult(net=net, config=cfg, history=history, core=core,
+                       global_step=global_step, seconds=time.perf_counter() - t_start)
+
+
+# --- saving and loading --------------------------------------------------------------
+def save_model(path, net: ActorCritic, core, *, config: PPOConfig | None = None,
+               core_kwargs: dict | None = None, metrics: dict | None = None) -> str:
+    """Write ``net`` and the model spec of ``core`` to ``path`` (``torch.save``
+    of a plain dict; loadable with ``weights_only=True``)."""
+    from .. import __version__
+    if core_kwargs is None:
+        core_kwargs = dict(config.core_kwargs) if config is not None else {}
+    payload = {
+        "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+        "dungeonrl_version": __version__,
+        "model_spec": model_spec(core.spec, core_kwargs),
+        "arch": dict(net.arch),
+        "state_dict": net.state_dict(),
+        "config": _plain(asdict(config)) if config is not None else {},
+        "metrics": _plain(metrics or {}),
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    torch.save(payload, path)
+    return str(path)
+
+
+def _plain(x):
+    """Only builtin containers and scalars (what ``weights_only`` loads)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (np.floating, np.integer, np.bool_)):
+        return x.item()
+    return x
+
+
+def read_model(path) -> dict:
+    """The raw payload of a saved model (no spec check)."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as e:  # not a torch file, or not one of ours
+        raise ModelSpecError(f"{path}: not a dungeonrl PPO model ({type(e).__name__}: {e})") from e
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        raise ModelSpecError(f"{path}: not a dungeonrl PPO model (no {MODEL_FORMAT!r} header)")
+    if payload.get("format_version", 0) > MODEL_FORMAT_VERSION:
+        raise ModelSpecError(f"{path}: model format {payload['format_version']} is newer than "
+                             f"this dungeonrl understands ({MODEL_FORMAT_VERSION})")
+    return payload
+
+
+def load_model(path, core=None, *, strict: bool = True):
+    """Load a saved PPO model: returns ``(net, payload)``. With ``core``
+    (or its spec), the model spec is checked first and a mismatch raises
+    :class:`ModelSpecError` (``strict=False``: content/version changes only
+    warn; layout changes always raise)."""
+    payload = read_model(path)
+    if core is not None:
+        spec = getattr(core, "spec", core)
+        check_model_spec(payload.get("model_spec"), spec, strict=strict, source=str(path))
+    arch = payload["arch"]
+    net = ActorCritic(arch["obs_size"], arch["num_actions"], tuple(arch["hidden"]),
+                      arch["activation"], arch["shared"])
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except RuntimeError as e:
+        raise ModelSpecError(f"{path}: weights do not fit the saved architecture: {e}") from e
+    net.eval()
+    return net, payload

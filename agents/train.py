@@ -1,0 +1,242 @@
+"""``dungeonrl train``: train a masked PPO agent on a game.
+
+    dungeonrl train unbroken --algo ppo --steps 5000000 --seed 0 --out runs/ub
+    dungeonrl train unbroken --algo ppo --minutes 25 --difficulty normal --character sneak
+    dungeonrl train unbroken --algo sb3 --steps 200000 --num-envs 64
+
+``--algo ppo`` (default) is the fast path (:mod:`dungeonrl.agents.ppo`: the
+numba batch stepped directly, 1,024 envs by default); ``--algo sb3`` is
+sb3-contrib MaskablePPO on ``DungeonSB3VecEnv`` (64 envs by default), with
+its evaluation callback, checkpoints and TensorBoard logs. Both use the same
+network (``--hidden``, ``--activation``, ``--shared``).
+
+A tqdm bar shows the live win rate (last 2,000 training episodes), the mean
+Level and steps/s. ``--out`` (default ``runs/<game>-<algo>-s<seed>``) then
+holds:
+
+* ``model.pt`` (fast path) or ``model.zip`` (SB3), carrying the model spec;
+  the fast path also refreshes ``checkpoint.pt`` every ``--checkpoint-minutes``;
+* ``metrics.csv`` (one row per iteration: steps, time, steps/s, win rate,
+  mean Level, return, approx_kl, clipfrac, entropy, explained variance...)
+  and ``metrics.json`` (config, history, final evaluation);
+* ``learning_curve.png``: training win rate against env steps, with the
+  heuristic's and random play's evaluated win rates as reference lines.
+
+At the end the agent is evaluated on ``--eval-games`` seeded games (default
+1,000; 0 skips) against the heuristic and random play on the same games.
+Game options (Unbroken: ``--character``, ``--difficulty``, ``--reward``) come
+from :mod:`dungeonrl.agents.games`; Unbroken trains on ``reward="score"``
+unless told otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import asdict
+
+from .games import add_core_options, core_kwargs_from, hooks_for
+
+__all__ = ["main", "build_parser", "run_training"]
+
+
+def build_parser(hooks) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dungeonrl train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--algo", choices=("ppo", "sb3"), default="ppo",
+                   help="ppo: the fast path (default); sb3: sb3-contrib MaskablePPO")
+    p.add_argument("--steps", type=int, default=None, help="env steps to train for")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="wall-clock budget (fast path; the learning rate anneals over it)")
+    p.add_argument("--num-steps", type=int, default=None, help="rollout length per env")
+    p.add_argument("--epochs", type=int, default=None, help="update epochs per iteration")
+    p.add_argument("--minibatches", type=int, default=None, help="minibatches per epoch (fast path)")
+    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (sb3)")
+    p.add_argument("--lr", type=float, default=None, help="learning rate")
+    p.add_argument("--ent-coef", type=float, default=None)
+    p.add_argument("--gamma", type=float, default=None)
+    p.add_argument("--hidden", default=None, help="MLP sizes, e.g. 256,256")
+    p.add_argument("--activation", choices=("tanh", "relu"), default=None)
+    p.add_argument("--shared", action="store_true", help="one trunk for actor and critic")
+    p.add_argument("--torch-threads", type=int, default=0, help="0: min(2, cpu count)")
+    p.add_argument("--eval-games", type=int, default=1000,
+                   help="games of the final evaluation (0: skip)")
+    p.add_argument("--checkpoint-minutes", type=float, default=5.0,
+                   help="fast path: refresh checkpoint.pt this often")
+    p.add_argument("--progress", choices=("tqdm", "rich", "none"), default="tqdm",
+                   help="progress bar (rich: SB3's own bar, sb3 only)")
+    p.add_argument("--init", default=None, help="fast path: continue from a saved model")
+    add_core_options(p, hooks)
+    return p
+
+
+def _cli_default(dest: str):
+    from .evaluate import _cli_default as d
+    return d("train", dest)
+
+
+def _given(args, dest: str):
+    """The CLI's own option ``dest`` if the user set it (a value different
+    from the CLI parser's default), else None."""
+    v = getattr(args, dest, None)
+    return None if v is None or v == _cli_default(dest) else v
+
+
+def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, opts,
+                 num_envs: int | None = None, log=print) -> dict:
+    """Train, save, evaluate and plot; returns the metrics dict (see module
+    doc). ``opts`` is a namespace of :func:`build_parser` options."""
+    from ..envs.core._batch import resolve_core
+    from .evaluate import evaluate, format_table
+    from .metrics import RecentRate, plot_learning_curve, write_csv, write_json
+
+    hooks = hooks_for(game)
+    core_kwargs = dict(hooks.train_defaults)
+    core_kwargs.update(core_kwargs_from(opts, hooks))
+    hidden = tuple(int(h) for h in opts.hidden.split(",")) if opts.hidden else (256, 256)
+    os.makedirs(out, exist_ok=True)
+    bar_on = opts.progress != "none"
+    t0 = time.perf_counter()
+
+    if algo == "ppo":
+        import torch
+        from tqdm.auto import tqdm
+        from .ppo import PPOConfig, load_model, save_model, train
+        cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                        torch_threads=opts.torch_threads, shared=opts.shared)
+        if num_envs:
+            cfg.num_envs = num_envs
+        for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
+                         ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
+                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                         ("activation", "activation")):
+            v = getattr(opts, src, None)
+            if v is not None:
+                setattr(cfg, dst, v)
+        if opts.minutes:
+            cfg.max_seconds = 60.0 * opts.minutes
+        cfg.total_steps = steps if steps else (10**12 if opts.minutes else 1_000_000)
+        core = resolve_core(game, dict(core_kwargs))
+        net = None
+        if opts.init:
+            net, _ = load_model(opts.init, core, strict=False)
+            net.train()
+            cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
+                                                      net.arch["activation"], net.arch["shared"])
+        recent = RecentRate(2000)
+        total = cfg.total_steps if steps else None
+        bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
+                   dynamic_ncols=True, disable=not bar_on)
+        last_ckpt = [time.perf_counter()]
+        ckpt_path = os.path.join(out, "checkpoint.pt")
+
+        def on_iter(m, net_):
+            recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
+                       level=m.get("mean_level", 0.0) * m["episodes"])
+            bar.update(m["global_step"] - bar.n)
+            post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
+                    "kl": f"{m['approx_kl']:.3f}"}
+            if "mean_level" in m:
+                post["lvl"] = f"{recent.mean('level'):.2f}"
+            bar.set_postfix(post, refresh=False)
+            if (opts.checkpoint_minutes and
+                    time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
+                save_model(ckpt_path, net_, core, config=cfg, metrics=m)
+                write_csv(history_ref, os.path.join(out, "metrics.csv"))
+                last_ckpt[0] = time.perf_counter()
+
+        history_ref: list = []
+
+        def on_iter_rec(m, net_):
+            history_ref.append(m)
+            on_iter(m, net_)
+
+        result = train(cfg, core=core, callback=on_iter_rec, net=net)
+        bar.close()
+        history = result.history
+        model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
+                                metrics=history[-1] if history else {})
+        if os.path.exists(ckpt_path):
+            os.remove(ckpt_path)
+        config = asdict(cfg)
+        config["hidden"] = list(cfg.hidden)
+        from .policy import TorchAgent
+        agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
+        steps_done = result.global_step
+    else:
+        from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
+        from .policy import SB3Agent
+        cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                        torch_threads=opts.torch_threads, shared=opts.shared,
+                        progress=None if opts.progress == "none" else opts.progress)
+        if num_envs:
+            cfg.num_envs = num_envs
+        for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
+                         ("batch_size", "batch_size"), ("lr", "learning_rate"),
+                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                         ("activation", "activation")):
+            v = getattr(opts, src, None)
+            if v is not None:
+                setattr(cfg, dst, v)
+        cfg.total_steps = steps if steps else 200_000
+        model, history, core = train_sb3(cfg, out)
+        model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
+        config = config_dict(cfg)
+        agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
+        steps_done = int(model.num_timesteps)
+
+    seconds = time.perf_counter() - t0
+    metrics = {"algo": algo, "env_id": core.spec.env_id, "game": game, "seed": seed,
+               "core_kwargs": core_kwargs, "setting": hooks.describe(core), "config": config,
+               "steps": steps_done, "train_seconds": seconds,
+               "sps": steps_done / seconds if seconds else None,
+               "model": model_path, "history": history}
+    refs = {}
+    if opts.eval_games:
+        eval_kwargs = {k: v for k, v in core_kwargs.items() if k != "reward"}
+        ecore = resolve_core(game, eval_kwargs)
+        rows = [evaluate(agent, ecore, opts.eval_games, seed=0).summary]
+        others = ["heuristic", "random"] if hooks.heuristic else ["random"]
+        for name in others:
+            s = evaluate(name, ecore, opts.eval_games, seed=0).summary
+            rows.append(s)
+            refs[name] = s["win_rate"]
+        metrics["final_eval"] = rows
+        log(f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
+            f"{hooks.describe(ecore)}:")
+        log(format_table(rows, hooks))
+    write_csv(history, os.path.join(out, "metrics.csv"))
+    write_json(metrics, os.path.join(out, "metrics.json"))
+    if history:
+        plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
+                            title=f"{algo} on {core.spec.env_id} ({hooks.describe(core)})",
+                            references=refs)
+    log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min "
+        f"({steps_done / max(seconds, 1e-9):,.0f} steps/s incl. setup); wrote {out}/: "
+        f"{os.path.basename(model_path)}, metrics.csv, metrics.json"
+        + (", learning_curve.png" if history else ""))
+    return metrics
+
+
+def main(args) -> int:
+    game = args.env
+    hooks = hooks_for(game)
+    p = build_parser(hooks)
+    try:
+        opts = p.parse_args(list(getattr(args, "extra", []) or []))
+    except SystemExit as e:
+        return int(e.code or 0) and 2
+    steps = opts.steps if opts.steps is not None else _given(args, "timesteps")
+    num_envs = _given(args, "num_envs")
+    out = getattr(args, "out", None)
+    if out is None or out == _cli_default("out"):
+        out = os.path.join(out or "runs", f"{game}-{opts.algo}-s{args.seed}")
+    if steps is not None and steps < 1:
+        print("dungeonrl train: --steps must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        run_training(game, opts.algo, steps, args.seed, out, opts, num_envs=num_envs)
+    except (ValueError, OSError) as e:
+        print(f"dungeonrl train: {e}", file=sys.stderr)
+        return 2
+    return 0

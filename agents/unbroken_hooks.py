@@ -1,0 +1,90 @@
+"""Unbroken's entry in :mod:`dungeonrl.agents.games`: episode statistics
+from the final records, the scripted heuristic as a batched agent, and the
+whole-game numba evaluation of ``agents/unbroken_heuristic.py``."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..envs.core.jit import JIT
+from ..envs.unbroken import consts as C
+from .games import GameHooks
+from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, heuristic_action, play_games
+
+
+def episode_stats(core, final_states, rows, last_reward) -> dict:
+    rec = final_states[rows]
+    win = rec["outcome"] == C.O_WIN
+    return {"win": win, "level": rec["level"].astype(np.float64),
+            "score": np.where(win, rec["score"], 0).astype(np.float64)}
+
+
+@njit(**JIT)
+def heuristic_rows(states, tabs, masks, rows, out):
+    """``out[j]`` = the heuristic's action in row ``rows[j]``."""
+    T = tabs[0]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        out[j] = heuristic_action(states[i], T, masks[i])
+
+
+class Heuristic:
+    """The scripted Unbroken player as a batched agent: one numba call per
+    step for all the active rows."""
+
+    name = "heuristic"
+    whole_game = "heuristic"    # evaluate() may play whole games in numba instead
+
+    def __init__(self, core):
+        self.core = core
+
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rows), np.int64)
+        heuristic_rows(buf.states, self.core.TR, buf.masks.view(np.uint8),
+                       np.ascontiguousarray(rows, np.int64), out)
+        return out
+
+
+def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict:
+    """Play each seed's game to the end inside numba (``play_games``); the
+    game of seed ``s`` is the one ``core.reset`` starts from ``s``. Returns
+    ``None`` for a core whose auto-advance or step cap is not the default
+    (``play_games`` plays that configuration only)."""
+    if core.auto_advance != 1 or core.max_steps != 3000:
+        return None   # play_games plays the default configuration only
+    pol = {"random": POLICY_RANDOM, "heuristic": POLICY_HEURISTIC}[policy]
+    n = len(seeds)
+    states = core.alloc(n)
+    out = np.zeros(n, np.int8)
+    lv = np.zeros(n, np.int8)
+    sc = np.zeros(n, np.int16)
+    ln = np.zeros(n, np.int32)
+    play_games(core.TR, states, np.ascontiguousarray(seeds, np.uint64), core.character,
+               core.difficulty, pol, np.uint64(policy_seed), out, lv, sc, ln)
+    win = out == C.O_WIN
+    return {"win": win, "level": lv.astype(np.float64),
+            "score": np.where(win, sc, 0).astype(np.float64), "length": ln.astype(np.int64)}
+
+
+def describe(core) -> str:
+    from ..envs.unbroken import CHARACTERS
+    ch = "random" if core.character < 0 else CHARACTERS[core.character]
+    return f"character={ch} difficulty={C.DIFFICULTIES[core.difficulty]}"
+
+
+HOOKS = GameHooks(
+    episode_stats=episode_stats,
+    heuristic=Heuristic,
+    play_whole_games=play_whole_games,
+    core_options=(
+        ("--character", dict(default=None,
+                             help="sneak, sage, hunter, brawler or random (default sneak)")),
+        ("--difficulty", dict(default=None, help="easy, normal or hard (default normal)")),
+        ("--reward", dict(default=None,
+                          help="win_loss or score (train default: score, which also pays "
+                               "for the Levels a lost game reached)")),
+    ),
+    train_defaults={"reward": "score"},
+    stat_columns=(("level", "mean Level", "{:.2f}"),),
+    describe=describe,
+)

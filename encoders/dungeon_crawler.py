@@ -1,0 +1,302 @@
+"""Dungeon Crawler observation encoder: what one seat can see, as a flat
+float32 vector.
+
+This is an *observation* (not a full information state): from seat ``p``'s
+point of view it holds the phase and whether ``p`` must act, ``p``'s own
+stats, gear, statuses, hand (card counts), creation rolls and any offer
+``p`` is looking at; for every rival (in seat order after ``p``) the public
+facts: floor, square, HP, stats, gold, hand *size*, gear tiers, vaulted
+slots and statuses; the combat in progress; the board (which mobs, bosses
+and chests are up, and monster wounds); the final boss; pile sizes.
+
+It never reads another seat's hand, an offer shown to another seat, the
+order of the item or action decks, the random generator or the forced-dice
+queue. ``FEATURES`` lists ``(name, offset, size)`` blocks and
+``feature_names()`` one name per column; ``encode(st, T, p, out)`` is a
+numba kernel writing ``OBS_SIZE`` floats into a preallocated row.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from ..envs.core.jit import JIT
+from ..envs.dungeon_crawler import consts as C
+from ..envs.dungeon_crawler.rules import eff_atk, eff_def, eff_spd, max_hp, rebal_moved
+
+NRIV = C.MAX_P - 1
+RIV = 1 + 3 + 1 + 2 + 3 + 1 + 1 + C.NSLOT + C.NSLOT + 5 + 2 + 1   # per rival
+OFFER = 1 + C.MAX_CARDS + C.NSLOT + 3                               # per offer slot
+GEAR = 3                                                            # per own slot
+
+_BLOCKS = [
+    ("phase", C.NPHASE), ("to_act", 1), ("seat", C.MAX_P), ("num_players", 1),
+    ("my_turn", 1), ("round", 1), ("step_fraction", 1),
+    ("base", C.NSTAT), ("effective", C.NSTAT), ("hp", 1), ("hp_fraction", 1),
+    ("gold", 1), ("floor", C.NFLOOR), ("square", 1), ("vault", C.NSLOT),
+    ("status", 8), ("hand_size", 1), ("hand", C.MAX_CARDS), ("gear", C.NSLOT * GEAR),
+    ("move", 4), ("creation", 1 + C.NSTAT + 1),
+    ("offer_kind", 5), ("offer", C.OFFER_MAX * OFFER),
+    ("pending_card", C.MAX_CARDS), ("pending_target", C.MAX_P),
+    ("rival", NRIV * RIV),
+    ("combat", 1 + 2 + 6 + 4 + 1 + 1 + 1 + C.MAX_P),
+    ("loot", 1 + C.MAX_P + 1),
+    ("board", C.NFLOOR * C.MAX_SQ * 3),
+    ("final_boss", C.NFINAL + 1),
+    ("piles", 4),
+]
+
+FEATURES = []
+_off = 0
+for _name, _size in _BLOCKS:
+    FEATURES.append((_name, _off, _size))
+    _off += _size
+OBS_SIZE = _off
+OFF = {name: off for name, off, _ in FEATURES}
+
+O_PHASE, O_TOACT, O_SEAT, O_NP = OFF["phase"], OFF["to_act"], OFF["seat"], OFF["num_players"]
+O_MYTURN, O_ROUND, O_STEP = OFF["my_turn"], OFF["round"], OFF["step_fraction"]
+O_BASE, O_EFF, O_HP, O_HPF = OFF["base"], OFF["effective"], OFF["hp"], OFF["hp_fraction"]
+O_GOLD, O_FLOOR, O_SQ, O_VAULT = OFF["gold"], OFF["floor"], OFF["square"], OFF["vault"]
+O_STATUS, O_HANDN, O_HAND, O_GEAR = OFF["status"], OFF["hand_size"], OFF["hand"], OFF["gear"]
+O_MOVE, O_CREATE, O_OFKIND, O_OFFER = OFF["move"], OFF["creation"], OFF["offer_kind"], OFF["offer"]
+O_PCARD, O_PTGT, O_RIV, O_CB = OFF["pending_card"], OFF["pending_target"], OFF["rival"], OFF["combat"]
+O_LOOT, O_BOARD, O_FINAL, O_PILES = OFF["loot"], OFF["board"], OFF["final_boss"], OFF["piles"]
+
+
+def feature_names():
+    """One name per observation column."""
+    names = []
+    for name, _, size in FEATURES:
+        if name == "phase":
+            names += [f"phase:{p}" for p in C.PHASE_NAMES]
+        elif name in ("base", "effective"):
+            names += [f"{name}:{s}" for s in C.STAT_NAMES]
+        elif name == "vault":
+            names += [f"vault:{s}" for s in C.SLOT_NAMES]
+        elif name == "status":
+            names += [f"status:{s}" for s in ("poison_turns", "poison_dmg", "weak", "curse",
+                                               "enchant", "strength", "combat_atk", "combat_def")]
+        elif name == "gear":
+            for s in C.SLOT_NAMES:
+                names += [f"gear:{s}:{k}" for k in ("worn", "tier", "bonus")]
+        elif name == "move":
+            names += ["move:roll", "move:moved", "move:sprinted", "move:shadow_step"]
+        elif name == "creation":
+            names += ["creation:roll"] + [f"creation:locked:{s}" for s in C.STAT_NAMES] + [
+                "creation:points_moved"]
+        elif name == "offer_kind":
+            names += [f"offer_kind:{k}" for k in C.OFFER_NAMES]
+        elif name == "offer":
+            for i in range(C.OFFER_MAX):
+                names += [f"offer{i}:present"] + [f"offer{i}:card:{c}" for c in range(C.MAX_CARDS)]
+                names += [f"offer{i}:item_slot:{s}" for s in C.SLOT_NAMES]
+                names += [f"offer{i}:item_tier", f"offer{i}:item_bonus", f"offer{i}:price"]
+        elif name == "rival":
+            per = (["present"] + [f"floor:{f}" for f in range(C.NFLOOR)] + ["square", "hp", "max_hp"]
+                   + [f"eff:{s}" for s in ("atk", "def", "spd")] + ["gold", "hand_size"]
+                   + [f"gear_tier:{s}" for s in C.SLOT_NAMES] + [f"vault:{s}" for s in C.SLOT_NAMES]
+                   + ["poison", "weak", "curse", "enchant", "strength", "to_act", "my_turn",
+                      "boss_damage"])
+            for r in range(NRIV):
+                names += [f"rival{r + 1}:{x}" for x in per]
+        elif name == "combat":
+            names += ["combat:active", "combat:side_a", "combat:side_b"]
+            names += [f"combat:opponent:{o}" for o in C.OPP_NAMES]
+            names += [f"combat:opp_{s}" for s in C.STAT_NAMES]
+            names += ["combat:opp_hp_fraction", "combat:my_window", "combat:round"]
+            names += [f"combat:rival_opponent:{r}" for r in range(C.MAX_P)]
+        elif name == "loot":
+            names += ["loot:i_loot"] + [f"loot:victim:{r}" for r in range(C.MAX_P)] + ["loot:left"]
+        elif name == "board":
+            for f in range(C.NFLOOR):
+                for q in range(C.MAX_SQ):
+                    names += [f"board:f{f + 1}:sq{q}:{k}" for k in ("up", "hp_fraction", "mob_kind")]
+        elif name == "final_boss":
+            names += [f"final_boss:{k}" for k in range(C.NFINAL)] + ["final_boss:hp_fraction"]
+        elif name == "piles":
+            names += ["piles:item_deck", "piles:item_discard", "piles:card_deck", "piles:card_discard"]
+        elif size == 1:
+            names.append(name)
+        else:
+            names += [f"{name}:{k}" for k in range(size)]
+    assert len(names) == OBS_SIZE, (len(names), OBS_SIZE)
+    return tuple(names)
+
+
+@njit(**JIT)
+def _rel(st, p, q):
+    """Relative index of seat q from p (0 = p itself)."""
+    n = st.num_players
+    return (q - p + n) % n
+
+
+@njit(**JIT)
+def _item_bonus(T, it):
+    return T.item_atk[it] + T.item_def[it] + T.item_hp[it] + T.item_spd[it]
+
+
+@njit(**JIT)
+def _mon_max(st, T, f, q):
+    k = T.sq_kind[f, q]
+    if k == C.SQ_MOB:
+        m = st.sq_mob[f, q]
+        return T.mob_stats[m, 2] if m >= 0 else 1
+    if k == C.SQ_BOSS:
+        return T.boss_stats[f, 2]
+    if k == C.SQ_LAIR:
+        return T.final_stats[st.final_boss, 2]
+    return 1
+
+
+@njit(**JIT)
+def encode(st, T, p, out):
+    """Write seat ``p``'s observation of record ``st`` into ``out``."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    n = st.num_players
+    if p < 0 or p >= n:
+        return
+    out[O_PHASE + st.phase] = 1.0
+    out[O_TOACT] = 1.0 if st.actor == p else 0.0
+    out[O_SEAT + p] = 1.0
+    out[O_NP] = n / 8.0
+    out[O_MYTURN] = 1.0 if st.turn == p else 0.0
+    out[O_ROUND] = st.round / 100.0
+    out[O_STEP] = st.steps / max(st.max_steps, 1)
+    # own hero
+    for s in range(C.NSTAT):
+        out[O_BASE + s] = st.base[p, s] / 10.0
+    mh = max_hp(st, T, p)
+    out[O_EFF + 0] = eff_atk(st, T, p) / 10.0
+    out[O_EFF + 1] = eff_def(st, T, p) / 10.0
+    out[O_EFF + 2] = mh / 10.0
+    out[O_EFF + 3] = eff_spd(st, T, p) / 10.0
+    out[O_HP] = st.hp[p] / 10.0
+    out[O_HPF] = st.hp[p] / mh if mh > 0 else 0.0
+    out[O_GOLD] = st.gold[p] / 10.0
+    out[O_FLOOR + st.floor[p]] = 1.0
+    out[O_SQ] = st.pos[p] / C.MAX_SQ
+    for sl in range(C.NSLOT):
+        out[O_VAULT + sl] = (st.vault[p] >> sl) & 1
+    out[O_STATUS + 0] = st.poison[p] / 3.0
+    out[O_STATUS + 1] = st.poison_dmg[p] / 3.0
+    out[O_STATUS + 2] = st.weak[p] / 3.0
+    out[O_STATUS + 3] = st.curse[p] / 3.0
+    out[O_STATUS + 4] = st.enchant[p] / 3.0
+    out[O_STATUS + 5] = st.str_bonus[p] / 3.0
+    out[O_STATUS + 6] = st.cb_atk[p] / 5.0
+    out[O_STATUS + 7] = st.cb_def[p] / 5.0
+    out[O_HANDN] = st.hand_n[p] / C.HAND_MAX
+    for c in range(C.MAX_CARDS):
+        out[O_HAND + c] = st.hand[p, c]
+    for sl in range(C.NSLOT):
+        it = st.equip[p, sl]
+        if it >= 0:
+            out[O_GEAR + GEAR * sl] = 1.0
+            out[O_GEAR + GEAR * sl + 1] = (T.item_tier[it] + 1) / 4.0
+            out[O_GEAR + GEAR * sl + 2] = _item_bonus(T, it) / 5.0
+    if st.turn == p:
+        out[O_MOVE] = st.roll / 10.0
+        out[O_MOVE + 1] = st.moved
+        out[O_MOVE + 2] = st.sprinted
+        out[O_MOVE + 3] = st.shadow
+    out[O_CREATE] = st.cr_roll / 10.0 if st.actor == p else 0.0
+    for s in range(C.NSTAT):
+        out[O_CREATE + 1 + s] = st.rolled[p, s] / 10.0
+    out[O_CREATE + 1 + C.NSTAT] = rebal_moved(st, p) / 4.0
+    # an offer is seen only by the hero looking at it
+    if st.offer_seat == p and st.offer_kind != C.OF_NONE:
+        out[O_OFKIND + st.offer_kind] = 1.0
+        for k in range(st.offer_n):
+            b = O_OFFER + OFFER * k
+            x = st.offer[k]
+            out[b] = 1.0
+            if st.offer_kind == C.OF_SHOP:
+                out[b + 1 + x] = 1.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.card_price / 10.0
+            else:
+                out[b + 1 + C.MAX_CARDS + T.item_slot[x]] = 1.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT] = (T.item_tier[x] + 1) / 4.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 1] = _item_bonus(T, x) / 5.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.item_price[T.item_tier[x]] / 10.0
+    else:
+        out[O_OFKIND] = 1.0
+    if st.actor == p and st.pend_card >= 0:
+        out[O_PCARD + st.pend_card] = 1.0
+    if st.actor == p and st.pend_target >= 0:
+        out[O_PTGT + _rel(st, p, st.pend_target)] = 1.0
+    # rivals (public facts only)
+    for r in range(1, n):
+        q = (p + r) % n
+        b = O_RIV + RIV * (r - 1)
+        out[b] = 1.0
+        out[b + 1 + st.floor[q]] = 1.0
+        out[b + 4] = st.pos[q] / C.MAX_SQ
+        out[b + 5] = st.hp[q] / 10.0
+        out[b + 6] = max_hp(st, T, q) / 10.0
+        out[b + 7] = eff_atk(st, T, q) / 10.0
+        out[b + 8] = eff_def(st, T, q) / 10.0
+        out[b + 9] = eff_spd(st, T, q) / 10.0
+        out[b + 10] = st.gold[q] / 10.0
+        out[b + 11] = st.hand_n[q] / C.HAND_MAX
+        for sl in range(C.NSLOT):
+            it = st.equip[q, sl]
+            if it >= 0:
+                out[b + 12 + sl] = (T.item_tier[it] + 1) / 4.0
+            out[b + 18 + sl] = (st.vault[q] >> sl) & 1
+        out[b + 24] = st.poison[q] / 3.0
+        out[b + 25] = st.weak[q] / 3.0
+        out[b + 26] = st.curse[q] / 3.0
+        out[b + 27] = st.enchant[q] / 3.0
+        out[b + 28] = st.str_bonus[q] / 3.0
+        out[b + 29] = 1.0 if st.actor == q else 0.0
+        out[b + 30] = 1.0 if st.turn == q else 0.0
+        out[b + 31] = st.boss_dmg[q] / 10.0
+    # combat
+    if st.cb_kind != C.OPP_NONE:
+        out[O_CB] = 1.0
+        out[O_CB + 1] = 1.0 if st.cb_a == p else 0.0
+        out[O_CB + 2] = 1.0 if (st.cb_kind == C.OPP_HERO and st.cb_b == p) else 0.0
+        out[O_CB + 3 + st.cb_kind] = 1.0
+        if st.cb_kind != C.OPP_HERO:
+            k = st.cb_kind
+            for s in range(C.NSTAT):
+                if k == C.OPP_MOB:
+                    v = T.mob_stats[st.sq_mob[st.cb_f, st.cb_sq], s]
+                elif k == C.OPP_BOSS:
+                    v = T.boss_stats[st.cb_f, s]
+                elif k == C.OPP_FINAL:
+                    v = T.final_stats[st.final_boss, s]
+                else:
+                    v = T.mob_stats[st.cb_mob, s]
+                out[O_CB + 9 + s] = v / 10.0
+            hpn = st.cb_mhp if k == C.OPP_SUMMON else st.sq_hp[st.cb_f, st.cb_sq]
+            mx = T.mob_stats[st.cb_mob, 2] if k == C.OPP_SUMMON else _mon_max(st, T, st.cb_f, st.cb_sq)
+            out[O_CB + 13] = hpn / mx
+        else:
+            o = st.cb_b if st.cb_a == p else st.cb_a
+            out[O_CB + 16 + _rel(st, p, o)] = 1.0
+        out[O_CB + 14] = 1.0 if st.actor == p else 0.0
+        out[O_CB + 15] = st.cb_round / 10.0
+    if st.phase == C.PH_LOOT:
+        out[O_LOOT] = 1.0 if st.loot_killer == p else 0.0
+        out[O_LOOT + 1 + _rel(st, p, st.loot_victim)] = 1.0
+        out[O_LOOT + 1 + C.MAX_P] = st.loot_left / 3.0
+    # board
+    for f in range(C.NFLOOR):
+        for q in range(T.floor_len[f]):
+            b = O_BOARD + 3 * (f * C.MAX_SQ + q)
+            if st.sq_alive[f, q]:
+                out[b] = 1.0
+                k = T.sq_kind[f, q]
+                if k == C.SQ_MOB or k == C.SQ_BOSS or k == C.SQ_LAIR:
+                    out[b + 1] = st.sq_hp[f, q] / _mon_max(st, T, f, q)
+                if k == C.SQ_MOB:
+                    out[b + 2] = 1.0 + (st.sq_mob[f, q] % C.MOBS_PER_FLOOR)
+    out[O_FINAL + st.final_boss] = 1.0
+    out[O_FINAL + C.NFINAL] = st.sq_hp[C.NFLOOR - 1, T.floor_len[C.NFLOOR - 1] - 1] / \
+        T.final_stats[st.final_boss, 2]
+    out[O_PILES] = st.item_deck_n / 162.0
+    out[O_PILES + 1] = st.item_disc_n / 162.0
+    out[O_PILES + 2] = st.card_deck_n / 62.0
+    out[O_PILES + 3] = st.card_disc_n / 62.0

@@ -1,0 +1,153 @@
+"""``dungeonrl play dungeon_crawler`` and ``dungeonrl bench dungeon_crawler``.
+
+play: a person takes seat 0 (``player_0``) in the terminal against rivals
+driven by the scripted heuristic (default) or uniform random play
+(``--opponents heuristic|random``, or a comma list, one per rival seat).
+The floor map and every hero's status are printed before each of your
+decisions; legal actions are listed by number, name and label; type a number
+or a name (``help`` lists them again, ``q`` quits). ``--watch`` lets the
+heuristic take seat 0 too.
+
+bench: the suite benchmark restricted to this game (``--quick`` for a short
+look).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="dungeonrl play dungeon_crawler")
+    p.add_argument("--players", type=int, default=3, help="number of heroes, 2-8 (default 3)")
+    p.add_argument("--opponents", default="heuristic",
+                   help="heuristic, random, or a comma list, one per rival seat")
+    p.add_argument("--watch", action="store_true", help="the heuristic plays seat 0 as well")
+    p.add_argument("--max-turns", type=int, default=None, help="stop after this many decisions")
+    return p
+
+
+def _policies(kinds, core, seed):
+    from ...agents.dungeon_crawler_heuristic import choose
+    from ...envs.core.rng import rng_seed
+
+    prng = np.zeros(2, np.uint64)
+    rng_seed(prng, seed, 99)
+    rng = np.random.default_rng(seed)
+
+    def heuristic(states, mask):
+        return int(choose(states[0], core.TR[0], prng))
+
+    def random(states, mask):
+        return int(rng.choice(np.flatnonzero(mask)))
+
+    table = {"heuristic": heuristic, "random": random}
+    out = []
+    for k in kinds:
+        if k not in table:
+            raise ValueError(f"unknown opponent {k!r}: use heuristic or random")
+        out.append(table[k])
+    return out
+
+
+def play(args):
+    from ..core.aec import DungeonAECEnv
+
+    try:
+        opts = _parser().parse_args(args.extra)
+    except SystemExit as e:
+        return int(e.code or 0) and 2
+    if not 2 <= opts.players <= 8:
+        print("dungeonrl play dungeon_crawler: --players must be 2..8", file=sys.stderr)
+        return 2
+    kinds = [k.strip() for k in opts.opponents.split(",") if k.strip()]
+    if len(kinds) == 1:
+        kinds = kinds * (opts.players - 1)
+    if len(kinds) != opts.players - 1:
+        print(f"dungeonrl play dungeon_crawler: give one opponent kind or {opts.players - 1}",
+              file=sys.stderr)
+        return 2
+    env = DungeonAECEnv("dungeon_crawler", render_mode="ansi", illegal_action="raise",
+                        num_players=opts.players)
+    core = env.core
+    names = core.spec.action_names
+    try:
+        rivals = _policies(kinds, core, args.seed)
+        me = _policies(["heuristic"], core, args.seed + 1)[0] if opts.watch else None
+    except ValueError as e:
+        print(f"dungeonrl play dungeon_crawler: {e}", file=sys.stderr)
+        return 2
+    env.reset(seed=args.seed)
+    decisions = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        states = env._states
+        mask = obs["action_mask"]
+        if seat == 0 and me is None:
+            print()
+            print(env.render())
+            legal = np.flatnonzero(mask)
+            print("Your legal actions:")
+            for a in legal:
+                print(f"  {a:3d}  {names[a]:<22s} {core.action_label(states[0], int(a))}")
+            a = _ask(legal, names)
+            if a is None:
+                print("bye")
+                return 0
+        elif seat == 0:
+            a = me(states, mask)
+        else:
+            a = rivals[seat - 1](states, mask)
+        env.step(a)
+        decisions += 1
+        if opts.max_turns is not None and decisions >= opts.max_turns:
+            print(f"stopped after {decisions} decisions")
+            return 0
+    print()
+    print(env.render())
+    print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in env._cumulative_rewards.items()))
+    print(core.episode_info(env._states[0]))
+    return 0
+
+
+def _ask(legal, names):
+    while True:
+        try:
+            text = input("your action (number or name, help, q)> ").strip()
+        except EOFError:
+            return None
+        if text in ("q", "quit", "exit"):
+            return None
+        if text in ("help", "?", ""):
+            print("legal: " + ", ".join(f"{i}={names[i]}" for i in legal))
+            continue
+        try:
+            a = int(text)
+        except ValueError:
+            if text not in names:
+                print(f"'{text}' is not an action name or number; type help for the list")
+                continue
+            a = names.index(text)
+        if a not in legal:
+            if 0 <= a < len(names):
+                print(f"{a} ({names[a]}) is not legal now; choose one of the listed actions")
+            else:
+                print(f"{a} is out of range: actions are 0..{len(names) - 1}")
+            continue
+        return int(a)
+
+
+def bench(args):
+    try:
+        from ...benchmarks.suite import main as suite_main
+    except ImportError:
+        print("dungeonrl bench dungeon_crawler: the benchmark suite is not installed",
+              file=sys.stderr)
+        return 1
+    return suite_main(["--games", "dungeon_crawler", *args.extra])
