@@ -37,25 +37,14 @@ import numpy as np
 from numba import njit
 
 from ..envs.core.jit import JIT
-from ..envs.core.rng import rng_below, rng_seed
+from ..envs.core.rng import rng_choice_mask, rng_seed
 
 
 @njit(**JIT)
 def sample_from_masks(prng, masks, out):
     """One uniformly random legal action per row of ``masks``."""
     for i in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                n += 1
-        k = rng_below(prng, n) if n > 0 else 0
-        out[i] = -1
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        out[i] = rng_choice_mask(prng, masks[i])
 
 
 def _median_rate(fn, repeats):

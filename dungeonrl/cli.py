@@ -226,19 +226,38 @@ def generic_play(args) -> int:
     return EXIT_OK
 
 
-def _ask(legal, names):
+def ask_action(legal, names, prompt="your action (number or name, help, q)> "):
+    """Read a legal action from the terminal: a number or an action name;
+    ``help`` lists the legal ones, ``q`` (or end of input) returns None. Bad
+    input gets a message and another prompt, never a traceback."""
+    legal = [int(x) for x in legal]
     while True:
         try:
-            text = input("action> ").strip()
+            text = input(prompt).strip()
         except EOFError:
             return None
         if text in ("q", "quit", "exit"):
             return None
-        if text.lstrip("-").isdigit() and int(text) in legal:
-            return int(text)
-        if text in names and names.index(text) in legal:
-            return names.index(text)
-        print(f"not a legal action: {text!r}")
+        if text in ("help", "?", ""):
+            print("legal: " + ", ".join(f"{i}={names[i]}" for i in legal))
+            continue
+        try:
+            a = int(text)
+        except ValueError:
+            if text not in names:
+                print(f"'{text}' is not an action name or number; type help for the list")
+                continue
+            a = names.index(text)
+        if a not in legal:
+            if 0 <= a < len(names):
+                print(f"{a} ({names[a]}) is not legal now; choose one of the listed actions")
+            else:
+                print(f"{a} is out of range: actions are 0..{len(names) - 1}")
+            continue
+        return a
+
+
+_ask = ask_action
 
 
 def generic_bench(args) -> int:

@@ -803,7 +803,7 @@ def test_cli_generic_bench_and_play(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("step_1\n9\n1\nq\n"))
     assert cli_main(["play", "--env", ENV_ID]) == 0
     out = capsys.readouterr().out
-    assert "not a legal action: '9'" in out and out.count("pos 2/10") == 1
+    assert "9 is out of range" in out and out.count("pos 2/10") == 1
     assert cli_main(["play", "--env", "race", "--bogus"]) == 2
 
 

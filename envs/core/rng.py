@@ -86,3 +86,22 @@ def rng_shuffle(r, arr, n):
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+
+
+@njit(**JIT)
+def rng_choice_mask(r, mask):
+    """A uniformly random index among the nonzero entries of ``mask`` (a
+    legal-action mask); -1 if there is none."""
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            n += 1
+    if n == 0:
+        return -1
+    k = rng_below(r, n)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1

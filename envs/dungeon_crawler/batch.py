@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..core.jit import JIT
-from ..core.rng import rng_below, rng_seed
+from ..core.rng import rng_choice_mask, rng_seed
 from ...encoders.dungeon_crawler import encode
 from . import consts as C
 from .rules import legal_mask, reset_game, step_game
@@ -91,19 +91,7 @@ def step_autoreset_ma(states, tabs, actions, players, obs, masks, rewards, termi
             masks[i, a] = st.legal[a]
 
 
-@njit(**JIT)
-def sample_legal(prng, mask):
-    n = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            n += 1
-    k = rng_below(prng, n)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+sample_legal = rng_choice_mask   # a uniformly random legal action
 
 
 @njit(**JIT)

@@ -11,19 +11,14 @@ entry and the field.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
-try:  # Python 3.11+
-    import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as _toml
-
-from ..core.errors import ContentError
+from ..core.content import (Ctx, check_fields, load_toml, read_int, read_list, read_str,
+                            read_table, tables_digest, tables_record)
 from . import consts as C
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -66,78 +61,16 @@ class CrawlerContent:
     layouts: tuple            # the board strings
 
 
-class _Ctx:
-    def __init__(self, file):
-        self.file = file
-        self.entry = None
-
-    def err(self, field, msg):
-        where = f"{self.file}.toml"
-        if self.entry is not None:
-            where += f", {self.entry}"
-        raise ContentError(f"{where}, field '{field}': {msg}")
-
-
-def _int(ctx, d, key, default=None, lo=None, hi=None):
-    if key not in d:
-        if default is None:
-            ctx.err(key, "is required")
-        return default
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, int):
-        ctx.err(key, f"must be an integer, got {v!r}")
-    if lo is not None and v < lo:
-        ctx.err(key, f"must be >= {lo}, got {v}")
-    if hi is not None and v > hi:
-        ctx.err(key, f"must be <= {hi}, got {v}")
-    return v
-
-
-def _str(ctx, d, key, choices=None):
-    if key not in d:
-        ctx.err(key, "is required")
-    v = d[key]
-    if not isinstance(v, str) or not v:
-        ctx.err(key, f"must be a non-empty string, got {v!r}")
-    if choices is not None and v not in choices:
-        ctx.err(key, f"must be one of {list(choices)}, got {v!r}")
-    return v
-
-
-def _table(ctx, d, key):
-    v = d.get(key)
-    if not isinstance(v, dict):
-        ctx.err(key, "must be a table")
-    return v
-
-
-def _list(ctx, d, key, n=None):
-    v = d.get(key)
-    if not isinstance(v, list):
-        ctx.err(key, "must be a list")
-    if n is not None and len(v) != n:
-        ctx.err(key, f"must have {n} entries, got {len(v)}")
-    return v
-
-
-def _unknown(ctx, d, allowed):
-    for k in d:
-        if k not in allowed:
-            ctx.err(k, f"unknown field (allowed: {sorted(allowed)})")
+_Ctx = Ctx
+_int = read_int
+_str = read_str
+_table = read_table
+_list = read_list
+_unknown = check_fields
 
 
 def _read(folder):
-    raw = {}
-    for name in FILES:
-        path = os.path.join(folder, name + ".toml")
-        if not os.path.exists(path):
-            raise ContentError(f"{name}.toml: file missing in {folder}")
-        try:
-            with open(path, "rb") as f:
-                raw[name] = _toml.load(f)
-        except _toml.TOMLDecodeError as e:
-            raise ContentError(f"{name}.toml: not valid TOML: {e}") from None
-    return raw
+    return {name: load_toml(folder, name) for name in FILES}
 
 
 def _items(raw, t, names):
@@ -326,23 +259,6 @@ def compile_content(raw):
     return Tables(**t), names, out
 
 
-def tables_record(tables):
-    """Pack the tables into a 1-element structured array (kernels take
-    ``record[0]``: one pointer instead of dozens of array arguments)."""
-    fields = []
-    for k in TABLE_FIELDS:
-        v = getattr(tables, k)
-        if isinstance(v, (int, np.integer)):
-            fields.append((k, np.int64))
-        else:
-            fields.append((k, v.dtype, v.shape))
-    rec = np.zeros(1, dtype=np.dtype(fields, align=True))
-    for k in TABLE_FIELDS:
-        rec[0][k] = getattr(tables, k)
-    rec.flags.writeable = False
-    return rec
-
-
 _CACHE = {}
 
 
@@ -352,12 +268,8 @@ def load_content(folder=None) -> CrawlerContent:
     if folder in _CACHE:
         return _CACHE[folder]
     tables, names, out = compile_content(_read(folder))
-    h = hashlib.sha256()
-    for k in TABLE_FIELDS:
-        a = np.asarray(getattr(tables, k))
-        h.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
     content = CrawlerContent(
-        tables=tables, record=tables_record(tables), folder=folder, digest=h.hexdigest()[:16],
+        tables=tables, record=tables_record(tables), folder=folder, digest=tables_digest(tables),
         item_names=tuple(names["items"]), card_names=tuple(names["cards"]),
         mob_names=tuple(out["mob_names"]), boss_names=tuple(out["boss_names"]),
         final_names=tuple(out["final_names"]), floor_names=tuple(out["floor_names"]),

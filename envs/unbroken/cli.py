@@ -96,30 +96,8 @@ def play(args):
 
 
 def _ask(legal, names):
-    while True:
-        try:
-            text = input("your action (number or name, help, q)> ").strip()
-        except EOFError:
-            return None
-        if text in ("q", "quit", "exit"):
-            return None
-        if text in ("help", "?", ""):
-            print("legal: " + ", ".join(f"{i}={names[i]}" for i in legal))
-            continue
-        try:
-            a = int(text)
-        except ValueError:
-            a = names.index(text) if text in names else None
-            if a is None:
-                print(f"'{text}' is not an action name or number; type help for the list")
-                continue
-        if a not in legal:
-            if 0 <= a < len(names):
-                print(f"{a} ({names[a]}) is not legal now; choose one of the listed actions")
-            else:
-                print(f"{a} is out of range: actions are 0..{len(names) - 1}")
-            continue
-        return int(a)
+    from ...cli import ask_action
+    return ask_action(legal, names)
 
 
 def bench(args):

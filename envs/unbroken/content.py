@@ -10,18 +10,13 @@ and the field.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
-try:  # Python 3.11+
-    import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as _toml
-
+from ..core.content import Ctx, load_toml, read_int, read_str, tables_digest, tables_record
 from ..core.errors import ContentError
 from . import consts as C
 
@@ -76,46 +71,9 @@ class UnbrokenContent:
     char_ability_names: tuple    # per character
 
 
-class _Ctx:
-    """Error context: which file and card are being read."""
-
-    def __init__(self, file):
-        self.file = file
-        self.card = None
-
-    def err(self, field, msg):
-        where = f"{self.file}"
-        if self.card is not None:
-            where += f", {self.card}"
-        raise ContentError(f"{where}, field '{field}': {msg}")
-
-
-def _int(ctx, d, key, default=None, lo=None, hi=None):
-    if key not in d:
-        if default is None:
-            ctx.err(key, "is required")
-        return default
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, int):
-        ctx.err(key, f"must be an integer, got {v!r}")
-    if lo is not None and v < lo:
-        ctx.err(key, f"must be >= {lo}, got {v}")
-    if hi is not None and v > hi:
-        ctx.err(key, f"must be <= {hi}, got {v}")
-    return v
-
-
-def _str(ctx, d, key, choices=None, default=None):
-    if key not in d:
-        if default is None:
-            ctx.err(key, "is required")
-        return default
-    v = d[key]
-    if not isinstance(v, str):
-        ctx.err(key, f"must be a string, got {v!r}")
-    if choices is not None and v not in choices:
-        ctx.err(key, f"must be one of {sorted(choices)}, got {v!r}")
-    return v
+_Ctx = Ctx
+_int = read_int
+_str = read_str
 
 
 def _restable(ctx, d, key, allow_time=False):
@@ -136,16 +94,7 @@ def _restable(ctx, d, key, allow_time=False):
 class _Compiler:
     def __init__(self, folder):
         self.folder = folder
-        self.raw = {}
-        for name in FILES:
-            path = os.path.join(folder, name + ".toml")
-            if not os.path.exists(path):
-                raise ContentError(f"{name}.toml: file missing in {folder}")
-            try:
-                with open(path, "rb") as f:
-                    self.raw[name] = _toml.load(f)
-            except _toml.TOMLDecodeError as e:
-                raise ContentError(f"{name}.toml: not valid TOML: {e}") from None
+        self.raw = {name: load_toml(folder, name) for name in FILES}
         self.abilities = []      # list of dicts (compiled rows)
         self.ability_names = []
 
@@ -602,24 +551,6 @@ class _Compiler:
 _CACHE = {}
 
 
-def tables_record(tables):
-    """Pack the tables into a 1-element structured array. Kernels receive
-    ``record[0]``: numba passes a record by reference, so every call shares
-    one pointer instead of copying dozens of array descriptors."""
-    fields = []
-    for k in TABLE_FIELDS:
-        v = getattr(tables, k)
-        if isinstance(v, int):
-            fields.append((k, np.int64))
-        else:
-            fields.append((k, v.dtype, v.shape))
-    rec = np.zeros(1, dtype=np.dtype(fields, align=True))
-    for k in TABLE_FIELDS:
-        rec[0][k] = getattr(tables, k)
-    rec.flags.writeable = False
-    return rec
-
-
 def load_content(folder=None) -> UnbrokenContent:
     """Load and compile a content folder (default: the shipped data)."""
     folder = os.path.abspath(folder or DATA_DIR)
@@ -627,15 +558,8 @@ def load_content(folder=None) -> UnbrokenContent:
         return _CACHE[folder]
     comp = _Compiler(folder)
     tables = comp.compile()
-    h = hashlib.sha256()
-    for k in TABLE_FIELDS:
-        a = np.asarray(getattr(tables, k))
-        h.update(k.encode())
-        h.update(str(a.dtype).encode())
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
     content = UnbrokenContent(
-        tables=tables, record=tables_record(tables), folder=folder, digest=h.hexdigest()[:16],
+        tables=tables, record=tables_record(tables), folder=folder, digest=tables_digest(tables),
         character_names=tuple(comp.character_names),
         character_blurbs=tuple(comp.character_blurbs),
         weapon_names=tuple(comp.weapon_names), attack_names=tuple(comp.attack_names),
