@@ -66,6 +66,13 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     p.add_argument("--progress", choices=("tqdm", "rich", "none"), default="tqdm",
                    help="progress bar (rich: SB3's own bar, sb3 only)")
     p.add_argument("--init", default=None, help="fast path: continue from a saved model")
+    p.add_argument("--kickstart", default=None, metavar="AGENT",
+                   help="fast path: clone AGENT (e.g. heuristic) before PPO (agents/bc.py); "
+                        "the time it takes counts in --minutes")
+    p.add_argument("--bc-steps", type=int, default=300_000, help="teacher decisions to clone")
+    p.add_argument("--bc-epochs", type=int, default=3)
+    p.add_argument("--dagger-rounds", type=int, default=0,
+                   help="rounds of student play labelled by the teacher after cloning")
     add_core_options(p, hooks)
     return p
 
@@ -113,6 +120,9 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             v = getattr(opts, src, None)
             if v is not None:
                 setattr(cfg, dst, v)
+        if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
+            cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
+            cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
         if opts.minutes:
             cfg.max_seconds = 60.0 * opts.minutes
         cfg.total_steps = steps if steps else (10**12 if opts.minutes else 1_000_000)
@@ -123,6 +133,12 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             net.train()
             cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
                                                       net.arch["activation"], net.arch["shared"])
+        kick = None
+        if opts.kickstart:
+            kick = _kickstart(opts, cfg, core, game, seed, log)
+            net = kick.pop("net")
+            if cfg.max_seconds:
+                cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
         recent = RecentRate(2000)
         total = cfg.total_steps if steps else None
         bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
@@ -163,6 +179,8 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
         from .policy import TorchAgent
         agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
         steps_done = result.global_step
+        if kick is not None:
+            config["kickstart"] = kick
     else:
         from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
         from .policy import SB3Agent
@@ -216,6 +234,32 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
         f"{os.path.basename(model_path)}, metrics.csv, metrics.json"
         + (", learning_curve.png" if history else ""))
     return metrics
+
+
+def _kickstart(opts, cfg, core, game, seed, log) -> dict:
+    """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
+    import torch
+    from .bc import BCConfig, kickstart
+    from .evaluate import evaluate
+    from .policy import TorchAgent, make_agent
+    from .ppo import ActorCritic
+    from ..envs.core._batch import resolve_core
+    t = time.perf_counter()
+    torch.manual_seed(seed)
+    net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation,
+                      cfg.shared)
+    bc = BCConfig(steps=opts.bc_steps, epochs=opts.bc_epochs, gamma=cfg.gamma, seed=seed,
+                  torch_threads=cfg.torch_threads, dagger_rounds=opts.dagger_rounds)
+    log(f"kickstart: cloning {opts.kickstart} ({bc.steps:,} decisions, {bc.epochs} epochs"
+        + (f", {bc.dagger_rounds} DAgger rounds" if bc.dagger_rounds else "") + ")")
+    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc)
+    ecore = resolve_core(game, {k: v for k, v in cfg.core_kwargs.items() if k != "reward"})
+    s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
+    log(f"kickstart done in {time.perf_counter() - t:.0f} s: accuracy {fit['accuracy']:.1%}, "
+        f"cloned agent wins {s['win_rate']:.1%} of 1,000 games (greedy)")
+    net.train()
+    return {"net": net, "teacher": opts.kickstart, "bc": {**bc.__dict__},
+            "fit": fit, "clone_eval": s, "seconds": time.perf_counter() - t}
 
 
 def main(args) -> int:

@@ -30,7 +30,8 @@ contract only, so a new game joins with no benchmark code:
 * ``start``: time to the first step in a fresh process, cold (empty
   ``NUMBA_CACHE_DIR``) and warm (cache filled);
 * ``memory``: bytes per game record and per env of all batch buffers, and
-  peak RSS of a process holding 65,536 envs (``resource.getrusage``).
+  peak RSS of a fresh process holding 65,536 envs (its own ``VmHWM``; on
+  Linux ``resource.getrusage`` keeps the parent's peak across fork + exec).
 
 Peers, same run, same machine: Gymnasium ``CartPole-v1`` (single env, and
 its numpy-vectorized ``vector_entry_point`` form over the same ``num_envs``),
@@ -678,6 +679,18 @@ def rss_mb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
+def peak_mb():
+    # VmHWM: this process's own high-water mark. ru_maxrss is not enough on
+    # Linux: it keeps the parent's peak across fork + exec.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 def first_legal(masks):
     a = masks.argmax(axis=1)
     if not masks[np.arange(len(a)), a].all():
@@ -688,7 +701,7 @@ small = BatchBuffers(resolve_core(spec, dict(kw)), 2)   # load the kernels first
 small.reset(np.arange(2, dtype=np.uint64))
 small.actions[:] = first_legal(small.masks)
 small.step_autoreset()
-before_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+before_peak = peak_mb()
 before = rss_mb()
 if not spec.multi_agent:
     from dungeonrl.envs.core.vector import DungeonVectorEnv
@@ -702,9 +715,9 @@ else:
     for _ in range(3):
         buf.actions[:] = first_legal(buf.masks)
         buf.step_autoreset()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"peak_rss_mb": peak, "rss_before_mb": before,
-                  "peak_before_mb": before_peak, "rss_after_mb": rss_mb()}))
+print(json.dumps({"peak_rss_mb": peak_mb(), "rss_before_mb": before,
+                  "peak_before_mb": before_peak, "rss_after_mb": rss_mb(),
+                  "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
@@ -778,6 +791,7 @@ def bench_memory(spec, players: int, core, settings: Settings) -> dict:
         return out
     out.update(res)
     out["peak_delta_mb"] = res["peak_rss_mb"] - res["peak_before_mb"]
+    out["peak_bytes_per_env"] = int(out["peak_delta_mb"] * 2**20 / settings.memory_envs)
     return out
 
 
@@ -1419,8 +1433,11 @@ def _fmt_memory(mem) -> str:
     if mem.get("status") != "ok":
         return f"{mem.get('status')}: {_short(mem.get('reason') or mem.get('note'))}"
     peak = mem.get("peak_rss_mb")
+    delta = mem.get("peak_delta_mb")
+    grew = "" if delta is None else f" (+{delta:,.0f} MB for the envs)"
     return (f"{mem['state_bytes']:,} B/state, {mem['buffer_bytes_per_env']:,} B/env buffers, "
-            f"peak RSS {'-' if peak is None else f'{peak:,.0f} MB'} at {mem['num_envs']:,} envs")
+            f"peak RSS {'-' if peak is None else f'{peak:,.0f} MB'}{grew} at "
+            f"{mem['num_envs']:,} envs")
 
 
 def _fmt_start(st) -> str:

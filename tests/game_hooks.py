@@ -1,16 +1,21 @@
 """Per-game hooks of the conformance suite (``tests/test_conformance.py``).
 
 The suite runs every check on every game of ``dungeonrl.registry.GAMES``;
-what it cannot know generically, each game provides here as a
-:class:`GameHooks` object in :data:`HOOKS` (game name -> hooks). A new game
-joins the suite by registering itself and adding one entry below; the suite
-fails with a clear message for a registered game without hooks.
+what it cannot know generically, each game provides as a :class:`GameHooks`
+object in :data:`HOOKS` (game name -> hooks): defined here (Unbroken) or in
+its own module ``tests/hooks_<game>.py`` exporting ``HOOKS`` (found
+automatically). A new game joins the suite by registering itself and adding
+its hooks; ``test_every_suite_game_has_hooks`` fails, naming the game, for a
+registered game without hooks (its other conformance tests skip with a
+pointer there). Hook writers can reuse :class:`Violations`,
+:func:`pile_counts`, :func:`as_batch` and :func:`as_row`.
 
 What a hooks object provides (``state`` arguments are one record: a
 ``numpy.void`` row or a 1-row array; ``*_state`` results are fresh 1-row
 arrays of ``core.state_dtype``):
 
 * ``configs``: the core kwargs to cover (every difficulty, player count...);
+* ``soak_games``: random games per configuration in the soak (default 1000);
 * ``default_config``: kwargs of the default env (checkers, adapters);
 * ``truncate_config``: kwargs of a core with a tiny step cap (the step cap
   must be reached before the rules can end a random game);
@@ -47,21 +52,21 @@ from __future__ import annotations
 import numpy as np
 
 
-def _rec(state):
+def as_record(state):
     """One record (``numpy.void``) from a record or a 1-row array."""
     if isinstance(state, np.ndarray):
         return state.reshape(-1)[0]
     return state
 
 
-def _row(state):
+def as_row(state):
     """A fresh 1-row array holding a copy of ``state``."""
     if isinstance(state, np.ndarray):
         return state.reshape(-1)[:1].copy()
     return np.array([state], dtype=state.dtype)
 
 
-def _batch(state):
+def as_batch(state):
     """A 1-D structured array from a record, a 1-row array or a batch."""
     if isinstance(state, np.ndarray):
         return state.reshape(-1)
@@ -77,7 +82,7 @@ class InvariantError(AssertionError):
         self.violations = violations
 
 
-class _Violations:
+class Violations:
     """Collects vectorised checks over a batch; raises one InvariantError
     naming each broken invariant, how many rows break it and an example."""
 
@@ -110,7 +115,7 @@ class _Violations:
                                  [(m, r) for _, m, r in self.bad])
 
 
-def _pile_counts(v, cards, cap, counts, nvals, what):
+def pile_counts(v, cards, cap, counts, nvals, what):
     """Per-row count of each value in ``cards[:, :counts]`` (shape
     ``(n, nvals)``); records size, id-range and empty-slot (-1) violations."""
     cards = np.asarray(cards)[:, :cap].astype(np.int64)
@@ -136,6 +141,10 @@ class GameHooks:
     truncate_config: dict = {}
     short_config: dict = {}
     chance_fields: tuple = ()
+    #: random games played per configuration by the soak (CI: >= 1,000 per
+    #: game; long games may cap their episodes with a ``max_steps``-like
+    #: option in ``configs`` to keep the soak fast)
+    soak_games: int = 1000
 
     def check_invariants(self, core, state) -> None:
         raise NotImplementedError
@@ -188,9 +197,9 @@ class UnbrokenHooks(GameHooks):
         """Vectorised: ``state`` may also be a whole batch of records."""
         from dungeonrl.envs.unbroken import consts as C
 
-        S = _batch(state)
+        S = as_batch(state)
         T = core.T
-        v = _Violations("Unbroken")
+        v = Violations("Unbroken")
         i64 = lambda f: S[f].astype(np.int64)  # noqa: E731
 
         phase, outcome, level = i64("phase"), i64("outcome"), i64("level")
@@ -238,11 +247,11 @@ class UnbrokenHooks(GameHooks):
         # encounter cards: every card of the deck composition in exactly one zone
         ne = int(T.n_enc_types)
         want = np.bincount(np.asarray(T.deck_cards, np.int64), minlength=ne)
-        have = (_pile_counts(v, S["enc_deck"], S["enc_deck"].shape[1], i64("enc_deck_n"), ne,
+        have = (pile_counts(v, S["enc_deck"], S["enc_deck"].shape[1], i64("enc_deck_n"), ne,
                              "encounter deck")
-                + _pile_counts(v, S["enc_disc"], S["enc_disc"].shape[1], i64("enc_disc_n"), ne,
+                + pile_counts(v, S["enc_disc"], S["enc_disc"].shape[1], i64("enc_disc_n"), ne,
                                "encounter discard")
-                + _pile_counts(v, S["revealed"], C.MAX_REVEAL, i64("revealed_n"), ne,
+                + pile_counts(v, S["revealed"], C.MAX_REVEAL, i64("revealed_n"), ne,
                                "revealed cards"))
         v.need((have == want).all(axis=1),
                "encounter cards not each in exactly one zone (deck + discard + revealed != "
@@ -259,10 +268,10 @@ class UnbrokenHooks(GameHooks):
         owned = S["skill_owned"]
         v.need(((owned == 0) | (owned == 1)).all(axis=1), "skill_owned holds values other than 0/1")
         v.need(~owned[:, ns:].astype(bool).any(axis=1), "a skill id beyond the content is owned")
-        places = (_pile_counts(v, S["skill_deck"], C.MAX_SKILLS, i64("skill_deck_n"), ns, "skill deck")
-                  + _pile_counts(v, S["skill_disc"], C.MAX_SKILLS, i64("skill_disc_n"), ns,
+        places = (pile_counts(v, S["skill_deck"], C.MAX_SKILLS, i64("skill_deck_n"), ns, "skill deck")
+                  + pile_counts(v, S["skill_disc"], C.MAX_SKILLS, i64("skill_disc_n"), ns,
                                  "skill discard")
-                  + _pile_counts(v, S["skill_offer"], 2, i64("skill_offer_n"), ns, "skill offer")
+                  + pile_counts(v, S["skill_offer"], 2, i64("skill_offer_n"), ns, "skill offer")
                   + (owned[:, :ns] == 1))
         v.need((places == 1).all(axis=1),
                "skills not each in exactly one place (count per skill id shown)", places)
@@ -277,8 +286,8 @@ class UnbrokenHooks(GameHooks):
         v.need((wn >= 1) & (wn + an <= C.WSTACK), "weapon stack / set-aside sizes", wn)
         v.need(S["wstack"][:, 0] == 0, "weapon stack does not start with Bare Hands",
                S["wstack"][:, 0])
-        sheets = (_pile_counts(v, S["wstack"], C.WSTACK, wn, C.NWEAPON, "weapon stack")
-                  + _pile_counts(v, S["waside"], C.WSTACK, an, C.NWEAPON, "set-aside weapons"))
+        sheets = (pile_counts(v, S["wstack"], C.WSTACK, wn, C.NWEAPON, "weapon stack")
+                  + pile_counts(v, S["waside"], C.WSTACK, an, C.NWEAPON, "set-aside weapons"))
         v.need((sheets <= 1).all(axis=1),
                "a weapon sheet is in two places (stack then set-aside sheets shown)",
                np.concatenate([S["wstack"], S["waside"]], axis=1))
@@ -329,10 +338,10 @@ class UnbrokenHooks(GameHooks):
         """``after`` is ``before`` plus one decision (no autoreset); rows of
         games already over in ``before`` are skipped. Batches allowed."""
         from dungeonrl.envs.unbroken import consts as C
-        B, A = _batch(before), _batch(after)
+        B, A = as_batch(before), as_batch(after)
         live = B["phase"] != C.PH_OVER
         B, A = B[live], A[live]
-        v = _Violations("Unbroken transition")
+        v = Violations("Unbroken transition")
         for f in ("seed", "episode", "difficulty", "character", "cfg_character", "reward_mode",
                   "auto_advance", "max_steps"):
             v.need(A[f] == B[f], f"{f} changed", np.stack([B[f], A[f]], 1))
@@ -348,7 +357,7 @@ class UnbrokenHooks(GameHooks):
 
     # -- hidden information --------------------------------------------------------------
     def resample_hidden(self, core, state, rng):
-        out = _row(state)
+        out = as_row(state)
         s = out[0]
         dn = int(s["enc_deck_n"])
         s["enc_deck"][:dn] = rng.permutation(np.asarray(s["enc_deck"][:dn]))
@@ -365,7 +374,7 @@ class UnbrokenHooks(GameHooks):
 
     def change_visible(self, core, state):
         from dungeonrl.envs.unbroken import consts as C
-        out = _row(state)
+        out = as_row(state)
         s = out[0]
         bar = int(core.T.bars[C.R_S])
         s["res"][C.R_S] += 1 if int(s["res"][C.R_S]) < bar else -1
@@ -377,7 +386,7 @@ class UnbrokenHooks(GameHooks):
         out = []
 
         def edit(label, fn):
-            r = _row(state)
+            r = as_row(state)
             fn(r[0])
             out.append((label, r))
 
@@ -453,10 +462,28 @@ class UnbrokenHooks(GameHooks):
 HOOKS: dict[str, GameHooks] = {h.name: h for h in (UnbrokenHooks(),)}
 
 
+def _discover() -> None:
+    """Add the hooks of every ``tests/hooks_<game>.py`` module (each exports
+    ``HOOKS``, a :class:`GameHooks` instance), so a game's author can add its
+    hooks without editing this file. Import errors propagate."""
+    import importlib
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    for fn in sorted(os.listdir(here)):
+        if fn.startswith("hooks_") and fn.endswith(".py"):
+            h = importlib.import_module(fn[:-3]).HOOKS
+            if not isinstance(h, GameHooks):
+                raise TypeError(f"{fn}: HOOKS must be a GameHooks instance")
+            HOOKS[h.name] = h
+
+
+_discover()
+
+
 def get_hooks(name: str) -> GameHooks:
     if name not in HOOKS:
         raise LookupError(
-            f"game {name!r} is registered but tests/game_hooks.py has no hooks for it: "
-            "add a GameHooks subclass (configs, invariant checker, hidden-information "
-            "resampler...) to HOOKS so the conformance suite can check it")
+            f"game {name!r} is registered but has no conformance hooks: add a GameHooks "
+            f"subclass (configs, invariant checker, hidden-information resampler...) as "
+            f"HOOKS in tests/hooks_{name}.py (or to HOOKS in tests/game_hooks.py)")
     return HOOKS[name]

@@ -59,7 +59,6 @@ from dungeonrl.envs.core.vector import DungeonVectorEnv
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS_DIR)
 MASK_DTYPE = np.int8
-SOAK_GAMES_PER_CONFIG = 1000
 
 
 # =====================================================================================
@@ -86,7 +85,12 @@ def _config_id(cfg: dict) -> str:
 
 
 def hooks(name) -> game_hooks.GameHooks:
-    return game_hooks.get_hooks(name)
+    """The game's conformance hooks; a game without hooks is skipped here
+    (``test_every_suite_game_has_hooks`` fails for it instead)."""
+    if name not in game_hooks.HOOKS:
+        pytest.skip(f"{name} has no conformance hooks yet (see "
+                    "test_every_suite_game_has_hooks)")
+    return game_hooks.HOOKS[name]
 
 
 def spec_of(name):
@@ -334,7 +338,8 @@ def test_every_suite_game_has_hooks():
 @pytest.mark.parametrize("start", ["reset", "jump"])
 @pytest.mark.parametrize("name", GAMES)
 def test_random_play_soak(name, start):
-    """>= 1,000 random legal games per configuration, every state of every
+    """``hooks.soak_games`` (default 1,000) random legal games per
+    configuration (>= 1,000 per game), every state of every
     game checked by the game's independent invariant checker (and every
     transition by its transition checker); every game ends within
     ``spec.max_episode_steps``. ``jump`` starts are records edited into the
@@ -346,7 +351,7 @@ def test_random_play_soak(name, start):
     known = []
     outcomes = {}
     for ci, cfg in enumerate(h.configs):
-        b, st, _ = play_random(name, cfg, SOAK_GAMES_PER_CONFIG, seed=1 + ci + 50 * (start == "jump"),
+        b, st, _ = play_random(name, cfg, h.soak_games, seed=1 + ci + 50 * (start == "jump"),
                                jump=start == "jump")
         games += st["games"]
         decisions += st["decisions"]
@@ -1163,6 +1168,7 @@ def test_kernels_compiled_once(name):
     SB3 VecEnv drives the same buffers as the vector env; importing torch
     here would only slow the test down.)"""
     _single_agent(name)
+    hooks(name)
     got = _collect(_subprocess({"what": "signatures", "name": name}, {}))
     assert got, "hooks.batch_kernels() is empty"
     for k, sigs in got.items():

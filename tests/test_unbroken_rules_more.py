@@ -690,3 +690,19 @@ def test_starving_requirement_above_four_can_be_met():
     assert "eat_5" in g.legal() and "eat_6" not in g.legal()
     g.act("eat_5")
     assert g["outcome"] == C.O_WIN and g.res("small") == 10
+
+
+def test_crafting_over_a_temporary_downgrade_keeps_one_chain():
+    g = Game()
+    m = int(g.T.m_by_level[0, 0])
+    battle(g, 1, m, small=20, wood=8, metal=8)
+    knife = g.weapon("Knife")
+    g.set_weapons("Bare Hands", "Knife")
+    g.refresh()
+    apply(g, (C.OP_DOWNGRADE, 0, 3, 0))          # Knife set aside for 3 rounds
+    g.refresh()
+    other = [j for j in range(2) if int(g.T.w_upg_to[0, j]) not in (-1, knife)][0]
+    g.force(1, 1, 1, 1)
+    g.act(f"craft_{other}")
+    assert int(g["waside_n"]) == 0                # the set-aside Knife went back to the deck
+    assert [int(x) for x in g["wstack"][: int(g["wstack_n"])]] == [0, int(g.T.w_upg_to[0, other])]

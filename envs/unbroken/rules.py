@@ -1144,6 +1144,12 @@ def do_general(st, T, a):
         w = weapon(st)
         j = a - C.A_CRAFT0
         pay(st, T.w_upg_cost[w, j], 0)
+        # crafting over a temporary downgrade replaces the set-aside sheets:
+        # they go back to the Weapon Deck, so the stack stays one upgrade chain
+        for i in range(st.waside_n):
+            st.waside[i] = -1
+        st.waside_n = 0
+        st.waside_rounds = 0
         st.wstack[st.wstack_n] = T.w_upg_to[w, j]
         st.wstack_n += 1
         return T.w_upg_cost[w, j, C.R_TIME] > 0
