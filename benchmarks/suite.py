@@ -274,15 +274,40 @@ def measure(run: Callable[[int], int], repeats: int, min_time: float,
             break
         k = min(max_units, max(2 * k, int(k * (min_time / 3) / max(dt, 1e-7))))
     k = max(1, min(max_units, int(round(k * min_time / max(dt, 1e-9)))))
-    rates, steps = [], 0
+    rates, cpu_rates, steps = [], [], 0
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         steps = run(k)
         rates.append(steps / max(time.perf_counter() - t0, 1e-12))
+        cpu_rates.append(steps / max(time.process_time() - c0, 1e-12))
+    return figure(rates, cpu_rates, steps)
+
+
+def figure(rates, cpu_rates, steps) -> dict:
+    """A measured figure: medians of wall-clock steps/s (the headline) and of
+    steps per CPU-second of this process (all its threads; robust to other
+    processes sharing the cores)."""
     return {"status": "ok", "median": float(statistics.median(rates)),
             "min": float(min(rates)), "max": float(max(rates)),
             "rates": [float(r) for r in rates], "unit": "steps/s",
-            "steps_per_repeat": int(steps)}
+            "cpu_median": float(statistics.median(cpu_rates)),
+            "cpu_rates": [float(r) for r in cpu_rates], "steps_per_repeat": int(steps)}
+
+
+def pool_figures(a: dict, b: dict) -> dict:
+    """One figure from two passes of the same measurement (medians over all
+    repeats); a pass that failed leaves the other."""
+    if not ok(a) or not ok(b):
+        return a if ok(a) else b
+    out = dict(a)
+    out.update(figure(a["rates"] + b["rates"], a["cpu_rates"] + b["cpu_rates"],
+                      a["steps_per_repeat"]))
+    out["passes"] = a.get("passes", 1) + b.get("passes", 1)
+    return out
+
+
+def cpu_of(fig) -> float | None:
+    return float(fig["cpu_median"]) if ok(fig) and fig.get("cpu_median") else None
 
 
 def guarded(fn, *args, **kwargs) -> dict:
@@ -441,6 +466,25 @@ def bench_vector(spec, num_envs: int, settings: Settings, sampler) -> dict:
     fig["num_envs"] = num_envs
     env.close()
     return fig
+
+
+def _vector_variant(spec, num_envs: int, settings: Settings, sampler, **env_kwargs) -> dict:
+    """The vector env with non-default options (profiling), fewer repeats."""
+    from ..envs.core.vector import DungeonVectorEnv
+    env = DungeonVectorEnv(spec.name, num_envs=num_envs, **env_kwargs)
+    _, infos = env.reset(seed=settings.seed)
+    actions = np.zeros(num_envs, np.int64)
+    box = {"masks": infos["action_mask"]}
+
+    def run(k):
+        for _ in range(k):
+            sampler.batch(box["masks"], actions)
+            check_batch(box["masks"], actions, "vector variant")
+            _, _, _, _, inf = env.step(actions)
+            box["masks"] = inf["action_mask"]
+        return k * num_envs
+
+    return measure(run, max(1, settings.repeats // 2), settings.min_time)
 
 
 def _single_loop(env, mask_of, sampler, where, seed, check_info=True):
@@ -604,13 +648,22 @@ PEERS = {
 }
 
 
-def run_peers(settings: Settings, sampler, log) -> dict:
+def run_peers(settings: Settings, sampler, log, first: dict | None = None) -> dict:
+    """Measure the peers. The scalar peers are measured twice, before and
+    after the games (``first`` holds the first pass), and pooled: the load
+    of a shared machine drifts, and the ratios should not depend on when a
+    peer happened to run."""
     out: dict[str, Any] = {}
     for key, (label, _, fn, arg) in PEERS.items():
         fig = guarded(fn, settings, sampler) if arg is None else guarded(fn, arg, settings, sampler)
+        if first is not None and key in first:
+            fig = pool_figures(first[key], fig)
         fig["label"] = label
         out[key] = fig
-        log(f"  peer {label}: {_fmt_fig(fig)}")
+        log(f"  peer {label}: {_fmt_fig(fig)}"
+            + (f" (both passes: {fig.get('passes', 1)})" if first is not None else ""))
+    if first is None:
+        return out
     sweep = {}
     for n in settings.num_envs:
         fig = guarded(peer_cartpole_vector, n, settings, sampler)
@@ -838,10 +891,12 @@ def _fast_ppo_runner(spec, settings: Settings):
             if self.buf.illegal.any():
                 raise IllegalActionInBenchmark(f"{where}: the core flagged an illegal action")
 
-    def run(total, shape=None):
+    def run(total, shape=None, hidden=None):
         shape = shape or train_shape(settings)
         fields = {f.name for f in dataclasses.fields(mod.PPOConfig)}
         kw = {k: v for k, v in shape.items() if k in fields}
+        if hidden is not None:
+            kw["hidden"] = tuple(hidden)
         cfg = mod.PPOConfig(env=spec.name, total_steps=int(total), seed=settings.seed, **kw)
         core = make_core(spec, 1)
         game = CheckedGame(core, cfg.num_envs)
@@ -960,8 +1015,11 @@ def bench_training(spec, settings: Settings, log) -> dict:
                 if settings.mode != "tiny":   # one-time costs (torch imports, first calls)
                     small = dict(train_shape(dataclasses.replace(settings, mode="tiny")))
                     fn(small["num_envs"] * small["num_steps"], *args, shape=small)
+                c0 = time.process_time()
                 r = fn(total, *args)
+                cpu = time.process_time() - c0
                 out[algo] = {"status": "ok", "median": r["env_steps"] / r["seconds"],
+                             "cpu_median": r["env_steps"] / max(cpu, 1e-9),
                              "unit": "env-steps/s", **r}
             except IllegalActionInBenchmark:
                 raise
@@ -1094,6 +1152,8 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
                     box["masks"] = inf["action_mask"]
                 return k
 
+            fig = guarded(_vector_variant, spec, n, settings, sampler, episode_info=False)
+            out["vector_no_episode_info_us"] = 1e6 / fig["median"] if ok(fig) else None
             prof = _cprofile(vrun, max(5, steps // 4))
             for row in prof["top"]:          # per batched step -> per env-step
                 for key in ("own_us_per_step", "cum_us_per_step"):
@@ -1109,8 +1169,9 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
 
 
 def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
-    """How much of SB3's training time is its env: the SB3 VecEnv alone at
-    the same num_envs with random legal actions."""
+    """Where training time goes: the SB3 VecEnv alone at the same num_envs
+    (its share of SB3's time), the rollout/update split of both paths, and
+    both again with a small (64, 64) network."""
     sb3 = training.get("sb3", {})
     if not ok(sb3):
         return {}
@@ -1137,6 +1198,27 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
             out[f"{algo}_rollout_share"] = r.get("rollout_s", 0.0) / r["seconds"]
             out[f"{algo}_update_share"] = r.get("update_s", 0.0) / r["seconds"]
             out[f"{algo}_us_per_step"] = 1e6 * r["seconds"] / r["env_steps"]
+    # the same comparison with a small network: how much of the ratio is torch
+    net = dict(training.get("network", {}))
+    small = [64, 64]
+    if ok(training.get("fast_ppo")) and net:
+        fast, _ = _fast_ppo_runner(spec, settings)
+        sb3_run, _ = _sb3_runner(spec, settings)
+        shape = train_shape(settings)
+        total = shape["num_envs"] * shape["num_steps"]
+        try:
+            rf = fast(total, hidden=small)
+            rs = sb3_run(total, {**net, "hidden": small})
+        except IllegalActionInBenchmark:
+            raise
+        except Exception as e:   # the agents are written concurrently: record it
+            out["small_net"] = {"error": f"{type(e).__name__}: {e}"}
+            return out
+        out["small_net"] = {"hidden": small, "env_steps": total,
+                            "fast_ppo_steps_per_s": rf["env_steps"] / rf["seconds"],
+                            "sb3_steps_per_s": rs["env_steps"] / rs["seconds"]}
+        out["small_net"]["ratio"] = (out["small_net"]["fast_ppo_steps_per_s"]
+                                     / out["small_net"]["sb3_steps_per_s"])
     return out
 
 
@@ -1211,6 +1293,10 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
         f"load {res['load_before']}")
     names = list(settings.games) or list_games()
     threads = settings.thread_counts()
+    first_pass = None
+    if settings.peers:
+        log("peers, first pass")
+        first_pass = run_peers(settings, sampler, log)
     with ThreadPoolExecutor(max(threads)) as pool:
         for name in names:
             spec = get_spec(name)
@@ -1268,8 +1354,8 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
                 g["start"] = skipped("disabled")
             log(f"  start: {_fmt_start(g['start'])}")
     if settings.peers:
-        log("peers")
-        res["peers"] = run_peers(settings, sampler, log)
+        log("peers, second pass")
+        res["peers"] = run_peers(settings, sampler, log, first=first_pass)
     res["targets"] = evaluate_targets(res)
     res["load_after"] = _loadavg()
     res["elapsed_s"] = time.perf_counter() - t_start
@@ -1305,34 +1391,43 @@ def evaluate_targets(res: dict) -> list:
     c4 = median_of(peers.get("pz_connect_four"))
     out = []
 
-    def add(tid, game, players, label, value, target, higher=True, basis=""):
+    def add(tid, game, players, label, value, target, higher=True, basis="", cpu=None):
         met = None if value is None else (value >= target if higher else value <= target)
         out.append({"id": tid, "game": game, "players": players, "label": label,
                     "value": value, "target": target, "direction": ">=" if higher else "<=",
-                    "met": met, "basis": basis})
+                    "met": met, "basis": basis, "value_cpu": cpu})
+
+    def cpu_ratio(a, b):
+        return _ratio(cpu_of(a), cpu_of(b))
 
     for name, g in res.get("games", {}).items():
         for pkey, cfg in g["configs"].items():
             p = int(pkey)
             k1 = median_of(cfg.get("kernel", {}).get("1"))
+            kfig = cfg.get("kernel", {}).get("1")
             add("kernel_vs_leduc", name, p, "kernel (1 thread) / OpenSpiel leduc_poker",
                 _ratio(k1, leduc), TARGETS["kernel_vs_leduc"],
-                basis="core.random_rollout, 1 thread")
+                basis="core.random_rollout, 1 thread",
+                cpu=cpu_ratio(kfig, peers.get("os_leduc_poker")))
             layer, fig = ref_vector(cfg)
             add("vector_vs_leduc", name, p, f"{layer} at {REF_ENVS:,} envs / OpenSpiel leduc_poker",
-                _ratio(median_of(fig), leduc), TARGETS["vector_vs_leduc"], basis=layer)
+                _ratio(median_of(fig), leduc), TARGETS["vector_vs_leduc"], basis=layer,
+                cpu=cpu_ratio(fig, peers.get("os_leduc_poker")))
             if g["multi_agent"]:
                 add("aec_vs_connect_four", name, p, "AEC loop / PettingZoo connect_four_v3",
-                    _ratio(median_of(cfg.get("python")), c4), TARGETS["aec_vs_connect_four"])
+                    _ratio(median_of(cfg.get("python")), c4), TARGETS["aec_vs_connect_four"],
+                    cpu=cpu_ratio(cfg.get("python"), peers.get("pz_connect_four")))
             else:
                 add("single_vs_cartpole", name, p, "gymnasium.make step / CartPole-v1",
                     _ratio(median_of(cfg.get("python")), cartpole),
-                    TARGETS["single_vs_cartpole"])
+                    TARGETS["single_vs_cartpole"],
+                    cpu=cpu_ratio(cfg.get("python"), peers.get("cartpole_single")))
         tr = g.get("training", {})
         if not g["multi_agent"]:
             add("fast_ppo_vs_sb3", name, None, "fast PPO / SB3 MaskablePPO (env-steps/s)",
                 _ratio(median_of(tr.get("fast_ppo")), median_of(tr.get("sb3"))),
-                TARGETS["fast_ppo_vs_sb3"])
+                TARGETS["fast_ppo_vs_sb3"],
+                cpu=cpu_ratio(tr.get("fast_ppo"), tr.get("sb3")))
         st = g.get("start", {})
         add("warm_start_s", name, None, "warm start to first step (s)",
             st.get("warm_s") if ok(st) else None, TARGETS["warm_start_s"], higher=False)
@@ -1511,6 +1606,8 @@ def _fmt_target(t) -> str:
         shown = f"{v:.2f} s"
     else:
         shown = f"{v:.2f}x"
+        if t.get("value_cpu") is not None:
+            shown += f" (cpu {t['value_cpu']:.2f}x)"
     goal = f"{t['direction']} {t['target']:g}" + (" s" if t["id"] == "warm_start_s" else "x")
     state = {True: "met", False: "MISSED", None: "not measured"}[t["met"]]
     return shown, goal, state
@@ -1530,7 +1627,7 @@ def table(res: dict) -> str:
     for t in res["targets"]:
         shown, goal, state = _fmt_target(t)
         who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
-        lines.append(f"  {who:<18s} {t['label']:<52s} {shown:>9s}  {goal:<8s} {state}")
+        lines.append(f"  {who:<18s} {t['label']:<52s} {shown:>22s}  {goal:<8s} {state}")
     return "\n".join(lines)
 
 
@@ -1545,6 +1642,9 @@ def profile_text(res: dict) -> str:
             lines.append(f"{name} ({pkey}p): microseconds per env-step at {pr['num_envs']} envs")
             lay = pr.get("per_env_step_layers", {})
             lines.append("  layers: " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in lay.items()))
+            if pr.get("vector_no_episode_info_us"):
+                lines.append(f"  vector with episode_info=False: "
+                             f"{pr['vector_no_episode_info_us']:.3f}")
             lines.append("  parts:  " + ", ".join(f"{k[:-3]} {v:.3f}"
                                                   for k, v in pr["per_env_step"].items()))
             if "per_call_1env" in pr:
@@ -1575,6 +1675,11 @@ def profile_text(res: dict) -> str:
                     lines.append(f"  {algo}: {tp[f'{algo}_us_per_step']:.1f} us/env-step; "
                                  f"rollout {100 * tp[f'{algo}_rollout_share']:.0f}%, "
                                  f"update {100 * tp[f'{algo}_update_share']:.0f}%")
+            sn = tp.get("small_net")
+            if sn and "ratio" in sn:
+                lines.append(f"  with a {sn['hidden']} network: fast PPO "
+                             f"{sn['fast_ppo_steps_per_s']:,.0f}, SB3 {sn['sb3_steps_per_s']:,.0f} "
+                             f"env-steps/s ({sn['ratio']:.2f}x)")
         st = g.get("start", {})
         if ok(st) and st.get("warm_breakdown_s"):
             lines.append(f"{name} warm start: " + ", ".join(

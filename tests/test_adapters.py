@@ -362,7 +362,8 @@ def test_vector_conformance_checker(n, dict_obs, no_warnings):
 def test_vector_checker_catches_aliasing(monkeypatch):
     from dungeonrl.envs.core import vector
     from dungeonrl.envs.core.checker import check_vector_env
-    monkeypatch.setattr(vector._Runner, "observation", lambda self: self.buf.obs)  # a bug
+    # a bug: hand out the kernels' own observation buffer, written again next step
+    monkeypatch.setattr(vector._Runner, "observation", lambda self: self.buf.obs)
     with pytest.raises(AssertionError, match="share memory|not reproducible"):
         check_vector_env(DungeonVectorEnv("race", num_envs=2), steps=5)
 

@@ -234,21 +234,28 @@ class EpisodeTracker:
     def after_step(self, reward: np.ndarray, done_idx: np.ndarray) -> list:
         """Update the counters; return one info dict per row of ``done_idx``
         (episode return/length, illegal flag, the core's episode info), and
-        clear those rows' counters."""
-        buf = self.buf
-        self.returns += reward
-        self.lengths += 1
-        if len(done_idx) == 0:
-            return []
-        core_infos = [{}] * len(done_idx)
-        if self.episode_info:
-            core_infos = [buf.core.episode_info(buf.final_states[i]) for i in done_idx.tolist()]
+        clear those rows' counters (the SB3 adapter's per-env form)."""
+        rets, lens, core_infos = self.finish(reward, done_idx)
         infos = []
         for j, i in enumerate(done_idx.tolist()):
-            info = dict(core_infos[j])
-            info["illegal_action"] = bool(buf.illegal[i])
-            info["episode"] = {"r": float(self.returns[i]), "l": int(self.lengths[i])}
+            info = dict(core_infos[j]) if core_infos is not None else {}
+            info["illegal_action"] = bool(self.buf.illegal[i])
+            info["episode"] = {"r": float(rets[j]), "l": int(lens[j])}
             infos.append(info)
+        return infos
+
+    def finish(self, reward: np.ndarray, done_idx: np.ndarray):
+        """Vectorised core of :meth:`after_step`: returns the finished rows'
+        returns and lengths (arrays) and their core infos (a list, or None
+        when ``episode_info`` is off), and clears those rows' counters."""
+        self.returns += reward
+        self.lengths += 1
+        rets = self.returns[done_idx].copy()
+        lens = self.lengths[done_idx].copy()
+        core_infos = None
+        if self.episode_info and len(done_idx):
+            fs = self.buf.final_states
+            core_infos = [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()]
         self.returns[done_idx] = 0.0
         self.lengths[done_idx] = 0
-        return infos
+        return rets, lens, core_infos

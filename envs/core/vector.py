@@ -82,7 +82,8 @@ class _Runner:
 
     def step(self, actions):
         """Validate, step all envs once; return (reward, terminated,
-        truncated, done_idx, end_infos) with fresh arrays."""
+        truncated, done_idx) with fresh arrays (the caller then asks the
+        tracker for the finished rows' infos)."""
         buf = self.buf
         if not self.started:
             raise ResetNeededError("step() called before reset()")
@@ -95,11 +96,15 @@ class _Runner:
         terminated = buf.terminated.copy()
         truncated = buf.truncated.copy()
         done_idx = np.flatnonzero(terminated | truncated)
-        end_infos = self.tracker.after_step(reward, done_idx)
-        return reward, terminated, truncated, done_idx, end_infos
+        return reward, terminated, truncated, done_idx
 
     def observation(self):
-        obs = self.buf.obs.copy()
+        # called right after the kernels wrote ``buf.obs`` (reset or step):
+        # hand that array out and give the buffers a new one for the next
+        # write, so no returned array is ever written again (cheaper than a
+        # copy: np.empty touches no memory)
+        obs = self.buf.obs
+        self.buf.obs = np.empty_like(obs)
         if self.dict_obs:
             return {"observation": obs, "action_mask": self.buf.masks.copy()}
         return obs
@@ -225,21 +230,39 @@ class DungeonVectorEnv(VectorEnv):
 
     def step(self, actions):
         run = self._run
-        reward, terminated, truncated, done_idx, end_infos = run.step(actions)
+        reward, terminated, truncated, done_idx = run.step(actions)
+        rets, lens, core_infos = run.tracker.finish(reward, done_idx)
         n = self.num_envs
+        buf = run.buf
         infos: dict[str, Any] = {
-            "action_mask": run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_),
-            "illegal_action": run.buf.illegal.copy(), "_illegal_action": np.ones(n, np.bool_),
+            "action_mask": buf.masks.copy(), "_action_mask": np.ones(n, np.bool_),
+            "illegal_action": buf.illegal.copy(), "_illegal_action": np.ones(n, np.bool_),
         }
         if len(done_idx):
             done = np.zeros(n, np.bool_)
             done[done_idx] = True
             rows = done_idx.tolist()
-            final_obs = np.full(n, None, dtype=object)
-            for i in rows:
-                final_obs[i] = run.final_observation(i)
+            final_obs = np.empty(n, dtype=object)
+            fo = buf.final_obs[done_idx]                 # one copy of the finished rows
+            if run.dict_obs:
+                zero = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
+                for j, i in enumerate(rows):
+                    final_obs[i] = {"observation": fo[j], "action_mask": zero.copy()}
+            else:
+                for j, i in enumerate(rows):
+                    final_obs[i] = fo[j]
             infos["final_obs"], infos["_final_obs"] = final_obs, done
-            infos["final_info"] = batch_infos(end_infos, rows, n)
+            final_info = batch_infos(core_infos, rows, n) if core_infos else {}
+            illegal = np.zeros(n, np.bool_)
+            illegal[done_idx] = buf.illegal[done_idx]
+            r = np.zeros(n, np.float64)
+            r[done_idx] = rets
+            ln = np.zeros(n, np.int64)
+            ln[done_idx] = lens
+            final_info["illegal_action"], final_info["_illegal_action"] = illegal, done.copy()
+            final_info["episode"] = {"r": r, "_r": done.copy(), "l": ln, "_l": done.copy()}
+            final_info["_episode"] = done.copy()
+            infos["final_info"] = final_info
             infos["_final_info"] = done.copy()
         return run.observation(), reward, terminated, truncated, infos
 
@@ -345,7 +368,8 @@ def _build_sb3_class():
                 raise RuntimeError("step_wait() called without step_async()")
             self._pending = False
             run = self._run
-            reward, terminated, truncated, done_idx, end_infos = run.step(self._actions)
+            reward, terminated, truncated, done_idx = run.step(self._actions)
+            end_infos = run.tracker.after_step(reward, done_idx)
             masks = run.buf.masks.copy()
             illegal = run.buf.illegal
             infos = [{"action_mask": masks[i], "illegal_action": bool(illegal[i])}
