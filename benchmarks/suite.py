@@ -135,6 +135,8 @@ class Settings:
     plots: bool = True
     seed: int = 0
     games: tuple = ()                         #: () = every registered game
+    max_configs: int = 0                      #: player counts per game (0 = all)
+    torch_threads: int = 0                    #: 0 = the fast PPO's default, used for both
 
     def thread_counts(self) -> tuple:
         if self.threads:
@@ -151,15 +153,15 @@ class Settings:
 MODES = {
     "full": Settings(),
     "quick": Settings(mode="quick", repeats=3, min_time=0.25, num_envs=(1, 256, 4096),
-                      sweep_batch=False, kernel_envs=1024, train_steps_sb3=8192,
-                      train_steps_fast=8192, start_cold=False, start_repeats=1,
+                      sweep_batch=False, kernel_envs=1024, train_steps_sb3=1024,
+                      train_steps_fast=2048, start_cold=False, start_repeats=1,
                       memory_all_configs=False, profile=False),
     # for the tests: every code path, tiny budgets, no meaningful figures
     "tiny": Settings(mode="tiny", repeats=1, min_time=0.01, num_envs=(1, 32),
                      sweep_batch=True, kernel_envs=32, train_steps_sb3=64,
                      train_steps_fast=128, start_cold=False,
                      start_repeats=1, memory_envs=256, memory_all_configs=False,
-                     profile=True),
+                     profile=True, max_configs=1),
 }
 
 
@@ -648,11 +650,13 @@ PEERS = {
 }
 
 
-def run_peers(settings: Settings, sampler, log, first: dict | None = None) -> dict:
+def run_peers(settings: Settings, sampler, log, first: dict | None = None,
+              sweep: bool = True) -> dict:
     """Measure the peers. The scalar peers are measured twice, before and
     after the games (``first`` holds the first pass), and pooled: the load
     of a shared machine drifts, and the ratios should not depend on when a
-    peer happened to run."""
+    peer happened to run (one pass in --quick). ``sweep``: also the CartPole
+    vector env over ``num_envs``."""
     out: dict[str, Any] = {}
     for key, (label, _, fn, arg) in PEERS.items():
         fig = guarded(fn, settings, sampler) if arg is None else guarded(fn, arg, settings, sampler)
@@ -662,7 +666,7 @@ def run_peers(settings: Settings, sampler, log, first: dict | None = None) -> di
         out[key] = fig
         log(f"  peer {label}: {_fmt_fig(fig)}"
             + (f" (both passes: {fig.get('passes', 1)})" if first is not None else ""))
-    if first is None:
+    if not sweep:
         return out
     sweep = {}
     for n in settings.num_envs:
@@ -865,7 +869,7 @@ def train_shape(settings: Settings) -> dict:
     if settings.mode == "full":
         return {"num_envs": 1024, "num_steps": 32, "num_minibatches": 4, "update_epochs": 3}
     if settings.mode == "quick":
-        return {"num_envs": 256, "num_steps": 32, "num_minibatches": 4, "update_epochs": 3}
+        return {"num_envs": 64, "num_steps": 16, "num_minibatches": 4, "update_epochs": 3}
     return {"num_envs": 8, "num_steps": 8, "num_minibatches": 2, "update_epochs": 1}
 
 
@@ -897,6 +901,8 @@ def _fast_ppo_runner(spec, settings: Settings):
         kw = {k: v for k, v in shape.items() if k in fields}
         if hidden is not None:
             kw["hidden"] = tuple(hidden)
+        if "torch_threads" in fields:
+            kw["torch_threads"] = settings.torch_threads
         cfg = mod.PPOConfig(env=spec.name, total_steps=int(total), seed=settings.seed, **kw)
         core = make_core(spec, 1)
         game = CheckedGame(core, cfg.num_envs)
@@ -970,6 +976,9 @@ def _sb3_runner(spec, settings: Settings):
             def _on_step(self):
                 return True
 
+        import torch
+        if settings.torch_threads:
+            torch.set_num_threads(settings.torch_threads)
         model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps,
                             batch_size=max(2, n_envs * n_steps // shape["num_minibatches"]),
                             n_epochs=shape["update_epochs"], policy_kwargs=kwargs,
@@ -1018,9 +1027,11 @@ def bench_training(spec, settings: Settings, log) -> dict:
                 c0 = time.process_time()
                 r = fn(total, *args)
                 cpu = time.process_time() - c0
+                import torch
                 out[algo] = {"status": "ok", "median": r["env_steps"] / r["seconds"],
                              "cpu_median": r["env_steps"] / max(cpu, 1e-9),
-                             "unit": "env-steps/s", **r}
+                             "unit": "env-steps/s", "torch_threads": torch.get_num_threads(),
+                             **r}
             except IllegalActionInBenchmark:
                 raise
             except Exception as e:  # written concurrently by others: record, do not crash
@@ -1171,7 +1182,7 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
 def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
     """Where training time goes: the SB3 VecEnv alone at the same num_envs
     (its share of SB3's time), the rollout/update split of both paths, and
-    both again with a small (64, 64) network."""
+    both again with a small (64, 64) network and with one torch thread."""
     sb3 = training.get("sb3", {})
     if not ok(sb3):
         return {}
@@ -1198,27 +1209,37 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
             out[f"{algo}_rollout_share"] = r.get("rollout_s", 0.0) / r["seconds"]
             out[f"{algo}_update_share"] = r.get("update_s", 0.0) / r["seconds"]
             out[f"{algo}_us_per_step"] = 1e6 * r["seconds"] / r["env_steps"]
-    # the same comparison with a small network: how much of the ratio is torch
+    # the same comparison with a small network (how much of the ratio is
+    # torch) and with one torch thread (intra-op threads on busy cores)
     net = dict(training.get("network", {}))
-    small = [64, 64]
-    if ok(training.get("fast_ppo")) and net:
-        fast, _ = _fast_ppo_runner(spec, settings)
-        sb3_run, _ = _sb3_runner(spec, settings)
-        shape = train_shape(settings)
-        total = shape["num_envs"] * shape["num_steps"]
+    if not (ok(training.get("fast_ppo")) and net) or settings.mode == "tiny":
+        return out
+    import torch
+    threads0 = torch.get_num_threads()
+    shape = train_shape(settings)
+    total = shape["num_envs"] * shape["num_steps"]
+    variants = {"small_net": ({"hidden": [64, 64]}, 0),
+                "one_thread": ({}, 1)}
+    for key, (net_change, threads) in variants.items():
+        s2 = dataclasses.replace(settings, torch_threads=threads or settings.torch_threads)
+        fast, _ = _fast_ppo_runner(spec, s2)
+        sb3_run, _ = _sb3_runner(spec, s2)
+        n2 = {**net, **net_change}
         try:
-            rf = fast(total, hidden=small)
-            rs = sb3_run(total, {**net, "hidden": small})
+            rf = fast(total, hidden=n2["hidden"])
+            rs = sb3_run(total, n2)
         except IllegalActionInBenchmark:
             raise
         except Exception as e:   # the agents are written concurrently: record it
-            out["small_net"] = {"error": f"{type(e).__name__}: {e}"}
-            return out
-        out["small_net"] = {"hidden": small, "env_steps": total,
-                            "fast_ppo_steps_per_s": rf["env_steps"] / rf["seconds"],
-                            "sb3_steps_per_s": rs["env_steps"] / rs["seconds"]}
-        out["small_net"]["ratio"] = (out["small_net"]["fast_ppo_steps_per_s"]
-                                     / out["small_net"]["sb3_steps_per_s"])
+            out[key] = {"error": f"{type(e).__name__}: {e}"}
+            continue
+        finally:
+            torch.set_num_threads(threads0)
+        v = {"hidden": list(n2["hidden"]), "torch_threads": threads or threads0,
+             "env_steps": total, "fast_ppo_steps_per_s": rf["env_steps"] / rf["seconds"],
+             "sb3_steps_per_s": rs["env_steps"] / rs["seconds"]}
+        v["ratio"] = v["fast_ppo_steps_per_s"] / v["sb3_steps_per_s"]
+        out[key] = v
     return out
 
 
@@ -1294,16 +1315,19 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     names = list(settings.games) or list_games()
     threads = settings.thread_counts()
     first_pass = None
-    if settings.peers:
+    if settings.peers and settings.mode != "quick":
         log("peers, first pass")
-        first_pass = run_peers(settings, sampler, log)
+        first_pass = run_peers(settings, sampler, log, sweep=False)
     with ThreadPoolExecutor(max(threads)) as pool:
         for name in names:
             spec = get_spec(name)
             g: dict[str, Any] = {"env_id": spec.env_id, "multi_agent": bool(spec.multi_agent),
                                  "configs": {}}
             res["games"][spec.name] = g
-            for players in player_counts(spec):
+            counts = player_counts(spec)
+            if settings.max_configs:
+                counts = counts[:settings.max_configs]
+            for players in counts:
                 log(f"{spec.name} ({players} player{'s' if players > 1 else ''})")
                 cfg: dict[str, Any] = {"players": players, "core_kwargs": core_kwargs(spec, players)}
                 g["configs"][str(players)] = cfg
@@ -1314,7 +1338,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
                     cfg["kernel"][str(t)] = fig
                     log(f"  kernel {t} thread(s): {_fmt_fig(fig)}")
                 cfg["batch"] = {}
-                sizes = settings.num_envs if (settings.sweep_batch or spec.multi_agent) else \
+                sizes = settings.num_envs if settings.sweep_batch else \
                     [n for n in settings.num_envs if n == REF_ENVS] or [max(settings.num_envs)]
                 for n in sizes:
                     fig = guarded(bench_batch, core, n, settings, sampler)
@@ -1333,8 +1357,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
                     cfg["python"] = guarded(bench_aec, spec, players, settings, sampler)
                     cfg["python"]["api"] = "pettingzoo AEC loop"
                     log(f"  AEC loop: {_fmt_fig(cfg['python'])}")
-                if settings.memory and (settings.memory_all_configs
-                                        or players == player_counts(spec)[-1]):
+                if settings.memory and (settings.memory_all_configs or players == counts[-1]):
                     cfg["memory"] = _safe(bench_memory, spec, players, core, settings)
                     log(f"  memory: {_fmt_memory(cfg['memory'])}")
                 else:
@@ -1354,7 +1377,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
                 g["start"] = skipped("disabled")
             log(f"  start: {_fmt_start(g['start'])}")
     if settings.peers:
-        log("peers, second pass")
+        log("peers, second pass" if first_pass is not None else "peers")
         res["peers"] = run_peers(settings, sampler, log, first=first_pass)
     res["targets"] = evaluate_targets(res)
     res["load_after"] = _loadavg()
@@ -1675,11 +1698,12 @@ def profile_text(res: dict) -> str:
                     lines.append(f"  {algo}: {tp[f'{algo}_us_per_step']:.1f} us/env-step; "
                                  f"rollout {100 * tp[f'{algo}_rollout_share']:.0f}%, "
                                  f"update {100 * tp[f'{algo}_update_share']:.0f}%")
-            sn = tp.get("small_net")
-            if sn and "ratio" in sn:
-                lines.append(f"  with a {sn['hidden']} network: fast PPO "
-                             f"{sn['fast_ppo_steps_per_s']:,.0f}, SB3 {sn['sb3_steps_per_s']:,.0f} "
-                             f"env-steps/s ({sn['ratio']:.2f}x)")
+            for key in ("small_net", "one_thread"):
+                sn = tp.get(key)
+                if sn and "ratio" in sn:
+                    lines.append(f"  {key} ({sn['hidden']}, {sn['torch_threads']} torch "
+                                 f"thread(s)): fast PPO {sn['fast_ppo_steps_per_s']:,.0f}, SB3 "
+                                 f"{sn['sb3_steps_per_s']:,.0f} env-steps/s ({sn['ratio']:.2f}x)")
         st = g.get("start", {})
         if ok(st) and st.get("warm_breakdown_s"):
             lines.append(f"{name} warm start: " + ", ".join(
@@ -1847,6 +1871,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="num_envs sweep, e.g. 1,16,256 (default 1,16,256,4096,65536)")
     p.add_argument("--threads", type=_ints, default=None, help="kernel thread counts, e.g. 1,2")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--torch-threads", type=int, default=None,
+                   help="torch threads of both PPO paths (default: the fast PPO's own)")
     p.add_argument("--json", default=None,
                    help="JSON output (default benchmarks/results/suite.json; suite_quick.json "
                         "with --quick); 'none' to skip")
@@ -1884,6 +1910,8 @@ def settings_from_args(a) -> Settings:
             changes[key] = False
     if a.profile is not None:
         changes["profile"] = a.profile
+    if a.torch_threads is not None:
+        changes["torch_threads"] = a.torch_threads
     return dataclasses.replace(s, **changes)
 
 

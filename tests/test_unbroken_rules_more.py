@@ -645,28 +645,6 @@ def test_temporary_downgrade_returns_after_rounds():
     assert int(g["wstack_n"]) == 2 and int(g["wstack"][1]) == g.weapon("Knife")
 
 
-def test_ambush_changes_kept_at_battle_start():
-    g = Game()
-    cand = monsters(g, lambda i: int(g.T.m_ambush[i, 0, 0]) in (C.OP_MON_ARMOR, C.OP_MON_HEALTH))
-    if not cand:
-        # emulate: an ambush raised the monster's Health before battle start
-        m = int(g.T.m_by_level[0, 0])
-        g.goto_level(1)
-        g["monster"] = m
-        g.set_res(small=20, time=0)
-        g.refresh()
-        g.act("fight")
-        assert int(g["m_health_max"]) >= int(g.T.m_health[m])
-        return
-    m = cand[0]
-    g.goto_level(int(g.T.m_level[m]))
-    g["monster"] = m
-    g.set_res(small=20, time=0)
-    g.refresh()
-    g.act("fight")
-    assert int(g["m_health_max"]) + int(g["m_armor_max"]) > int(g.T.m_health[m]) + int(g.T.m_armor[m])
-
-
 def test_next_level_condition_while_active_stays_active_and_waits():
     g = Game()
     par = g.cond("Paranoid")

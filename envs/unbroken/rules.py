@@ -667,20 +667,28 @@ def face_needs_reroll(st, T, ops):
 
 
 @njit(**JIT)
+def apply_monster_effect(st, T, main, alt, has_alt):
+    """A monster effect is applied whole or not at all: if some part cannot
+    be applied in full, the bracketed alternative applies instead, or nothing
+    happens when there is none -- except an Effort loss the player cannot
+    pay, which kills (UNB-137/138, A15, A16)."""
+    if ops_applicable(st, T, main):
+        apply_ops(st, T, main, -1)
+    elif has_alt:
+        apply_ops(st, T, alt, -1)
+    elif unpayable_effort_loss(st, T, main):
+        apply_ops(st, T, main, -1)
+
+
+@njit(**JIT)
 def apply_face(st, T):
     m = st.monster
     f = st.roll - 1
     st.roll = 0
     if pmod_any(st, T, C.PM_IGNORE, T.m_face_type[m, f]):
         return
-    main = T.m_face_ops[m, f]
-    if ops_applicable(st, T, main):
-        apply_ops(st, T, main, -1)
-    elif T.m_face_has_alt[m, f] == 1:
-        apply_ops(st, T, T.m_face_alt[m, f], -1)
-    elif unpayable_effort_loss(st, T, main):
-        # an unpayable Effort loss with no alternative: the player falls
-        apply_ops(st, T, main, -1)
+    apply_monster_effect(st, T, T.m_face_ops[m, f], T.m_face_alt[m, f],
+                         T.m_face_has_alt[m, f] == 1)
 
 
 @njit(**JIT)
@@ -811,7 +819,8 @@ def run_stage(st, T, stage):
     if stage == C.S_AMBUSH:
         st.ambushed = 1
         begin_combat(st, T)
-        apply_ops(st, T, T.m_ambush[st.monster], -1)
+        amb = T.m_ambush[st.monster]
+        apply_monster_effect(st, T, amb, amb, False)
         return fire(st, T, C.T_AMBUSHED, C.S_BATTLE_START)
     if stage == C.S_TRICKERY:
         begin_combat(st, T)
