@@ -198,13 +198,8 @@ class BatchBuffers:
     def step(self) -> None:
         """``core.step`` with ``self.actions``, then observe and mask (no
         autoreset: the single env's path)."""
-        self.rewards[:] = 0
-        self.terminated[:] = False
-        self.truncated[:] = False
-        self.illegal[:] = False
-        self.core.step(self.states, self.actions, self.rewards, self.terminated,
-                       self.truncated, self.illegal)
-        self.refresh()
+        self.core.step_observe(self.states, self.actions, self.players, self.obs, self.masks,
+                               self.rewards, self.terminated, self.truncated, self.illegal)
 
     def step_autoreset(self) -> None:
         """The fused hot-loop kernel (the vector envs' path)."""

@@ -88,6 +88,19 @@ class GameCore:
         untouched with zero reward (the adapters never send them)."""
         raise NotImplementedError
 
+    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
+                     truncated, illegal) -> None:
+        """``step`` (all outputs overwritten) followed by ``legal_mask`` and
+        ``observe`` from ``players[i]``: the single env's path. Cores may
+        fuse it into one kernel call (fewer dispatches per step)."""
+        rewards[:] = 0
+        terminated[:] = False
+        truncated[:] = False
+        illegal[:] = False
+        self.step(states, actions, rewards, terminated, truncated, illegal)
+        self.legal_mask(states, masks)
+        self.observe(states, players, obs)
+
     def legal_mask(self, states, masks) -> None:
         raise NotImplementedError
 

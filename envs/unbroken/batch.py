@@ -43,6 +43,22 @@ def step_batch(states, tabs, actions, rewards, terminated, truncated, illegal):
 
 
 @njit(**JIT)
+def step_observe(states, tabs, actions, obs, masks, rewards, terminated, truncated, illegal):
+    """``step_batch`` + masks + observations in one call (the single env)."""
+    T = tabs[0]
+    for i in range(states.shape[0]):
+        st = states[i]
+        r, te, tr, il = step_game(st, T, actions[i])
+        rewards[i, 0] = r
+        terminated[i] = te
+        truncated[i] = tr
+        illegal[i] = il
+        encode(st, T, obs[i])
+        for a in range(C.NUM_ACTIONS):
+            masks[i, a] = st.legal[a]
+
+
+@njit(**JIT)
 def mask_batch(states, tabs, masks):
     for i in range(states.shape[0]):
         for a in range(C.NUM_ACTIONS):

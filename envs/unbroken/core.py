@@ -114,6 +114,11 @@ class UnbrokenCore(GameCore):
         batch.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
                          rewards, terminated, truncated, illegal)
 
+    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
+                     truncated, illegal):
+        batch.step_observe(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
+                           obs, masks, rewards, terminated, truncated, illegal)
+
     def legal_mask(self, states, masks):
         batch.mask_batch(states, self.TR, masks)
 
