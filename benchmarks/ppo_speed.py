@@ -17,7 +17,7 @@ of the timed iterations / their wall time. Configurations:
 
 Network for all: separate actor and critic MLPs 2 x 256 tanh
 (``--hidden``, ``--activation``, ``--shared`` to change). Unbroken, Normal,
-Sneak. Torch threads: ``--threads`` (default min(2, cpus)).
+Sneak. Torch threads: ``--threads`` (default 0 = 1 thread).
 """
 from __future__ import annotations
 

@@ -69,8 +69,10 @@ SECTIONS = {
 }
 
 
-def render(readme_text, results_dir):
+def render(readme_text, results_dir, only=None):
     for name, (fname, fn) in SECTIONS.items():
+        if only and name not in only:
+            continue
         path = os.path.join(results_dir, fname)
         if not os.path.exists(path):
             continue
@@ -87,10 +89,18 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="regenerate README sections from benchmark JSON")
     p.add_argument("--readme", default="README.md")
     p.add_argument("--results", default=RESULTS)
+    p.add_argument("--only", default=None,
+                   help=f"comma-separated sections to regenerate (default all: {', '.join(SECTIONS)})")
     a = p.parse_args(argv)
+    only = None
+    if a.only:
+        only = [x for x in a.only.split(",") if x]
+        unknown = [x for x in only if x not in SECTIONS]
+        if unknown:
+            p.error(f"unknown sections {unknown}; known: {list(SECTIONS)}")
     with open(a.readme) as f:
         text = f.read()
-    new = render(text, a.results)
+    new = render(text, a.results, only)
     with open(a.readme, "w") as f:
         f.write(new)
     print(f"updated {a.readme}")

@@ -38,7 +38,9 @@ its numpy-vectorized ``vector_entry_point`` form over the same ``num_envs``),
 PettingZoo ``connect_four_v3`` and ``texas_holdem_v4`` (AEC loop with
 masks), OpenSpiel ``connect_four`` and ``leduc_poker`` through ``pyspiel``
 with ``state.observation_tensor()`` every step. A peer whose package is
-missing is recorded as ``"unavailable"``.
+missing is recorded as ``"unavailable"``. In the full run the scalar peers
+are measured twice, before and after the games, and pooled, so a ratio does
+not depend on when the load of a shared machine happened to change.
 
 Every timed loop samples uniformly random *legal* actions and checks them
 (mask lookup before the step; the kernels count illegal actions in
@@ -47,13 +49,19 @@ action raises :class:`IllegalActionInBenchmark` and the run fails.
 
 Timing: each figure calibrates its loop to about ``min_time`` seconds (the
 calibration doubles as warm-up, so JIT loading is excluded), then reports
-the median steps/s of ``repeats`` timed runs. The load average is recorded
-before and after: on a busy machine the figures are not to be trusted.
+the median steps/s of ``repeats`` timed runs (wall clock), and beside it
+the median steps per CPU-second of this process (``cpu_median``), which
+other processes on the machine disturb less. The load average is recorded
+before and after: on a busy machine the wall-clock figures are not to be
+trusted. The full run also profiles where the time goes (``profile``
+entries: the parts of a batched step, one-env call costs, cProfile tables
+of the Python paths, the training time split, start-up phases).
 
 Outputs: a table on the terminal (medians and ratios to the peers), a JSON
 file (``benchmarks/results/suite.json``; ``suite_quick.json`` for
 ``--quick``) with the machine and every figure, and PNG plots (num_envs and
 thread scaling per game, a log-scale bar chart against the peers).
+``--from-json PATH`` prints the table and redraws the plots of a saved run.
 
 Training
 --------
@@ -911,7 +919,10 @@ def _fast_ppo_runner(spec, settings: Settings):
         dt = time.perf_counter() - t0
         hist = getattr(result, "history", None) or []
         iters = [h["sps_iter"] for h in hist if isinstance(h, dict) and "sps_iter" in h]
-        return {"env_steps": int(result.global_step), "seconds": dt,
+        # the training loop only (TrainResult.seconds starts after the network,
+        # optimizer and game are built), as SB3's figure is learn() only
+        return {"env_steps": int(result.global_step),
+                "seconds": float(getattr(result, "seconds", dt)), "wall_s": dt,
                 "rollout_s": float(sum(h.get("rollout_s", 0.0) for h in hist)),
                 "update_s": float(sum(h.get("update_s", 0.0) for h in hist)),
                 "hidden": list(getattr(cfg, "hidden", ())),
@@ -991,7 +1002,7 @@ def _sb3_runner(spec, settings: Settings):
             raise IllegalActionInBenchmark(f"SB3 MaskablePPO ({spec.name}): {e}") from e
         dt = time.perf_counter() - t0
         venv.close()
-        return {"env_steps": int(model.num_timesteps), "seconds": dt,
+        return {"env_steps": int(model.num_timesteps), "seconds": dt, "wall_s": dt,
                 "rollout_s": timer.rollout_s, "update_s": dt - timer.rollout_s,
                 "policy_kwargs": {k: (v.__name__ if isinstance(v, type) else v)
                                   for k, v in kwargs.items()}, **shape}
@@ -1569,8 +1580,16 @@ def _fmt_x(r) -> str:
     return "" if r is None else (f"{r:.2f}x" if r < 10 else f"{r:.1f}x")
 
 
-def rows(res: dict) -> list:
-    """``(what, figure, ratio note)`` rows of the summary table."""
+def rows(res: dict, compact: bool = False) -> list:
+    """``(what, figure, ratio note)`` rows of the summary table; ``compact``
+    keeps only the smallest, the reference and the largest ``num_envs`` of
+    each sweep (the plots show the whole sweep)."""
+    def keep(sizes):
+        if not compact or not sizes:
+            return list(sizes)
+        ints = sorted(int(n) for n in sizes)
+        return [str(n) for n in ints if n in (ints[0], REF_ENVS, ints[-1])]
+
     peers = res.get("peers", {})
     leduc = median_of(peers.get("os_leduc_poker"))
     cartpole = median_of(peers.get("cartpole_single"))
@@ -1586,7 +1605,8 @@ def rows(res: dict) -> list:
                             _cell(fig),
                             f"{_fmt_x(r)} OS leduc" if r else ""))
             layer = "vector" if "vector" in cfg else "batch"
-            for n, fig in cfg[layer].items():
+            for n in keep(cfg[layer]):
+                fig = cfg[layer][n]
                 r = _ratio(median_of(fig), leduc)
                 rc = _ratio(median_of(fig), median_of(cp_vec.get(n)))
                 note = ", ".join(x for x in (f"{_fmt_x(r)} OS leduc" if r else "",
@@ -1616,8 +1636,8 @@ def rows(res: dict) -> list:
         fig = peers.get(key)
         if fig is not None:
             out.append((f"peer: {label}", _cell(fig), ""))
-    for n, fig in cp_vec.items():
-        out.append((f"peer: CartPole-v1 numpy vector x{int(n):,}", _cell(fig), ""))
+    for n in keep(cp_vec):
+        out.append((f"peer: CartPole-v1 numpy vector x{int(n):,}", _cell(cp_vec[n]), ""))
     return out
 
 
@@ -1646,7 +1666,7 @@ def table(res: dict) -> str:
     w0 = max(len(r[0]) for r in body)
     w1 = max(len(r[1]) for r in body)
     lines = [head, ""] + [f"{a:<{w0}}  {b:>{w1}}  {c}".rstrip() for a, b, c in body]
-    lines += ["", "targets (reported, not asserted):"]
+    lines += ["", "targets (reported, not asserted; cpu = the ratio in steps per CPU-second):"]
     for t in res["targets"]:
         shown, goal, state = _fmt_target(t)
         who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
@@ -1724,25 +1744,27 @@ def plot(res: dict, out_dir: str, prefix: str = "suite") -> list:
     for name, g in res["games"].items():
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2),
                                       gridspec_kw={"width_ratios": [2.2, 1]})
-        for pkey, cfg in g["configs"].items():
+        tcounts = set()
+        for ci, (pkey, cfg) in enumerate(g["configs"].items()):
             tag = f" {pkey}p" if g["multi_agent"] else ""
-            for layer, style in (("vector", "o-"), ("batch", "s--")):
+            multi = len(g["configs"]) > 1
+            for li, (layer, style) in enumerate((("vector", "o-"), ("batch", "s--"))):
                 pts = [(int(n), f["median"]) for n, f in cfg.get(layer, {}).items() if ok(f)]
-                if len(pts) >= 1:
+                if pts:
                     xs, ys = zip(*sorted(pts))
                     label = ("vector env (Gymnasium adapter)" if layer == "vector"
                              else "batched core (step_autoreset)") + tag
-                    ax.plot(xs, ys, style, label=label)
+                    ax.plot(xs, ys, style, color=f"C{ci if multi else li}", label=label)
             k = cfg.get("kernel", {})
-            best = max((f["median"] for f in k.values() if ok(f)), default=None)
-            if best:
-                ax.axhline(best, ls=":", color="gray")
-                ax.text(1, best, f" kernel, {max(int(t) for t in k)} threads{tag}",
-                        va="bottom", fontsize=8, color="gray")
-            pts = [(int(t), f["median"]) for t, f in k.items() if ok(f)]
-            if pts:
-                xs, ys = zip(*sorted(pts))
-                ax2.plot(xs, ys, "o-", label=f"kernel{tag}")
+            kpts = {int(t): f["median"] for t, f in k.items() if ok(f)}
+            if kpts:
+                t_best = max(kpts, key=kpts.get)
+                ax.axhline(kpts[t_best], ls=":", color=f"C{ci if multi else 2}",
+                           label=f"kernel (random_rollout), {t_best} thread"
+                                 f"{'s' if t_best > 1 else ''}{tag}")
+                xs, ys = zip(*sorted(kpts.items()))
+                tcounts.update(xs)
+                ax2.plot(xs, ys, "o-", color=f"C{ci if multi else 2}", label=f"kernel{tag}")
                 ax2.plot(xs, [ys[0] * x / xs[0] for x in xs], ":", color="gray")
         pts = [(int(n), f["median"]) for n, f in cp_vec.items() if ok(f)]
         if pts:
@@ -1750,16 +1772,17 @@ def plot(res: dict, out_dir: str, prefix: str = "suite") -> list:
             ax.plot(xs, ys, "^-", color="black", alpha=0.6, label="CartPole-v1 numpy vector (peer)")
         leduc = median_of(peers.get("os_leduc_poker"))
         if leduc:
-            ax.axhline(leduc, ls="--", color="tab:red", alpha=0.6)
-            ax.text(1, leduc, " OpenSpiel leduc_poker + obs", va="bottom", fontsize=8,
-                    color="tab:red")
+            ax.axhline(leduc, ls="--", color="tab:red", alpha=0.6,
+                       label="OpenSpiel leduc_poker + obs (peer)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("num_envs")
         ax.set_ylabel("env-steps per second")
         ax.set_title(f"{g['env_id']}: num_envs scaling")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=7, loc="lower right", ncol=2 if len(g["configs"]) > 1 else 1)
+        if tcounts:
+            ax2.set_xticks(sorted(tcounts))
         ax2.set_xlabel("threads")
         ax2.set_ylabel("kernel env-steps per second")
         ax2.set_title("kernel thread scaling (dotted: linear)")
@@ -1837,8 +1860,10 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         "| what | steps/s (median) | vs peer |",
         "|---|---:|---|",
     ]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows(res)]
-    lines += ["", "Targets (ratios in this run; reported, not asserted):", "",
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows(res, compact=True)]
+    lines += ["", "Targets (ratios in this run; reported, not asserted; *cpu*: the same ratio "
+              "in steps per CPU-second of the process, which other processes on the machine "
+              "disturb less):", "",
               "| game | target | measured | goal | |", "|---|---|---:|---|---|"]
     for t in res["targets"]:
         shown, goal, state = _fmt_target(t)
@@ -1847,7 +1872,8 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         lines.append(f"| {who} | {t['label']} | {shown} | {goal} | {state} |")
     plots = res.get("plots") or []
     if plots:
-        lines.append("")
+        lines += ["", "Every num_envs of the sweep, and the kernel's thread scaling, in the plots "
+                  f"(the JSON, `{image_dir}/suite.json`, has every figure):", ""]
         lines += [f"![{p[:-4]}]({image_dir}/{p})" for p in plots]
     return "\n".join(lines)
 
@@ -1877,6 +1903,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON output (default benchmarks/results/suite.json; suite_quick.json "
                         "with --quick); 'none' to skip")
     p.add_argument("--out", default=None, help="folder of the PNG plots (default: the JSON's)")
+    p.add_argument("--from-json", default=None, metavar="PATH",
+                   help="measure nothing: print the table and redraw the plots of a saved run")
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--no-train", action="store_true")
     p.add_argument("--no-start", action="store_true")
@@ -1936,6 +1964,24 @@ def save(res: dict, json_path: str | None, out_dir: str | None, settings: Settin
 
 def main(argv=None) -> int:
     a = build_parser().parse_args(argv)
+    if a.from_json:
+        with open(a.from_json) as f:
+            res = json.load(f)
+        problems = validate(res)
+        if problems:
+            print("dungeonrl bench: " + "; ".join(problems[:5]), file=sys.stderr)
+            return 2
+        print(table(res))
+        if any(c.get("profile") for g in res["games"].values() for c in g["configs"].values()):
+            print("\nwhere the time goes:\n" + profile_text(res))
+        if not a.no_plots:
+            out_dir = a.out or os.path.dirname(os.path.abspath(a.from_json))
+            prefix = "suite" if res["mode"] == "full" else f"suite_{res['mode']}"
+            res["plots"] = plot(res, out_dir, prefix)
+            with open(a.from_json, "w") as f:
+                json.dump(res, f, indent=1)
+            print("plots: " + ", ".join(os.path.join(out_dir, p) for p in res["plots"]))
+        return 0
     settings = settings_from_args(a)
     default_json = os.path.join(
         RESULTS, "suite.json" if settings.mode == "full" else f"suite_{settings.mode}.json")

@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--random", action="store_true", help="let a random legal policy play")
     c.add_argument("--episodes", type=int, default=1, help="episodes to play (default 1)")
     c.add_argument("--max-steps", type=int, default=None, help="stop after this many steps")
-    c = command("bench", "measure steps per second of the native vector env")
+    c = command("bench", "throughput: without a game, the suite over every game and its peers "
+                         "(options: python -m dungeonrl.benchmarks.suite --help); with a game, "
+                         "that game's bench")
     c.add_argument("--num-envs", type=int, default=64, help="batch size (default 64)")
     c.add_argument("--steps", type=int, default=2000, help="vector steps to time (default 2000)")
     command("demo", "short guided demo (train briefly, then watch)")

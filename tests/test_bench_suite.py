@@ -111,6 +111,7 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     for p in data["plots"]:
         assert (tmp_path / p).stat().st_size > 1000
 
+    assert suite.main(["--from-json", str(json_path), "--no-plots"]) == 0
     text = suite.table(data)
     assert "targets" in text and "kernel" in text
     assert suite.profile_text(data)
