@@ -1,0 +1,20 @@
+"""dungeonrl.agents: baselines, training and evaluation for every game.
+
+=====================  ===========================================================
+module                 what it holds
+=====================  ===========================================================
+``ppo``                the fast path: one-file masked PPO on the numba batch
+``sb3``                sb3-contrib MaskablePPO on ``DungeonSB3VecEnv``, same network
+``bc``                 optional kickstart: behaviour cloning (+ DAgger) of a teacher
+``policy``             batched agents (random, heuristic, PPO, SB3), ``load_policy``
+``evaluate``           ``dungeonrl eval``: win rates with 95% Wilson intervals
+``train``              ``dungeonrl train``: progress bar, model, metrics, curve
+``league``             Elo ratings and round-robin leagues (PvP games)
+``modelspec``          what saved models carry; ``ModelSpecError``
+``games``              per-game hooks: the one place a new game plugs in
+``metrics``            CSV/JSON records and the learning-curve PNG
+``demo``               ``make demo``
+``unbroken_*``         Unbroken's scripted heuristic and its hooks
+``dungeon_crawler_*``  Dungeon Crawler's scripted heuristic
+=====================  ===========================================================
+"""

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
+from .games import GENERIC as GENERIC_HOOKS
 from .games import add_core_options, core_kwargs_from, hooks_for
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
@@ -70,6 +71,10 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
     accepted too). ``fast``: let random/heuristic play whole games in numba
     when the game offers it."""
     from .policy import make_agent
+    if core.num_players != 1:
+        raise ValueError(
+            f"evaluate() plays single-agent games; {core.spec.name} is built for "
+            f"{core.num_players} players (PvP evaluation is a league: agents/league.py)")
     if isinstance(agent, str):
         agent = make_agent(agent, core, seed=policy_seed)
     hooks = hooks_for(core.spec.name)
@@ -184,10 +189,19 @@ def _cli_default(command: str, dest: str):
         return None
 
 
+def _spec(game):
+    from ..registry import get_spec
+    return get_spec(game)
+
+
 def main(args) -> int:
     from .policy import make_agent, model_core_kwargs
     game = args.env
     hooks = hooks_for(game)
+    if hooks is GENERIC_HOOKS and getattr(_spec(game), "multi_agent", False):
+        print(f"dungeonrl eval: {game} is a multi-player game; its league evaluation "
+              "(agents/league.py) is not wired to the command yet", file=sys.stderr)
+        return 1
     p = build_parser(hooks)
     try:
         opts = p.parse_args(list(getattr(args, "extra", []) or []))

@@ -58,7 +58,7 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     p.add_argument("--hidden", default=None, help="MLP sizes, e.g. 256,256")
     p.add_argument("--activation", choices=("tanh", "relu"), default=None)
     p.add_argument("--shared", action="store_true", help="one trunk for actor and critic")
-    p.add_argument("--torch-threads", type=int, default=0, help="0: min(2, cpu count)")
+    p.add_argument("--torch-threads", type=int, default=0, help="torch intra-op threads (0: 1, the fastest on the 2-core machine)")
     p.add_argument("--eval-games", type=int, default=1000,
                    help="games of the final evaluation (0: skip)")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0,
@@ -252,7 +252,14 @@ def _kickstart(opts, cfg, core, game, seed, log) -> dict:
                   torch_threads=cfg.torch_threads, dagger_rounds=opts.dagger_rounds)
     log(f"kickstart: cloning {opts.kickstart} ({bc.steps:,} decisions, {bc.epochs} epochs"
         + (f", {bc.dagger_rounds} DAgger rounds" if bc.dagger_rounds else "") + ")")
-    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc)
+    def show(d):
+        if "epoch" in d:
+            log(f"  clone epoch {d['epoch']}: accuracy {d['accuracy']:.1%}, "
+                f"{d['samples']:,} samples, {d['seconds']:.0f} s")
+        else:
+            log(f"  {d['phase']}: {d['samples']:,} labelled decisions")
+
+    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show)
     ecore = resolve_core(game, {k: v for k, v in cfg.core_kwargs.items() if k != "reward"})
     s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
     log(f"kickstart done in {time.perf_counter() - t:.0f} s: accuracy {fit['accuracy']:.1%}, "
@@ -262,9 +269,19 @@ def _kickstart(opts, cfg, core, game, seed, log) -> dict:
             "fit": fit, "clone_eval": s, "seconds": time.perf_counter() - t}
 
 
+#: multi-player games with a self-play view (extension point, issue 4)
+_SELF_PLAY: set = set()
+
+
 def main(args) -> int:
     game = args.env
     hooks = hooks_for(game)
+    from ..registry import get_spec
+    if get_spec(game).multi_agent and game not in _SELF_PLAY:
+        print(f"dungeonrl train: {game} is a multi-player game; self-play training "
+              "(a SingleAgentGame-like view with an opponent pool, see agents/ppo.py) "
+              "is not wired yet", file=sys.stderr)
+        return 1
     p = build_parser(hooks)
     try:
         opts = p.parse_args(list(getattr(args, "extra", []) or []))

@@ -16,6 +16,8 @@ arrays of ``core.state_dtype``):
 
 * ``configs``: the core kwargs to cover (every difficulty, player count...);
 * ``soak_games``: random games per configuration in the soak (default 1000);
+* ``sample_every``: decisions between the states sampled for the mask,
+  hidden-information and snapshot tests (default 2);
 * ``default_config``: kwargs of the default env (checkers, adapters);
 * ``truncate_config``: kwargs of a core with a tiny step cap (the step cap
   must be reached before the rules can end a random game);
@@ -145,6 +147,9 @@ class GameHooks:
     #: game; long games may cap their episodes with a ``max_steps``-like
     #: option in ``configs`` to keep the soak fast)
     soak_games: int = 1000
+    #: decisions between two samples of ``test_conformance.sampled_states``
+    #: (two live states each time, 20 per configuration and start kind)
+    sample_every: int = 2
 
     def check_invariants(self, core, state) -> None:
         raise NotImplementedError
@@ -411,7 +416,7 @@ class UnbrokenHooks(GameHooks):
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.unbroken import batch
-        return [batch.reset_batch, batch.step_batch, batch.mask_batch, batch.observe_batch,
+        return [batch.reset_batch, batch.step_observe, batch.mask_batch, batch.observe_batch,
                 batch.step_autoreset, batch.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:

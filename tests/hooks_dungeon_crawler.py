@@ -20,9 +20,9 @@ import numpy as np
 from game_hooks import GameHooks, Violations, as_batch, as_row
 
 #: step caps of the soak configurations: random creation alone takes about
-#: 30 / 60 / 120 decisions at 2 / 4 / 8 seats, so the caps leave 100-250
-#: dungeon decisions per game (jump starts skip the creation).
-CAPS = {2: 130, 4: 200, 8: 330}
+#: 30 / 60 / 120 decisions at 2 / 4 / 8 seats (median), so the caps leave
+#: about 70-130 dungeon decisions per game (jump starts skip the creation).
+CAPS = {2: 100, 4: 160, 8: 250}
 
 
 def _C():
@@ -72,9 +72,12 @@ class DungeonCrawlerHooks(GameHooks):
                {"num_players": 4, "max_steps": CAPS[4], "reward": "winner_only",
                 "auto_advance": False},
                {"num_players": 8, "max_steps": CAPS[8]}]
-    #: per configuration and start kind: 500 reset + 500 jump starts per seat
-    #: count here, plus 1,000 per seat count in test_dungeon_crawler.py
-    soak_games = 500
+    #: per configuration and start kind: 340 reset + 340 jump starts per seat
+    #: count here (1,020 games per start kind), plus 1,000 games per seat count
+    #: played to the end in test_dungeon_crawler.py
+    soak_games = 340
+    #: samples spread over creation and dungeon (test_conformance.sampled_states)
+    sample_every = 9
     default_config = {"num_players": 4}
     truncate_config = {"num_players": 3, "max_steps": 5}
     short_config = {"max_steps": 30}
@@ -96,7 +99,6 @@ class DungeonCrawlerHooks(GameHooks):
         # -- table and flow -------------------------------------------------------------
         n = i64("num_players")
         v.need((n >= C.MIN_P) & (n <= C.MAX_P), "num_players outside 2..8", n)
-        v.need(n == core.num_players, "num_players differs from the core's", n)
         nc = np.clip(n, C.MIN_P, C.MAX_P)
         seat = np.arange(P)[None, :] < nc[:, None]            # (N, P) seats in the game
         phase, outcome, actor, turn = i64("phase"), i64("outcome"), i64("actor"), i64("turn")
@@ -120,8 +122,7 @@ class DungeonCrawlerHooks(GameHooks):
                "max_steps outside [1, the spec's cap]", cap)
         v.need((outcome != C.O_TRUNCATED) | (steps == cap), "truncated before the step cap",
                np.stack([steps, cap], 1))
-        v.need((outcome == C.O_TRUNCATED) | (outcome == C.O_ILLEGAL) | (steps < cap),
-               "step cap reached without a truncation", np.stack([steps, cap], 1))
+        v.need(over | (steps < cap), "a running game at its step cap", np.stack([steps, cap], 1))
         v.need(i64("last_actor") < nc, "last_actor outside the table", i64("last_actor"))
         v.need((i64("reward_mode") >= 0) & (i64("reward_mode") < len(C.REWARD_MODES)),
                "reward mode out of range", i64("reward_mode"))

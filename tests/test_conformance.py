@@ -22,6 +22,12 @@ Sections (numbers as in TESTING.md):
 12. JIT vs interpreter (``NUMBA_DISABLE_JIT=1``);
 plus Gymnasium's and SB3's env checkers and ``gymnasium.make_vec``.
 
+Multi-agent games run the core-level checks as they are and the env-level
+ones (mask soundness, snapshots, bad input, compile-once, terminated vs
+truncated, aliasing) through their PettingZoo AEC env (``make_env``); the
+single-agent adapters' checks (vector env, Gymnasium/SB3 checkers,
+``make_vec``) skip them.
+
 Each test prints one line of figures (``pytest -s`` or ``-rP`` shows them).
 Helpers below are also run in subprocesses (``python -c "import
 test_conformance ..."``), so this module must import without pytest
@@ -78,6 +84,49 @@ def _single_agent(name):
     if registry.get_spec(name).multi_agent:
         pytest.skip(f"{name} is multi-agent: the single-agent adapters (DungeonEnv, "
                     "vector envs, SB3) do not apply; the PettingZoo suite covers it")
+
+
+def _multi_agent(name) -> bool:
+    return bool(registry.get_spec(name).multi_agent)
+
+
+def make_env(name, **kw):
+    """The game's single-game env: ``DungeonEnv``, or for a multi-agent game
+    the PettingZoo AEC env (both have ``get_state`` / ``set_state``)."""
+    if _multi_agent(name):
+        from dungeonrl.envs.core.aec import DungeonAECEnv
+        return DungeonAECEnv(name, **kw)
+    return DungeonEnv(name, **kw)
+
+
+def aec_action(env, rng) -> int:
+    """A random legal action of the AEC env's selected agent."""
+    return int(random_legal(rng, env.observe(env.agent_selection)["action_mask"][None])[0])
+
+
+def aec_done(env) -> bool:
+    a = env.agent_selection
+    return bool(env.terminations[a] or env.truncations[a])
+
+
+def aec_view(env):
+    """Everything the AEC env shows after a step: the selected agent, each
+    agent's observation and mask, rewards, flags and infos, and the record."""
+    obs = tuple((o["observation"].tobytes(), o["action_mask"].tobytes())
+                for o in (env.observe(a) for a in env.possible_agents))
+    return (env.agent_selection, obs, dict(env.rewards), dict(env._cumulative_rewards),
+            dict(env.terminations), dict(env.truncations),
+            {a: i.get("illegal_action") for a, i in env.infos.items()},
+            rbytes(env._states))
+
+
+def aec_finish(env):
+    """Dead-step every finished agent (PettingZoo's protocol) until none is left."""
+    for _ in range(len(env.possible_agents)):
+        if not env.agents:
+            break
+        env.step(None)
+    assert not env.agents
 
 
 def _config_id(cfg: dict) -> str:
@@ -250,11 +299,13 @@ def checked(h, core, states, live, tainted, known_hits, before=None):
             known_hits.extend(msgs)
 
 
-def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0):
+def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0,
+                until_sampled=False):
     """Random legal play of ``n`` games to the end, checking invariants every
     step. Returns (batch, stats, samples) where samples are 1-row copies of
     two random live states every ``sample_every`` steps (at most
-    ``max_samples``), none from rows tainted by a known bug."""
+    ``max_samples``), none from rows tainted by a known bug.
+    ``until_sampled``: stop once ``max_samples`` are taken (stats is None)."""
     h = hooks(name)
     core = get_core(name, cfg)
     spec = core.spec
@@ -283,6 +334,8 @@ def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0):
             for i in rng.choice(pool, size=min(2, len(pool), max_samples - len(samples)),
                                 replace=False):
                 samples.append(b.states[i:i + 1].copy())
+            if until_sampled and len(samples) >= max_samples:
+                return b, None, samples
         actions = random_legal(rng, b.masks)
         before = b.states.copy()
         b.step(actions)
@@ -315,8 +368,10 @@ def sampled_states(name, per_config=40):
     for ci, cfg in enumerate(h.configs):
         kinds = [False] + ([True] if h.jump_start is not None else [])
         for jump in kinds:
-            _, _, samples = play_random(name, cfg, 24, seed=500 + ci, jump=jump, sample_every=2,
-                                        max_samples=per_config // len(kinds))
+            _, _, samples = play_random(name, cfg, 24, seed=500 + ci, jump=jump,
+                                        sample_every=getattr(h, "sample_every", 2),
+                                        max_samples=per_config // len(kinds),
+                                        until_sampled=True)
             out += [(ci, s) for s in samples]
     return out
 
@@ -381,8 +436,8 @@ def test_mask_soundness(name):
     invariants and transition invariants hold); every illegal in-range
     action raises IllegalActionError (naming the action and the phase) in
     strict mode with the state left byte-identical, and under the default
-    policy ends the game with ``spec.illegal_penalty``."""
-    _single_agent(name)
+    policy ends the game with ``spec.illegal_penalty`` (for the acting seat
+    of a multi-agent game, through its AEC env)."""
     h = hooks(name)
     spec = spec_of(name)
     states = sampled_states(name)
@@ -399,6 +454,7 @@ def test_mask_soundness(name):
         legal = np.flatnonzero(mask[0])
         illegal = np.flatnonzero(mask[0] == 0)
         assert len(legal), "sampled a finished state"
+        seat = int(core.to_play(row)[0])
         # every legal action, one row each, in one batch
         b = Batch(core, len(legal))
         b.states[:] = row[0]
@@ -412,12 +468,12 @@ def test_mask_soundness(name):
         b.states[:] = row[0]
         b.step(illegal)
         assert b.illegal.all() and b.terminated.all() and not b.truncated.any()
-        assert (b.rewards[:, 0] == spec.illegal_penalty).all()
+        assert (b.rewards[:, seat] == spec.illegal_penalty).all()
         h.check_invariants(core, b.states)
         # strict env: IllegalActionError, state byte-identical
         if ci not in strict:
-            strict[ci] = DungeonEnv(name, illegal_action="raise", **cfg)
-            penal[ci] = DungeonEnv(name, **cfg)
+            strict[ci] = make_env(name, illegal_action="raise", **cfg)
+            penal[ci] = make_env(name, **cfg)
         env = strict[ci]
         snap = Snapshot(game=spec.name, layout_version=spec.layout_version,
                         state=row.tobytes(), step_count=3)
@@ -433,11 +489,29 @@ def test_mask_soundness(name):
         dt = core.state_dtype
         assert rbytes(np.frombuffer(after.state, dt)) == rbytes(np.frombuffer(snap.state, dt))
         assert after.step_count == 3 and not after.done
-        assert np.array_equal(env.action_masks(), mask[0].astype(bool))
+        if spec.multi_agent:
+            assert env.agent_selection == env.possible_agents[seat]
+            assert np.array_equal(env.action_mask(), mask[0])
+        else:
+            assert np.array_equal(env.action_masks(), mask[0].astype(bool))
         # default policy through the env, a few illegal actions per state
         for a in rng.choice(illegal, size=min(3, len(illegal)), replace=False):
             e = penal[ci]
             e.set_state(snap)
+            if spec.multi_agent:
+                agent = e.agent_selection
+                e.step(int(a))
+                assert e.rewards[agent] == spec.illegal_penalty
+                assert all(e.terminations.values()) and not any(e.truncations.values())
+                assert e.infos[agent]["illegal_action"] is True
+                assert not e.observe(agent)["action_mask"].any()
+                with pytest.raises(InvalidActionError):     # finished agents step None only
+                    e.step(int(legal[0]))
+                aec_finish(e)
+                with pytest.raises(ResetNeededError):
+                    e.step(int(legal[0]))
+                n_env_penal += 1
+                continue
             _, r, term, trunc, info = e.step(int(a))
             assert r == spec.illegal_penalty and term is True and trunc is False
             assert info["illegal_action"] is True and not info["action_mask"].any()
@@ -534,6 +608,32 @@ def _main(args: dict):
         print(json.dumps({"hashes": res, "threads": numba.config.NUMBA_NUM_THREADS,
                           "jit_disabled": bool(numba.config.DISABLE_JIT),
                           "coverage": cov.report() if cov else None}))
+    elif what == "signatures" and _multi_agent(args["name"]):
+        # the AEC env (both policies, snapshots, dead steps) and the batch
+        # buffers' fused autoreset step (self-play's path), two table sizes
+        from dungeonrl.envs.core._batch import BatchBuffers
+        name = args["name"]
+        h = hooks(name)
+        rng = np.random.default_rng(0)
+        for kw, policy in ((h.default_config, "penalize"), (h.truncate_config, "raise")):
+            e = make_env(name, illegal_action=policy, **kw)
+            e.reset(seed=0)
+            for _ in range(12):
+                if aec_done(e):
+                    e.step(None)
+                    break
+                e.step(aec_action(e, rng))
+            e.set_state(e.get_state())
+            e.reset(seed=1)
+            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
+                   if policy == "penalize" else aec_action(e, rng))
+            b = BatchBuffers(get_core(name, kw), 3)
+            b.reset(np.arange(3, dtype=np.uint64))
+            for _ in range(8):
+                b.actions[:] = random_legal(rng, b.masks)
+                b.step_autoreset()
+        print(json.dumps({getattr(k, "__name__", repr(k)): [str(s) for s in k.signatures]
+                          for k in h.batch_kernels()}))
     elif what == "signatures":
         name = args["name"]
         h = hooks(name)
@@ -679,9 +779,11 @@ def test_different_seeds_differ_in_later_chance(name):
 def test_snapshot_restore_replays_identically(name):
     """Snapshot after chance was consumed, run k steps, restore (from the
     object, from bytes, into a fresh env), replay the same actions:
-    identical observations, rewards, flags and masks every time."""
-    _single_agent(name)
+    identical observations, rewards, flags and masks every time. Multi-agent
+    games: through the AEC env, every seat's observation and mask compared."""
     h = hooks(name)
+    if _multi_agent(name):
+        return _snapshot_restore_aec(name, h)
     restores = 0
     for ci, cfg in enumerate(h.configs):
         env = DungeonEnv(name, **cfg)
@@ -727,12 +829,53 @@ def test_snapshot_restore_replays_identically(name):
     _figures(f"snapshot/restore {name}", restores=restores, divergences=0)
 
 
+def _snapshot_restore_aec(name, h):
+    """test_snapshot_restore_replays_identically through the AEC env."""
+    restores = 0
+    for ci, cfg in enumerate(h.configs):
+        env = make_env(name, **cfg)
+        fresh = make_env(name, **cfg)
+        for seed in range(8):
+            rng = np.random.default_rng(seed)
+            env.reset(seed=seed)
+            chance0 = {f: env._states[0][f].copy() for f in h.chance_fields}
+            depth = int(rng.integers(1, cfg.get("max_steps", 200)))   # creation or dungeon
+            done = consumed = False
+            for t in range(depth):
+                env.step(aec_action(env, rng))
+                done = aec_done(env)
+                consumed = any(not np.array_equal(env._states[0][f], chance0[f])
+                               for f in h.chance_fields)
+                if done:
+                    break
+            if done or not consumed:
+                continue
+            snap = env.get_state()
+            assert Snapshot.from_bytes(snap.to_bytes()) == snap, "snapshot bytes round-trip"
+            actions, ref = [], []
+            for _ in range(int(rng.integers(3, 12))):
+                a = aec_action(env, rng)
+                actions.append(a)
+                env.step(a)
+                ref.append(aec_view(env))
+                if aec_done(env):
+                    break
+            for target, src in ((env, snap), (env, snap.to_bytes()), (fresh, snap)):
+                target.set_state(src)
+                assert target.get_state() == snap
+                for a, r in zip(actions, ref):
+                    target.step(a)
+                    assert aec_view(target) == r, "restored env diverged"
+                restores += 1
+    assert restores >= 3 * len(h.configs)
+    _figures(f"snapshot/restore {name} (AEC)", restores=restores, divergences=0)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_snapshot_rejects_other_game_layout_and_corruption(name):
-    _single_agent(name)
     h = hooks(name)
     spec = spec_of(name)
-    env = DungeonEnv(name, **h.default_config)
+    env = make_env(name, **h.default_config)
     env.reset(seed=3)
     snap = env.get_state()
     for bad in (dataclasses.replace(snap, game=spec.name + "_other"),
@@ -749,13 +892,24 @@ def test_snapshot_rejects_other_game_layout_and_corruption(name):
         env.set_state({"state": snap.state})
     # another registered game's snapshot (when there is one) is rejected too
     for other in GAMES:
-        if other != name and not spec_of(other).multi_agent:
-            oe = DungeonEnv(other)
+        if other != name:
+            oe = make_env(other)
             oe.reset(seed=0)
             with pytest.raises(SnapshotError):
                 env.set_state(oe.get_state())
+    envs = {}
+    if spec.multi_agent:      # a snapshot of another table size is another game
+        for cfg in h.configs:
+            e = make_env(name, **cfg)
+            e.reset(seed=4)
+            if e.num_seats != env.num_seats:
+                with pytest.raises(SnapshotError):
+                    env.set_state(e.get_state())
+            envs[e.num_seats] = e
     n = 0
-    for _, row in sampled_states(name)[::5]:
+    for ci, row in sampled_states(name)[::5]:
+        if spec.multi_agent:  # the AEC env takes records of its own table size
+            env = envs[get_core(name, h.configs[ci]).num_players]
         for label, rec in h.corruptions(get_core(name, h.default_config), row):
             before = env.get_state()
             with pytest.raises(CorruptStateError):
@@ -842,12 +996,15 @@ def test_no_hidden_global_state(name):
 # =====================================================================================
 # 6. hidden information
 # =====================================================================================
-def _recompute_mask(core, states):
+def _recompute_mask(core, states, seat=None):
     fn = getattr(core, "recompute_mask", None)
     if fn is not None:
-        return np.asarray(fn(states))
-    m = np.zeros((len(states), core.spec.num_actions), MASK_DTYPE)
-    core.legal_mask(states, m)
+        m = np.asarray(fn(states))
+    else:
+        m = np.zeros((len(states), core.spec.num_actions), MASK_DTYPE)
+        core.legal_mask(states, m)
+    if seat is not None:      # the mask seat ``seat`` sees
+        m = m * (core.to_play(states) == seat)[:, None]
     return m
 
 
@@ -857,7 +1014,8 @@ def test_hidden_information(name):
     monster, the generator) leaves the observation and the legal mask
     (recomputed from the record's fields) exactly equal; changing something
     visible changes the observation (positive control). Multi-agent games:
-    from every seat (their hooks take ``player=``)."""
+    from every seat (their hooks take ``player=``); a seat's mask is the
+    recomputed one when it is to act, all zero otherwise."""
     h = hooks(name)
     spec = spec_of(name)
     rng = np.random.default_rng(11)
@@ -868,7 +1026,7 @@ def test_hidden_information(name):
         players = np.array([seat or 0], np.int64)
         obs0 = np.zeros((1, spec.obs_size), np.float32)
         core.observe(row, players, obs0)
-        mask0 = _recompute_mask(core, row)
+        mask0 = _recompute_mask(core, row, seat)
         for _ in range(4):
             alt = h.resample_hidden(core, row, rng, **kw)
             assert alt.dtype == row.dtype and alt.shape == (1,)
@@ -878,7 +1036,7 @@ def test_hidden_information(name):
             diff = np.flatnonzero(obs0[0] != obs1[0])
             assert not len(diff), ("resampling hidden information changed observation "
                                    f"columns {[spec.feature_names[i] for i in diff[:8]]}")
-            mask1 = _recompute_mask(core, alt)
+            mask1 = _recompute_mask(core, alt, seat)
             assert np.array_equal(mask0, mask1), (
                 "resampling hidden information changed the mask: "
                 f"{np.flatnonzero(mask0[0] != mask1[0]).tolist()}")
@@ -950,9 +1108,13 @@ def _assert_fresh(returned, bufs, what):
 def test_observation_aliasing(name, dict_obs):
     """Arrays returned by reset/step (single env, vector env, SB3 VecEnv)
     share no memory with internal buffers, and obs_t is unchanged after
-    step t+1."""
-    _single_agent(name)
+    step t+1. Multi-agent games: the AEC env's ``observe`` / ``last`` (dict
+    observations only)."""
     h = hooks(name)
+    if _multi_agent(name):
+        if not dict_obs:
+            pytest.skip("AEC observations are always dicts (checked with dict_obs=True)")
+        return _aliasing_aec(name, h)
     rng = np.random.default_rng(0)
     env = DungeonEnv(name, dict_obs=dict_obs, **h.truncate_config)
     bufs = _buffers(env._buf)
@@ -971,15 +1133,16 @@ def test_observation_aliasing(name, dict_obs):
     for out, copies in kept:
         for a, c in zip(_arrays(out), copies):
             assert np.array_equal(a, c), "a returned array changed after later steps"
+    # (the vector envs hand out the array the kernels just wrote and give their
+    # buffers a new one: compare with the buffers as they are after each call)
     venv = DungeonVectorEnv(name, num_envs=4, dict_obs=dict_obs, **h.truncate_config)
-    bufs = _buffers(venv._run.buf)
     kept = []
     out = venv.reset(seed=0)
-    _assert_fresh(out, bufs, "DungeonVectorEnv.reset")
+    _assert_fresh(out, _buffers(venv._run.buf), "DungeonVectorEnv.reset")
     kept.append((out, [a.copy() for a in _arrays(out)]))
     for _ in range(15):
         out = venv.step(random_legal(rng, out[-1]["action_mask"]))
-        _assert_fresh(out, bufs, "DungeonVectorEnv.step")
+        _assert_fresh(out, _buffers(venv._run.buf), "DungeonVectorEnv.step")
         kept.append((out, [a.copy() for a in _arrays(out)]))
     assert any("final_obs" in o[-1] for o, _ in kept), "no episode ended: autoreset untested"
     for out, copies in kept:
@@ -987,18 +1150,35 @@ def test_observation_aliasing(name, dict_obs):
             assert np.array_equal(a, c), "a returned vector array changed after later steps"
     sb3 = dungeonrl.DungeonSB3VecEnv(name, num_envs=3, seed=0, dict_obs=dict_obs,
                                      **h.truncate_config)
-    bufs = _buffers(sb3._run.buf)
     kept = []
     obs = sb3.reset()
-    _assert_fresh(obs, bufs, "DungeonSB3VecEnv.reset")
+    _assert_fresh(obs, _buffers(sb3._run.buf), "DungeonSB3VecEnv.reset")
     kept.append((obs, [a.copy() for a in _arrays(obs)]))
     for _ in range(15):
         out = sb3.step(random_legal(rng, sb3.action_masks()))
-        _assert_fresh(out, bufs, "DungeonSB3VecEnv.step")
+        _assert_fresh(out, _buffers(sb3._run.buf), "DungeonSB3VecEnv.step")
         kept.append((out, [a.copy() for a in _arrays(out)]))
     for out, copies in kept:
         for a, c in zip(_arrays(out), copies):
             assert np.array_equal(a, c), "a returned SB3 array changed after later steps"
+
+
+def _aliasing_aec(name, h):
+    rng = np.random.default_rng(0)
+    env = make_env(name, **h.truncate_config)
+    bufs = _buffers(env)
+    assert bufs, "no internal buffers found"
+    kept = []
+    for ep in range(3):
+        env.reset(seed=ep)
+        while env.agents:
+            for out in [env.observe(a) for a in env.agents] + [env.last()]:
+                _assert_fresh(out, bufs, "DungeonAECEnv.observe / last")
+                kept.append((out, [a.copy() for a in _arrays(out)]))
+            env.step(None if aec_done(env) else aec_action(env, rng))
+    for out, copies in kept:
+        for a, c in zip(_arrays(out), copies):
+            assert np.array_equal(a, c), "a returned array changed after later steps"
 
 
 # =====================================================================================
@@ -1103,9 +1283,12 @@ def test_vector_env_equals_single_envs(name):
 def test_bad_input(name):
     """Malformed actions raise InvalidActionError (whatever the policy),
     stepping before reset / after the end raises ResetNeededError, a
-    corrupted record raises CorruptStateError; nothing crashes."""
-    _single_agent(name)
+    corrupted record raises CorruptStateError; nothing crashes.
+    Multi-agent games: through the AEC env (after the end, a finished agent
+    takes only ``None``; once every agent is done, ResetNeededError)."""
     h = hooks(name)
+    if _multi_agent(name):
+        return _bad_input_aec(name, h)
     spec = spec_of(name)
     A = spec.num_actions
     count = 0
@@ -1160,14 +1343,75 @@ def test_bad_input(name):
     _figures(f"bad input {name}", bad_inputs=count, crashes=0)
 
 
+BAD_ACTIONS = lambda A, legal: (  # noqa: E731
+    -1, A, A + 100, 2**63 - 1, -(2**63), 1.0, 0.5, np.float32(1), "0", None, True,
+    np.bool_(False), [0], (0,), np.array([0, 1]), np.array([[0]]), np.array(0.0),
+    np.array([legal], np.float64), {"a": 0}, 1 + 0j)
+
+
+def _bad_input_aec(name, h):
+    """test_bad_input through the AEC env of a multi-agent game."""
+    spec = spec_of(name)
+    A = spec.num_actions
+    count = 0
+    for policy in ("penalize", "raise"):
+        env = make_env(name, illegal_action=policy, **h.default_config)
+        for call in (lambda: env.step(0), lambda: env.observe(env.possible_agents[0]),
+                     env.get_state):
+            with pytest.raises(ResetNeededError):
+                call()
+            count += 1
+        env.reset(seed=0)
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        before = env.get_state()
+        for bad in BAD_ACTIONS(A, legal):
+            with pytest.raises(InvalidActionError):
+                env.step(bad)
+            count += 1
+        assert env.get_state() == before, "a rejected action changed the env"
+        for ok in (legal, np.int64(legal), np.uint8(legal), np.array(legal), np.array([legal])):
+            env.set_state(before)
+            env.step(ok)
+        # run to the end: finished agents take None only, then ResetNeededError
+        rng = np.random.default_rng(1)
+        env2 = make_env(name, illegal_action=policy, **h.truncate_config)
+        env2.reset(seed=2)
+        while not aec_done(env2):
+            env2.step(aec_action(env2, rng))
+        for bad in (0, legal, np.int64(0)):
+            with pytest.raises(InvalidActionError):
+                env2.step(bad)
+            count += 1
+        aec_finish(env2)
+        with pytest.raises(ResetNeededError):
+            env2.step(0)
+        with pytest.raises(ResetNeededError):
+            env2.step(None)
+        count += 2
+    for kw in ({"num_players": spec.min_players - 1}, {"num_players": spec.max_players + 1},
+               {"num_players": 2.5}, {"illegal_action": "ignore"}, {"render_mode": "video"}):
+        with pytest.raises(ValueError):
+            make_env(name, **kw)
+        count += 1
+    env = make_env(name, **h.default_config)
+    env.reset(seed=0)
+    snap = env.get_state()
+    for label, rec in h.corruptions(get_core(name, h.default_config),
+                                    np.frombuffer(snap.state, get_core(name).state_dtype)):
+        with pytest.raises(CorruptStateError):
+            env.set_state(dataclasses.replace(snap, state=rec.tobytes()))
+        count += 1
+    _figures(f"bad input {name} (AEC)", bad_inputs=count, crashes=0)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_kernels_compiled_once(name):
     """After the single envs (both policies, snapshots) and vector envs
     (through autoresets) ran in a fresh process (so other tests' calls do
     not count), each batch kernel has exactly one compiled signature. (The
     SB3 VecEnv drives the same buffers as the vector env; importing torch
-    here would only slow the test down.)"""
-    _single_agent(name)
+    here would only slow the test down.) Multi-agent games: the AEC env and
+    the batch buffers' fused step."""
     hooks(name)
     got = _collect(_subprocess({"what": "signatures", "name": name}, {}))
     assert got, "hooks.batch_kernels() is empty"
@@ -1182,9 +1426,11 @@ def test_kernels_compiled_once(name):
 def test_terminated_vs_truncated(name):
     """A core with a tiny step cap truncates (truncated True, terminated
     False, SB3 ``TimeLimit.truncated``); a game the rules finish terminates
-    (terminated True, truncated False)."""
-    _single_agent(name)
+    (terminated True, truncated False). Multi-agent games: through the AEC
+    env (every agent flagged alike)."""
     h = hooks(name)
+    if _multi_agent(name):
+        return _terminated_vs_truncated_aec(name, h)
     spec = spec_of(name)
     rng = np.random.default_rng(0)
     truncs = terms = 0
@@ -1230,6 +1476,73 @@ def test_terminated_vs_truncated(name):
         flags += [i["TimeLimit.truncated"] for d, i in zip(dones, infos) if d]
     assert any(flags), "SB3 infos never flagged TimeLimit.truncated"
     _figures(f"terminated/truncated {name}", truncated=truncs, terminated_under_cap=terms)
+
+
+def _terminated_vs_truncated_aec(name, h):
+    """test_terminated_vs_truncated through the AEC env. Random multi-agent
+    games can be long, so the games the rules end are played in the core
+    (from the hooks' late-game starts when there are some) and their last
+    decisions replayed through the AEC env from a snapshot."""
+    spec = spec_of(name)
+    rng = np.random.default_rng(0)
+    truncs = terms = 0
+    env = make_env(name, **h.truncate_config)
+    for seed in range(20):
+        env.reset(seed=seed)
+        steps = 0
+        while not aec_done(env):
+            env.step(aec_action(env, rng))
+            steps += 1
+        te, tr = list(env.terminations.values()), list(env.truncations.values())
+        assert len(set(te)) == 1 and len(set(tr)) == 1, "agents flagged differently"
+        assert not (te[0] and tr[0])
+        if tr[0]:
+            truncs += 1
+            assert steps == h.truncate_config["max_steps"]
+            assert all(i.get("outcome", "truncated") == "truncated" for i in env.infos.values())
+            assert not any(env.rewards.values()), "a truncation paid a reward"
+        else:
+            terms += 1
+        aec_finish(env)
+    assert truncs >= 10, "the tiny step cap never truncated"
+    core = get_core(name, h.default_config)
+    n, keep = 48, 6
+    b = Batch(core, n)
+    b.reset(np.arange(n) + 7)
+    if h.jump_start is not None:
+        h.jump_start(core, b.states, np.random.default_rng(1))
+        b.refresh()
+    hist, ends = [], []
+    live = np.ones(n, bool)
+    for _ in range(spec.max_episode_steps):
+        if not live.any() or len(ends) >= 6:
+            break
+        acts = random_legal(rng, b.masks)
+        hist = (hist + [(b.states.copy(), acts)])[-keep:]
+        b.step(acts)
+        b.refresh()
+        for i in np.flatnonzero(live & b.terminated & ~b.illegal):
+            ends.append((hist[0][0][i:i + 1].copy(), [int(a[i]) for _, a in hist]))
+        live &= ~(b.terminated | b.truncated)
+    assert len(ends) >= 3, "random games (from late-game starts) never ended by the rules"
+    env = make_env(name, **h.default_config)
+    for rec, acts in ends:
+        env.set_state(Snapshot(game=spec.name, layout_version=spec.layout_version,
+                               state=rec.tobytes()))
+        for a in acts:
+            assert not aec_done(env)
+            agent = env.agent_selection
+            env.step(a)
+        assert all(env.terminations.values()) and not any(env.truncations.values()), \
+            "a game the rules ended was not terminated for every agent"
+        assert env.infos[agent]["illegal_action"] is False
+        assert all(i.get("outcome") != "truncated" for i in env.infos.values())
+        assert not env.observe(agent)["action_mask"].any()
+        lo, hi = spec.reward_range
+        assert all(lo <= r <= hi for r in env.rewards.values())
+        aec_finish(env)
+    _figures(f"terminated/truncated {name} (AEC)", truncated=truncs, terminated_under_cap=terms,
+             terminated_by_rules=len(ends))
 
 
 # =====================================================================================

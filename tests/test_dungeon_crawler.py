@@ -29,6 +29,8 @@ from dungeonrl.envs.dungeon_crawler.batch import sample_legal
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content
 from dungeonrl.envs.dungeon_crawler.rules import step_game
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
+import game_hooks  # noqa: F401,I001  (first: it loads the tests/hooks_*.py modules)
+from hooks_dungeon_crawler import HOOKS, resample_hidden_record
 
 CORES = {}
 
@@ -114,12 +116,18 @@ def test_soak_invariants(n):
     heur = (np.arange(games) % 2 == 0)
     for i in range(0, games, 37):
         check_invariants(core, st[i])
+    HOOKS.check_invariants(core, st)          # the conformance checker, every row
+    rounds = 0
     while (st["phase"] != C.PH_OVER).any():
         advance(st, core.TR, 150, prngs, heur)
         for i in range(0, games, 11):
             check_invariants(core, st[i])
+        rounds += 1
+        if rounds % 4 == 0:
+            HOOKS.check_invariants(core, st)
     for i in range(games):
         check_invariants(core, st[i])
+    HOOKS.check_invariants(core, st)
     out = st["outcome"]
     assert (out != C.O_ILLEGAL).all()
     assert ((out == C.O_WIN) | (out == C.O_TRUNCATED)).all()
@@ -353,28 +361,8 @@ def test_mask_soundness():
 
 
 # --- hidden information ----------------------------------------------------------------
-def resample_hidden(s, p, rng):
-    """Shuffle what seat p cannot see: rivals' hands (sizes kept) + card deck
-    order, item deck order, the generator."""
-    n = int(s["num_players"])
-    pool = list(s["card_deck"][: int(s["card_deck_n"])])
-    for q in range(n):
-        if q != p:
-            for c in range(C.MAX_CARDS):
-                pool += [c] * int(s["hand"][q, c])
-    rng.shuffle(pool)
-    k = 0
-    for q in range(n):
-        if q != p:
-            s["hand"][q] = 0
-            for _ in range(int(s["hand_n"][q])):
-                s["hand"][q, pool[k]] += 1
-                k += 1
-    s["card_deck"][: int(s["card_deck_n"])] = pool[k:]
-    d = s["item_deck"][: int(s["item_deck_n"])].copy()
-    rng.shuffle(d)
-    s["item_deck"][: int(s["item_deck_n"])] = d
-    s["rng"][0] = np.uint64(rng.integers(0, 2**63))
+# (resample_hidden_record, from the conformance hooks: rivals' hands with their
+# sizes kept, deck orders, another seat's offer, the generator)
 
 
 def test_hidden_information():
@@ -382,6 +370,7 @@ def test_hidden_information():
     rng = np.random.default_rng(5)
     st = core.alloc(1)
     checked = 0
+    resampled = []
     for seed in range(6):
         core.reset(st, np.array([seed], np.uint64))
         for t in range(600):
@@ -394,8 +383,9 @@ def test_hidden_information():
                     m1 = core.recompute_mask(st)[0]
                     for _ in range(3):
                         s2 = st.copy()
-                        resample_hidden(s2[0], p, rng)
+                        resample_hidden_record(core, s2[0], p, rng)
                         check_invariants(core, s2[0])
+                        resampled.append(s2)
                         o2 = np.zeros_like(o1)
                         core.observe(s2, np.array([p]), o2)
                         assert (o1 == o2).all(), f"seat {p} sees hidden info"
@@ -411,6 +401,7 @@ def test_hidden_information():
             a = int(rng.choice(np.flatnonzero(st[0]["legal"])))
             core.step(st, np.array([a]), np.zeros((1, 4), np.float32), *(np.zeros(1, bool) for _ in range(3)))
     assert checked > 100
+    HOOKS.check_invariants(core, np.concatenate(resampled))   # the conformance checker too
 
 
 # --- forced-dice scenarios -----------------------------------------------------------------
