@@ -333,7 +333,9 @@ def guarded(fn, *args, **kwargs) -> dict:
     except ImportError as e:
         return unavailable(f"import failed: {e}")
     except Exception as e:
-        if type(e).__name__ == "DependencyNotInstalled":   # gymnasium / pettingzoo extras
+        # gymnasium's DependencyNotInstalled, PettingZoo's FailedToImport (a
+        # peer whose extra, e.g. pettingzoo[classic], is not installed)
+        if type(e).__name__ in ("DependencyNotInstalled", "FailedToImport"):
             return unavailable(f"dependency not installed: {e}")
         raise
 
