@@ -85,10 +85,10 @@ def train_demo(opts, seed: int = 0) -> dict:
         argv += ["--kickstart", "heuristic", "--bc-steps", "100000", "--bc-epochs", "2"]
     topts = build_parser(hooks_for("unbroken")).parse_args(argv)
     metrics = run_training("unbroken", "ppo", None, seed, opts.out, topts)
-    print("Two minutes from a random network mostly teach survival (compare the mean Level "
-          "with random play's).\nThe 25-minute run that beats the heuristic on Normal: "
-          "dungeonrl train unbroken --minutes 25 --kickstart heuristic --bc-steps 400000 "
-          "--bc-epochs 4 --dagger-rounds 1 --lr 2e-4 --minibatches 16 --epochs 2")
+    print("Longer runs beat the heuristic on Normal, e.g. "
+          "`dungeonrl train unbroken --minutes 20` (from scratch) or "
+          "`dungeonrl train unbroken --minutes 25 --kickstart heuristic --dagger-rounds 1 "
+          "--bc-steps 400000 --bc-epochs 4 --lr 2e-4`")
     return metrics
 
 

@@ -79,8 +79,8 @@ class PPOConfig:
     max_seconds: float | None = None   #: wall-clock budget (stops early; LR anneals on it)
     num_envs: int = 1024               #: games stepped together by one numba call
     num_steps: int = 32                #: rollout length per env and iteration
-    num_minibatches: int = 4           #: batch (num_envs * num_steps) split into this many
-    update_epochs: int = 3
+    num_minibatches: int = 16          #: batch (num_envs * num_steps) split into this many
+    update_epochs: int = 2             #: (16 x 2: many small steps per sample, little compute)
     learning_rate: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995

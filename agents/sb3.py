@@ -50,8 +50,8 @@ class SB3Config:
     total_steps: int = 200_000
     num_envs: int = 64
     n_steps: int = 128              #: rollout length per env
-    batch_size: int = 1024
-    n_epochs: int = 3
+    batch_size: int = 512           #: 16 minibatches of the 8,192-step rollout
+    n_epochs: int = 2
     learning_rate: float = 3e-4
     gamma: float = 0.995
     gae_lambda: float = 0.95

@@ -74,13 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--num-envs", type=int, default=64, help="batch size (default 64)")
     c.add_argument("--steps", type=int, default=2000, help="vector steps to time (default 2000)")
     command("demo", "short guided demo (train briefly, then watch)")
-    c = command("train", "train an agent (MaskablePPO by default)")
-    c.add_argument("--timesteps", type=int, default=100_000)
-    c.add_argument("--num-envs", type=int, default=64)
-    c.add_argument("--out", default="runs", help="output folder (default runs/)")
+    c = command("train", "train an agent (fast masked PPO by default; --algo sb3 for MaskablePPO)")
+    c.add_argument("--timesteps", type=int, default=None, help="env steps (same as --steps)")
+    c.add_argument("--num-envs", type=int, default=None)
+    c.add_argument("--out", default=None, help="output folder (default runs/<game>-<algo>-s<seed>)")
     c = command("eval", "evaluate a trained agent")
     c.add_argument("--model", default=None, help="saved model to evaluate")
-    c.add_argument("--episodes", type=int, default=100)
+    c.add_argument("--episodes", type=int, default=None, help="games per agent (same as --games)")
     return p
 
 

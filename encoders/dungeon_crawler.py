@@ -17,11 +17,15 @@ numba kernel writing ``OBS_SIZE`` floats into a preallocated row.
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..envs.core.jit import JIT
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.rules import eff_atk, eff_def, eff_spd, max_hp, rebal_moved
+from ..envs.dungeon_crawler.rules import rebal_moved
+
+#: small helpers are inlined into their callers (numba IR level)
+JIT_INLINE = dict(JIT, inline="always")
 
 NRIV = C.MAX_P - 1
 RIV = 1 + 3 + 1 + 2 + 3 + 1 + 1 + C.NSLOT + C.NSLOT + 5 + 2 + 1   # per rival
@@ -52,6 +56,19 @@ for _name, _size in _BLOCKS:
     _off += _size
 OBS_SIZE = _off
 OFF = {name: off for name, off, _ in FEATURES}
+
+#: FRAC[m, h] = float32(h / m) for 0 <= h < 64, 1 <= m < 64: HP fractions
+#: without a division (``_frac`` divides outside the table)
+FRAC = np.zeros((64, 64), np.float32)
+FRAC[1:] = (np.arange(64)[None, :] / np.arange(1, 64)[:, None]).astype(np.float32)
+# Scaling by constants: ``x * (1 / d)`` instead of ``x / d`` (a division is
+# slow). For an integer |x| < 2**24 both give the same float32 (x / d is
+# either not dyadic, so far from every float32 rounding midpoint compared
+# with the product's error of one float64 ulp, or x / d = (x / m) / 2**s is
+# a float32 itself); the scaled fields are small integers (the unbounded
+# round counter keeps its division).
+R10, R3, R5, R4, R8 = 1.0 / 10.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 4.0, 1.0 / 8.0
+RSQ, RHAND, R162, R62 = 1.0 / C.MAX_SQ, 1.0 / C.HAND_MAX, 1.0 / 162.0, 1.0 / 62.0
 
 O_PHASE, O_TOACT, O_SEAT, O_NP = OFF["phase"], OFF["to_act"], OFF["seat"], OFF["num_players"]
 O_MYTURN, O_ROUND, O_STEP = OFF["my_turn"], OFF["round"], OFF["step_fraction"]
@@ -123,19 +140,19 @@ def feature_names():
     return tuple(names)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _rel(st, p, q):
     """Relative index of seat q from p (0 = p itself)."""
     n = st.num_players
     return (q - p + n) % n
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _item_bonus(T, it):
     return T.item_atk[it] + T.item_def[it] + T.item_hp[it] + T.item_spd[it]
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _mon_max(st, T, f, q):
     k = T.sq_kind[f, q]
     if k == C.SQ_MOB:
@@ -148,63 +165,109 @@ def _mon_max(st, T, f, q):
     return 1
 
 
+@njit(**JIT_INLINE)
+def _frac(h, m):
+    """float32(h / m) of two integers (``m != 0``), from ``FRAC`` when small."""
+    if h >= 0 and h < 64 and m > 0 and m < 64:
+        return FRAC[m, h]
+    return h / m
+
+
+@njit(**JIT_INLINE)
+def _zero(out, a, b):
+    out[a:b] = 0.0
+
+
+@njit(**JIT_INLINE)
+def _gear(st, T, h):
+    """Gear bonuses of hero ``h`` in one pass over its slots: (ATK, DEF, HP,
+    SPD), the sums ``rules.gear_sum`` gives one stat at a time."""
+    ga = 0
+    gd = 0
+    gh = 0
+    gs = 0
+    for sl in range(C.NSLOT):
+        it = st.equip[h, sl]
+        if it >= 0:
+            ga += T.item_atk[it]
+            gd += T.item_def[it]
+            gh += T.item_hp[it]
+            gs += T.item_spd[it]
+    return ga, gd, gh, gs
+
+
 @njit(**JIT)
 def encode(st, T, p, out):
-    """Write seat ``p``'s observation of record ``st`` into ``out``."""
-    for i in range(OBS_SIZE):
-        out[i] = 0.0
+    """Write seat ``p``'s observation of record ``st`` into ``out`` (every
+    column: a block is either written whole or zeroed first, so ``out`` may
+    hold anything before)."""
     n = st.num_players
     if p < 0 or p >= n:
+        _zero(out, 0, OBS_SIZE)
         return
+    _zero(out, O_PHASE, O_PHASE + C.NPHASE)
     out[O_PHASE + st.phase] = 1.0
     out[O_TOACT] = 1.0 if st.actor == p else 0.0
+    _zero(out, O_SEAT, O_SEAT + C.MAX_P)
     out[O_SEAT + p] = 1.0
-    out[O_NP] = n / 8.0
+    out[O_NP] = n * R8
     out[O_MYTURN] = 1.0 if st.turn == p else 0.0
     out[O_ROUND] = st.round / 100.0
     out[O_STEP] = st.steps / max(st.max_steps, 1)
-    # own hero
+    # own hero (the stat formulas of rules.max_hp / eff_atk / eff_def / eff_spd)
     for s in range(C.NSTAT):
-        out[O_BASE + s] = st.base[p, s] / 10.0
-    mh = max_hp(st, T, p)
-    out[O_EFF + 0] = eff_atk(st, T, p) / 10.0
-    out[O_EFF + 1] = eff_def(st, T, p) / 10.0
-    out[O_EFF + 2] = mh / 10.0
-    out[O_EFF + 3] = eff_spd(st, T, p) / 10.0
-    out[O_HP] = st.hp[p] / 10.0
-    out[O_HPF] = st.hp[p] / mh if mh > 0 else 0.0
-    out[O_GOLD] = st.gold[p] / 10.0
+        out[O_BASE + s] = st.base[p, s] * R10
+    ga, gd, gh, gs = _gear(st, T, p)
+    mh = np.int64(st.base[p, C.ST_HP]) + gh
+    atk = np.int64(st.base[p, C.ST_ATK]) + ga + st.enchant[p] - st.curse[p] + st.cb_atk[p]
+    dfn = np.int64(st.base[p, C.ST_DEF]) + gd + st.cb_def[p]
+    out[O_EFF + 0] = (atk if atk > 0 else 0) * R10
+    out[O_EFF + 1] = (dfn if dfn > 0 else 0) * R10
+    out[O_EFF + 2] = mh * R10
+    out[O_EFF + 3] = (np.int64(st.base[p, C.ST_SPD]) + gs) * R10
+    out[O_HP] = st.hp[p] * R10
+    out[O_HPF] = _frac(st.hp[p], mh) if mh > 0 else 0.0
+    out[O_GOLD] = st.gold[p] * R10
+    _zero(out, O_FLOOR, O_FLOOR + C.NFLOOR)
     out[O_FLOOR + st.floor[p]] = 1.0
-    out[O_SQ] = st.pos[p] / C.MAX_SQ
+    out[O_SQ] = st.pos[p] * RSQ
     for sl in range(C.NSLOT):
         out[O_VAULT + sl] = (st.vault[p] >> sl) & 1
-    out[O_STATUS + 0] = st.poison[p] / 3.0
-    out[O_STATUS + 1] = st.poison_dmg[p] / 3.0
-    out[O_STATUS + 2] = st.weak[p] / 3.0
-    out[O_STATUS + 3] = st.curse[p] / 3.0
-    out[O_STATUS + 4] = st.enchant[p] / 3.0
-    out[O_STATUS + 5] = st.str_bonus[p] / 3.0
-    out[O_STATUS + 6] = st.cb_atk[p] / 5.0
-    out[O_STATUS + 7] = st.cb_def[p] / 5.0
-    out[O_HANDN] = st.hand_n[p] / C.HAND_MAX
+    out[O_STATUS + 0] = st.poison[p] * R3
+    out[O_STATUS + 1] = st.poison_dmg[p] * R3
+    out[O_STATUS + 2] = st.weak[p] * R3
+    out[O_STATUS + 3] = st.curse[p] * R3
+    out[O_STATUS + 4] = st.enchant[p] * R3
+    out[O_STATUS + 5] = st.str_bonus[p] * R3
+    out[O_STATUS + 6] = st.cb_atk[p] * R5
+    out[O_STATUS + 7] = st.cb_def[p] * R5
+    out[O_HANDN] = st.hand_n[p] * RHAND
     for c in range(C.MAX_CARDS):
         out[O_HAND + c] = st.hand[p, c]
     for sl in range(C.NSLOT):
         it = st.equip[p, sl]
+        b = O_GEAR + GEAR * sl
         if it >= 0:
-            out[O_GEAR + GEAR * sl] = 1.0
-            out[O_GEAR + GEAR * sl + 1] = (T.item_tier[it] + 1) / 4.0
-            out[O_GEAR + GEAR * sl + 2] = _item_bonus(T, it) / 5.0
+            out[b] = 1.0
+            out[b + 1] = (T.item_tier[it] + 1) * R4
+            out[b + 2] = _item_bonus(T, it) * R5
+        else:
+            out[b] = 0.0
+            out[b + 1] = 0.0
+            out[b + 2] = 0.0
     if st.turn == p:
-        out[O_MOVE] = st.roll / 10.0
+        out[O_MOVE] = st.roll * R10
         out[O_MOVE + 1] = st.moved
         out[O_MOVE + 2] = st.sprinted
         out[O_MOVE + 3] = st.shadow
-    out[O_CREATE] = st.cr_roll / 10.0 if st.actor == p else 0.0
+    else:
+        _zero(out, O_MOVE, O_MOVE + 4)
+    out[O_CREATE] = st.cr_roll * R10 if st.actor == p else 0.0
     for s in range(C.NSTAT):
-        out[O_CREATE + 1 + s] = st.rolled[p, s] / 10.0
-    out[O_CREATE + 1 + C.NSTAT] = rebal_moved(st, p) / 4.0
+        out[O_CREATE + 1 + s] = st.rolled[p, s] * R10
+    out[O_CREATE + 1 + C.NSTAT] = rebal_moved(st, p) * R4
     # an offer is seen only by the hero looking at it
+    _zero(out, O_OFKIND, O_OFFER + C.OFFER_MAX * OFFER)
     if st.offer_seat == p and st.offer_kind != C.OF_NONE:
         out[O_OFKIND + st.offer_kind] = 1.0
         for k in range(st.offer_n):
@@ -213,46 +276,54 @@ def encode(st, T, p, out):
             out[b] = 1.0
             if st.offer_kind == C.OF_SHOP:
                 out[b + 1 + x] = 1.0
-                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.card_price / 10.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.card_price * R10
             else:
                 out[b + 1 + C.MAX_CARDS + T.item_slot[x]] = 1.0
-                out[b + 1 + C.MAX_CARDS + C.NSLOT] = (T.item_tier[x] + 1) / 4.0
-                out[b + 1 + C.MAX_CARDS + C.NSLOT + 1] = _item_bonus(T, x) / 5.0
-                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.item_price[T.item_tier[x]] / 10.0
+                out[b + 1 + C.MAX_CARDS + C.NSLOT] = (T.item_tier[x] + 1) * R4
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 1] = _item_bonus(T, x) * R5
+                out[b + 1 + C.MAX_CARDS + C.NSLOT + 2] = T.item_price[T.item_tier[x]] * R10
     else:
         out[O_OFKIND] = 1.0
+    _zero(out, O_PCARD, O_RIV)
     if st.actor == p and st.pend_card >= 0:
         out[O_PCARD + st.pend_card] = 1.0
     if st.actor == p and st.pend_target >= 0:
         out[O_PTGT + _rel(st, p, st.pend_target)] = 1.0
-    # rivals (public facts only)
+    # rivals (public facts only); the blocks of absent seats are zero
     for r in range(1, n):
         q = (p + r) % n
         b = O_RIV + RIV * (r - 1)
         out[b] = 1.0
+        out[b + 1] = 0.0
+        out[b + 2] = 0.0
+        out[b + 3] = 0.0
         out[b + 1 + st.floor[q]] = 1.0
-        out[b + 4] = st.pos[q] / C.MAX_SQ
-        out[b + 5] = st.hp[q] / 10.0
-        out[b + 6] = max_hp(st, T, q) / 10.0
-        out[b + 7] = eff_atk(st, T, q) / 10.0
-        out[b + 8] = eff_def(st, T, q) / 10.0
-        out[b + 9] = eff_spd(st, T, q) / 10.0
-        out[b + 10] = st.gold[q] / 10.0
-        out[b + 11] = st.hand_n[q] / C.HAND_MAX
+        out[b + 4] = st.pos[q] * RSQ
+        out[b + 5] = st.hp[q] * R10
+        ga, gd, gh, gs = _gear(st, T, q)
+        atk = np.int64(st.base[q, C.ST_ATK]) + ga + st.enchant[q] - st.curse[q] + st.cb_atk[q]
+        dfn = np.int64(st.base[q, C.ST_DEF]) + gd + st.cb_def[q]
+        out[b + 6] = (np.int64(st.base[q, C.ST_HP]) + gh) * R10
+        out[b + 7] = (atk if atk > 0 else 0) * R10
+        out[b + 8] = (dfn if dfn > 0 else 0) * R10
+        out[b + 9] = (np.int64(st.base[q, C.ST_SPD]) + gs) * R10
+        out[b + 10] = st.gold[q] * R10
+        out[b + 11] = st.hand_n[q] * RHAND
         for sl in range(C.NSLOT):
             it = st.equip[q, sl]
-            if it >= 0:
-                out[b + 12 + sl] = (T.item_tier[it] + 1) / 4.0
+            out[b + 12 + sl] = (T.item_tier[it] + 1) * R4 if it >= 0 else 0.0
             out[b + 18 + sl] = (st.vault[q] >> sl) & 1
-        out[b + 24] = st.poison[q] / 3.0
-        out[b + 25] = st.weak[q] / 3.0
-        out[b + 26] = st.curse[q] / 3.0
-        out[b + 27] = st.enchant[q] / 3.0
-        out[b + 28] = st.str_bonus[q] / 3.0
+        out[b + 24] = st.poison[q] * R3
+        out[b + 25] = st.weak[q] * R3
+        out[b + 26] = st.curse[q] * R3
+        out[b + 27] = st.enchant[q] * R3
+        out[b + 28] = st.str_bonus[q] * R3
         out[b + 29] = 1.0 if st.actor == q else 0.0
         out[b + 30] = 1.0 if st.turn == q else 0.0
-        out[b + 31] = st.boss_dmg[q] / 10.0
-    # combat
+        out[b + 31] = st.boss_dmg[q] * R10
+    _zero(out, O_RIV + RIV * (n - 1), O_CB)
+    # combat and loot
+    _zero(out, O_CB, O_BOARD)
     if st.cb_kind != C.OPP_NONE:
         out[O_CB] = 1.0
         out[O_CB + 1] = 1.0 if st.cb_a == p else 0.0
@@ -269,34 +340,42 @@ def encode(st, T, p, out):
                     v = T.final_stats[st.final_boss, s]
                 else:
                     v = T.mob_stats[st.cb_mob, s]
-                out[O_CB + 9 + s] = v / 10.0
+                out[O_CB + 9 + s] = v * R10
             hpn = st.cb_mhp if k == C.OPP_SUMMON else st.sq_hp[st.cb_f, st.cb_sq]
             mx = T.mob_stats[st.cb_mob, 2] if k == C.OPP_SUMMON else _mon_max(st, T, st.cb_f, st.cb_sq)
-            out[O_CB + 13] = hpn / mx
+            out[O_CB + 13] = _frac(hpn, mx)
         else:
             o = st.cb_b if st.cb_a == p else st.cb_a
             out[O_CB + 16 + _rel(st, p, o)] = 1.0
         out[O_CB + 14] = 1.0 if st.actor == p else 0.0
-        out[O_CB + 15] = st.cb_round / 10.0
+        out[O_CB + 15] = st.cb_round * R10
     if st.phase == C.PH_LOOT:
         out[O_LOOT] = 1.0 if st.loot_killer == p else 0.0
         out[O_LOOT + 1 + _rel(st, p, st.loot_victim)] = 1.0
-        out[O_LOOT + 1 + C.MAX_P] = st.loot_left / 3.0
-    # board
+        out[O_LOOT + 1 + C.MAX_P] = st.loot_left * R3
+    # board: every square written (squares beyond a floor's end are zero)
     for f in range(C.NFLOOR):
-        for q in range(T.floor_len[f]):
+        fl = T.floor_len[f]
+        for q in range(fl):
             b = O_BOARD + 3 * (f * C.MAX_SQ + q)
             if st.sq_alive[f, q]:
                 out[b] = 1.0
                 k = T.sq_kind[f, q]
                 if k == C.SQ_MOB or k == C.SQ_BOSS or k == C.SQ_LAIR:
-                    out[b + 1] = st.sq_hp[f, q] / _mon_max(st, T, f, q)
-                if k == C.SQ_MOB:
-                    out[b + 2] = 1.0 + (st.sq_mob[f, q] % C.MOBS_PER_FLOOR)
+                    out[b + 1] = _frac(st.sq_hp[f, q], _mon_max(st, T, f, q))
+                else:
+                    out[b + 1] = 0.0
+                out[b + 2] = 1.0 + (st.sq_mob[f, q] % C.MOBS_PER_FLOOR) if k == C.SQ_MOB else 0.0
+            else:
+                out[b] = 0.0
+                out[b + 1] = 0.0
+                out[b + 2] = 0.0
+        _zero(out, O_BOARD + 3 * (f * C.MAX_SQ + fl), O_BOARD + 3 * (f + 1) * C.MAX_SQ)
+    _zero(out, O_FINAL, O_FINAL + C.NFINAL)
     out[O_FINAL + st.final_boss] = 1.0
-    out[O_FINAL + C.NFINAL] = st.sq_hp[C.NFLOOR - 1, T.floor_len[C.NFLOOR - 1] - 1] / \
-        T.final_stats[st.final_boss, 2]
-    out[O_PILES] = st.item_deck_n / 162.0
-    out[O_PILES + 1] = st.item_disc_n / 162.0
-    out[O_PILES + 2] = st.card_deck_n / 62.0
-    out[O_PILES + 3] = st.card_disc_n / 62.0
+    out[O_FINAL + C.NFINAL] = _frac(st.sq_hp[C.NFLOOR - 1, T.floor_len[C.NFLOOR - 1] - 1],
+                                    T.final_stats[st.final_boss, 2])
+    out[O_PILES] = st.item_deck_n * R162
+    out[O_PILES + 1] = st.item_disc_n * R162
+    out[O_PILES + 2] = st.card_deck_n * R62
+    out[O_PILES + 3] = st.card_disc_n * R62

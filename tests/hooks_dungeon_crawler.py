@@ -514,6 +514,8 @@ class DungeonCrawlerHooks(GameHooks):
         edit("final boss out of range", lambda s: s.__setitem__("final_boss", 7))
         edit("combat kind out of range", lambda s: s.__setitem__("cb_kind", 9))
         edit("negative card count in a hand", lambda s: s["hand"].__setitem__((0, 0), -1))
+        edit("hand size differs from the cards held",
+             lambda s: s["hand_n"].__setitem__(0, int(s["hand_n"][0]) + 1))
         edit("stored mask does not match",
              lambda s: s["legal"].__setitem__(slice(None), 1 - np.asarray(s["legal"])))
         return out

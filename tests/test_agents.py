@@ -333,3 +333,22 @@ def test_cli_train_writes_model_metrics_and_curve(tmp_path, capsys):
     rc = cli_main(["eval", "unbroken", "--agent", str(out / "model.pt"), "--games", "20"])
     assert rc == 0
     assert "difficulty=easy" in capsys.readouterr().out
+
+
+def test_kickstart_clone_and_dagger_smoke(easy_core):
+    from dungeonrl.agents.bc import BCConfig, collect, kickstart
+    teacher = make_agent("heuristic", easy_core)
+    cfg = BCConfig(steps=64 * 32, num_envs=64, epochs=2, minibatch=256, seed=0,
+                   torch_threads=1, dagger_rounds=1, dagger_steps=64 * 8, dagger_epochs=1)
+    data = collect(easy_core, teacher, cfg)
+    assert data["obs"].shape == (32, 64, easy_core.spec.obs_size)
+    # the teacher's labels are legal, and complete returns are those of finished episodes
+    t, i = np.nonzero(np.ones_like(data["actions"], bool))
+    assert data["masks"][t, i, data["actions"][t, i]].all()
+    assert data["valid"].any() and not data["valid"][-1].all()
+    seen = []
+    net = ActorCritic(easy_core.spec.obs_size, easy_core.spec.num_actions, (32,))
+    fit = kickstart(net, easy_core, teacher, cfg, log=seen.append)
+    phases = [d.get("phase") for d in seen if "phase" in d]
+    assert phases == ["collect", "dagger_1"]
+    assert fit["samples"] == 64 * 32 + 64 * 8 and 0.0 < fit["accuracy"] <= 1.0

@@ -859,3 +859,16 @@ def test_heuristic_beats_random():
     policy_rollout(st, core.TR, 5, 1, 1, out)
     wins = out.sum(0)
     assert wins[0] > wins[1:4].sum()
+
+
+def test_encoder_scaling_is_exact():
+    # the encoder scales small integers by reciprocal constants and reads HP
+    # fractions from a table instead of dividing: the same float32 as x / d
+    from dungeonrl.encoders import dungeon_crawler as enc
+    x = np.arange(-2**16, 2**16, dtype=np.int64)
+    for d, r in ((10, enc.R10), (3, enc.R3), (5, enc.R5), (4, enc.R4), (8, enc.R8),
+                 (C.MAX_SQ, enc.RSQ), (C.HAND_MAX, enc.RHAND), (162, enc.R162), (62, enc.R62)):
+        want = (x / float(d)).astype(np.float32)
+        assert np.array_equal((x * r).astype(np.float32).view(np.int32), want.view(np.int32)), d
+    h, m = np.meshgrid(np.arange(64), np.arange(1, 64))
+    assert np.array_equal(enc.FRAC[1:].view(np.int32), (h / m).astype(np.float32).view(np.int32))

@@ -17,10 +17,13 @@ import numpy as np
 from numba import njit
 
 from ..core.jit import JIT
-from ..core.rng import rng_choice_mask, rng_seed
+from ..core.rng import rng_below, rng_seed
 from ...encoders.dungeon_crawler import encode
 from . import consts as C
 from .rules import legal_mask, reset_game, step_game
+
+#: small helpers are inlined into their callers (numba IR level)
+JIT_INLINE = dict(JIT, inline="always")
 
 
 @njit(**JIT)
@@ -91,7 +94,21 @@ def step_autoreset_ma(states, tabs, actions, players, obs, masks, rewards, termi
             masks[i, a] = st.legal[a]
 
 
-sample_legal = rng_choice_mask   # a uniformly random legal action
+@njit(**JIT_INLINE)
+def sample_legal(r, mask):
+    """A uniformly random legal action (-1 if none): the same draw and the
+    same result as ``core.rng.rng_choice_mask``, with a branch-free count."""
+    n = 0
+    for a in range(mask.shape[0]):
+        n += mask[a] != 0
+    if n == 0:
+        return -1
+    k = rng_below(r, n)
+    for a in range(mask.shape[0]):          # the (k+1)-th legal index
+        k -= mask[a] != 0
+        if k < 0:
+            return a
+    return -1
 
 
 @njit(**JIT)

@@ -201,6 +201,8 @@ class DungeonCrawlerCore(GameCore):
             bad("combat kind")
         if (s["hand"][:n] < 0).any():
             bad("negative hand count")
+        if (s["hand"][:n].sum(axis=1) != s["hand_n"][:n]).any():
+            bad("hand sizes differ from the cards held")   # the mask relies on hand_n
         arr = np.array([s]) if not isinstance(s, np.ndarray) else s.reshape(1)
         if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(s["legal"])):
             bad("stored legal mask does not match the state")

@@ -26,6 +26,10 @@ from ..core.rng import rng_below, rng_seed, rng_shuffle
 from ..core.zones import pile_draw, pile_push
 from . import consts as C
 
+#: small helpers are inlined into their callers (at numba IR level: no call
+#: overhead in the hot loops)
+JIT_INLINE = dict(JIT, inline="always")
+
 ILLEGAL_PENALTY = -1.0
 AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing back
 
@@ -33,7 +37,7 @@ AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing
 # ---------------------------------------------------------------------------
 # chance
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def roll_die(st):
     """1d6 from this game's generator; a queued forced result is used first."""
     if st.forced_i < st.forced_n:
@@ -43,7 +47,7 @@ def roll_die(st):
     return rng_below(st.rng, 6) + 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def roll_d4(st):
     """1d4 (creation rolls); shares the forced queue with ``roll_die``."""
     if st.forced_i < st.forced_n:
@@ -56,7 +60,7 @@ def roll_d4(st):
 # ---------------------------------------------------------------------------
 # hero stats
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def gear_sum(st, T, h, stat):
     s = 0
     for sl in range(C.NSLOT):
@@ -73,36 +77,36 @@ def gear_sum(st, T, h, stat):
     return s
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def max_hp(st, T, h):
     return np.int64(st.base[h, C.ST_HP]) + gear_sum(st, T, h, C.ST_HP)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def eff_atk(st, T, h):
     v = (np.int64(st.base[h, C.ST_ATK]) + gear_sum(st, T, h, C.ST_ATK) + st.enchant[h]
          - st.curse[h] + st.cb_atk[h])
     return v if v > 0 else 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def eff_def(st, T, h):
     v = np.int64(st.base[h, C.ST_DEF]) + gear_sum(st, T, h, C.ST_DEF) + st.cb_def[h]
     return v if v > 0 else 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def eff_spd(st, T, h):
     return np.int64(st.base[h, C.ST_SPD]) + gear_sum(st, T, h, C.ST_SPD)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def boots_bonus(st, T, h):
     it = st.equip[h, C.SL_BOOTS]
     return np.int64(T.item_spd[it]) if it >= 0 else 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def gain_gold(st, T, h, n):
     g = st.gold[h] + n
     if g > T.gold_cap:
@@ -120,7 +124,7 @@ def heal(st, T, h, n):
 # ---------------------------------------------------------------------------
 # items and cards
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def discard_item(st, it):
     st.item_disc_n = pile_push(st.item_disc, st.item_disc_n, it)
 
@@ -139,7 +143,7 @@ def draw_card(st):
     return c
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def discard_card(st, c):
     st.card_disc_n = pile_push(st.card_disc, st.card_disc_n, c)
 
@@ -170,12 +174,12 @@ def equip_item(st, T, h, it):
         discard_item(st, old)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def vaulted(st, h, sl):
     return (st.vault[h] >> sl) & 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def n_unvaulted(st, h):
     n = 0
     for sl in range(C.NSLOT):
@@ -187,7 +191,7 @@ def n_unvaulted(st, h):
 # ---------------------------------------------------------------------------
 # board
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def rival_on(st, h, f, sq):
     """First other hero (seat order after h) on (f, sq), or -1."""
     n = st.num_players
@@ -198,7 +202,7 @@ def rival_on(st, h, f, sq):
     return -1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def anyone_on(st, f, sq):
     for o in range(st.num_players):
         if st.floor[o] == f and st.pos[o] == sq:
@@ -206,7 +210,7 @@ def anyone_on(st, f, sq):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def interesting(st, T, h, f, sq):
     k = T.sq_kind[f, sq]
     if k == C.SQ_SHOP or k == C.SQ_ARMORY or k == C.SQ_STAIRS or k == C.SQ_LAIR:
@@ -218,7 +222,7 @@ def interesting(st, T, h, f, sq):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def full_move(st, T, h, d):
     """Squares the hero walks in direction d (+1/-1) with the whole roll:
     clipped by the floor's ends and by a living mid-floor boss (which stops
@@ -403,7 +407,7 @@ def start_combat(st, T, kind, a, b, f, sq, mob, init_a):
     st.actor = a
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def mon_stat(st, T, i):
     k = st.cb_kind
     if k == C.OPP_MOB:
@@ -415,14 +419,14 @@ def mon_stat(st, T, i):
     return np.int64(T.mob_stats[st.cb_mob, i])
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def mon_hp(st):
     if st.cb_kind == C.OPP_SUMMON:
         return np.int64(st.cb_mhp)
     return np.int64(st.sq_hp[st.cb_f, st.cb_sq])
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def damage(atk, roll, dfn):
     d = atk + roll - dfn
     return d if d > 1 else 1
@@ -617,7 +621,7 @@ def land(st, T, h):
 # ---------------------------------------------------------------------------
 # cards
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def target_ok(st, T, h, e, t):
     if t == h or t >= st.num_players:
         return False
@@ -638,7 +642,7 @@ def target_ok(st, T, h, e, t):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def any_target(st, T, h, e):
     for t in range(st.num_players):
         if target_ok(st, T, h, e, t):
@@ -646,14 +650,14 @@ def any_target(st, T, h, e):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def needs_target(e):
     return (e == C.E_AMBUSH or e == C.E_ASSASSINATE or e == C.E_SUMMON or e == C.E_RECALL
             or e == C.E_PICKPOCKET or e == C.E_STRIP or e == C.E_CURSE or e == C.E_POISON
             or e == C.E_WEAKNESS)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def card_ok_turn(st, T, h, c):
     """Can hero h play card type c now, on its own turn (MOVE / MAIN)?"""
     e = T.card_effect[c]
@@ -674,7 +678,7 @@ def card_ok_turn(st, T, h, c):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def card_ok_combat(st, T, h, c):
     """Can hero h (whose combat window is open) play card type c?"""
     e = T.card_effect[c]
@@ -687,7 +691,7 @@ def card_ok_combat(st, T, h, c):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def spend_card(st, h, c):
     st.hand[h, c] -= 1
     st.hand_n[h] -= 1
@@ -875,7 +879,7 @@ def reset_game(st, T, seed, episode, num_players, reward_mode, auto_advance, max
 # ---------------------------------------------------------------------------
 # the legal mask
 # ---------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def shift_pair(k):
     """(from, to) stats of rebalance action offset k in 0..11."""
     a = k // 3
@@ -883,7 +887,7 @@ def shift_pair(k):
     return a, (j if j < a else j + 1)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def rebal_moved(st, h):
     m = 0
     for s in range(C.NSTAT):
@@ -931,9 +935,15 @@ def legal_mask(st, T, out):
                         out[base + k - 1] = 1
         else:
             out[C.A_END] = 1
+        left = st.hand_n[h]                # cards still to find in the hand
         for c in range(T.n_cards):
-            if st.hand[h, c] > 0 and card_ok_turn(st, T, h, c):
-                out[C.A_PLAY0 + c] = 1
+            if left <= 0:
+                break
+            k = st.hand[h, c]
+            if k > 0:
+                left -= k
+                if card_ok_turn(st, T, h, c):
+                    out[C.A_PLAY0 + c] = 1
     elif ph == C.PH_TARGET:
         e = T.card_effect[st.pend_card]
         for t in range(st.num_players):
@@ -964,9 +974,15 @@ def legal_mask(st, T, out):
         out[C.A_DECLINE] = 1
     elif ph == C.PH_COMBAT:
         out[C.A_FIGHT] = 1
+        left = st.hand_n[h]
         for c in range(T.n_cards):
-            if st.hand[h, c] > 0 and card_ok_combat(st, T, h, c):
-                out[C.A_PLAY0 + c] = 1
+            if left <= 0:
+                break
+            k = st.hand[h, c]
+            if k > 0:
+                left -= k
+                if card_ok_combat(st, T, h, c):
+                    out[C.A_PLAY0 + c] = 1
     elif ph == C.PH_LOOT:
         v = st.loot_victim
         for sl in range(C.NSLOT):
@@ -1129,14 +1145,20 @@ def apply_action(st, T, a):
             resume(st, T)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def n_legal(st):
+    """(number of legal actions, the last legal one); the count is a
+    branch-free sum, the last index is searched only when it is needed
+    (a single legal action)."""
     n = 0
-    last = -1
     for a in range(C.NUM_ACTIONS):
-        if st.legal[a]:
-            n += 1
-            last = a
+        n += st.legal[a]
+    last = -1
+    if n == 1:
+        for a in range(C.NUM_ACTIONS - 1, -1, -1):
+            if st.legal[a]:
+                last = a
+                break
     return n, last
 
 
