@@ -834,9 +834,9 @@ def test_content_census():
     assert int(T.deck_size) == 62 and int(T.card_copies.sum()) == 62
     assert int(T.n_cards) == 28                            # every named card (README: 27 vs 28)
     assert (T.item_spd <= 5).all()
-    for name, stats in (("Goblin Scrapper", (4, 3, 8, 6)), ("Cave Troll", (6, 5, 14, 3)),
-                        ("Skeleton Archer", (8, 4, 12, 7)), ("Stone Golem", (7, 10, 18, 2)),
-                        ("Dragonkin Warrior", (11, 8, 18, 9)), ("Fire Wraith", (14, 5, 14, 11))):
+    for stats, name in (((4, 3, 8, 6), "Goblin Scrapper"), ((6, 5, 14, 3), "Cave Troll"),
+                        ((8, 4, 12, 7), "Skeleton Archer"), ((7, 10, 18, 2), "Stone Golem"),
+                        ((11, 8, 18, 9), "Dragonkin Warrior"), ((14, 5, 14, 11), "Fire Wraith")):
         assert tuple(T.mob_stats[ct.mob_names.index(name)]) == stats
     assert tuple(T.boss_stats[0]) == (9, 7, 22, 5) and tuple(T.boss_stats[1]) == (13, 9, 28, 8)
     assert [tuple(x) for x in T.final_stats] == [(15, 6, 34, 16), (16, 8, 45, 7), (22, 7, 42, 9)]
