@@ -156,3 +156,14 @@ def action_name_table(groups: Sequence[tuple]) -> tuple:
         else:
             names.extend(f"{prefix}:{w}" for w in what)
     return tuple(names)
+
+
+def layout_version(state_dtype, content_digest: str, version: int) -> str:
+    """Hash of a game's state record layout, its content tables and its
+    version: snapshots and saved models carry it and are refused when it
+    differs."""
+    import hashlib
+    h = hashlib.sha256(str(np.dtype(state_dtype).descr).encode())
+    h.update(content_digest.encode())
+    h.update(str(version).encode())
+    return h.hexdigest()[:16]

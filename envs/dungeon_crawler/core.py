@@ -3,12 +3,11 @@
 the batch kernels themselves accept a different size per row."""
 from __future__ import annotations
 
-import hashlib
 
 import numpy as np
 
 from ..core.errors import CorruptStateError
-from ..core.spec import GameCore, GameSpec
+from ..core.spec import GameCore, GameSpec, layout_version as shared_layout_version
 from ...encoders import dungeon_crawler as enc
 from . import batch, consts as C
 from .content import load_content
@@ -44,10 +43,7 @@ def action_names(content):
 
 
 def layout_version(content):
-    h = hashlib.sha256(str(STATE_DTYPE.descr).encode())
-    h.update(content.digest.encode())
-    h.update(str(VERSION).encode())
-    return h.hexdigest()[:16]
+    return shared_layout_version(STATE_DTYPE, content.digest, VERSION)
 
 
 def make_spec(content=None):

@@ -1,12 +1,11 @@
 """``UnbrokenCore``: the batched GameCore of Unbroken (see ``core.spec``)."""
 from __future__ import annotations
 
-import hashlib
 
 import numpy as np
 
 from ..core.errors import ContentError, CorruptStateError
-from ..core.spec import GameCore, GameSpec
+from ..core.spec import GameCore, GameSpec, layout_version as shared_layout_version
 from ...encoders import unbroken as enc
 from . import batch, consts as C
 from .content import load_content
@@ -39,10 +38,7 @@ def action_names(content):
 
 
 def layout_version(content):
-    h = hashlib.sha256(str(STATE_DTYPE.descr).encode())
-    h.update(content.digest.encode())
-    h.update(str(VERSION).encode())
-    return h.hexdigest()[:16]
+    return shared_layout_version(STATE_DTYPE, content.digest, VERSION)
 
 
 def make_spec(content=None):
