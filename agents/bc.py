@@ -49,14 +49,19 @@ class BCConfig:
 
 
 def collect(core, teacher, cfg: BCConfig, student=None, steps: int | None = None,
-            seed_offset: int = 0) -> dict:
+            seed_offset: int = 0, make_game=None) -> dict:
     """Play on ``cfg.num_envs`` autoreset games and label every decision with
     the teacher's action: time-major arrays ``obs``, ``masks``, ``actions``
     (the teacher's), ``returns`` and ``valid`` (the return is complete: the
     episode ended inside the recording). The teacher plays, or ``student``
-    (an agent with ``act(buf, rows)``) when given (DAgger)."""
-    game = SingleAgentGame(core, cfg.num_envs)
-    game.reset(draw_seeds(np.random.default_rng(cfg.seed + 7_777 + seed_offset), cfg.num_envs))
+    (an agent with ``act(buf, rows)``) when given (DAgger). ``make_game(n,
+    seed)`` builds the game (default: a :class:`SingleAgentGame` of ``core``;
+    multi-seat games pass a self-play view)."""
+    seed = cfg.seed + 7_777 + seed_offset
+    game = (SingleAgentGame(core, cfg.num_envs) if make_game is None
+            else make_game(cfg.num_envs, seed))
+    game.reset(draw_seeds(np.random.default_rng(seed), cfg.num_envs))
+    buf = getattr(game, "buf", game)
     N = cfg.num_envs
     T = max(1, (steps or cfg.steps) // N)
     obs = np.zeros((T, N, core.spec.obs_size), np.float32)
@@ -68,9 +73,9 @@ def collect(core, teacher, cfg: BCConfig, student=None, steps: int | None = None
     for t in range(T):
         obs[t] = game.obs
         masks[t] = game.masks != 0
-        a = teacher.act(game.buf, rows)
+        a = teacher.act(buf, rows)
         actions[t] = a
-        game.actions[:] = a if student is None else student.act(game.buf, rows)
+        game.actions[:] = a if student is None else student.act(buf, rows)
         game.step()
         rewards[t] = game.reward
         ends[t] = game.terminated | game.truncated
@@ -136,18 +141,18 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
     return out
 
 
-def kickstart(net: ActorCritic, core, teacher, cfg: BCConfig, log=None) -> dict:
+def kickstart(net: ActorCritic, core, teacher, cfg: BCConfig, log=None, make_game=None) -> dict:
     """Clone ``teacher`` into ``net`` (then ``cfg.dagger_rounds`` of DAgger);
-    returns the last fit's metrics."""
+    returns the last fit's metrics. ``make_game``: as for :func:`collect`."""
     from .policy import TorchAgent
-    data = collect(core, teacher, cfg)
+    data = collect(core, teacher, cfg, make_game=make_game)
     if log is not None:
         log({"phase": "collect", "samples": int(data["actions"].size)})
     out = clone(net, data, cfg, log)
     for r in range(cfg.dagger_rounds):
         student = TorchAgent(net, deterministic=False, seed=cfg.seed + r)
         new = collect(core, teacher, cfg, student=student, steps=cfg.dagger_steps,
-                      seed_offset=r + 1)
+                      seed_offset=r + 1, make_game=make_game)
         flat = {k: np.concatenate([data[k].reshape(-1, *data[k].shape[2:]),
                                    new[k].reshape(-1, *new[k].shape[2:])])[None]
                 for k in ("obs", "masks", "actions", "returns", "valid")}

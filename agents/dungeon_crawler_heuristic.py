@@ -332,3 +332,89 @@ def policy_rollout(states, tabs, n_episodes, policy_seed, heuristic_seats, out):
                     out[i, 8] += 1
                 done += 1
                 restart(st, T)
+
+
+# --- batched agents and the self-play kernel --------------------------------------------
+#: scripted-opponent codes of :func:`advance_scripted`
+SCRIPTED_RANDOM, SCRIPTED_HEURISTIC = 0, 1
+
+
+@njit(**JIT)
+def choose_rows(states, tabs, rows, prng, out):
+    """``out[j]`` = the heuristic's action in row ``rows[j]`` (its generator
+    ``prng[rows[j]]`` breaks ties)."""
+    T = tabs[0]
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        out[j] = choose(states[r], T, prng[r])
+
+
+@njit(**JIT)
+def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminated, truncated):
+    """The self-play view's scripted opponents, inside numba: in every row
+    ``r`` of ``rows``, while the game is on, the seat to act is not
+    ``learner[r]`` and ``codes[r, seat]`` is a scripted code (0 random legal,
+    1 heuristic), play that seat's decision. Per-seat rewards accumulate in
+    ``returns[r]``; a game that ends sets ``terminated[r]`` / ``truncated[r]``.
+    Stops at the learner's turn or at a seat played by a network (code -1)."""
+    T = tabs[0]
+    rew = np.zeros(C.MAX_P, np.float32)
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        st = states[r]
+        p = prng[r]
+        while st.phase != C.PH_OVER:
+            h = st.actor
+            if h == learner[r] or h < 0:
+                break
+            c = codes[r, h]
+            if c == SCRIPTED_HEURISTIC:
+                a = choose(st, T, p)
+            elif c == SCRIPTED_RANDOM:
+                a = sample_legal(p, st.legal)
+            else:
+                break
+            te, tr, il = step_game(st, T, a, rew)
+            for k in range(st.num_players):
+                returns[r, k] += rew[k]
+            if te or tr:
+                terminated[r] = te
+                truncated[r] = tr
+                break
+
+
+class HeuristicAgent:
+    """The heuristic as a batched agent for any seat (``act(view, rows)``
+    reads the records); ``scripted`` lets the self-play view and matches run
+    it inside numba."""
+
+    name = "heuristic"
+    whole_game = "heuristic"
+    scripted = SCRIPTED_HEURISTIC
+
+    def __init__(self, core, seed: int = 0):
+        self.core = core
+        self.prng = np.zeros((0, 2), np.uint64)
+        self.seed = int(seed)
+
+    def act(self, view, rows: np.ndarray) -> np.ndarray:
+        n = len(view.states)
+        if len(self.prng) < n:
+            self.prng = np.zeros((n, 2), np.uint64)
+            for i in range(n):
+                rng_seed(self.prng[i], np.uint64(self.seed), i)
+        out = np.zeros(len(rows), np.int64)
+        choose_rows(view.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
+                    self.prng, out)
+        return out
+
+
+def scripted_advance(core):
+    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    for a Dungeon Crawler core."""
+    TR = core.TR
+
+    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
+        advance_scripted(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes,
+                         prng, returns, terminated, truncated)
+    return advance

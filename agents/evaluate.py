@@ -18,8 +18,18 @@ does not match the game is refused (``--allow-content-change`` accepts one
 trained on an older content of the same layout, with a warning). Models play
 greedily (the most probable legal action) unless ``--stochastic``.
 
-PvP games (later): a round-robin league with Elo ratings, see
-:mod:`dungeonrl.agents.league`.
+PvP games (Dungeon Crawler) get a round-robin league instead::
+
+    dungeonrl eval dungeon_crawler --players 2 --agent runs/dc/model.pt --agent heuristic --agent random
+    dungeonrl eval dungeon_crawler --agent a.pt --agent b.pt --games 1000 --plot league.png
+
+Every pair of agents plays ``--games`` seeded games (game ``i`` from seed
+``seed + i``, agent A in seat ``i % players``, agent B in every other seat;
+the scripted agents run inside numba, see :mod:`dungeonrl.agents.selfplay`).
+The command prints each pairing's win rates with 95% Wilson intervals and
+the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`),
+and writes a PNG of the ratings (``--plot``, default
+``runs/<game>-league.png``).
 """
 from __future__ import annotations
 
@@ -33,7 +43,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
-from .games import GENERIC as GENERIC_HOOKS
 from .games import add_core_options, core_kwargs_from, hooks_for
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
@@ -175,6 +184,8 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     p.add_argument("--json", default=None, help="write the summaries to this JSON file")
     p.add_argument("--slow", action="store_true",
                    help="evaluate random/heuristic through the batched loop, not whole games in numba")
+    p.add_argument("--plot", default=None,
+                   help="PvP: PNG of the league's ratings (default runs/<game>-league.png)")
     add_core_options(p, hooks)
     return p
 
@@ -198,10 +209,6 @@ def main(args) -> int:
     from .policy import make_agent, model_core_kwargs
     game = args.env
     hooks = hooks_for(game)
-    if hooks is GENERIC_HOOKS and getattr(_spec(game), "multi_agent", False):
-        print(f"dungeonrl eval: {game} is a multi-player game; its league evaluation "
-              "(agents/league.py) is not wired to the command yet", file=sys.stderr)
-        return 1
     p = build_parser(hooks)
     try:
         opts = p.parse_args(list(getattr(args, "extra", []) or []))
@@ -220,6 +227,8 @@ def main(args) -> int:
         print("dungeonrl eval: --games must be >= 1", file=sys.stderr)
         return 2
     given = core_kwargs_from(opts, hooks)
+    if getattr(_spec(game), "multi_agent", False):
+        return _league_main(args, opts, hooks, agents, games, given)
     summaries = []
     cores = {}
     for name in agents:
@@ -251,4 +260,64 @@ def main(args) -> int:
     if opts.json:
         with open(opts.json, "w") as f:
             json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
+    return 0
+
+
+def _league_main(args, opts, hooks, agents, games, given) -> int:
+    """``dungeonrl eval`` for a multi-seat game: a round-robin league."""
+    import itertools
+    import os
+    from .league import League, MatchResult
+    from .policy import make_agent, model_core_kwargs
+    from .selfplay import match_summary, play_match
+    if len(agents) < 2:
+        print("dungeonrl eval: a league needs at least two --agent", file=sys.stderr)
+        return 2
+    kw = dict(hooks.train_defaults)
+    kw.pop("reward", None)
+    try:
+        plain = resolve_core(args.env, dict(kw))
+        for name in agents:       # a model's table size unless --players says otherwise
+            if name not in ("random", "heuristic"):
+                make_agent(name, plain, strict=not opts.allow_content_change)  # spec check
+                mk = model_core_kwargs(name)
+                kw.update({k: v for k, v in mk.items() if k != "reward"})
+                break
+        kw.update(given)
+        core = resolve_core(args.env, kw)
+        built, labels = {}, []
+        for name in agents:
+            agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
+                               strict=not opts.allow_content_change)
+            label = name if name in ("random", "heuristic") else agent.name
+            while label in built:
+                label += "'"
+            built[label] = agent
+            labels.append(label)
+    except (ValueError, OSError) as e:
+        print(f"dungeonrl eval: {e}", file=sys.stderr)
+        return 2
+    rows = []
+    league = League(built, play=None)
+    for i, (a, b) in enumerate(itertools.combinations(labels, 2)):
+        res = play_match(core, built[a], built[b], games, seed=args.seed)
+        s = match_summary(res, f"{a} vs {b}", b, seed=args.seed)
+        rows.append(s)
+        league.results.append(MatchResult(a, b, s["wins"], s["losses"], s["draws"]))
+    print(f"{args.env_id}: league, {hooks.describe(core)}, {games} games per pairing "
+          f"(seeds {args.seed}..{args.seed + games - 1}, seats alternated)")
+    print(format_table(rows))
+    print()
+    print(league.format_table())
+    plot = opts.plot or os.path.join("runs", f"{core.spec.name}-league.png")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
+        league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
+        print(f"wrote {plot}")
+    except ImportError:       # pragma: no cover - matplotlib missing
+        print("(no plot: matplotlib is not installed)")
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
+                       "pairings": rows, "ratings": league.table()}, f, indent=1)
     return 0

@@ -25,11 +25,12 @@ defines it, imported on first use) gives
 Games without an entry get :data:`GENERIC`: a win is a positive last reward,
 no heuristic, no fast path, no options.
 
-Extension point (Dungeon Crawler self-play, issue 4): add
-``"dungeon_crawler": "dungeonrl.agents.dungeon_crawler_hooks:HOOKS"`` with
-``--players`` / ``--opponents`` in ``core_options``, a ``heuristic`` that can
-drive any seat, and an ``episode_stats`` that reads the learner seat's
-result from the final records.
+Multi-seat games (Dungeon Crawler) add ``scripted_advance(core)``: the
+kernel with which :class:`~dungeonrl.envs.core.selfplay.SelfPlayView` and
+PvP matches play scripted opponents (code 0 random, 1 heuristic) inside
+numba, and ``selfplay_defaults``, the opponent pool ``dungeonrl train``
+uses unless ``--opponents`` says otherwise. Their ``heuristic`` must be able
+to drive any seat (it reads the records, not the learner's observation).
 """
 from __future__ import annotations
 
@@ -61,6 +62,10 @@ class GameHooks:
     stat_columns: tuple = ()
     #: one-line description of a core's configuration, for reports
     describe: Callable = lambda core: core.spec.env_id
+    #: multi-seat games: ``scripted_advance(core)`` -> the SelfPlayView ``advance`` kernel
+    scripted_advance: Callable | None = None
+    #: multi-seat games: default ``--opponents`` pool of ``dungeonrl train``
+    selfplay_defaults: str = "self:0.5,random:0.5"
 
 
 GENERIC = GameHooks()
@@ -68,6 +73,7 @@ GENERIC = GameHooks()
 #: game short name -> ``"module:attribute"`` of its :class:`GameHooks`
 HOOKS: dict[str, str] = {
     "unbroken": "dungeonrl.agents.unbroken_hooks:HOOKS",
+    "dungeon_crawler": "dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
 }
 _LOADED: dict[str, GameHooks] = {}
 
@@ -86,8 +92,8 @@ def core_kwargs_from(opts, hooks: GameHooks) -> dict:
     """The core options a parsed namespace sets (options left at ``None``
     are not passed, so the core's or the model's own defaults apply)."""
     out = {}
-    for flag, _ in hooks.core_options:
-        key = flag.lstrip("-").replace("-", "_")
+    for flag, kwargs in hooks.core_options:
+        key = kwargs.get("dest") or flag.lstrip("-").replace("-", "_")
         value = getattr(opts, key, None)
         if value is not None:
             out[key] = value

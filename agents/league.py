@@ -12,10 +12,10 @@
   callable (which alternates seats); ``table()`` gives ratings and scores,
   ``plot(path)`` a PNG of the ratings.
 
-Wiring (Dungeon Crawler, issue 4): ``dungeonrl eval dungeon_crawler`` will
-build a ``play`` from the game's self-play view (learner seat alternated,
-the other seats driven by the opponent agent) and run a :class:`League`
-among the ``--agent`` list.
+``dungeonrl eval dungeon_crawler --agent A --agent B ...`` plays every pair
+with :func:`dungeonrl.agents.selfplay.play_match` (seats alternated; the
+callable :func:`dungeonrl.agents.selfplay.league_play` wraps it for
+:meth:`League.run`) and prints and plots this table.
 """
 from __future__ import annotations
 
@@ -135,11 +135,10 @@ class League:
         return "\n".join(lines)
 
     def plot(self, path: str, title: str = "league ratings") -> str:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure     # no pyplot: leaves the user's backend alone
         rows = self.table()
-        fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(rows)))
+        fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
+        ax = fig.subplots()
         ax.barh([r["name"] for r in rows][::-1], [r["elo"] for r in rows][::-1], color="tab:blue")
         ax.set_xlabel("Elo (mean 1000)")
         ax.set_title(title)
@@ -147,5 +146,4 @@ class League:
         ax.set_xlim(left=min(lo - 50, 900))
         fig.tight_layout()
         fig.savefig(path, dpi=100)
-        plt.close(fig)
         return path

@@ -89,15 +89,14 @@ def plot_learning_curve(history: list, path: str, title: str = "", references: d
     with horizontal lines for ``references`` (``{label: win rate}``, e.g. the
     heuristic's), and a second panel with ``extra_key`` (or the mean
     return when the rows lack it)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure     # no pyplot: leaves the user's backend alone
     steps = [m["global_step"] for m in history]
     win = smooth_win_rate(history)
     if extra_key is None or not any(extra_key in m for m in history):
         extra_key, extra_label = "mean_return", "mean episode return"
     extra = [m.get(extra_key, float("nan")) for m in history]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    a1, a2 = fig.subplots(1, 2)
     mk = "o" if len(steps) < 20 else None
     a1.plot(steps, [100 * w for w in win], color="tab:blue", marker=mk,
             label="agent (training episodes)")
@@ -117,5 +116,4 @@ def plot_learning_curve(history: list, path: str, title: str = "", references: d
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path

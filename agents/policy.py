@@ -44,6 +44,7 @@ class RandomAgent:
 
     name = "random"
     whole_game = "random"       # the numba fast path of evaluate() may replace it
+    scripted = 0                # self-play view / matches: played inside numba (code 0)
 
     def __init__(self, core=None, seed: int = 0):
         self.rng = np.random.default_rng(seed)

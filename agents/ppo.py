@@ -34,12 +34,14 @@ layout version, observation/action sizes, feature and action name hashes,
 core options); :func:`load_model` raises :class:`ModelSpecError` when the
 model does not match the game it is loaded for.
 
-Extension point (self-play, issue 4): :func:`train` drives any object with
-the small :class:`SingleAgentGame` interface (``obs``, ``masks``,
-``actions`` numpy buffers; ``reset(seeds)``; ``step()`` filling ``reward``,
-``terminated``, ``truncated``, ``final_obs``, ``final_states``). A self-play
-view of a multi-seat game (learner in one seat, opponents from a pool
-stepped inside ``step()``) plugs in as ``train(cfg, game=SelfPlayGame(...))``.
+:func:`train` drives any object with the small :class:`SingleAgentGame`
+interface (``obs``, ``masks``, ``actions`` numpy buffers; ``reset(seeds)``;
+``step()`` filling ``reward``, ``terminated``, ``truncated``, ``final_obs``,
+``final_states``). The self-play view of a multi-seat game
+(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`: learner in one seat,
+opponents from a pool stepped inside ``step()``) is one:
+``train(cfg, game=make_view(core, n, "self:0.5,heuristic:0.5"), net=net)``
+(see :mod:`dungeonrl.agents.selfplay` and ``dungeonrl train dungeon_crawler``).
 """
 from __future__ import annotations
 

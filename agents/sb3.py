@@ -39,7 +39,7 @@ from .modelspec import model_spec
 from .policy import SB3_META_NAME
 
 __all__ = ["SB3Config", "policy_kwargs", "MLPTrunk", "train_sb3", "save_sb3",
-           "TrainProgress", "tensorboard_available"]
+           "TrainProgress", "SnapshotCallback", "tensorboard_available"]
 
 
 @dataclass
@@ -204,11 +204,43 @@ class TrainProgress(_callback_base()):
 
 
 # --- training and saving ----------------------------------------------------------------
-def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0):
+class SnapshotCallback(_callback_base()):
+    """Self-play: add a frozen copy of the policy to the view's pool at the
+    start and after every ``every`` rollouts."""
+
+    def __init__(self, view, every: int, seed: int = 0):
+        super().__init__()
+        self.view, self.every, self.seed, self.rollouts = view, int(every), int(seed), 0
+
+    def _add(self):
+        from .selfplay import snapshot_agent
+        self.view.add_snapshot(snapshot_agent(self.model, self.seed + self.rollouts,
+                                              f"self@{self.model.num_timesteps}"))
+
+    def _on_training_start(self) -> None:
+        self._add()
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.rollouts += 1
+        if self.rollouts % self.every == 0:
+            self._add()
+
+
+def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
+              make_view=None, snapshot_every: int = 0):
     """Train MaskablePPO; returns ``(model, history, core)``. With ``out_dir``:
     checkpoints under ``out_dir/checkpoints``, the eval callback's best model
     and ``evaluations.npz`` under ``out_dir/eval``, TensorBoard logs under
-    ``out_dir/tb``."""
+    ``out_dir/tb``.
+
+    Multi-seat games: ``make_view(n, seed, opponents=None)`` builds a
+    self-play view (:func:`dungeonrl.agents.selfplay.make_view`) that the
+    VecEnv wraps; the evaluation env plays against the heuristic (random if
+    the game has none) and ``snapshot_every`` > 0 feeds snapshots of the
+    policy to the pool's ``self`` share."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from stable_baselines3.common.callbacks import CheckpointCallback, ProgressBarCallback
@@ -217,7 +249,13 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0):
     from .ppo import set_torch_threads
 
     set_torch_threads(cfg.torch_threads)
-    venv = DungeonSB3VecEnv(cfg.env, num_envs=cfg.num_envs, seed=cfg.seed, **cfg.core_kwargs)
+    view = None
+    if make_view is not None:
+        view = make_view(cfg.num_envs, cfg.seed)
+        venv = DungeonSB3VecEnv(view, seed=cfg.seed)
+    else:
+        venv = DungeonSB3VecEnv(cfg.env, num_envs=cfg.num_envs, seed=cfg.seed,
+                                **cfg.core_kwargs)
     core = venv.core
     tb = None
     if out_dir is not None and cfg.tensorboard and tensorboard_available():
@@ -234,6 +272,8 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0):
     progress = TrainProgress(cfg.total_steps, bar=cfg.progress is not None and not rich_bar,
                              desc=f"MaskablePPO {core.spec.name}")
     callbacks = [progress]
+    if view is not None and snapshot_every and view.snapshot_weight > 0:
+        callbacks.append(SnapshotCallback(view, snapshot_every, cfg.seed))
     if rich_bar:
         callbacks.append(ProgressBarCallback())
     if out_dir is not None:
@@ -243,8 +283,14 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0):
                 save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
                 save_path=os.path.join(out_dir, "checkpoints"), name_prefix="model"))
         if cfg.eval_every:
-            eval_env = DungeonSB3VecEnv(cfg.env, num_envs=cfg.eval_envs,
-                                        seed=cfg.seed + 1_000_003, **cfg.core_kwargs)
+            if make_view is not None:
+                from .games import hooks_for
+                opp = "heuristic" if hooks_for(core.spec.name).heuristic else "random"
+                eval_env = DungeonSB3VecEnv(make_view(cfg.eval_envs, cfg.seed + 1_000_003, opp),
+                                            seed=cfg.seed + 1_000_003)
+            else:
+                eval_env = DungeonSB3VecEnv(cfg.env, num_envs=cfg.eval_envs,
+                                            seed=cfg.seed + 1_000_003, **cfg.core_kwargs)
             callbacks.append(MaskableEvalCallback(
                 eval_env, n_eval_episodes=cfg.eval_episodes,
                 eval_freq=max(1, cfg.eval_every // cfg.num_envs),

@@ -3,6 +3,7 @@
     dungeonrl train unbroken --algo ppo --steps 5000000 --seed 0 --out runs/ub
     dungeonrl train unbroken --algo ppo --minutes 25 --difficulty normal --character sneak
     dungeonrl train unbroken --algo sb3 --steps 200000 --num-envs 64
+    dungeonrl train dungeon_crawler --players 2 --minutes 25 --opponents self:0.4,heuristic:0.4,random:0.2
 
 ``--algo ppo`` (default) is the fast path (:mod:`dungeonrl.agents.ppo`: the
 numba batch stepped directly, 1,024 envs by default); ``--algo sb3`` is
@@ -24,9 +25,22 @@ holds:
 
 At the end the agent is evaluated on ``--eval-games`` seeded games (default
 1,000; 0 skips) against the heuristic and random play on the same games.
-Game options (Unbroken: ``--character``, ``--difficulty``, ``--reward``) come
-from :mod:`dungeonrl.agents.games`; Unbroken trains on ``reward="score"``
-unless told otherwise.
+Game options (Unbroken: ``--character``, ``--difficulty``, ``--reward``;
+Dungeon Crawler: ``--players``) come from :mod:`dungeonrl.agents.games`;
+Unbroken trains on ``reward="score"`` unless told otherwise.
+
+Multi-seat games (Dungeon Crawler) train by self-play on the single-agent
+view of :mod:`dungeonrl.agents.selfplay`: the learner takes one seat
+(rotating between episodes) and the other seats are drawn from the
+``--opponents`` pool (``NAME[:WEIGHT],...``: ``self`` = frozen snapshots of
+the learner, refreshed every ``--snapshot-every`` iterations into
+``--snapshot-slots`` ring slots; ``heuristic``; ``random``; saved models).
+Both ``--algo ppo`` and ``--algo sb3`` train on it; ``--kickstart heuristic``
+clones the heuristic while it plays the pool's fixed opponents. The live
+win rate is against the training pool; the final evaluation plays
+``--eval-games`` seeded games (seats alternated) against each of
+``--eval-opponents`` (default heuristic and random), with the heuristic's
+results against the same opponents for reference.
 """
 from __future__ import annotations
 
@@ -41,7 +55,7 @@ from .games import add_core_options, core_kwargs_from, hooks_for
 __all__ = ["main", "build_parser", "run_training"]
 
 
-def build_parser(hooks) -> argparse.ArgumentParser:
+def build_parser(hooks, multi: bool = False) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dungeonrl train", description=__doc__.split("\n\n")[0])
     p.add_argument("--algo", choices=("ppo", "sb3"), default="ppo",
                    help="ppo: the fast path (default); sb3: sb3-contrib MaskablePPO")
@@ -74,6 +88,19 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     p.add_argument("--dagger-rounds", type=int, default=0,
                    help="rounds of student play labelled by the teacher after cloning")
     add_core_options(p, hooks)
+    if multi:
+        g = p.add_argument_group("self-play (multi-seat games)")
+        g.add_argument("--opponents", default=None, metavar="POOL",
+                       help="opponent pool NAME[:WEIGHT],... with names self (snapshots of "
+                            "the learner), heuristic, random or a saved model "
+                            f"(default {hooks.selfplay_defaults})")
+        g.add_argument("--snapshot-every", type=int, default=10, metavar="ITERS",
+                       help="add a snapshot of the learner to the pool every ITERS "
+                            "iterations (sb3: rollouts)")
+        g.add_argument("--snapshot-slots", type=int, default=8,
+                       help="snapshots kept in the pool (the oldest is replaced)")
+        g.add_argument("--eval-opponents", default="heuristic,random",
+                       help="opponents of the final evaluation (comma-separated agents)")
     return p
 
 
@@ -97,10 +124,19 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     from .evaluate import evaluate, format_table
     from .metrics import RecentRate, plot_learning_curve, write_csv, write_json
 
+    from ..registry import get_spec
+    from .selfplay import make_view, parse_pool, snapshot_agent
     hooks = hooks_for(game)
     core_kwargs = dict(hooks.train_defaults)
     core_kwargs.update(core_kwargs_from(opts, hooks))
     hidden = tuple(int(h) for h in opts.hidden.split(",")) if opts.hidden else (256, 256)
+    multi = get_spec(game).multi_agent
+    pool = None
+    if multi:
+        given_pool = getattr(opts, "opponents", None)
+        pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
+        if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
+            raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
     os.makedirs(out, exist_ok=True)
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
@@ -135,10 +171,21 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                                                       net.arch["activation"], net.arch["shared"])
         kick = None
         if opts.kickstart:
-            kick = _kickstart(opts, cfg, core, game, seed, log)
+            kick = _kickstart(opts, cfg, core, game, seed, log, pool)
             net = kick.pop("net")
             if cfg.max_seconds:
                 cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
+        view = None
+        if multi:
+            from .ppo import ActorCritic
+            if net is None:
+                torch.manual_seed(seed)
+                net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
+                                  cfg.activation, cfg.shared)
+            view = make_view(core, cfg.num_envs, pool, seed=seed,
+                             snapshot_slots=opts.snapshot_slots)
+            if view.snapshot_weight > 0:
+                view.add_snapshot(snapshot_agent(net, seed, "self@0"))
         recent = RecentRate(2000)
         total = cfg.total_steps if steps else None
         bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
@@ -155,6 +202,10 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             if "mean_level" in m:
                 post["lvl"] = f"{recent.mean('level'):.2f}"
             bar.set_postfix(post, refresh=False)
+            if view is not None and view.snapshot_weight > 0 \
+                    and m["iteration"] % opts.snapshot_every == 0:
+                view.add_snapshot(snapshot_agent(net_, seed + m["iteration"],
+                                                 f"self@{m['global_step']}"))
             if (opts.checkpoint_minutes and
                     time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
                 save_model(ckpt_path, net_, core, config=cfg, metrics=m)
@@ -167,7 +218,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             history_ref.append(m)
             on_iter(m, net_)
 
-        result = train(cfg, core=core, callback=on_iter_rec, net=net)
+        result = train(cfg, core=core, game=view, callback=on_iter_rec, net=net)
         bar.close()
         history = result.history
         model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
@@ -197,7 +248,14 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             if v is not None:
                 setattr(cfg, dst, v)
         cfg.total_steps = steps if steps else 200_000
-        model, history, core = train_sb3(cfg, out)
+        factory = None
+        if multi:
+            def factory(n, s, opponents=None):
+                c = resolve_core(game, dict(core_kwargs))
+                return make_view(c, n, opponents or pool, seed=s,
+                                 snapshot_slots=opts.snapshot_slots)
+        model, history, core = train_sb3(cfg, out, make_view=factory,
+                                         snapshot_every=opts.snapshot_every if multi else 0)
         model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
         config = config_dict(cfg)
         agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
@@ -210,7 +268,9 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                "sps": steps_done / seconds if seconds else None,
                "model": model_path, "history": history}
     refs = {}
-    if opts.eval_games:
+    if opts.eval_games and multi:
+        metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)
+    elif opts.eval_games:
         eval_kwargs = {k: v for k, v in core_kwargs.items() if k != "reward"}
         ecore = resolve_core(game, eval_kwargs)
         rows = [evaluate(agent, ecore, opts.eval_games, seed=0).summary]
@@ -226,9 +286,16 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     write_csv(history, os.path.join(out, "metrics.csv"))
     write_json(metrics, os.path.join(out, "metrics.json"))
     if history:
+        what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
+        if multi:
+            what += "\nwin rate against the training pool " + ",".join(
+                f"{n}:{w:g}" for n, w in pool)
+        extra = {}
+        if hooks.stat_columns:
+            key, label, _ = hooks.stat_columns[0]
+            extra = {"extra_key": f"mean_{key}", "extra_label": label}
         plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
-                            title=f"{algo} on {core.spec.env_id} ({hooks.describe(core)})",
-                            references=refs)
+                            title=what, references=refs, **extra)
     log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min "
         f"({steps_done / max(seconds, 1e-9):,.0f} steps/s incl. setup); wrote {out}/: "
         f"{os.path.basename(model_path)}, metrics.csv, metrics.json"
@@ -236,7 +303,34 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     return metrics
 
 
-def _kickstart(opts, cfg, core, game, seed, log) -> dict:
+def _eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
+    """Seeded matches of the trained agent (seats alternated) against each
+    of ``--eval-opponents``, and the heuristic against the same opponents
+    for reference."""
+    from ..envs.core._batch import resolve_core
+    from .evaluate import format_table
+    from .policy import make_agent
+    from .selfplay import match_summary, play_match
+    ecore = resolve_core(game, {k: v for k, v in core_kwargs.items() if k != "reward"})
+    names = [x.strip() for x in opts.eval_opponents.split(",") if x.strip()]
+    rows = []
+    players = [(agent.name, agent)]
+    if hooks.heuristic is not None:
+        players.append(("heuristic", make_agent("heuristic", ecore, seed=1)))
+    for label, a in players:
+        for opp in names:
+            if label == opp:
+                continue
+            b = make_agent(opp, ecore, seed=2, deterministic=False)
+            res = play_match(ecore, a, b, opts.eval_games, seed=0)
+            rows.append(match_summary(res, f"{label} vs {opp}", opp))
+    log(f"evaluation, {opts.eval_games} games per pairing (seeds 0..{opts.eval_games - 1}, "
+        f"seats alternated), {hooks.describe(ecore)}:")
+    log(format_table(rows))
+    return rows
+
+
+def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
     from .bc import BCConfig, kickstart
@@ -259,30 +353,36 @@ def _kickstart(opts, cfg, core, game, seed, log) -> dict:
         else:
             log(f"  {d['phase']}: {d['samples']:,} labelled decisions")
 
-    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show)
+    make_game = None
+    if pool is not None:       # multi-seat: the teacher plays against the scripted pool
+        from .selfplay import make_view
+        fixed = [(n, w) for n, w in pool if n != "self"] or [("heuristic", 1.0)]
+        make_game = lambda n, s: make_view(core, n, fixed, seed=s)  # noqa: E731
+    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show,
+                    make_game=make_game)
     ecore = resolve_core(game, {k: v for k, v in cfg.core_kwargs.items() if k != "reward"})
-    s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
+    if pool is None:
+        s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
+        what = "of 1,000 games"
+    else:
+        from .selfplay import match_summary, play_match
+        opp = "heuristic" if "heuristic" in (n for n, _ in pool) else "random"
+        res = play_match(ecore, TorchAgent(net, deterministic=True),
+                         make_agent(opp, ecore, seed=seed), 1000, seed=0)
+        s = match_summary(res, "clone", opp)
+        what = f"of 1,000 games against {opp}"
     log(f"kickstart done in {time.perf_counter() - t:.0f} s: accuracy {fit['accuracy']:.1%}, "
-        f"cloned agent wins {s['win_rate']:.1%} of 1,000 games (greedy)")
+        f"cloned agent wins {s['win_rate']:.1%} {what} (greedy)")
     net.train()
     return {"net": net, "teacher": opts.kickstart, "bc": {**bc.__dict__},
             "fit": fit, "clone_eval": s, "seconds": time.perf_counter() - t}
-
-
-#: multi-player games with a self-play view (extension point, issue 4)
-_SELF_PLAY: set = set()
 
 
 def main(args) -> int:
     game = args.env
     hooks = hooks_for(game)
     from ..registry import get_spec
-    if get_spec(game).multi_agent and game not in _SELF_PLAY:
-        print(f"dungeonrl train: {game} is a multi-player game; self-play training "
-              "(a SingleAgentGame-like view with an opponent pool, see agents/ppo.py) "
-              "is not wired yet", file=sys.stderr)
-        return 1
-    p = build_parser(hooks)
+    p = build_parser(hooks, multi=get_spec(game).multi_agent)
     try:
         opts = p.parse_args(list(getattr(args, "extra", []) or []))
     except SystemExit as e:

@@ -250,7 +250,9 @@ class EpisodeTracker:
         core_infos = None
         if self.episode_info and len(done_idx):
             fs = self.buf.final_states
-            core_infos = [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()]
+            own = getattr(self.buf, "episode_info", None)   # a SelfPlayView's learner info
+            core_infos = ([own(i) for i in done_idx.tolist()] if own is not None else
+                          [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()])
         self.returns[done_idx] = 0.0
         self.lengths[done_idx] = 0
         return rets, lens, core_infos

@@ -128,6 +128,34 @@ class GameCore:
         finished episodes, wins (any seat) and illegal actions (must stay 0)."""
         raise NotImplementedError
 
+    # --- row subsets (the self-play view and PvP matches) ----------------------
+    def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal) -> None:
+        """``step`` applied to the rows ``rows`` (int64) only: row ``r`` takes
+        ``actions[r]`` and writes ``rewards[r]``, ``terminated[r]``,
+        ``truncated[r]``, ``illegal[r]`` (outputs are full-size arrays; other
+        rows are untouched). This default copies the rows out and back;
+        cores override it with a kernel that works in place."""
+        if len(rows) == 0:
+            return
+        sub = states[rows]
+        r, te, tr, il = (rewards[rows], terminated[rows], truncated[rows], illegal[rows])
+        self.step(sub, np.ascontiguousarray(actions[rows]), r, te, tr, il)
+        states[rows] = sub
+        rewards[rows], terminated[rows], truncated[rows], illegal[rows] = r, te, tr, il
+
+    def observe_rows(self, states, rows, players, obs, masks) -> None:
+        """``observe`` and ``legal_mask`` for the rows ``rows`` only: ``obs[r]``
+        from seat ``players[r]``'s point of view and ``masks[r]`` (the legal
+        actions of the seat to act) for every ``r`` in ``rows``."""
+        if len(rows) == 0:
+            return
+        sub = states[rows]
+        o = obs[rows]
+        m = masks[rows]
+        self.observe(sub, np.ascontiguousarray(players[rows]), o)
+        self.legal_mask(sub, m)
+        obs[rows], masks[rows] = o, m
+
     # --- helpers used by adapters, tests and the CLI (not hot) ---------------
     def is_over(self, state) -> bool:
         raise NotImplementedError

@@ -66,12 +66,22 @@ class _Runner:
 
     def __init__(self, game, num_envs: int, illegal_action: str, dict_obs: bool,
                  episode_info: bool, core_kwargs: dict, adapter: str):
-        self.core = resolve_core(game, core_kwargs)
-        require_single_agent(self.core, adapter)
+        from .selfplay import SelfPlayView
+        if isinstance(game, SelfPlayView):     # a multi-seat game seen from one seat
+            if core_kwargs:
+                raise TypeError(f"core options {sorted(core_kwargs)} given with a ready "
+                                "SelfPlayView")
+            if num_envs not in (None, 1, game.n):     # 1: the adapters' default
+                raise ValueError(f"num_envs={num_envs} differs from the view's {game.n} games")
+            self.core = game.core
+            self.buf = game
+        else:
+            self.core = resolve_core(game, core_kwargs)
+            require_single_agent(self.core, adapter)
+            self.buf = BatchBuffers(self.core, int(num_envs))
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = bool(dict_obs)
-        self.buf = BatchBuffers(self.core, int(num_envs))
         self.tracker = EpisodeTracker(self.buf, episode_info)
         self.started = False
 

@@ -59,6 +59,29 @@ def observe_batch(states, tabs, players, obs):
 
 
 @njit(**JIT)
+def step_rows(states, tabs, rows, actions, rewards, terminated, truncated, illegal):
+    """``step_batch`` on the rows ``rows`` only (in place; outputs indexed by row)."""
+    T = tabs[0]
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        te, tr, il = step_game(states[r], T, actions[r], rewards[r])
+        terminated[r] = te
+        truncated[r] = tr
+        illegal[r] = il
+
+
+@njit(**JIT)
+def observe_rows(states, tabs, rows, players, obs, masks):
+    """Observation from ``players[r]`` and legal mask of every row ``r`` in ``rows``."""
+    T = tabs[0]
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        encode(states[r], T, players[r], obs[r])
+        for a in range(C.NUM_ACTIONS):
+            masks[r, a] = states[r].legal[a]
+
+
+@njit(**JIT)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_game(st, T, st.seed, st.episode + 1, st.num_players, st.reward_mode,

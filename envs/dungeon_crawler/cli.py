@@ -1,8 +1,11 @@
 """``dungeonrl play dungeon_crawler`` and ``dungeonrl bench dungeon_crawler``.
 
 play: a person takes seat 0 (``player_0``) in the terminal against rivals
-driven by the scripted heuristic (default) or uniform random play
-(``--opponents heuristic|random``, or a comma list, one per rival seat).
+driven by the scripted heuristic (default), uniform random play or trained
+models (``--opponents heuristic|random|PATH``, or a comma list, one per
+rival seat; a model is a fast-path ``.pt`` or SB3 ``.zip`` saved by
+``dungeonrl train dungeon_crawler``, checked against the game and playing
+greedily unless ``--stochastic``).
 The floor map and every hero's status are printed before each of your
 decisions; legal actions are listed by number, name and label; type a number
 or a name (``help`` lists them again, ``q`` quits). ``--watch`` lets the
@@ -23,13 +26,39 @@ def _parser():
     p = argparse.ArgumentParser(prog="dungeonrl play dungeon_crawler")
     p.add_argument("--players", type=int, default=3, help="number of heroes, 2-8 (default 3)")
     p.add_argument("--opponents", default="heuristic",
-                   help="heuristic, random, or a comma list, one per rival seat")
+                   help="heuristic, random, a saved model, or a comma list, one per rival seat")
+    p.add_argument("--stochastic", action="store_true",
+                   help="models sample their actions instead of taking the most probable")
     p.add_argument("--watch", action="store_true", help="the heuristic plays seat 0 as well")
     p.add_argument("--max-turns", type=int, default=None, help="stop after this many decisions")
     return p
 
 
-def _policies(kinds, core, seed):
+def _model_policy(path, core, seed, stochastic):
+    """A saved model as ``policy(states, mask) -> action`` for the seat to act."""
+    import os
+    from ...agents.policy import make_agent
+    if not os.path.exists(path):
+        raise ValueError(f"unknown opponent {path!r}: use heuristic, random or a model file")
+    agent = make_agent(path, core, seed=seed, deterministic=not stochastic)
+    obs = np.zeros((1, core.spec.obs_size), np.float32)
+    masks = np.zeros((1, core.spec.num_actions), np.int8)
+    rows = np.zeros(1, np.int64)
+
+    class View:
+        pass
+
+    view = View()
+    view.obs, view.masks = obs, masks
+
+    def policy(states, mask):
+        view.states = states
+        core.observe_rows(states, rows, core.to_play(states), obs, masks)
+        return int(agent.act(view, rows)[0])
+    return policy
+
+
+def _policies(kinds, core, seed, stochastic=False):
     from ...agents.dungeon_crawler_heuristic import choose
     from ...envs.core.rng import rng_seed
 
@@ -45,10 +74,14 @@ def _policies(kinds, core, seed):
 
     table = {"heuristic": heuristic, "random": random}
     out = []
+    models = {}
     for k in kinds:
-        if k not in table:
-            raise ValueError(f"unknown opponent {k!r}: use heuristic or random")
-        out.append(table[k])
+        if k in table:
+            out.append(table[k])
+            continue
+        if k not in models:
+            models[k] = _model_policy(k, core, seed, stochastic)
+        out.append(models[k])
     return out
 
 
@@ -74,16 +107,18 @@ def play(args):
     core = env.core
     names = core.spec.action_names
     try:
-        rivals = _policies(kinds, core, args.seed)
+        rivals = _policies(kinds, core, args.seed, opts.stochastic)
         me = _policies(["heuristic"], core, args.seed + 1)[0] if opts.watch else None
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         print(f"dungeonrl play dungeon_crawler: {e}", file=sys.stderr)
         return 2
     env.reset(seed=args.seed)
     decisions = 0
+    final = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
+            final[agent] = reward
             env.step(None)
             continue
         seat = int(agent.split("_")[1])
@@ -111,7 +146,7 @@ def play(args):
             return 0
     print()
     print(env.render())
-    print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in env._cumulative_rewards.items()))
+    print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in sorted(final.items())))
     print(core.episode_info(env._states[0]))
     return 0
 

@@ -109,6 +109,15 @@ class DungeonCrawlerCore(GameCore):
     def observe(self, states, players, obs):
         batch.observe_batch(states, self.TR, np.ascontiguousarray(players, np.int64), obs)
 
+    def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
+        batch.step_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
+                        np.ascontiguousarray(actions, dtype=np.int64), rewards, terminated,
+                        truncated, illegal)
+
+    def observe_rows(self, states, rows, players, obs, masks):
+        batch.observe_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
+                           np.ascontiguousarray(players, np.int64), obs, masks)
+
     def to_play(self, states):
         return np.where(states["phase"] == C.PH_OVER, -1, states["actor"]).astype(np.int64)
 

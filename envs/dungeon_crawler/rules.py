@@ -911,7 +911,9 @@ def legal_mask(st, T, out):
                 out[C.A_ASSIGN0 + s] = 1
     elif ph == C.PH_REBAL:
         moved = rebal_moved(st, h)
-        for k in range(12):
+        # at most REBAL_MAX shift actions: every split within the limit is
+        # reachable in that many, and shifting back and forth cannot go on forever
+        for k in range(12 if st.rebal_n < C.REBAL_MAX else 0):
             a, b = shift_pair(k)
             if st.base[h, a] <= 1:
                 continue
@@ -1021,6 +1023,7 @@ def apply_action(st, T, a):
                 done = False
         if done:
             st.cr_roll = 0
+            st.rebal_n = 0
             st.phase = C.PH_REBAL
         else:
             st.cr_roll = C.ROLL_BASE + roll_d4(st)
@@ -1037,6 +1040,7 @@ def apply_action(st, T, a):
             sa, sb = shift_pair(a - C.A_SHIFT0)
             st.base[h, sa] -= 1
             st.base[h, sb] += 1
+            st.rebal_n += 1
     elif ph == C.PH_DRAFT:
         it = take_offer(st, a - C.A_DRAFT0)
         equip_item(st, T, h, it)

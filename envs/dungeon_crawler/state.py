@@ -48,6 +48,7 @@ STATE_FIELDS = [
     ("sprinted", np.int8),             # Dungeon Sprint played this turn
     ("shadow", np.int8),               # Shadow Step active this turn
     ("cr_roll", np.int8),              # creation: the roll waiting to be assigned
+    ("rebal_n", np.int8),              # creation: shift actions taken in this rebalance
     ("pend_card", np.int8),            # card type waiting for a target / slot (-1)
     ("pend_target", np.int8),          # its chosen target seat (-1)
     # heroes

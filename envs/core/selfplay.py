@@ -1,0 +1,322 @@
+"""The single-agent view of a multi-seat game: one learner seat, the other
+seats driven by an opponent pool. What self-play training and PvP
+evaluation are built on.
+
+:class:`SelfPlayView` holds ``n`` games of a multi-player core. In every
+row the *learner* owns one seat; every other seat is played by an opponent
+drawn from the pool when the episode starts. ``step_autoreset()`` applies
+the learner's actions, then plays the opponents' decisions until each row is
+back at the learner's turn (or the game is over), resets finished games in
+place (same-step autoreset) and writes the learner's next observation and
+legal mask. To the trainer it is a 1-player batch: the attribute names and
+shapes are those of :class:`~dungeonrl.envs.core._batch.BatchBuffers`, so the
+native vector env, the SB3 VecEnv and ``agents/ppo.py`` drive it unchanged.
+
+Seats
+    ``seats="rotate"`` (default): row ``i`` starts in seat ``i % P`` and
+    moves one seat on after every episode, so the learner plays every seat
+    equally often; an ``int`` pins the learner to that seat.
+
+Opponents
+    An opponent is any batched agent: ``act(view, rows) -> int64 actions``
+    reading ``view.obs[rows]`` / ``view.masks[rows]`` (the acting seat's
+    observation and legal mask) or ``view.states[rows]``, with a ``name``.
+    Each non-learner seat of a row draws its own opponent, with
+    probabilities proportional to the pool weights, at the start of every
+    episode. Opponents whose ``scripted`` attribute is a code known to the
+    game's ``advance`` kernel (Dungeon Crawler: 0 random, 1 heuristic) are
+    played entirely inside numba; the others (networks) are called once per
+    opponent decision round with every row waiting on them in one batch.
+
+Snapshots
+    :meth:`add_snapshot` puts a frozen copy of the learner into one of
+    ``snapshot_slots`` ring slots sharing the pool weight ``snapshot_weight``
+    (the oldest slot is overwritten once all are full; rows that drew it
+    meet the newer snapshot from then on). Until the first snapshot the
+    share goes to the other entries.
+
+Rewards
+    ``rewards[:, 0]`` is the learner seat's reward summed over its own
+    decision and the opponents' decisions that follow it. A row whose game
+    ends during the opponents' decisions ends for the learner on that step
+    (``terminated``/``truncated``), with ``final_obs`` the learner seat's view
+    of the final state. Rewards the learner seat receives before its first
+    decision of an episode (none in Dungeon Crawler) are added to its first
+    step.
+
+An illegal opponent action ends the game like any illegal action (the
+acting seat is penalised, the learner's reward is that of the rules); it is
+counted in ``opponent_illegal`` and never happens with the shipped agents.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._batch import MASK_DTYPE, draw_seeds
+from .spec import GameCore
+
+__all__ = ["SelfPlayView", "Opponent"]
+
+
+class Opponent:
+    """A pool entry: a batched agent and its sampling weight."""
+
+    __slots__ = ("agent", "weight", "name")
+
+    def __init__(self, agent, weight: float = 1.0, name: str | None = None):
+        if not weight >= 0:
+            raise ValueError(f"opponent weight must be >= 0, got {weight!r}")
+        self.agent = agent
+        self.weight = float(weight)
+        self.name = name or getattr(agent, "name", type(agent).__name__)
+
+
+class SelfPlayView:
+    """``n`` games of a multi-seat ``core`` seen from the learner's seat (see
+    the module doc). ``opponents``: agents or :class:`Opponent` entries;
+    ``advance``: the game's scripted-opponent kernel, ``advance(states, rows,
+    learner, codes, prng, returns, terminated, truncated)`` (``None``: every
+    opponent is called through ``act``); ``seed``: seeds the opponent draws,
+    the scripted opponents' generators and the seeds of later episodes."""
+
+    def __init__(self, core: GameCore, num_envs: int, opponents: Sequence, *,
+                 seats="rotate", advance: Callable | None = None, seed: int = 0,
+                 snapshot_slots: int = 0, snapshot_weight: float = 0.0):
+        P = int(core.num_players)
+        if P < 2:
+            raise ValueError(f"SelfPlayView needs a multi-seat core; {core.spec.name} was "
+                             f"built for {P} player")
+        if num_envs < 1:
+            raise ValueError(f"need at least one env, got {num_envs}")
+        self.pool = [o if isinstance(o, Opponent) else Opponent(o) for o in opponents]
+        if snapshot_slots < 0 or not snapshot_weight >= 0:
+            raise ValueError("snapshot_slots and snapshot_weight must be >= 0")
+        if not self.pool and not (snapshot_slots and snapshot_weight):
+            raise ValueError("the opponent pool is empty")
+        if seats != "rotate":
+            if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) \
+                    or not 0 <= seats < P:
+                raise ValueError(f"seats must be 'rotate' or a seat 0..{P - 1}, got {seats!r}")
+        self.core = core
+        self.spec = core.spec
+        self.num_players = P
+        self.n = self.num_envs = int(num_envs)
+        self.rotate = seats == "rotate"
+        self.advance = advance
+        self.rng = np.random.default_rng(seed)
+        n, O, A = self.n, self.spec.obs_size, self.spec.num_actions
+        # the game
+        self.states = core.alloc(n)
+        self.seeds = np.zeros(n, np.uint64)
+        self.seat = (np.arange(n) % P if self.rotate else np.full(n, int(seats))).astype(np.int64)
+        self.opp = np.zeros((n, P), np.int64)          # pool index per (row, seat)
+        self.codes = np.full((n, P), -1, np.int8)      # scripted code per (row, seat)
+        self.prng = np.zeros((n, 2), np.uint64)        # scripted opponents' generators
+        self.prng[:, 0] = draw_seeds(self.rng, n)
+        # what the learner sees (BatchBuffers names)
+        self.obs = np.zeros((n, O), np.float32)
+        self.masks = np.zeros((n, A), MASK_DTYPE)
+        self.actions = np.zeros(n, np.int64)
+        self.players = self.seat                       # observer seat of each row
+        self.rewards = np.zeros((n, 1), np.float32)
+        self.reward = self.rewards[:, 0]
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.illegal = np.zeros(n, np.bool_)
+        self.final_obs = np.zeros((n, O), np.float32)
+        self.final_states = core.alloc(n)
+        self.final_seat = np.full(n, -1, np.int64)
+        self.final_opponents = [""] * n
+        # scratch
+        self._ret = np.zeros((n, P), np.float32)       # per-seat return since the last step
+        self._carry = np.zeros(n, np.float32)
+        self._rew = np.zeros((n, P), np.float32)
+        self._te = np.zeros(n, np.bool_)
+        self._tr = np.zeros(n, np.bool_)
+        self._il = np.zeros(n, np.bool_)
+        self._acts = np.zeros(n, np.int64)
+        self._opp_view = _OpponentView(self.states, np.zeros((n, O), np.float32),
+                                       np.zeros((n, A), MASK_DTYPE))
+        self._scratch_masks = np.zeros((n, A), MASK_DTYPE)
+        self.opponent_illegal = 0
+        self.episodes = 0
+        # snapshot slots
+        self.snapshot_weight = float(snapshot_weight)
+        self._slots: list[int] = []
+        self._slot_max = int(snapshot_slots) if snapshot_weight > 0 else 0
+        self._next_slot = 0
+        self._refresh_probs()
+        if self._probs is None and not self._slot_max:
+            raise ValueError("every opponent of the pool has weight 0")
+
+    # --- the pool ------------------------------------------------------------------
+    def _refresh_probs(self) -> None:
+        w = np.array([o.weight for o in self.pool], np.float64)
+        if self._slots:
+            share = self.snapshot_weight / len(self._slots)
+            for k in self._slots:
+                w[k] = share
+        # a pool of only snapshots has nothing to draw until the first one is added
+        self._probs = w / w.sum() if w.sum() > 0 else None
+        self._codes_of = np.array(
+            [_code(o.agent) if self.advance is not None else -1 for o in self.pool], np.int8)
+
+    def add_snapshot(self, agent, name: str | None = None) -> int:
+        """Put a frozen agent (e.g. a copy of the learner) into the next
+        snapshot slot; returns its pool index."""
+        if not self._slot_max:
+            raise ValueError("this view was built without snapshot slots "
+                             "(snapshot_slots > 0 and snapshot_weight > 0)")
+        entry = Opponent(agent, 0.0, name or getattr(agent, "name", None)
+                         or f"snapshot_{self._next_slot}")
+        if len(self._slots) < self._slot_max:
+            self.pool.append(entry)
+            self._slots.append(len(self.pool) - 1)
+            k = self._slots[-1]
+        else:
+            k = self._slots[self._next_slot % self._slot_max]
+            self.pool[k] = entry
+        self._next_slot += 1
+        self._refresh_probs()
+        return k
+
+    def opponent_names(self) -> list:
+        return [o.name for o in self.pool]
+
+    def _draw_opponents(self, rows: np.ndarray) -> None:
+        if self._probs is None:
+            raise ValueError("every opponent of the pool has weight 0 (a pool of only "
+                             "snapshots needs add_snapshot() before reset())")
+        P = self.num_players
+        k = self.rng.choice(len(self.pool), size=(len(rows), P), p=self._probs)
+        self.opp[rows] = k
+        codes = self._codes_of[k]
+        codes[np.arange(len(rows)), self.seat[rows]] = -1
+        self.codes[rows] = codes
+
+    # --- episodes ------------------------------------------------------------------
+    def reset(self, seeds: np.ndarray) -> None:
+        """Start a new game in every row (row ``i`` from ``seeds[i]``), draw
+        opponents, play them up to the learner's first decision, observe."""
+        self.seeds[:] = seeds
+        self.core.reset(self.states, self.seeds)
+        rows = np.arange(self.n)
+        self._carry[:] = 0.0
+        self._start(rows)
+        self.core.observe_rows(self.states, rows, self.seat, self.obs, self.masks)
+
+    def _start(self, rows: np.ndarray) -> None:
+        """Opponents for fresh games in ``rows``, played to the learner's turn
+        (a game that ends before it is restarted)."""
+        while len(rows):
+            self._draw_opponents(rows)
+            self._ret[rows] = 0.0
+            self._te[rows] = False
+            self._tr[rows] = False
+            self._play_opponents(rows)
+            self._carry[rows] += self._ret[rows, self.seat[rows]]
+            over = rows[self._te[rows] | self._tr[rows]]
+            if len(over):          # over before the learner moved: a new game
+                sub = self.states[over]
+                self.core.reset(sub, draw_seeds(self.rng, len(over)))
+                self.states[over] = sub
+            rows = over
+
+    def step_autoreset(self) -> None:
+        """The learner's actions (``self.actions``), the opponents' replies,
+        autoreset, the learner's next observation and mask."""
+        core, n = self.core, self.n
+        rows = np.arange(n)
+        core.step(self.states, self.actions, self._rew, self._te, self._tr, self._il)
+        self.illegal[:] = self._il
+        self._ret[:] = self._rew
+        live = rows[~(self._te | self._tr)]
+        self._play_opponents(live)
+        self.reward[:] = self._ret[rows, self.seat] + self._carry
+        self._carry[:] = 0.0
+        self.terminated[:] = self._te
+        self.truncated[:] = self._tr & ~self._te
+        done = np.flatnonzero(self._te | self._tr)
+        if len(done):
+            core.observe_rows(self.states, done, self.seat, self.final_obs, self._scratch_masks)
+            self.final_states[done] = self.states[done]
+            self.final_seat[done] = self.seat[done]
+            for i in done.tolist():
+                self.final_opponents[i] = ",".join(
+                    self.pool[self.opp[i, s]].name for s in range(self.num_players)
+                    if s != self.seat[i])
+            self.episodes += len(done)
+            sub = self.states[done]
+            core.reset(sub, draw_seeds(self.rng, len(done)))
+            self.states[done] = sub
+            if self.rotate:
+                self.seat[done] = (self.seat[done] + 1) % self.num_players
+            self._start(done)
+        core.observe_rows(self.states, rows, self.seat, self.obs, self.masks)
+
+    step = step_autoreset      # the SingleAgentGame name used by agents/ppo.py
+
+    def _play_opponents(self, rows: np.ndarray) -> None:
+        """Opponent decisions in ``rows`` until the learner is to act or the
+        game is over; per-seat rewards accumulate in ``self._ret``."""
+        core = self.core
+        while len(rows):
+            if self.advance is not None:
+                self.advance(self.states, rows, self.seat, self.codes, self.prng, self._ret,
+                             self._te, self._tr)
+            actor = core.to_play(self.states)[rows]
+            wait = (actor >= 0) & (actor != self.seat[rows]) & ~(self._te[rows] | self._tr[rows])
+            rows = rows[wait]
+            if not len(rows):
+                return
+            actor = actor[wait]
+            full_actor = np.zeros(self.n, np.int64)
+            full_actor[rows] = actor
+            v = self._opp_view
+            core.observe_rows(self.states, rows, full_actor, v.obs, v.masks)
+            who = self.opp[rows, actor]
+            for k in np.unique(who).tolist():
+                rr = rows[who == k]
+                self._acts[rr] = self.pool[k].agent.act(v, rr)
+            core.step_rows(self.states, rows, self._acts, self._rew, self._te, self._tr,
+                           self._il)
+            self._ret[rows] += self._rew[rows]
+            self.opponent_illegal += int(self._il[rows].sum())
+
+    # --- info ------------------------------------------------------------------------
+    def episode_info(self, i: int) -> dict:
+        """The core's episode info of row ``i``'s last finished game, plus the
+        learner's ``seat``, its ``outcome`` (win / loss / draw) and
+        ``opponents``."""
+        fs = self.final_states[i]
+        info = dict(self.core.episode_info(fs))
+        seat = int(self.final_seat[i])
+        winner = info.get("winner")
+        if winner is None:      # a game without a winner field: the learner's last reward
+            winner = seat if self.reward[i] > 0 else -1
+        info["seat"] = seat
+        if winner == seat:
+            info["outcome"] = "win"
+        elif winner >= 0 or self.reward[i] < 0:      # a rival won, or the learner was penalised
+            info["outcome"] = "loss"
+        else:
+            info["outcome"] = "draw"
+        info["opponents"] = self.final_opponents[i]
+        return info
+
+
+class _OpponentView:
+    """What an opponent's ``act(view, rows)`` reads: the game records and the
+    acting seat's observations and masks (valid at ``rows``)."""
+
+    __slots__ = ("states", "obs", "masks")
+
+    def __init__(self, states, obs, masks):
+        self.states, self.obs, self.masks = states, obs, masks
+
+
+def _code(agent) -> int:
+    c = getattr(agent, "scripted", None)
+    return -1 if c is None else int(c)
