@@ -207,6 +207,8 @@ class DungeonCrawlerHooks(GameHooks):
         v.need(~(c3 & (base < 1)).any(axis=(1, 2)), "a hero's base stat below 1", base)
         v.need(~(created & (base.sum(2) != rolled.sum(2))).any(axis=1),
                "a hero's base stats do not sum to its rolls", base.sum(2) - rolled.sum(2))
+        v.need((S["rebal_n"] >= 0) & (S["rebal_n"] <= C.REBAL_SHIFTS),
+               f"more than {C.REBAL_SHIFTS} rebalance shifts", S["rebal_n"])
         v.need(~(created & (moved_pts > C.REBAL_MAX)).any(axis=1),
                f"more than {C.REBAL_MAX} points rebalanced", moved_pts)
         v.need(~(created & ((hp < 1) | (hp > mh))).any(axis=1),

@@ -874,9 +874,10 @@ def test_encoder_scaling_is_exact():
     assert np.array_equal(enc.FRAC[1:].view(np.int32), (h / m).astype(np.float32).view(np.int32))
 
 
-def test_rebalance_takes_at_most_four_shifts():
-    """G22: a hero takes at most REBAL_MAX shift actions, so shifting a point
-    back and forth (which leaves the stats unchanged) cannot stall a game."""
+def test_rebalance_shifts_are_capped():
+    """G22: a hero takes at most REBAL_SHIFTS shift actions, so shifting a
+    point back and forth (which leaves the stats unchanged) cannot stall a
+    game."""
     core = make_core(num_players=2, auto_advance=False)
     st = core.alloc(1)
     core.reset(st, np.array([3], np.uint64))
@@ -889,21 +890,22 @@ def test_rebalance_takes_at_most_four_shifts():
     there = C.A_SHIFT0      # shift:atk>def
     back = next(C.A_SHIFT0 + k for k in range(12)
                 if core.spec.action_names[C.A_SHIFT0 + k] == "shift:def>atk")
-    for i in range(C.REBAL_MAX):
+    assert C.REBAL_SHIFTS == 8
+    for i in range(C.REBAL_SHIFTS):
         assert st[0]["legal"][C.A_SHIFT0:C.A_SHIFT0 + 12].any()
         step_game(st[0], core.TR[0], there if i % 2 == 0 else back, rew)
         assert int(st[0]["phase"]) == C.PH_REBAL
     assert np.array_equal(st[0]["base"], before)        # back where it started
     legal = np.flatnonzero(st[0]["legal"])
-    assert legal.tolist() == [C.A_REBAL_DONE]            # no fifth shift
+    assert legal.tolist() == [C.A_REBAL_DONE]            # no ninth shift
     te, tr, il = step_game(st[0], core.TR[0], there, rew)
-    assert il and te                                     # a fifth shift is illegal
+    assert il and te                                     # a ninth shift is illegal
     auto = make_core(num_players=2)                      # auto-advance: done is taken for you
     st = auto.alloc(1)
     auto.reset(st, np.array([3], np.uint64))
     while int(st[0]["phase"]) == C.PH_ASSIGN:
         a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0:C.A_ASSIGN0 + 4])[0])
         step_game(st[0], auto.TR[0], C.A_ASSIGN0 + a, rew)
-    for i in range(C.REBAL_MAX):
+    for i in range(C.REBAL_SHIFTS):
         step_game(st[0], auto.TR[0], there if i % 2 == 0 else back, rew)
     assert int(st[0]["phase"]) == C.PH_DRAFT

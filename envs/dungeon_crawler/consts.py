@@ -20,8 +20,8 @@ NITEM = NSLOT * PER_SLOT          # 162
 # --- creation ------------------------------------------------------------------
 NROLLS = 4
 ROLL_BASE = 6                     # each roll is 6 + 1d4
-REBAL_MAX = 4                     # points that may be moved out of stats in total,
-                                  # and shift actions a hero may take (see rules.legal_mask)
+REBAL_MAX = 4                     # points that may be moved out of stats in total
+REBAL_SHIFTS = 2 * REBAL_MAX      # shift actions a hero may take (see rules.legal_mask)
 DRAFT_N = 3
 
 # --- board -----------------------------------------------------------------------

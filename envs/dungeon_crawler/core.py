@@ -200,6 +200,8 @@ class DungeonCrawlerCore(GameCore):
             bad("card pile sizes")
         if not 0 <= int(s["offer_n"]) <= C.OFFER_MAX:
             bad("offer size")
+        if not 0 <= int(s["rebal_n"]) <= C.REBAL_SHIFTS:
+            bad(f"rebalance shifts {int(s['rebal_n'])}")
         if not 0 <= int(s["final_boss"]) < C.NFINAL:
             bad("final boss")
         if not 0 <= int(s["cb_kind"]) < len(C.OPP_NAMES):

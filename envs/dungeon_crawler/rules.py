@@ -911,9 +911,10 @@ def legal_mask(st, T, out):
                 out[C.A_ASSIGN0 + s] = 1
     elif ph == C.PH_REBAL:
         moved = rebal_moved(st, h)
-        # at most REBAL_MAX shift actions: every split within the limit is
-        # reachable in that many, and shifting back and forth cannot go on forever
-        for k in range(12 if st.rebal_n < C.REBAL_MAX else 0):
+        # at most REBAL_SHIFTS shift actions: every split within the limit is
+        # reachable in REBAL_MAX of them, with as many again to change one's
+        # mind, and shifting back and forth cannot go on forever
+        for k in range(12 if st.rebal_n < C.REBAL_SHIFTS else 0):
             a, b = shift_pair(k)
             if st.base[h, a] <= 1:
                 continue
