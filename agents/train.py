@@ -267,6 +267,10 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                "steps": steps_done, "train_seconds": seconds,
                "sps": steps_done / seconds if seconds else None,
                "model": model_path, "history": history}
+    if multi:
+        metrics["selfplay"] = {"opponents": [[n, w] for n, w in pool],
+                               "snapshot_every": opts.snapshot_every,
+                               "snapshot_slots": opts.snapshot_slots}
     refs = {}
     if opts.eval_games and multi:
         metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)

@@ -8,7 +8,10 @@ by hand. Sections: ``unbroken-balance`` (from ``unbroken_balance.json``,
 written by ``python -m dungeonrl.benchmarks.unbroken_balance --json``) and
 ``unbroken-speed`` (from ``unbroken_bench.json``, written by ``dungeonrl
 bench unbroken --json``) and ``bench-suite`` (from ``suite.json``, written by
-``dungeonrl bench``: the throughput suite over every game with its peers).
+``dungeonrl bench``: the throughput suite over every game with its peers)
+and ``baselines`` (from ``baselines.json``, written by ``python -m
+dungeonrl.benchmarks.baselines run NAME``: the trained baselines and their
+targets).
 """
 from __future__ import annotations
 
@@ -62,10 +65,16 @@ def suite_section(data):
     return markdown(data)
 
 
+def baselines_section(data):
+    from .baselines import markdown
+    return markdown(data)
+
+
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
     "unbroken-speed": ("unbroken_bench.json", speed_section),
     "bench-suite": ("suite.json", suite_section),
+    "baselines": ("baselines.json", baselines_section),
 }
 
 

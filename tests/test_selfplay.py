@@ -1005,3 +1005,32 @@ def test_cli_play_with_a_model_opponent(ppo_run, capsys):
     rc = cli_main(["play", "dungeon_crawler", "--players", "2", "--opponents", "nope.pt",
                    "--watch"])
     assert rc == 2 and "unknown opponent" in capsys.readouterr().err
+
+
+# --- learning ---------------------------------------------------------------------------------
+def test_selfplay_ppo_learns_to_beat_random():
+    """A learning test that can fail: on fixed seeds, 400k decisions of the
+    fast PPO on the 2-player view (random rivals) must win >= 80% of 200
+    held-out games against random play, greedily, seats alternated, where
+    the same untrained network wins about half (measured: 97-99.5% over
+    seeds 0-2 after training, 47% untrained)."""
+    import torch
+    from dungeonrl.agents.policy import TorchAgent
+    from dungeonrl.agents.ppo import PPOConfig, train
+    core = core_for(2)
+    cfg = PPOConfig(env="dungeon_crawler", seed=0, total_steps=400_000, num_envs=128,
+                    num_steps=16, hidden=(64, 64), num_minibatches=4)
+    torch.manual_seed(0)
+    untrained = ActorCritic(core.spec.obs_size, core.spec.num_actions, (64, 64))
+    view = make_view(core, cfg.num_envs, "random:1", seed=0)
+    result = train(cfg, game=view, net=untrained)
+    held_out = dict(games=200, seed=10_000)
+    trained = play_match(core, TorchAgent(result.net), make_agent("random", core, seed=2),
+                         **held_out)
+    fresh = ActorCritic(core.spec.obs_size, core.spec.num_actions, (64, 64))
+    baseline = play_match(core, TorchAgent(fresh), make_agent("random", core, seed=2),
+                          **held_out)
+    rate = (trained["result"] == 1).mean()
+    assert (baseline["result"] == 1).mean() < 0.65
+    assert rate >= 0.80, rate
+    assert trained["illegal"] == 0

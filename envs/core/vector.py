@@ -175,7 +175,9 @@ class DungeonVectorEnv(VectorEnv):
     ``gymnasium.vector.VectorEnv`` (see the module doc for seeding, actions
     and autoreset).
 
-    Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``),
+    Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``; or a
+    :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`, a multi-seat game
+    seen from the learner's seat, which brings its own batch size),
     ``num_envs``, ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns
     a tuple of strings), ``illegal_action`` (``"penalize"`` / ``"raise"``),
     ``dict_obs`` (``{"observation", "action_mask"}`` observations),
@@ -309,7 +311,8 @@ def _build_sb3_class():
         """A batch of ``num_envs`` games as a native Stable-Baselines3 ``VecEnv``,
         ready for sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")``).
 
-        Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``),
+        Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``, or
+        a ``SelfPlayView`` as for :class:`DungeonVectorEnv`),
         ``num_envs``, ``seed`` (seeds the first ``reset``: env ``i`` gets
         ``seed + i``; ``None`` draws seeds), ``illegal_action``, ``dict_obs``,
         ``episode_info``, ``render_mode``, ``**core_kwargs`` -- as for

@@ -63,7 +63,9 @@ folder of replacement content files.
 
 Version history
 ---------------
-* v0: initial release.
+* v0: initial release. During development: a hero's rebalance is capped
+  at 8 shift actions (a new ``rebal_n`` field; the layout version changed,
+  so models saved before are refused).
 """
 from .content import load_content
 from .core import DungeonCrawlerCore, make_core, make_spec
