@@ -18,13 +18,19 @@ of the timed iterations / their wall time. Configurations:
 Network for all: separate actor and critic MLPs 2 x 256 tanh
 (``--hidden``, ``--activation``, ``--shared`` to change). Unbroken, Normal,
 Sneak. Torch threads: ``--threads`` (default 0 = 1 thread).
+
+The issue's target (fast path >= 10x SB3 MaskablePPO with the same network)
+compares each at its own defaults, as people run them; ``sb3_matched``
+shows what is left when SB3 gets the fast path's batch geometry: both are
+then bound by the same torch update, and the gap is the rollout side only.
+``--json benchmarks/results/ppo_speed.json`` feeds the README's
+``training-speed`` section (``python -m dungeonrl.benchmarks.report``).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import platform
 import time
 
 
@@ -104,9 +110,12 @@ def main(argv=None):
                 print(f"fast_ppo / {name}: {rows['fast_ppo']['steps_per_s'] / rows[name]['steps_per_s']:.1f}x")
     if a.json:
         with open(a.json, "w") as f:
+            from .suite import machine_info
+            m = machine_info()
             json.dump({"network": {"hidden": list(hidden), "activation": a.activation,
                                    "shared": a.shared}, "threads": a.threads,
-                       "machine": platform.processor() or platform.machine(),
+                       "seconds": a.seconds, "date": time.strftime("%Y-%m-%d"),
+                       "machine": {"cpu": m["cpu"], "cores": m["cores"]},
                        "load_avg_1m_at_end": os.getloadavg()[0],
                        "results": rows}, f, indent=1)
     return rows
@@ -114,3 +123,35 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
+
+
+LABELS = {"fast_ppo": "fast PPO (agents/ppo.py), its defaults",
+          "sb3_default": "SB3 MaskablePPO, SB3's PPO defaults",
+          "sb3_matched": "SB3 MaskablePPO, the fast path's batch geometry"}
+
+
+def markdown(data: dict) -> str:
+    """README table of a ``--json`` result."""
+    r = data["results"]
+    net = data["network"]
+    m = data["machine"] if isinstance(data["machine"], dict) else {"cpu": data["machine"],
+                                                                  "cores": "?"}
+    lines = [f"Measured by `python -m dungeonrl.benchmarks.ppo_speed --json "
+             f"benchmarks/results/ppo_speed.json` ({data.get('date', '?')}, {m['cpu']}, "
+             f"{m['cores']} cores, {data.get('seconds', '?')} s timed per configuration, "
+             f"load {data['load_avg_1m_at_end']:.1f} at the end). Unbroken Normal/Sneak; "
+             f"network: separate actor and critic MLPs {net['hidden']} {net['activation']}, "
+             "1 torch thread.", "",
+             "| configuration | envs x steps | minibatch | epochs | env-steps/s | fast PPO is |",
+             "|---|---|---:|---:|---:|---:|"]
+    fast = r.get("fast_ppo", {}).get("steps_per_s")
+    for k, v in r.items():
+        ratio = f"{fast / v['steps_per_s']:.1f}x" if fast and k != "fast_ppo" else ""
+        lines.append(f"| {LABELS.get(k, k)} | {v['num_envs']:,} x {v['num_steps']:,} | "
+                     f"{v['minibatch']:,} | {v['epochs']} | {v['steps_per_s']:,.0f} | {ratio} |")
+    if fast and "sb3_default" in r:
+        x = fast / r["sb3_default"]["steps_per_s"]
+        lines += ["", f"Target (issue 4): fast PPO >= 10x SB3 MaskablePPO with the same "
+                      f"network: **{x:.1f}x, {'met' if x >= 10 else 'MISSED'}** (each at its "
+                      "defaults)."]
+    return "\n".join(lines)

@@ -11,7 +11,8 @@ bench unbroken --json``) and ``bench-suite`` (from ``suite.json``, written by
 ``dungeonrl bench``: the throughput suite over every game with its peers)
 and ``baselines`` (from ``baselines.json``, written by ``python -m
 dungeonrl.benchmarks.baselines run NAME``: the trained baselines and their
-targets).
+targets) and ``training-speed`` (from ``ppo_speed.json``, written by
+``python -m dungeonrl.benchmarks.ppo_speed --json``).
 """
 from __future__ import annotations
 
@@ -65,6 +66,11 @@ def suite_section(data):
     return markdown(data)
 
 
+def training_speed_section(data):
+    from .ppo_speed import markdown
+    return markdown(data)
+
+
 def baselines_section(data):
     from .baselines import markdown
     return markdown(data)
@@ -75,6 +81,7 @@ SECTIONS = {
     "unbroken-speed": ("unbroken_bench.json", speed_section),
     "bench-suite": ("suite.json", suite_section),
     "baselines": ("baselines.json", baselines_section),
+    "training-speed": ("ppo_speed.json", training_speed_section),
 }
 
 

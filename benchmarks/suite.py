@@ -1460,7 +1460,8 @@ def evaluate_targets(res: dict) -> list:
                     cpu=cpu_ratio(cfg.get("python"), peers.get("cartpole_single")))
         tr = g.get("training", {})
         if not g["multi_agent"]:
-            add("fast_ppo_vs_sb3", name, None, "fast PPO / SB3 MaskablePPO (env-steps/s)",
+            add("fast_ppo_vs_sb3", name, None,
+                "fast PPO / SB3 MaskablePPO, same batch shape (env-steps/s)",
                 _ratio(median_of(tr.get("fast_ppo")), median_of(tr.get("sb3"))),
                 TARGETS["fast_ppo_vs_sb3"],
                 cpu=cpu_ratio(tr.get("fast_ppo"), tr.get("sb3")))
