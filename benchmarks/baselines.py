@@ -43,8 +43,8 @@ BASELINES = {
         "game": "dungeon_crawler",
         "args": ["--players", "2", "--minutes", "40", "--opponents",
                  "heuristic:0.5,self:0.3,random:0.2", "--seed", "0", "--eval-games", "1000"],
-        "about": "fast-path masked PPO by self-play from a random network, 2 players, "
-                 "seats alternated in evaluation",
+        "about": "fast-path masked PPO by self-play from a random network; evaluation "
+                 "games alternate the seats",
         "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
                     (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
     },
