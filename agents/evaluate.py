@@ -26,7 +26,8 @@ PvP games (Dungeon Crawler) get a round-robin league instead::
 Every pair of agents plays ``--games`` seeded games (game ``i`` from seed
 ``seed + i``, agent A in seat ``i % players``, agent B in every other seat;
 the scripted agents run inside numba, see :mod:`dungeonrl.agents.selfplay`).
-The command prints each pairing's win rates with 95% Wilson intervals and
+A single ``--agent`` meets the heuristic and random play. The command
+prints each pairing's win rates with 95% Wilson intervals and
 the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`),
 and writes a PNG of the ratings (``--plot``, default
 ``runs/<game>-league.png``).
@@ -270,6 +271,9 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     from .league import League, MatchResult
     from .policy import make_agent, model_core_kwargs
     from .selfplay import match_summary, play_match
+    if len(agents) < 2:       # one agent: against the reference agents
+        agents += [r for r in (["heuristic", "random"] if hooks.heuristic else ["random"])
+                   if r not in agents]
     if len(agents) < 2:
         print("dungeonrl eval: a league needs at least two --agent", file=sys.stderr)
         return 2

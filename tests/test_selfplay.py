@@ -920,10 +920,13 @@ def test_cli_league_with_a_trained_model(ppo_run, tmp_path, capsys):
 
 
 def test_cli_league_usage_errors(tmp_path, capsys):
+    # one agent meets the reference agents
+    js = tmp_path / "one.json"
     rc = cli_main(["eval", "dungeon_crawler", "--agent", "heuristic", "--games", "4",
-                   "--plot", str(tmp_path / "p.png")])
-    assert rc == 2 and "two --agent" in capsys.readouterr().err
-    assert not (tmp_path / "p.png").exists()
+                   "--plot", str(tmp_path / "p.png"), "--json", str(js)])
+    assert rc == 0
+    assert [p["agent"] for p in json.loads(js.read_text())["pairings"]] == [
+        "heuristic vs random"]
     rc = cli_main(["eval", "dungeon_crawler", "--agent", "heuristic",
                    "--agent", str(tmp_path / "missing.pt"), "--games", "4"])
     assert rc == 2
