@@ -303,7 +303,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         return 2
     rows = []
     league = League(built, play=None)
-    for i, (a, b) in enumerate(itertools.combinations(labels, 2)):
+    for a, b in itertools.combinations(labels, 2):
         res = play_match(core, built[a], built[b], games, seed=args.seed)
         s = match_summary(res, f"{a} vs {b}", b, seed=args.seed)
         rows.append(s)
