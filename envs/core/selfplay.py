@@ -137,6 +137,8 @@ class SelfPlayView:
         self._tr = np.zeros(n, np.bool_)
         self._il = np.zeros(n, np.bool_)
         self._acts = np.zeros(n, np.int64)
+        self._rows = np.arange(n)
+        self._actor = np.zeros(n, np.int64)            # seat to act, at waiting rows
         self._opp_view = _OpponentView(self.states, np.zeros((n, O), np.float32),
                                        np.zeros((n, A), MASK_DTYPE))
         self._scratch_masks = np.zeros((n, A), MASK_DTYPE)
@@ -202,7 +204,7 @@ class SelfPlayView:
         opponents, play them up to the learner's first decision, observe."""
         self.seeds[:] = seeds
         self.core.reset(self.states, self.seeds)
-        rows = np.arange(self.n)
+        rows = self._rows
         self._carry[:] = 0.0
         self._start(rows)
         self.core.observe_rows(self.states, rows, self.seat, self.obs, self.masks)
@@ -227,8 +229,7 @@ class SelfPlayView:
     def step_autoreset(self) -> None:
         """The learner's actions (``self.actions``), the opponents' replies,
         autoreset, the learner's next observation and mask."""
-        core, n = self.core, self.n
-        rows = np.arange(n)
+        core, rows = self.core, self._rows
         core.step(self.states, self.actions, self._rew, self._te, self._tr, self._il)
         self.illegal[:] = self._il
         self._ret[:] = self._rew
@@ -272,10 +273,9 @@ class SelfPlayView:
             if not len(rows):
                 return
             actor = actor[wait]
-            full_actor = np.zeros(self.n, np.int64)
-            full_actor[rows] = actor
+            self._actor[rows] = actor
             v = self._opp_view
-            core.observe_rows(self.states, rows, full_actor, v.obs, v.masks)
+            core.observe_rows(self.states, rows, self._actor, v.obs, v.masks)
             who = self.opp[rows, actor]
             for k in np.unique(who).tolist():
                 rr = rows[who == k]
