@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: venv
-	$(VENV)/bin/python -m pytest -q -n 2 tests
+	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
 
 demo: venv
 	$(VENV)/bin/dungeonrl demo
