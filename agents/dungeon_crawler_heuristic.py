@@ -29,9 +29,9 @@ from numba import njit
 from ..envs.core.jit import JIT
 from ..envs.core.rng import rng_seed
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.batch import restart, sample_legal
+from ..envs.dungeon_crawler.kernels import restart, sample_legal, step_row
 from ..envs.dungeon_crawler.rules import (
-    eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair, step_game, vaulted,
+    eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair, vaulted,
 )
 
 
@@ -324,7 +324,7 @@ def policy_rollout(states, tabs, n_episodes, policy_seed, heuristic_seats, out):
                 a = choose(st, T, prng)
             else:
                 a = sample_legal(prng, st.legal)
-            te, tr, il = step_game(st, T, a, rew)
+            te, tr, il = step_row(st, T, a, rew)
             if te or tr:
                 if st.winner >= 0:
                     out[i, st.winner] += 1
@@ -374,7 +374,7 @@ def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminat
                 a = sample_legal(p, st.legal)
             else:
                 break
-            te, tr, il = step_game(st, T, a, rew)
+            te, tr, il = step_row(st, T, a, rew)
             for k in range(st.num_players):
                 returns[r, k] += rew[k]
             if te or tr:

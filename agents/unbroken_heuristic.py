@@ -37,8 +37,8 @@ from numba import njit
 from ..envs.core.jit import JIT
 from ..envs.core.rng import rng_seed
 from ..envs.unbroken import consts as C
-from ..envs.unbroken.batch import sample_legal
-from ..envs.unbroken.rules import (legal_mask, reset_game, step_game, weapon,
+from ..envs.unbroken.kernels import reset_row, sample_legal, step_row
+from ..envs.unbroken.rules import (configure_row, legal_mask, weapon,
                                    pmod_sum, pmod_any, pmod_min, ops_applicable,
                                    can_pay, passive_on, effort_ok)
 
@@ -976,9 +976,16 @@ def play_games(tabs, states, seeds, cfg_character, difficulty, policy, policy_se
     T = tabs[0]
     mask = np.zeros(C.NUM_ACTIONS, np.uint8)
     prng = np.zeros(2, np.uint64)
+    rew = np.zeros(1, np.float32)
+    cfg = np.array([cfg_character, difficulty], np.int64)
     for i in range(states.shape[0]):
         st = states[i]
-        reset_game(st, T, seeds[i], 0, cfg_character, difficulty, 0, 1, 3000)
+        st.num_players = 1
+        st.max_steps = 3000
+        st.auto_advance = 1
+        st.reward_mode = 0
+        configure_row(st, cfg)
+        reset_row(st, T, seeds[i], 0)
         rng_seed(prng, policy_seed, seeds[i])
         n = 0
         while st.phase != C.PH_OVER:
@@ -987,7 +994,7 @@ def play_games(tabs, states, seeds, cfg_character, difficulty, policy, policy_se
                 a = heuristic_action(st, T, mask)
             else:
                 a = sample_legal(prng, mask)
-            step_game(st, T, a)
+            step_row(st, T, a, rew)
             n += 1
         outcome[i] = st.outcome
         level[i] = st.level

@@ -53,7 +53,7 @@ def _median_rate(fn, repeats):
 
 
 def bench_kernel(core, n_envs, n_steps, repeats, threads=1):
-    from ..envs.unbroken import batch
+    from ..envs.unbroken import kernels as batch
     from ..encoders.unbroken import OBS_SIZE
     from ..envs.unbroken.consts import NUM_ACTIONS
 

@@ -197,7 +197,7 @@ def _gear(st, T, h):
 
 
 @njit(**JIT)
-def encode(st, T, p, out):
+def encode_row(st, T, p, out):
     """Write seat ``p``'s observation of record ``st`` into ``out`` (every
     column: a block is either written whole or zeroed first, so ``out`` may
     hold anything before)."""

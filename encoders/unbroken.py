@@ -154,8 +154,9 @@ def feature_names():
 
 
 @njit(**JIT)
-def encode(st, T, out):
-    """Write the observation of record ``st`` into ``out`` (float32[OBS_SIZE])."""
+def encode_row(st, T, seat, out):
+    """Write the observation of record ``st`` into ``out`` (float32[OBS_SIZE]);
+    the game has one seat, so ``seat`` is not read."""
     for i in range(OBS_SIZE):
         out[i] = 0.0
     out[O_PHASE + st.phase] = 1.0

@@ -415,9 +415,9 @@ class UnbrokenHooks(GameHooks):
         return out
 
     def batch_kernels(self) -> list:
-        from dungeonrl.envs.unbroken import batch
-        return [batch.reset_batch, batch.step_observe, batch.mask_batch, batch.observe_batch,
-                batch.step_autoreset, batch.refresh_batch]
+        from dungeonrl.envs.unbroken import kernels
+        return [kernels.reset_batch, kernels.step_observe, kernels.mask_batch,
+                kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:
         core.TR = wrap(core.TR)

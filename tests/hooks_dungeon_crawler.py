@@ -523,9 +523,9 @@ class DungeonCrawlerHooks(GameHooks):
         return out
 
     def batch_kernels(self) -> list:
-        from dungeonrl.envs.dungeon_crawler import batch
-        return [batch.reset_batch, batch.step_batch, batch.mask_batch, batch.observe_batch,
-                batch.step_autoreset_ma, batch.refresh_batch]
+        from dungeonrl.envs.dungeon_crawler import kernels
+        return [kernels.reset_batch, kernels.step_batch, kernels.mask_batch,
+                kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:
         core.TR = wrap(core.TR)

@@ -25,9 +25,8 @@ from dungeonrl.envs.core.errors import (
 from dungeonrl.envs.core.jit import JIT
 from dungeonrl.envs.core.rng import rng_seed
 from dungeonrl.envs.dungeon_crawler import SPEC, consts as C, make_core
-from dungeonrl.envs.dungeon_crawler.batch import sample_legal
+from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content
-from dungeonrl.envs.dungeon_crawler.rules import step_game
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
 import game_hooks  # noqa: F401,I001  (first: it loads the tests/hooks_*.py modules)
 from hooks_dungeon_crawler import HOOKS, resample_hidden_record
@@ -101,7 +100,7 @@ def advance(states, tabs, k, prngs, heur):
             if st.phase == C.PH_OVER:
                 break
             a = choose(st, T, prngs[i]) if heur[i] else sample_legal(prngs[i], st.legal)
-            step_game(st, T, a, rew)
+            step_row(st, T, a, rew)
 
 
 @pytest.mark.parametrize("n", range(2, 9))
@@ -884,7 +883,7 @@ def test_rebalance_shifts_are_capped():
     rew = np.zeros(C.MAX_P, np.float32)
     while int(st[0]["phase"]) == C.PH_ASSIGN:
         a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0:C.A_ASSIGN0 + 4])[0])
-        step_game(st[0], core.TR[0], C.A_ASSIGN0 + a, rew)
+        step_row(st[0], core.TR[0], C.A_ASSIGN0 + a, rew)
     assert int(st[0]["phase"]) == C.PH_REBAL
     before = st[0]["base"].copy()
     there = C.A_SHIFT0      # shift:atk>def
@@ -893,19 +892,19 @@ def test_rebalance_shifts_are_capped():
     assert C.REBAL_SHIFTS == 8
     for i in range(C.REBAL_SHIFTS):
         assert st[0]["legal"][C.A_SHIFT0:C.A_SHIFT0 + 12].any()
-        step_game(st[0], core.TR[0], there if i % 2 == 0 else back, rew)
+        step_row(st[0], core.TR[0], there if i % 2 == 0 else back, rew)
         assert int(st[0]["phase"]) == C.PH_REBAL
     assert np.array_equal(st[0]["base"], before)        # back where it started
     legal = np.flatnonzero(st[0]["legal"])
     assert legal.tolist() == [C.A_REBAL_DONE]            # no ninth shift
-    te, tr, il = step_game(st[0], core.TR[0], there, rew)
+    te, tr, il = step_row(st[0], core.TR[0], there, rew)
     assert il and te                                     # a ninth shift is illegal
     auto = make_core(num_players=2)                      # auto-advance: done is taken for you
     st = auto.alloc(1)
     auto.reset(st, np.array([3], np.uint64))
     while int(st[0]["phase"]) == C.PH_ASSIGN:
         a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0:C.A_ASSIGN0 + 4])[0])
-        step_game(st[0], auto.TR[0], C.A_ASSIGN0 + a, rew)
+        step_row(st[0], auto.TR[0], C.A_ASSIGN0 + a, rew)
     for i in range(C.REBAL_SHIFTS):
-        step_game(st[0], auto.TR[0], there if i % 2 == 0 else back, rew)
+        step_row(st[0], auto.TR[0], there if i % 2 == 0 else back, rew)
     assert int(st[0]["phase"]) == C.PH_DRAFT

@@ -53,6 +53,12 @@ def below(st, n):
 
 
 @njit(**JIT)
+def pick(st, n):
+    """Uniform integer in [0, n), never forced (setup choices, tie-breaks)."""
+    return rng_below(st.rng, n)
+
+
+@njit(**JIT)
 def shuffle(st, arr, n):
     """Shuffle ``arr[:n]`` in place (never forced: tests set pile order
     directly)."""

@@ -22,6 +22,7 @@ auto_advance    i8         1: single-legal-action decisions are taken by the eng
 reward_mode     i8         the game's reward variant (index into its list)
 outcome         i8         O_PLAYING, O_TRUNCATED, O_ILLEGAL or a game outcome
 actor           i8         seat owing the next decision, -1 once over
+last_actor      i8         seat that took the last decision (-1 before the first)
 legal           u8[A]      legal mask of ``actor`` (1 = legal); zero once over
 ==============  =========  ===============================================
 
@@ -51,13 +52,14 @@ HEADER_FIELDS = [
     ("reward_mode", np.int8),
     ("outcome", np.int8),
     ("actor", np.int8),
+    ("last_actor", np.int8),
 ]
 HEADER_NAMES = tuple(f[0] for f in HEADER_FIELDS) + ("legal",)
 #: header fields never encoded into an observation
 HIDDEN_HEADER = ("rng", "seed", "episode", "forced", "forced_n", "forced_i")
 
 
-def state_dtype(game_fields, num_actions: int) -> np.dtype:
+def state_dtype(game_fields, num_actions: int, align: bool = True) -> np.dtype:
     """The record of one game: the header, its legal mask, then ``game_fields``
     (a list of numpy dtype field tuples). A game field may not reuse a header
     name."""
@@ -65,4 +67,4 @@ def state_dtype(game_fields, num_actions: int) -> np.dtype:
     if clash:
         raise ValueError(f"game fields {clash} clash with the engine header")
     return np.dtype(HEADER_FIELDS + [("legal", np.uint8, (int(num_actions),))]
-                    + list(game_fields))
+                    + list(game_fields), align=align)

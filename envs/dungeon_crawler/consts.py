@@ -69,8 +69,9 @@ PHASE_NAMES = ("assign", "rebalance", "draft", "move", "main", "target", "slot",
                "shop", "armory", "chest", "combat", "loot", "game_over")
 
 # --- outcomes ------------------------------------------------------------------------
-O_PLAYING, O_WIN, O_ILLEGAL, O_TRUNCATED = range(4)
-OUTCOME_NAMES = ("playing", "win", "illegal_action", "truncated")
+# engine outcomes (playing, truncated, illegal) first, then the game's
+O_PLAYING, O_TRUNCATED, O_ILLEGAL, O_WIN = range(4)
+OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win")
 REWARD_MODES = ("zero_sum", "winner_only")
 
 # --- action layout (flat Discrete) -----------------------------------------------
@@ -101,3 +102,14 @@ def shift_pair(k):
     j = k % 3
     b = j if j < a else j + 1
     return a, b
+
+
+# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+from ..core.facts import KernelFacts  # noqa: E402
+
+ILLEGAL_PENALTY = -1.0
+AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing back
+KERNEL_FACTS = KernelFacts(game="dungeon_crawler", num_actions=NUM_ACTIONS, max_seats=MAX_P,
+                           illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_WIN,
+                           auto_counts_steps=False, auto_limit=AUTO_LIMIT, has_finish=True,
+                           has_policy=False)

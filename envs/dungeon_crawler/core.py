@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import CorruptStateError
-from ..core.spec import GameCore, GameSpec, layout_version as shared_layout_version
+from ..core.kernel_core import KernelCore, int_arg
+from ..core.spec import GameSpec, layout_version as shared_layout_version
 from ...encoders import dungeon_crawler as enc
-from . import batch, consts as C
+from . import consts as C, kernels
 from .content import load_content
 from .state import STATE_DTYPE
 
@@ -53,20 +54,12 @@ def make_spec(content=None):
         min_players=C.MIN_P, max_players=C.MAX_P, num_actions=C.NUM_ACTIONS,
         action_names=action_names(content), obs_size=enc.OBS_SIZE,
         feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), illegal_penalty=-1.0,
+        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
         multi_agent=True, make_core=make_core)
 
 
-def _int_arg(value, what, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo \
-            or (hi is not None and value > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{what} must be an integer {rng}, got {value!r}")
-    return int(value)
-
-
-class DungeonCrawlerCore(GameCore):
+class DungeonCrawlerCore(KernelCore):
     """Dungeon Crawler rules for one configuration, batched.
 
     Arguments: ``num_players`` (2..8), ``reward`` ("zero_sum": +1 to the
@@ -74,9 +67,12 @@ class DungeonCrawlerCore(GameCore):
     winner, 0 to the rest), ``auto_advance`` (take decisions with a single
     legal action automatically), ``max_steps`` (truncation cap on agent
     decisions), ``content`` (a content folder, default the shipped data).
+    The batch kernels accept a different table size per row
+    (``reset(states, seeds, num_players=...)``).
     """
 
     state_dtype = STATE_DTYPE
+    kernels = kernels
 
     def __init__(self, num_players=4, reward="zero_sum", auto_advance=True,
                  max_steps=MAX_EPISODE_STEPS, content=None):
@@ -84,71 +80,12 @@ class DungeonCrawlerCore(GameCore):
         self.T = self.content.tables
         self.TR = self.content.record
         self.spec = make_spec(self.content)
-        self.num_players = _int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
+        players = int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
         if reward not in C.REWARD_MODES:
             raise ValueError(f"unknown reward {reward!r}: expected one of {list(C.REWARD_MODES)}")
-        self.reward_mode = C.REWARD_MODES.index(reward)
-        self.auto_advance = 1 if auto_advance else 0
-        self.max_steps = _int_arg(max_steps, "max_steps", 1)
-
-    # -- batched kernels ---------------------------------------------------------
-    def reset(self, states, seeds, num_players=None):
-        seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-        if num_players is None:
-            num_players = np.full(len(states), self.num_players, np.int8)
-        batch.reset_batch(states, self.TR, seeds, np.ascontiguousarray(num_players, np.int8),
-                          self.reward_mode, self.auto_advance, self.max_steps)
-
-    def step(self, states, actions, rewards, terminated, truncated, illegal):
-        batch.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                         rewards, terminated, truncated, illegal)
-
-    def legal_mask(self, states, masks):
-        batch.mask_batch(states, self.TR, masks)
-
-    def observe(self, states, players, obs):
-        batch.observe_batch(states, self.TR, np.ascontiguousarray(players, np.int64), obs)
-
-    def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
-        batch.step_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
-                        np.ascontiguousarray(actions, dtype=np.int64), rewards, terminated,
-                        truncated, illegal)
-
-    def observe_rows(self, states, rows, players, obs, masks):
-        batch.observe_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
-                           np.ascontiguousarray(players, np.int64), obs, masks)
-
-    def to_play(self, states):
-        return np.where(states["phase"] == C.PH_OVER, -1, states["actor"]).astype(np.int64)
-
-    def step_autoreset(self, states, actions, obs, masks, rewards, terminated,
-                       truncated, illegal, final_obs, final_states, players=None):
-        if players is None:
-            players = np.zeros(len(states), np.int64)
-        batch.step_autoreset_ma(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                                players, obs, masks, rewards, terminated, truncated, illegal,
-                                final_obs, final_states)
-        return players
-
-    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
-        """Benchmark kernel (see ``GameCore.random_rollout``): uniform random
-        legal play inside numba, acting seat's obs and mask every step."""
-        batch.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed), obs,
-                             masks, stats)
-
-    def recompute_mask(self, states):
-        out = np.zeros((len(states), C.NUM_ACTIONS), np.uint8)
-        batch.refresh_batch(states, self.TR, out)
-        return out
-
-    def refresh(self, states):
-        """Store recomputed masks in ``states["legal"]`` (after editing a record)."""
-        states["legal"] = self.recompute_mask(states)
+        self._configure(players, max_steps, auto_advance, C.REWARD_MODES.index(reward))
 
     # -- helpers -----------------------------------------------------------------
-    def is_over(self, state):
-        return int(state["phase"]) == C.PH_OVER
-
     def phase_name(self, state):
         return C.PHASE_NAMES[int(state["phase"])]
 

@@ -1,9 +1,11 @@
 """Dungeon Crawler rules as numba kernels over one state record.
 
-Layering: no spaces, agent names or rendering here. The module exposes
-``reset_game``, ``legal_mask``, ``apply_action`` and ``step_game`` (which
-adds the illegal-action policy, auto-advance, rewards and truncation), all on
-one record of ``state.STATE_DTYPE`` and the content record ``T``.
+Layering: no spaces, agent names or rendering here. The module exposes the
+engine's row contract (``envs/README.md``): ``configure_row``,
+``reset_row``, ``legal_row``, ``apply_row`` and ``finish_row``, all on one
+record of ``state.STATE_DTYPE`` and the content record ``T``. The step
+wrapper (illegal actions, auto-advance, truncation) and every batch loop are
+the engine's (``kernels.py``, generated).
 
 Flow: ``phase`` names the decision owed and ``actor`` the seat owing it (the
 AEC agent to act). Creation runs seat by seat (assign x4, rebalance, draft),
@@ -13,8 +15,8 @@ the landing square (which may open a sub-phase: shop, armory, chest,
 combat, loot), MAIN (play cards) and END. Combats are fought round by
 round: side A's window, side B's window in PvP, then both strikes.
 
-All chance goes through ``roll_die`` / ``roll_d4`` (with the forced-dice
-test queue) and ``core.rng`` / ``core.zones`` helpers.
+All chance goes through ``core.chance`` (``roll_die`` / ``roll_d4`` are its
+forced-queue rolls; tests queue results with ``chance.force``).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..core.jit import JIT
-from ..core.rng import rng_below, rng_seed, rng_shuffle
+from ..core import chance
 from ..core.zones import pile_draw, pile_push
 from . import consts as C
 
@@ -30,8 +32,6 @@ from . import consts as C
 #: overhead in the hot loops)
 JIT_INLINE = dict(JIT, inline="always")
 
-ILLEGAL_PENALTY = -1.0
-AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing back
 
 
 # ---------------------------------------------------------------------------
@@ -40,26 +40,15 @@ AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing
 @njit(**JIT_INLINE)
 def roll_die(st):
     """1d6 from this game's generator; a queued forced result is used first."""
-    if st.forced_i < st.forced_n:
-        v = st.forced[st.forced_i]
-        st.forced_i += 1
-        return np.int64(v)
-    return rng_below(st.rng, 6) + 1
+    return chance.roll(st, 6)
 
 
 @njit(**JIT_INLINE)
 def roll_d4(st):
     """1d4 (creation rolls); shares the forced queue with ``roll_die``."""
-    if st.forced_i < st.forced_n:
-        v = st.forced[st.forced_i]
-        st.forced_i += 1
-        return np.int64(v)
-    return rng_below(st.rng, 4) + 1
+    return chance.roll(st, 4)
 
 
-# ---------------------------------------------------------------------------
-# hero stats
-# ---------------------------------------------------------------------------
 @njit(**JIT_INLINE)
 def gear_sum(st, T, h, stat):
     s = 0
@@ -243,7 +232,7 @@ def full_move(st, T, h, d):
 
 @njit(**JIT)
 def place_mob(st, T, f, sq):
-    m = f * C.MOBS_PER_FLOOR + rng_below(st.rng, C.MOBS_PER_FLOOR)
+    m = f * C.MOBS_PER_FLOOR + chance.pick(st, C.MOBS_PER_FLOOR)
     st.sq_mob[f, sq] = m
     st.sq_hp[f, sq] = T.mob_stats[m, 2]
     st.sq_alive[f, sq] = 1
@@ -277,7 +266,7 @@ def resolve_immediate(st, T, h, c):
             st.item_deck_n += 1
             st.item_disc[i] = -1
         st.item_disc_n = 0
-        rng_shuffle(st.rng, st.item_deck, st.item_deck_n)
+        chance.shuffle(st, st.item_deck, st.item_deck_n)
     elif e == C.E_WELL:
         for o in range(st.num_players):
             if st.floor[o] == st.floor[h]:
@@ -367,7 +356,7 @@ def hero_dies(st, T, v, killer):
             k = n_unvaulted(st, v)
             if k == 0:
                 break
-            j = rng_below(st.rng, k)
+            j = chance.pick(st, k)
             for sl in range(C.NSLOT):
                 if st.equip[v, sl] >= 0 and vaulted(st, v, sl) == 0:
                     if j == 0:
@@ -738,7 +727,7 @@ def play_on_target(st, T, h, c, t):
         return
     if e == C.E_SUMMON:
         f = st.floor[t]
-        m = f * C.MOBS_PER_FLOOR + rng_below(st.rng, C.MOBS_PER_FLOOR)
+        m = f * C.MOBS_PER_FLOOR + chance.pick(st, C.MOBS_PER_FLOOR)
         start_combat(st, T, C.OPP_SUMMON, t, -1, f, -1, m, 0)
         return
     if e == C.E_PICKPOCKET or e == C.E_STRIP:
@@ -771,21 +760,18 @@ def begin_creation(st, h):
 
 
 @njit(**JIT)
-def reset_game(st, T, seed, episode, num_players, reward_mode, auto_advance, max_steps):
-    """Set up a new game in record ``st``. The forced-dice queue is kept (a
-    test hook that can script the creation rolls too)."""
-    rng_seed(st.rng, seed, episode)
-    st.seed = seed
-    st.episode = episode
-    st.steps = 0
-    st.max_steps = max_steps
+def configure_row(st, cfg):
+    """No configuration beyond the header (seats, reward mode)."""
+
+
+@njit(**JIT)
+def reset_row(st, T):
+    """Set up a new game in record ``st`` (the engine has set the header).
+    The forced-dice queue is kept (a test hook that can script the creation
+    rolls too)."""
+    num_players = st.num_players
     st.round = 0
-    st.num_players = num_players
-    st.reward_mode = reward_mode
-    st.auto_advance = auto_advance
-    st.outcome = C.O_PLAYING
     st.winner = -1
-    st.last_actor = -1
     st.turn = -1
     st.turn_dead = 0
     st.resume_ph = C.PH_MAIN
@@ -821,7 +807,7 @@ def reset_game(st, T, seed, episode, num_players, reward_mode, auto_advance, max
         st.kills[h] = 0
         st.boss_dmg[h] = 0
     # board
-    st.final_boss = rng_below(st.rng, C.NFINAL)
+    st.final_boss = chance.pick(st, C.NFINAL)
     for f in range(C.NFLOOR):
         for sq in range(C.MAX_SQ):
             st.sq_alive[f, sq] = 0
@@ -847,13 +833,13 @@ def reset_game(st, T, seed, episode, num_players, reward_mode, auto_advance, max
         st.item_disc[i] = -1
     st.item_deck_n = C.NITEM
     st.item_disc_n = 0
-    rng_shuffle(st.rng, st.item_deck, st.item_deck_n)
+    chance.shuffle(st, st.item_deck, st.item_deck_n)
     for i in range(C.DECK_MAX):
         st.card_deck[i] = T.deck_cards[i] if i < T.deck_size else -1
         st.card_disc[i] = -1
     st.card_deck_n = T.deck_size
     st.card_disc_n = 0
-    rng_shuffle(st.rng, st.card_deck, st.card_deck_n)
+    chance.shuffle(st, st.card_deck, st.card_deck_n)
     for k in range(C.OFFER_MAX):
         st.offer[k] = -1
     st.offer_n = 0
@@ -873,7 +859,6 @@ def reset_game(st, T, seed, episode, num_players, reward_mode, auto_advance, max
     st.loot_victim = -1
     st.loot_left = 0
     begin_creation(st, 0)
-    settle(st, T)
 
 
 # ---------------------------------------------------------------------------
@@ -995,14 +980,6 @@ def legal_mask(st, T, out):
 
 
 @njit(**JIT)
-def refresh_legal(st, T):
-    legal_mask(st, T, st.legal)
-
-
-# ---------------------------------------------------------------------------
-# applying a (legal) action
-# ---------------------------------------------------------------------------
-@njit(**JIT)
 def finish_creation(st, T, h):
     if h + 1 < st.num_players:
         begin_creation(st, h + 1)
@@ -1054,7 +1031,7 @@ def apply_action(st, T, a):
         st.offer_n = 0
         st.offer_kind = C.OF_NONE
         st.offer_seat = -1
-        rng_shuffle(st.rng, st.item_deck, st.item_deck_n)
+        chance.shuffle(st, st.item_deck, st.item_deck_n)
         finish_creation(st, T, h)
     elif ph == C.PH_MOVE or ph == C.PH_MAIN:
         if a == C.A_END:
@@ -1150,40 +1127,6 @@ def apply_action(st, T, a):
             resume(st, T)
 
 
-@njit(**JIT_INLINE)
-def n_legal(st):
-    """(number of legal actions, the last legal one); the count is a
-    branch-free sum, the last index is searched only when it is needed
-    (a single legal action)."""
-    n = 0
-    for a in range(C.NUM_ACTIONS):
-        n += st.legal[a]
-    last = -1
-    if n == 1:
-        for a in range(C.NUM_ACTIONS - 1, -1, -1):
-            if st.legal[a]:
-                last = a
-                break
-    return n, last
-
-
-@njit(**JIT)
-def settle(st, T):
-    """Refresh the mask; with auto-advance, take decisions that have a
-    single legal action (up to a safety limit)."""
-    refresh_legal(st, T)
-    if st.auto_advance == 0:
-        return
-    for _ in range(AUTO_LIMIT):
-        if st.phase == C.PH_OVER:
-            return
-        n, last = n_legal(st)
-        if n != 1:
-            return
-        apply_action(st, T, last)
-        refresh_legal(st, T)
-
-
 @njit(**JIT)
 def terminal_rewards(st, rew):
     n = st.num_players
@@ -1199,34 +1142,24 @@ def terminal_rewards(st, rew):
 
 
 @njit(**JIT)
-def step_game(st, T, a, rew):
-    """One agent decision with the illegal-action policy, auto-advance,
-    rewards (written into ``rew``, one per seat) and truncation. Returns
-    (terminated, truncated, illegal). A finished game is left untouched."""
-    for p in range(rew.shape[0]):
-        rew[p] = 0.0
-    if st.phase == C.PH_OVER or st.outcome != C.O_PLAYING:
-        return False, False, False
-    st.steps += 1
-    h = st.actor
-    st.last_actor = h
-    if a < 0 or a >= C.NUM_ACTIONS or st.legal[a] == 0:
-        st.outcome = C.O_ILLEGAL
-        st.phase = C.PH_OVER
-        st.actor = -1
-        refresh_legal(st, T)
-        if h >= 0 and h < rew.shape[0]:
-            rew[h] = ILLEGAL_PENALTY
-        return True, False, True
+def legal_row(st, T, mask):
+    """The legal mask of ``st.actor`` into ``mask``; returns the legal count."""
+    legal_mask(st, T, mask)
+    n = 0
+    for a in range(C.NUM_ACTIONS):
+        n += mask[a]
+    return n
+
+
+@njit(**JIT)
+def apply_row(st, T, a, rew):
+    """Apply the legal action ``a``; every seat's final reward at game end."""
     apply_action(st, T, a)
-    settle(st, T)
     if st.phase == C.PH_OVER:
         terminal_rewards(st, rew)
-        return True, False, False
-    if st.steps >= st.max_steps:
-        st.outcome = C.O_TRUNCATED
-        st.phase = C.PH_OVER
-        st.actor = -1
-        refresh_legal(st, T)
-        return False, True, False
-    return False, False, False
+
+
+@njit(**JIT)
+def finish_row(st, T):
+    """The engine ended the game (illegal action or step cap)."""
+    st.phase = C.PH_OVER

@@ -15,31 +15,20 @@ armory / chest. Cards: ``card_deck``, ``card_disc``, ``hand[seat, type]``
 """
 import numpy as np
 
+from ..core.header import state_dtype
 from . import consts as C
 
 P, NS, NF, SQ = C.MAX_P, C.NSTAT, C.NFLOOR, C.MAX_SQ
 
-STATE_FIELDS = [
-    # bookkeeping
-    ("rng", np.uint64, (2,)),          # counter-based generator (key, counter); hidden
-    ("seed", np.uint64),               # seed of this env's stream
-    ("episode", np.int64),             # episodes started on this stream (autoreset)
-    ("forced", np.int8, (16,)),        # test hook: d6 / d4 results used first; hidden
-    ("forced_n", np.int8),             # how many forced results are queued
-    ("forced_i", np.int8),             # how many of them were used
-    ("steps", np.int32),               # agent decisions taken this episode
-    ("max_steps", np.int32),           # truncation cap on agent decisions
+GAME_FIELDS = [
+    # bookkeeping (the engine header -- rng, seed, episode, forced chance,
+    # steps, max_steps, num_players (2..8), auto_advance, reward_mode
+    # (consts.REWARD_MODES), outcome, actor, last_actor, legal -- comes
+    # first: envs/core/header.py)
     ("round", np.int32),               # completed table rounds (seat 0 starts each)
-    ("num_players", np.int8),          # seats in this game (2..8)
-    ("reward_mode", np.int8),          # consts.REWARD_MODES index
-    ("auto_advance", np.int8),         # take single-legal-action decisions automatically
-    ("outcome", np.int8),              # consts.O_*
     ("winner", np.int8),               # seat that killed the final boss, -1 none
-    ("last_actor", np.int8),           # seat that took the last agent decision
     # flow
-    ("legal", np.uint8, (C.NUM_ACTIONS,)),  # legal mask of ``actor`` (1 = legal)
     ("phase", np.int8),                # consts.PH_*
-    ("actor", np.int8),                # seat owing the decision (-1 game over)
     ("turn", np.int8),                 # seat whose dungeon turn it is (-1 creation)
     ("turn_dead", np.int8),            # the turn's hero died: the turn ends
     ("resume_ph", np.int8),            # phase the turn returns to after a sub-phase
@@ -109,4 +98,4 @@ STATE_FIELDS = [
     ("loot_left", np.int8),
 ]
 
-STATE_DTYPE = np.dtype(STATE_FIELDS, align=True)
+STATE_DTYPE = state_dtype(GAME_FIELDS, C.NUM_ACTIONS)

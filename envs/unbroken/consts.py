@@ -87,8 +87,9 @@ PHASE_NAMES = ("preparation", "exploration", "trickery", "battle_turn",
  S_LOSS, S_MANDATORY) = range(24)
 
 # --- outcomes ---------------------------------------------------------------
-O_PLAYING, O_WIN, O_LOSS, O_ILLEGAL, O_TRUNCATED = range(5)
-OUTCOME_NAMES = ("playing", "win", "loss", "illegal_action", "truncated")
+# engine outcomes (playing, truncated, illegal) first, then the game's
+O_PLAYING, O_TRUNCATED, O_ILLEGAL, O_WIN, O_LOSS = range(5)
+OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win", "loss")
 
 # --- difficulty -------------------------------------------------------------
 DIFFICULTIES = ("easy", "normal", "hard")
@@ -124,3 +125,12 @@ PLAN_COST_S = 4
 ORIENTEER_COST_S = 1
 # Scout costs per Level: (small, cunning, time)
 SCOUT_COST = ((1, 0, 1), (2, 0, 2), (0, 1, 1), (2, 1, 2))
+
+
+# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+from ..core.facts import KernelFacts  # noqa: E402
+
+ILLEGAL_PENALTY = -1.0
+KERNEL_FACTS = KernelFacts(game="unbroken", num_actions=NUM_ACTIONS, max_seats=1,
+                           illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_WIN,
+                           auto_counts_steps=True, has_finish=True, has_policy=False)

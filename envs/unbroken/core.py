@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ContentError, CorruptStateError
-from ..core.spec import GameCore, GameSpec, layout_version as shared_layout_version
+from ..core.kernel_core import KernelCore, choice_arg
+from ..core.spec import GameSpec, layout_version as shared_layout_version
 from ...encoders import unbroken as enc
-from . import batch, consts as C
+from . import consts as C, kernels
 from .content import load_content
 from .state import NAB_MAX, STATE_DTYPE
 
@@ -48,28 +49,13 @@ def make_spec(content=None):
         min_players=1, max_players=1, num_actions=C.NUM_ACTIONS,
         action_names=action_names(content), obs_size=enc.OBS_SIZE,
         feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 2.0), illegal_penalty=-1.0,
+        reward_range=(-1.0, 2.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=layout_version(content), render_modes=("ansi",),
         obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
         multi_agent=False, make_core=make_core)
 
 
-def _parse_choice(value, choices, what, allow_random=False):
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if 0 <= int(value) < len(choices):
-            return int(value)
-        raise ValueError(f"{what} index {value} out of range 0..{len(choices) - 1}")
-    if isinstance(value, str):
-        v = value.lower()
-        if allow_random and v == "random":
-            return -1
-        if v in choices:
-            return choices.index(v)
-    extra = " or 'random'" if allow_random else ""
-    raise ValueError(f"unknown {what} {value!r}: expected one of {list(choices)}{extra}")
-
-
-class UnbrokenCore(GameCore):
+class UnbrokenCore(KernelCore):
     """Unbroken rules for one configuration, batched.
 
     Arguments: ``character`` ("sneak", "sage", "hunter", "brawler" or
@@ -81,7 +67,7 @@ class UnbrokenCore(GameCore):
     """
 
     state_dtype = STATE_DTYPE
-    num_players = 1
+    kernels = kernels
 
     def __init__(self, character="sneak", difficulty="normal", reward="win_loss",
                  auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
@@ -92,62 +78,13 @@ class UnbrokenCore(GameCore):
         self.T = self.content.tables
         self.TR = self.content.record
         self.spec = make_spec(self.content)
-        self.character = _parse_choice(character, CHARACTERS, "character", allow_random=True)
-        self.difficulty = _parse_choice(difficulty, C.DIFFICULTIES, "difficulty")
-        self.reward_mode = _parse_choice(reward, REWARDS, "reward")
-        self.auto_advance = 1 if auto_advance else 0
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
-        self.max_steps = int(max_steps)
-
-    # -- batched kernels ---------------------------------------------------------
-    def reset(self, states, seeds):
-        seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-        batch.reset_batch(states, self.TR, seeds, self.character, self.difficulty,
-                          self.reward_mode, self.auto_advance, self.max_steps)
-
-    def step(self, states, actions, rewards, terminated, truncated, illegal):
-        batch.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                         rewards, terminated, truncated, illegal)
-
-    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
-                     truncated, illegal):
-        batch.step_observe(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                           obs, masks, rewards, terminated, truncated, illegal)
-
-    def legal_mask(self, states, masks):
-        batch.mask_batch(states, self.TR, masks)
-
-    def observe(self, states, players, obs):
-        batch.observe_batch(states, self.TR, obs)
-
-    def to_play(self, states):
-        return np.where(states["phase"] == C.PH_OVER, -1, 0).astype(np.int64)
-
-    def step_autoreset(self, states, actions, obs, masks, rewards, terminated,
-                       truncated, illegal, final_obs, final_states):
-        batch.step_autoreset(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                             obs, masks, rewards, terminated, truncated, illegal, final_obs,
-                             final_states)
-
-    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
-        batch.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed), obs, masks,
-                             stats)
-
-    def recompute_mask(self, states):
-        """Legal masks recomputed from the other fields (uint8, (n, A))."""
-        out = np.zeros((len(states), C.NUM_ACTIONS), np.uint8)
-        batch.refresh_batch(states, self.TR, out)
-        return out
-
-    def refresh(self, states):
-        """Store recomputed masks in ``states["legal"]`` (after editing a record)."""
-        states["legal"] = self.recompute_mask(states)
+        self.character = choice_arg(character, CHARACTERS, "character", allow_random=True)
+        self.difficulty = choice_arg(difficulty, C.DIFFICULTIES, "difficulty")
+        reward_mode = choice_arg(reward, REWARDS, "reward")
+        self._configure(1, max_steps, auto_advance, reward_mode,
+                        cfg=(self.character, self.difficulty))
 
     # -- helpers -----------------------------------------------------------------
-    def is_over(self, state):
-        return int(state["phase"]) == C.PH_OVER
-
     def phase_name(self, state):
         return C.PHASE_NAMES[int(state["phase"])]
 
@@ -215,9 +152,7 @@ class UnbrokenCore(GameCore):
             bad("monster roll")
         if not 0 <= int(s["stage"]) <= C.S_MANDATORY:
             bad("stage")
-        arr = np.array([s]) if not isinstance(s, np.ndarray) else s.reshape(1)
-        if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(s["legal"])):
-            bad("stored legal mask does not match the state")
+        self.check_mask(s, "Unbroken")
 
 
 def make_core(**kwargs):

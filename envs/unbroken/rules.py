@@ -1,9 +1,11 @@
 """Unbroken rules as numba kernels over one state record.
 
 Layering: this module knows nothing about spaces, agents or rendering. It
-exposes ``reset_game``, ``legal_mask``, ``apply_action`` (and ``step_game``
-which adds the illegal-action policy, auto-advance and truncation) operating
-on one record of ``state.STATE_DTYPE`` and the content ``tables``.
+exposes the engine's row contract (``envs/README.md``): ``configure_row``,
+``reset_row``, ``legal_row``, ``apply_row`` and ``finish_row``, operating on
+one record of ``state.STATE_DTYPE`` and the content ``tables``. The step
+wrapper (illegal actions, auto-advance, truncation) and every batch loop are
+the engine's (``kernels.py``, generated).
 
 Flow: the game is a state machine. ``phase`` says which decision the player
 owes now; ``stage`` says where the automatic part of the rules resumes.
@@ -14,7 +16,7 @@ used; the player uses any of them once each, then passes; mandatory
 Responses (monster sheets, Conditions) then resolve in card order, and the
 flow resumes at ``win_resume``.
 
-All chance goes through ``roll_die`` and the deck helpers of ``core.zones``.
+All chance goes through ``core.chance`` (``roll_die`` is its six-sided roll).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..core.jit import JIT
-from ..core.rng import rng_die, rng_seed, rng_shuffle, rng_below
+from ..core import chance
 from ..core.zones import pile_draw, pile_push
 from . import consts as C
 from .state import NAB_MAX
@@ -34,13 +36,8 @@ from .state import NAB_MAX
 
 @njit(**JIT)
 def roll_die(st):
-    """The Slashes Die (1..6) from this game's generator. Tests can queue
-    results in ``forced`` (used first, in order) to script a scenario."""
-    if st.forced_i < st.forced_n:
-        v = st.forced[st.forced_i]
-        st.forced_i += 1
-        return v
-    return rng_die(st.rng)
+    """The Slashes Die (1..6); tests queue results with ``chance.force``."""
+    return chance.roll(st, 6)
 
 
 # ---------------------------------------------------------------------------
@@ -595,7 +592,7 @@ def offer_skills(st, after):
                 st.skill_disc[i] = -1
             st.skill_deck_n = st.skill_disc_n
             st.skill_disc_n = 0
-            rng_shuffle(st.rng, st.skill_deck, st.skill_deck_n)
+            chance.shuffle(st, st.skill_deck, st.skill_deck_n)
         if st.skill_deck_n == 0:
             break
         st.skill_deck_n -= 1
@@ -1308,49 +1305,22 @@ def apply_action(st, T, a):
 
 
 @njit(**JIT)
-def refresh_legal(st, T):
-    """Recompute ``st.legal``; returns (number legal, last legal action)."""
-    legal_mask(st, T, st.legal)
-    n = 0
-    last = -1
-    for i in range(C.NUM_ACTIONS):
-        if st.legal[i]:
-            n += 1
-            last = i
-    return n, last
+def configure_row(st, cfg):
+    """Config vector: (character or -1 for random each episode, difficulty)."""
+    st.cfg_character = cfg[0]
+    st.difficulty = cfg[1]
 
 
 @njit(**JIT)
-def settle(st, T):
-    """Bring ``st.legal`` up to date, taking decisions that have exactly one
-    legal action on the way when auto-advance is on (each counts as a step)."""
-    while True:
-        n, last = refresh_legal(st, T)
-        if n != 1 or st.auto_advance == 0 or st.steps >= st.max_steps:
-            return
-        st.steps += 1
-        apply_action(st, T, last)
-
-
-@njit(**JIT)
-def reset_game(st, T, seed, episode, cfg_character, difficulty, reward_mode,
-               auto_advance, max_steps):
-    """Set up a new game (Setup + difficulty) in record ``st``."""
+def reset_row(st, T):
+    """Set up a new game (Setup + difficulty) in record ``st``; the engine
+    has set the header. The forced-dice queue (a test hook) is left as it
+    is, so a test can script the setup rolls too."""
     for i in range(NAB_MAX):
         st.win_used[i] = 0
-    # the forced-dice queue (a test hook) is left as it is, so a test can
-    # script the setup rolls too
-    rng_seed(st.rng, seed, episode)
-    st.seed = seed
-    st.episode = episode
-    st.steps = 0
-    st.cfg_character = cfg_character
-    st.character = cfg_character if cfg_character >= 0 else rng_below(st.rng, C.NCHAR)
-    st.difficulty = difficulty
-    st.reward_mode = reward_mode
-    st.auto_advance = auto_advance
-    st.max_steps = max_steps
-    st.outcome = C.O_PLAYING
+    difficulty = st.difficulty
+    cfg_character = st.cfg_character
+    st.character = cfg_character if cfg_character >= 0 else chance.pick(st, C.NCHAR)
     st.score = 0
     st.title = -1
     st.phase = C.PH_PREP
@@ -1380,7 +1350,7 @@ def reset_game(st, T, seed, episode, cfg_character, difficulty, reward_mode,
         st.enc_deck[i] = T.deck_cards[i]
     st.enc_deck_n = T.deck_size
     st.enc_disc_n = 0
-    rng_shuffle(st.rng, st.enc_deck, st.enc_deck_n)
+    chance.shuffle(st, st.enc_deck, st.enc_deck_n)
     for i in range(C.MAX_REVEAL):
         st.revealed[i] = -1
     st.revealed_n = 0
@@ -1393,7 +1363,7 @@ def reset_game(st, T, seed, episode, cfg_character, difficulty, reward_mode,
         st.skill_owned[i] = 0
     st.skill_deck_n = T.n_skills
     st.skill_disc_n = 0
-    rng_shuffle(st.rng, st.skill_deck, st.skill_deck_n)
+    chance.shuffle(st, st.skill_deck, st.skill_deck_n)
     st.skill_offer[0] = -1
     st.skill_offer[1] = -1
     st.skill_offer_n = 0
@@ -1428,7 +1398,6 @@ def reset_game(st, T, seed, episode, cfg_character, difficulty, reward_mode,
     if T.diff_skill[difficulty] == 1:
         st.skill_pending = 1
     run(st, T, C.S_LEVEL_START)
-    settle(st, T)
 
 
 @njit(**JIT)
@@ -1444,30 +1413,25 @@ def terminal_reward(st, T):
     return 0.0
 
 
-ILLEGAL_PENALTY = -1.0
+@njit(**JIT)
+def legal_row(st, T, mask):
+    """The legal mask into ``mask``; returns how many actions are legal."""
+    legal_mask(st, T, mask)
+    n = 0
+    for i in range(C.NUM_ACTIONS):
+        n += mask[i] != 0
+    return n
 
 
 @njit(**JIT)
-def step_game(st, T, a):
-    """One agent decision with the illegal-action policy, auto-advance and
-    truncation. Returns (reward, terminated, truncated, illegal). The action
-    is checked against ``st.legal``, which is brought up to date for the new
-    state. A finished game is left untouched."""
-    if st.phase == C.PH_OVER or st.outcome != C.O_PLAYING:
-        return 0.0, False, False, False
-    st.steps += 1
-    if a < 0 or a >= C.NUM_ACTIONS or st.legal[a] == 0:
-        st.outcome = C.O_ILLEGAL
-        st.phase = C.PH_OVER
-        refresh_legal(st, T)
-        return ILLEGAL_PENALTY, True, False, True
+def apply_row(st, T, a, rew):
+    """Apply the legal action ``a``; the final reward when the game ends."""
     apply_action(st, T, a)
-    settle(st, T)
     if st.phase == C.PH_OVER:
-        return terminal_reward(st, T), True, False, False
-    if st.steps >= st.max_steps:
-        st.outcome = C.O_TRUNCATED
-        st.phase = C.PH_OVER
-        refresh_legal(st, T)
-        return 0.0, False, True, False
-    return 0.0, False, False, False
+        rew[0] = terminal_reward(st, T)
+
+
+@njit(**JIT)
+def finish_row(st, T):
+    """The engine ended the game (illegal action or step cap)."""
+    st.phase = C.PH_OVER

@@ -7,30 +7,21 @@ encoder never reads ``rng``, ``enc_deck``, ``skill_deck`` or an unrevealed
 """
 import numpy as np
 
+from ..core.header import state_dtype
 from . import consts as C
 
 NAB_MAX = 256  # the most abilities (all sources together) a content set may define
 
-STATE_FIELDS = [
-    # bookkeeping
-    ("rng", np.uint64, (2,)),          # counter-based generator (key, counter); hidden
-    ("forced", np.int8, (16,)),        # test hook: die results to use first; hidden
-    ("forced_n", np.int8),             # how many forced results are queued
-    ("forced_i", np.int8),             # how many of them were used
-    ("seed", np.uint64),               # seed of this env's stream
-    ("episode", np.int64),             # episodes started on this stream (autoreset)
-    ("steps", np.int32),               # agent decisions taken this episode
+GAME_FIELDS = [
+    # bookkeeping (the engine header -- rng, seed, episode, forced chance,
+    # steps, max_steps, auto_advance, reward_mode, outcome, actor, legal --
+    # comes first: envs/core/header.py)
     ("character", np.int8),            # 0 Sneak, 1 Sage, 2 Hunter, 3 Brawler
     ("difficulty", np.int8),           # 0 easy, 1 normal, 2 hard
-    ("auto_advance", np.int8),         # take single-legal-action decisions automatically
     ("cfg_character", np.int8),        # configured character (-1 = random each episode)
-    ("reward_mode", np.int8),          # 0 win/loss, 1 score-shaped
-    ("max_steps", np.int32),           # truncation cap on agent decisions
-    ("outcome", np.int8),              # consts.O_*
     ("score", np.int16),               # final score (won games)
     ("title", np.int8),                # index of the score title, -1 if none
     # flow
-    ("legal", np.uint8, (C.NUM_ACTIONS,)),  # legal-action mask of this state (1 = legal)
     ("phase", np.int8),                # consts.PH_*: the decision now asked for
     ("stage", np.int8),                # consts.S_*: where the automatic flow resumes
     ("level", np.int8),                # 1..4
@@ -100,4 +91,4 @@ STATE_FIELDS = [
     ("scratch", np.int16, (C.NCOST,)),  # scratch cost vector (no allocation in kernels)
 ]
 
-STATE_DTYPE = np.dtype(STATE_FIELDS, align=True)
+STATE_DTYPE = state_dtype(GAME_FIELDS, C.NUM_ACTIONS)

@@ -1,0 +1,148 @@
+""":class:`KernelCore`: the one :class:`~.spec.GameCore` of every game.
+
+A game's generated kernel module (``envs/<game>/kernels.py``, see
+:mod:`.codegen`) has the same kernels for every game, so the batched calls
+of the GameCore contract are written here once. A game subclasses
+:class:`KernelCore` only to parse its own constructor arguments (into the
+config vector its ``configure_row`` reads) and for the non-hot helpers
+(``episode_info``, rendering, names).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import CorruptStateError
+from .header import O_PLAYING
+from .spec import GameCore
+
+INT32_MAX = 2**31 - 1
+
+
+def int_arg(value, name: str, lo: int, hi: int | None = None) -> int:
+    """``value`` as a Python int in [lo, hi] (bools, floats and strings are
+    refused with a ValueError naming the argument)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be in {rng}, got {v}")
+    return v
+
+
+def choice_arg(value, choices, name: str, allow_random: bool = False) -> int:
+    """Index of ``value`` in ``choices`` (a name, or an index); -1 for
+    "random" when allowed."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if 0 <= int(value) < len(choices):
+            return int(value)
+        raise ValueError(f"{name} index {value} out of range 0..{len(choices) - 1}")
+    if isinstance(value, str):
+        v = value.lower()
+        if allow_random and v == "random":
+            return -1
+        if v in choices:
+            return choices.index(v)
+    extra = " or 'random'" if allow_random else ""
+    raise ValueError(f"unknown {name} {value!r}: expected one of {list(choices)}{extra}")
+
+
+class KernelCore(GameCore):
+    """Batched calls over a game's generated kernels.
+
+    Subclasses set ``spec``, ``state_dtype``, ``kernels`` (the generated
+    module), ``TR`` (content tables as a 1-row record array) and call
+    :meth:`_configure`."""
+
+    kernels = None
+    num_players: int = 1
+
+    def _configure(self, num_players: int, max_steps: int, auto_advance: bool,
+                   reward_mode: int, cfg=()) -> None:
+        self.num_players = int(num_players)
+        self.max_steps = int_arg(max_steps, "max_steps", 1, INT32_MAX)
+        self.auto_advance = 1 if auto_advance else 0
+        self.reward_mode = int(reward_mode)
+        self.cfg = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64).reshape(-1))
+
+    # --- batched kernels -------------------------------------------------------
+    def reset(self, states, seeds, num_players=None):
+        seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+        if num_players is None:
+            num_players = np.full(len(states), self.num_players, np.int8)
+        self.kernels.reset_batch(states, self.TR, seeds,
+                                 np.ascontiguousarray(num_players, np.int8), self.max_steps,
+                                 self.auto_advance, self.reward_mode, self.cfg)
+
+    def step(self, states, actions, rewards, terminated, truncated, illegal):
+        self.kernels.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
+                                rewards, terminated, truncated, illegal)
+
+    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
+                     truncated, illegal):
+        self.kernels.step_observe(states, self.TR,
+                                  np.ascontiguousarray(actions, dtype=np.int64),
+                                  np.ascontiguousarray(players, dtype=np.int64), obs, masks,
+                                  rewards, terminated, truncated, illegal)
+
+    def legal_mask(self, states, masks):
+        self.kernels.mask_batch(states, self.TR, masks)
+
+    def observe(self, states, players, obs):
+        self.kernels.observe_batch(states, self.TR, np.ascontiguousarray(players, np.int64), obs)
+
+    def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
+        self.kernels.step_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
+                               np.ascontiguousarray(actions, dtype=np.int64), rewards,
+                               terminated, truncated, illegal)
+
+    def observe_rows(self, states, rows, players, obs, masks):
+        self.kernels.observe_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
+                                  np.ascontiguousarray(players, np.int64), obs, masks)
+
+    def to_play(self, states):
+        return np.where(states["outcome"] != O_PLAYING, -1, states["actor"]).astype(np.int64)
+
+    def step_autoreset(self, states, actions, obs, masks, rewards, terminated, truncated,
+                       illegal, final_obs, final_states, players=None):
+        """The fused hot loop; ``players`` (int64, optional) receives the seat
+        to act next in every row (returned)."""
+        if players is None:
+            players = np.zeros(len(states), np.int64)
+        self.kernels.step_autoreset(states, self.TR,
+                                    np.ascontiguousarray(actions, dtype=np.int64), players,
+                                    obs, masks, rewards, terminated, truncated, illegal,
+                                    final_obs, final_states)
+        return players
+
+    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
+        self.kernels.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed),
+                                    obs, masks, stats)
+
+    def recompute_mask(self, states):
+        """Legal masks recomputed from the other fields (uint8, (n, A))."""
+        out = np.zeros((len(states), self.spec.num_actions), np.uint8)
+        self.kernels.refresh_batch(states, self.TR, out)
+        return out
+
+    def refresh(self, states):
+        """Store recomputed masks in ``states["legal"]`` (after editing a record)."""
+        states["legal"] = self.recompute_mask(states)
+
+    def policy_rows(self, states, rows, prng, out):
+        """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
+        if not hasattr(self.kernels, "policy_rows"):
+            raise NotImplementedError(f"{self.spec.name} has no scripted policy")
+        self.kernels.policy_rows(states, self.TR, np.ascontiguousarray(rows, np.int64), prng,
+                                 out)
+
+    # --- helpers (not hot) -----------------------------------------------------
+    def is_over(self, state) -> bool:
+        return int(state["outcome"]) != O_PLAYING
+
+    def check_mask(self, state, what: str) -> None:
+        """Raise CorruptStateError when the stored mask is not the rules' mask."""
+        arr = state.reshape(1) if isinstance(state, np.ndarray) else np.array([state])
+        if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(state["legal"])):
+            raise CorruptStateError(f"corrupt {what} state: stored legal mask does not "
+                                    "match the state")

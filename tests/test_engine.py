@@ -1,0 +1,89 @@
+"""The shared engine: generated kernels stay in step with the template, the
+header and the chance module behave as documented."""
+import numpy as np
+import pytest
+
+from dungeonrl.envs.core import chance, codegen
+from dungeonrl.envs.core.header import HEADER_NAMES, O_GAME, state_dtype
+from dungeonrl.envs.core.rng import rng_seed
+
+ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS"]
+
+
+@pytest.mark.parametrize("game", ALL)
+def test_generated_kernels_match_the_template(game):
+    """The checked-in kernels.py of every game is exactly what the template
+    generates (edit the template, then run ``python -m
+    dungeonrl.envs.core.codegen``)."""
+    path = codegen.kernel_path(game)
+    assert path.read_text() == codegen.generate(codegen.facts_of(game)), (
+        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.codegen")
+
+
+def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
+    facts = codegen.facts_of("unbroken")
+    src = codegen.generate(facts)
+    assert "def step_autoreset(" in src and "def random_rollout(" in src
+    assert "import policy_row" not in src          # no scripted policy declared
+    fake = tmp_path / "kernels.py"
+    fake.write_text(src + "\n# edited by hand\n")
+    monkeypatch.setattr(codegen, "kernel_path", lambda g: fake)
+    assert codegen.stale(["unbroken"]) == ["unbroken"]
+    fake.write_text(src)
+    assert codegen.stale(["unbroken"]) == []
+
+
+def test_header_comes_first_and_game_fields_may_not_clash():
+    dt = state_dtype([("hp", np.int16)], 5)
+    assert dt.names[:len(HEADER_NAMES)] == HEADER_NAMES
+    assert dt["legal"].shape == (5,)
+    with pytest.raises(ValueError, match="clash"):
+        state_dtype([("steps", np.int16)], 5)
+
+
+def _record():
+    st = np.zeros(1, state_dtype([("x", np.int8)], 2))
+    rng_seed(st[0]["rng"], np.uint64(7), np.uint64(0))
+    return st
+
+
+def test_forced_results_come_first_then_the_generator():
+    st = _record()
+    chance.force(st[0], [6, 1, 9, 0])
+    got = [chance.roll(st[0], 6) for _ in range(4)]
+    assert got == [6, 1, 6, 1]                    # out-of-range forced values are clamped
+    assert int(st[0]["forced_i"]) == 4
+    free = [chance.roll(st[0], 6) for _ in range(200)]
+    assert set(free) == {1, 2, 3, 4, 5, 6}
+    chance.force(st[0], [3])
+    assert chance.below(st[0], 10) == 3 and 0 <= chance.below(st[0], 10) < 10
+
+
+def test_pick_and_shuffle_are_never_forced_and_replay_from_a_snapshot():
+    st = _record()
+    chance.force(st[0], [2, 2, 2])
+    snap = st.copy()
+    a = [chance.pick(st[0], 1000) for _ in range(3)]
+    arr = np.arange(20, dtype=np.int16)
+    chance.shuffle(st[0], arr, 20)
+    assert int(st[0]["forced_i"]) == 0              # the queue was not touched
+    st[:] = snap
+    assert [chance.pick(st[0], 1000) for _ in range(3)] == a
+    arr2 = np.arange(20, dtype=np.int16)
+    chance.shuffle(st[0], arr2, 20)
+    assert np.array_equal(arr, arr2) and sorted(arr.tolist()) == list(range(20))
+
+
+def test_force_rejects_what_the_queue_cannot_hold():
+    st = _record()
+    with pytest.raises(ValueError):
+        chance.force(st[0], list(range(17)))
+    with pytest.raises(ValueError):
+        chance.force(st[0], [-1])
+
+
+def test_game_outcomes_start_after_the_engine_ones():
+    from dungeonrl.envs.dungeon_crawler import consts as DC
+    from dungeonrl.envs.unbroken import consts as UB
+    assert min(UB.O_WIN, UB.O_LOSS, DC.O_WIN) >= O_GAME
+    assert UB.OUTCOME_NAMES[UB.O_TRUNCATED] == DC.OUTCOME_NAMES[DC.O_TRUNCATED] == "truncated"
