@@ -8,12 +8,12 @@ The engine's loops over this game's row functions (see
 import numpy as np
 from numba import njit
 
-from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from ..core.jit import JIT
-from ..core.rng import rng_below, rng_seed
-from ...encoders.dungeon_crawler import encode_row
-from .rules import apply_row, configure_row, legal_row, reset_row as game_reset_row
-from .rules import finish_row
+from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from dungeonrl.envs.core.jit import JIT
+from dungeonrl.envs.core.rng import rng_below, rng_seed
+from dungeonrl.encoders.dungeon_crawler import encode_row
+from dungeonrl.envs.dungeon_crawler.rules import apply_row, configure_row, legal_row, reset_row as game_reset_row
+from dungeonrl.envs.dungeon_crawler.rules import finish_row
 
 NUM_ACTIONS = 118
 MAX_SEATS = 8
