@@ -4,12 +4,9 @@ whole-game numba evaluation of ``agents/unbroken_heuristic.py``."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
-from ..envs.core.jit import JIT
 from ..envs.unbroken import consts as C
 from .games import GameHooks
-from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, heuristic_action, play_games
+from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games, policy_rows
 
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:
@@ -17,15 +14,6 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
     win = rec["outcome"] == C.O_WIN
     return {"win": win, "level": rec["level"].astype(np.float64),
             "score": np.where(win, rec["score"], 0).astype(np.float64)}
-
-
-@njit(**JIT)
-def heuristic_rows(states, tabs, masks, rows, out):
-    """``out[j]`` = the heuristic's action in row ``rows[j]``."""
-    T = tabs[0]
-    for j in range(rows.shape[0]):
-        i = rows[j]
-        out[j] = heuristic_action(states[i], T, masks[i])
 
 
 class Heuristic:
@@ -37,11 +25,14 @@ class Heuristic:
 
     def __init__(self, core):
         self.core = core
+        self.prng = np.zeros((0, 2), np.uint64)
 
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
         out = np.empty(len(rows), np.int64)
-        heuristic_rows(buf.states, self.core.TR, buf.masks.view(np.uint8),
-                       np.ascontiguousarray(rows, np.int64), out)
+        if len(self.prng) < len(buf.states):      # unused by this policy (no ties)
+            self.prng = np.zeros((len(buf.states), 2), np.uint64)
+        policy_rows(buf.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
+                    self.prng, out)
         return out
 
 

@@ -86,6 +86,14 @@ def restart(st, T):
 
 
 @njit(**JIT)
+def restart_batch(states, tabs):
+    """Every row restarts as the next episode of its seed stream."""
+    T = tabs[0]
+    for i in range(states.shape[0]):
+        restart(states[i], T)
+
+
+@njit(**JIT)
 def step_row(st, T, a, rew):
     """One agent decision. Writes every seat's reward into ``rew`` and
     returns (terminated, truncated, illegal). A finished game is left as it is."""

@@ -24,7 +24,7 @@ def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
     facts = codegen.facts_of("unbroken")
     src = codegen.generate(facts)
     assert "def step_autoreset(" in src and "def random_rollout(" in src
-    assert "import policy_row" not in src          # no scripted policy declared
+    assert ("import policy_row" in src) == facts.has_policy
     fake = tmp_path / "kernels.py"
     fake.write_text(src + "\n# edited by hand\n")
     monkeypatch.setattr(codegen, "kernel_path", lambda g: fake)

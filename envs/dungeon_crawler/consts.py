@@ -112,4 +112,4 @@ AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing
 KERNEL_FACTS = KernelFacts(game="dungeon_crawler", num_actions=NUM_ACTIONS, max_seats=MAX_P,
                            illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_WIN,
                            auto_counts_steps=False, auto_limit=AUTO_LIMIT, has_finish=True,
-                           has_policy=False)
+                           has_policy=True)

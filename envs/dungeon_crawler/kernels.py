@@ -14,6 +14,7 @@ from dungeonrl.envs.core.rng import rng_below, rng_seed
 from dungeonrl.encoders.dungeon_crawler import encode_row
 from dungeonrl.envs.dungeon_crawler.rules import apply_row, configure_row, legal_row, reset_row as game_reset_row
 from dungeonrl.envs.dungeon_crawler.rules import finish_row
+from dungeonrl.envs.dungeon_crawler.policy import policy_row
 
 NUM_ACTIONS = 118
 MAX_SEATS = 8
@@ -85,6 +86,14 @@ def reset_row(st, T, seed, episode):
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
+
+
+@njit(**JIT)
+def restart_batch(states, tabs):
+    """Every row restarts as the next episode of its seed stream."""
+    T = tabs[0]
+    for i in range(states.shape[0]):
+        restart(states[i], T)
 
 
 @njit(**JIT)
@@ -273,3 +282,78 @@ def refresh_batch(states, tabs, out_mask):
                 out_mask[i, a] = 0
         else:
             legal_row(st, T, out_mask[i])
+
+
+#: seat codes of the scripted loops: a uniformly random legal action, the
+#: game's scripted policy; any other code (-1) is a seat the loops stop at
+SCRIPTED_RANDOM = 0
+SCRIPTED_POLICY = 1
+
+
+@njit(**JIT)
+def scripted_action(st, T, code, prng):
+    if code == SCRIPTED_POLICY:
+        return policy_row(st, T, prng)
+    return sample_legal(prng, st.legal)
+
+
+@njit(**JIT)
+def policy_rows(states, tabs, rows, prng, out):
+    """``out[j]`` = the scripted policy's action in row ``rows[j]``
+    (its generator ``prng[rows[j]]`` breaks ties)."""
+    T = tabs[0]
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        out[j] = policy_row(states[r], T, prng[r])
+
+
+@njit(**JIT)
+def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminated,
+                     truncated):
+    """Scripted seats inside numba (the self-play view): in every row ``r``
+    of ``rows``, while the game is on, the seat to act is not ``learner[r]``
+    and ``codes[r, seat]`` is a scripted code, play that seat's decision.
+    Per-seat rewards accumulate in ``returns[r]``; a game that ends sets
+    ``terminated[r]`` / ``truncated[r]``. Stops at the learner's turn or at
+    a seat played by a network (code -1)."""
+    T = tabs[0]
+    rew = np.zeros(MAX_SEATS, np.float32)
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        st = states[r]
+        p = prng[r]
+        while st.outcome == O_PLAYING:
+            h = st.actor
+            if h == learner[r] or h < 0:
+                break
+            c = codes[r, h]
+            if c != SCRIPTED_POLICY and c != SCRIPTED_RANDOM:
+                break
+            a = scripted_action(st, T, c, p)
+            te, tr, il = step_row(st, T, a, rew)
+            for k in range(st.num_players):
+                returns[r, k] += rew[k]
+            if te or tr:
+                terminated[r] = te
+                truncated[r] = tr
+                break
+
+
+@njit(**JIT)
+def play_rows(states, tabs, codes, prng, returns, length):
+    """Play every row's game to its end: seat ``p`` of row ``i`` is played
+    by ``codes[i, p]`` (random legal or the scripted policy) with generator
+    ``prng[i]``. ``returns[i]`` receives each seat's total reward, ``length[i]``
+    the number of decisions; the final record stays in ``states[i]``."""
+    T = tabs[0]
+    rew = np.zeros(MAX_SEATS, np.float32)
+    for i in range(states.shape[0]):
+        st = states[i]
+        n = 0
+        while st.outcome == O_PLAYING:
+            a = scripted_action(st, T, codes[i, st.actor], prng[i])
+            step_row(st, T, a, rew)
+            for k in range(st.num_players):
+                returns[i, k] += rew[k]
+            n += 1
+        length[i] = n
