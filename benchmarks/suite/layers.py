@@ -8,6 +8,7 @@ import inspect
 import numpy as np
 
 from .checks import IllegalActionInBenchmark, check_batch, check_one
+from .games import aec_factory
 from .measure import measure, unavailable
 from .settings import Settings
 
