@@ -97,11 +97,15 @@ def peer_envpool_cartpole(num_envs: int, threads: int, settings: Settings, sampl
     """EnvPool's C++ ``CartPole-v1`` (gymnasium interface), synchronous
     (``batch_size == num_envs``), ``threads`` worker threads; actions sampled
     like every other vector loop (all actions of CartPole are legal)."""
+    import warnings
+
     import envpool
-    env = envpool.make("CartPole-v1", env_type="gymnasium", num_envs=num_envs,
-                       batch_size=num_envs, num_threads=threads, seed=settings.seed)
-    env.reset()
-    masks = np.ones((num_envs, env.action_space.n), np.int8)
+    with warnings.catch_warnings():     # gymnasium's float32 Box notice about EnvPool's bounds
+        warnings.simplefilter("ignore", UserWarning)
+        env = envpool.make("CartPole-v1", env_type="gymnasium", num_envs=num_envs,
+                           batch_size=num_envs, num_threads=threads, seed=settings.seed)
+        env.reset()
+        masks = np.ones((num_envs, env.action_space.n), np.int8)
     actions = np.zeros(num_envs, np.int32)
     where = f"EnvPool CartPole-v1 ({num_envs} envs, {threads} threads)"
 

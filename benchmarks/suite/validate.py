@@ -69,8 +69,11 @@ def validate(res: dict) -> list:
             ep = res["peers"].get("envpool_cartpole")
             if ep is None:
                 problems.append("peers: missing 'envpool_cartpole'")
-            else:
+            elif ep.get("status") != "ok":
                 _check_fig(ep, "peers.envpool_cartpole", problems)
+            else:
+                if not ep.get("by_config"):
+                    problems.append("peers.envpool_cartpole: no figures")
                 for key, fig in ep.get("by_config", {}).items():
                     _check_fig(fig, f"peers.envpool_cartpole[{key}]", problems)
     for t in res["targets"]:
