@@ -11,7 +11,8 @@ step is taken apart with a timer around each call of an unfused loop:
 * **rules**: ``core.step`` alone (apply the action, auto-advance, outcome),
   with the observation encoder and the mask switched off;
 * **reset**: ``core.reset`` of the games that just finished (per env-step,
-  so it is amortised over the episode);
+  so it is amortised over the episode; "-" when no game ended in the
+  timed window);
 * **mask**: ``core.legal_mask``; **encoder**: ``core.observe``;
 
 and compared with the fused paths and the adapters over them:
@@ -70,7 +71,8 @@ PARTS = (
     ("dispatch_us", "dispatch + shim, per kernel call"),
     ("vector_adapter_us", "vector env adapter (vector env - fused)"),
     ("vector_us", "vector env step"),
-    ("single_adapter_us", "single-env adapter (Python API - one-env kernel call - policy)"),
+    ("one_env_call_us", "one-env `step_observe` call (the single env's kernel call)"),
+    ("single_adapter_us", "single-env adapter (Python API - one-env call - policy)"),
     ("single_us", "Python API step (`gymnasium.make` / AEC decision)"),
     ("policy_batch_us", "benchmark policy, batched sampling"),
     ("limit_us", "physical limit (bytes written / memory bandwidth)"),
@@ -173,8 +175,10 @@ def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict
         elif time.perf_counter() >= t_end and steps >= 3:
             break
     out = {k: 1e6 * v / (steps * n) for k, v in timer.s.items()}
-    out.setdefault("reset_us", 0.0)
-    out["unfused_us"] = sum(out[k] for k in ("rules_us", "reset_us", "mask_us", "encoder_us"))
+    if not episodes:                 # no game ended in the window: nothing to amortise
+        out["reset_us"] = None
+    out["unfused_us"] = sum(out.get(k) or 0.0
+                            for k in ("rules_us", "reset_us", "mask_us", "encoder_us"))
     out["batched_steps"] = steps
     out["mean_episode_length"] = (steps * n / episodes) if episodes else None
     out["bytes"] = bytes_per_step(buf)
@@ -230,27 +234,38 @@ def _python_api(spec, players: int, core, min_time: float, sampler, seed: int) -
     single = _rate_us(fig)
     one = BatchBuffers(core, 1)
     one.reset(np.array([seed], np.uint64))
-    box = {"k": 0}
+    step_us, policy_us = _one_env_step(core, one, min_time, sampler, seed)
+    out = {"single_us": single, "one_env_call_us": step_us, "policy_one_us": policy_us,
+           "single_api": "AEC loop" if spec.multi_agent else "gymnasium.make"}
+    if single is not None:
+        out["single_adapter_us"] = max(0.0, single - step_us - policy_us)
+    return out
 
-    def one_step():
+
+def _one_env_step(core, one, min_time: float, sampler, seed: int) -> tuple[float, float]:
+    """Microseconds of a one-env ``step_observe`` call (what the single env
+    calls once per step) and of picking one legal action, each timed around
+    its own call."""
+    t_step = t_policy = 0.0
+    calls, k = 0, 0
+    t_end = time.perf_counter() + min_time
+    while calls < 3 or time.perf_counter() < t_end:
         if not one.masks[0].any():
-            one.reset(np.array([seed + 1 + box["k"]], np.uint64))
-            box["k"] += 1
+            k += 1
+            one.reset(np.array([seed + k], np.uint64))
+        one.players[0] = max(int(core.to_play(one.states)[0]), 0)
+        t0 = time.perf_counter()
         a = sampler.one(one.masks[0])
         check_one(one.masks[0], a, "layer profile one-env step")
+        t1 = time.perf_counter()
         one.actions[0] = a
-        one.players[0] = max(int(core.to_play(one.states)[0]), 0)
         one.step()
-
-    step_and_policy = per_call_us(one_step, 1, min_time)
-    policy = per_call_us(lambda: sampler.one(one.masks[0]) if one.masks[0].any() else 0, 1,
-                         min_time)
-    out = {"single_us": single, "one_env_call_us": max(0.0, step_and_policy - policy),
-           "policy_one_us": policy, "single_api": "AEC loop" if spec.multi_agent
-           else "gymnasium.make"}
-    if single is not None:
-        out["single_adapter_us"] = max(0.0, single - step_and_policy)
-    return out
+        t2 = time.perf_counter()
+        if calls:                       # the first call may load the kernel
+            t_policy += t1 - t0
+            t_step += t2 - t1
+        calls += 1
+    return 1e6 * t_step / (calls - 1), 1e6 * t_policy / (calls - 1)
 
 
 def run(mode: str = "quick", games: tuple = (), seed: int = 0, log: Callable = print) -> dict:
