@@ -19,6 +19,10 @@ Compared (only figures present and measured in both runs):
   better);
 * for a layer profile, every part in microseconds per step (lower is better).
 
+``--cpu`` compares steps per CPU-second of the benchmark process instead
+(``cpu_median``, ``value_cpu``): on a shared machine it moves less with the
+load than wall-clock time does.
+
 A figure "dropped" when it is worse than the base by more than
 ``threshold`` (0.15: a steps/s figure below 85 % of the base, a time above
 115 %). The exit code is 1 when any figure dropped, 0 otherwise, 2 for bad
@@ -37,33 +41,37 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BASE = os.path.join(HERE, "results", "suite.json")
 
 
-def _ok(fig) -> bool:
-    return (isinstance(fig, dict) and fig.get("status") == "ok"
-            and isinstance(fig.get("median"), (int, float)) and fig["median"] > 0)
-
-
-def figures(res: dict) -> dict:
+def figures(res: dict, cpu: bool = False) -> dict:
     """``{name: (value, higher_is_better)}`` of every comparable figure of a
-    suite run or of a layer profile."""
+    suite run or of a layer profile; ``cpu``: steps per CPU-second of the
+    benchmark process (``cpu_median``, ``value_cpu``) instead of wall clock."""
     if res.get("kind") == "layer-profile":
         return _layer_figures(res)
+    key = "cpu_median" if cpu else "median"
+
+    def _ok(fig) -> bool:
+        return (isinstance(fig, dict) and fig.get("status") == "ok"
+                and isinstance(fig.get(key), (int, float)) and fig[key] > 0)
+
     out: dict[str, tuple] = {}
     for game, g in res.get("games", {}).items():
         for pkey, cfg in g.get("configs", {}).items():
             tag = f"{game}[{pkey}p]"
             for layer in ("kernel", "batch", "vector"):
-                for key, fig in (cfg.get(layer) or {}).items():
+                for n, fig in (cfg.get(layer) or {}).items():
                     if _ok(fig):
                         unit = "threads" if layer == "kernel" else "envs"
-                        out[f"{tag} {layer} x{key} {unit}"] = (float(fig["median"]), True)
+                        out[f"{tag} {layer} x{n} {unit}"] = (float(fig[key]), True)
             if _ok(cfg.get("python")):
-                out[f"{tag} python API"] = (float(cfg["python"]["median"]), True)
+                out[f"{tag} python API"] = (float(cfg["python"][key]), True)
         for algo in ("fast_ppo", "sb3"):
             fig = (g.get("training") or {}).get(algo)
             if _ok(fig):
-                out[f"{game} training {algo}"] = (float(fig["median"]), True)
+                out[f"{game} training {algo}"] = (float(fig[key]), True)
     for t in res.get("targets", []):
         v = t.get("value")
+        if cpu and t.get("unit", "x") == "x":
+            v = t.get("value_cpu")
         if isinstance(v, (int, float)) and v > 0:
             who = t.get("game", "") + (f"[{t['players']}p]" if t.get("players") else "")
             out[f"target {t['id']} {who}"] = (float(v), t.get("direction", ">=") != "<=")
@@ -80,7 +88,7 @@ def _layer_figures(res: dict) -> dict:
     return out
 
 
-def compare(base: dict, new: dict, threshold: float = 0.15) -> dict:
+def compare(base: dict, new: dict, threshold: float = 0.15, cpu: bool = False) -> dict:
     """``{"dropped", "improved", "unchanged", "missing", "added", "warnings"}``:
     ``dropped``/``improved`` rows are ``(name, base, new, change)`` where
     ``change`` is the relative change in the good direction (negative =
@@ -90,7 +98,7 @@ def compare(base: dict, new: dict, threshold: float = 0.15) -> dict:
     if base.get("kind") != new.get("kind"):
         raise ValueError("cannot compare a suite run with a layer profile "
                          f"(kinds {base.get('kind')!r} and {new.get('kind')!r})")
-    fb, fn = figures(base), figures(new)
+    fb, fn = figures(base, cpu), figures(new, cpu)
     out = {"dropped": [], "improved": [], "unchanged": [], "threshold": threshold,
            "missing": sorted(set(fb) - set(fn)), "added": sorted(set(fn) - set(fb)),
            "warnings": _warnings(base, new)}
@@ -116,6 +124,11 @@ def _warnings(base: dict, new: dict) -> list:
                  "ratios roughly are")
     if base.get("mode") != new.get("mode"):
         w.append(f"different modes: base {base.get('mode')!r}, new {new.get('mode')!r}")
+    for name, res in (("base", base), ("new", new)):
+        load, cores = res.get("load_before"), (res.get("machine") or {}).get("cores")
+        if load and cores and load[0] > cores:
+            w.append(f"the {name} run had load {load[0]:g} on {cores} cores: its wall-clock "
+                     "figures are not to be trusted (--cpu compares steps per CPU-second)")
     return w
 
 
@@ -171,9 +184,12 @@ def main(argv=None) -> int:
     p.add_argument("--threshold", type=float, default=0.15,
                    help="relative drop that counts (default 0.15 = 15%%)")
     p.add_argument("--all", action="store_true", help="also list improved and unchanged figures")
+    p.add_argument("--cpu", action="store_true",
+                   help="compare steps per CPU-second of the benchmark process (less disturbed "
+                        "by other load) instead of wall-clock steps/s")
     a = p.parse_args(argv)
     try:
-        result = compare(_load(a.base), _load(a.new), a.threshold)
+        result = compare(_load(a.base), _load(a.new), a.threshold, a.cpu)
     except ValueError as e:
         print(f"compare: {e}", file=sys.stderr)
         return 2

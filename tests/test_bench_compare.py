@@ -134,3 +134,26 @@ def test_checked_in_reference_run_compares_with_itself():
     data = compare._load(compare.DEFAULT_BASE)
     assert len(compare.figures(data)) > 20
     assert compare.compare(data, data)["dropped"] == []
+
+
+def test_cpu_mode_compares_steps_per_cpu_second():
+    """--cpu reads ``cpu_median`` and ``value_cpu``: a wall-clock drop from
+    load alone is not named, a drop in CPU terms is."""
+    base, new = suite_run(), suite_run(kernel=500_000.0, ratio=5.0)   # wall clock halved
+    for res, kernel_cpu, ratio_cpu in ((base, 1_000_000.0, 7.0), (new, 950_000.0, 4.0)):
+        res["games"]["g"]["configs"]["1"]["kernel"]["1"]["cpu_median"] = kernel_cpu
+        res["targets"][0]["value_cpu"] = ratio_cpu
+        res["targets"][1]["unit"] = "s"          # times have no CPU form: still compared
+    r = compare.compare(base, new, cpu=True)
+    assert sorted(names(r["dropped"])) == ["target kernel_vs_leduc g[1p]"]
+    assert "g[1p] kernel x1 threads" in names(r["unchanged"])
+    # figures without a CPU median are not compared in this mode
+    assert "g[1p] vector x4096 envs" not in names(r["unchanged"] + r["dropped"])
+    assert "g[1p] kernel x1 threads" in names(compare.compare(base, new)["dropped"])
+
+
+def test_loaded_machine_warns():
+    new = suite_run()
+    new["load_before"] = [8.5, 8.0, 6.0]
+    r = compare.compare(suite_run(), new)
+    assert any("load 8.5 on 2 cores" in w for w in r["warnings"])

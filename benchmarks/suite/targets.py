@@ -164,12 +164,12 @@ def baseline_targets(baselines: dict) -> list:
     return rows
 
 
-def _fmt_value(v, unit) -> str:
+def _fmt_value(v, unit, goal: bool = False) -> str:
     if unit == "%":
-        return f"{100 * v:.1f} %"
+        return f"{100 * v:g} %" if goal else f"{100 * v:.1f} %"
     if unit in ("s", "min"):
-        return f"{v:.2f} {unit}"
-    return f"{v:.2f}x"
+        return f"{v:g} {unit}" if goal else f"{v:.2f} {unit}"
+    return f"{v:g}x" if goal else f"{v:.2f}x"
 
 
 def fmt_target(t) -> tuple[str, str, str]:
@@ -179,7 +179,8 @@ def fmt_target(t) -> tuple[str, str, str]:
     shown = "n/a" if v is None else _fmt_value(v, unit)
     if v is not None and t.get("value_cpu") is not None:
         shown += f" (cpu {t['value_cpu']:.2f}x)"
-    goal = "-" if t["target"] is None else f"{t['direction']} {_fmt_value(t['target'], unit)}"
+    goal = ("-" if t["target"] is None
+            else f"{t['direction']} {_fmt_value(t['target'], unit, goal=True)}")
     if t["target"] is None:
         state = "reported"
     else:
