@@ -128,7 +128,9 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     readme = "# x\n<!-- bench-suite:start -->\nSTALE TEXT\n<!-- bench-suite:end -->\n"
     out = report.render(readme, str(tmp_path))
     assert "STALE TEXT" not in out and "| what | steps/s (median) | vs peer |" in out
-    assert "| layer | game | when set | target | measured | |" in out
+    assert "| layer | when the target was set | target | this run |" in out
+    for t in suite.TARGETS:          # one row per target, each stated once
+        assert sum(line.startswith(f"| {t.label} |") for line in out.splitlines()) == 1
     assert "Cited, not measured" in out
     assert out.startswith("# x\n<!-- bench-suite:start -->\n")
 

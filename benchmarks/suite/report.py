@@ -6,7 +6,7 @@ from .fmt import cell, fmt_memory, fmt_start, fmt_x
 from .measure import median_of, ok
 from .peers import CITED, PEERS
 from .settings import REF_ENVS
-from .targets import fmt_target, ratio
+from .targets import TARGETS, evaluate_targets, fmt_target, load_baselines, ratio
 
 
 def rows(res: dict, compact: bool = False) -> list:
@@ -77,10 +77,17 @@ def rows(res: dict, compact: bool = False) -> list:
     return out
 
 
+def current_targets(res: dict) -> list:
+    """The targets evaluated now, from the run's figures: a saved run is
+    shown against today's :data:`~.targets.TARGETS` (stated once), not the
+    targets of the day it ran."""
+    return evaluate_targets(res, load_baselines())
+
+
 def target_lines(res: dict) -> list:
     """The targets of the run, one terminal line each."""
     lines = []
-    for t in res["targets"]:
+    for t in current_targets(res):
         shown, goal, state = fmt_target(t)
         who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
         what = t.get("short") or t["label"]
@@ -166,6 +173,32 @@ def profile_text(res: dict) -> str:
 # --- README section (used by benchmarks/report.py) ---------------------------------------------------------
 
 
+def _goal_text(t) -> str:
+    """A target's goals in words: ``>= 15x unbroken, >= 12x dungeon_crawler``."""
+    def one(v):
+        return fmt_target({"id": t.id, "value": None, "target": v, "direction": t.direction,
+                           "unit": t.unit, "met": None})[1]
+    if "*" in t.goal:
+        return f"{one(t.goal['*'])} for each game"
+    goals = ", ".join(f"{one(v)} {game}" for game, v in t.goal.items())
+    return goals + ("; other games reported" if t.source == "bench" else "")
+
+
+def targets_markdown(targets: list) -> list:
+    """The targets table: one row per target of :data:`TARGETS`, with every
+    game configuration's value and verdict in this run."""
+    lines = ["| layer | when the target was set | target | this run |", "|---|---|---|---|"]
+    for t in TARGETS:
+        got = []
+        for r in (r for r in targets if r["id"] == t.id):
+            shown, _, state = fmt_target({**r, "value_cpu": None})
+            who = r["game"] + (f" {r['players']}p" if r["players"] and r["players"] > 1 else "")
+            got.append(f"{who} {shown} ({state})")
+        lines.append(f"| {t.label} | {t.today} | {_goal_text(t)} | "
+                     f"{'; '.join(got) or 'not measured'} |")
+    return lines
+
+
 def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
     """The README's speed section: the targets row by row, then every
     figure, the cited references and the plots."""
@@ -182,19 +215,12 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         f"{res.get('load_before')} before, {res.get('load_after')} after. Every benchmark "
         "plays uniformly random legal actions and fails on an illegal one.",
         "",
-        "Targets, ratios in this one run (reported, not asserted; *cpu*: the same ratio in "
-        "steps per CPU-second of the process, which other processes on the machine disturb "
-        "less; *reported*: measured, no target for that game):",
+        "Targets, one row each, read in this one run (reported, not asserted; the JSON "
+        "and the terminal table also give each ratio in steps per CPU-second of the "
+        "process, which other processes on the machine disturb less):",
         "",
-        "| layer | game | when set | target | measured | |",
-        "|---|---|---|---|---:|---|",
     ]
-    for t in res["targets"]:
-        shown, goal, state = fmt_target(t)
-        who = t["game"] + (f" ({t['players']} players)" if t["players"] and t["players"] > 1
-                           else "")
-        lines.append(f"| {t['label']} | {who} | {t.get('today', '')} | {goal} | {shown} | "
-                     f"{state} |")
+    lines += targets_markdown(current_targets(res))
     lines += ["", "Every figure of the run:", "",
               "| what | steps/s (median) | vs peer |", "|---|---:|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows(res, compact=True)]
