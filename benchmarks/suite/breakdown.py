@@ -36,7 +36,8 @@ The **physical limit**: the bytes a step must write (observation, mask and
 reward of the acting seat's row) over the memory bandwidth measured on
 this machine with a numpy copy of a large array (the best of several
 copies; a copy reads and writes each byte, and only the writes are
-counted). A step can not be faster than that, whatever the rules cost.
+counted). The copy runs on one thread, like the one-thread figures it
+bounds. A step can not be faster than that, whatever the rules cost.
 
 The figures are microseconds per env-step; every timed loop plays random
 legal actions and fails on an illegal one, like the rest of the suite.
@@ -310,6 +311,10 @@ def _us(v) -> str:
     return f"{v:.3f}" if v < 10 else f"{v:.1f}"
 
 
+def _millions(x: float) -> str:
+    return f"{x / 1e6:.2f}M" if x < 1e7 else f"{x / 1e6:,.0f}M"
+
+
 def markdown(res: dict) -> str:
     """The README's profile table: one column per game configuration, one
     row per part of :data:`PARTS` (microseconds per env-step), then the
@@ -335,7 +340,7 @@ def markdown(res: dict) -> str:
         f"{c['bytes']['obs']:,} + {c['bytes']['mask']:,} + {c['bytes']['reward']:,}"
         for c in cfgs) + " |")
     lines.append("| limit, steps/s per core | " + " | ".join(
-        f"{c['limit_steps_per_s'] / 1e6:,.0f}M" for c in cfgs) + " |")
+        _millions(c["limit_steps_per_s"]) for c in cfgs) + " |")
     lines.append("| in-kernel rollout / limit | " + " | ".join(
         f"{c['limit_us'] / c['kernel_us']:.1%}" if c.get("kernel_us") else "-"
         for c in cfgs) + " |")
