@@ -188,6 +188,10 @@ def main(argv=None) -> int:
                    help="compare steps per CPU-second of the benchmark process (less disturbed "
                         "by other load) instead of wall-clock steps/s")
     a = p.parse_args(argv)
+    if a.base == DEFAULT_BASE and not os.path.exists(DEFAULT_BASE):
+        print(f"compare: no reference run at {DEFAULT_BASE} (a source checkout has it, an "
+              "installed package does not); pass --base OLD.json", file=sys.stderr)
+        return 2
     try:
         result = compare(_load(a.base), _load(a.new), a.threshold, a.cpu)
     except ValueError as e:

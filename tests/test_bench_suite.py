@@ -325,6 +325,13 @@ def test_results_go_outside_the_package_unless_asked(tmp_path, monkeypatch):
     assert not suite.default_out_dir().startswith(suite.RESULTS)
 
 
+def test_unknown_game_is_a_clear_error(capsys):
+    assert suite.main(["--tiny", "--games", "nope", "--json", "none"]) == 2
+    assert "unknown game 'nope'" in capsys.readouterr().err
+    assert suite.main(["--layers", "--tiny", "--games", "nope"]) == 2
+    assert "unknown game 'nope'" in capsys.readouterr().err
+
+
 def test_settings_from_args():
     a = suite.build_parser().parse_args(
         ["--quick", "--envs", "1,8", "--threads", "1", "--no-train", "--games", "unbroken"])

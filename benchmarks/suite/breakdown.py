@@ -55,7 +55,7 @@ import numpy as np
 
 from ..machine import loadavg, machine_info
 from .checks import IllegalActionInBenchmark, RandomLegalSampler, check_batch, check_one
-from .games import aec_factory, core_kwargs, make_core, player_counts
+from .games import aec_factory, core_kwargs, make_core, player_counts, unknown_game_error
 from .layers import aec_loop, single_loop
 from .measure import measure, per_call_us
 from .settings import REF_ENVS, default_out_dir
@@ -365,6 +365,10 @@ def main(argv=None) -> int:
     a = build_parser().parse_args(argv)
     mode = "tiny" if a.tiny else "quick" if a.quick else "full"
     games = tuple(x for x in (a.games or "").split(",") if x)
+    problem = unknown_game_error(games)
+    if problem:
+        print(f"dungeonrl bench --layers: {problem}", file=sys.stderr)
+        return 2
     try:
         res = run(mode, games, a.seed)
     except IllegalActionInBenchmark as e:

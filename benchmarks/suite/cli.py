@@ -10,6 +10,7 @@ import sys
 from typing import Any, Callable
 
 from .checks import IllegalActionInBenchmark
+from .games import unknown_game_error
 from .plots import plot
 from .report import profile_text, table
 from .runner import run
@@ -142,6 +143,10 @@ def main(argv=None) -> int:
             print("plots: " + ", ".join(os.path.join(out_dir, p) for p in res["plots"]))
         return 0
     settings = settings_from_args(a)
+    problem = unknown_game_error(settings.games)
+    if problem:
+        print(f"dungeonrl bench: {problem}", file=sys.stderr)
+        return 2
     json_path, out_dir = output_paths(a, settings)
     try:
         res = run(settings)

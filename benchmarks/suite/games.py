@@ -43,3 +43,15 @@ def aec_factory(spec) -> Callable:
     return mod.env
 
 
+def unknown_game_error(names) -> str | None:
+    """The registry's message for the first name of ``names`` that is not a
+    registered game, or None when all are."""
+    import dungeonrl  # noqa: F401  (registers the games)
+    from ...envs.core.errors import UnknownGameError
+    from ...registry import get_spec
+    for name in names:
+        try:
+            get_spec(name)
+        except UnknownGameError as e:
+            return str(e)
+    return None
