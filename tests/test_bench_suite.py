@@ -274,6 +274,26 @@ def test_missing_peer_is_unavailable(monkeypatch):
     assert fig["status"] == "unavailable" and "pyspiel" in fig["reason"]
 
 
+def test_envpool_missing_is_unavailable_with_the_reason(monkeypatch):
+    """Where EnvPool does not import (not installed, no wheel for this
+    Python), the peer is one ``unavailable`` entry that says why."""
+    import sys
+    monkeypatch.setitem(sys.modules, "envpool", None)     # import envpool -> ImportError
+    logged = []
+    out = suite.envpool_sweep(TINY, suite.RandomLegalSampler(0), logged.append)
+    assert out["status"] == "unavailable" and "envpool" in out["reason"]
+    assert out["by_config"] == {} and "unavailable" in logged[0]
+    problems = []
+    suite._check_fig(out, "peers.envpool_cartpole", problems)
+    assert problems == []
+
+
+@pytest.mark.skipif(not _has("envpool"), reason="envpool not installed")
+def test_illegal_action_fails_envpool_peer():
+    with pytest.raises(IllegalActionInBenchmark, match="EnvPool"):
+        suite.peer_envpool_cartpole(4, 1, TINY, IllegalSampler())
+
+
 # --- command line ------------------------------------------------------------------------------
 def test_cli_bench_without_game_runs_the_suite(monkeypatch):
     calls = []
