@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -45,20 +44,9 @@ import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
 from .games import add_core_options, core_kwargs_from, hooks_for
+from .metrics import wilson
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion ``k / n`` (95% for
-    ``z=1.96``); ``(0, 0)`` for ``n == 0``."""
-    if n == 0:
-        return 0.0, 0.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """Training records shared by both PPO paths: a recent-window win rate for
-progress bars, the metrics CSV/JSON and the learning-curve PNG."""
+progress bars, the metrics CSV/JSON and the learning-curve PNG; and the one
+Wilson interval of the project (evaluation tables, balance tables, demo)."""
 from __future__ import annotations
 
 import csv
@@ -8,7 +9,20 @@ import math
 import os
 from collections import deque
 
-__all__ = ["RecentRate", "write_csv", "write_json", "plot_learning_curve", "smooth_win_rate"]
+__all__ = ["RecentRate", "write_csv", "write_json", "plot_learning_curve", "smooth_win_rate",
+           "wilson"]
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``k / n`` (95% for
+    ``z=1.96``); ``(0, 0)`` for ``n == 0``."""
+    if n == 0:
+        return 0.0, 0.0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
 
 
 class RecentRate:

@@ -57,7 +57,7 @@ def command(name: str, out: str) -> list:
 
 
 def _machine() -> dict:
-    from .suite import machine_info
+    from .machine import machine_info
     m = machine_info()
     return {"cpu": m["cpu"], "cores": m["cores"], "versions": m["versions"]}
 
@@ -82,6 +82,17 @@ def _check(name: str, rows: list) -> list:
     return out
 
 
+def minutes_to_reach(history: list, rate: float) -> float | None:
+    """Wall-clock minutes of training until the win rate of the training
+    episodes (over the last 2,000, as the learning curve shows it) first
+    reaches ``rate``; None if it never does or the rows carry no time."""
+    from ..agents.metrics import smooth_win_rate
+    for row, won in zip(history, smooth_win_rate(history)):
+        if won == won and won >= rate and "time_s" in row:   # won == won: not NaN
+            return float(row["time_s"]) / 60
+    return None
+
+
 def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
     """Add the finished run in ``run_dir`` to the results file."""
     if name not in BASELINES:
@@ -98,6 +109,7 @@ def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
         "steps": m.get("steps"), "train_minutes": round(m.get("train_seconds", 0) / 60, 1),
         "sps": m.get("sps"), "final_eval": rows,
         "last_training_win_rate": hist[-1].get("win_rate") if hist else None,
+        "minutes_to_heuristic": _minutes_to_heuristic(rows, hist),
         "targets": _check(name, rows), "machine": _machine(),
         "recorded": time.strftime("%Y-%m-%d"),
     }
@@ -110,6 +122,14 @@ def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return entry
+
+
+def _minutes_to_heuristic(rows: list, history: list) -> float | None:
+    """Training minutes until the training win rate first reached the
+    heuristic's evaluated win rate (a speed target; None without a
+    heuristic row)."""
+    ref = next((r["win_rate"] for r in rows if r.get("agent") == "heuristic"), None)
+    return None if ref is None else minutes_to_reach(history, ref)
 
 
 def markdown(data: dict) -> str:

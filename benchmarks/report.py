@@ -6,10 +6,11 @@ Each generated section sits between ``<!-- NAME:start -->`` and
 ``<!-- NAME:end -->`` markers and is replaced whole; nothing in it is typed
 by hand. Sections: ``unbroken-balance`` (from ``unbroken_balance.json``,
 written by ``python -m dungeonrl.benchmarks.unbroken_balance --json``) and
-``unbroken-speed`` (from ``unbroken_bench.json``, written by ``dungeonrl
-bench unbroken --json``) and ``bench-suite`` (from ``suite.json``, written by
-``dungeonrl bench``: the throughput suite over every game with its peers)
-and ``baselines`` (from ``baselines.json``, written by ``python -m
+``bench-suite`` (from ``suite.json``, written by ``dungeonrl bench --out
+benchmarks/results``: the throughput suite over every game with its peers
+and the speed targets) and ``bench-layers`` (from ``layers.json``, written
+by ``dungeonrl bench --layers --out benchmarks/results``: where each
+microsecond of a step goes) and ``baselines`` (from ``baselines.json``, written by ``python -m
 dungeonrl.benchmarks.baselines run NAME``: the trained baselines and their
 targets) and ``training-speed`` (from ``ppo_speed.json``, written by
 ``python -m dungeonrl.benchmarks.ppo_speed --json``).
@@ -32,37 +33,13 @@ def balance_section(data):
             f"character and difficulty); 95% Wilson intervals.\n\n" + markdown(data["rows"]))
 
 
-def speed_section(data):
-    f = data["figures"]
-    m = data["machine"]
-    lines = [f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, numpy {m['numpy']}, "
-             f"numba {m['numba']}, gymnasium {m['gymnasium']}. Medians of {data['repeats']} repeats.",
-             "", "| layer | figure | target |", "|---|---|---|"]
-    threads = [k for k in f if k.startswith("kernel_") and k != "kernel_1thread"]
-    rows = [
-        ("in-kernel random legal play, 1 thread (obs + mask + autoreset)",
-         f"{f['kernel_1thread'][0]:,.0f} steps/s", ">= 5M steps/s per core"),
-    ]
-    for k in threads:
-        rows.append((f"in-kernel, {k.split('_')[1].replace('threads', '')} threads",
-                     f"{f[k][0]:,.0f} steps/s", ""))
-    rows += [
-        ("vector env, 4,096 envs, actions from numpy", f"{f['vector_4096'][0]:,.0f} steps/s",
-         ">= 2M steps/s"),
-        ("`gymnasium.make` single env `step`", f"{f['single_unbroken'][0]:,.0f} steps/s", ""),
-        ("`CartPole-v1` single env `step` (same run)", f"{f['single_cartpole'][0]:,.0f} steps/s", ""),
-        ("single env / CartPole", f"{f['ratio_single_vs_cartpole']:.2f}x", ">= 0.8x"),
-    ]
-    if "start_cold_s" in f:
-        rows += [("cold start (empty numba cache) to first step", f"{f['start_cold_s']:.1f} s", ""),
-                 ("warm start (cached) to first step", f"{f['start_warm_s']:.2f} s", "<= 2 s")]
-    rows.append(("bytes per game state", f"{f['state_bytes']:,}", ""))
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    return "\n".join(lines)
-
-
 def suite_section(data):
     from .suite import markdown
+    return markdown(data)
+
+
+def layers_section(data):
+    from .suite.breakdown import markdown
     return markdown(data)
 
 
@@ -78,8 +55,8 @@ def baselines_section(data):
 
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
-    "unbroken-speed": ("unbroken_bench.json", speed_section),
     "bench-suite": ("suite.json", suite_section),
+    "bench-layers": ("layers.json", layers_section),
     "baselines": ("baselines.json", baselines_section),
     "training-speed": ("ppo_speed.json", training_speed_section),
 }

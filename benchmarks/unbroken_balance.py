@@ -10,24 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
 
+from ..agents.metrics import wilson
 from ..agents.unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 from ..envs.unbroken import CHARACTERS, UnbrokenCore
 from ..envs.unbroken import consts as C
-
-
-def wilson(k, n, z=1.96):
-    if n == 0:
-        return 0.0, 0.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def run(games=10000, difficulties=C.DIFFICULTIES, characters=CHARACTERS, seed0=0):

@@ -1,4 +1,4 @@
-"""The throughput suite (``benchmarks/suite.py``) as a harness: it runs end
+"""The throughput suite (the ``benchmarks/suite`` package) as a harness: it runs end
 to end with tiny budgets, every benchmark fails on an illegal action, and
 the JSON has every field. No timing is asserted here."""
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
 
 import numpy as np
 import pytest
@@ -104,8 +105,17 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     assert suite.ok(data["peers"]["cartpole_single"])
     assert sorted(data["peers"]["cartpole_vector"]["by_num_envs"], key=int) == \
         [str(n) for n in settings.num_envs]
+    ep = data["peers"]["envpool_cartpole"]
+    assert ep["status"] in ("ok", "unavailable") and (ep["status"] == "ok" or ep["reason"])
+    if ep["status"] == "ok":
+        assert sorted(ep["by_config"]) == sorted(
+            f"{n}x{t}" for n in settings.envpool_envs for t in settings.envpool_threads)
+    assert "pufferlib_ocean" in data["peers"]["cited"]
     ids = {t["id"] for t in data["targets"]}
-    assert {"kernel_vs_leduc", "vector_vs_leduc", "warm_start_s"} <= ids
+    assert {"kernel_vs_leduc", "vector_vs_kernel", "warm_start_s"} <= ids
+    assert ids <= {t.id for t in suite.TARGETS}
+    for t in data["targets"]:      # the goal of every row is the one stated in TARGETS
+        assert t["target"] == suite.targets.TARGET_BY_ID[t["id"]].goal_for(t["game"])
 
     assert data["plots"]
     for p in data["plots"]:
@@ -118,6 +128,10 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     readme = "# x\n<!-- bench-suite:start -->\nSTALE TEXT\n<!-- bench-suite:end -->\n"
     out = report.render(readme, str(tmp_path))
     assert "STALE TEXT" not in out and "| what | steps/s (median) | vs peer |" in out
+    assert "| layer | when the target was set | target | this run |" in out
+    for t in suite.TARGETS:          # one row per target, each stated once
+        assert sum(line.startswith(f"| {t.label} |") for line in out.splitlines()) == 1
+    assert "Cited, not measured" in out
     assert out.startswith("# x\n<!-- bench-suite:start -->\n")
 
 
@@ -214,7 +228,7 @@ def test_main_exits_nonzero_on_illegal_action(monkeypatch, tmp_path, capsys):
     def bad_run(settings):
         raise IllegalActionInBenchmark("env 0 sampled illegal action 5")
 
-    monkeypatch.setattr(suite, "run", bad_run)
+    monkeypatch.setattr(suite.cli, "run", bad_run)
     assert suite.main(["--tiny", "--json", str(tmp_path / "x.json")]) == 3
     assert "illegal action" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
@@ -260,6 +274,26 @@ def test_missing_peer_is_unavailable(monkeypatch):
     assert fig["status"] == "unavailable" and "pyspiel" in fig["reason"]
 
 
+def test_envpool_missing_is_unavailable_with_the_reason(monkeypatch):
+    """Where EnvPool does not import (not installed, no wheel for this
+    Python), the peer is one ``unavailable`` entry that says why."""
+    import sys
+    monkeypatch.setitem(sys.modules, "envpool", None)     # import envpool -> ImportError
+    logged = []
+    out = suite.envpool_sweep(TINY, suite.RandomLegalSampler(0), logged.append)
+    assert out["status"] == "unavailable" and "envpool" in out["reason"]
+    assert out["by_config"] == {} and "unavailable" in logged[0]
+    problems = []
+    suite._check_fig(out, "peers.envpool_cartpole", problems)
+    assert problems == []
+
+
+@pytest.mark.skipif(not _has("envpool"), reason="envpool not installed")
+def test_illegal_action_fails_envpool_peer():
+    with pytest.raises(IllegalActionInBenchmark, match="EnvPool"):
+        suite.peer_envpool_cartpole(4, 1, TINY, IllegalSampler())
+
+
 # --- command line ------------------------------------------------------------------------------
 def test_cli_bench_without_game_runs_the_suite(monkeypatch):
     calls = []
@@ -271,15 +305,51 @@ def test_cli_bench_without_game_runs_the_suite(monkeypatch):
     assert cli_main(["bench", "not_a_game"]) == 2          # a typo is still an error
 
 
-def test_cli_bench_with_a_game_keeps_the_game_bench(monkeypatch):
+def test_cli_bench_with_a_game_runs_the_suite_on_that_game(monkeypatch):
+    """``dungeonrl bench unbroken --quick``: the same suite and output
+    format, on Unbroken alone (the former Unbroken-only bench is folded in)."""
+    if "unbroken" not in suite_games():
+        pytest.skip("unbroken not registered")
+    calls = []
+    monkeypatch.setattr(suite, "main", lambda argv=None: calls.append(list(argv)) or 0)
+    assert cli_main(["bench", "unbroken", "--quick"]) == 0
+    assert calls == [["--games", "unbroken", "--quick"]]
+
+
+def test_unbroken_bench_compat_names(single_game):
+    """The names other modules import from the former Unbroken bench still
+    work, measured by the suite's loops."""
     if "unbroken" not in suite_games():
         pytest.skip("unbroken not registered")
     from dungeonrl.benchmarks import unbroken_bench
-    calls = []
-    monkeypatch.setattr(suite, "main", lambda argv=None: pytest.fail("suite called"))
-    monkeypatch.setattr(unbroken_bench, "main", lambda argv=None: calls.append(argv) or 0)
-    assert cli_main(["bench", "unbroken", "--quick"]) == 0
-    assert calls == [["--quick"]]
+    from dungeonrl.envs.unbroken import UnbrokenCore
+    assert unbroken_bench.sample_from_masks is suite.sample_from_masks
+    median, rates = unbroken_bench.bench_kernel(UnbrokenCore(character="random"), 16, 10, 1)
+    assert median > 0 and len(rates) == 1
+    median, rates = unbroken_bench.bench_vector(16, 10, 1, character="random")
+    assert median > 0 and len(rates) == 1
+
+
+def test_results_go_outside_the_package_unless_asked(tmp_path, monkeypatch):
+    """Without --out/--json a run writes to ./bench-results, never into the
+    installed package's checked-in results."""
+    monkeypatch.chdir(tmp_path)
+    parse = suite.build_parser().parse_args
+    json_path, out = suite.output_paths(parse(["--quick"]), suite.MODES["quick"])
+    assert out == str(tmp_path / "bench-results")
+    assert json_path == str(tmp_path / "bench-results" / "suite_quick.json")
+    json_path, out = suite.output_paths(parse(["--out", "x"]), suite.MODES["full"])
+    assert (json_path, out) == (os.path.join("x", "suite.json"), "x")
+    json_path, out = suite.output_paths(parse(["--json", "none"]), suite.MODES["full"])
+    assert json_path is None
+    assert not suite.default_out_dir().startswith(suite.RESULTS)
+
+
+def test_unknown_game_is_a_clear_error(capsys):
+    assert suite.main(["--tiny", "--games", "nope", "--json", "none"]) == 2
+    assert "unknown game 'nope'" in capsys.readouterr().err
+    assert suite.main(["--layers", "--tiny", "--games", "nope"]) == 2
+    assert "unknown game 'nope'" in capsys.readouterr().err
 
 
 def test_settings_from_args():
