@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import inspect
 import sys
 import time
 from typing import Any, Callable, Sequence
@@ -366,7 +367,7 @@ def _leaf_kwargs(command, spec):
         return None, None, {}
     builder = _options_of(fn)
     groups = builder(spec) if builder is not None else []
-    doc = (fn.__doc__ or "").strip().split("\n\n")[0]
+    doc = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0]
     kw = dict(description=f"{COMMANDS[command]} ({spec.name}, {spec.env_id}).",
               strict=builder is not None, command=command, game=spec.name,
               epilog=doc if builder is not None else
@@ -374,9 +375,16 @@ def _leaf_kwargs(command, spec):
     return fn, groups, kw
 
 
+#: put in a leaf's option groups to leave ``--seed`` out (a command that draws nothing)
+NO_SEED = "no --seed"
+
+
 def _fill_leaf(leaf, groups) -> None:
-    add_options(leaf, CommonOptions)
+    if NO_SEED not in groups:
+        add_options(leaf, CommonOptions)
     for g in groups:
+        if g is NO_SEED:
+            continue
         if isinstance(g, argparse.ArgumentParser):
             copy_options(leaf, g, skip=("seed",))
         else:
@@ -618,6 +626,39 @@ def narrator(game: str):
 def say(lines) -> None:
     for line in lines or ():
         print(f"  * {line}")
+
+
+@dataclasses.dataclass
+class PlayOptions:
+    """play"""
+
+    agent: str | None = option(None, "watch an agent play instead of playing yourself: "
+                                     "heuristic, random or a saved model (.pt / .zip)",
+                               metavar="AGENT", default_text="you play")
+    random: bool = option(False, "same as --agent random")
+    episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
+    max_steps: int | None = option(None, "end each episode after this many decisions "
+                                         "(then the next episode starts)", type=positive_int,
+                                   default_text="the game's own end")
+    delay: float = option(0.0, "seconds to wait after each decision of a watched agent",
+                          type=nonneg_float)
+    stochastic: bool = option(False, "saved models sample their actions instead of taking "
+                                     "the most probable")
+
+
+def play_agent_name(args) -> str | None:
+    """The ``--agent`` / ``--random`` choice of a play command (None: a
+    person plays); raises ``ValueError`` for contradicting options."""
+    agent = getattr(args, "agent", None)
+    if getattr(args, "random", False):
+        if agent not in (None, "random"):
+            raise ValueError(f"--random and --agent {agent} contradict each other")
+        agent = "random"
+    return agent
+
+
+def is_model(name) -> bool:
+    return name not in (None, "heuristic", "random")
 
 
 # --- generic implementations (used when a game ships none) ---------------------------
