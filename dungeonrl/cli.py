@@ -228,6 +228,11 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*a, **kw)
         self.strict, self.command, self.game = strict, command, game
 
+    def error(self, message):
+        """``PROG: error: MESSAGE`` and where to find the options; exit code 2."""
+        hint = f"`{self.prog} --help` lists the options"
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n({hint})\n")
+
     def given(self, args: Sequence[str]) -> set:
         flags = {}
         for act in self._actions:
@@ -276,8 +281,7 @@ class Parser(argparse.ArgumentParser):
                                  f"(it is an option of {', '.join(others)})")
         if where:
             return "; ".join(where)
-        return (f"unrecognized arguments: {' '.join(extra)} "
-                f"(`dungeonrl {self.command} {self.game or ''} --help` lists the options)")
+        return f"unrecognized arguments: {' '.join(extra)}"
 
 
 def _games_with_option(command: str, flag: str, but: str) -> list:
