@@ -485,7 +485,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(e.code or 0)
         for name in list_games():
             spec = get_spec(name)
-            print(f"{name:16s} {spec.env_id:32s} players={spec.num_players}  "
+            players = (f"{spec.min_players}" if spec.min_players == spec.max_players
+                       else f"{spec.min_players}-{spec.max_players}")
+            print(f"{name:16s} {spec.env_id:32s} players={players:4s} "
                   f"actions={spec.num_actions} obs={spec.obs_size}")
         if not list_games():
             print("no games registered")

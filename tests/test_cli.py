@@ -181,7 +181,7 @@ def test_play_random_plays_the_asked_episodes_and_steps(in_tmp, capsys):
     out = capsys.readouterr().out
     assert "bye" not in out
     assert "game 1 of 2 (seed 5)" in out and "game 2 of 2 (seed 6)" in out
-    assert out.count("Stopped after 3 decisions") == 2
+    assert out.count("stopped after 3 decisions") == 2
     assert len(re.findall(r"^> \d+ ", out, re.M)) == 6
 
 
@@ -201,11 +201,11 @@ def test_play_dungeon_crawler_watch_episodes_and_max_turns(in_tmp, capsys):
     assert cli_main(["play", "dungeon_crawler", "--watch", "--players", "2",
                      "--opponents", "random", "--episodes", "2", "--max-turns", "5"]) == 0
     out = capsys.readouterr().out
-    assert "bye" not in out and out.count("Stopped after 5 decisions") == 2
+    assert "bye" not in out and out.count("stopped after 5 decisions") == 2
     assert "> player_0 plays" in out
     assert cli_main(["play", "dungeon_crawler", "--random", "--players", "3",
                      "--max-steps", "4"]) == 0
-    assert "Stopped after 4 decisions" in capsys.readouterr().out
+    assert "stopped after 4 decisions" in capsys.readouterr().out
 
 
 def test_play_calls_the_narrator_when_the_game_has_one(in_tmp, capsys, monkeypatch):

@@ -180,7 +180,7 @@ def play(args):
             env.step(a)
             decisions += 1
             if args.max_steps is not None and decisions >= args.max_steps:
-                print(f"Stopped after {decisions} decisions (--max-steps {args.max_steps})")
+                print(f"stopped after {decisions} decisions (--max-steps {args.max_steps})")
                 stopped = True
                 break
         if stopped:

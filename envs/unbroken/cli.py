@@ -114,7 +114,7 @@ def play(args):
                       f"reward {total:+.2f} {extra}")
                 break
             if args.max_steps is not None and steps >= args.max_steps:
-                print(f"Stopped after {steps} decisions (--max-steps {args.max_steps}); "
+                print(f"stopped after {steps} decisions (--max-steps {args.max_steps}); "
                       f"reward so far {total:+.2f}")
                 break
     return 0
