@@ -12,16 +12,43 @@ its evaluation callback, checkpoints and TensorBoard logs. Both use the same
 network (``--hidden``, ``--activation``, ``--shared``).
 
 A tqdm bar shows the live win rate (last 2,000 training episodes), the mean
-Level and steps/s. ``--out`` (default ``runs/<game>-<algo>-s<seed>``) then
-holds:
+Level and steps/s. The run folder then holds:
 
 * ``model.pt`` (fast path) or ``model.zip`` (SB3), carrying the model spec;
   the fast path also refreshes ``checkpoint.pt`` every ``--checkpoint-minutes``;
 * ``metrics.csv`` (one row per iteration: steps, time, steps/s, win rate,
   mean Level, return, approx_kl, clipfrac, entropy, explained variance...)
   and ``metrics.json`` (config, history, final evaluation);
+* ``tb/``: TensorBoard event files (``tensorboard --logdir runs``): the fast
+  path writes ``tb/ppo`` (``rollout/win_rate``, ``rollout/mean_return``,
+  ``train/approx_kl``, ``train/entropy``..., ``time/sps``, one point per
+  iteration, and ``eval/<agent>/win_rate`` after the final evaluation);
+  SB3 writes its own ``tb/maskable_ppo_1``;
 * ``learning_curve.png``: training win rate against env steps, with the
   heuristic's and random play's evaluated win rates as reference lines.
+
+Runs a user can trust:
+
+* **Run folders are never overwritten silently.** ``--out DIR`` that already
+  holds files is refused (exit code 2) unless ``--overwrite``, which
+  replaces the run's own files there (:data:`RUN_FILES`) and nothing else.
+  Without ``--out`` the run goes to ``runs/<game>-<algo>-s<seed>``, or, when
+  that holds an earlier run, to the first free ``...-2``, ``...-3`` (as RL
+  Zoo numbers its runs), and says so.
+* **A failed check creates nothing**: options, values, the device, the
+  opponent pool, ``--init`` and the run folder are all checked before the
+  folder is created.
+* **Ctrl-C** during training keeps what there is: the model, the metrics so
+  far (``metrics.json`` with ``"interrupted": true``), the CSV, the curve
+  and the TensorBoard logs; the final evaluation is skipped and the command
+  exits with code 130. A Ctrl-C during the final evaluation keeps the model
+  and the training metrics (both are written before the evaluation starts).
+* **``--minutes``** bounds the training itself (setup and ``--kickstart``
+  included, for both algos); the final evaluation runs after it and is not
+  included: the last line reports both times.
+* **``--device``**: ``cpu`` (default), ``cuda``, ``cuda:N`` or ``auto``; the
+  network and the rollout storage live there, the games stay numpy on the
+  CPU. Asking for CUDA without one is an error that says why.
 
 At the end the agent is evaluated on ``--eval-games`` seeded games (default
 1,000; 0 skips) against the heuristic and random play on the same games.
@@ -45,6 +72,7 @@ results against the same opponents for reference.
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
 import shutil
@@ -384,7 +412,9 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             tb_log(writer, m, m["global_step"])
             if view is not None and view.snapshot_weight > 0 \
                     and m["iteration"] % opts.snapshot_every == 0:
-                view.add_snapshot(snapshot_agent(net_, seed + m["iteration"],
+                # opponents play on the CPU: a snapshot of a network on another device moves
+                frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
+                view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
                                                  f"self@{m['global_step']}"))
             if (opts.checkpoint_minutes and
                     time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
