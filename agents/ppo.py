@@ -34,6 +34,13 @@ layout version, observation/action sizes, feature and action name hashes,
 core options); :func:`load_model` raises :class:`ModelSpecError` when the
 model does not match the game it is loaded for.
 
+``PPOConfig.device`` (``"cpu"`` by default; ``"cuda"``, ``"cuda:N"``,
+``"auto"``, checked by :func:`resolve_device`) holds the network and the
+rollout storage; the game's buffers stay numpy on the CPU and are copied in
+once per step. Ctrl-C during :func:`train` ends it cleanly
+(``TrainResult.interrupted``) with the completed iterations' history and
+the network as it is, so the caller can still save them.
+
 :func:`train` drives any object with the small :class:`SingleAgentGame`
 interface (``obs``, ``masks``, ``actions`` numpy buffers; ``reset(seeds)``;
 ``step()`` filling ``reward``, ``terminated``, ``truncated``, ``final_obs``,

@@ -88,6 +88,14 @@ def test_help_exits_0_and_shows_the_leaf(capsys):
     assert "--character" in capsys.readouterr().out
 
 
+def test_list_and_version(capsys):
+    assert cli_main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "dungeonrl/Unbroken-v0" in out and "players=2-8" in out
+    assert cli_main(["--version"]) == 0
+    assert dungeonrl.__version__ in capsys.readouterr().out
+
+
 def test_readme_commands_parse():
     """Every `dungeonrl ...` command in the README parses with the tree."""
     lines = []
