@@ -417,3 +417,17 @@ def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
     monkeypatch.setattr(compile_notice, "notice_if_cold", lambda c, stream=None: seen.append(c))
     core = resolve_core("unbroken", {})
     assert seen == [core]
+
+
+def test_demo_flags_and_its_run_folder(in_tmp, capsys):
+    (in_tmp / "runs" / "demo").mkdir(parents=True)
+    (in_tmp / "runs" / "demo" / "model.pt").write_text("an earlier demo")
+    assert cli_main(["demo", "--games", "12", "--train-seconds", "1", "--eval-games", "10",
+                     "--difficulty", "easy", "--character", "sage"]) == 0
+    out = capsys.readouterr().out
+    assert "seeds 0..11" in out and "(sage, easy) for 1 s" in out
+    m = json.loads((in_tmp / "runs" / "demo-2" / "metrics.json").read_text())
+    assert m["core_kwargs"]["difficulty"] == "easy" and m["core_kwargs"]["character"] == "sage"
+    assert [r["games"] for r in m["final_eval"]] == [10, 10, 10]
+    assert m["train_seconds"] < 30
+    assert (in_tmp / "runs" / "demo" / "model.pt").read_text() == "an earlier demo"
