@@ -61,7 +61,7 @@ COMMANDS: dict[str, str] = {
     "list": "list the registered games",
     "play": "play a game in the terminal, or watch an agent play it",
     "train": "train an agent (fast masked PPO by default; --algo sb3 for sb3-contrib MaskablePPO)",
-    "eval": "evaluate agents on seeded games (win rates with 95%% intervals; a league for PvP games)",
+    "eval": "evaluate agents on seeded games (win rates with 95% intervals; a league for PvP games)",
     "bench": "throughput: without a game, the suite over every game and its peers; "
              "with a game, that game's benchmark",
     "demo": "short guided tour: seeded games, throughput, a short training run",
@@ -401,12 +401,17 @@ def build_parser(command: str | None = None, game: str | None = None) -> Parser:
     ``command`` is given (only ``game``'s when that is given too): building
     a leaf imports the code of that command."""
     from .registry import get_spec, list_games
-    top = Parser(prog="dungeonrl", description=__doc__.split("\n\n")[0],
-                 epilog="`dungeonrl COMMAND GAME --help` lists every option of a command.")
+    top = Parser(prog="dungeonrl",
+                 description="dungeonrl: reinforcement-learning environments of dungeon board "
+                             "and card games.",
+                 epilog="`dungeonrl COMMAND GAME --help` lists every option of a command "
+                        "(GAME: a short name or an env id; `dungeonrl list` shows them).")
     top.add_argument("--version", action="store_true", help="print the version and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, text in COMMANDS.items():
-        node = sub.add_parser(name, help=text, description=text + ".")
+        node = sub.add_parser(name, help=text.replace("%", "%%"), description=text + ".",
+                              epilog=None if name == "list" else
+                              f"`dungeonrl {name} GAME --help` lists the options for GAME.")
         if name == "list":
             continue
         if name == "bench" and command == "bench":
@@ -419,13 +424,19 @@ def build_parser(command: str | None = None, game: str | None = None) -> Parser:
                 fn, groups, kw = _leaf_kwargs(name, spec)
                 if groups is None:
                     continue
-                leaf = games.add_parser(g, aliases=[spec.env_id], help=spec.env_id, **kw)
+                leaf = games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec), **kw)
                 _fill_leaf(leaf, groups)
             else:
-                games.add_parser(g, aliases=[spec.env_id], help=spec.env_id,
+                games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec),
                                  description=f"{text} ({g}). `dungeonrl {name} {g} --help` "
                                              "lists the options.")
     return top
+
+
+def _game_line(spec) -> str:
+    if spec.multi_agent:
+        return f"{spec.min_players}-{spec.max_players} players (PettingZoo AEC)"
+    return "1 player (Gymnasium)"
 
 
 def _add_suite_options(node: argparse.ArgumentParser) -> None:
