@@ -310,13 +310,14 @@ def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
     real, calls = train_mod.tb_log, []
 
     def interrupt_on_second(writer, m, step):
-        calls.append(step)
+        calls.append((in_tmp / "run" / "checkpoint.pt").exists())
         real(writer, m, step)
         if len(calls) == 2:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(train_mod, "tb_log", interrupt_on_second)
-    rc = cli_main(["train", "unbroken", "--steps", "100000", "--out", "run", *TINY])
+    rc = cli_main(["train", "unbroken", "--steps", "100000", "--out", "run",
+                   "--checkpoint-minutes", "1e-6", *TINY])
     text = capsys.readouterr()
     assert rc == 130, text.err
     assert "interrupted" in text.out
@@ -327,6 +328,8 @@ def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
     net, payload = load_model(run / "model.pt", dungeonrl.get_spec("unbroken"))
     assert tuple(payload["arch"]["hidden"]) == (8,) and net.arch["hidden"] == (8,)
     assert (run / "metrics.csv").exists() and _events(run / "tb")
+    assert calls == [False, True]        # --checkpoint-minutes: refreshed after iteration 1
+    assert not (run / "checkpoint.pt").exists()      # superseded by model.pt
 
 
 def test_ctrl_c_keeps_the_sb3_model(in_tmp, capsys, monkeypatch):
