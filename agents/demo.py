@@ -13,40 +13,83 @@ model and the metrics to ``runs/demo/``. ``--no-train`` skips that part.
 """
 from __future__ import annotations
 
-import argparse
+import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..cli import nonneg_int, option, positive_float, positive_int
+
+
+@dataclass
+class DemoOptions:
+    """demo"""
+
+    games: int = option(400, "games per difficulty and agent in the win-rate table",
+                        type=positive_int)
+    train_seconds: float = option(120.0, "wall-clock budget of the PPO training (the "
+                                         "evaluation comes after it)", type=positive_float)
+    eval_games: int = option(1000, "games of the final table (0: skip)", type=nonneg_int)
+    difficulty: str = option("normal", "difficulty of the PPO part",
+                             choices=("easy", "normal", "hard"))
+    character: str = option("sneak", "character of the PPO part",
+                            choices=("sneak", "sage", "hunter", "brawler", "random"))
+    out: str | None = option(None, "folder of the PPO part's files; one that holds an "
+                                   "earlier run is refused unless --overwrite",
+                             metavar="DIR", default_text="runs/demo, or the first free "
+                                                         "runs/demo-2, -3...")
+    overwrite: bool = option(False, "reuse an --out folder that holds a run")
+    no_train: bool = option(False, "skip the PPO part")
+    kickstart: bool = option(False, "clone the heuristic before PPO (agents/bc.py) instead "
+                                    "of starting from a random network")
+
+
+#: options that only the PPO part reads (refused with --no-train)
+_TRAIN_ONLY = ("train_seconds", "eval_games", "difficulty", "character", "out", "overwrite",
+               "kickstart")
+
+
+def main_options(spec):
+    """``dungeonrl demo`` is a tour of Unbroken: not available for other games."""
+    if spec.name != "unbroken":
+        return None
+    return [DemoOptions]
+
 
 def main(args=None):
+    """A first look: seeded games of the heuristic and random play, throughput,
+    then a short PPO run and its evaluation table."""
+    import sys
+    if args is None:               # python -m dungeonrl.agents.demo [options]
+        from ..cli import main as cli_main
+        return cli_main(["demo", "unbroken", *sys.argv[1:]])
+    given = getattr(args, "given", set())
+    if args.no_train and given & set(_TRAIN_ONLY):
+        bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))
+        print(f"dungeonrl demo: {', '.join(bad)} only apply to the PPO part, which "
+              f"--no-train skips", file=sys.stderr)
+        return 2
+    out = None
+    if not args.no_train:
+        from .train import choose_run_folder
+        try:
+            out = choose_run_folder(args.out, os.path.join("runs", "demo"), args.overwrite)
+        except ValueError as e:
+            print(f"dungeonrl demo: {e}", file=sys.stderr)
+            return 2
     from ..benchmarks.unbroken_balance import wilson
     from ..envs.unbroken import CHARACTERS, UnbrokenCore
     from ..envs.unbroken import consts as C
     from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
-    p = argparse.ArgumentParser(prog="dungeonrl demo")
-    p.add_argument("--games", type=int, default=400, help="games per difficulty and agent")
-    p.add_argument("--train-seconds", type=float, default=120.0,
-                   help="wall-clock budget of the PPO training (default 120)")
-    p.add_argument("--eval-games", type=int, default=1000, help="games of the final table")
-    p.add_argument("--difficulty", default="normal", help="difficulty of the PPO part")
-    p.add_argument("--character", default="sneak", help="character of the PPO part")
-    p.add_argument("--out", default="runs/demo", help="folder for the PPO part's files")
-    p.add_argument("--no-train", action="store_true", help="skip the PPO part")
-    p.add_argument("--kickstart", action="store_true",
-                   help="clone the heuristic before PPO (agents/bc.py) instead of starting "
-                        "from a random network")
-    extra = list(getattr(args, "extra", []) or []) if args is not None else []
-    opts = p.parse_args(extra)
-    n = opts.games
-
+    n = args.games
     print("dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..%d)" % (n - 1))
     core = UnbrokenCore(character="random")
     t0 = time.perf_counter()
     states = core.alloc(n)
     seeds = np.arange(n, dtype=np.uint64)
-    out = np.zeros(n, np.int8)
+    res = np.zeros(n, np.int8)
     lv = np.zeros(n, np.int8)
     sc = np.zeros(n, np.int16)
     ln = np.zeros(n, np.int32)
@@ -54,8 +97,8 @@ def main(args=None):
     for d in C.DIFFICULTIES:
         for name, pol in (("heuristic", POLICY_HEURISTIC), ("random", POLICY_RANDOM)):
             play_games(core.TR, states, seeds, -1, C.DIFFICULTIES.index(d), pol,
-                       np.uint64(2024), out, lv, sc, ln)
-            wins = int((out == C.O_WIN).sum())
+                       np.uint64(2024), res, lv, sc, ln)
+            wins = int((res == C.O_WIN).sum())
             lo, hi = wilson(wins, n)
             print(f"{d:<10} {name:<10} {wins / n:9.1%}  [{lo:5.1%}, {hi:5.1%}]  {lv.mean():10.2f}")
     print(f"(characters drawn at random among {', '.join(CHARACTERS)}; "
@@ -66,15 +109,17 @@ def main(args=None):
     v, _ = bench_vector(4096, 30, 3, character="random")
     print(f"throughput: {k:,.0f} steps/s in-kernel (1 thread, random legal play with "
           f"observations and masks), {v:,.0f} steps/s through the 4,096-env vector env")
-    if not opts.no_train:
-        train_demo(opts, seed=getattr(args, "seed", 0) if args is not None else 0)
+    if not args.no_train:
+        args.out = out
+        metrics = train_demo(args, seed=args.seed)
+        if metrics.get("interrupted"):
+            return 130
     return 0
 
 
 def train_demo(opts, seed: int = 0) -> dict:
     """Short fast-path PPO training on Unbroken, then the evaluation table."""
     from .train import build_parser, run_training
-    from .games import hooks_for
     print()
     print(f"fast-path masked PPO on Unbroken ({opts.character}, {opts.difficulty}) for "
           f"{opts.train_seconds:.0f} s: 1,024 games per numba call, no per-env Python")
@@ -83,7 +128,8 @@ def train_demo(opts, seed: int = 0) -> dict:
             "--checkpoint-minutes", "0"]
     if opts.kickstart:
         argv += ["--kickstart", "heuristic", "--bc-steps", "100000", "--bc-epochs", "2"]
-    topts = build_parser(hooks_for("unbroken")).parse_args(argv)
+    topts = build_parser(game="unbroken").parse_args(argv)
+    topts.overwrite = bool(getattr(opts, "overwrite", False))
     metrics = run_training("unbroken", "ppo", None, seed, opts.out, topts)
     print("Longer runs beat the heuristic on Normal, e.g. "
           "`dungeonrl train unbroken --minutes 20` (from scratch) or "
@@ -93,4 +139,4 @@ def train_demo(opts, seed: int = 0) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -34,6 +34,13 @@ layout version, observation/action sizes, feature and action name hashes,
 core options); :func:`load_model` raises :class:`ModelSpecError` when the
 model does not match the game it is loaded for.
 
+``PPOConfig.device`` (``"cpu"`` by default; ``"cuda"``, ``"cuda:N"``,
+``"auto"``, checked by :func:`resolve_device`) holds the network and the
+rollout storage; the game's buffers stay numpy on the CPU and are copied in
+once per step. Ctrl-C during :func:`train` ends it cleanly
+(``TrainResult.interrupted``) with the completed iterations' history and
+the network as it is, so the caller can still save them.
+
 :func:`train` drives any object with the small :class:`SingleAgentGame`
 interface (``obs``, ``masks``, ``actions`` numpy buffers; ``reset(seeds)``;
 ``step()`` filling ``reward``, ``terminated``, ``truncated``, ``final_obs``,
@@ -61,7 +68,7 @@ from .modelspec import ModelSpecError, check_model_spec, model_spec
 
 __all__ = ["PPOConfig", "ActorCritic", "SingleAgentGame", "train", "TrainResult",
            "save_model", "load_model", "masked_logits", "set_torch_threads",
-           "ModelSpecError", "NEG_LOGIT", "MODEL_FORMAT"]
+           "ModelSpecError", "NEG_LOGIT", "MODEL_FORMAT", "resolve_device"]
 
 #: value given to illegal actions' logits: exp(-1e8 - max) == 0 exactly in float32,
 #: and 0 * -1e8 == 0 in the entropy (``finfo.min`` would overflow to -inf and give NaN)
@@ -98,6 +105,7 @@ class PPOConfig:
     activation: str = "tanh"           #: "tanh" or "relu"
     shared: bool = False               #: one trunk for actor and critic
     torch_threads: int = 0             #: 0 = 1 thread (see set_torch_threads)
+    device: str = "cpu"                #: torch device of the network and the rollout storage
 
     @property
     def batch_size(self) -> int:
@@ -106,6 +114,32 @@ class PPOConfig:
     @property
     def minibatch_size(self) -> int:
         return max(1, self.batch_size // self.num_minibatches)
+
+
+def resolve_device(name: str | None = "cpu") -> torch.device:
+    """The torch device for ``name``: ``"cpu"`` (the default), ``"cuda"``,
+    ``"cuda:N"``, or ``"auto"`` (CUDA when torch sees a GPU, else CPU).
+    Asking for CUDA without one raises ``ValueError`` saying why."""
+    name = (name or "cpu").strip().lower()
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"--device {name!r}: use cpu, cuda, cuda:N or auto") from None
+    if dev.type == "cpu":
+        return dev
+    if dev.type != "cuda":
+        raise ValueError(f"--device {name!r}: use cpu, cuda, cuda:N or auto")
+    if not torch.cuda.is_available():
+        why = ("this torch is a CPU-only build" if torch.version.cuda is None
+               else "torch sees no CUDA device")
+        raise ValueError(f"--device {name}: no CUDA device is available ({why}, torch "
+                         f"{torch.__version__}); use --device cpu (or auto)")
+    if dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"--device {name}: there are {torch.cuda.device_count()} CUDA "
+                         f"device(s), numbered from 0")
+    return dev
 
 
 def set_torch_threads(n: int = 0) -> int:
@@ -191,7 +225,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def sample_actions(logits: torch.Tensor, gen: torch.Generator | None = None):
     """Gumbel-max sample of masked logits; returns ``(action, log_prob)``."""
-    u = torch.rand(logits.shape, generator=gen).clamp_(min=1e-20)
+    u = torch.rand(logits.shape, generator=gen, device=logits.device).clamp_(min=1e-20)
     action = (logits - torch.log(-torch.log(u))).argmax(dim=1)
     logp = torch.log_softmax(logits, dim=1).gather(1, action.unsqueeze(1)).squeeze(1)
     return action, logp
@@ -238,6 +272,7 @@ class TrainResult:
     core: object
     global_step: int
     seconds: float
+    interrupted: bool = False   #: stopped by Ctrl-C (KeyboardInterrupt); the net is usable
 
 
 def _explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
@@ -252,10 +287,17 @@ def train(cfg: PPOConfig, *, core=None, game=None,
     :class:`SingleAgentGame` interface) defaults to ``cfg.env`` built with
     ``cfg.core_kwargs``. ``callback(metrics, net)`` runs after every
     iteration; returning ``True`` stops training. ``net`` continues training
-    an existing network."""
+    an existing network. ``cfg.device`` holds the network and the rollout
+    storage (the game's buffers stay numpy on the CPU).
+
+    Ctrl-C (``KeyboardInterrupt``) ends training cleanly: the result has
+    ``interrupted=True``, the iterations completed so far in ``history``
+    and the network as it is (a valid network: an interrupted update step
+    leaves finite weights)."""
     threads = set_torch_threads(cfg.torch_threads)
+    device = resolve_device(cfg.device)
     torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed)
+    gen = torch.Generator(device=device).manual_seed(cfg.seed)
     if game is None:
         core = core if core is not None else resolve_core(cfg.env, dict(cfg.core_kwargs))
         game = SingleAgentGame(core, cfg.num_envs)
@@ -265,16 +307,18 @@ def train(cfg: PPOConfig, *, core=None, game=None,
     N, T, O, A = game.num_envs, cfg.num_steps, spec.obs_size, spec.num_actions
     if net is None:
         net = ActorCritic(O, A, cfg.hidden, cfg.activation, cfg.shared)
+    net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
 
     # preallocated rollout storage (time-major: [step, env])
-    obs = torch.zeros((T, N, O))
-    masks = torch.zeros((T, N, A), dtype=torch.bool)
-    actions = torch.zeros((T, N), dtype=torch.int64)
-    logprobs = torch.zeros((T, N))
-    rewards = torch.zeros((T, N))
-    ends = torch.zeros((T, N))        # 1 = the episode ended on this transition
-    values = torch.zeros((T, N))
+    obs = torch.zeros((T, N, O), device=device)
+    masks = torch.zeros((T, N, A), dtype=torch.bool, device=device)
+    actions = torch.zeros((T, N), dtype=torch.int64, device=device)
+    logprobs = torch.zeros((T, N), device=device)
+    rewards = torch.zeros((T, N), device=device)
+    ends = torch.zeros((T, N), device=device)   # 1 = the episode ended on this transition
+    values = torch.zeros((T, N), device=device)
+    on_cpu = device.type == "cpu"
 
     # zero-copy views of the game's numpy buffers
     obs_now = torch.from_numpy(game.obs)
@@ -289,138 +333,148 @@ def train(cfg: PPOConfig, *, core=None, game=None,
     history: list[dict] = []
     global_step, iteration = 0, 0
     t_start = time.perf_counter()
-
-    while global_step < cfg.total_steps:
-        elapsed = time.perf_counter() - t_start
-        if cfg.max_seconds is not None and elapsed >= cfg.max_seconds:
-            break
-        iteration += 1
-        frac = global_step / cfg.total_steps
-        if cfg.max_seconds:
-            frac = max(frac, elapsed / cfg.max_seconds)
-        lr = cfg.learning_rate * (1.0 - frac) if cfg.anneal_lr else cfg.learning_rate
-        for g in optimizer.param_groups:
-            g["lr"] = lr
-
-        # ---- rollout ----
-        t0 = time.perf_counter()
-        ep_stats: dict[str, list] = {"return": [], "length": []}
-        with torch.no_grad():
-            for t in range(T):
-                obs[t].copy_(obs_now)
-                torch.ne(mask_now, 0, out=masks[t])
-                logits, value = net(obs[t])
-                action, logp = sample_actions(masked_logits(logits, masks[t]), gen)
-                actions[t], logprobs[t], values[t] = action, logp, value
-                act_now.copy_(action)
-                game.step()                                   # one numba call, all envs
-                rewards[t].copy_(reward_now)
-                done = game.terminated | game.truncated
-                if game.truncated.any():                      # bootstrap cut-off episodes
-                    rows = np.flatnonzero(game.truncated & ~game.terminated)
-                    if len(rows):
-                        v = net.value(torch.from_numpy(game.final_obs[rows]))
-                        rewards[t, torch.from_numpy(rows)] += cfg.gamma * v
-                ends[t] = torch.from_numpy(done)
-                ep_return += game.reward
-                ep_length += 1
-                if done.any():
-                    rows = np.flatnonzero(done)
-                    st = hooks.episode_stats(core, game.final_states, rows, game.reward[rows])
-                    for k, v in st.items():
-                        ep_stats.setdefault(k, []).append(np.asarray(v, np.float64))
-                    ep_stats["return"].append(ep_return[rows].copy())
-                    ep_stats["length"].append(ep_length[rows].astype(np.float64))
-                    ep_return[rows] = 0.0
-                    ep_length[rows] = 0
-            next_value = net.value(obs_now)
-        global_step += batch
-        t_rollout = time.perf_counter() - t0
-
-        # ---- generalised advantage estimation (explicit loop) ----
-        with torch.no_grad():
-            advantages = torch.zeros_like(rewards)
-            last = torch.zeros(N)
-            for t in reversed(range(T)):
-                nxt = next_value if t == T - 1 else values[t + 1]
-                nonterminal = 1.0 - ends[t]
-                delta = rewards[t] + cfg.gamma * nxt * nonterminal - values[t]
-                last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
-                advantages[t] = last
-            returns = advantages + values
-
-        # ---- update, under the masks stored at sampling time ----
-        t1 = time.perf_counter()
-        b_obs, b_masks = obs.reshape(batch, O), masks.reshape(batch, A)
-        b_actions, b_logprobs = actions.reshape(batch), logprobs.reshape(batch)
-        b_adv, b_ret, b_val = advantages.reshape(batch), returns.reshape(batch), values.reshape(batch)
-        kls, clipfracs, pg_losses, v_losses, entropies = [], [], [], [], []
-        stop = False
-        for _epoch in range(cfg.update_epochs):
-            perm = torch.randperm(batch, generator=gen)
-            for start in range(0, batch, mb):
-                idx = perm[start:start + mb]
-                logits, newvalue = net(b_obs[idx])
-                logp_all = torch.log_softmax(masked_logits(logits, b_masks[idx]), dim=1)
-                newlogp = logp_all.gather(1, b_actions[idx].unsqueeze(1)).squeeze(1)
-                entropy = -(logp_all.exp() * logp_all).sum(1)   # masked actions add 0
-                logratio = newlogp - b_logprobs[idx]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    kls.append(((ratio - 1) - logratio).mean().item())
-                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
-                adv = b_adv[idx]
-                if cfg.norm_adv and len(idx) > 1:
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg_loss = torch.max(-adv * ratio,
-                                    -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                if cfg.clip_vloss:
-                    v_clipped = b_val[idx] + (newvalue - b_val[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                    v_loss = 0.5 * torch.max((newvalue - b_ret[idx]) ** 2,
-                                             (v_clipped - b_ret[idx]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - b_ret[idx]) ** 2).mean()
-                ent = entropy.mean()
-                loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                pg_losses.append(pg_loss.item())
-                v_losses.append(v_loss.item())
-                entropies.append(ent.item())
-            if cfg.target_kl is not None and np.mean(kls[-(batch // mb):]) > cfg.target_kl:
-                stop = True
+    interrupted = False
+    try:
+        while global_step < cfg.total_steps:
+            elapsed = time.perf_counter() - t_start
+            if cfg.max_seconds is not None and elapsed >= cfg.max_seconds:
                 break
-        t_update = time.perf_counter() - t1
+            iteration += 1
+            frac = global_step / cfg.total_steps
+            if cfg.max_seconds:
+                frac = max(frac, elapsed / cfg.max_seconds)
+            lr = cfg.learning_rate * (1.0 - frac) if cfg.anneal_lr else cfg.learning_rate
+            for g in optimizer.param_groups:
+                g["lr"] = lr
 
-        # ---- diagnostics ----
-        now = time.perf_counter() - t_start
-        eps = {k: np.concatenate(v) if v else np.zeros(0) for k, v in ep_stats.items()}
-        n_eps = len(eps["return"])
-        m = {
-            "iteration": iteration, "global_step": global_step, "time_s": now,
-            "sps": global_step / now, "sps_iter": batch / (t_rollout + t_update),
-            "rollout_s": t_rollout, "update_s": t_update, "lr": lr,
-            "episodes": n_eps,
-            "win_rate": float(eps["win"].mean()) if n_eps else float("nan"),
-            "mean_return": float(eps["return"].mean()) if n_eps else float("nan"),
-            "mean_length": float(eps["length"].mean()) if n_eps else float("nan"),
-            "approx_kl": float(np.mean(kls)), "clipfrac": float(np.mean(clipfracs)),
-            "entropy": float(np.mean(entropies)), "pg_loss": float(np.mean(pg_losses)),
-            "v_loss": float(np.mean(v_losses)),
-            "explained_variance": _explained_variance(b_val.numpy(), b_ret.numpy()),
-            "early_stop": stop, "torch_threads": threads,
-        }
-        for k, v in eps.items():
-            if k not in ("win", "return", "length") and n_eps:
-                m[f"mean_{k}"] = float(v.mean())
-        history.append(m)
-        if callback is not None and callback(m, net):
-            break
+            # ---- rollout ----
+            t0 = time.perf_counter()
+            ep_stats: dict[str, list] = {"return": [], "length": []}
+            with torch.no_grad():
+                for t in range(T):
+                    obs[t].copy_(obs_now)
+                    if on_cpu:
+                        torch.ne(mask_now, 0, out=masks[t])
+                    else:
+                        masks[t].copy_(mask_now.ne(0))
+                    logits, value = net(obs[t])
+                    action, logp = sample_actions(masked_logits(logits, masks[t]), gen)
+                    actions[t], logprobs[t], values[t] = action, logp, value
+                    act_now.copy_(action)
+                    game.step()                                   # one numba call, all envs
+                    rewards[t].copy_(reward_now)
+                    done = game.terminated | game.truncated
+                    if game.truncated.any():                      # bootstrap cut-off episodes
+                        rows = np.flatnonzero(game.truncated & ~game.terminated)
+                        if len(rows):
+                            v = net.value(torch.from_numpy(game.final_obs[rows]).to(device))
+                            rewards[t, torch.from_numpy(rows).to(device)] += cfg.gamma * v
+                    ends[t].copy_(torch.from_numpy(done))
+                    ep_return += game.reward
+                    ep_length += 1
+                    if done.any():
+                        rows = np.flatnonzero(done)
+                        st = hooks.episode_stats(core, game.final_states, rows, game.reward[rows])
+                        for k, v in st.items():
+                            ep_stats.setdefault(k, []).append(np.asarray(v, np.float64))
+                        ep_stats["return"].append(ep_return[rows].copy())
+                        ep_stats["length"].append(ep_length[rows].astype(np.float64))
+                        ep_return[rows] = 0.0
+                        ep_length[rows] = 0
+                next_value = net.value(obs_now.to(device))
+            global_step += batch
+            t_rollout = time.perf_counter() - t0
 
+            # ---- generalised advantage estimation (explicit loop) ----
+            with torch.no_grad():
+                advantages = torch.zeros_like(rewards)
+                last = torch.zeros(N, device=device)
+                for t in reversed(range(T)):
+                    nxt = next_value if t == T - 1 else values[t + 1]
+                    nonterminal = 1.0 - ends[t]
+                    delta = rewards[t] + cfg.gamma * nxt * nonterminal - values[t]
+                    last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+                    advantages[t] = last
+                returns = advantages + values
+
+            # ---- update, under the masks stored at sampling time ----
+            t1 = time.perf_counter()
+            b_obs, b_masks = obs.reshape(batch, O), masks.reshape(batch, A)
+            b_actions, b_logprobs = actions.reshape(batch), logprobs.reshape(batch)
+            b_adv, b_ret, b_val = advantages.reshape(batch), returns.reshape(batch), values.reshape(batch)
+            kls, clipfracs, pg_losses, v_losses, entropies = [], [], [], [], []
+            stop = False
+            for _epoch in range(cfg.update_epochs):
+                perm = torch.randperm(batch, generator=gen, device=device)
+                for start in range(0, batch, mb):
+                    idx = perm[start:start + mb]
+                    logits, newvalue = net(b_obs[idx])
+                    logp_all = torch.log_softmax(masked_logits(logits, b_masks[idx]), dim=1)
+                    newlogp = logp_all.gather(1, b_actions[idx].unsqueeze(1)).squeeze(1)
+                    entropy = -(logp_all.exp() * logp_all).sum(1)   # masked actions add 0
+                    logratio = newlogp - b_logprobs[idx]
+                    ratio = logratio.exp()
+                    with torch.no_grad():
+                        kls.append(((ratio - 1) - logratio).mean().item())
+                        clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                    adv = b_adv[idx]
+                    if cfg.norm_adv and len(idx) > 1:
+                        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                    pg_loss = torch.max(-adv * ratio,
+                                        -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                    if cfg.clip_vloss:
+                        v_clipped = b_val[idx] + (newvalue - b_val[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                        v_loss = 0.5 * torch.max((newvalue - b_ret[idx]) ** 2,
+                                                 (v_clipped - b_ret[idx]) ** 2).mean()
+                    else:
+                        v_loss = 0.5 * ((newvalue - b_ret[idx]) ** 2).mean()
+                    ent = entropy.mean()
+                    loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+                    optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                    optimizer.step()
+                    pg_losses.append(pg_loss.item())
+                    v_losses.append(v_loss.item())
+                    entropies.append(ent.item())
+                if cfg.target_kl is not None and np.mean(kls[-(batch // mb):]) > cfg.target_kl:
+                    stop = True
+                    break
+            t_update = time.perf_counter() - t1
+
+            # ---- diagnostics ----
+            now = time.perf_counter() - t_start
+            eps = {k: np.concatenate(v) if v else np.zeros(0) for k, v in ep_stats.items()}
+            n_eps = len(eps["return"])
+            m = {
+                "iteration": iteration, "global_step": global_step, "time_s": now,
+                "sps": global_step / now, "sps_iter": batch / (t_rollout + t_update),
+                "rollout_s": t_rollout, "update_s": t_update, "lr": lr,
+                "episodes": n_eps,
+                "win_rate": float(eps["win"].mean()) if n_eps else float("nan"),
+                "mean_return": float(eps["return"].mean()) if n_eps else float("nan"),
+                "mean_length": float(eps["length"].mean()) if n_eps else float("nan"),
+                "approx_kl": float(np.mean(kls)), "clipfrac": float(np.mean(clipfracs)),
+                "entropy": float(np.mean(entropies)), "pg_loss": float(np.mean(pg_losses)),
+                "v_loss": float(np.mean(v_losses)),
+                "explained_variance": _explained_variance(b_val.cpu().numpy(),
+                                                          b_ret.cpu().numpy()),
+                "early_stop": stop, "torch_threads": threads,
+            }
+            for k, v in eps.items():
+                if k not in ("win", "return", "length") and n_eps:
+                    m[f"mean_{k}"] = float(v.mean())
+            history.append(m)
+            if callback is not None and callback(m, net):
+                break
+
+    except KeyboardInterrupt:
+        # the iterations in `history` are complete; a cut rollout or update is dropped
+        interrupted = True
+        global_step = history[-1]["global_step"] if history else 0
     return TrainResult(net=net, config=cfg, history=history, core=core,
-                       global_step=global_step, seconds=time.perf_counter() - t_start)
+                       global_step=global_step, seconds=time.perf_counter() - t_start,
+                       interrupted=interrupted)
 
 
 # --- saving and loading --------------------------------------------------------------
@@ -436,7 +490,7 @@ def save_model(path, net: ActorCritic, core, *, config: PPOConfig | None = None,
         "dungeonrl_version": __version__,
         "model_spec": model_spec(core.spec, core_kwargs),
         "arch": dict(net.arch),
-        "state_dict": net.state_dict(),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
         "config": _plain(asdict(config)) if config is not None else {},
         "metrics": _plain(metrics or {}),
     }

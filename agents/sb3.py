@@ -39,7 +39,7 @@ from .modelspec import model_spec
 from .policy import SB3_META_NAME
 
 __all__ = ["SB3Config", "policy_kwargs", "MLPTrunk", "train_sb3", "save_sb3",
-           "TrainProgress", "SnapshotCallback", "tensorboard_available"]
+           "TrainProgress", "SnapshotCallback", "TimeBudget", "tensorboard_available"]
 
 
 @dataclass
@@ -69,6 +69,8 @@ class SB3Config:
     tensorboard: bool = True        #: log to out/tb when tensorboard is installed
     progress: str | None = "tqdm"   #: "tqdm", "rich" or None
     torch_threads: int = 0
+    device: str = "cpu"             #: torch device ("cpu", "cuda", "cuda:N", "auto")
+    max_seconds: float | None = None  #: wall-clock budget of ``learn`` (stops early)
 
 
 def tensorboard_available() -> bool:
@@ -135,9 +137,10 @@ class TrainProgress(_callback_base()):
                   "train/entropy_loss": "entropy_loss", "train/policy_gradient_loss": "pg_loss",
                   "train/value_loss": "v_loss", "train/explained_variance": "explained_variance"}
 
-    def __init__(self, total: int, bar: bool = True, desc: str = "MaskablePPO"):
+    def __init__(self, total: int | None, bar: bool = True, desc: str = "MaskablePPO"):
         super().__init__()
-        self.total, self.use_bar, self.desc = int(total), bool(bar), desc
+        self.total = int(total) if total else None     # None: open-ended (a time budget)
+        self.use_bar, self.desc = bool(bar), desc
         self.history: list = []
         self.recent = RecentRate(2000)
         self._reset_chunk()
@@ -203,6 +206,21 @@ class TrainProgress(_callback_base()):
             self.bar.close()
 
 
+class TimeBudget(_callback_base()):
+    """Stops ``learn`` once ``seconds`` of wall-clock time have passed since
+    training started (checked after every vector step)."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.seconds = float(seconds)
+
+    def _on_training_start(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        return time.perf_counter() - self.t0 < self.seconds
+
+
 # --- training and saving ----------------------------------------------------------------
 class SnapshotCallback(_callback_base()):
     """Self-play: add a frozen copy of the policy to the view's pool at the
@@ -230,11 +248,20 @@ class SnapshotCallback(_callback_base()):
 
 
 def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
-              make_view=None, snapshot_every: int = 0):
+              make_view=None, snapshot_every: int = 0, before_start=None,
+              stop_on_interrupt: bool = False):
     """Train MaskablePPO; returns ``(model, history, core)``. With ``out_dir``:
     checkpoints under ``out_dir/checkpoints``, the eval callback's best model
     and ``evaluations.npz`` under ``out_dir/eval``, TensorBoard logs under
-    ``out_dir/tb``.
+    ``out_dir/tb``. ``cfg.max_seconds`` stops training when the time is up;
+    ``cfg.device`` places the network (``"cpu"`` by default).
+
+    ``before_start()`` runs after the envs and the model are built, before
+    anything is written (the CLI creates the run folder there, so a failed
+    setup leaves nothing behind). ``stop_on_interrupt``: Ctrl-C
+    (``KeyboardInterrupt``) during ``learn`` ends training cleanly and the
+    model is returned with ``model.dungeonrl_interrupted = True`` (False
+    otherwise); without it the interrupt propagates.
 
     Multi-seat games: ``make_view(n, seed, opponents=None)`` builds a
     self-play view (:func:`dungeonrl.agents.selfplay.make_view`) that the
@@ -246,9 +273,10 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
     from stable_baselines3.common.callbacks import CheckpointCallback, ProgressBarCallback
 
     from ..envs.core.vector import DungeonSB3VecEnv
-    from .ppo import set_torch_threads
+    from .ppo import resolve_device, set_torch_threads
 
     set_torch_threads(cfg.torch_threads)
+    device = resolve_device(cfg.device)
     view = None
     if make_view is not None:
         view = make_view(cfg.num_envs, cfg.seed)
@@ -266,16 +294,22 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
         gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
         vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
         policy_kwargs=policy_kwargs(cfg.hidden, cfg.activation, cfg.shared),
-        tensorboard_log=tb, seed=cfg.seed, device="cpu", verbose=verbose)
+        tensorboard_log=tb, seed=cfg.seed, device=device, verbose=verbose)
 
     rich_bar = cfg.progress == "rich" and _rich_available()
-    progress = TrainProgress(cfg.total_steps, bar=cfg.progress is not None and not rich_bar,
+    open_ended = cfg.max_seconds is not None and cfg.total_steps >= 10**12
+    progress = TrainProgress(None if open_ended else cfg.total_steps,
+                             bar=cfg.progress is not None and not rich_bar,
                              desc=f"MaskablePPO {core.spec.name}")
     callbacks = [progress]
+    if cfg.max_seconds is not None:
+        callbacks.append(TimeBudget(cfg.max_seconds))
     if view is not None and snapshot_every and view.snapshot_weight > 0:
         callbacks.append(SnapshotCallback(view, snapshot_every, cfg.seed))
     if rich_bar:
         callbacks.append(ProgressBarCallback())
+    if before_start is not None:
+        before_start()
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
         if cfg.checkpoint_every:
@@ -297,9 +331,20 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
                 best_model_save_path=os.path.join(out_dir, "eval"),
                 log_path=os.path.join(out_dir, "eval"), deterministic=True, verbose=0,
                 warn=False))
+    model.dungeonrl_interrupted = False
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Monitor wrapper.*")
-        model.learn(cfg.total_steps, callback=callbacks, tb_log_name="maskable_ppo")
+        try:
+            model.learn(cfg.total_steps, callback=callbacks, tb_log_name="maskable_ppo")
+        except KeyboardInterrupt:
+            if not stop_on_interrupt:
+                raise
+            model.dungeonrl_interrupted = True
+            progress._on_training_end()          # close the bar
+            try:
+                model.logger.close()             # flush the TensorBoard events
+            except Exception:                    # pragma: no cover - logger not set up
+                pass
     return model, progress.history, core
 
 

@@ -12,16 +12,43 @@ its evaluation callback, checkpoints and TensorBoard logs. Both use the same
 network (``--hidden``, ``--activation``, ``--shared``).
 
 A tqdm bar shows the live win rate (last 2,000 training episodes), the mean
-Level and steps/s. ``--out`` (default ``runs/<game>-<algo>-s<seed>``) then
-holds:
+Level and steps/s. The run folder then holds:
 
 * ``model.pt`` (fast path) or ``model.zip`` (SB3), carrying the model spec;
   the fast path also refreshes ``checkpoint.pt`` every ``--checkpoint-minutes``;
 * ``metrics.csv`` (one row per iteration: steps, time, steps/s, win rate,
   mean Level, return, approx_kl, clipfrac, entropy, explained variance...)
   and ``metrics.json`` (config, history, final evaluation);
+* ``tb/``: TensorBoard event files (``tensorboard --logdir runs``): the fast
+  path writes ``tb/ppo`` (``rollout/win_rate``, ``rollout/mean_return``,
+  ``train/approx_kl``, ``train/entropy``..., ``time/sps``, one point per
+  iteration, and ``eval/<agent>/win_rate`` after the final evaluation);
+  SB3 writes its own ``tb/maskable_ppo_1``;
 * ``learning_curve.png``: training win rate against env steps, with the
   heuristic's and random play's evaluated win rates as reference lines.
+
+Runs a user can trust:
+
+* **Run folders are never overwritten silently.** ``--out DIR`` that already
+  holds files is refused (exit code 2) unless ``--overwrite``, which
+  replaces the run's own files there (:data:`RUN_FILES`) and nothing else.
+  Without ``--out`` the run goes to ``runs/<game>-<algo>-s<seed>``, or, when
+  that holds an earlier run, to the first free ``...-2``, ``...-3`` (as RL
+  Zoo numbers its runs), and says so.
+* **A failed check creates nothing**: options, values, the device, the
+  opponent pool, ``--init`` and the run folder are all checked before the
+  folder is created.
+* **Ctrl-C** during training keeps what there is: the model, the metrics so
+  far (``metrics.json`` with ``"interrupted": true``), the CSV, the curve
+  and the TensorBoard logs; the final evaluation is skipped and the command
+  exits with code 130. A Ctrl-C during the final evaluation keeps the model
+  and the training metrics (both are written before the evaluation starts).
+* **``--minutes``** bounds the training itself (setup and ``--kickstart``
+  included, for both algos); the final evaluation runs after it and is not
+  included: the last line reports both times.
+* **``--device``**: ``cpu`` (default), ``cuda``, ``cuda:N`` or ``auto``; the
+  network and the rollout storage live there, the games stay numpy on the
+  CPU. Asking for CUDA without one is an error that says why.
 
 At the end the agent is evaluated on ``--eval-games`` seeded games (default
 1,000; 0 skips) against the heuristic and random play on the same games.
@@ -45,91 +72,262 @@ results against the same opponents for reference.
 from __future__ import annotations
 
 import argparse
+import copy
+import math
 import os
+import shutil
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
+from ..cli import nonneg_float, nonneg_int, option, positive_float, positive_int
 from .games import add_core_options, core_kwargs_from, hooks_for
 
-__all__ = ["main", "build_parser", "run_training"]
+__all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",
+           "RUN_FILES", "TrainOptions", "NetworkOptions", "FastPathOptions", "SelfPlayOptions"]
 
 
-def build_parser(hooks, multi: bool = False) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dungeonrl train", description=__doc__.split("\n\n")[0])
-    p.add_argument("--algo", choices=("ppo", "sb3"), default="ppo",
-                   help="ppo: the fast path (default); sb3: sb3-contrib MaskablePPO")
-    p.add_argument("--steps", type=int, default=None, help="env steps to train for")
-    p.add_argument("--minutes", type=float, default=None,
-                   help="wall-clock budget (fast path; the learning rate anneals over it)")
-    p.add_argument("--num-steps", type=int, default=None, help="rollout length per env")
-    p.add_argument("--epochs", type=int, default=None, help="update epochs per iteration")
-    p.add_argument("--minibatches", type=int, default=None, help="minibatches per epoch (fast path)")
-    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (sb3)")
-    p.add_argument("--lr", type=float, default=None, help="learning rate")
-    p.add_argument("--ent-coef", type=float, default=None)
-    p.add_argument("--gamma", type=float, default=None)
-    p.add_argument("--hidden", default=None, help="MLP sizes, e.g. 256,256")
-    p.add_argument("--activation", choices=("tanh", "relu"), default=None)
-    p.add_argument("--shared", action="store_true", help="one trunk for actor and critic")
-    p.add_argument("--torch-threads", type=int, default=0, help="torch intra-op threads (0: 1, the fastest on the 2-core machine)")
-    p.add_argument("--eval-games", type=int, default=1000,
-                   help="games of the final evaluation (0: skip)")
-    p.add_argument("--checkpoint-minutes", type=float, default=5.0,
-                   help="fast path: refresh checkpoint.pt this often")
-    p.add_argument("--progress", choices=("tqdm", "rich", "none"), default="tqdm",
-                   help="progress bar (rich: SB3's own bar, sb3 only)")
-    p.add_argument("--init", default=None, help="fast path: continue from a saved model")
-    p.add_argument("--kickstart", default=None, metavar="AGENT",
-                   help="fast path: clone AGENT (e.g. heuristic) before PPO (agents/bc.py); "
-                        "the time it takes counts in --minutes")
-    p.add_argument("--bc-steps", type=int, default=300_000, help="teacher decisions to clone")
-    p.add_argument("--bc-epochs", type=int, default=3)
-    p.add_argument("--dagger-rounds", type=int, default=0,
-                   help="rounds of student play labelled by the teacher after cloning")
-    add_core_options(p, hooks)
-    if multi:
-        g = p.add_argument_group("self-play (multi-seat games)")
-        g.add_argument("--opponents", default=None, metavar="POOL",
-                       help="opponent pool NAME[:WEIGHT],... with names self (snapshots of "
-                            "the learner), heuristic, random or a saved model "
-                            f"(default {hooks.selfplay_defaults})")
-        g.add_argument("--snapshot-every", type=int, default=10, metavar="ITERS",
-                       help="add a snapshot of the learner to the pool every ITERS "
-                            "iterations (sb3: rollouts)")
-        g.add_argument("--snapshot-slots", type=int, default=8,
-                       help="snapshots kept in the pool (the oldest is replaced)")
-        g.add_argument("--eval-opponents", default="heuristic,random",
-                       help="opponents of the final evaluation (comma-separated agents)")
-    return p
+# --- options (the `dungeonrl train GAME` leaf of dungeonrl.cli's tree) --------------------
+@dataclass
+class TrainOptions:
+    """training run"""
+
+    algo: str = option("ppo", "ppo: the fast path (agents/ppo.py); sb3: sb3-contrib "
+                              "MaskablePPO on the native VecEnv", choices=("ppo", "sb3"))
+    steps: int | None = option(None, "env steps (decisions) to train for",
+                               flags=("--steps", "--timesteps"), type=positive_int,
+                               default_text="ppo 1,000,000, sb3 200,000; with --minutes: "
+                                            "until the time is up")
+    minutes: float | None = option(
+        None, "wall-clock budget of the training itself (setup and --kickstart included; "
+              "the final evaluation runs after it and is NOT included); with --steps, "
+              "whichever ends first; the fast path anneals its learning rate over it",
+        type=positive_float, default_text="no time limit")
+    num_envs: int | None = option(None, "games stepped together", type=positive_int,
+                                  default_text="ppo 1024, sb3 64")
+    out: str | None = option(None, "run folder; one that already holds a run is refused "
+                                   "unless --overwrite", metavar="DIR",
+                             default_text="runs/<game>-<algo>-s<seed>, or the first free "
+                                          "<that>-2, -3... when it holds a run")
+    overwrite: bool = option(False, "reuse an --out folder that holds a run: its run files "
+                                    "(model, checkpoints, metrics, curve, tb/) are replaced")
+    device: str = option("cpu", "torch device: cpu, cuda, cuda:N, or auto (cuda when present)")
+    torch_threads: int = option(0, "torch intra-op threads (0: 1, the fastest on a 2-core "
+                                   "machine)", type=nonneg_int)
+    eval_games: int = option(1000, "games of the final evaluation (0: skip)", type=nonneg_int)
+    progress: str = option("tqdm", "progress bar (rich: SB3's own bar, --algo sb3 only)",
+                           choices=("tqdm", "rich", "none"))
 
 
-def _cli_default(dest: str):
-    from .evaluate import _cli_default as d
-    return d("train", dest)
+@dataclass
+class NetworkOptions:
+    """network and PPO hyperparameters (the same network for both algos)"""
+
+    hidden: str | None = option(None, "MLP layer sizes, comma-separated", metavar="SIZES",
+                                default_text="256,256")
+    activation: str | None = option(None, "activation of the MLPs", choices=("tanh", "relu"),
+                                    default_text="tanh")
+    shared: bool = option(False, "one trunk for actor and critic (default: two MLPs)")
+    num_steps: int | None = option(None, "rollout length per env", type=positive_int)
+    epochs: int | None = option(None, "update epochs per iteration", type=positive_int)
+    lr: float | None = option(None, "learning rate", type=positive_float)
+    ent_coef: float | None = option(None, "entropy coefficient", type=nonneg_float)
+    gamma: float | None = option(None, "discount factor", type=positive_float)
+    minibatches: int | None = option(None, "minibatches per epoch", type=positive_int,
+                                     algos=("ppo",))
+    batch_size: int | None = option(None, "minibatch size", type=positive_int, algos=("sb3",))
 
 
-def _given(args, dest: str):
-    """The CLI's own option ``dest`` if the user set it (a value different
-    from the CLI parser's default), else None."""
-    v = getattr(args, dest, None)
-    return None if v is None or v == _cli_default(dest) else v
+@dataclass
+class FastPathOptions:
+    """fast path only (--algo ppo)"""
+
+    checkpoint_minutes: float = option(5.0, "refresh checkpoint.pt this often (0: never)",
+                                       type=nonneg_float, algos=("ppo",))
+    init: str | None = option(None, "continue from a saved model (.pt)", metavar="MODEL",
+                              algos=("ppo",), default_text="a fresh network")
+    kickstart: str | None = option(None, "clone AGENT (e.g. heuristic) before PPO "
+                                         "(agents/bc.py); its time counts in --minutes",
+                                   metavar="AGENT", algos=("ppo",), default_text="no cloning")
+    bc_steps: int = option(300_000, "teacher decisions to clone", type=positive_int,
+                           algos=("ppo",), requires="kickstart")
+    bc_epochs: int = option(3, "cloning epochs", type=positive_int, algos=("ppo",),
+                            requires="kickstart")
+    dagger_rounds: int = option(0, "rounds of student play labelled by the teacher after "
+                                   "cloning", type=nonneg_int, algos=("ppo",),
+                                requires="kickstart")
+
+
+@dataclass
+class SelfPlayOptions:
+    """self-play (multi-seat games)"""
+
+    opponents: str | None = option(None, "opponent pool NAME[:WEIGHT],... with names self "
+                                         "(snapshots of the learner), heuristic, random or a "
+                                         "saved model", metavar="POOL")
+    snapshot_every: int = option(10, "add a snapshot of the learner to the pool every ITERS "
+                                     "iterations (sb3: rollouts)", type=positive_int,
+                                 metavar="ITERS")
+    snapshot_slots: int = option(8, "snapshots kept in the pool (the oldest is replaced)",
+                                 type=positive_int)
+    eval_opponents: str = option("heuristic,random", "opponents of the final evaluation "
+                                                     "(comma-separated agents)")
+
+
+#: PPOConfig / SB3Config field behind each per-algo hyperparameter option
+_ALGO_FIELDS = {"num_steps": ("num_steps", "n_steps"), "epochs": ("update_epochs", "n_epochs"),
+                "lr": ("learning_rate", "learning_rate"), "ent_coef": ("ent_coef", "ent_coef"),
+                "gamma": ("gamma", "gamma"), "minibatches": ("num_minibatches", None),
+                "batch_size": (None, "batch_size")}
+
+
+def main_options(spec) -> list:
+    """The option groups of ``dungeonrl train GAME`` (see :mod:`dungeonrl.cli`);
+    the per-algo defaults shown come from :class:`PPOConfig` and
+    :class:`SB3Config`."""
+    from dataclasses import fields as dc_fields
+    from .ppo import PPOConfig
+    ppo = {f.name: f.default for f in dc_fields(PPOConfig)}
+    try:
+        from .sb3 import SB3Config
+        sb3 = {f.name: f.default for f in dc_fields(SB3Config)}
+    except ImportError:          # pragma: no cover - stable-baselines3 missing
+        sb3 = {}
+    net = _with_default_texts(NetworkOptions, {
+        k: ", ".join(f"{algo} {src[f]:g}" for algo, src, f in
+                     (("ppo", ppo, a), ("sb3", sb3, b)) if f and f in src)
+        for k, (a, b) in _ALGO_FIELDS.items()})
+    hooks = hooks_for(spec.name)
+    game = argparse.ArgumentParser(add_help=False, description=f"{spec.name} options")
+    add_core_options(game, hooks)
+    groups = [TrainOptions, net, FastPathOptions, game]
+    if spec.multi_agent:
+        groups.append(_with_default_texts(SelfPlayOptions,
+                                          {"opponents": hooks.selfplay_defaults}))
+    return groups
+
+
+def _with_default_texts(cls, texts: dict):
+    """A copy of the options dataclass ``cls`` whose ``--help`` shows
+    ``texts[field]`` as the default."""
+    import dataclasses
+    new = []
+    for f in dataclasses.fields(cls):
+        meta = dict(f.metadata)
+        if texts.get(f.name):
+            meta["default_text"] = texts[f.name]
+        new.append((f.name, f.type, dataclasses.field(default=f.default, metadata=meta)))
+    return dataclasses.make_dataclass(cls.__name__, new, namespace={"__doc__": cls.__doc__})
+
+
+def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
+    """The argparse parser of ``dungeonrl train GAME`` (the leaf of the
+    CLI tree; ``hooks`` and ``multi`` are kept for old callers)."""
+    from ..cli import _leaf_parser
+    return _leaf_parser("train", game)
+
+
+# --- run folders ----------------------------------------------------------------------------
+#: what a run writes in its folder (``--overwrite`` replaces exactly these)
+RUN_FILES = ("model.pt", "model.zip", "checkpoint.pt", "metrics.csv", "metrics.json",
+             "learning_curve.png", "tb", "checkpoints", "eval")
+
+
+def _holds_run(path: str) -> bool:
+    return os.path.isdir(path) and any(True for _ in os.scandir(path))
+
+
+def choose_run_folder(out: str | None, default: str, overwrite: bool = False) -> str:
+    """The folder a run writes to, decided before anything is created.
+
+    * ``out`` given: used as is; if it already holds files, refused with
+      ``ValueError`` unless ``overwrite`` (then the run replaces its
+      :data:`RUN_FILES` there when it starts);
+    * ``out`` None: ``default``, or with ``overwrite`` the same folder, or the
+      first of ``default-2``, ``default-3``... that holds nothing (as RL Zoo
+      and SB3's TensorBoard folders number runs)."""
+    if out is not None:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise ValueError(f"--out {out} is a file, not a folder")
+        if _holds_run(out) and not overwrite:
+            raise ValueError(f"--out {out} already holds files of an earlier run; pass "
+                             f"--overwrite to replace them, or choose another --out")
+        return out
+    if overwrite or not _holds_run(default):
+        return default
+    i = 2
+    while _holds_run(f"{default}-{i}"):
+        i += 1
+    return f"{default}-{i}"
+
+
+def open_run_folder(out: str, overwrite: bool = False) -> None:
+    """Create the run folder when training starts (after every check); with
+    ``overwrite``, remove an earlier run's :data:`RUN_FILES` first."""
+    if overwrite and os.path.isdir(out):
+        for name in RUN_FILES:
+            p = os.path.join(out, name)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.remove(p)
+    os.makedirs(out, exist_ok=True)
+
+
+# --- TensorBoard ----------------------------------------------------------------------------
+_TB_GROUPS = {"rollout": ("win_rate", "mean_return", "mean_length", "episodes"),
+              "train": ("approx_kl", "clipfrac", "entropy", "entropy_loss", "pg_loss", "v_loss",
+                        "explained_variance", "lr"),
+              "time": ("sps", "sps_iter", "rollout_s", "update_s", "time_s")}
+
+
+def tb_writer(log_dir: str, log=print):
+    """A ``torch.utils.tensorboard.SummaryWriter`` on ``log_dir``, or None
+    (with a note) when tensorboard is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        log("(no TensorBoard logs: pip install tensorboard)")
+        return None
+    return SummaryWriter(log_dir=log_dir)
+
+
+def tb_log(writer, m: dict, step: int) -> None:
+    """Write one metrics row as scalars (``rollout/win_rate``,
+    ``train/approx_kl``, ``time/sps``..., the names SB3 uses where they exist)."""
+    if writer is None:
+        return
+    for k, v in m.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or k in ("iteration",
+                                                                           "global_step"):
+            continue
+        if not math.isfinite(v):
+            continue
+        group = next((g for g, keys in _TB_GROUPS.items() if k in keys),
+                     "rollout" if k.startswith("mean_") else "train")
+        writer.add_scalar(f"{group}/{k}", v, step)
 
 
 def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, opts,
                  num_envs: int | None = None, log=print) -> dict:
     """Train, save, evaluate and plot; returns the metrics dict (see module
-    doc). ``opts`` is a namespace of :func:`build_parser` options."""
+    doc; ``metrics["interrupted"]`` is True after a Ctrl-C, which keeps the
+    model and the metrics so far and skips the evaluation). ``opts`` is a
+    namespace of the ``dungeonrl train`` options (missing ``device`` /
+    ``overwrite`` / ``minutes`` mean cpu / no / none). Every check runs
+    before ``out`` is created."""
     from ..envs.core._batch import resolve_core
-    from .evaluate import evaluate, format_table
-    from .metrics import RecentRate, plot_learning_curve, write_csv, write_json
+    from .metrics import RecentRate, write_csv, write_json
 
     from ..registry import get_spec
     from .selfplay import make_view, parse_pool, snapshot_agent
     hooks = hooks_for(game)
     core_kwargs = dict(hooks.train_defaults)
     core_kwargs.update(core_kwargs_from(opts, hooks))
-    hidden = tuple(int(h) for h in opts.hidden.split(",")) if opts.hidden else (256, 256)
+    hidden = _hidden(opts.hidden)
+    device = getattr(opts, "device", None) or "cpu"
+    minutes = getattr(opts, "minutes", None)
+    overwrite = bool(getattr(opts, "overwrite", False))
     multi = get_spec(game).multi_agent
     pool = None
     if multi:
@@ -137,16 +335,18 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
         if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
-    os.makedirs(out, exist_ok=True)
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
+    interrupted = False
+    writer = None
 
     if algo == "ppo":
         import torch
         from tqdm.auto import tqdm
-        from .ppo import PPOConfig, load_model, save_model, train
+        from .ppo import PPOConfig, load_model, resolve_device, save_model, train
+        resolve_device(device)
         cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                        torch_threads=opts.torch_threads, shared=opts.shared)
+                        torch_threads=opts.torch_threads, shared=opts.shared, device=device)
         if num_envs:
             cfg.num_envs = num_envs
         for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
@@ -159,9 +359,9 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
         if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
             cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
             cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
-        if opts.minutes:
-            cfg.max_seconds = 60.0 * opts.minutes
-        cfg.total_steps = steps if steps else (10**12 if opts.minutes else 1_000_000)
+        if minutes:
+            cfg.max_seconds = 60.0 * minutes
+        cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
         core = resolve_core(game, dict(core_kwargs))
         net = None
         if opts.init:
@@ -169,31 +369,38 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             net.train()
             cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
                                                       net.arch["activation"], net.arch["shared"])
+        view = None
+        if multi:
+            # built before the folder: a bad opponent (unknown agent, a model of
+            # another game) is an argument error that must leave nothing behind
+            view = make_view(core, cfg.num_envs, pool, seed=seed,
+                             snapshot_slots=opts.snapshot_slots)
         kick = None
         if opts.kickstart:
             kick = _kickstart(opts, cfg, core, game, seed, log, pool)
             net = kick.pop("net")
             if cfg.max_seconds:
                 cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
-        view = None
         if multi:
             from .ppo import ActorCritic
             if net is None:
                 torch.manual_seed(seed)
                 net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
                                   cfg.activation, cfg.shared)
-            view = make_view(core, cfg.num_envs, pool, seed=seed,
-                             snapshot_slots=opts.snapshot_slots)
             if view.snapshot_weight > 0:
                 view.add_snapshot(snapshot_agent(net, seed, "self@0"))
+        open_run_folder(out, overwrite)
+        writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
         recent = RecentRate(2000)
         total = cfg.total_steps if steps else None
         bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
                    dynamic_ncols=True, disable=not bar_on)
         last_ckpt = [time.perf_counter()]
         ckpt_path = os.path.join(out, "checkpoint.pt")
+        history_ref: list = []
 
         def on_iter(m, net_):
+            history_ref.append(m)
             recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
                        level=m.get("mean_level", 0.0) * m["episodes"])
             bar.update(m["global_step"] - bar.n)
@@ -202,9 +409,12 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             if "mean_level" in m:
                 post["lvl"] = f"{recent.mean('level'):.2f}"
             bar.set_postfix(post, refresh=False)
+            tb_log(writer, m, m["global_step"])
             if view is not None and view.snapshot_weight > 0 \
                     and m["iteration"] % opts.snapshot_every == 0:
-                view.add_snapshot(snapshot_agent(net_, seed + m["iteration"],
+                # opponents play on the CPU: a snapshot of a network on another device moves
+                frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
+                view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
                                                  f"self@{m['global_step']}"))
             if (opts.checkpoint_minutes and
                     time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
@@ -212,15 +422,11 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                 write_csv(history_ref, os.path.join(out, "metrics.csv"))
                 last_ckpt[0] = time.perf_counter()
 
-        history_ref: list = []
-
-        def on_iter_rec(m, net_):
-            history_ref.append(m)
-            on_iter(m, net_)
-
-        result = train(cfg, core=core, game=view, callback=on_iter_rec, net=net)
+        result = train(cfg, core=core, game=view, callback=on_iter, net=net)
         bar.close()
+        interrupted = result.interrupted
         history = result.history
+        result.net.cpu()
         model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
                                 metrics=history[-1] if history else {})
         if os.path.exists(ckpt_path):
@@ -235,9 +441,12 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     else:
         from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
         from .policy import SB3Agent
+        from .ppo import resolve_device
+        resolve_device(device)
         cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
                         torch_threads=opts.torch_threads, shared=opts.shared,
-                        progress=None if opts.progress == "none" else opts.progress)
+                        progress=None if opts.progress == "none" else opts.progress,
+                        device=device)
         if num_envs:
             cfg.num_envs = num_envs
         for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
@@ -247,15 +456,21 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             v = getattr(opts, src, None)
             if v is not None:
                 setattr(cfg, dst, v)
-        cfg.total_steps = steps if steps else 200_000
+        if minutes:
+            cfg.max_seconds = 60.0 * minutes
+        cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
         factory = None
         if multi:
             def factory(n, s, opponents=None):
                 c = resolve_core(game, dict(core_kwargs))
                 return make_view(c, n, opponents or pool, seed=s,
                                  snapshot_slots=opts.snapshot_slots)
+            factory(1, seed)          # a bad opponent fails here, before the folder
         model, history, core = train_sb3(cfg, out, make_view=factory,
-                                         snapshot_every=opts.snapshot_every if multi else 0)
+                                         snapshot_every=opts.snapshot_every if multi else 0,
+                                         before_start=lambda: open_run_folder(out, overwrite),
+                                         stop_on_interrupt=True)
+        interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
         model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
         config = config_dict(cfg)
         agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
@@ -266,45 +481,106 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                "core_kwargs": core_kwargs, "setting": hooks.describe(core), "config": config,
                "steps": steps_done, "train_seconds": seconds,
                "sps": steps_done / seconds if seconds else None,
-               "model": model_path, "history": history}
+               "model": model_path, "interrupted": interrupted, "history": history}
     if multi:
         metrics["selfplay"] = {"opponents": [[n, w] for n, w in pool],
                                "snapshot_every": opts.snapshot_every,
                                "snapshot_slots": opts.snapshot_slots}
-    refs = {}
-    if opts.eval_games and multi:
-        metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)
-    elif opts.eval_games:
-        eval_kwargs = {k: v for k, v in core_kwargs.items() if k != "reward"}
-        ecore = resolve_core(game, eval_kwargs)
-        rows = [evaluate(agent, ecore, opts.eval_games, seed=0).summary]
-        others = ["heuristic", "random"] if hooks.heuristic else ["random"]
-        for name in others:
-            s = evaluate(name, ecore, opts.eval_games, seed=0).summary
-            rows.append(s)
-            refs[name] = s["win_rate"]
-        metrics["final_eval"] = rows
-        log(f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
-            f"{hooks.describe(ecore)}:")
-        log(format_table(rows, hooks))
+    # the model and the training metrics are on disk before the evaluation starts,
+    # so a Ctrl-C during the evaluation loses nothing of the training
     write_csv(history, os.path.join(out, "metrics.csv"))
     write_json(metrics, os.path.join(out, "metrics.json"))
+    refs = {}
+    t_eval = time.perf_counter()
+    if interrupted:
+        log(f"interrupted after {steps_done:,} steps: the model and the metrics so far are "
+            f"saved; no final evaluation")
+    else:
+        try:
+            refs = _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log)
+        except KeyboardInterrupt:
+            interrupted = metrics["interrupted"] = True
+            metrics.pop("final_eval", None)
+            log("interrupted during the final evaluation: the model and the training "
+                "metrics are saved; no evaluation")
+    eval_seconds = time.perf_counter() - t_eval
+    if "final_eval" in metrics:
+        metrics["eval_seconds"] = eval_seconds
+        write_json(metrics, os.path.join(out, "metrics.json"))
+        if writer is not None:
+            for row in metrics["final_eval"]:
+                tag = str(row.get("agent", "agent")).replace(" ", "_")
+                writer.add_scalar(f"eval/{tag}/win_rate", row["win_rate"], steps_done)
+    if writer is not None:
+        writer.close()
     if history:
-        what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
-        if multi:
-            what += "\nwin rate against the training pool " + ",".join(
-                f"{n}:{w:g}" for n, w in pool)
-        extra = {}
-        if hooks.stat_columns:
-            key, label, _ = hooks.stat_columns[0]
-            extra = {"extra_key": f"mean_{key}", "extra_label": label}
-        plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
-                            title=what, references=refs, **extra)
-    log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min "
-        f"({steps_done / max(seconds, 1e-9):,.0f} steps/s incl. setup); wrote {out}/: "
-        f"{os.path.basename(model_path)}, metrics.csv, metrics.json"
-        + (", learning_curve.png" if history else ""))
+        _plot(metrics, history, out, algo, core, hooks, multi, pool, refs)
+    files = [os.path.basename(model_path), "metrics.csv", "metrics.json"]
+    if history:
+        files.append("learning_curve.png")
+    if os.path.isdir(os.path.join(out, "tb")):
+        files.append("tb/")
+    budget = f" (--minutes {minutes:g})" if minutes else ""
+    ev = (f" + final evaluation {eval_seconds:.0f} s (not part of --minutes)"
+          if "final_eval" in metrics else "")
+    log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min{budget}"
+        f" ({steps_done / max(seconds, 1e-9):,.0f} steps/s incl. setup){ev}; "
+        f"wrote {out}/: {', '.join(files)}")
     return metrics
+
+
+def _hidden(text) -> tuple:
+    if not text:
+        return (256, 256)
+    try:
+        sizes = tuple(int(h) for h in str(text).split(","))
+    except ValueError:
+        raise ValueError(f"--hidden {text!r}: give layer sizes like 256,256") from None
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--hidden {text!r}: layer sizes must be >= 1")
+    return sizes
+
+
+def _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log) -> dict:
+    """The seeded evaluation after training (into ``metrics["final_eval"]``);
+    returns the reference win rates for the learning curve."""
+    from ..envs.core._batch import resolve_core
+    from .evaluate import evaluate, format_table
+    refs = {}
+    if not opts.eval_games:
+        return refs
+    if multi:
+        metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)
+        return refs
+    eval_kwargs = {k: v for k, v in core_kwargs.items() if k != "reward"}
+    ecore = resolve_core(game, eval_kwargs)
+    rows = [evaluate(agent, ecore, opts.eval_games, seed=0).summary]
+    others = ["heuristic", "random"] if hooks.heuristic else ["random"]
+    for name in others:
+        s = evaluate(name, ecore, opts.eval_games, seed=0).summary
+        rows.append(s)
+        refs[name] = s["win_rate"]
+    metrics["final_eval"] = rows
+    log(f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
+        f"{hooks.describe(ecore)}:")
+    log(format_table(rows, hooks))
+    return refs
+
+
+def _plot(metrics, history, out, algo, core, hooks, multi, pool, refs) -> None:
+    from .metrics import plot_learning_curve
+    what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
+    if multi:
+        what += "\nwin rate against the training pool " + ",".join(
+            f"{n}:{w:g}" for n, w in pool)
+    if metrics.get("interrupted"):
+        what += " (interrupted)"
+    extra = {}
+    if hooks.stat_columns:
+        key, label, _ = hooks.stat_columns[0]
+        extra = {"extra_key": f"mean_{key}", "extra_label": label}
+    plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
+                        title=what, references=refs, **extra)
 
 
 def _eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
@@ -383,25 +659,41 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
 
 
 def main(args) -> int:
+    """Train an agent: progress bar, then model, metrics (CSV, JSON,
+    TensorBoard) and learning curve in the run folder, then a seeded
+    evaluation against the reference agents. Ctrl-C keeps the model and the
+    metrics so far (exit code 130)."""
     game = args.env
-    hooks = hooks_for(game)
-    from ..registry import get_spec
-    p = build_parser(hooks, multi=get_spec(game).multi_agent)
-    try:
-        opts = p.parse_args(list(getattr(args, "extra", []) or []))
-    except SystemExit as e:
-        return int(e.code or 0) and 2
-    steps = opts.steps if opts.steps is not None else _given(args, "timesteps")
-    num_envs = _given(args, "num_envs")
-    out = getattr(args, "out", None)
-    if out is None or out == _cli_default("out"):
-        out = os.path.join(out or "runs", f"{game}-{opts.algo}-s{args.seed}")
-    if steps is not None and steps < 1:
-        print("dungeonrl train: --steps must be >= 1", file=sys.stderr)
+    given = getattr(args, "given", set())
+    if args.progress == "rich" and args.algo != "sb3":
+        print("dungeonrl train: --progress rich is SB3's own bar: --algo sb3 only",
+              file=sys.stderr)
         return 2
+    if args.device != "cpu":
+        try:
+            from .ppo import resolve_device
+            resolve_device(args.device)
+        except ValueError as e:
+            print(f"dungeonrl train: {e}", file=sys.stderr)
+            return 2
+    default = os.path.join("runs", f"{game}-{args.algo}-s{args.seed}")
     try:
-        run_training(game, opts.algo, steps, args.seed, out, opts, num_envs=num_envs)
+        out = choose_run_folder(args.out, default, args.overwrite)
+    except ValueError as e:
+        print(f"dungeonrl train: {e}", file=sys.stderr)
+        return 2
+    if args.out is None and out != default and "overwrite" not in given:
+        print(f"dungeonrl train: {default} holds an earlier run; this one goes to {out}",
+              file=sys.stderr)
+    try:
+        metrics = run_training(game, args.algo, args.steps, args.seed, out, args,
+                               num_envs=args.num_envs)
     except (ValueError, OSError) as e:
         print(f"dungeonrl train: {e}", file=sys.stderr)
         return 2
-    return 0
+    except KeyboardInterrupt:
+        # before training started (setup, kickstart): nothing to keep
+        print("\ndungeonrl train: interrupted before training started; nothing saved",
+              file=sys.stderr)
+        return 130
+    return 130 if metrics.get("interrupted") else 0

@@ -1,87 +1,310 @@
-"""The ``dungeonrl`` command line, in the shape users know from rl-zoo.
+"""The ``dungeonrl`` command line: one argparse tree, in the shape users know
+from rl-zoo.
 
     dungeonrl list
-    dungeonrl play  --env unbroken --seed 1 [--random]
-    dungeonrl bench [--quick]      (the throughput suite: every game, peers, plots)
-    dungeonrl bench --env dungeonrl/Unbroken-v0 --num-envs 256 --steps 20000
-    dungeonrl demo  [--env ...]
-    dungeonrl train --env ... --seed 0 --timesteps 100000
-    dungeonrl eval  --env ... --model runs/.../model.zip --episodes 100
+    dungeonrl play  GAME [--agent heuristic|random|MODEL] [--episodes N] [--max-steps N] ...
+    dungeonrl train GAME [--algo ppo|sb3] [--steps N | --minutes M] [--out DIR] ...
+    dungeonrl eval  GAME [--agent A --agent B ...] [--games N] [--json PATH] ...
+    dungeonrl bench [GAME] [--quick] ...      (without a game: the suite over every game)
+    dungeonrl demo  [unbroken] [--train-seconds S] ...
 
-``--env`` takes a game's short name or its env id (the registry ids); it
-defaults to the first registered game.
+``GAME`` is a game's short name or its env id (``--env ID`` works too); it
+defaults to the first registered game. Every option of every command is in
+``dungeonrl COMMAND GAME --help`` with its default. An option the command
+does not have, or one that does not apply to the game or to the chosen
+``--algo``, is refused with a message naming it (exit code 2); so is a bad
+value, before anything is created or written.
 
-Commands are plug-ins, found when they run (so this module imports no
-training code): for command ``C`` and game module ``M`` (see
-:mod:`dungeonrl.registry`), the implementation is
+The tree. ``dungeonrl`` -> command -> game -> options. The options of a
+(command, game) leaf are declared next to the code that uses them, as
+dataclasses (fields = options, field metadata = help text, choices,
+aliases, and the rules of :func:`option`: ``algos`` for options that only
+one training algorithm reads, ``requires`` for options that only mean
+something with another option) and turned into argparse options by
+:func:`add_options`. For command ``C`` and game module ``M`` (see
+:mod:`dungeonrl.registry`) the implementation is
 
-1. ``M.cli.C(args)`` if the game ships one (e.g. ``dungeonrl.envs.unbroken.cli.play``);
-2. otherwise the suite default of :data:`DEFAULTS` (``dungeonrl.agents.demo:main``
-   for ``demo``, the generic text player and throughput bench of this module
-   for ``play`` and ``bench``...).
+1. ``M.cli.C(args)`` if the game ships one (``dungeonrl.envs.unbroken.cli.play``);
+2. otherwise the suite default of :data:`DEFAULTS`.
+
+and its options come from the function ``C_options(spec)`` (``main_options``
+for ``dungeonrl.agents.train:main``...) next to it: a list of option groups
+(dataclass types, or ``argparse.ArgumentParser`` objects whose options are
+copied), or ``None`` when the command is not available for that game. An
+implementation without a ``*_options`` function is a plug-in of the old
+kind: it gets the arguments this parser does not know in ``args.extra`` and
+parses them itself.
 
 An implementation receives the parsed ``argparse.Namespace`` (``command``,
-``env`` = the game's short name, ``env_id``, ``seed``, the command's options,
-and ``extra``: arguments this parser did not know, for the implementation to
-parse) and returns an exit code or ``None`` (0).
+``env`` = the game's short name, ``env_id``, ``seed``, every option, ``argv``
+= the option tokens as typed, ``extra``, and ``given``: the destinations of
+the options the user typed) and returns an exit code or ``None`` (0).
 
-Exit codes: 0 success, 1 command not available yet, 2 usage error (unknown
-game, bad option).
+Exit codes: 0 success, 1 command not available for that game, 2 usage error
+(unknown game, unknown or inapplicable option, bad value), 130 interrupted
+by Ctrl-C after saving what there was to save.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import inspect
 import sys
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
-EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+#: command -> one-line help
+COMMANDS: dict[str, str] = {
+    "list": "list the registered games",
+    "play": "play a game in the terminal, or watch an agent play it",
+    "train": "train an agent (fast masked PPO by default; --algo sb3 for sb3-contrib MaskablePPO)",
+    "eval": "evaluate agents on seeded games (win rates with 95% intervals; a league for PvP games)",
+    "bench": "throughput: without a game, the suite over every game and its peers; "
+             "with a game, that game's benchmark",
+    "demo": "short guided tour: seeded games, throughput, a short training run",
+}
 
 #: Suite-wide implementation of each command when the game has none:
-#: ``"module:function"`` (looked up lazily) or a builtin of this module.
+#: ``"module:function"`` (looked up lazily).
 DEFAULTS: dict[str, str] = {
     "play": "dungeonrl.cli:generic_play",
     "bench": "dungeonrl.cli:generic_bench",
     "demo": "dungeonrl.agents.demo:main",
     "train": "dungeonrl.agents.train:main",
-    "eval": "dungeonrl.agents.evaluate:main",
+    "eval": "dungeonrl.cli:eval_command",
 }
 
+SUITE = "dungeonrl.benchmarks.suite"
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dungeonrl", description=__doc__.split("\n\n")[0])
-    p.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        c = sub.add_parser(name, help=help, description=help)
-        c.add_argument("game", nargs="?", default=None,
-                       help="game short name or env id (same as --env)")
-        c.add_argument("--env", default=None,
-                       help="game short name or env id (default: first registered game)")
-        c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        return c
+# --- declaring options ------------------------------------------------------------------
+def option(default: Any = None, help: str = "", *, flags: Sequence[str] | None = None,
+           type: Callable | None = None, choices: Sequence | None = None,
+           metavar: str | None = None, action: str | None = None,
+           algos: Sequence[str] | None = None, requires: str | None = None,
+           default_text: str | None = None) -> Any:
+    """A dataclass field that is a command-line option.
 
-    sub.add_parser("list", help="list the registered games")
-    c = command("play", "play a game in the terminal")
-    c.add_argument("--random", action="store_true", help="let a random legal policy play")
-    c.add_argument("--episodes", type=int, default=1, help="episodes to play (default 1)")
-    c.add_argument("--max-steps", type=int, default=None, help="stop after this many steps")
-    c = command("bench", "throughput: without a game, the suite over every game and its peers "
-                         "(options: python -m dungeonrl.benchmarks.suite --help); with a game, "
-                         "that game's bench")
-    c.add_argument("--num-envs", type=int, default=64, help="batch size (default 64)")
-    c.add_argument("--steps", type=int, default=2000, help="vector steps to time (default 2000)")
-    command("demo", "short guided demo (train briefly, then watch)")
-    c = command("train", "train an agent (fast masked PPO by default; --algo sb3 for MaskablePPO)")
-    c.add_argument("--timesteps", type=int, default=None, help="env steps (same as --steps)")
-    c.add_argument("--num-envs", type=int, default=None)
-    c.add_argument("--out", default=None, help="output folder (default runs/<game>-<algo>-s<seed>)")
-    c = command("eval", "evaluate a trained agent")
-    c.add_argument("--model", default=None, help="saved model to evaluate")
-    c.add_argument("--episodes", type=int, default=None, help="games per agent (same as --games)")
-    return p
+    ``flags``: the option strings (default ``--field-name``); ``type``: the
+    argparse type (default: the type of ``default``, else ``str``);
+    ``action``: ``"store_true"`` (implied by a ``False`` default) or
+    ``"append"``; ``algos``: the ``--algo`` values that read the option (it
+    is refused with another); ``requires``: a destination that must be set
+    for this option to mean something; ``default_text``: how ``--help``
+    shows a default of ``None`` (otherwise the help says it)."""
+    meta = {"help": help, "flags": tuple(flags) if flags else None, "type": type,
+            "choices": tuple(choices) if choices is not None else None, "metavar": metavar,
+            "action": action, "algos": tuple(algos) if algos else None, "requires": requires,
+            "default_text": default_text}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
+    return v
+
+
+def nonneg_int(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {v}")
+    return v
+
+
+def positive_float(text: str) -> float:
+    v = float(text)
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+    return v
+
+
+def nonneg_float(text: str) -> float:
+    v = float(text)
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
+    return v
+
+
+for _f, _n in ((positive_int, "int >= 1"), (nonneg_int, "int >= 0"),
+               (positive_float, "number > 0"), (nonneg_float, "number >= 0")):
+    _f.__name__ = _n      # argparse names the type in "invalid <name> value"
+
+
+def _type_of(f: dataclasses.Field) -> Callable:
+    meta = f.metadata
+    if meta.get("type") is not None:
+        return meta["type"]
+    default = f.default if f.default is not dataclasses.MISSING else None
+    if default is not None and not isinstance(default, bool):
+        return type(default)
+    ann = str(f.type)
+    if "int" in ann:
+        return int
+    if "float" in ann:
+        return float
+    return str
+
+
+def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):
+    """Add the fields of the dataclass ``cls`` (declared with :func:`option`)
+    to ``parser`` as one argument group; returns the group."""
+    doc = (cls.__doc__ or "").strip().split("\n")[0]
+    group = parser.add_argument_group(title or doc or cls.__name__)
+    for f in dataclasses.fields(cls):
+        meta = f.metadata
+        if "help" not in meta:
+            continue
+        default = (f.default if f.default is not dataclasses.MISSING
+                   else f.default_factory() if f.default_factory is not dataclasses.MISSING
+                   else None)
+        flags = meta.get("flags") or ("--" + f.name.replace("_", "-"),)
+        kw: dict = {"dest": f.name, "default": default, "help": meta.get("help", "")}
+        action = meta.get("action")
+        if action is None and isinstance(default, bool):
+            action = "store_false" if default else "store_true"
+        if action in ("store_true", "store_false"):
+            kw["action"] = action
+        else:
+            if action:
+                kw["action"] = action
+            kw["type"] = _type_of(f)
+            if meta.get("choices") is not None:
+                kw["choices"] = meta["choices"]
+            if meta.get("metavar"):
+                kw["metavar"] = meta["metavar"]
+        act = group.add_argument(*flags, **kw)
+        act.rules = {k: meta.get(k) for k in ("algos", "requires", "default_text")}
+    return group
+
+
+def copy_options(parser: argparse.ArgumentParser, source: argparse.ArgumentParser,
+                 skip: Sequence[str] = (), title: str | None = None):
+    """Copy the options of another parser (its actions, shared) into
+    ``parser``, leaving out help and the destinations in ``skip``."""
+    group = parser.add_argument_group(title or source.description or "options")
+    for act in source._actions:
+        if isinstance(act, argparse._HelpAction) or act.dest in skip:
+            continue
+        group._add_action(act)
+    return group
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Shows every default: ``(default: X)`` after the help of an option that
+    takes a value, unless the help already says its default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default is argparse.SUPPRESS or action.nargs == 0 or not action.option_strings:
+            return text
+        if "default" in text.lower():
+            return text
+        rules = getattr(action, "rules", None) or {}
+        if action.default is None:
+            shown = rules.get("default_text") or "none"
+        elif isinstance(action.default, (list, tuple)):
+            shown = ",".join(str(x) for x in action.default) or "none"
+        else:
+            shown = "%(default)s"
+        return f"{text} (default: {shown})" if text else f"(default: {shown})"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser that knows what the user typed: after parsing it
+    records ``given`` (the destinations of the options on the command line)
+    and enforces the ``algos`` / ``requires`` rules of :func:`option`.
+    ``strict`` leaves refuse unknown options with a message that says where
+    the option does apply."""
+
+    def __init__(self, *a, strict: bool = True, command: str | None = None,
+                 game: str | None = None, **kw):
+        kw.setdefault("formatter_class", HelpFormatter)
+        kw.setdefault("allow_abbrev", False)   # an option is typed in full, so `given` is exact
+        super().__init__(*a, **kw)
+        self.strict, self.command, self.game = strict, command, game
+
+    def error(self, message):
+        """``PROG: error: MESSAGE`` and where to find the options; exit code 2."""
+        hint = f"`{self.prog} --help` lists the options"
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n({hint})\n")
+
+    def given(self, args: Sequence[str]) -> set:
+        flags = {}
+        for act in self._actions:
+            for s in act.option_strings:
+                flags[s] = act.dest
+        out = set()
+        for tok in args:
+            if tok == "--":
+                break
+            if tok.startswith("-"):
+                dest = flags.get(tok.split("=", 1)[0])
+                if dest is not None:
+                    out.add(dest)
+        return out
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        ns, extra = super().parse_known_args(args, namespace)
+        if self.command is None:    # an inner node of the tree: the leaves check
+            return ns, extra
+        ns.given = self.given(args)
+        if extra and self.strict:
+            self.error(self._unknown_message(extra))
+        for act in self._actions:
+            rules = getattr(act, "rules", None)
+            if not rules or act.dest not in ns.given:
+                continue
+            flag = act.option_strings[0]
+            algos = rules.get("algos")
+            if algos and getattr(ns, "algo", None) not in algos:
+                self.error(f"{flag} applies to --algo {' / '.join(algos)} only "
+                           f"(this run: --algo {getattr(ns, 'algo', None)})")
+            need = rules.get("requires")
+            if need and not getattr(ns, need, None):
+                self.error(f"{flag} only has an effect with --{need.replace('_', '-')}")
+        return ns, extra
+
+    def _unknown_message(self, extra) -> str:
+        flags = [t.split("=", 1)[0] for t in extra if t.startswith("-")]
+        where = []
+        if self.command and self.game:
+            for flag in flags:
+                others = _games_with_option(self.command, flag, self.game)
+                if others:
+                    where.append(f"{flag} does not apply to {self.game} "
+                                 f"(it is an option of {', '.join(others)})")
+        if where:
+            return "; ".join(where)
+        return f"unrecognized arguments: {' '.join(extra)}"
+
+
+def _games_with_option(command: str, flag: str, but: str) -> list:
+    from .registry import list_games
+    out = []
+    for g in list_games():
+        if g == but:
+            continue
+        try:
+            leaf = _leaf_parser(command, g)
+        except Exception:       # pragma: no cover - another game's options failed to build
+            continue
+        if leaf is not None and any(flag in a.option_strings for a in leaf._actions):
+            out.append(g)
+    return out
+
+
+# --- the tree ---------------------------------------------------------------------------
+@dataclasses.dataclass
+class CommonOptions:
+    """common options"""
+
+    seed: int = option(0, "random seed (game i of a run uses seed + i)")
 
 
 def _load(target: str) -> Callable | None:
@@ -112,71 +335,347 @@ def find_command(command: str, game: str | None) -> tuple[Callable | None, list[
     return _load(DEFAULTS[command]), tried
 
 
+def _options_of(fn: Callable):
+    """The ``<name>_options`` function next to an implementation, or None."""
+    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
+    return getattr(mod, f"{fn.__name__}_options", None) if mod is not None else None
+
+
+_TREES: dict = {}
+
+
+def _leaf_parser(command: str, game: str):
+    """The parser of ``dungeonrl COMMAND GAME`` (a node of :func:`build_parser`'s
+    tree; None when the command is not available for the game)."""
+    from .registry import get_spec
+    name = get_spec(game).name
+    node = _command_node(command, name)
+    games = node._subparsers._group_actions[0] if node._subparsers else None
+    leaf = games.choices.get(name) if games is not None else None
+    return leaf if getattr(leaf, "command", None) == command else None
+
+
+def _command_node(command: str, game: str | None = None):
+    from .registry import list_games
+    key = (command, game, tuple(sorted(DEFAULTS.items())), tuple(list_games()))
+    if key not in _TREES:
+        _TREES[key] = build_parser(command, game)
+    return _TREES[key]._subparsers._group_actions[0].choices[command]
+
+
+def _leaf_kwargs(command, spec):
+    """``(implementation, option groups, parser kwargs)`` of a leaf; groups is
+    None when the command is not available for the game."""
+    fn, _ = find_command(command, spec.name)
+    if fn is None:
+        return None, None, {}
+    builder = _options_of(fn)
+    groups = builder(spec) if builder is not None else []
+    doc = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0]
+    kw = dict(description=f"{COMMANDS[command]} ({spec.name}, {spec.env_id}).",
+              strict=builder is not None, command=command, game=spec.name,
+              epilog=doc if builder is not None else
+              "(a plug-in without declared options: it parses the other arguments itself)")
+    return fn, groups, kw
+
+
+#: put in a leaf's option groups to leave ``--seed`` out (a command that draws nothing)
+NO_SEED = "no --seed"
+
+
+def _fill_leaf(leaf, groups) -> None:
+    if NO_SEED not in groups:
+        add_options(leaf, CommonOptions)
+    for g in groups:
+        if g is NO_SEED:
+            continue
+        if isinstance(g, argparse.ArgumentParser):
+            copy_options(leaf, g, skip=("seed",))
+        else:
+            add_options(leaf, g)
+
+
+def build_parser(command: str | None = None, game: str | None = None) -> Parser:
+    """The whole tree: ``dungeonrl`` -> commands -> games (their env ids as
+    aliases) -> options. The options of a command's games are built when
+    ``command`` is given (only ``game``'s when that is given too): building
+    a leaf imports the code of that command."""
+    from .registry import get_spec, list_games
+    top = Parser(prog="dungeonrl",
+                 description="dungeonrl: reinforcement-learning environments of dungeon board "
+                             "and card games.",
+                 epilog="`dungeonrl COMMAND GAME --help` lists every option of a command "
+                        "(GAME: a short name or an env id; `dungeonrl list` shows them).")
+    top.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, text in COMMANDS.items():
+        node = sub.add_parser(name, help=text.replace("%", "%%"), description=text + ".",
+                              epilog=None if name == "list" else
+                              f"`dungeonrl {name} GAME --help` lists the options for GAME.")
+        if name == "list":
+            continue
+        if name == "bench" and command == "bench":
+            _add_suite_options(node)
+        games = node.add_subparsers(dest="game", metavar="GAME", parser_class=Parser)
+        games.required = False
+        for g in list_games():
+            spec = get_spec(g)
+            if command == name and game in (None, g):
+                fn, groups, kw = _leaf_kwargs(name, spec)
+                if groups is None:
+                    continue
+                leaf = games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec), **kw)
+                _fill_leaf(leaf, groups)
+            else:
+                games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec),
+                                 description=f"{text} ({g}). `dungeonrl {name} {g} --help` "
+                                             "lists the options.")
+    return top
+
+
+def _game_line(spec) -> str:
+    if spec.multi_agent:
+        return f"{spec.min_players}-{spec.max_players} players (PettingZoo AEC)"
+    return "1 player (Gymnasium)"
+
+
+def _add_suite_options(node: argparse.ArgumentParser) -> None:
+    """``dungeonrl bench`` without a game takes the suite's options."""
+    try:
+        suite = importlib.import_module(SUITE)
+    except ModuleNotFoundError:          # pragma: no cover - benchmarks not installed
+        return
+    copy_options(node, suite.build_parser(), title="the suite (no GAME)")
+
+
+# --- main -------------------------------------------------------------------------------
+def _split_game(rest: list) -> tuple[str | None, str | None, list] | None:
+    """``(positional game, --env value, other tokens)``."""
+    env, out, i = None, [], 0
+    while i < len(rest):
+        tok = rest[i]
+        if tok == "--env":
+            if i + 1 >= len(rest):
+                raise ValueError("--env needs a game name or env id")
+            env = rest[i + 1]
+            i += 2
+            continue
+        if tok.startswith("--env="):
+            env = tok.split("=", 1)[1]
+            i += 1
+            continue
+        out.append(tok)
+        i += 1
+    game = None
+    if out and not out[0].startswith("-"):
+        game = out.pop(0)
+    return game, env, out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if args.version:
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if not raw:
+        build_parser().print_help()
+        return EXIT_USAGE
+    if raw[0] == "--version":
         from . import __version__
         print(f"dungeonrl {__version__}")
         return EXIT_OK
-    if args.command is None:
-        parser.print_help()
+    if raw[0] not in COMMANDS:
+        build_parser().parse_args(raw)      # help (exit 0) or a usage error (exit 2)
         return EXIT_USAGE
-    if extra and args.command == "list":
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")  # exits 2
-    args.extra = extra
+    command, rest = raw[0], raw[1:]
 
-    # importing this module ran dungeonrl/__init__, which registered the games
     from .envs.core.errors import UnknownGameError
     from .registry import get_spec, list_games
 
-    if args.command == "list":
+    if command == "list":
+        try:
+            _command_node("list").parse_args(rest)
+        except SystemExit as e:
+            return int(e.code or 0)
         for name in list_games():
             spec = get_spec(name)
-            print(f"{name:12s} {spec.env_id:32s} actions={spec.num_actions} obs={spec.obs_size}")
+            players = (f"{spec.min_players}" if spec.min_players == spec.max_players
+                       else f"{spec.min_players}-{spec.max_players}")
+            print(f"{name:16s} {spec.env_id:32s} players={players:4s} "
+                  f"actions={spec.num_actions} obs={spec.obs_size}")
         if not list_games():
             print("no games registered")
         return EXIT_OK
 
-    if args.command == "bench" and args.env is None and (
-            args.game is None or (extra and args.game not in _known_games())):
-        # no game: the throughput suite over every registered game, peers included.
-        # It gets the raw arguments: in `bench --json out.json` argparse took the
-        # option's value for the game.
-        raw = list(sys.argv[1:] if argv is None else argv)
-        fn = _load("dungeonrl.benchmarks.suite:main")
-        rc = fn(raw[raw.index("bench") + 1:])
-        return EXIT_OK if rc is None else int(rc)
-    if getattr(args, "game", None) is not None:
-        if args.env is not None and args.env != args.game:
-            print(f"dungeonrl {args.command}: game given twice ({args.game!r} and --env {args.env!r})",
+    try:
+        game, env, rest = _split_game(rest)
+    except ValueError as e:
+        print(f"dungeonrl {command}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if game is not None and env is not None:
+        try:
+            same = get_spec(game).name == get_spec(env).name
+        except UnknownGameError:
+            same = False
+        if not same:
+            print(f"dungeonrl {command}: game given twice ({game!r} and --env {env!r})",
                   file=sys.stderr)
             return EXIT_USAGE
-        args.env = args.game
-    if args.env is None:
+    game = game if game is not None else env
+    if game is None:
+        if command == "bench":
+            return _bench_suite(rest)
+        if "-h" in rest or "--help" in rest:
+            _command_node(command).print_help()
+            return EXIT_OK
         games = list_games()
         if not games:
             print("dungeonrl: no games are registered yet", file=sys.stderr)
             return EXIT_USAGE
-        args.env = games[0]
+        game = games[0]
     try:
-        spec = get_spec(args.env)
+        spec = get_spec(game)
     except UnknownGameError as e:
-        print(f"dungeonrl {args.command}: {e}", file=sys.stderr)
+        print(f"dungeonrl {command}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    args.env, args.env_id = spec.name, spec.env_id
-    fn, tried = find_command(args.command, spec.name)
+    fn, tried = find_command(command, spec.name)
     if fn is None:
-        print(f"dungeonrl {args.command}: not available for {spec.name} yet "
+        print(f"dungeonrl {command}: not available for {spec.name} yet "
               f"(looked for {', '.join(tried)})", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    rc = fn(args)
+    leaf = _leaf_parser(command, spec.name)
+    if leaf is None:
+        print(f"dungeonrl {command}: not available for {spec.name}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    try:
+        args, extra = leaf.parse_known_args(rest)
+    except SystemExit as e:
+        return int(e.code or 0)
+    args.command, args.env, args.env_id, args.game = command, spec.name, spec.env_id, spec.name
+    args.argv, args.extra = list(rest), list(extra)
+    try:
+        rc = fn(args)
+    except KeyboardInterrupt:
+        print(f"\ndungeonrl {command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return EXIT_OK if rc is None else int(rc)
 
 
-def _known_games() -> set:
-    from .registry import get_spec, list_games
-    return {x for name in list_games() for x in (name, get_spec(name).env_id)}
+def _bench_suite(rest: list) -> int:
+    """``dungeonrl bench`` without a game: the throughput suite over every
+    registered game and its peers (its options: ``dungeonrl bench --help``)."""
+    try:
+        node = _command_node("bench")
+        node.parse_args(rest)              # validation and --help; the suite parses again
+    except SystemExit as e:
+        return int(e.code or 0)
+    fn = _load(f"{SUITE}:main")
+    if fn is None:
+        print("dungeonrl bench: the benchmark suite is not installed", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    rc = fn(list(rest))
+    return EXIT_OK if rc is None else int(rc)
+
+
+# --- eval: the options of agents/evaluate.py in the tree ---------------------------------
+def eval_command(args) -> int:
+    """Win rates with 95% Wilson intervals on seeded games (game i from seed
+    seed + i, the same games for every agent); a round-robin league with Elo
+    ratings for multi-seat games. See :mod:`dungeonrl.agents.evaluate`."""
+    from .agents import evaluate
+    parser = evaluate.build_parser(_hooks(args.env))
+    argv = []
+    for act in parser._actions:
+        if isinstance(act, argparse._HelpAction) or not hasattr(args, act.dest):
+            continue
+        v = getattr(args, act.dest)
+        if v is None or v == act.default:
+            continue
+        flag = act.option_strings[0]
+        if act.nargs == 0:
+            argv.append(flag)
+        elif isinstance(v, list):
+            for x in v:
+                argv += [flag, str(x)]
+        else:
+            argv += [flag, str(v)]
+    args.extra = argv
+    return evaluate.main(args)
+
+
+def eval_command_options(spec):
+    from .agents import evaluate
+    parser = evaluate.build_parser(_hooks(spec.name))
+    multi = getattr(spec, "multi_agent", False)
+    skip = {"games", "plot" if not multi else "slow"}
+    copy = argparse.ArgumentParser(add_help=False, description="evaluation")
+    for act in parser._actions:
+        if not isinstance(act, argparse._HelpAction) and act.dest not in skip:
+            copy._add_action(act)
+    return [copy, EvalExtra]
+
+
+@dataclasses.dataclass
+class EvalExtra:
+    """evaluation (more)"""
+
+    games: int | None = option(None, "games per agent (default 1000)",
+                               flags=("--games", "--episodes"), type=positive_int)
+    model: str | None = option(None, "a saved model to evaluate (same as --agent PATH, listed "
+                                     "first; default: none)", metavar="PATH")
+
+
+def _hooks(game):
+    from .agents.games import hooks_for
+    return hooks_for(game)
+
+
+# --- shared play helpers ----------------------------------------------------------------
+def narrator(game: str):
+    """``narrate(core, prev_state, state, seat) -> list[str]`` of the game's
+    ``narrate`` module (``dungeonrl.envs.<game>.narrate``), or None when the
+    game has none yet: ``play`` prints its lines after every step."""
+    from .registry import game_module
+    module = game_module(game)
+    if module is None:
+        return None
+    fn = _load(f"{module}.narrate:narrate")
+    return fn
+
+
+def say(lines) -> None:
+    for line in lines or ():
+        print(f"  * {line}")
+
+
+@dataclasses.dataclass
+class PlayOptions:
+    """play"""
+
+    agent: str | None = option(None, "watch an agent play instead of playing yourself: "
+                                     "heuristic, random or a saved model (.pt / .zip)",
+                               metavar="AGENT", default_text="you play")
+    random: bool = option(False, "same as --agent random")
+    episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
+    max_steps: int | None = option(None, "end each episode after this many decisions "
+                                         "(then the next episode starts)", type=positive_int,
+                                   default_text="the game's own end")
+    delay: float = option(0.0, "seconds to wait after each decision of a watched agent",
+                          type=nonneg_float)
+    stochastic: bool = option(False, "saved models sample their actions instead of taking "
+                                     "the most probable")
+
+
+def play_agent_name(args) -> str | None:
+    """The ``--agent`` / ``--random`` choice of a play command (None: a
+    person plays); raises ``ValueError`` for contradicting options."""
+    agent = getattr(args, "agent", None)
+    if getattr(args, "random", False):
+        if agent not in (None, "random"):
+            raise ValueError(f"--random and --agent {agent} contradict each other")
+        agent = "random"
+    return agent
+
+
+def is_model(name) -> bool:
+    return name not in (None, "heuristic", "random")
 
 
 # --- generic implementations (used when a game ships none) ---------------------------
@@ -187,22 +686,31 @@ def _legal_random(rng, masks):
     return u.argmax(axis=1)
 
 
+@dataclasses.dataclass
+class GenericPlayOptions:
+    """play"""
+
+    random: bool = option(False, "let a uniformly random legal policy play (no prompt)")
+    episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
+    max_steps: int | None = option(None, "end each episode after this many decisions",
+                                   type=positive_int, default_text="the game's own end")
+    delay: float = option(0.0, "seconds to wait after each decision of --random",
+                          type=nonneg_float, requires="random")
+
+
 def generic_play(args) -> int:
     """Text play loop: shows the game, lists the legal actions, reads an
     index or an action name (``q`` quits); ``--random`` plays itself."""
     import numpy as np
     from .envs.core.gym_env import DungeonEnv
 
-    if args.extra:
-        print(f"dungeonrl play: unrecognized arguments: {' '.join(args.extra)}", file=sys.stderr)
-        return EXIT_USAGE
     env = DungeonEnv(args.env, render_mode="ansi", illegal_action="raise")
     names = env.game_spec.action_names
     rng = np.random.default_rng(args.seed)
-    steps = 0
     for episode in range(args.episodes):
         _, info = env.reset(seed=args.seed + episode)
-        total, done = 0.0, False
+        total, done, steps = 0.0, False, 0
+        terminated = False
         while not done:
             print(env.render())
             legal = np.flatnonzero(info["action_mask"])
@@ -210,6 +718,8 @@ def generic_play(args) -> int:
             if args.random:
                 action = int(rng.choice(legal))
                 print(f"> {action} ({names[action]})")
+                if args.delay:
+                    time.sleep(args.delay)
             else:
                 action = _ask(legal, names)
                 if action is None:
@@ -218,14 +728,19 @@ def generic_play(args) -> int:
             total += reward
             steps += 1
             done = terminated or truncated
-            if args.max_steps is not None and steps >= args.max_steps:
-                print(f"stopped after {steps} steps")
-                return EXIT_OK
-        print(env.render())
-        extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
-        print(f"episode {episode} over: return {total:.3f}, "
-              f"{'terminated' if terminated else 'truncated'}, {extra}")
+            if not done and args.max_steps is not None and steps >= args.max_steps:
+                print(f"episode {episode}: stopped after {steps} decisions (--max-steps)")
+                break
+        if done:
+            print(env.render())
+            extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
+            print(f"episode {episode} over: return {total:.3f}, "
+                  f"{'terminated' if terminated else 'truncated'}, {extra}")
     return EXIT_OK
+
+
+def generic_play_options(spec):
+    return [GenericPlayOptions]
 
 
 def ask_action(legal, names, prompt="your action (number or name, help, q)> "):
@@ -262,15 +777,20 @@ def ask_action(legal, names, prompt="your action (number or name, help, q)> "):
 _ask = ask_action
 
 
+@dataclasses.dataclass
+class GenericBenchOptions:
+    """bench"""
+
+    num_envs: int = option(64, "batch size", type=positive_int)
+    steps: int = option(2000, "vector steps to time", type=positive_int)
+
+
 def generic_bench(args) -> int:
     """Steps per second of :class:`DungeonVectorEnv` under a uniformly random
     legal policy (masked: a benchmark never samples illegal actions)."""
     import numpy as np
     from .envs.core.vector import DungeonVectorEnv
 
-    if args.extra:
-        print(f"dungeonrl bench: unrecognized arguments: {' '.join(args.extra)}", file=sys.stderr)
-        return EXIT_USAGE
     env = DungeonVectorEnv(args.env, num_envs=args.num_envs, episode_info=False)
     rng = np.random.default_rng(args.seed)
     env.reset(seed=args.seed)
@@ -287,6 +807,10 @@ def generic_bench(args) -> int:
     print(f"{args.env_id}: {total} steps in {dt:.3f} s = {total / max(dt, 1e-9):,.0f} steps/s "
           f"({args.num_envs} envs, {episodes} episodes finished)")
     return EXIT_OK
+
+
+def generic_bench_options(spec):
+    return [GenericBenchOptions]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -55,6 +55,8 @@ def resolve_core(game, core_kwargs: dict) -> GameCore:
     core = spec.make_core(**core_kwargs)
     if not isinstance(core, GameCore):
         raise TypeError(f"{spec.name}.make_core returned {type(core).__name__}, not a GameCore")
+    from .compile_notice import notice_if_cold  # one stderr line when the numba cache is cold
+    notice_if_cold(core)
     return core
 
 

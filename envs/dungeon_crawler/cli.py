@@ -8,30 +8,44 @@ rival seat; a model is a fast-path ``.pt`` or SB3 ``.zip`` saved by
 greedily unless ``--stochastic``).
 The floor map and every hero's status are printed before each of your
 decisions; legal actions are listed by number, name and label; type a number
-or a name (``help`` lists them again, ``q`` quits). ``--watch`` lets the
-heuristic take seat 0 too.
+or a name (``help`` lists them again, ``q`` quits). ``--agent A`` lets agent
+A take seat 0 (``--watch`` = ``--agent heuristic``, ``--random`` = ``--agent
+random``); then the table is printed before each of its decisions, with
+``--delay`` seconds after each. ``--episodes N`` plays N games (game i from
+seed + i); ``--max-steps N`` (alias ``--max-turns``) ends each game after N
+decisions of all seats. When the game has a narrator
+(``dungeonrl.envs.dungeon_crawler.narrate``) what happened since seat 0's
+last decision is printed before it.
 
 bench: the suite benchmark restricted to this game (``--quick`` for a short
 look).
 """
 from __future__ import annotations
 
-import argparse
 import sys
+import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from ...cli import PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
 
-def _parser():
-    p = argparse.ArgumentParser(prog="dungeonrl play dungeon_crawler")
-    p.add_argument("--players", type=int, default=3, help="number of heroes, 2-8 (default 3)")
-    p.add_argument("--opponents", default="heuristic",
-                   help="heuristic, random, a saved model, or a comma list, one per rival seat")
-    p.add_argument("--stochastic", action="store_true",
-                   help="models sample their actions instead of taking the most probable")
-    p.add_argument("--watch", action="store_true", help="the heuristic plays seat 0 as well")
-    p.add_argument("--max-turns", type=int, default=None, help="stop after this many decisions")
-    return p
+
+@dataclass
+class CrawlerPlayOptions(PlayOptions):
+    """play Dungeon Crawler"""
+
+    max_steps: int | None = option(None, "end each game after this many decisions (all "
+                                         "seats)", flags=("--max-steps", "--max-turns"),
+                                   type=positive_int, default_text="the game's own end")
+    players: int = option(3, "number of heroes, 2-8", type=int, choices=tuple(range(2, 9)))
+    opponents: str = option("heuristic", "the rivals: heuristic, random, a saved model, or "
+                                         "a comma list, one per rival seat", metavar="KINDS")
+    watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")
+
+
+def play_options(spec):
+    return [CrawlerPlayOptions]
 
 
 def _model_policy(path, core, seed, stochastic):
@@ -86,68 +100,95 @@ def _policies(kinds, core, seed, stochastic=False):
 
 
 def play(args):
+    """Take a seat at Dungeon Crawler in the terminal, or watch agents play."""
     from ..core.aec import DungeonAECEnv
-
-    try:
-        opts = _parser().parse_args(args.extra)
-    except SystemExit as e:
-        return int(e.code or 0) and 2
-    if not 2 <= opts.players <= 8:
-        print("dungeonrl play dungeon_crawler: --players must be 2..8", file=sys.stderr)
-        return 2
-    kinds = [k.strip() for k in opts.opponents.split(",") if k.strip()]
+    prog = "dungeonrl play dungeon_crawler"
+    kinds = [k.strip() for k in args.opponents.split(",") if k.strip()]
     if len(kinds) == 1:
-        kinds = kinds * (opts.players - 1)
-    if len(kinds) != opts.players - 1:
-        print(f"dungeonrl play dungeon_crawler: give one opponent kind or {opts.players - 1}",
-              file=sys.stderr)
+        kinds = kinds * (args.players - 1)
+    try:
+        if len(kinds) != args.players - 1:
+            raise ValueError(f"give one opponent kind or {args.players - 1} (one per rival "
+                             f"seat), not {len(kinds)}")
+        me_kind = play_agent_name(args)
+        if args.watch:
+            if me_kind not in (None, "heuristic"):
+                raise ValueError(f"--watch and --agent {me_kind} contradict each other")
+            me_kind = "heuristic"
+        if me_kind is None and "delay" in getattr(args, "given", set()):
+            raise ValueError("--delay only applies when an agent plays seat 0 "
+                             "(--agent, --random, --watch)")
+        if args.stochastic and not any(is_model(k) for k in [me_kind, *kinds]):
+            raise ValueError("--stochastic applies to saved models only (--agent or "
+                             "--opponents PATH)")
+    except ValueError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
     env = DungeonAECEnv("dungeon_crawler", render_mode="ansi", illegal_action="raise",
-                        num_players=opts.players)
+                        num_players=args.players)
     core = env.core
     names = core.spec.action_names
     try:
-        rivals = _policies(kinds, core, args.seed, opts.stochastic)
-        me = _policies(["heuristic"], core, args.seed + 1)[0] if opts.watch else None
+        rivals = _policies(kinds, core, args.seed, args.stochastic)
+        me = (_policies([me_kind], core, args.seed + 1, args.stochastic)[0]
+              if me_kind is not None else None)
     except (ValueError, OSError) as e:
-        print(f"dungeonrl play dungeon_crawler: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
-    env.reset(seed=args.seed)
-    decisions = 0
-    final = {}
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        if term or trunc:
-            final[agent] = reward
-            env.step(None)
+    narrate = narrator("dungeon_crawler")
+    for episode in range(args.episodes):
+        if args.episodes > 1:
+            print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
+        env.reset(seed=args.seed + episode)
+        decisions = 0
+        final = {}
+        seen = env._states[0].copy() if narrate is not None else None
+        stopped = False
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                final[agent] = reward
+                env.step(None)
+                continue
+            seat = int(agent.split("_")[1])
+            states = env._states
+            mask = obs["action_mask"]
+            if seat == 0:
+                if narrate is not None:
+                    say(narrate(core, seen, states[0], 0))
+                    seen = states[0].copy()
+            if seat == 0 and me is None:
+                print()
+                print(env.render())
+                legal = np.flatnonzero(mask)
+                print("Your legal actions:")
+                for a in legal:
+                    print(f"  {a:3d}  {names[a]:<22s} {core.action_label(states[0], int(a))}")
+                a = _ask(legal, names)
+                if a is None:
+                    print("bye")
+                    return 0
+            elif seat == 0:
+                print()
+                print(env.render())
+                a = me(states, mask)
+                print(f"> player_0 plays {a} ({core.action_label(states[0], int(a))})")
+                if args.delay:
+                    time.sleep(args.delay)
+            else:
+                a = rivals[seat - 1](states, mask)
+            env.step(a)
+            decisions += 1
+            if args.max_steps is not None and decisions >= args.max_steps:
+                print(f"stopped after {decisions} decisions (--max-steps {args.max_steps})")
+                stopped = True
+                break
+        if stopped:
             continue
-        seat = int(agent.split("_")[1])
-        states = env._states
-        mask = obs["action_mask"]
-        if seat == 0 and me is None:
-            print()
-            print(env.render())
-            legal = np.flatnonzero(mask)
-            print("Your legal actions:")
-            for a in legal:
-                print(f"  {a:3d}  {names[a]:<22s} {core.action_label(states[0], int(a))}")
-            a = _ask(legal, names)
-            if a is None:
-                print("bye")
-                return 0
-        elif seat == 0:
-            a = me(states, mask)
-        else:
-            a = rivals[seat - 1](states, mask)
-        env.step(a)
-        decisions += 1
-        if opts.max_turns is not None and decisions >= opts.max_turns:
-            print(f"stopped after {decisions} decisions")
-            return 0
-    print()
-    print(env.render())
-    print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in sorted(final.items())))
-    print(core.episode_info(env._states[0]))
+        print()
+        print(env.render())
+        print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in sorted(final.items())))
+        print(core.episode_info(env._states[0]))
     return 0
 
 
@@ -156,11 +197,24 @@ def _ask(legal, names):
     return ask_action(legal, names)
 
 
+def bench_options(spec):
+    """The suite's options, less ``--games`` (this game) and ``--seed`` (the CLI's)."""
+    import argparse
+    from ...benchmarks import suite
+    src = suite.build_parser()
+    keep = argparse.ArgumentParser(add_help=False, description="the suite, on this game")
+    for act in src._actions:
+        if not isinstance(act, argparse._HelpAction) and act.dest not in ("games", "seed"):
+            keep._add_action(act)
+    return [keep]
+
+
 def bench(args):
+    """The throughput suite restricted to Dungeon Crawler."""
     try:
         from ...benchmarks.suite import main as suite_main
     except ImportError:
         print("dungeonrl bench dungeon_crawler: the benchmark suite is not installed",
               file=sys.stderr)
         return 1
-    return suite_main(["--games", "dungeon_crawler", *args.extra])
+    return suite_main(["--games", "dungeon_crawler", *args.argv])

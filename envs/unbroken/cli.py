@@ -2,97 +2,122 @@
 
 play: a person plays in the terminal. The Display is printed as text, the
 legal actions are listed by number and readable label; type a number or an
-action name (``help`` lists them again, ``q`` quits). ``--agent heuristic``
-or ``--agent random`` watches an agent play instead (``--delay`` seconds per
-step). Options: ``--character``, ``--difficulty``, ``--seed``.
+action name (``help`` lists them again, ``q`` quits). ``--agent heuristic``,
+``--agent random`` (or ``--random``) or ``--agent MODEL`` watches an agent
+play instead (``--delay`` seconds per decision). ``--episodes N`` plays N
+games (game i from seed + i), ``--max-steps N`` ends each game after N
+decisions. When the game has a narrator (``dungeonrl.envs.unbroken.narrate``)
+what happened since the last decision is printed before it.
+
+bench: the Unbroken throughput benchmark (``benchmarks/unbroken_bench.py``).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-
-def _play_parser():
-    p = argparse.ArgumentParser(prog="dungeonrl play unbroken", add_help=True)
-    p.add_argument("--character", default="sneak",
-                   help="sneak, sage, hunter, brawler or random (default sneak)")
-    p.add_argument("--difficulty", default="normal", help="easy, normal or hard")
-    p.add_argument("--agent", default=None,
-                   help="watch an agent instead of playing: heuristic, random, or a saved model")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds between agent steps")
-    return p
+from ...cli import NO_SEED, PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
+from . import consts as C
+from .core import CHARACTERS
 
 
-def _agent_policy(name, core):
+@dataclass
+class UnbrokenPlayOptions(PlayOptions):
+    """play Unbroken"""
+
+    character: str = option("sneak", "the adventurer", choices=(*CHARACTERS, "random"))
+    difficulty: str = option("normal", "difficulty", choices=tuple(C.DIFFICULTIES))
+
+
+def play_options(spec):
+    return [UnbrokenPlayOptions]
+
+
+def _agent_policy(name, core, seed, stochastic):
     from ...agents.unbroken_heuristic import heuristic_action
     if name == "heuristic":
         return lambda st, mask, rng: int(heuristic_action(st[0], core.TR[0], mask))
     if name == "random":
         return lambda st, mask, rng: int(rng.choice(np.flatnonzero(mask)))
-    try:
-        from ...agents.policy import load_policy
-    except ImportError:
-        load_policy = None
-    if load_policy is None:
-        raise ValueError(f"unknown agent {name!r}: use heuristic or random")
-    pol = load_policy(name, core)
+    from ...agents.policy import load_policy
+    pol = load_policy(name, core, deterministic=not stochastic)
     return lambda st, mask, rng: int(pol(st, mask))
 
 
 def play(args):
+    """Play Unbroken in the terminal, or watch an agent play it."""
     from ..core.gym_env import DungeonEnv
-    p = _play_parser()
+    prog = "dungeonrl play unbroken"
     try:
-        opts = p.parse_args(args.extra)
-    except SystemExit as e:
-        return int(e.code or 0) and 2
+        agent = play_agent_name(args)
+        if agent is None and "delay" in getattr(args, "given", set()):
+            raise ValueError("--delay only applies when an agent plays (--agent, --random)")
+        if args.stochastic and not is_model(agent):
+            raise ValueError("--stochastic applies to a saved model (--agent PATH) only")
+    except ValueError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
     try:
         env = DungeonEnv("unbroken", render_mode="ansi", illegal_action="raise",
-                         character=opts.character, difficulty=opts.difficulty)
+                         character=args.character, difficulty=args.difficulty)
     except ValueError as e:
-        print(f"dungeonrl play unbroken: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
     core = env.core
     names = core.spec.action_names
     policy = None
-    if opts.agent:
+    if agent is not None:
         try:
-            policy = _agent_policy(opts.agent, core)
+            policy = _agent_policy(agent, core, args.seed, args.stochastic)
         except (ValueError, OSError) as e:
-            print(f"dungeonrl play unbroken: {e}", file=sys.stderr)
+            print(f"{prog}: {e}", file=sys.stderr)
             return 2
+    narrate = narrator("unbroken")
     rng = np.random.default_rng(args.seed)
-    _, info = env.reset(seed=args.seed)
-    total = 0.0
-    while True:
-        rec = env.unwrapped._buf.states   # the live record (read only here)
-        print()
-        print(env.render())
-        legal = np.flatnonzero(info["action_mask"])
-        print("Legal actions:")
-        for a in legal:
-            print(f"  {a:3d}  {names[a]:<20s} {core.action_label(rec[0], int(a))}")
-        if policy is not None:
-            a = policy(rec, info["action_mask"].astype(np.uint8), rng)
-            print(f"> {a} ({core.action_label(rec[0], a)})")
-            if opts.delay:
-                time.sleep(opts.delay)
-        else:
-            a = _ask(legal, names)
-            if a is None:
-                print("bye")
-                return 0
-        _, r, term, trunc, info = env.step(a)
-        total += r
-        if term or trunc:
+    for episode in range(args.episodes):
+        _, info = env.reset(seed=args.seed + episode)
+        if args.episodes > 1:
+            print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
+        total, steps = 0.0, 0
+        while True:
+            rec = env.unwrapped._buf.states   # the live record (read only here)
             print()
             print(env.render())
-            extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
-            print(f"Game over ({'terminated' if term else 'truncated'}): reward {total:+.2f} {extra}")
-            return 0
+            legal = np.flatnonzero(info["action_mask"])
+            print("Legal actions:")
+            for a in legal:
+                print(f"  {a:3d}  {names[a]:<20s} {core.action_label(rec[0], int(a))}")
+            if policy is not None:
+                a = policy(rec, info["action_mask"].astype(np.uint8), rng)
+                print(f"> {a} ({core.action_label(rec[0], a)})")
+                if args.delay:
+                    time.sleep(args.delay)
+            else:
+                a = _ask(legal, names)
+                if a is None:
+                    print("bye")
+                    return 0
+            prev = rec[0].copy() if narrate is not None else None
+            _, r, term, trunc, info = env.step(a)
+            total += r
+            steps += 1
+            if narrate is not None:
+                say(narrate(core, prev, env.unwrapped._buf.states[0], 0))
+            if term or trunc:
+                print()
+                print(env.render())
+                extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
+                print(f"Game over ({'terminated' if term else 'truncated'}): "
+                      f"reward {total:+.2f} {extra}")
+                break
+            if args.max_steps is not None and steps >= args.max_steps:
+                print(f"stopped after {steps} decisions (--max-steps {args.max_steps}); "
+                      f"reward so far {total:+.2f}")
+                break
+    return 0
 
 
 def _ask(legal, names):
@@ -100,6 +125,32 @@ def _ask(legal, names):
     return ask_action(legal, names)
 
 
+@dataclass
+class UnbrokenBenchOptions:
+    """Unbroken throughput benchmark (benchmarks/unbroken_bench.py)"""
+
+    quick: bool = option(False, "a short run")
+    repeats: int | None = option(None, "timed repeats per figure", type=positive_int,
+                                 default_text="5, or 3 with --quick")
+    json: str | None = option(None, "write the results to this JSON file", metavar="PATH",
+                              default_text="no file")
+    no_start: bool = option(False, "skip the cold/warm start runs")
+
+
+def bench_options(spec):
+    return [NO_SEED, UnbrokenBenchOptions]
+
+
 def bench(args):
+    """The Unbroken throughput benchmark."""
     from ...benchmarks.unbroken_bench import main as bench_main
-    return bench_main(list(args.extra))
+    argv = []
+    if args.quick:
+        argv.append("--quick")
+    if args.repeats is not None:
+        argv += ["--repeats", str(args.repeats)]
+    if args.json is not None:
+        argv += ["--json", args.json]
+    if args.no_start:
+        argv.append("--no-start")
+    return bench_main(argv)
