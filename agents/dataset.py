@@ -184,9 +184,20 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    from ..registry import get_spec
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        spec = get_spec(args.game)
+    except KeyError as e:
+        parser.error(str(e.args[0] if e.args else e))
     env_kwargs = {k: getattr(args, k) for k in ("num_players", "opponents", "character",
                                                 "difficulty") if getattr(args, k) is not None}
+    wrong = (("character", "difficulty") if spec.multi_agent else ("num_players", "opponents"))
+    given = [k for k in wrong if k in env_kwargs]
+    if given:
+        flags = ", ".join("--players" if k == "num_players" else f"--{k}" for k in given)
+        parser.error(f"{flags} does not apply to {spec.name}")
     ds = record_dataset(args.game, args.agent, args.episodes, dataset_id=args.dataset_id,
                         seed=args.seed, root=args.root, overwrite=args.overwrite,
                         **env_kwargs)

@@ -82,6 +82,12 @@ def test_cli_and_bad_input(minari_root, capsys):
                  "--root", str(minari_root / "cli")]) == 0
     assert "2 episodes" in capsys.readouterr().out
     assert minari.load_dataset("dungeonrl/unbroken/random-v0").total_episodes == 2
+    for argv in (["unbroken", "--players", "2"], ["dungeon_crawler", "--character", "x"],
+                 ["chess"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    err = capsys.readouterr().err
+    assert "--players does not apply to unbroken" in err and "unknown game" in err
     with pytest.raises(ValueError, match="episodes"):
         record_dataset("unbroken", "heuristic", 0)
     with pytest.raises(ValueError, match="seed"):
