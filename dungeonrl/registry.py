@@ -16,9 +16,14 @@ registers its env id with Gymnasium::
                        kwargs={"game": spec.name}, max_episode_steps=None)
 
 ``max_episode_steps`` is ``None`` because every core truncates itself at
-``spec.max_episode_steps``. Registration is idempotent. A game module that
-does not exist yet (or is still an empty folder) is skipped silently; any
-other import error inside a game module propagates.
+``spec.max_episode_steps``. A multi-seat game (``spec.multi_agent``) is
+registered with :data:`SELFPLAY_ENTRY_POINT` / :data:`SELFPLAY_VECTOR_ENTRY_POINT`
+instead: ``gymnasium.make`` on it gives the single-agent view (one seat
+against an opponent pool, :mod:`dungeonrl.agents.selfplay_env`), while the
+full multi-agent game is PettingZoo's (the game's ``*_v0`` module).
+Registration is idempotent. A game module that does not exist yet (or is
+still an empty folder) is skipped silently; any other import error inside a
+game module propagates.
 """
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ import gymnasium
 from .envs.core.errors import UnknownGameError
 from .envs.core.spec import GameSpec
 
-__all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "register_game", "register_module",
+__all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
+           "SELFPLAY_VECTOR_ENTRY_POINT", "register_game", "register_module",
            "register_all", "get_spec", "list_games", "game_module"]
 
 #: Modules of the games of the suite, in registration order.
@@ -41,6 +47,8 @@ GAMES: list[str] = [
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
 VECTOR_ENTRY_POINT = "dungeonrl.envs.core.vector:make_vector_env"
+SELFPLAY_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_env"
+SELFPLAY_VECTOR_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_vector_env"
 
 _SPECS: dict[str, GameSpec] = {}     # name -> spec
 _MODULES: dict[str, str] = {}        # name -> module that defines the game
@@ -61,12 +69,14 @@ def register_game(spec: GameSpec, module: str | None = None) -> None:
     _SPECS[spec.name] = spec
     if module is not None:
         _MODULES[spec.name] = module
-    # multi-agent games register with PettingZoo in their own module instead
-    if not spec.multi_agent and spec.env_id not in gymnasium.registry:
+    # multi-agent games: Gymnasium gets the single-agent view (one seat against
+    # an opponent pool); they register with PettingZoo in their own module
+    if spec.env_id not in gymnasium.registry:
+        multi = spec.multi_agent
         gymnasium.register(
             id=spec.env_id,
-            entry_point=ENTRY_POINT,
-            vector_entry_point=VECTOR_ENTRY_POINT,
+            entry_point=SELFPLAY_ENTRY_POINT if multi else ENTRY_POINT,
+            vector_entry_point=SELFPLAY_VECTOR_ENTRY_POINT if multi else VECTOR_ENTRY_POINT,
             kwargs={"game": spec.name},
             max_episode_steps=None,
         )

@@ -1,5 +1,5 @@
 """PettingZoo-style module of Dungeon Crawler (``from dungeonrl.envs import
-dungeon_crawler_v0``): ``env()`` (wrapped), ``raw_env()``.
+dungeon_crawler_v0``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``.
 
 ``env(num_players=4, render_mode=None, **kwargs)`` returns the raw
 :class:`~dungeonrl.envs.core.aec.DungeonAECEnv` wrapped, as PettingZoo's
@@ -10,19 +10,35 @@ action space fails loudly) and ``OrderEnforcingWrapper`` (no ``step`` or
 ``render_mode`` and ``illegal_action``; see the game's doc page
 (``dungeonrl.envs.dungeon_crawler``).
 
+``parallel_env(num_players=4, render_mode=None, **kwargs)`` is the
+PettingZoo Parallel form (:class:`~dungeonrl.envs.core.parallel.DungeonParallelEnv`):
+the game is strictly turn-based, so every step is one decision of the seat
+to act (the only one with a non-zero mask); the other seats' actions are
+ignored (send anything of their space, or ``None``). Its trajectory is the
+AEC env's for the same seed and actions.
+
+Both forms have ``state()`` / ``state_space``: every seat's observation
+concatenated. For N games in one call (every seat's observations, masks and
+rewards as arrays) use
+:class:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv`; for one learner
+seat against scripted or saved opponents (what SB3 and Gymnasium users
+need), ``gymnasium.make("dungeonrl/DungeonCrawler-v0")``.
+
 Importing this module also registers ``"dungeonrl/DungeonCrawler-v0"`` in
-PettingZoo's AEC registry (``pettingzoo.make("aec",
-"dungeonrl/DungeonCrawler-v0")``) when the installed PettingZoo has one.
+PettingZoo's AEC and parallel registries (``pettingzoo.make("aec",
+"dungeonrl/DungeonCrawler-v0")``, ``pettingzoo.make("parallel", ...)``)
+when the installed PettingZoo has them.
 """
 from __future__ import annotations
 
 from pettingzoo.utils import wrappers
 
 from .core.aec import DungeonAECEnv
+from .core.parallel import DungeonParallelEnv
 from .dungeon_crawler import SPEC
 
 ENV_ID = SPEC.env_id
-__all__ = ["env", "raw_env", "ENV_ID"]
+__all__ = ["env", "raw_env", "parallel_env", "ENV_ID"]
 
 
 def raw_env(num_players: int = 4, render_mode=None, **kwargs) -> DungeonAECEnv:
@@ -36,16 +52,27 @@ def env(num_players: int = 4, render_mode=None, **kwargs):
     return e
 
 
+def parallel_env(num_players: int = 4, render_mode=None, **kwargs) -> DungeonParallelEnv:
+    return DungeonParallelEnv(SPEC, render_mode=render_mode, num_players=num_players, **kwargs)
+
+
 def _register():
     try:
         import pettingzoo
         reg = getattr(pettingzoo, "register", None)
-        aec_registry = getattr(pettingzoo, "aec_registry", None)
+        registries = {"aec": getattr(pettingzoo, "aec_registry", None),
+                      "parallel": getattr(pettingzoo, "parallel_registry", None)}
     except ImportError:  # pragma: no cover
         return
-    if reg is None or (aec_registry is not None and ENV_ID in aec_registry):
+    if reg is None:
         return
-    reg("aec", ENV_ID, entry_point=f"{__name__}:env")
+    for kind, entry in (("aec", "env"), ("parallel", "parallel_env")):
+        known = registries[kind]
+        if known is not None and ENV_ID in known:
+            continue
+        if kind == "parallel" and known is None:
+            continue       # a PettingZoo without a parallel registry
+        reg(kind, ENV_ID, entry_point=f"{__name__}:{entry}")
 
 
 _register()

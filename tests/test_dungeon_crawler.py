@@ -145,9 +145,11 @@ def test_pettingzoo_api_seed_render(n):
 def test_max_cycles_not_applicable():
     # max_cycles_test needs a parallel_env(max_cycles=...) in which every agent
     # acts once per cycle; in this turn-based game a seat takes several
-    # decisions per turn and defenders act out of turn, so the module offers
-    # no parallel form (documented in the README). The step cap is tested here.
-    assert not hasattr(dungeon_crawler_v0, "parallel_env")
+    # decisions per turn and defenders act out of turn, so the parallel form
+    # (tests/test_parallel.py) is one decision per step and takes no
+    # max_cycles (documented in the README). The step cap is tested here.
+    with pytest.raises(TypeError):
+        dungeon_crawler_v0.parallel_env(max_cycles=4)
     e = dungeon_crawler_v0.env(num_players=3, max_steps=25)
     e.reset(seed=3)
     steps = 0

@@ -28,6 +28,10 @@ Conventions
   seat gets ``spec.illegal_penalty`` and ``infos[agent]["illegal_action"]``
   is True; ``"raise"`` raises :class:`IllegalActionError` and changes
   nothing;
+* ``state()`` is the global view: every seat's observation concatenated
+  (``float32[num_players * obs_size]``, space ``state_space``; each seat's
+  private information is in it, deck orders and the generator are not),
+  the same definition as :meth:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv.state`;
 * ``get_state()`` / ``set_state()`` snapshot and restore the game exactly
   (:class:`~dungeonrl.envs.core.snapshot.Snapshot`); ``render()`` supports
   the spec's modes plus ``"human"`` (prints the ``ansi`` text) when the
@@ -52,6 +56,7 @@ from ._batch import (
     seed_batch,
 )
 from .errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
+from .multi import global_state_space, observe_seats
 from .snapshot import Snapshot
 
 __all__ = ["DungeonAECEnv", "make_aec_env"]
@@ -89,6 +94,8 @@ class DungeonAECEnv(AECEnv):
                             "action_mask": spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE)})
             for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        self.state_space = global_state_space(spec, n)
+        self._seat_obs = np.zeros((1, n, spec.obs_size), np.float32)
         self._states = self.core.alloc(1)
         self._rew = np.zeros((1, n), np.float32)
         self._te = np.zeros(1, np.bool_)
@@ -143,6 +150,14 @@ class DungeonAECEnv(AECEnv):
             self.core.legal_mask(self._states, self._mask)
             mask[:] = self._mask[0]
         return {"observation": self._obs[0].copy(), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global view: every seat's observation concatenated (see the
+        module doc), a fresh ``float32[num_players * obs_size]`` array."""
+        if not self._started:
+            raise ResetNeededError("state() called before reset()")
+        observe_seats(self.core, self._states, self._seat_obs)
+        return self._seat_obs.reshape(-1).copy()
 
     def step(self, action):
         if not self._started:

@@ -29,7 +29,15 @@ from ._batch import (
 from .errors import IllegalActionError, ResetNeededError, SnapshotError
 from .snapshot import Snapshot
 
-__all__ = ["DungeonEnv", "make_env", "observation_spaces"]
+__all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
+
+
+class RenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the game does not support. Also a ``TypeError``, the
+    error an env constructor gives for an argument it does not take: tools
+    that ask for a render mode on the user's behalf and retry without it on
+    ``TypeError`` (Stable-Baselines3's ``make_vec_env`` asks for
+    ``"rgb_array"``) then build the env without rendering."""
 
 
 def observation_spaces(spec, dict_obs: bool) -> spaces.Space:
@@ -117,7 +125,10 @@ class DungeonEnv(gym.Env):
     * ``game``: a registered game name or env id, a ``GameSpec``, or a ready
       ``GameCore``.
     * ``render_mode``: ``None`` or one of ``spec.render_modes`` (``"ansi"``:
-      ``render()`` returns the core's text view).
+      ``render()`` returns the core's text view); another mode raises
+      :class:`RenderModeError` (a ``ValueError`` and a ``TypeError``, so
+      SB3's ``make_vec_env``, which asks for ``"rgb_array"`` and retries
+      without it on ``TypeError``, works for every game).
     * ``illegal_action``: ``"penalize"`` or ``"raise"`` (see above).
     * ``dict_obs``: return ``{"observation", "action_mask"}`` observations.
     * ``**core_kwargs``: passed to ``spec.make_core`` (difficulty, character...).
@@ -149,7 +160,7 @@ class DungeonEnv(gym.Env):
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
         if render_mode is not None and render_mode not in spec.render_modes:
-            raise ValueError(
+            raise RenderModeError(
                 f"render_mode {render_mode!r} not supported by {spec.name}; "
                 f"choose from {list(spec.render_modes)} or None")
         self.render_mode = render_mode
