@@ -24,7 +24,8 @@ something with another option) and turned into argparse options by
 :func:`add_options`. For command ``C`` and game module ``M`` (see
 :mod:`dungeonrl.registry`) the implementation is
 
-1. ``M.cli.C(args)`` if the game ships one (``dungeonrl.envs.unbroken.cli.play``);
+1. ``dungeonrl.games.<name>.C(args)`` (e.g. ``dungeonrl.games.unbroken.play``), or
+   ``M.cli.C(args)`` for a game module that ships its own;
 2. otherwise the suite default of :data:`DEFAULTS`.
 
 and its options come from the function ``C_options(spec)`` (``main_options``
@@ -326,11 +327,13 @@ def find_command(command: str, game: str | None) -> tuple[Callable | None, list[
     tried = []
     module = game_module(game) if game is not None else None
     if module is not None:
-        target = f"{module}.cli:{command}"
-        tried.append(target)
-        fn = _load(target)
-        if fn is not None:
-            return fn, tried
+        from .registry import get_spec
+        for target in (f"dungeonrl.games.{get_spec(game).name}:{command}",
+                       f"{module}.cli:{command}"):
+            tried.append(target)
+            fn = _load(target)
+            if fn is not None:
+                return fn, tried
     tried.append(DEFAULTS[command])
     return _load(DEFAULTS[command]), tried
 

@@ -222,7 +222,7 @@ def test_play_calls_the_narrator_when_the_game_has_one(in_tmp, capsys, monkeypat
         return [f"narrated {len(calls)}"]
 
     monkeypatch.setattr(cli, "narrator", lambda game: narrate)
-    import dungeonrl.envs.unbroken.cli as ucli
+    import dungeonrl.games.unbroken as ucli
     monkeypatch.setattr(ucli, "narrator", lambda game: narrate)
     assert cli_main(["play", "unbroken", "--random", "--max-steps", "2"]) == 0
     assert calls == [0, 0] and "* narrated 2" in capsys.readouterr().out

@@ -969,7 +969,7 @@ def test_unbroken_model_with_options_is_refused_by_the_league(unbroken_model, tm
 
 # --- play: saved models as opponents --------------------------------------------------------------
 def test_play_policies_accept_a_saved_model(ppo_run):
-    from dungeonrl.envs.dungeon_crawler.cli import _policies
+    from dungeonrl.games.dungeon_crawler import _policies
     _, out, _ = ppo_run
     path = str(out / "model.pt")
     core = core_for(2)

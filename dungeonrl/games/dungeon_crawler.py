@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...cli import PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
+from ..cli import PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
 
 
 @dataclass
@@ -51,7 +51,7 @@ def play_options(spec):
 def _model_policy(path, core, seed, stochastic):
     """A saved model as ``policy(states, mask) -> action`` for the seat to act."""
     import os
-    from ...agents.policy import make_agent
+    from ..agents.policy import make_agent
     if not os.path.exists(path):
         raise ValueError(f"unknown opponent {path!r}: use heuristic, random or a model file")
     agent = make_agent(path, core, seed=seed, deterministic=not stochastic)
@@ -73,8 +73,8 @@ def _model_policy(path, core, seed, stochastic):
 
 
 def _policies(kinds, core, seed, stochastic=False):
-    from ...agents.dungeon_crawler_heuristic import choose
-    from ...envs.core.rng import rng_seed
+    from ..envs.dungeon_crawler.policy import choose
+    from ..envs.core.rng import rng_seed
 
     prng = np.zeros(2, np.uint64)
     rng_seed(prng, seed, 99)
@@ -101,7 +101,7 @@ def _policies(kinds, core, seed, stochastic=False):
 
 def play(args):
     """Take a seat at Dungeon Crawler in the terminal, or watch agents play."""
-    from ..core.aec import DungeonAECEnv
+    from ..envs.core.aec import DungeonAECEnv
     prog = "dungeonrl play dungeon_crawler"
     kinds = [k.strip() for k in args.opponents.split(",") if k.strip()]
     if len(kinds) == 1:
@@ -193,14 +193,14 @@ def play(args):
 
 
 def _ask(legal, names):
-    from ...cli import ask_action
+    from ..cli import ask_action
     return ask_action(legal, names)
 
 
 def bench_options(spec):
     """The suite's options, less ``--games`` (this game) and ``--seed`` (the CLI's)."""
     import argparse
-    from ...benchmarks import suite
+    from ..benchmarks import suite
     src = suite.build_parser()
     keep = argparse.ArgumentParser(add_help=False, description="the suite, on this game")
     for act in src._actions:
@@ -212,7 +212,7 @@ def bench_options(spec):
 def bench(args):
     """The throughput suite restricted to Dungeon Crawler."""
     try:
-        from ...benchmarks.suite import main as suite_main
+        from ..benchmarks.suite import main as suite_main
     except ImportError:
         print("dungeonrl bench dungeon_crawler: the benchmark suite is not installed",
               file=sys.stderr)

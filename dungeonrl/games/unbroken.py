@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...cli import NO_SEED, PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
-from . import consts as C
-from .core import CHARACTERS
+from ..cli import NO_SEED, PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
+from ..envs.unbroken import consts as C
+from ..envs.unbroken.core import CHARACTERS
 
 
 @dataclass
@@ -37,19 +37,19 @@ def play_options(spec):
 
 
 def _agent_policy(name, core, seed, stochastic):
-    from ...agents.unbroken_heuristic import heuristic_action
+    from ..envs.unbroken.policy import heuristic_action
     if name == "heuristic":
         return lambda st, mask, rng: int(heuristic_action(st[0], core.TR[0], mask))
     if name == "random":
         return lambda st, mask, rng: int(rng.choice(np.flatnonzero(mask)))
-    from ...agents.policy import load_policy
+    from ..agents.policy import load_policy
     pol = load_policy(name, core, deterministic=not stochastic)
     return lambda st, mask, rng: int(pol(st, mask))
 
 
 def play(args):
     """Play Unbroken in the terminal, or watch an agent play it."""
-    from ..core.gym_env import DungeonEnv
+    from ..envs.core.gym_env import DungeonEnv
     prog = "dungeonrl play unbroken"
     try:
         agent = play_agent_name(args)
@@ -121,7 +121,7 @@ def play(args):
 
 
 def _ask(legal, names):
-    from ...cli import ask_action
+    from ..cli import ask_action
     return ask_action(legal, names)
 
 
@@ -143,7 +143,7 @@ def bench_options(spec):
 
 def bench(args):
     """The Unbroken throughput benchmark."""
-    from ...benchmarks.unbroken_bench import main as bench_main
+    from ..benchmarks.unbroken_bench import main as bench_main
     argv = []
     if args.quick:
         argv.append("--quick")
