@@ -42,6 +42,7 @@ Command line (``python -m dungeonrl.agents.dataset GAME --agent heuristic
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import warnings
 
@@ -208,3 +209,55 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+# --- the `dungeonrl dataset GAME` leaf of the CLI tree ------------------------------------
+def cli_dataset_options(spec):
+    """Option groups of ``dungeonrl dataset GAME`` (see :mod:`dungeonrl.cli`)."""
+    from ..cli import option, positive_int
+
+    @dataclasses.dataclass
+    class DatasetOptions:
+        """dataset"""
+
+        agent: str = option("heuristic", "heuristic, random or a saved model file (.pt / .zip)")
+        episodes: int = option(100, "episodes to record (episode k plays seed SEED + k)",
+                               type=positive_int)
+        dataset_id: str | None = option(None, "Minari dataset id (default "
+                                              "dungeonrl/GAME/AGENT-v0)", metavar="ID")
+        root: str | None = option(None, "dataset folder (default $MINARI_DATASETS_PATH or "
+                                        "~/.minari/datasets)", metavar="DIR")
+        overwrite: bool = option(False, "replace an existing dataset id")
+
+    @dataclasses.dataclass
+    class SeatOptions:
+        """the other seats"""
+
+        num_players: int | None = option(None, "seats at the table (default 2)",
+                                         flags=("--players",), type=positive_int)
+        opponents: str | None = option(None, "the other seats' pool, e.g. "
+                                             "heuristic:0.5,random:0.5 (default heuristic)")
+
+    @dataclasses.dataclass
+    class UnbrokenOptions:
+        """configuration"""
+
+        character: str | None = option(None, "sneak, sage, hunter, brawler or random "
+                                             "(default sneak)")
+        difficulty: str | None = option(None, "easy, normal or hard (default normal)")
+
+    extra = SeatOptions if spec.multi_agent else (
+        UnbrokenOptions if spec.name == "unbroken" else None)
+    return [DatasetOptions] + ([extra] if extra is not None else [])
+
+
+def cli_dataset(args) -> int:
+    keys = ("num_players", "opponents", "character", "difficulty")
+    env_kwargs = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    seed = args.seed if getattr(args, "seed", None) is not None else 0
+    ds = record_dataset(args.env, args.agent, args.episodes, dataset_id=args.dataset_id,
+                        seed=seed, root=args.root, overwrite=args.overwrite, **env_kwargs)
+    print(f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
+          f"{ds.total_steps} steps, in "
+          f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}")
+    return 0

@@ -66,6 +66,7 @@ COMMANDS: dict[str, str] = {
     "bench": "throughput: without a game, the suite over every game and its peers; "
              "with a game, that game's benchmark",
     "demo": "short guided tour: seeded games, throughput, a short training run",
+    "dataset": "record a local Minari dataset (offline RL) of seeded games played by an agent",
 }
 
 #: Suite-wide implementation of each command when the game has none:
@@ -76,6 +77,7 @@ DEFAULTS: dict[str, str] = {
     "demo": "dungeonrl.agents.demo:main",
     "train": "dungeonrl.agents.train:main",
     "eval": "dungeonrl.cli:eval_command",
+    "dataset": "dungeonrl.agents.dataset:cli_dataset",
 }
 
 SUITE = "dungeonrl.benchmarks.suite"
