@@ -99,7 +99,7 @@ SPENT = (48, 46, 52)
 HERO_COLORS = [(245, 245, 245), (0, 220, 230), (255, 225, 40), (60, 220, 80),
                (255, 140, 20), (240, 70, 240), (140, 140, 255), (255, 150, 150)]
 TIER_COLORS = [(170, 170, 170), (80, 200, 100), (80, 150, 255), (255, 160, 30)]
-CELL_W, CELL_GAP = 36, 2
+CELL_W, CELL_H, CELL_GAP = 36, 36, 2
 
 
 def _square_live(T, s, f, q):
@@ -107,10 +107,13 @@ def _square_live(T, s, f, q):
     return k not in (C.SQ_MOB, C.SQ_CHEST, C.SQ_BOSS, C.SQ_LAIR) or bool(s["sq_alive"][f, q])
 
 
-def _abbr(name, n=5):
-    parts = name.split()
+def _abbr(cv, name, size, width):
+    """The most telling word of a monster name, cut (no ellipsis) to ``width``."""
+    parts = name.replace(",", " ").split()
     word = parts[-1] if len(parts) > 1 and len(parts[-1]) >= 3 else parts[0]
-    return word[:n]
+    while len(word) > 1 and cv.text_width(word, size) > width:
+        word = word[:-1]
+    return word
 
 
 def _draw_floor(cv, core, s, f, y0):
@@ -131,33 +134,33 @@ def _draw_floor(cv, core, s, f, y0):
         x = x0 + q * (CELL_W + CELL_GAP)
         live = _square_live(T, s, f, q)
         col = SQ_COLORS[k] if live else SPENT
-        cv.box(x, top, x + CELL_W, top + 32, fill=col, radius=4,
+        cv.box(x, top, x + CELL_W, top + CELL_H, fill=col, radius=4,
                outline=(255, 255, 255) if k == C.SQ_LAIR else None)
         fg = (20, 20, 24) if live and k in (C.SQ_CHEST, C.SQ_STAIRS) else INK
         cv.text((x + 3, top + 1), C.SQ_CHARS[k], 11, fg if live else DIM)
         cv.text((x + CELL_W - 3, top + 1), str(q), 9, fg if live else DIM, anchor="ra")
         if k in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR):
             if live:
-                cv.text((x + CELL_W / 2, top + 17), _abbr(_mon_name(core, s, f, q)), 10, fg,
-                        CELL_W - 2, anchor="ma")
+                cv.text((x + CELL_W / 2, top + 13), _abbr(cv, _mon_name(core, s, f, q), 10,
+                                                         CELL_W - 3), 10, fg, anchor="ma")
             elif k == C.SQ_MOB:
                 back = int(s["sq_back"][f, q]) - int(s["round"])
-                cv.text((x + CELL_W / 2, top + 17), f"back {max(back, 0)}", 9, DIM, CELL_W,
+                cv.text((x + CELL_W / 2, top + 18), f"back {max(back, 0)}", 9, DIM, CELL_W,
                         anchor="ma")
         elif k == C.SQ_CHEST and not live:
-            cv.text((x + CELL_W / 2, top + 17), "open", 9, DIM, anchor="ma")
+            cv.text((x + CELL_W / 2, top + 18), "open", 9, DIM, anchor="ma")
         here = [h for h in range(n) if int(s["floor"][h]) == f and int(s["pos"][h]) == q]
         for j, h in enumerate(here):
-            r = 6
+            r = 7
             cx = x + 7 + (j % 3) * 11
-            cy = top + 41 + (j // 3) * 13
+            cy = top + CELL_H + 10 + (j // 3) * 14
             ring = (255, 60, 60) if int(s["actor"]) == h else (20, 20, 24)
             cv.circle(cx, cy, r, HERO_COLORS[h], outline=ring, width=2)
-            cv.text((cx, cy), str(h), 9, (10, 10, 14), anchor="mm")
+            cv.text((cx, cy), str(h), 10, (10, 10, 14), anchor="mm")
         if k in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR) and live:
             hp = int(s["sq_hp"][f, q])
-            cv.text((x + CELL_W / 2, top + 31), f"{hp}", 10, (255, 230, 230), anchor="md")
-    return top + 32 + 40
+            cv.text((x + CELL_W / 2, top + 24), f"HP {hp}", 10, (255, 235, 235), anchor="ma")
+    return top + CELL_H + 38
 
 
 def _draw_heroes(cv, core, s, y0, y1):
@@ -201,9 +204,11 @@ def _draw_heroes(cv, core, s, y0, y1):
                 slot_w = (FRAME_W - 24 - 640) // 3
                 xx = 640 + (sl % 3) * slot_w
                 yy = y + 2 + (sl // 3) * 18
-                cv.box(xx, yy + 2, xx + 8, yy + 12, fill=col, radius=2,
+                cv.box(xx, yy + 1, xx + 13, yy + 14, fill=col, radius=2,
                        outline=(255, 255, 255) if vaulted else None)
-                cv.text((xx + 11, yy), name, 11, INK if it >= 0 else DIM, slot_w - 14)
+                cv.text((xx + 7, yy + 8), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14),
+                        anchor="mm")
+                cv.text((xx + 17, yy), name, 11, INK if it >= 0 else DIM, slot_w - 20)
             else:
                 col = TIER_COLORS[int(T.item_tier[it])] if it >= 0 else (60, 60, 68)
                 cv.box(gx, y + 4, gx + 24, y + 18, fill=col, radius=2,
@@ -249,6 +254,8 @@ def _status_line(core, s):
         return f"player_{seat} {what} ({int(s['offer_n'])} face down to the others)"
     if ph == "assign":
         return f"Hero creation: {who} places a roll of {int(s['cr_roll'])} into a stat"
+    if ph == "rebalance":
+        return f"Hero creation: {who} may move stat points between stats, then finish"
     if ph == "move":
         return f"{who} rolled {int(s['roll'])} for movement and chooses where to walk"
     return f"{who}: {ph.replace('_', ' ')}"
@@ -272,8 +279,8 @@ def _draw_legend(cv, y0):
     x += 10
     cv.circle(x + 6, y + 8, 6, HERO_COLORS[0], outline=(255, 60, 60), width=2)
     x += 16 + cv.text((x + 16, y), "hero token (red ring: to act)", 11, DIM) + 12
-    cv.text((x, y), "monster cells: name + HP; numbers top right: square", 11, DIM,
-            FRAME_W - 20 - x)
+    cv.text((x, y), "gear slots W G H C P B (white edge: vaulted); cells: square no., "
+            "monster + HP", 11, DIM, FRAME_W - 20 - x)
 
 
 def render_rgb(core, s):
@@ -287,7 +294,7 @@ def render_rgb(core, s):
     cv = Canvas(FRAME_W, FRAME_H, BG)
     cv.box(0, 0, FRAME_W, 48, fill=(36, 44, 66))
     cv.text((14, 4), "DUNGEON CRAWLER", 18, (250, 220, 160))
-    cv.text((200, 6), f"{n} heroes  |  round {int(s['round']) + 1}  |  "
+    cv.text((220, 6), f"{n} heroes  |  round {int(s['round']) + 1}  |  "
             f"phase: {C.PHASE_NAMES[int(s['phase'])].replace('_', ' ')}  |  decision "
             f"{int(s['steps'])}", 14, INK, 560)
     cv.text((FRAME_W - 14, 6), f"cards in deck {int(s['card_deck_n'])}  items in deck "
