@@ -101,7 +101,7 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
             h, w = img.shape[:2]
             im = Image.fromarray(img).resize((max(1, round(w * scale)), max(1, round(h * scale))),
                                              Image.LANCZOS)
-            img = np.ascontiguousarray(np.asarray(im, np.uint8))
+            img = np.array(im, dtype=np.uint8, order="C")
         return img
 
     observe()

@@ -147,4 +147,4 @@ class Canvas:
 
     def array(self) -> np.ndarray:
         """The picture as a fresh C-contiguous ``uint8`` array ``(H, W, 3)``."""
-        return np.ascontiguousarray(np.asarray(self.img, dtype=np.uint8))
+        return np.array(self.img, dtype=np.uint8, order="C")   # writable, owned
