@@ -210,3 +210,15 @@ def test_record_mp4(tmp_path):
         return
     rec = record("unbroken", "heuristic", 0, out, max_frames=6, hold=0)
     assert rec.frames == 6 and out.stat().st_size > 1000
+
+
+def test_vector_envs_render_frames():
+    from dungeonrl.envs.core.vector import DungeonVectorEnv, DungeonSB3VecEnv
+    env = DungeonVectorEnv("unbroken", num_envs=2, render_mode="rgb_array")
+    env.reset(seed=0)
+    frames = env.render()
+    assert len(frames) == 2 and all(f.shape == SIZES["unbroken"] + (3,) for f in frames)
+    venv = DungeonSB3VecEnv("unbroken", num_envs=2, render_mode="rgb_array")
+    venv.reset()
+    imgs = venv.get_images()
+    assert len(imgs) == 2 and imgs[0].dtype == np.uint8 and imgs[0].shape[2] == 3
