@@ -431,6 +431,13 @@ def _build_sb3_class():
         def illegal_action(self) -> str:
             return self._run.illegal_action
 
+        def get_images(self) -> list:
+            """One ``rgb_array`` frame per env (SB3's ``render`` and
+            ``VecVideoRecorder`` call this); ``None`` per env in other modes."""
+            if self.render_mode != "rgb_array":
+                return [None] * self.num_envs
+            return list(self._run.render_all("rgb_array"))
+
         def __repr__(self) -> str:
             return f"<DungeonSB3VecEnv {self.game_spec.env_id} x{self.num_envs}>"
 
