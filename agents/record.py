@@ -10,6 +10,8 @@ reset and one after each decision (every ``stride``-th decision when
 
 * ``.gif``: written with Pillow (no extra dependency); the last frame is held
   for ``hold`` seconds.
+* ``.png``: only the last recorded frame (choose it with ``max_frames``):
+  a still for a README.
 * ``.mp4``: needs ``imageio`` and ``imageio-ffmpeg``
   (``pip install imageio imageio-ffmpeg``); without them a clear
   :class:`RuntimeError` says so and suggests ``.gif``.
@@ -32,7 +34,7 @@ import numpy as np
 
 __all__ = ["record", "play_frames", "Recording", "FORMATS"]
 
-FORMATS = (".gif", ".mp4")
+FORMATS = (".gif", ".mp4", ".png")
 
 
 @dataclass
@@ -130,11 +132,23 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
     return decisions, finished, core.episode_info(buf.states[0]) if finished else {}
 
 
+def _shared_palette(frames):
+    """One 256-colour palette for the whole GIF, from a sample of frames: every
+    frame maps to the same colours, so unchanged pixels stay identical and
+    the GIF stores only what changed between frames (small files)."""
+    from PIL import Image
+    idx = np.linspace(0, len(frames) - 1, min(len(frames), 12)).astype(int)
+    sample = np.concatenate([frames[i][::2, ::2] for i in idx], axis=0)
+    return Image.fromarray(sample).quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                            dither=Image.Dither.NONE)
+
+
 def _write_gif(frames, path, fps, hold):
     from PIL import Image
-    ims = [Image.fromarray(f) for f in frames]
-    if not ims:
+    if not frames:
         raise ValueError("no frames to write")
+    pal = _shared_palette(frames)
+    ims = [Image.fromarray(f).quantize(palette=pal, dither=Image.Dither.NONE) for f in frames]
     ms = max(20, int(round(1000.0 / fps)))
     durations = [ms] * len(ims)
     durations[-1] = max(ms, int(round(hold * 1000)))
@@ -168,7 +182,8 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
     * ``agent``: ``"heuristic"``, ``"random"`` or a saved model path (a model
       of another game raises ``ModelSpecError``);
     * ``seed``: game seed (the agent is seeded from it too);
-    * ``out``: ``.gif`` or ``.mp4`` path (its folder must exist);
+    * ``out``: ``.gif``, ``.mp4`` or ``.png`` (the last frame only) path (its
+      folder must exist);
     * ``players``: seats for multi-seat games (default: the core's default);
       must be ``None`` or 1 for one-player games;
     * ``fps``: frames per second; ``hold``: seconds the last frame stays;
@@ -184,7 +199,7 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
     path = os.fspath(out)
     ext = os.path.splitext(path)[1].lower()
     if ext not in FORMATS:
-        raise ValueError(f"output {path!r}: use a .gif or .mp4 file name")
+        raise ValueError(f"output {path!r}: use a .gif, .mp4 or .png file name")
     if not (isinstance(fps, (int, float)) and not isinstance(fps, bool) and 0 < fps <= 60):
         raise ValueError(f"fps must be a number in (0, 60], got {fps!r}")
     if hold < 0:
@@ -209,7 +224,11 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
         except StopIteration as stop:
             decisions, finished, info = stop.value
             break
-    if ext == ".gif":
+    if ext == ".png":
+        from PIL import Image
+        Image.fromarray(frames[-1]).save(path, optimize=True)
+        frames = frames[-1:]
+    elif ext == ".gif":
         _write_gif(frames, path, fps, hold)
     else:
         _write_mp4(frames, path, fps, hold)
@@ -227,7 +246,8 @@ def main(argv=None) -> int:
     p.add_argument("--agent", default="heuristic",
                    help="heuristic, random or a saved model path (default: heuristic)")
     p.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
-    p.add_argument("--out", default="game.gif", help=".gif or .mp4 path (default: game.gif)")
+    p.add_argument("--out", default="game.gif",
+                   help=".gif, .mp4 or .png (last frame only) path (default: game.gif)")
     p.add_argument("--players", type=int, default=None,
                    help="seats, multi-seat games only (default: the game's default)")
     p.add_argument("--fps", type=float, default=4.0, help="frames per second (default: 4)")

@@ -188,7 +188,7 @@ def test_record_whole_game_stride_and_determinism(tmp_path):
 
 
 def test_record_bad_arguments(tmp_path):
-    with pytest.raises(ValueError, match=".gif or .mp4"):
+    with pytest.raises(ValueError, match=".gif, .mp4 or .png"):
         record("unbroken", "heuristic", 0, tmp_path / "x.avi")
     with pytest.raises(ValueError, match="one-player"):
         record("unbroken", "heuristic", 0, tmp_path / "x.gif", players=3)

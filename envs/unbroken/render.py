@@ -38,10 +38,9 @@ def _ops_text(content, ops):
         elif code == C.OP_REDUCE:
             out.append(f"reduce {b} {C.RES_NAMES[a]} -> {d} {C.RES_NAMES[c]}")
         elif code == C.OP_CONDITION:
-            when = C.WHEN_NAMES[b]
-            extra = f" {c} rounds" if b == C.WHEN_ROUNDS else ""
+            when = f"{c} rounds" if b == C.WHEN_ROUNDS else C.WHEN_NAMES[b].replace("_", " ")
             tok = f" [{d}]" if d else ""
-            out.append(f"{content.condition_names[a]} ({when}{extra}){tok}")
+            out.append(f"{content.condition_names[a]} ({when}){tok}")
         elif code in (C.OP_TOKENS, C.OP_CLEANSE, C.OP_EVADE):
             out.append(f"{name} {content.condition_names[a]} {b if code == C.OP_TOKENS else ''}".strip())
         elif code == C.OP_DOWNGRADE:
