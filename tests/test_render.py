@@ -222,3 +222,18 @@ def test_vector_envs_render_frames():
     venv.reset()
     imgs = venv.get_images()
     assert len(imgs) == 2 and imgs[0].dtype == np.uint8 and imgs[0].shape[2] == 3
+
+
+def test_readme_pictures_exist_and_are_small():
+    import pathlib
+    folder = pathlib.Path(__file__).resolve().parents[1] / "docs" / "img"
+    for game in ("unbroken", "dungeon_crawler"):
+        for ext, fmt in ((".png", "PNG"), (".gif", "GIF")):
+            f = folder / (game + ext)
+            assert f.exists() and f.stat().st_size < 1.5 * 2**20, f
+            with Image.open(f) as im:
+                assert im.format == fmt
+                if fmt == "PNG":
+                    assert im.size == (SIZES[game][1], SIZES[game][0])
+                else:
+                    assert im.n_frames >= 20
