@@ -263,8 +263,9 @@ def main(argv=None) -> int:
                      max_frames=a.max_frames or None, stride=a.stride, scale=a.scale)
     except (ValueError, RuntimeError, OSError) as e:
         p.exit(2, f"{p.prog}: error: {e}\n")
+    end = f"game over {rec.info}" if rec.finished else "cut short"
     print(f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
-          f"{rec.decisions} decisions, {'game over ' + str(rec.info) if rec.finished else 'cut short'}")
+          f"{rec.decisions} decisions, {end}")
     return 0
 
 

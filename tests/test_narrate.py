@@ -73,7 +73,8 @@ def test_unbroken_narration_is_a_diff():
     # the generator and the undrawn deck are never read
     hidden = g.s.copy()
     hidden["rng"] += np.uint64(7)
-    hidden["enc_deck"][: int(hidden["enc_deck_n"])] = hidden["enc_deck"][: int(hidden["enc_deck_n"])][::-1]
+    k = int(hidden["enc_deck_n"])
+    hidden["enc_deck"][:k] = hidden["enc_deck"][:k][::-1]
     assert ubn.narrate(g.core, g.s, hidden) == []
 
 
@@ -235,7 +236,7 @@ def test_narrator_collects_every_step_until_flush():
     nar = Narrator(env.core, seat=0)
     nar.reset(env._states[0])
     steps = 0
-    for agent in env.agent_iter(max_iter=120):
+    for _agent in env.agent_iter(max_iter=120):
         obs, r, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)

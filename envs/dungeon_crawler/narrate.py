@@ -118,10 +118,11 @@ def hand_text(core, state, seat) -> list:
         it = int(s["equip"][seat, sl])
         lock = " [vaulted]" if (int(s["vault"][seat]) >> sl) & 1 else ""
         if it >= 0:
-            stats = ", ".join(f"{getattr(T, 'item_' + k)[it]:+d} {k.upper()}"
-                              for k in ("atk", "def", "hp", "spd") if int(getattr(T, "item_" + k)[it]))
+            vals = [(k.upper(), int(getattr(T, "item_" + k)[it]))
+                    for k in ("atk", "def", "hp", "spd")]
+            stats = "".join(f"; {v:+d} {k}" for k, v in vals if v)
             gear.append(f"  {C.SLOT_NAMES[sl]}: {ct.item_names[it]} "
-                        f"({C.TIER_NAMES[int(T.item_tier[it])]}{'; ' + stats if stats else ''}){lock}")
+                        f"({C.TIER_NAMES[int(T.item_tier[it])]}{stats}){lock}")
         else:
             gear.append(f"  {C.SLOT_NAMES[sl]}: -{lock}")
     out.append("Your gear:")
@@ -197,8 +198,8 @@ def narrate(core, prev, state, seat) -> list:
             f"(d4: {int(s['cr_roll']) - C.ROLL_BASE}) for a stat")
     for h in range(n):
         if (s["base"][h] != p["base"][h]).any() and int(p["round"]) == int(s["round"]) == 0:
-            stats = ", ".join(f"{C.STAT_NAMES[i].upper()} {int(x)}" for i, x in enumerate(s["base"][h])
-                              if int(x))
+            stats = ", ".join(f"{C.STAT_NAMES[i].upper()} {int(x)}"
+                              for i, x in enumerate(s["base"][h]) if int(x))
             if stats:
                 say(f"{_who(h, seat)}: {stats}")
 
@@ -236,8 +237,8 @@ def narrate(core, prev, state, seat) -> list:
                 f, q = int(ref["cb_f"]), int(ref["cb_sq"])
                 tgt_m = (int(p["sq_hp"][f, q]), int(s["sq_hp"][f, q]) if s["sq_alive"][f, q] else 0)
             elif k == C.OPP_SUMMON:
-                tgt_m = (int(p["cb_mhp"]) if combat_before else int(T.mob_stats[int(ref["cb_mob"]), 2]),
-                         max(0, int(s["cb_mhp"])))
+                full = int(T.mob_stats[int(ref["cb_mob"]), 2])
+                tgt_m = (int(p["cb_mhp"]) if combat_before else full, max(0, int(s["cb_mhp"])))
             one = rounds == 1
             if tgt_m is not None and tgt_m[0] > tgt_m[1]:
                 dmg = tgt_m[0] - tgt_m[1]
@@ -291,14 +292,16 @@ def narrate(core, prev, state, seat) -> list:
             kind = int(T.sq_kind[f, q])
             where = f"floor {f + 1} square {q}"
             if kind == C.SQ_CHEST:
-                say(f"the chest on {where} was opened" if was else f"a new chest appeared on {where}")
+                say(f"the chest on {where} was opened" if was else
+                    f"a new chest appeared on {where}")
             elif was:
                 killer = [h for h in range(n) if int(s["kills"][h]) > int(p["kills"][h])]
                 by = f" by {_who(killer[0], seat)}" if killer else ""
                 say(f"{_mon_at(core, p, f, q)} on {where} was slain{by}")
             else:
                 say(f"{_mon_at(core, s, f, q)} returned to {where} (HP {int(s['sq_hp'][f, q])})")
-    if int(s["cb_kind"]) == C.OPP_NONE and combat_before and k == C.OPP_SUMMON and int(s["cb_mhp"]) <= 0:
+    if (int(s["cb_kind"]) == C.OPP_NONE and combat_before and k == C.OPP_SUMMON
+            and int(s["cb_mhp"]) <= 0):
         say(f"the summoned {ct.mob_names[int(ref['cb_mob'])]} was slain")
 
     # --- movement ----------------------------------------------------------------------------
@@ -306,7 +309,8 @@ def narrate(core, prev, state, seat) -> list:
             int(s["turn"]) != int(p["turn"]) or int(s["round"]) != int(p["round"])
             or int(p["phase"]) != C.PH_MOVE):
         h = int(s["turn"])
-        boots = int(T.item_spd[int(s["equip"][h, C.SL_BOOTS])]) if int(s["equip"][h, C.SL_BOOTS]) >= 0 else 0
+        bt = int(s["equip"][h, C.SL_BOOTS])
+        boots = int(T.item_spd[bt]) if bt >= 0 else 0
         roll = int(s["roll"])
         say(f"{_who(h, seat).capitalize() if h == seat else _who(h, seat)}: turn starts; "
             f"movement roll {roll - boots}" + (f" + {boots} boots = {roll}" if boots else ""))
@@ -324,7 +328,8 @@ def narrate(core, prev, state, seat) -> list:
                 f"square {q1}")
         else:
             step = "forward" if q1 > q0 else "back"
-            say(f"{_who(h, seat)} moved {abs(q1 - q0)} {step} to floor {f1 + 1} square {q1} ({kind})")
+            say(f"{_who(h, seat)} moved {abs(q1 - q0)} {step} to floor {f1 + 1} "
+                f"square {q1} ({kind})")
 
     # --- gear, gold, cards -------------------------------------------------------------------
     for h in range(n):

@@ -195,7 +195,8 @@ def narrate(core, prev, state, seat=0) -> list:
             f"{_restable(T.e_spend[x], True)} -> gain {_restable(T.e_gain[x])})")
     if int(s["reveal_bonus"]) and int(s["reveal_bonus"]) != int(p["reveal_bonus"]):
         say(f"the next exploration reveals {int(s['reveal_bonus']):+d} cards")
-    if (int(s["commit"]) or int(s["commit_now"])) and not (int(p["commit"]) or int(p["commit_now"])):
+    committed = int(s["commit"]) or int(s["commit_now"])
+    if committed and not (int(p["commit"]) or int(p["commit_now"])):
         say("you are committed to the next encounter")
 
     # --- phase, end -------------------------------------------------------------------------
