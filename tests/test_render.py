@@ -91,6 +91,12 @@ def test_frame_ignores_hidden_fields_but_shows_public_ones(game_states):
     hidden[deck][:k] = hidden[deck][:k][::-1]   # another undrawn order
     hidden["forced"][:] = 5
     hidden["forced_n"] = 3
+    if game == "dungeon_crawler":       # another hand of the same size, an offer's contents
+        for h in range(int(hidden["num_players"])):
+            n_h = int(hidden["hand_n"][h])
+            hidden["hand"][h] = 0
+            hidden["hand"][h, 0] = n_h
+        hidden["offer"][:] = hidden["offer"][::-1]
     assert np.array_equal(base, core.render_rgb(hidden))
     public = s.copy()
     if game == "unbroken":
