@@ -243,3 +243,13 @@ def test_readme_pictures_exist_and_are_small():
                     assert im.size == (SIZES[game][1], SIZES[game][0])
                 else:
                     assert im.n_frames >= 20
+
+
+def test_gymnasium_checker_accepts_rgb_array():
+    import warnings
+    from gymnasium.utils.env_checker import check_env
+    env = gym.make("dungeonrl/Unbroken-v0", render_mode="rgb_array").unwrapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no render warning either
+        check_env(env, skip_render_check=False)
+    env.close()
