@@ -125,10 +125,11 @@ class DungeonEnv(gym.Env):
     * ``game``: a registered game name or env id, a ``GameSpec``, or a ready
       ``GameCore``.
     * ``render_mode``: ``None`` or one of ``spec.render_modes`` (``"ansi"``:
-      ``render()`` returns the core's text view); another mode raises
-      :class:`RenderModeError` (a ``ValueError`` and a ``TypeError``, so
-      SB3's ``make_vec_env``, which asks for ``"rgb_array"`` and retries
-      without it on ``TypeError``, works for every game).
+      ``render()`` returns the core's text view; ``"rgb_array"``: a picture,
+      ``uint8`` ``(H, W, 3)``); another mode raises :class:`RenderModeError`
+      (a ``ValueError`` and a ``TypeError``, so SB3's ``make_vec_env``, which
+      asks for ``"rgb_array"`` and retries without it on ``TypeError``, works
+      for every game).
     * ``illegal_action``: ``"penalize"`` or ``"raise"`` (see above).
     * ``dict_obs``: return ``{"observation", "action_mask"}`` observations.
     * ``**core_kwargs``: passed to ``spec.make_core`` (difficulty, character...).
@@ -221,6 +222,8 @@ class DungeonEnv(gym.Env):
             return None
         if not self._started:
             raise ResetNeededError("render() called before reset()")
+        if self.render_mode == "rgb_array":
+            return self.core.render_rgb(self._buf.states[0])
         return self.core.render_ansi(self._buf.states[0])
 
     def close(self):

@@ -126,10 +126,11 @@ class _Runner:
                     "action_mask": np.zeros(self.spec.num_actions, MASK_DTYPE)}
         return obs
 
-    def render_all(self) -> tuple:
+    def render_all(self, mode: str = "ansi") -> tuple:
         if not self.started:
             raise ResetNeededError("render() called before reset()")
-        return tuple(self.core.render_ansi(self.buf.states[i]) for i in range(self.buf.n))
+        draw = self.core.render_rgb if mode == "rgb_array" else self.core.render_ansi
+        return tuple(draw(self.buf.states[i]) for i in range(self.buf.n))
 
 
 def batch_infos(infos: list, rows: list, n: int) -> dict:
@@ -285,7 +286,7 @@ class DungeonVectorEnv(VectorEnv):
     def render(self):
         if self.render_mode is None:
             return None
-        return self._run.render_all()
+        return self._run.render_all(self.render_mode)
 
     def __repr__(self) -> str:
         return f"<DungeonVectorEnv {self.game_spec.env_id} x{self.num_envs}>"
@@ -412,7 +413,7 @@ def _build_sb3_class():
                 masks = self._run.buf.masks.astype(bool)
                 return [masks[i] for i in idx]
             if method_name == "render":
-                views = self._run.render_all()
+                views = self._run.render_all(self.render_mode or "ansi")
                 return [views[i] for i in idx]
             raise AttributeError(
                 f"{type(self).__name__}.env_method supports 'action_masks' and 'render', "
@@ -429,6 +430,13 @@ def _build_sb3_class():
         @property
         def illegal_action(self) -> str:
             return self._run.illegal_action
+
+        def get_images(self) -> list:
+            """One ``rgb_array`` frame per env (SB3's ``render`` and
+            ``VecVideoRecorder`` call this); ``None`` per env in other modes."""
+            if self.render_mode != "rgb_array":
+                return [None] * self.num_envs
+            return list(self._run.render_all("rgb_array"))
 
         def __repr__(self) -> str:
             return f"<DungeonSB3VecEnv {self.game_spec.env_id} x{self.num_envs}>"

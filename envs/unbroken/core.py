@@ -50,7 +50,7 @@ def make_spec(content=None):
         action_names=action_names(content), obs_size=enc.OBS_SIZE,
         feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 2.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=layout_version(content), render_modes=("ansi",),
+        layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
         obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
         multi_agent=False, make_core=make_core)
 
@@ -96,6 +96,10 @@ class UnbrokenCore(KernelCore):
     def render_ansi(self, state):
         from .render import render_text
         return render_text(self, state)
+
+    def render_rgb(self, state):
+        from .render import render_rgb
+        return render_rgb(self, state)
 
     def episode_info(self, state):
         out = int(state["outcome"])
