@@ -271,3 +271,60 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --- the `dungeonrl record GAME` leaf of the CLI tree -------------------------------------
+def cli_record_options(spec):
+    """Option groups of ``dungeonrl record GAME`` (see :mod:`dungeonrl.cli`);
+    ``None`` for a game without an ``rgb_array`` picture."""
+    if "rgb_array" not in spec.render_modes:
+        return None
+    import dataclasses
+
+    from ..cli import option, positive_int
+
+    def nonneg(text: str) -> int:
+        v = int(text)
+        if v < 0:
+            raise ValueError(f"must be >= 0, not {v}")
+        return v
+
+    @dataclasses.dataclass
+    class RecordOptions:
+        """recording"""
+
+        agent: str = option("heuristic", "heuristic, random or a saved model path")
+        out: str = option("game.gif", ".gif, .mp4 or .png (last frame only) path")
+        fps: float = option(4.0, "frames per second")
+        max_frames: int = option(600, "stop after this many frames (0 = the whole game)",
+                                 type=nonneg)
+        stride: int = option(1, "keep every N-th decision as a frame", type=positive_int)
+        scale: float = option(1.0, "resize frames, e.g. 0.5 for half size")
+
+    groups = [RecordOptions]
+    if spec.max_players > 1:
+        @dataclasses.dataclass
+        class SeatOptions:
+            """table"""
+
+            players: int | None = option(None, f"seats, {spec.min_players}..{spec.max_players} "
+                                               "(default: the game's default)",
+                                         type=positive_int)
+        groups.append(SeatOptions)
+    return groups
+
+
+def cli_record(args) -> int:
+    from ..envs.core.errors import DungeonRLError
+    seed = args.seed if getattr(args, "seed", None) is not None else 0
+    try:
+        rec = record(args.env, args.agent, seed, args.out, players=getattr(args, "players", None),
+                     fps=args.fps, max_frames=args.max_frames or None, stride=args.stride,
+                     scale=args.scale)
+    except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
+        print(f"dungeonrl record {args.env}: error: {e}")
+        return 2
+    end = f"game over {rec.info}" if rec.finished else "cut short"
+    print(f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
+          f"{rec.decisions} decisions, {end}")
+    return 0

@@ -67,6 +67,7 @@ COMMANDS: dict[str, str] = {
              "with a game, that game's benchmark",
     "demo": "short guided tour: seeded games, throughput, a short training run",
     "dataset": "record a local Minari dataset (offline RL) of seeded games played by an agent",
+    "record": "record a seeded game played by an agent as a GIF or MP4 (the rgb_array picture)",
 }
 
 #: Suite-wide implementation of each command when the game has none:
@@ -78,6 +79,7 @@ DEFAULTS: dict[str, str] = {
     "train": "dungeonrl.agents.train:main",
     "eval": "dungeonrl.cli:eval_command",
     "dataset": "dungeonrl.agents.dataset:cli_dataset",
+    "record": "dungeonrl.agents.record:cli_record",
 }
 
 SUITE = "dungeonrl.benchmarks.suite"
