@@ -113,8 +113,9 @@ def check_invariants(st, ct):
     assert sum(int(x) for x in st["marker"][:n]) <= 8
 
 
-def stopped_apart(st):
-    """No two karts stopped on one hex (checked at turn boundaries)."""
+def stopped_apart(st, p):
+    """Seat ``p``'s kart does not share its hex with another kart (checked
+    when ``p`` chose to stop)."""
     n = int(st["num_players"])
-    cells = [int(st["pos"][p]) for p in range(n) if not st["finished"][p]]
-    return len(cells) == len(set(cells))
+    return not any(o != p and not st["finished"][o] and st["pos"][o] == st["pos"][p]
+                   for o in range(n))

@@ -927,8 +927,33 @@ def legal_row(st, T, mask):
             if power_ok(st, T, p, w, k):             # DK-201..206
                 mask[C.A_POWER + C.MAX_P * w + k] = 1
                 cnt += 1
+    # sharing a hex: spending the last MP without leaving it would strand the
+    # kart on another kart, so those choices go while others remain (DK-078)
+    share = 0
+    for s in range(n):
+        if s != p and st.pos[s] == c and st.finished[s] == 0:
+            share += 1
+    if share > 0 and mp > 0:
+        drop = 0
+        if mask[C.A_TURN_L] and tcost == mp:
+            drop += 2
+        if mask[C.A_BRAKE] and mp == 1:
+            drop += 1
+        nb = 0
+        if share > 1 and bcost == mp:
+            for i in range(C.N_BUMP):
+                nb += mask[C.A_BUMP + i]
+        if cnt - drop - nb > 0:
+            if mask[C.A_TURN_L] and tcost == mp:
+                mask[C.A_TURN_L] = 0
+                mask[C.A_TURN_R] = 0
+            if mask[C.A_BRAKE] and mp == 1:
+                mask[C.A_BRAKE] = 0
+            if nb > 0:
+                mask[C.A_BUMP:C.A_BUMP + C.N_BUMP] = 0
+            cnt -= drop + nb
     # End: not while sharing a hex if anything else is possible (DK-078)
-    if cnt == 0 or kart_at(st, c, p) < 0:
+    if cnt == 0 or share == 0:
         mask[C.A_END] = 1
         cnt += 1
     return cnt
