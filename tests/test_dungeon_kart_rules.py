@@ -16,7 +16,8 @@ LINE = "name: Line\ndir: E\n1 2 . . m m . . . ."
 TWO = "name: Two\ndir: E\n1 . g . . .\n 2 3 . . . ."
 LAVA = "name: Lava\ndir: E\n1 . L . . .\n 2 3 . . . ."
 BOOK = "name: Book\ndir: E\n1 2 . S . . . ."
-BOARDS = (LINE, TWO, LAVA, BOOK)
+COIN = "name: Coin\ndir: E\n1 2 $ S . . . ."
+BOARDS = (LINE, TWO, LAVA, BOOK, COIN)
 PLAIN, TRACTION, HANDLING, HEAVY = 6, 1, 2, 3       # dashboard ids (see dashboards.toml)
 
 
@@ -563,3 +564,61 @@ def test_random_play_soak(ct, n, games):
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_greedy_races_finish(ct, n):
     assert _soak(n, 2, "greedy", ct, max_rounds=40, seed0=100 + n) == 2
+
+
+def test_setup_hazards_from_the_bag_and_decks_by_letter(ct):
+    """DK-027..030, DK-037."""
+    T = ct.tables
+    s = new_state(4, seed=11, track=0, ct=ct)
+    st = s[0]
+    haz = np.flatnonzero(T.tr_haz[0])
+    assert len(haz) > 0
+    bag_names = [C.TOKEN_NAMES.index(b) for b in C.BAG_TOKENS]
+    assert all(st["tok"][c] in bag_names for c in haz)
+    assert st["bag_n"] == T.bag_size - len(haz)
+    assert (st["tok"][np.flatnonzero(T.tr_haz[0] == 0)] == 0).all()
+    placed = sorted(st["tok"][haz].tolist() + st["bag"][:st["bag_n"]].tolist())
+    assert placed == sorted(T.bag[:T.bag_size].tolist())
+    for d in range(3):
+        cards = st["deck"][d, :st["deck_n"][d]]
+        assert (T.card_deck[cards] == d).all() and len(cards) == T.deck_size[d]
+
+
+def test_coin_hex_pays_every_entry_but_not_the_start_hex(ct):
+    """DK-145..147, DK-A48: coins and spellbooks only on entering."""
+    s = board(ct, "Coin")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Coin", 1 - p, 0, 0)
+    put(s, ct, "Coin", p, 1, 0)
+    begin_move(s, p, 3)
+    step(s, C.A_MOVE, ct)
+    assert st["coins"][p] == 1
+    put(s, ct, "Coin", p, 2, 0, coins=1)
+    begin_move(s, p, 2)
+    step(s, C.A_BRAKE, ct)                              # stays on the coin hex
+    assert st["coins"][p] == 1
+    step(s, C.A_MOVE, ct)                               # onto the spellbook
+    assert st["marker"][p] == 1 and st["coins"][p] == 1
+    put(s, ct, "Coin", 1 - p, 1, 0)
+    begin_move(s, 1 - p, 1)
+    step(s, C.A_MOVE, ct)                               # a second Racer is paid too
+    assert st["coins"][1 - p] == 1
+
+
+def test_racer_on_a_hazard_makes_an_obstacle(ct):
+    """DK-154, DK-A24: entering that hex Crashes the mover in place; a Drift
+    there is not offered."""
+    s = board(ct, "Two", n=3)
+    st = s[0]
+    p = int(st["actor"])
+    others = [o for o in range(3) if o != p]
+    put(s, ct, "Two", others[0], 3, 0)
+    st["tok"][cell(ct, "Two", 3, 0)] = C.K_TAR
+    put(s, ct, "Two", others[1], 0, 1)
+    put(s, ct, "Two", p, 2, 1, speed=4)
+    begin_move(s, p, 3)
+    assert not legal(s, ct)[C.A_DRIFT_L]
+    st["facing"][p] = H.NE
+    step(s, C.A_MOVE, ct)
+    assert st["pos"][p] == cell(ct, "Two", 2, 1) and st["crashed"][p] == 1
