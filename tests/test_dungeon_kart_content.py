@@ -158,3 +158,23 @@ def test_malformed_content_names_file_entry_field(tmp_path, name, old, new, msg)
     _edit(d, name, old, new)
     with pytest.raises(ContentError, match=msg):
         load_content(str(d))
+
+
+INVENTORY = "/work/shared/rules/inventory/dungeon-kart.md"
+
+
+@pytest.mark.skipif(not os.path.exists(INVENTORY), reason="rule inventory not available")
+def test_readme_covers_every_rule_id():
+    import re
+    inv = open(INVENTORY).read()
+    readme = open(os.path.join(os.path.dirname(DATA_DIR), "README.md")).read()
+    for dk in re.findall(r"^- (DK-\d{3}):", inv, re.M):
+        assert f"| {dk} |" in readme, f"{dk} missing from the coverage table"
+    for g in sorted(set(re.findall(r"DK-G(\d\d)", inv))):
+        assert f"G{g}" in readme, f"DK-G{g} not addressed"
+    for a in sorted(set(re.findall(r"DK-A(\d\d)", inv))):
+        assert f"A{a}" in readme, f"DK-A{a} not addressed"
+    # every cited test exists
+    here = os.path.dirname(__file__)
+    for f, name in re.findall(r"(test_dungeon_kart_\w+\.py)::(test_\w+)", readme):
+        assert f"def {name}(" in open(os.path.join(here, f)).read(), name
