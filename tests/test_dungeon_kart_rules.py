@@ -332,6 +332,23 @@ def test_placement_tie_shares_a_spot(ct):
     assert st["place"][:3].tolist() == [1, 1, 3]
 
 
+def test_reversing_over_the_line_does_not_lead(ct):
+    """DK-222, DK-A36: on a circuit the last tile counts only after the lap."""
+    T = ct.tables
+    s = new_state(2, seed=1, track=0, ct=ct)
+    st = s[0]
+    last = int(T.tr_ntiles[0]) - 1
+    back = int(np.flatnonzero(T.tr_tile[0] == last)[0])
+    fwd = int(np.flatnonzero((T.tr_tile[0] == 0) & (T.tr_terr[0] == C.T_ROAD))[0])
+    st["pos"][0], st["visited"][0] = back, 1 | (1 << last)
+    st["pos"][1], st["visited"][1] = fwd, 1
+    R.compute_places(st, ct.record[0])
+    assert st["place"][:2].tolist() == [2, 1]
+    st["visited"][0] = (1 << (last + 1)) - 1            # a real lap: now it leads
+    R.compute_places(st, ct.record[0])
+    assert st["place"][:2].tolist() == [1, 2]
+
+
 @pytest.mark.parametrize("tok,forced,expect", [
     ("hero", (), dict(crashed=1, speed=1, tok_left=False, at=True)),
     ("fangroot", (), dict(crashed=1, speed=1, tok_left=True, at=True)),

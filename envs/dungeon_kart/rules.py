@@ -684,7 +684,14 @@ def compute_places(st, T):
             key[s] = (np.int64(1) << 40) - st.finish_no[s]
         else:
             c = st.pos[s]
-            key[s] = np.int64(T.tr_tile[st.track, c]) * 4096 + 4095 - T.tr_dist[st.track, c]
+            t = T.tr_tile[st.track, c]
+            contig = 0                                  # tiles reached in route order
+            while contig < T.tr_ntiles[st.track] and (st.visited[s] >> contig) & 1:
+                contig += 1
+            if t < contig:
+                key[s] = np.int64(t) * 4096 + 4095 - T.tr_dist[st.track, c]
+            else:   # reached this tile the wrong way round (e.g. backwards over the line)
+                key[s] = np.int64(contig - 1) * 4096
     for s in range(n):
         better = 0
         for o in range(n):
