@@ -221,3 +221,41 @@ def describe_action(st, ct, a: int) -> str:
     if C.A_FACE <= a < C.A_FACE + 6:
         return f"face {H.DIR_NAMES[a - C.A_FACE]}"
     return name
+
+
+def race_picture(path, players=4, track=0, seed=0, decisions=120):
+    """Play ``decisions`` heuristic decisions of a seeded race (every seat
+    the scripted heuristic, cards dealt) and save the picture to ``path``.
+    ``python -m dungeonrl.envs.dungeon_kart.render race.png`` makes the
+    README picture."""
+    from PIL import Image
+
+    from ..core.rng import rng_seed
+    from . import rules as R
+    from .content import load_content
+    from .policy import policy_row
+    from .state import STATE_DTYPE
+
+    ct = load_content()
+    ct.check_players(track, players)
+    T = ct.record
+    s = np.zeros(1, STATE_DTYPE)
+    rng_seed(s[0]["rng"], seed, 0)
+    s[0]["num_players"] = players
+    s[0]["max_steps"] = 10 ** 6
+    R.configure_row(s[0], np.array([ct.track_index(track), C.DRAFT_RANDOM, 60], np.int64))
+    R.reset_row(s[0], T[0])
+    prng = np.array([seed, 0], np.uint64)
+    rew = np.zeros(players, np.float32)
+    for _ in range(decisions):
+        if s[0]["outcome"]:
+            break
+        R.apply_row(s[0], T[0], policy_row(s[0], T[0], prng), rew)
+    Image.fromarray(render_rgb(s[0], ct)).save(path)
+    return s
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    race_picture(sys.argv[1] if len(sys.argv) > 1 else "race.png")
