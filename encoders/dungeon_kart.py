@@ -27,7 +27,7 @@ from numba import njit
 from ..envs.core.jit import JIT
 from ..envs.dungeon_kart import consts as C
 from ..envs.dungeon_kart import hexgeo as H
-from ..envs.dungeon_kart.rules import PIPS, terrain
+from ..envs.dungeon_kart.rules import PIPS
 
 RADIUS = 4
 _off = [(q, r) for r in range(-RADIUS, RADIUS + 1) for q in range(-RADIUS, RADIUS + 1)
@@ -39,6 +39,12 @@ ROT_R = np.zeros((6, NPATCH), np.int64)
 for _f in range(6):
     for _i, (_q, _r) in enumerate(_off):
         ROT_Q[_f, _i], ROT_R[_f, _i] = H.rotate(_q, _r, _f)
+
+#: IDX[dq + RADIUS, dr + RADIUS]: patch index of the relative offset (dq, dr)
+IDX = np.full((2 * RADIUS + 1, 2 * RADIUS + 1), -1, np.int64)
+for _i, (_q, _r) in enumerate(_off):
+    IDX[_q + RADIUS, _r + RADIUS] = _i
+CENTRE = _off.index((0, 0))
 
 HEX_NAMES = (["on_track", "pips"] + [f"terrain_{t}" for t in C.TERRAIN_NAMES[1:8]]
              + ["impassable"] + [f"wall_{d}" for d in range(6)]
@@ -178,6 +184,7 @@ def encode_row(st, T, seat, out):
         f = st.facing[p]
         q0 = c0 % H.BOARD_W
         r0 = c0 // H.BOARD_W
+        inv_nt = 1.0 / nt
         for i in range(NPATCH):
             q = q0 + ROT_Q[f, i]
             rr = r0 + ROT_R[f, i]
@@ -189,35 +196,48 @@ def encode_row(st, T, seat, out):
                 continue
             o = O_PATCH + i * HEXF
             out[o] = 1.0
-            te = terrain(st, T, c)
-            out[o + 1] = PIPS[te] / 3.0
+            te = t
+            if st.grass[c] != 0 and PIPS[t] > 0:
+                te = C.T_GRASS
+            out[o + 1] = PIPS[te] * (1.0 / 3.0)
             if te >= C.T_ROAD and te <= C.T_PIT:
                 out[o + 2 + te - C.T_ROAD] = 1.0
-            if t == C.T_OBST or t == C.T_CUT or st.tok[c] == C.K_GRAVE:
+            k = st.tok[c]
+            if t == C.T_OBST or t == C.T_CUT or k == C.K_GRAVE:
                 out[o + 9] = 1.0
-            w = T.tr_walls[tk, c]
-            for dr in range(6):
-                out[o + 10 + dr] = (w >> ((dr + f) % 6)) & 1
-            out[o + 16] = T.tr_coins[tk, c] / 3.0
+            w = np.int64(T.tr_walls[tk, c])
+            if w != 0:
+                w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
+                for dr in range(6):
+                    out[o + 10 + dr] = (w >> dr) & 1
+            out[o + 16] = T.tr_coins[tk, c] * (1.0 / 3.0)
             out[o + 17] = T.tr_spell[tk, c]
             out[o + 18] = T.tr_haz[tk, c]
-            k = st.tok[c]
             if k > 0:
                 out[o + 19 + k - 1] = 1.0
             if st.grass[c]:
                 out[o + 19 + C.K_GRASS - 1] = 1.0
-            out[o + 29] = 1.0 if T.tr_finish[tk, c] != 0 else 0.0
-            if c == c0:
-                out[o + 30] = 1.0
-            for s in range(n):
-                if s != p and st.pos[s] == c and st.finished[s] == 0:
-                    if out[o + 31] == 0.0:
-                        out[o + 32 + (st.facing[s] - f + 6) % 6] = 1.0
-                        out[o + 38] = st.speed[s] / 6.0
-                    out[o + 31] += 0.5
-            a, b = _progress(st, T, c)
-            out[o + 39] = a
-            out[o + 40] = b
+            if T.tr_finish[tk, c] != 0:
+                out[o + 29] = 1.0
+            out[o + 39] = T.tr_tile[tk, c] * inv_nt
+            out[o + 40] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
+        out[O_PATCH + CENTRE * HEXF + 30] = 1.0
+        # karts: place each rival once (patch index from its relative offset)
+        for s in range(n):
+            cs = st.pos[s]
+            if s == p or cs < 0 or st.finished[s]:
+                continue
+            dq = cs % H.BOARD_W - q0
+            dr_ = cs // H.BOARD_W - r0
+            if (abs(dq) + abs(dr_) + abs(dq + dr_)) > 2 * RADIUS:
+                continue
+            for _ in range((6 - f) % 6):
+                dq, dr_ = -dr_, dq + dr_
+            o = O_PATCH + IDX[dq + RADIUS, dr_ + RADIUS] * HEXF
+            if out[o + 31] == 0.0:
+                out[o + 32 + (st.facing[s] - f + 6) % 6] = 1.0
+                out[o + 38] = st.speed[s] * (1.0 / 6.0)
+            out[o + 31] += 0.5
     # ---- rivals, in seat order after the seat
     for k in range(1, n):
         s = (p + k) % n

@@ -94,3 +94,22 @@ def test_observation_finite_and_bounded():
     for p in range(8):
         o = obs(s, ct, p)
         assert np.isfinite(o).all() and np.abs(o).max() <= 10
+
+
+def test_rival_in_the_patch_is_egocentric():
+    s, ct = _played(steps=0)
+    st = s[0]
+    p = int(st["actor"])
+    o = (p + 1) % int(st["num_players"])
+    karts = E.HEX_NAMES.index("karts")
+    fac0 = E.HEX_NAMES.index("kart_facing_0")
+    for f in range(6):
+        n = H.neighbour_cell(int(st["pos"][p]), f)
+        st["facing"][p] = f
+        st["pos"][o] = n
+        st["facing"][o] = (f + 1) % 6
+        ob = obs(s, ct, p)
+        i = E._off.index((1, 0))
+        base = E.O_PATCH + i * E.HEXF
+        assert ob[base + karts] == 0.5
+        assert ob[base + fac0 + 1] == 1.0            # rival faces one side to the right
