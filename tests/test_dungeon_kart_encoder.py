@@ -97,7 +97,7 @@ def test_observation_finite_and_bounded():
 
 
 def test_rival_in_the_patch_is_egocentric():
-    s, ct = _played(steps=0)
+    s, ct = _played(n=2, steps=0)
     st = s[0]
     p = int(st["actor"])
     o = (p + 1) % int(st["num_players"])
