@@ -53,6 +53,11 @@ HEX_NAMES = (["on_track", "pips"] + [f"terrain_{t}" for t in C.TERRAIN_NAMES[1:8
              + ["finish_edge", "me", "karts"] + [f"kart_facing_{d}" for d in range(6)]
              + ["kart_speed", "tile_progress", "tile_dist"])
 HEXF = len(HEX_NAMES)
+H_TOK = HEX_NAMES.index("token_hero")
+H_FINISH, H_ME, H_KARTS = (HEX_NAMES.index("finish_edge"), HEX_NAMES.index("me"),
+                           HEX_NAMES.index("karts"))
+H_KFACE, H_KSPEED = HEX_NAMES.index("kart_facing_0"), HEX_NAMES.index("kart_speed")
+H_TPROG, H_TDIST = HEX_NAMES.index("tile_progress"), HEX_NAMES.index("tile_dist")
 NRIV = C.MAX_P - 1
 RIV_NAMES = (["present", "finished", "place", "coins", "speed", "has_spell", "marker",
               "crashed", "frozen", "rel_q", "rel_r", "distance"]
@@ -214,14 +219,14 @@ def encode_row(st, T, seat, out):
             out[o + 17] = T.tr_spell[tk, c]
             out[o + 18] = T.tr_haz[tk, c]
             if k > 0:
-                out[o + 19 + k - 1] = 1.0
+                out[o + H_TOK + k - 1] = 1.0
             if st.grass[c]:
-                out[o + 19 + C.K_GRASS - 1] = 1.0
+                out[o + H_TOK + C.K_GRASS - 1] = 1.0
             if T.tr_finish[tk, c] != 0:
-                out[o + 29] = 1.0
-            out[o + 39] = T.tr_tile[tk, c] * inv_nt
-            out[o + 40] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
-        out[O_PATCH + CENTRE * HEXF + 30] = 1.0
+                out[o + H_FINISH] = 1.0
+            out[o + H_TPROG] = T.tr_tile[tk, c] * inv_nt
+            out[o + H_TDIST] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
+        out[O_PATCH + CENTRE * HEXF + H_ME] = 1.0
         # karts: place each rival once (patch index from its relative offset)
         for s in range(n):
             cs = st.pos[s]
@@ -234,10 +239,10 @@ def encode_row(st, T, seat, out):
             for _ in range((6 - f) % 6):
                 dq, dr_ = -dr_, dq + dr_
             o = O_PATCH + IDX[dq + RADIUS, dr_ + RADIUS] * HEXF
-            if out[o + 31] == 0.0:
-                out[o + 32 + (st.facing[s] - f + 6) % 6] = 1.0
-                out[o + 38] = st.speed[s] * (1.0 / 6.0)
-            out[o + 31] += 0.5
+            if out[o + H_KARTS] == 0.0:
+                out[o + H_KFACE + (st.facing[s] - f + 6) % 6] = 1.0
+                out[o + H_KSPEED] = st.speed[s] * (1.0 / 6.0)
+            out[o + H_KARTS] += 0.5
     # ---- rivals, in seat order after the seat
     for k in range(1, n):
         s = (p + k) % n

@@ -152,6 +152,9 @@ def _edit(d, name, old, new):
      r"tracks.toml, track 'Beginner Track', field 'tiles': dead end"),
     ("chance", "boost = [1, 1, 2, 2, 3, 3]", "boost = [1, 1, 2, 2, 3, 0]",
      r"chance.toml, field 'boost'"),
+    ("heroes", 'hit = "gift"', 'hit = "hug"', r"heroes.toml, hero 'The Generous Giant', field 'hit'"),
+    ("heroes", 'hit = "rob"\namount = 2', 'hit = "rob"',
+     r"heroes.toml, hero 'Mirelda the Toll-Witch', field 'amount': is required"),
 ])
 def test_malformed_content_names_file_entry_field(tmp_path, name, old, new, msg):
     d = _copy(tmp_path)

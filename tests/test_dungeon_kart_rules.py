@@ -590,10 +590,13 @@ def test_setup_hazards_from_the_bag_and_decks_by_letter(ct):
     st = s[0]
     haz = np.flatnonzero(T.tr_haz[0])
     assert len(haz) > 0
-    bag_names = [C.TOKEN_NAMES.index(b) for b in C.BAG_TOKENS]
+    bag_names = [C.TOKEN_NAMES.index(b) for b in C.BAG_TOKENS] + list(
+        range(C.K_EPIC0, C.K_EPIC0 + C.NEPIC))
     assert all(st["tok"][c] in bag_names for c in haz)
     assert st["bag_n"] == T.bag_size - len(haz)
-    assert (st["tok"][np.flatnonzero(T.tr_haz[0] == 0)] == 0).all()
+    # off the hazard hexes only the Zombies of guarded Epic Heroes (DK-033)
+    other = st["tok"][np.flatnonzero(T.tr_haz[0] == 0)]
+    assert set(other.tolist()) <= {0, C.K_ZOMBIE}
     placed = sorted(st["tok"][haz].tolist() + st["bag"][:st["bag_n"]].tolist())
     assert placed == sorted(T.bag[:T.bag_size].tolist())
     for d in range(3):
@@ -681,3 +684,84 @@ def test_same_seed_same_game_and_seeds_differ(ct):
     a, b = play(3), play(3)
     assert a == b
     assert play(4) != a
+
+
+
+def _hero(ct, hit=None, round_end=None):
+    T = ct.tables
+    for e in range(C.NEPIC):
+        if hit is not None and C.EPIC_HIT[T.epic_hit[e]] != hit:
+            continue
+        if round_end is not None and C.EPIC_ROUND[T.epic_round[e]] != round_end:
+            continue
+        return e
+    raise AssertionError("no such hero in heroes.toml")
+
+
+def test_at_most_one_epic_hero_per_tile(ct):
+    """DK-027, DK-031, DK-A31: all 11 in the bag; never two on a tile."""
+    T = ct.tables
+    assert sorted(T.bag[:T.bag_size].tolist()).count(C.K_EPIC0) == 1
+    assert len(ct.hero_names) == 11
+    seen = 0
+    for seed in range(40):
+        tk = seed % 4
+        s = new_state(2, seed=seed, track=tk, ct=ct)
+        st = s[0]
+        cells = np.flatnonzero(st["tok"] >= C.K_EPIC0)
+        tiles = T.tr_tile[tk, cells].tolist()
+        assert len(tiles) == len(set(tiles))
+        seen += len(cells)
+    assert seen > 0
+
+
+@pytest.mark.parametrize("hit,expect", [
+    ("rob", dict(crashed=1, at=True)), ("gift", dict(crashed=0, at=True)),
+    ("bounce", dict(crashed=1, at=False)), ("scroll", dict(crashed=0, at=True)),
+    ("spin_out", dict(crashed=0, at=True)), ("crash", dict(crashed=1, at=True))])
+def test_epic_hero_hits(ct, hit, expect):
+    """DK-G16: each hit effect of data/heroes.toml."""
+    T = ct.tables
+    e = _hero(ct, hit=hit)
+    s = board(ct, "Book")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Book", 1 - p, 0, 0)
+    put(s, ct, "Book", p, 4, 0, speed=5, coins=3)
+    target = cell(ct, "Book", 5, 0)
+    st["tok"][target] = C.K_EPIC0 + e
+    begin_move(s, p, 3)
+    step(s, C.A_MOVE, ct)
+    assert st["crashed"][p] == expect["crashed"]
+    assert st["speed"][p] == (1 if expect["crashed"] else 2)
+    assert (st["pos"][p] == target) == expect["at"]
+    assert (st["tok"][target] == 0) == bool(T.epic_remove[e])
+    amt = int(T.epic_amt[e])
+    assert st["coins"][p] == {"rob": 3 - amt, "gift": 3 + amt}.get(hit, 3)
+    assert st["marker"][p] == (1 if hit == "scroll" else 0)
+    assert st["cur"] != p                                   # movement ended
+
+
+@pytest.mark.parametrize("effect", ["quake", "tax", "summon", "fuse"])
+def test_epic_hero_round_end(ct, effect):
+    """DK-211: Epic Heroes act in end-of-round step 1."""
+    e = _hero(ct, round_end=effect)
+    s = board(ct, "Two", n=3)
+    st = s[0]
+    put(s, ct, "Two", 0, 3, 0, speed=5, coins=2)        # next to the hero
+    put(s, ct, "Two", 1, 5, 1, speed=5, coins=2)        # 2 hexes away
+    put(s, ct, "Two", 2, 0, 1, speed=5, coins=2)        # far
+    hero = cell(ct, "Two", 3, 1)
+    st["tok"][hero] = C.K_EPIC0 + e
+    st["turn_k"] = 3
+    st["freeze_k"] = 3
+    R._advance(st, ct.record[0], np.zeros(3, np.float32))
+    if effect == "quake":
+        assert st["speed"][:3].tolist() == [2, 5, 5]
+    elif effect == "tax":
+        assert st["coins"][:3].tolist() == [1, 1, 2]
+    else:
+        want = C.K_ZOMBIE if effect == "summon" else C.K_BOMB
+        east = cell(ct, "Two", 4, 1)                    # first free side: east
+        assert st["tok"][east] == want
+        assert st["tok"][hero] == C.K_EPIC0 + e

@@ -22,9 +22,18 @@ MAP_CHARS = {".": T_ROAD, "d": T_DIRT, "g": T_GRASS, "m": T_MUD, "w": T_WATER,
 # --- tokens on hexes (state.tok) -----------------------------------------------------
 (K_NONE, K_HERO, K_FANGROOT, K_TAR, K_SMASH, K_BOOST, K_LAVAPUDDLE, K_GRAVE,
  K_BOMB, K_ZOMBIE, K_GRASS) = range(11)
-NTOK = 11
+NEPIC = 11                          # Epic Heroes: tokens K_EPIC0 .. K_EPIC0 + 10
+K_EPIC0 = 11
+NTOK = K_EPIC0 + NEPIC
 TOKEN_NAMES = ("none", "hero", "fangroot", "tar", "smashinator", "boost",
-               "lava_puddle", "gravestone", "bomb", "zombie", "grass")
+               "lava_puddle", "gravestone", "bomb", "zombie", "grass") + tuple(
+                   f"epic{i}" for i in range(NEPIC))
+EH_CRASH, EH_SPIN, EH_ROB, EH_GIFT, EH_BOUNCE, EH_SCROLL = range(6)
+EPIC_HIT = ("crash", "spin_out", "rob", "gift", "bounce", "scroll")
+ER_NONE, ER_QUAKE, ER_TAX, ER_SUMMON, ER_FUSE = range(5)
+EPIC_ROUND = ("none", "quake", "tax", "summon", "fuse")
+ES_NONE, ES_GUARD = range(2)
+EPIC_SETUP = ("none", "guard")
 BAG_TOKENS = ("hero", "fangroot", "tar", "smashinator", "boost", "lava_puddle",
               "gravestone")
 BAG_MAX = 64

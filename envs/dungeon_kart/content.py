@@ -51,7 +51,7 @@ from . import consts as C
 from . import hexgeo as H
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
-FILES = ("tiles", "tracks", "dashboards", "racers", "spells", "chance")
+FILES = ("tiles", "tracks", "dashboards", "racers", "spells", "chance", "heroes")
 NFACES = 30
 _FACE_RE = re.compile(r"^(\d+)([AB])$")
 
@@ -71,6 +71,8 @@ TABLE_FIELDS = (
     "smash_eff", "smash_amt", "boost_face", "bag", "bag_size",
     # placement
     "place_deck", "coin_from",
+    # Epic Heroes
+    "epic_hit", "epic_amt", "epic_remove", "epic_round", "epic_setup",
 )
 Tables = namedtuple("Tables", TABLE_FIELDS)
 
@@ -117,6 +119,8 @@ class KartContent:
     power_text: tuple        # (upper, lower) per racer
     spell_names: tuple
     spell_text: tuple
+    hero_names: tuple = ()
+    hero_text: tuple = ()
 
     def track_index(self, name_or_index) -> int:
         if isinstance(name_or_index, (int, np.integer)):
@@ -754,6 +758,44 @@ def _chance(raw, t):
     t["coin_from"] = read_int(ctx, su, "coin_from_position", lo=1, hi=9)
 
 
+def _heroes(raw, t, names, texts):
+    ctx = Ctx("heroes")
+    lst = read_list(ctx, raw, "hero", C.NEPIC)
+    for k in ("epic_hit", "epic_amt", "epic_remove", "epic_round", "epic_setup"):
+        t[k] = np.zeros(C.NEPIC, np.int8)
+    for i, d in enumerate(lst):
+        ctx.entry = f"hero #{i + 1}"
+        if not isinstance(d, dict):
+            ctx.err("hero", "must be a table")
+        check_fields(ctx, d, ("name", "hit", "amount", "remove", "round_end", "setup", "text"))
+        name = read_str(ctx, d, "name")
+        ctx.entry = f"hero '{name}'"
+        if name in names:
+            ctx.err("name", "duplicate hero name")
+        hit = C.EPIC_HIT.index(read_str(ctx, d, "hit", C.EPIC_HIT))
+        need = hit in (C.EH_ROB, C.EH_GIFT)
+        t["epic_amt"][i] = read_int(ctx, d, "amount", default=None if need else 0, lo=0, hi=5)
+        if need and t["epic_amt"][i] < 1:
+            ctx.err("amount", "must be >= 1")
+        rm = d.get("remove")
+        if not isinstance(rm, bool):
+            ctx.err("remove", f"must be true or false, got {rm!r}")
+        t["epic_hit"][i], t["epic_remove"][i] = hit, rm
+        t["epic_round"][i] = C.EPIC_ROUND.index(read_str(ctx, d, "round_end", C.EPIC_ROUND,
+                                                         default="none"))
+        t["epic_setup"][i] = C.EPIC_SETUP.index(read_str(ctx, d, "setup", C.EPIC_SETUP,
+                                                         default="none"))
+        names.append(name)
+        texts.append(read_str(ctx, d, "text"))
+    # every Epic Hero token goes into the hazard bag (DK-027)
+    n = int(t["bag_size"])
+    if n + C.NEPIC > C.BAG_MAX:
+        raise ContentError(f"chance.toml, bag: {n} tokens plus {C.NEPIC} Epic Heroes exceed "
+                           f"{C.BAG_MAX}")
+    t["bag"][n:n + C.NEPIC] = np.arange(C.K_EPIC0, C.K_EPIC0 + C.NEPIC)
+    t["bag_size"] = n + C.NEPIC
+
+
 def compile_content(raw, boards=()):
     t = {}
     faces = _tiles(raw["tiles"])
@@ -764,6 +806,8 @@ def compile_content(raw, boards=()):
     _racers(raw["racers"], t, out["rn"], out["rt"])
     _spells(raw["spells"], t, out["sn"], out["st"])
     _chance(raw["chance"], t)
+    out["hn"], out["ht"] = [], []
+    _heroes(raw["heroes"], t, out["hn"], out["ht"])
     hz = max(int(t["tr_haz"][i].sum()) for i in range(len(tracks)))
     if hz > t["bag_size"]:
         raise ContentError(f"chance.toml, bag: {t['bag_size']} tokens cannot fill the "
@@ -789,6 +833,7 @@ def load_content(folder=None, boards=()) -> KartContent:
         digest=tables_digest(tables), faces=faces, tracks=tuple(tracks),
         track_names=tuple(t.name for t in tracks), dashboard_names=tuple(o["dn"]),
         dashboard_text=tuple(o["dt"]), racer_names=tuple(o["rn"]),
-        power_text=tuple(o["rt"]), spell_names=tuple(o["sn"]), spell_text=tuple(o["st"]))
+        power_text=tuple(o["rt"]), spell_names=tuple(o["sn"]), spell_text=tuple(o["st"]),
+        hero_names=tuple(o["hn"]), hero_text=tuple(o["ht"]))
     _CACHE[key] = content
     return content

@@ -64,6 +64,8 @@ def enter_score(st, T, p, d):
     for b in BAD_TOKENS:
         if k == b:
             v -= 300.0
+    if k >= C.K_EPIC0:
+        v -= 250.0
     if k == C.K_TAR:
         v -= 60.0
     elif k == C.K_SMASH:
@@ -166,6 +168,8 @@ def policy_row(st, T, prng):
                     for b in BAD_TOKENS:
                         if st.tok[n] == b:
                             v = 3.0
+                    if st.tok[n] >= C.K_EPIC0:
+                        v = 3.0
                     if side == 1:
                         v -= 1.0                     # do not push rivals forward
                 if st.mp <= 1 and not has_ability(st, T, p, C.AB_HEAVY):

@@ -19,7 +19,7 @@ import numpy as np
 from . import consts as C
 from . import hexgeo as H
 
-TOKEN_CHARS = " hftx>l+oz"            # by consts.K_* (grass shown as terrain 'g')
+TOKEN_CHARS = " hftx>l+ozg" + "E" * C.NEPIC   # by consts.K_* (Epic Heroes: E)
 TERRAIN_CHARS = {C.T_ROAD: ".", C.T_DIRT: "d", C.T_GRASS: "g", C.T_MUD: "m",
                  C.T_WATER: "w", C.T_LAVA: "L", C.T_PIT: "P", C.T_OBST: "X", C.T_CUT: "#"}
 ARROWS = "\u2192\u2198\u2199\u2190\u2196\u2197"   # E SE SW W NW NE
@@ -32,6 +32,7 @@ TERRAIN_RGB = {C.T_ROAD: (150, 150, 155), C.T_DIRT: (196, 160, 110),
 TOKEN_RGB = {C.K_HERO: (250, 250, 250), C.K_FANGROOT: (20, 110, 40), C.K_TAR: (10, 10, 10),
              C.K_SMASH: (200, 40, 40), C.K_BOOST: (255, 220, 0), C.K_LAVAPUDDLE: (255, 110, 0),
              C.K_GRAVE: (90, 90, 110), C.K_BOMB: (30, 30, 30), C.K_ZOMBIE: (110, 160, 60)}
+TOKEN_RGB.update({C.K_EPIC0 + i: (205, 160, 30) for i in range(C.NEPIC)})
 
 
 def _cells(T, tk):

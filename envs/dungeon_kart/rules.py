@@ -245,7 +245,76 @@ def step_into(st, T, p, d, mode):
         spin_out(st, p)
         st.tok[n] = C.K_NONE
         return R_STOP
+    if k >= C.K_EPIC0:
+        return epic_hit(st, T, p, k - C.K_EPIC0, n, c)
     return R_OK
+
+
+@njit(**JIT)
+def epic_hit(st, T, p, e, n, c):
+    """Racer ``p`` runs into Epic Hero ``e`` on cell ``n``, coming from ``c``
+    (DK-033, DK-G16; the heroes are in data/heroes.toml)."""
+    h = T.epic_hit[e]
+    a = T.epic_amt[e]
+    if T.epic_remove[e]:
+        st.tok[n] = C.K_NONE
+    if h == C.EH_CRASH:
+        crash(st, p)
+    elif h == C.EH_SPIN:
+        spin_out(st, p)
+    elif h == C.EH_ROB:
+        crash(st, p)
+        st.coins[p] = max(0, st.coins[p] - a)
+    elif h == C.EH_GIFT:
+        spin_out(st, p)
+        st.coins[p] += a
+    elif h == C.EH_BOUNCE:
+        crash(st, p)
+        st.pos[p] = c
+    elif h == C.EH_SCROLL:
+        spin_out(st, p)
+        if st.spell[p] < 0 and st.marker[p] == 0:
+            st.marker[p] = 1
+    return R_STOP
+
+
+@njit(**JIT)
+def free_neighbour(st, T, c):
+    """First neighbour of ``c`` (clockwise from east) across an open side
+    that is drivable, token-free and kart-free; -1 none."""
+    for d in range(6):
+        if (T.tr_walls[st.track, c] >> d) & 1:
+            continue
+        n = neighbour_cell(c, d)
+        if n < 0 or T.tr_terr[st.track, n] == C.T_OFF or PIPS[terrain(st, T, n)] == 0:
+            continue
+        if st.tok[n] == C.K_NONE and kart_at(st, n, -1) < 0:
+            return n
+    return -1
+
+
+@njit(**JIT)
+def epic_round_end(st, T):
+    """End-of-round step 1 for Epic Heroes (DK-211)."""
+    n = st.num_players
+    for c in range(NCELL):
+        k = st.tok[c]
+        if k < C.K_EPIC0:
+            continue
+        r = T.epic_round[k - C.K_EPIC0]
+        if r == C.ER_QUAKE or r == C.ER_TAX:
+            for s in range(n):
+                if st.finished[s] or st.pos[s] < 0:
+                    continue
+                dist = cell_distance(st.pos[s], c)
+                if r == C.ER_QUAKE and dist == 1:
+                    spin_out(st, s)
+                elif r == C.ER_TAX and dist <= 2:
+                    lose_coin(st, s)
+        elif r == C.ER_SUMMON or r == C.ER_FUSE:
+            f = free_neighbour(st, T, c)
+            if f >= 0:
+                st.tok[f] = C.K_ZOMBIE if r == C.ER_SUMMON else C.K_BOMB
 
 
 @njit(**JIT)
@@ -620,11 +689,33 @@ def reset_row(st, T):
     st.bag[:] = T.bag[:]
     st.bag_n = T.bag_size
     chance.shuffle(st, st.bag, st.bag_n)
+    epic_tile = np.zeros(32, np.int8)
     for c in range(NCELL):
-        if T.tr_haz[tk, c]:
+        if T.tr_haz[tk, c] and st.bag_n > 0:
+            tile = T.tr_tile[tk, c]
+            tries = 0
+            # a second Epic Hero for a tile goes back into the bag and
+            # another token is drawn (DK-031, DK-A31)
+            while (st.bag[st.bag_n - 1] >= C.K_EPIC0 and epic_tile[tile]
+                   and tries < st.bag_n):
+                j = chance.below(st, st.bag_n)
+                t = st.bag[j]
+                st.bag[j] = st.bag[st.bag_n - 1]
+                st.bag[st.bag_n - 1] = t
+                tries += 1
+            if st.bag[st.bag_n - 1] >= C.K_EPIC0 and epic_tile[tile]:
+                continue                          # only Epic Heroes left: hex stays empty
             st.bag_n -= 1
             st.tok[c] = st.bag[st.bag_n]
             st.bag[st.bag_n] = 0
+            if st.tok[c] >= C.K_EPIC0:
+                epic_tile[tile] = 1
+    for c in range(NCELL):                        # Epic Heroes' setup steps (DK-033)
+        k = st.tok[c]
+        if k >= C.K_EPIC0 and T.epic_setup[k - C.K_EPIC0] == C.ES_GUARD:
+            f = free_neighbour(st, T, c)
+            if f >= 0 and T.tr_start[tk, f] == 0:
+                st.tok[f] = C.K_ZOMBIE
     # spell decks, each shuffled on its own (DK-037)
     for d in range(C.NDECK):
         st.deck_n[d] = 0
@@ -750,6 +841,7 @@ def _end_round(st, T, rew):
     for c in range(NCELL):                           # DK-178, DK-211
         if st.tok[c] == C.K_BOMB:
             explode(st, c)
+    epic_round_end(st, T)                            # DK-211 (after the Bombs)
     compute_places(st, T)                            # DK-212
     for spot in range(1, n + 1):                     # DK-213, DK-214
         for i in range(n):
