@@ -102,6 +102,7 @@ class Track:
     start_dir: int
     dist: dict               # (q, r) -> hex steps to cross its tile's exit edge
     rotations: tuple
+    offset: tuple = (0, 0)   # added to (q, r) to get the board cell (set when compiled)
 
 
 @dataclass
@@ -243,8 +244,8 @@ def _tiles(raw):
 
 
 # --------------------------------------------------------------------------- builder
-def _place(face, k, t):
-    """Board coords of a face cell after rotation k and translation t."""
+def _place(k, t):
+    """Map from face coords to board coords: rotation k, then translation t."""
     def tr(p):
         q, r = H.rotate(p[0], p[1], k)
         return q + t[0], r + t[1]
@@ -293,7 +294,7 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         if rots is not None and rots[i] is not None and rots[i] != k:
             ctx.err("rot", f"tile {fid} must be turned {k} sixths to join its "
                            f"neighbour, the track says {rots[i]}")
-        tr = _place(f, k, t)
+        tr = _place(k, t)
         if prev is not None:
             pf, ptr, pk = prev
             pdir = (pf.out_dir + pk) % 6
@@ -329,7 +330,7 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
     finish = set()
     if kind == C.TR_CIRCUIT:
         f0 = faces[face_ids[0]]
-        tr0 = _place(f0, 0, (0, 0))
+        tr0 = _place(0, (0, 0))
         if len(lf.out_lanes) != len(f0.in_lanes) or any(
                 H.neighbour(*ltr(a), ldir) != tr0(b)
                 for a, b in zip(lf.out_lanes, f0.in_lanes)):

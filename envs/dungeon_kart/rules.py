@@ -21,7 +21,7 @@ from ..core import chance
 from ..core.header import O_PLAYING, O_TRUNCATED
 from ..core.jit import JIT
 from . import consts as C
-from .hexgeo import BOARD_W, NCELL, cell_distance, neighbour_cell
+from .hexgeo import NCELL, cell_distance, neighbour_cell
 
 PIPS = np.array(C.TERRAIN_PIPS, np.int64)
 
