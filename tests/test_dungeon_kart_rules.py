@@ -765,3 +765,93 @@ def test_epic_hero_round_end(ct, effect):
         east = cell(ct, "Two", 4, 1)                    # first free side: east
         assert st["tok"][east] == want
         assert st["tok"][hero] == C.K_EPIC0 + e
+
+
+def _card(ct, name):
+    T = ct.tables
+    return [c for c in range(T.n_cards) if ct.spell_names[T.card_kind[c]] == name][0]
+
+
+def _take(st, card):
+    """Move ``card`` from its deck into nobody's hand yet (caller places it)."""
+    for d in range(3):
+        k = int(st["deck_n"][d])
+        lst = [c for c in st["deck"][d, :k] if c != card]
+        if len(lst) < k:
+            st["deck"][d, :] = -1
+            st["deck"][d, :len(lst)] = lst
+            st["deck_n"][d] = len(lst)
+
+
+@pytest.mark.parametrize("spell", ["Zombie Attack", "Overgrowth", "Rolling Bomb",
+                                   "Goblin Nitro", "Smoke Bomb", "Crystal Cache", "Tailwind"])
+def test_spell_effects(ct, spell):
+    """DK-194..200 and DK-G11: each spell effect resolves at once; the card
+    goes to its deck's discard pile."""
+    s = board(ct, "Line")
+    st = s[0]
+    T = ct.tables
+    p = int(st["actor"])
+    o = 1 - p
+    card = _card(ct, spell)
+    _take(st, card)
+    st["spell"][p] = card
+    put(s, ct, "Line", o, 4, 0, speed=5)
+    put(s, ct, "Line", p, 3, 0, speed=4, coins=0)
+    amt = int(T.sp_amount[T.card_kind[card]])
+    if spell == "Tailwind":
+        st["speed"][p] = 3
+        step(s, C.A_SPELL, ct)                         # start of turn, before the speed
+        step(s, C.A_SPEED + 2, ct)
+        assert st["mp"] == T.dash_mp[PLAIN, 3] + amt
+    else:
+        begin_move(s, p, 3)
+        k = 1 if T.sp_target[T.card_kind[card]] else 0
+        step(s, C.A_SPELL + k, ct)
+        ahead = cell(ct, "Line", 5, 0)
+        if spell == "Zombie Attack":
+            assert st["tok"][ahead] == C.K_ZOMBIE
+        elif spell == "Overgrowth":
+            assert st["grass"][ahead] == 1 and R.pips(st, ct.record[0], ahead) == 2
+        elif spell == "Rolling Bomb":
+            assert st["tok"][cell(ct, "Line", 2, 0)] == C.K_BOMB
+        elif spell == "Goblin Nitro":
+            assert st["mp"] == 3 + amt
+        elif spell == "Smoke Bomb":
+            assert st["speed"][o] == 2
+        elif spell == "Crystal Cache":
+            assert st["coins"][p] == amt
+    d = T.card_deck[card]
+    assert st["spell"][p] == -1 and card in st["disc"][d, :st["disc_n"][d]].tolist()
+
+
+def test_powers_steal_spin_and_rebump(ct):
+    """DK-201..208: Belladonna steals and spins; Porkus bumps again."""
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    put(s, ct, "Line", o, 4, 0, speed=5, coins=2)
+    put(s, ct, "Line", p, 3, 0, coins=5)
+    st["racer"][p] = racer_id(ct, "Belladonna")
+    begin_move(s, p, 3)
+    step(s, C.A_POWER + 1, ct)                          # upper: steal 1 from the rival
+    assert st["coins"][p] == 5 - 2 + 1 and st["coins"][o] == 1
+    step(s, C.A_POWER + C.MAX_P + 1, ct)                # lower: spin out within 2
+    assert st["speed"][o] == 2 and st["coins"][p] == 4 - 3
+    # Porkus: bump, then pay to bump the same rival again
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    put(s, ct, "Line", o, 2, 0, speed=5)
+    put(s, ct, "Line", p, 2, 0, coins=3, dash=HEAVY)
+    st["racer"][p] = racer_id(ct, "Porkus")
+    begin_move(s, p, 4)
+    step(s, C.A_BUMP + 1, ct)                           # ahead to (3,0)
+    assert st["pos"][o] == cell(ct, "Line", 3, 0)
+    step(s, C.A_MOVE, ct)                               # join it again
+    assert not legal(s, ct)[C.A_BUMP + 1]
+    step(s, C.A_POWER + C.MAX_P, ct)                    # lower: rebump
+    step(s, C.A_BUMP + 1, ct)
+    assert st["pos"][o] == cell(ct, "Line", 4, 0)
