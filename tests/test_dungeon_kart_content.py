@@ -152,6 +152,8 @@ def _edit(d, name, old, new):
      r"tracks.toml, track 'Beginner Track', field 'tiles': dead end"),
     ("chance", "boost = [1, 1, 2, 2, 3, 3]", "boost = [1, 1, 2, 2, 3, 0]",
      r"chance.toml, field 'boost'"),
+    ("tiles", 'face = "14A"', 'face = "14A"\nwalls = [[0, 0, "E"], [0, 0, "SE"]]',
+     r"tiles.toml, tile 14A, field 'map': dead end: hex \[0, 0\]"),
     ("heroes", 'hit = "gift"', 'hit = "hug"', r"heroes.toml, hero 'The Generous Giant', field 'hit'"),
     ("heroes", 'hit = "rob"\namount = 2', 'hit = "rob"',
      r"heroes.toml, hero 'Mirelda the Toll-Witch', field 'amount': is required"),

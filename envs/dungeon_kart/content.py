@@ -236,11 +236,31 @@ def _tiles(raw):
             ctx.err("map", "the Starting Line tile needs start hexes 1..8")
         if m.group(1) != "1" and starts:
             ctx.err("map", "start hexes belong on tile 1 only")
+        check_face(ctx, f)
         faces[f.face] = f
     ctx.entry = None
     if len(faces) != NFACES:
         ctx.err("tile", f"need all {NFACES} faces (1A..15B), got {len(faces)}")
     return faces
+
+
+def check_face(ctx, f):
+    """Every drivable hex of a face must reach its exit edge (no dead-end
+    pockets), whether or not a track uses the face."""
+    cells = {p: (0, ch, 0) for p, ch in f.cells.items()}
+    walls = set()
+    for (q, r) in cells:
+        for d in range(6):
+            if H.neighbour(q, r, d) not in cells:
+                walls.add((q, r, d))
+    for (q, r, d) in f.walls:
+        walls.add((q, r, d))
+        n = H.neighbour(q, r, d)
+        walls.add((n[0], n[1], H.opposite(d)))
+    dist = _tile_dist(cells, walls, 0, f.out_lanes)
+    for p, ch in sorted(f.cells.items(), key=lambda x: (x[0][1], x[0][0])):
+        if _drivable(ch) and p not in dist:
+            ctx.err("map", f"dead end: hex {list(p)} cannot reach the exit edge")
 
 
 # --------------------------------------------------------------------------- builder
