@@ -43,6 +43,7 @@ __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
 GAMES: list[str] = [
     "dungeonrl.envs.unbroken",
     "dungeonrl.envs.dungeon_crawler",
+    "dungeonrl.envs.dungeon_kart",
 ]
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"

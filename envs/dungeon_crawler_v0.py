@@ -31,48 +31,8 @@ when the installed PettingZoo has them.
 """
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
-from .core.aec import DungeonAECEnv
-from .core.parallel import DungeonParallelEnv
+from .core.pz_module import define
 from .dungeon_crawler import SPEC
 
-ENV_ID = SPEC.env_id
+globals().update(define(SPEC, __name__, default_players=4))
 __all__ = ["env", "raw_env", "parallel_env", "ENV_ID"]
-
-
-def raw_env(num_players: int = 4, render_mode=None, **kwargs) -> DungeonAECEnv:
-    return DungeonAECEnv(SPEC, render_mode=render_mode, num_players=num_players, **kwargs)
-
-
-def env(num_players: int = 4, render_mode=None, **kwargs):
-    e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
-
-
-def parallel_env(num_players: int = 4, render_mode=None, **kwargs) -> DungeonParallelEnv:
-    return DungeonParallelEnv(SPEC, render_mode=render_mode, num_players=num_players, **kwargs)
-
-
-def _register():
-    try:
-        import pettingzoo
-        reg = getattr(pettingzoo, "register", None)
-        registries = {"aec": getattr(pettingzoo, "aec_registry", None),
-                      "parallel": getattr(pettingzoo, "parallel_registry", None)}
-    except ImportError:  # pragma: no cover
-        return
-    if reg is None:
-        return
-    for kind, entry in (("aec", "env"), ("parallel", "parallel_env")):
-        known = registries[kind]
-        if known is not None and ENV_ID in known:
-            continue
-        if kind == "parallel" and known is None:
-            continue       # a PettingZoo without a parallel registry
-        reg(kind, ENV_ID, entry_point=f"{__name__}:{entry}")
-
-
-_register()

@@ -178,6 +178,8 @@ def step_row(st, T, a, rew):
         st.actor = -1
         for b in range(NUM_ACTIONS):
             st.legal[b] = 0
+        if st.outcome == O_TRUNCATED:       # a cap of the rules (e.g. rounds)
+            return False, True, False
         return True, False, False
     if st.steps >= st.max_steps:
         st.outcome = O_TRUNCATED
@@ -446,7 +448,7 @@ ROOT = ENVS_DIR.parent
 
 #: games whose kernels are generated: the package under dungeonrl.envs, or
 #: "module:ATTR" naming a KernelFacts elsewhere (the test fixtures)
-GAME_PACKAGES = ("unbroken", "dungeon_crawler")
+GAME_PACKAGES = ("unbroken", "dungeon_crawler", "dungeon_kart")
 
 
 def facts_of(game: str) -> KernelFacts:

@@ -130,3 +130,12 @@ def action_name(a: int) -> str:
         if lo <= a < lo + n:
             return name if n == 1 else f"{name}[{a - lo}]"
     raise ValueError(f"action {a} out of range 0..{NUM_ACTIONS - 1}")
+
+
+# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+from ..core.facts import KernelFacts  # noqa: E402
+
+ILLEGAL_PENALTY = -1.0
+KERNEL_FACTS = KernelFacts(game="dungeon_kart", num_actions=NUM_ACTIONS, max_seats=MAX_P,
+                           illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_RACE_OVER,
+                           auto_counts_steps=True, has_finish=True, has_policy=True)

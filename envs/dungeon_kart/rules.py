@@ -1170,3 +1170,9 @@ def apply_row(st, T, a, rew):
     st.acted = 1
     if st.move_over:
         _end_turn(st, T, rew)
+
+
+@njit(**JIT)
+def finish_row(st, T):
+    """The engine ended the race (an illegal action or the decision cap)."""
+    st.phase = C.PH_OVER

@@ -1,0 +1,122 @@
+"""``DungeonKartCore``: the Dungeon Kart configuration over the engine's
+generated kernels (``kernels.py``); everything hot is the engine's."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ContentError, CorruptStateError
+from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from ..core.kernel_core import KernelCore, choice_arg, int_arg
+from ..core.spec import GameSpec, layout_version as shared_layout_version
+from ...encoders import dungeon_kart as enc
+from . import consts as C, kernels
+from .content import load_content
+from .state import STATE_DTYPE
+
+MAX_EPISODE_STEPS = 10_000
+VERSION = 0
+DRAFTS = ("pick", "random")
+OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
+                 C.O_RACE_OVER: "finished"}
+
+
+def action_names() -> tuple:
+    return tuple(C.action_name(a) for a in range(C.NUM_ACTIONS))
+
+
+def make_spec(content=None) -> GameSpec:
+    content = content or load_content()
+    return GameSpec(
+        name="dungeon_kart", env_id=f"dungeonrl/DungeonKart-v{VERSION}", version=VERSION,
+        min_players=C.MIN_P, max_players=C.MAX_P, num_actions=C.NUM_ACTIONS,
+        action_names=action_names(), obs_size=enc.OBS_SIZE,
+        feature_names=tuple(enc.FEATURE_NAMES), max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
+        layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION),
+        render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core)
+
+
+class DungeonKartCore(KernelCore):
+    """Dungeon Kart for one configuration, batched.
+
+    Arguments: ``num_players`` (2..8), ``track`` (a track name or index of the
+    content, or the text of a custom board, see the game's README),
+    ``draft`` ("pick": racers and dashboards drafted by decisions; "random":
+    dealt), ``max_rounds`` (the round cap, truncation; default 60),
+    ``auto_advance``, ``max_steps`` (decision cap, truncation), ``content``
+    (a content folder, default the shipped data).
+    """
+
+    state_dtype = STATE_DTYPE
+    kernels = kernels
+
+    def __init__(self, num_players=4, track="Beginner Track", draft="pick", max_rounds=60,
+                 reward="rank", auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
+        boards = ()
+        if isinstance(track, str) and "\n" in track:
+            boards = (track,)
+        self.content = load_content(content, boards=boards)
+        self.T = self.content.tables
+        self.TR = self.content.record
+        self.spec = make_spec(self.content)
+        players = int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
+        self.track = (len(self.content.track_names) - 1 if boards
+                      else self.content.track_index(track))
+        try:
+            self.content.check_players(self.track, players)
+        except ContentError as e:
+            raise ValueError(str(e)) from None
+        self.draft = choice_arg(draft, DRAFTS, "draft")
+        rounds = int_arg(max_rounds, "max_rounds", 1, 10_000)
+        reward_mode = choice_arg(reward, C.REWARD_MODES, "reward")
+        self._configure(players, max_steps, auto_advance, reward_mode,
+                        cfg=(self.track, self.draft, rounds))
+
+    # -- helpers (not hot) ------------------------------------------------------
+    def phase_name(self, state) -> str:
+        return C.PHASE_NAMES[int(state["phase"])]
+
+    def render_ansi(self, state) -> str:
+        from .render import render_ansi
+        return render_ansi(state, self.content)
+
+    def render_rgb(self, state):
+        from .render import render_rgb
+        return render_rgb(state, self.content)
+
+    def action_label(self, state, a) -> str:
+        from .render import describe_action
+        return describe_action(state, self.content, a)
+
+    def episode_info(self, state) -> dict:
+        n = int(state["num_players"])
+        return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
+                "rounds": int(state["round"]),
+                "track": self.content.track_names[int(state["track"])],
+                "place": state["place"][:n].tolist(),
+                "finished": state["finished"][:n].astype(bool).tolist(),
+                "coins": state["coins"][:n].tolist()}
+
+    def check_state(self, state) -> None:
+        def bad(msg):
+            raise CorruptStateError(f"corrupt Dungeon Kart state: {msg}")
+        n = int(state["num_players"])
+        if not C.MIN_P <= n <= C.MAX_P:
+            bad(f"num_players {n}")
+        if not 0 <= int(state["phase"]) < len(C.PHASE_NAMES):
+            bad(f"phase {int(state['phase'])}")
+        if int(state["outcome"]) not in OUTCOME_NAMES:
+            bad(f"outcome {int(state['outcome'])}")
+        if not 0 <= int(state["track"]) < len(self.content.track_names):
+            bad(f"track {int(state['track'])}")
+        if (np.asarray(state["coins"])[:n] < 0).any():
+            bad("negative coins")
+        if not -1 <= int(state["actor"]) < n:
+            bad(f"actor {int(state['actor'])}")
+        if not 0 <= int(state["forced_i"]) <= int(state["forced_n"]) <= 16:
+            bad("forced-chance cursor")
+        self.check_mask(state, "Dungeon Kart")
+
+
+def make_core(**kwargs) -> DungeonKartCore:
+    return DungeonKartCore(**kwargs)
