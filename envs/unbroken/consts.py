@@ -94,29 +94,55 @@ OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win", "loss")
 # --- difficulty -------------------------------------------------------------
 DIFFICULTIES = ("easy", "normal", "hard")
 
-# --- action layout -----------------------------------------------------------
-A_FOCUS = 0
-A_INSPIRE = 1
-A_PLAN = 2
-A_CRAFT0 = 3           # 2 upgrade options
-A_DOWNGRADE = 5
-A_ORIENTEER = 6
-A_SCOUT = 7
-A_FIGHT = 8
-A_EXPLORE = 9
-A_RESOLVE0 = 10        # MAX_REVEAL
-A_REST0 = A_RESOLVE0 + MAX_REVEAL
-A_TRICK = A_REST0 + MAX_REVEAL
-A_BATTLE = A_TRICK + 1
-A_ATTACK0 = A_BATTLE + 1
-A_SKIP = A_ATTACK0 + MAX_ATTACKS
-A_PASS = A_SKIP + 1
-A_SKILL0 = A_PASS + 1
-A_CHAR0 = A_SKILL0 + MAX_SKILLS
-A_MON0 = A_CHAR0 + MAX_CHAR_AB
-A_KEEP0 = A_MON0 + MAX_MON_OPT
-A_EAT0 = A_KEEP0 + 2
-NUM_ACTIONS = A_EAT0 + MAX_EAT + 1
+# --- action layout (declared once; envs/core/layout.py) -----------------------
+from ..core.layout import ActionLayout, act  # noqa: E402
+
+ACTIONS = ActionLayout("unbroken", [
+    act("focus", 1, "Focus: 4 Small Effort -> 1 Medium"),
+    act("inspiration", 1, "Inspiration: 2 Medium Effort -> 1 Large"),
+    act("plan", 1, "Plan: 4 Small Effort -> 1 Cunning"),
+    act("craft", MAX_UPGRADES, "Craft: upgrade to the weapon's upgrade option K"),
+    act("downgrade", 1, "downgrade the weapon for good (never Bare Hands)"),
+    act("orienteer", 1, "Orienteer: 1 Small Effort, more cards at the next exploration"),
+    act("scout", 1, "Scout: reveal the Level's monster"),
+    act("fight", 1, "Decision Step: go and fight the monster now"),
+    act("explore", 1, "Decision Step: explore (reveal encounter cards)"),
+    act("resolve", MAX_REVEAL, "resolve revealed encounter card K (the Exchange)"),
+    act("rest", MAX_REVEAL, "rest on revealed card K (Small Effort = its Time Value)"),
+    act("trick", 1, "Trickery Step: pay the Trickery Cost and slip past"),
+    act("battle", 1, "Trickery Step: refuse and fight"),
+    act("attack", MAX_ATTACKS, "weapon attack option K of the equipped weapon"),
+    act("skip", 1, "skip the battle turn"),
+    act("pass", 1, "pass (close a Response window, decline an extra attack)"),
+    act("skill", MAX_SKILLS, "use Skill K (an action, or a Response in a window)",
+        content="skill_names"),
+    act("character", MAX_CHAR_AB, "use character ability K"),
+    act("monster", MAX_MON_OPT, "use the monster sheet's player option K"),
+    act("keep", 2, "keep offered Skill K"),
+    act("eat", MAX_EAT + 1, "Hunger Step: eat K Food"),
+])
+A_FOCUS = ACTIONS.start("focus")
+A_INSPIRE = ACTIONS.start("inspiration")
+A_PLAN = ACTIONS.start("plan")
+A_CRAFT0 = ACTIONS.start("craft")
+A_DOWNGRADE = ACTIONS.start("downgrade")
+A_ORIENTEER = ACTIONS.start("orienteer")
+A_SCOUT = ACTIONS.start("scout")
+A_FIGHT = ACTIONS.start("fight")
+A_EXPLORE = ACTIONS.start("explore")
+A_RESOLVE0 = ACTIONS.start("resolve")
+A_REST0 = ACTIONS.start("rest")
+A_TRICK = ACTIONS.start("trick")
+A_BATTLE = ACTIONS.start("battle")
+A_ATTACK0 = ACTIONS.start("attack")
+A_SKIP = ACTIONS.start("skip")
+A_PASS = ACTIONS.start("pass")
+A_SKILL0 = ACTIONS.start("skill")
+A_CHAR0 = ACTIONS.start("character")
+A_MON0 = ACTIONS.start("monster")
+A_KEEP0 = ACTIONS.start("keep")
+A_EAT0 = ACTIONS.start("eat")
+NUM_ACTIONS = ACTIONS.size
 
 # --- general action costs (Actions Guide) -----------------------------------
 FOCUS_COST_S = 4
