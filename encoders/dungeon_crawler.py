@@ -71,7 +71,7 @@ OBSERVATION = ObsLayout("dungeon_crawler", [
     block("square", 1, "the hero's square / 32"),
     block("vault", C.NSLOT, "1 for each vaulted slot", labels=C.SLOT_NAMES),
     block("status", 8, "poison turns and damage, weak, curse, enchant, strength / 3; "
-          "combat ATK and DEF bonus / 5", high=INF,
+          "combat ATK and DEF bonus / 5 (may be negative)", low=-INF, high=INF,
           labels=("poison_turns", "poison_dmg", "weak", "curse", "enchant", "strength",
                   "combat_atk", "combat_def")),
     block("hand_size", 1, "cards in the hand / 5"),

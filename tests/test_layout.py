@@ -308,7 +308,7 @@ def test_bad_declarations_are_refused():
         block("b", 1, "x", low=2.0, high=1.0)
     with pytest.raises(ValueError, match="names repeat"):
         ObsLayout("t", [block("a", 2, "x", labels=("k", "l")),
-                        block("b", 2, "x", labels=(("a:k",), ("z",)), prefix=False)]).names()
+                        block("b", (1, 1), "x", labels=(("a",), ("k",)), prefix=False)]).names()
     with pytest.raises(ValueError, match="content lists 3"):
         ActionLayout("t", [act("p", 2, "x", content="cards")]).names(
             type("C", (), {"cards": ("a", "b", "c")})())

@@ -94,16 +94,26 @@ OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win", "loss")
 # --- difficulty -------------------------------------------------------------
 DIFFICULTIES = ("easy", "normal", "hard")
 
+# --- general action costs (Actions Guide) -----------------------------------
+FOCUS_COST_S = 4
+INSPIRE_COST_M = 2
+PLAN_COST_S = 4
+ORIENTEER_COST_S = 1
+# Scout costs per Level: (small, cunning, time)
+SCOUT_COST = ((1, 0, 1), (2, 0, 2), (0, 1, 1), (2, 1, 2))
+
+
 # --- action layout (declared once; envs/core/layout.py) -----------------------
 from ..core.layout import ActionLayout, act  # noqa: E402
 
 ACTIONS = ActionLayout("unbroken", [
-    act("focus", 1, "Focus: 4 Small Effort -> 1 Medium"),
-    act("inspiration", 1, "Inspiration: 2 Medium Effort -> 1 Large"),
-    act("plan", 1, "Plan: 4 Small Effort -> 1 Cunning"),
+    act("focus", 1, f"Focus: {FOCUS_COST_S} Small Effort -> 1 Medium"),
+    act("inspiration", 1, f"Inspiration: {INSPIRE_COST_M} Medium Effort -> 1 Large"),
+    act("plan", 1, f"Plan: {PLAN_COST_S} Small Effort -> 1 Cunning"),
     act("craft", MAX_UPGRADES, "Craft: upgrade to the weapon's upgrade option K"),
     act("downgrade", 1, "downgrade the weapon for good (never Bare Hands)"),
-    act("orienteer", 1, "Orienteer: 1 Small Effort, more cards at the next exploration"),
+    act("orienteer", 1, f"Orienteer: {ORIENTEER_COST_S} Small Effort, more cards at the "
+        "next exploration"),
     act("scout", 1, "Scout: reveal the Level's monster"),
     act("fight", 1, "Decision Step: go and fight the monster now"),
     act("explore", 1, "Decision Step: explore (reveal encounter cards)"),
@@ -143,15 +153,6 @@ A_MON0 = ACTIONS.start("monster")
 A_KEEP0 = ACTIONS.start("keep")
 A_EAT0 = ACTIONS.start("eat")
 NUM_ACTIONS = ACTIONS.size
-
-# --- general action costs (Actions Guide) -----------------------------------
-FOCUS_COST_S = 4
-INSPIRE_COST_M = 2
-PLAN_COST_S = 4
-ORIENTEER_COST_S = 1
-# Scout costs per Level: (small, cunning, time)
-SCOUT_COST = ((1, 0, 1), (2, 0, 2), (0, 1, 1), (2, 1, 2))
-
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------
 from ..core.facts import KernelFacts  # noqa: E402
