@@ -74,7 +74,8 @@ OLD_UNB_ACTION_NAMES = (
     'skill:unused_31', 'character_0', 'character_1', 'character_2', 'monster_0', 'monster_1',
     'keep_0', 'keep_1', 'eat_0', 'eat_1', 'eat_2', 'eat_3', 'eat_4', 'eat_5', 'eat_6',
 )
-OLD_UNB_FEATURE_NAMES = (428, "c25ce80eccf18e71375ef293803b4f8188a5b7a70de1dc5ef44673db2ec2b194")   # count, sha256 of "\n".join
+#: (count, sha256 of "\n".join(feature_names))
+OLD_UNB_FEATURE_NAMES = (428, "c25ce80eccf18e71375ef293803b4f8188a5b7a70de1dc5ef44673db2ec2b194")
 OLD_UNB_LAYOUT_VERSION = "91ea67162338768a"
 #: dungeon_crawler: every A_* constant and NUM_ACTIONS before the change
 OLD_DC_ACTIONS = {
@@ -126,7 +127,7 @@ OLD_DC_ACTION_NAMES = (
     'loot_take:boots', 'loot_discard:weapon', 'loot_discard:gloves', 'loot_discard:helmet',
     'loot_discard:chest', 'loot_discard:pants', 'loot_discard:boots', 'end_turn',
 )
-OLD_DC_FEATURE_NAMES = (841, "4ad0ad4ad4ee7dfc6595b322422c0d685905f0ad03c9d7d902dc498081c2b35c")   # count, sha256 of "\n".join
+OLD_DC_FEATURE_NAMES = (841, "4ad0ad4ad4ee7dfc6595b322422c0d685905f0ad03c9d7d902dc498081c2b35c")
 OLD_DC_LAYOUT_VERSION = "22f8a56aa3fd92e7"
 
 OLD = {
@@ -273,6 +274,7 @@ class _Content:
 def test_toy_layout_names_decode_and_labels():
     L = _toy()
     assert L.size == 9 and [L.start(r.name) for r in L] == [0, 1, 4, 6]
+    assert L.starts() == (0, 1, 4, 6)
     assert L.names(_Content()) == ("roll", "move_1", "move_2", "move_3", "pick:red",
                                    "pick:blue", "play:fireball", "play:shield",
                                    "play:unused_2")

@@ -42,7 +42,7 @@ Example::
         act("move", 6, "move K squares", first=1),
         act("play", 8, "play card type K", content="card_names"),
     ])
-    A_ROLL, A_MOVE0 = ACTIONS.start("roll"), ACTIONS.start("move")
+    A_ROLL, A_MOVE0, A_PLAY0 = ACTIONS.starts()      # one per range, in order
     NUM_ACTIONS = ACTIONS.size
 """
 from __future__ import annotations
@@ -101,7 +101,8 @@ class ActionRange:
     def pattern(self) -> str:
         """How the range's actions are named, for a doc table."""
         if self.content is not None:
-            return f"`{self.name}:<{self.content[:-1] if self.content.endswith('s') else self.content}>`"
+            item = self.content[:-1] if self.content.endswith("s") else self.content
+            return f"`{self.name}:<{item}>`"
         if self.items is not None:
             if self.count <= 4:
                 return ", ".join(f"`{n}`" for n in self.names())
@@ -168,6 +169,11 @@ class ActionLayout:
         """First index of range ``name`` (a plain int, for an ``A_*`` constant)."""
         self._range(name)
         return self._start[name]
+
+    def starts(self) -> tuple:
+        """First index of every range, in declaration order (to unpack into
+        the ``A_*`` constants in one statement)."""
+        return tuple(self._start.values())
 
     def range_of(self, name: str) -> range:
         """The indices of range ``name``."""

@@ -109,23 +109,10 @@ ACTIONS = ActionLayout("dungeon_crawler", [
     act("loot_discard", SLOT_NAMES, "take the slain rival's slot-K item and discard it"),
     act("end_turn", 1, "end the turn"),
 ])
-A_ASSIGN0 = ACTIONS.start("assign")
-A_SHIFT0 = ACTIONS.start("shift")
-A_REBAL_DONE = ACTIONS.start("rebalance_done")
-A_DRAFT0 = ACTIONS.start("draft")
-A_FWD0 = ACTIONS.start("forward")
-A_BACK0 = ACTIONS.start("back")
-A_PLAY0 = ACTIONS.start("play")
-A_TARGET0 = ACTIONS.start("target_seat")
-A_SLOT0 = ACTIONS.start("slot")
-A_BUY0 = ACTIONS.start("buy")
-A_LEAVE = ACTIONS.start("leave")
-A_EQUIP = ACTIONS.start("equip")
-A_DECLINE = ACTIONS.start("decline")
-A_FIGHT = ACTIONS.start("fight")
-A_LOOT_TAKE0 = ACTIONS.start("loot_take")
-A_LOOT_BURN0 = ACTIONS.start("loot_discard")
-A_END = ACTIONS.start("end_turn")
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_ASSIGN0, A_SHIFT0, A_REBAL_DONE, A_DRAFT0, A_FWD0, A_BACK0, A_PLAY0, A_TARGET0,
+ A_SLOT0, A_BUY0, A_LEAVE, A_EQUIP, A_DECLINE, A_FIGHT, A_LOOT_TAKE0, A_LOOT_BURN0,
+ A_END) = ACTIONS.starts()
 NUM_ACTIONS = ACTIONS.size
 
 

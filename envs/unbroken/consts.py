@@ -131,27 +131,10 @@ ACTIONS = ActionLayout("unbroken", [
     act("keep", 2, "keep offered Skill K"),
     act("eat", MAX_EAT + 1, "Hunger Step: eat K Food"),
 ])
-A_FOCUS = ACTIONS.start("focus")
-A_INSPIRE = ACTIONS.start("inspiration")
-A_PLAN = ACTIONS.start("plan")
-A_CRAFT0 = ACTIONS.start("craft")
-A_DOWNGRADE = ACTIONS.start("downgrade")
-A_ORIENTEER = ACTIONS.start("orienteer")
-A_SCOUT = ACTIONS.start("scout")
-A_FIGHT = ACTIONS.start("fight")
-A_EXPLORE = ACTIONS.start("explore")
-A_RESOLVE0 = ACTIONS.start("resolve")
-A_REST0 = ACTIONS.start("rest")
-A_TRICK = ACTIONS.start("trick")
-A_BATTLE = ACTIONS.start("battle")
-A_ATTACK0 = ACTIONS.start("attack")
-A_SKIP = ACTIONS.start("skip")
-A_PASS = ACTIONS.start("pass")
-A_SKILL0 = ACTIONS.start("skill")
-A_CHAR0 = ACTIONS.start("character")
-A_MON0 = ACTIONS.start("monster")
-A_KEEP0 = ACTIONS.start("keep")
-A_EAT0 = ACTIONS.start("eat")
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_FOCUS, A_INSPIRE, A_PLAN, A_CRAFT0, A_DOWNGRADE, A_ORIENTEER, A_SCOUT, A_FIGHT,
+ A_EXPLORE, A_RESOLVE0, A_REST0, A_TRICK, A_BATTLE, A_ATTACK0, A_SKIP, A_PASS, A_SKILL0,
+ A_CHAR0, A_MON0, A_KEEP0, A_EAT0) = ACTIONS.starts()
 NUM_ACTIONS = ACTIONS.size
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------

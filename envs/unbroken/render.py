@@ -136,7 +136,8 @@ def describe_action(core, s, a):
     elif rng == "attack":
         if k < int(T.w_natk[w]):
             kind = "break" if int(T.w_atk_kind[w, k]) == 0 else "wound"
-            return f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, {_restable(T.w_atk_cost[w, k])})"
+            return (f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, "
+                    f"{_restable(T.w_atk_cost[w, k])})")
     elif rng in ("resolve", "rest"):
         if k < int(s["revealed_n"]):
             card = int(s["revealed"][k])
