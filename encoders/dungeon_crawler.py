@@ -11,7 +11,8 @@ and chests are up, and monster wounds); the final boss; pile sizes.
 
 It never reads another seat's hand, an offer shown to another seat, the
 order of the item or action decks, the random generator or the forced-dice
-queue. ``FEATURES`` lists ``(name, offset, size)`` blocks and
+queue. ``OBSERVATION`` declares the blocks (name, shape, meaning, value range),
+``FEATURES`` lists ``(name, offset, size)`` of each and
 ``feature_names()`` one name per column; ``encode(st, T, p, out)`` is a
 numba kernel writing ``OBS_SIZE`` floats into a preallocated row.
 """
@@ -21,40 +22,92 @@ import numpy as np
 from numba import njit
 
 from ..envs.core.jit import JIT
+from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
 from ..envs.dungeon_crawler.rules import rebal_moved
 
 #: small helpers are inlined into their callers (numba IR level)
 JIT_INLINE = dict(JIT, inline="always")
 
+INF = float("inf")
 NRIV = C.MAX_P - 1
-RIV = 1 + 3 + 1 + 2 + 3 + 1 + 1 + C.NSLOT + C.NSLOT + 5 + 2 + 1   # per rival
-OFFER = 1 + C.MAX_CARDS + C.NSLOT + 3                               # per offer slot
-GEAR = 3                                                            # per own slot
+#: the columns of one rival's block (seat order after the observer)
+RIVAL_COLUMNS = (("present",) + tuple(f"floor:{f}" for f in range(C.NFLOOR))
+                 + ("square", "hp", "max_hp") + tuple(f"eff:{s}" for s in ("atk", "def", "spd"))
+                 + ("gold", "hand_size") + tuple(f"gear_tier:{s}" for s in C.SLOT_NAMES)
+                 + tuple(f"vault:{s}" for s in C.SLOT_NAMES)
+                 + ("poison", "weak", "curse", "enchant", "strength", "to_act", "my_turn",
+                    "boss_damage"))
+RIV = len(RIVAL_COLUMNS)              # 1 + 3 + 1 + 2 + 3 + 1 + 1 + NSLOT + NSLOT + 5 + 2 + 1
+#: the columns of one offer slot
+OFFER_COLUMNS = (("present",) + tuple(f"card:{c}" for c in range(C.MAX_CARDS))
+                 + tuple(f"item_slot:{s}" for s in C.SLOT_NAMES)
+                 + ("item_tier", "item_bonus", "price"))
+OFFER = len(OFFER_COLUMNS)            # 1 + MAX_CARDS + NSLOT + 3
+GEAR_COLUMNS = ("worn", "tier", "bonus")
+GEAR = len(GEAR_COLUMNS)              # per own slot
+COMBAT_COLUMNS = (("active", "side_a", "side_b") + tuple(f"opponent:{o}" for o in C.OPP_NAMES)
+                  + tuple(f"opp_{s}" for s in C.STAT_NAMES)
+                  + ("opp_hp_fraction", "my_window", "round")
+                  + tuple(f"rival_opponent:{r}" for r in range(C.MAX_P)))
 
-_BLOCKS = [
-    ("phase", C.NPHASE), ("to_act", 1), ("seat", C.MAX_P), ("num_players", 1),
-    ("my_turn", 1), ("round", 1), ("step_fraction", 1),
-    ("base", C.NSTAT), ("effective", C.NSTAT), ("hp", 1), ("hp_fraction", 1),
-    ("gold", 1), ("floor", C.NFLOOR), ("square", 1), ("vault", C.NSLOT),
-    ("status", 8), ("hand_size", 1), ("hand", C.MAX_CARDS), ("gear", C.NSLOT * GEAR),
-    ("move", 4), ("creation", 1 + C.NSTAT + 1),
-    ("offer_kind", 5), ("offer", C.OFFER_MAX * OFFER),
-    ("pending_card", C.MAX_CARDS), ("pending_target", C.MAX_P),
-    ("rival", NRIV * RIV),
-    ("combat", 1 + 2 + 6 + 4 + 1 + 1 + 1 + C.MAX_P),
-    ("loot", 1 + C.MAX_P + 1),
-    ("board", C.NFLOOR * C.MAX_SQ * 3),
-    ("final_boss", C.NFINAL + 1),
-    ("piles", 4),
-]
-
-FEATURES = []
-_off = 0
-for _name, _size in _BLOCKS:
-    FEATURES.append((_name, _off, _size))
-    _off += _size
-OBS_SIZE = _off
+# Value ranges: stats, HP and gold are scaled by 1/10 and have no fixed cap
+# (the Box is unbounded); fractions and flags lie in [0, 1].
+OBSERVATION = ObsLayout("dungeon_crawler", [
+    block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
+    block("to_act", 1, "1 when this seat must act"),
+    block("seat", C.MAX_P, "this seat (one-hot)"),
+    block("num_players", 1, "number of heroes / 8"),
+    block("my_turn", 1, "1 on this seat's turn"),
+    block("round", 1, "round / 100", high=INF),
+    block("step_fraction", 1, "decisions taken / the step cap"),
+    block("base", C.NSTAT, "base stats / 10", high=INF, labels=C.STAT_NAMES),
+    block("effective", C.NSTAT, "effective stats (gear, statuses) / 10", high=INF,
+          labels=C.STAT_NAMES),
+    block("hp", 1, "HP / 10", high=INF),
+    block("hp_fraction", 1, "HP / max HP"),
+    block("gold", 1, "gold / 10", high=INF),
+    block("floor", C.NFLOOR, "the hero's floor (one-hot)"),
+    block("square", 1, "the hero's square / 32"),
+    block("vault", C.NSLOT, "1 for each vaulted slot", labels=C.SLOT_NAMES),
+    block("status", 8, "poison turns and damage, weak, curse, enchant, strength / 3; "
+          "combat ATK and DEF bonus / 5 (may be negative)", low=-INF, high=INF,
+          labels=("poison_turns", "poison_dmg", "weak", "curse", "enchant", "strength",
+                  "combat_atk", "combat_def")),
+    block("hand_size", 1, "cards in the hand / 5"),
+    block("hand", C.MAX_CARDS, "copies of each action card type in the hand", high=C.HAND_MAX),
+    block("gear", (C.NSLOT, GEAR), "each slot: worn, tier / 4, stat bonus / 5", high=INF,
+          labels=(C.SLOT_NAMES, GEAR_COLUMNS)),
+    block("move", 4, "this turn's move roll / 10, moved, sprinted, shadow-stepped", high=INF,
+          labels=("roll", "moved", "sprinted", "shadow_step")),
+    block("creation", 1 + C.NSTAT + 1, "creation roll, locked rolls / 10, points moved / 4",
+          high=INF, labels=("roll",) + tuple(f"locked:{s}" for s in C.STAT_NAMES)
+          + ("points_moved",)),
+    block("offer_kind", 5, "the offer this seat is looking at (one-hot)", labels=C.OFFER_NAMES),
+    block("offer", (C.OFFER_MAX, OFFER), "each offer slot: card or item (slot, tier / 4, "
+          "bonus / 5), price / 10", high=INF,
+          labels=([f"offer{i}" for i in range(C.OFFER_MAX)], OFFER_COLUMNS), prefix=False),
+    block("pending_card", C.MAX_CARDS, "the card being played (one-hot)"),
+    block("pending_target", C.MAX_P, "its target, relative seat (one-hot)"),
+    block("rival", (NRIV, RIV), "the public facts of each rival, in seat order after this one",
+          high=INF, labels=([f"rival{r + 1}" for r in range(NRIV)], RIVAL_COLUMNS),
+          prefix=False),
+    block("combat", len(COMBAT_COLUMNS), "the combat in progress: sides, opponent kind and "
+          "stats / 10, HP fraction, round / 10", high=INF, labels=COMBAT_COLUMNS),
+    block("loot", 1 + C.MAX_P + 1, "looting: this seat loots, the victim (relative seat), "
+          "items left / 3", labels=("i_loot",) + tuple(f"victim:{r}" for r in range(C.MAX_P))
+          + ("left",)),
+    block("board", (C.NFLOOR, C.MAX_SQ, 3), "each square: monster or chest up, monster HP "
+          "fraction, mob kind (1-2)", high=2.0,
+          labels=([f"f{f + 1}" for f in range(C.NFLOOR)], [f"sq{q}" for q in range(C.MAX_SQ)],
+                  ("up", "hp_fraction", "mob_kind"))),
+    block("final_boss", C.NFINAL + 1, "the final boss (one-hot) and its HP fraction",
+          labels=tuple(str(k) for k in range(C.NFINAL)) + ("hp_fraction",)),
+    block("piles", 4, "item deck and discard / 162, action card deck and discard / 62",
+          labels=("item_deck", "item_discard", "card_deck", "card_discard")),
+])
+OBS_SIZE = OBSERVATION.size
+FEATURES = OBSERVATION.features          # (name, offset, size) of every block
 OFF = {name: off for name, off, _ in FEATURES}
 
 #: FRAC[m, h] = float32(h / m) for 0 <= h < 64, 1 <= m < 64: HP fractions
@@ -82,62 +135,7 @@ O_LOOT, O_BOARD, O_FINAL, O_PILES = OFF["loot"], OFF["board"], OFF["final_boss"]
 
 def feature_names():
     """One name per observation column."""
-    names = []
-    for name, _, size in FEATURES:
-        if name == "phase":
-            names += [f"phase:{p}" for p in C.PHASE_NAMES]
-        elif name in ("base", "effective"):
-            names += [f"{name}:{s}" for s in C.STAT_NAMES]
-        elif name == "vault":
-            names += [f"vault:{s}" for s in C.SLOT_NAMES]
-        elif name == "status":
-            names += [f"status:{s}" for s in ("poison_turns", "poison_dmg", "weak", "curse",
-                                               "enchant", "strength", "combat_atk", "combat_def")]
-        elif name == "gear":
-            for s in C.SLOT_NAMES:
-                names += [f"gear:{s}:{k}" for k in ("worn", "tier", "bonus")]
-        elif name == "move":
-            names += ["move:roll", "move:moved", "move:sprinted", "move:shadow_step"]
-        elif name == "creation":
-            names += ["creation:roll"] + [f"creation:locked:{s}" for s in C.STAT_NAMES] + [
-                "creation:points_moved"]
-        elif name == "offer_kind":
-            names += [f"offer_kind:{k}" for k in C.OFFER_NAMES]
-        elif name == "offer":
-            for i in range(C.OFFER_MAX):
-                names += [f"offer{i}:present"] + [f"offer{i}:card:{c}" for c in range(C.MAX_CARDS)]
-                names += [f"offer{i}:item_slot:{s}" for s in C.SLOT_NAMES]
-                names += [f"offer{i}:item_tier", f"offer{i}:item_bonus", f"offer{i}:price"]
-        elif name == "rival":
-            per = (["present"] + [f"floor:{f}" for f in range(C.NFLOOR)] + ["square", "hp", "max_hp"]
-                   + [f"eff:{s}" for s in ("atk", "def", "spd")] + ["gold", "hand_size"]
-                   + [f"gear_tier:{s}" for s in C.SLOT_NAMES] + [f"vault:{s}" for s in C.SLOT_NAMES]
-                   + ["poison", "weak", "curse", "enchant", "strength", "to_act", "my_turn",
-                      "boss_damage"])
-            for r in range(NRIV):
-                names += [f"rival{r + 1}:{x}" for x in per]
-        elif name == "combat":
-            names += ["combat:active", "combat:side_a", "combat:side_b"]
-            names += [f"combat:opponent:{o}" for o in C.OPP_NAMES]
-            names += [f"combat:opp_{s}" for s in C.STAT_NAMES]
-            names += ["combat:opp_hp_fraction", "combat:my_window", "combat:round"]
-            names += [f"combat:rival_opponent:{r}" for r in range(C.MAX_P)]
-        elif name == "loot":
-            names += ["loot:i_loot"] + [f"loot:victim:{r}" for r in range(C.MAX_P)] + ["loot:left"]
-        elif name == "board":
-            for f in range(C.NFLOOR):
-                for q in range(C.MAX_SQ):
-                    names += [f"board:f{f + 1}:sq{q}:{k}" for k in ("up", "hp_fraction", "mob_kind")]
-        elif name == "final_boss":
-            names += [f"final_boss:{k}" for k in range(C.NFINAL)] + ["final_boss:hp_fraction"]
-        elif name == "piles":
-            names += ["piles:item_deck", "piles:item_discard", "piles:card_deck", "piles:card_discard"]
-        elif size == 1:
-            names.append(name)
-        else:
-            names += [f"{name}:{k}" for k in range(size)]
-    assert len(names) == OBS_SIZE, (len(names), OBS_SIZE)
-    return tuple(names)
+    return OBSERVATION.names()
 
 
 @njit(**JIT_INLINE)

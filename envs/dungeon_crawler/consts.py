@@ -74,26 +74,9 @@ O_PLAYING, O_TRUNCATED, O_ILLEGAL, O_WIN = range(4)
 OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win")
 REWARD_MODES = ("zero_sum", "winner_only")
 
-# --- action layout (flat Discrete) -----------------------------------------------
+# --- action layout (flat Discrete; declared once, envs/core/layout.py) -------------
 MAX_MOVE = 16                          # 1d6 + boots (<= 5) + Dungeon Sprint, clamped
-A_ASSIGN0 = 0                          # 4: put the current roll into stat s
-A_SHIFT0 = A_ASSIGN0 + NSTAT           # 12: move one point from stat a to stat b
-A_REBAL_DONE = A_SHIFT0 + 12           # finish rebalancing
-A_DRAFT0 = A_REBAL_DONE + 1            # 3: keep draft item k
-A_FWD0 = A_DRAFT0 + DRAFT_N            # MAX_MOVE: walk forward 1..MAX_MOVE squares
-A_BACK0 = A_FWD0 + MAX_MOVE            # MAX_MOVE: walk back
-A_PLAY0 = A_BACK0 + MAX_MOVE           # MAX_CARDS: play card type c from hand
-A_TARGET0 = A_PLAY0 + MAX_CARDS        # 8: choose seat t as the target
-A_SLOT0 = A_TARGET0 + MAX_P            # 6: choose gear slot s (vault/steal/strip)
-A_BUY0 = A_SLOT0 + NSLOT               # 3: buy offer k (shop / armory)
-A_LEAVE = A_BUY0 + OFFER_MAX           # leave the shop / armory
-A_EQUIP = A_LEAVE + 1                  # equip the chest's item
-A_DECLINE = A_EQUIP + 1                # send the chest's item to the discard
-A_FIGHT = A_DECLINE + 1                # fight this combat round / fight back
-A_LOOT_TAKE0 = A_FIGHT + 1             # 6: take the victim's slot-s item and wear it
-A_LOOT_BURN0 = A_LOOT_TAKE0 + NSLOT    # 6: take it and throw it in the discard
-A_END = A_LOOT_BURN0 + NSLOT           # end the turn
-NUM_ACTIONS = A_END + 1
+NSHIFT = NSTAT * (NSTAT - 1)           # 12 ordered (from, to) stat pairs
 
 
 def shift_pair(k):
@@ -102,6 +85,35 @@ def shift_pair(k):
     j = k % 3
     b = j if j < a else j + 1
     return a, b
+
+
+from ..core.layout import ActionLayout, act  # noqa: E402
+
+ACTIONS = ActionLayout("dungeon_crawler", [
+    act("assign", STAT_NAMES, "creation: lock the current roll into stat K"),
+    act("shift", [f"{STAT_NAMES[a]}>{STAT_NAMES[b]}" for a, b in map(shift_pair, range(NSHIFT))],
+        "rebalance: move one point from one stat to another"),
+    act("rebalance_done", 1, "finish rebalancing"),
+    act("draft", DRAFT_N, "keep draft item K"),
+    act("forward", MAX_MOVE, "walk forward K squares", first=1),
+    act("back", MAX_MOVE, "walk back K squares", first=1),
+    act("play", MAX_CARDS, "play action card type K from the hand", content="card_names"),
+    act("target_seat", MAX_P, "choose seat K as the card's target"),
+    act("slot", SLOT_NAMES, "choose gear slot K (vault, steal, strip)"),
+    act("buy", OFFER_MAX, "buy offer K (shop / armory)"),
+    act("leave", 1, "leave the shop / armory"),
+    act("equip", 1, "equip the chest's item"),
+    act("decline", 1, "send the chest's item to the discard"),
+    act("fight", 1, "fight this combat round / fight back"),
+    act("loot_take", SLOT_NAMES, "take the slain rival's slot-K item and wear it"),
+    act("loot_discard", SLOT_NAMES, "take the slain rival's slot-K item and discard it"),
+    act("end_turn", 1, "end the turn"),
+])
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_ASSIGN0, A_SHIFT0, A_REBAL_DONE, A_DRAFT0, A_FWD0, A_BACK0, A_PLAY0, A_TARGET0,
+ A_SLOT0, A_BUY0, A_LEAVE, A_EQUIP, A_DECLINE, A_FIGHT, A_LOOT_TAKE0, A_LOOT_BURN0,
+ A_END) = ACTIONS.starts()
+NUM_ACTIONS = ACTIONS.size
 
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------

@@ -19,28 +19,8 @@ VERSION = 0
 
 
 def action_names(content):
-    names = [f"assign:{s}" for s in C.STAT_NAMES]
-    for k in range(12):
-        a = k // 3
-        j = k % 3
-        b = j if j < a else j + 1
-        names.append(f"shift:{C.STAT_NAMES[a]}>{C.STAT_NAMES[b]}")
-    names.append("rebalance_done")
-    names += [f"draft_{k}" for k in range(C.DRAFT_N)]
-    names += [f"forward_{k}" for k in range(1, C.MAX_MOVE + 1)]
-    names += [f"back_{k}" for k in range(1, C.MAX_MOVE + 1)]
-    for c in range(C.MAX_CARDS):
-        names.append(f"play:{content.card_names[c]}" if c < len(content.card_names)
-                     else f"play:unused_{c}")
-    names += [f"target_seat_{t}" for t in range(C.MAX_P)]
-    names += [f"slot:{s}" for s in C.SLOT_NAMES]
-    names += [f"buy_{k}" for k in range(C.OFFER_MAX)]
-    names += ["leave", "equip", "decline", "fight"]
-    names += [f"loot_take:{s}" for s in C.SLOT_NAMES]
-    names += [f"loot_discard:{s}" for s in C.SLOT_NAMES]
-    names.append("end_turn")
-    assert len(names) == C.NUM_ACTIONS
-    return tuple(names)
+    """One name per action index, from the declared layout ``consts.ACTIONS``."""
+    return C.ACTIONS.names(content)
 
 
 def layout_version(content):

@@ -313,15 +313,13 @@ def render_rgb(core, s):
 
 
 def describe_action(core, s, a):
-    name = core.spec.action_names[a]
-    if C.A_BUY0 <= a < C.A_BUY0 + C.OFFER_MAX and int(s["offer_kind"]) != C.OF_NONE:
-        x = int(s["offer"][a - C.A_BUY0])
+    """Readable label of action ``a`` in state ``s``: the declared meaning of
+    its range (``consts.ACTIONS``), with the offered card or item named."""
+    rng, k = C.ACTIONS.decode(a)
+    label = C.ACTIONS.label(a, core.content)
+    if (rng == "buy" and int(s["offer_kind"]) != C.OF_NONE) or rng == "draft":
+        x = int(s["offer"][k])
         if x >= 0:
-            if int(s["offer_kind"]) == C.OF_SHOP:
-                return f"{name} ({core.content.card_names[x]})"
-            return f"{name} ({core.content.item_names[x]})"
-    if C.A_DRAFT0 <= a < C.A_DRAFT0 + C.DRAFT_N:
-        x = int(s["offer"][a - C.A_DRAFT0])
-        if x >= 0:
-            return f"{name} ({core.content.item_names[x]})"
-    return name
+            shop = rng == "buy" and int(s["offer_kind"]) == C.OF_SHOP
+            return f"{label} ({(core.content.card_names if shop else core.content.item_names)[x]})"
+    return label

@@ -94,30 +94,6 @@ OUTCOME_NAMES = ("playing", "truncated", "illegal_action", "win", "loss")
 # --- difficulty -------------------------------------------------------------
 DIFFICULTIES = ("easy", "normal", "hard")
 
-# --- action layout -----------------------------------------------------------
-A_FOCUS = 0
-A_INSPIRE = 1
-A_PLAN = 2
-A_CRAFT0 = 3           # 2 upgrade options
-A_DOWNGRADE = 5
-A_ORIENTEER = 6
-A_SCOUT = 7
-A_FIGHT = 8
-A_EXPLORE = 9
-A_RESOLVE0 = 10        # MAX_REVEAL
-A_REST0 = A_RESOLVE0 + MAX_REVEAL
-A_TRICK = A_REST0 + MAX_REVEAL
-A_BATTLE = A_TRICK + 1
-A_ATTACK0 = A_BATTLE + 1
-A_SKIP = A_ATTACK0 + MAX_ATTACKS
-A_PASS = A_SKIP + 1
-A_SKILL0 = A_PASS + 1
-A_CHAR0 = A_SKILL0 + MAX_SKILLS
-A_MON0 = A_CHAR0 + MAX_CHAR_AB
-A_KEEP0 = A_MON0 + MAX_MON_OPT
-A_EAT0 = A_KEEP0 + 2
-NUM_ACTIONS = A_EAT0 + MAX_EAT + 1
-
 # --- general action costs (Actions Guide) -----------------------------------
 FOCUS_COST_S = 4
 INSPIRE_COST_M = 2
@@ -126,6 +102,40 @@ ORIENTEER_COST_S = 1
 # Scout costs per Level: (small, cunning, time)
 SCOUT_COST = ((1, 0, 1), (2, 0, 2), (0, 1, 1), (2, 1, 2))
 
+
+# --- action layout (declared once; envs/core/layout.py) -----------------------
+from ..core.layout import ActionLayout, act  # noqa: E402
+
+ACTIONS = ActionLayout("unbroken", [
+    act("focus", 1, f"Focus: {FOCUS_COST_S} Small Effort -> 1 Medium"),
+    act("inspiration", 1, f"Inspiration: {INSPIRE_COST_M} Medium Effort -> 1 Large"),
+    act("plan", 1, f"Plan: {PLAN_COST_S} Small Effort -> 1 Cunning"),
+    act("craft", MAX_UPGRADES, "Craft: upgrade to the weapon's upgrade option K"),
+    act("downgrade", 1, "downgrade the weapon for good (never Bare Hands)"),
+    act("orienteer", 1, f"Orienteer: {ORIENTEER_COST_S} Small Effort, more cards at the "
+        "next exploration"),
+    act("scout", 1, "Scout: reveal the Level's monster"),
+    act("fight", 1, "Decision Step: go and fight the monster now"),
+    act("explore", 1, "Decision Step: explore (reveal encounter cards)"),
+    act("resolve", MAX_REVEAL, "resolve revealed encounter card K (the Exchange)"),
+    act("rest", MAX_REVEAL, "rest on revealed card K (Small Effort = its Time Value)"),
+    act("trick", 1, "Trickery Step: pay the Trickery Cost and slip past"),
+    act("battle", 1, "Trickery Step: refuse and fight"),
+    act("attack", MAX_ATTACKS, "weapon attack option K of the equipped weapon"),
+    act("skip", 1, "skip the battle turn"),
+    act("pass", 1, "pass (close a Response window, decline an extra attack)"),
+    act("skill", MAX_SKILLS, "use Skill K (an action, or a Response in a window)",
+        content="skill_names"),
+    act("character", MAX_CHAR_AB, "use character ability K"),
+    act("monster", MAX_MON_OPT, "use the monster sheet's player option K"),
+    act("keep", 2, "keep offered Skill K"),
+    act("eat", MAX_EAT + 1, "Hunger Step: eat K Food"),
+])
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_FOCUS, A_INSPIRE, A_PLAN, A_CRAFT0, A_DOWNGRADE, A_ORIENTEER, A_SCOUT, A_FIGHT,
+ A_EXPLORE, A_RESOLVE0, A_REST0, A_TRICK, A_BATTLE, A_ATTACK0, A_SKIP, A_PASS, A_SKILL0,
+ A_CHAR0, A_MON0, A_KEEP0, A_EAT0) = ACTIONS.starts()
+NUM_ACTIONS = ACTIONS.size
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------
 from ..core.facts import KernelFacts  # noqa: E402

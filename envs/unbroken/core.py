@@ -19,23 +19,8 @@ VERSION = 0
 
 
 def action_names(content):
-    names = ["focus", "inspiration", "plan"]
-    names += [f"craft_{j}" for j in range(C.MAX_UPGRADES)]
-    names += ["downgrade", "orienteer", "scout", "fight", "explore"]
-    names += [f"resolve_{i}" for i in range(C.MAX_REVEAL)]
-    names += [f"rest_{i}" for i in range(C.MAX_REVEAL)]
-    names += ["trick", "battle"]
-    names += [f"attack_{k}" for k in range(C.MAX_ATTACKS)]
-    names += ["skip", "pass"]
-    for i in range(C.MAX_SKILLS):
-        s = content.skill_names[i] if i < len(content.skill_names) else f"unused_{i}"
-        names.append(f"skill:{s}")
-    names += [f"character_{j}" for j in range(C.MAX_CHAR_AB)]
-    names += [f"monster_{j}" for j in range(C.MAX_MON_OPT)]
-    names += ["keep_0", "keep_1"]
-    names += [f"eat_{k}" for k in range(C.MAX_EAT + 1)]
-    assert len(names) == C.NUM_ACTIONS
-    return tuple(names)
+    """One name per action index, from the declared layout ``consts.ACTIONS``."""
+    return C.ACTIONS.names(content)
 
 
 def layout_version(content):

@@ -134,70 +134,57 @@ def render_text(core, s):
 
 
 def describe_action(core, s, a):
-    """Readable label of action ``a`` in state ``s``."""
+    """Readable label of action ``a`` in state ``s``: what it does here (the
+    weapon's attack, the card, the ability, the costs), else the declared
+    meaning of its range (``consts.ACTIONS``)."""
     ct = core.content
     T = core.T
-    name = core.spec.action_names[a]
+    rng, k = C.ACTIONS.decode(a)
     w = int(s["wstack"][int(s["wstack_n"]) - 1])
-    if C.A_CRAFT0 <= a < C.A_CRAFT0 + C.MAX_UPGRADES:
-        j = a - C.A_CRAFT0
-        to = int(T.w_upg_to[w, j])
+    if rng == "craft":
+        to = int(T.w_upg_to[w, k])
         if to >= 0:
-            return f"craft {ct.weapon_names[to]} ({_restable(T.w_upg_cost[w, j], True)})"
-    if C.A_ATTACK0 <= a < C.A_ATTACK0 + C.MAX_ATTACKS:
-        k = a - C.A_ATTACK0
+            return f"craft {ct.weapon_names[to]} ({_restable(T.w_upg_cost[w, k], True)})"
+    elif rng == "attack":
         if k < int(T.w_natk[w]):
             kind = "break" if int(T.w_atk_kind[w, k]) == 0 else "wound"
-            return f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, {_restable(T.w_atk_cost[w, k])})"
-    if C.A_RESOLVE0 <= a < C.A_REST0 + C.MAX_REVEAL:
-        rest = a >= C.A_REST0
-        i = a - (C.A_REST0 if rest else C.A_RESOLVE0)
-        if i < int(s["revealed_n"]):
-            card = int(s["revealed"][i])
-            verb = "rest on" if rest else "resolve"
+            return (f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, "
+                    f"{_restable(T.w_atk_cost[w, k])})")
+    elif rng in ("resolve", "rest"):
+        if k < int(s["revealed_n"]):
+            card = int(s["revealed"][k])
+            verb = "rest on" if rng == "rest" else "resolve"
             return f"{verb} {ct.encounter_names[card]}"
-    ab = -1
-    if C.A_SKILL0 <= a < C.A_SKILL0 + C.MAX_SKILLS:
-        ab = int(T.s_ab[a - C.A_SKILL0])
-    elif C.A_CHAR0 <= a < C.A_CHAR0 + C.MAX_CHAR_AB:
-        ab = int(T.char_ab[int(s["character"]), a - C.A_CHAR0])
-    elif C.A_MON0 <= a < C.A_MON0 + C.MAX_MON_OPT and int(s["monster"]) >= 0:
-        ab = int(T.m_opt[int(s["monster"]), a - C.A_MON0])
-    if ab >= 0:
-        cost = _restable(T.ab_cost[ab], True)
-        return f"use {ct.ability_names[ab]} ({cost}): {_ops_text(ct, T.ab_ops[ab])}"
-    fixed = {
-        C.A_FOCUS: f"Focus: {C.FOCUS_COST_S} small -> 1 medium",
-        C.A_INSPIRE: f"Inspiration: {C.INSPIRE_COST_M} medium -> 1 large",
-        C.A_PLAN: f"Plan: {C.PLAN_COST_S} small -> 1 cunning",
-        C.A_DOWNGRADE: "downgrade the weapon for good",
-        C.A_ORIENTEER: f"Orienteer: {C.ORIENTEER_COST_S} small, reveal {int(T.orienteer_bonus)} more cards next exploration",
-        C.A_FIGHT: "fight the monster now",
-        C.A_EXPLORE: "explore (reveal encounter cards)",
-        C.A_BATTLE: "refuse trickery and fight",
-        C.A_SKIP: "skip this turn",
-        C.A_PASS: "pass (no more responses / no extra attack)",
-    }
-    if a in fixed:
-        return fixed[a]
-    if a == C.A_SCOUT:
+    elif rng in ("skill", "character", "monster"):
+        ab = -1
+        if rng == "skill":
+            ab = int(T.s_ab[k])
+        elif rng == "character":
+            ab = int(T.char_ab[int(s["character"]), k])
+        elif int(s["monster"]) >= 0:
+            ab = int(T.m_opt[int(s["monster"]), k])
+        if ab >= 0:
+            cost = _restable(T.ab_cost[ab], True)
+            return f"use {ct.ability_names[ab]} ({cost}): {_ops_text(ct, T.ab_ops[ab])}"
+    elif rng == "focus":
+        return f"Focus: {C.FOCUS_COST_S} small -> 1 medium"
+    elif rng == "inspiration":
+        return f"Inspiration: {C.INSPIRE_COST_M} medium -> 1 large"
+    elif rng == "plan":
+        return f"Plan: {C.PLAN_COST_S} small -> 1 cunning"
+    elif rng == "orienteer":
+        return (f"Orienteer: {C.ORIENTEER_COST_S} small, reveal {int(T.orienteer_bonus)} "
+                f"more cards next exploration")
+    elif rng == "scout":
         sc = C.SCOUT_COST[int(s["level"]) - 1]
         return f"Scout: {sc[0]} small, {sc[1]} cunning, {sc[2]} time; reveal the monster"
-    if a == C.A_TRICK and int(s["monster"]) >= 0:
-        return f"trick the monster: {_restable(T.m_trick[int(s['monster'])], True)}"
-    if C.A_KEEP0 <= a < C.A_KEEP0 + 2:
-        i = a - C.A_KEEP0
-        if i < int(s["skill_offer_n"]):
-            return f"keep skill {ct.skill_names[int(s['skill_offer'][i])]}"
-    if C.A_EAT0 <= a <= C.A_EAT0 + C.MAX_EAT:
-        return f"eat {a - C.A_EAT0} food"
-    return name
-
-
-# ---------------------------------------------------------------------------
-# rgb_array: the table as a picture
-# ---------------------------------------------------------------------------
-FRAME_W, FRAME_H = 960, 640
+    elif rng == "trick":
+        if int(s["monster"]) >= 0:
+            return f"trick the monster: {_restable(T.m_trick[int(s['monster'])], True)}"
+    elif rng == "keep":
+        if k < int(s["skill_offer_n"]):
+            return f"keep skill {ct.skill_names[int(s['skill_offer'][k])]}"
+    return C.ACTIONS.label(a, ct)
 BG = (26, 24, 30)
 PANEL = (40, 38, 48)
 EDGE = (78, 74, 92)
