@@ -185,6 +185,12 @@ def describe_action(core, s, a):
         if k < int(s["skill_offer_n"]):
             return f"keep skill {ct.skill_names[int(s['skill_offer'][k])]}"
     return C.ACTIONS.label(a, ct)
+
+
+# ---------------------------------------------------------------------------
+# rgb_array: the table as a picture
+# ---------------------------------------------------------------------------
+FRAME_W, FRAME_H = 960, 640
 BG = (26, 24, 30)
 PANEL = (40, 38, 48)
 EDGE = (78, 74, 92)
