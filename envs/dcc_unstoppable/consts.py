@@ -160,9 +160,9 @@ ONDECK = BF_CAP         # the on-deck threat's target slot
 NEXH = 2                # exhaust abilities of one ally
 
 # --- phases (``phase``: the decision now asked for) --------------------------------
-(PH_RACE, PH_CLASS, PH_DRAFT, PH_MAIN, PH_OVER) = range(5)
-NPHASE = 5
-PHASE_NAMES = ("race", "class", "draft", "main", "game_over")
+(PH_RACE, PH_CLASS, PH_DRAFT, PH_MAIN, PH_CLEANUP, PH_OVER) = range(6)
+NPHASE = 6
+PHASE_NAMES = ("race", "class", "draft", "main", "cleanup", "game_over")
 # pending decisions inside the Main Phase (``dec``)
 (DEC_NONE, DEC_TARGET, DEC_PAY, DEC_REFRESH, DEC_ELIM, DEC_SACRIFICE,
  DEC_UPGRADE, DEC_MARKET, DEC_HEAL, DEC_SPACE_ELIM, DEC_SPACE_MARKET) = range(11)
