@@ -852,6 +852,10 @@ def defeat(st, T, a, q, s, rew):
     from_deck = st.sl_zone[s] == C.Z_DECK
     kw = t_keywords(st, T, s)
     take(st, s)
+    # Sacrifice is part of the defeat, before the card joins a hand
+    if (kw & C.KW_SACRIFICE) and can_sacrifice(st, T, a):
+        st.sac_queue[a] += 1
+        st.sac_excl[a] = s
     if from_deck:
         reveal_top(st, q)
     st.defeats[a] += 1
@@ -878,8 +882,6 @@ def defeat(st, T, a, q, s, rew):
         if g > 0:
             gain(st, T, a, C.OP_GOLD, g)
         put(st, s, C.Z_HAND, q)
-    if kw & C.KW_SACRIFICE:
-        st.sac_queue[a] += 1
     check_levelups(st, T, rew)
 
 
@@ -905,8 +907,9 @@ def has_elim_target(st, p):
 
 @njit(**JIT)
 def can_sacrifice(st, T, p):
-    if st.hand_n[p] > 0:
-        return True
+    for i in range(st.hand_n[p]):
+        if st.hand[p, i] != st.sac_excl[p]:
+            return True
     for i in range(st.play_n[p]):
         if T.c_type[st.sl_core[st.play[p, i]]] == C.ALLY:
             return True
@@ -970,6 +973,7 @@ def run_pending(st, T, rew):
                     st.actor = q
                     return
                 st.sac_queue[q] = 0
+                st.sac_excl[q] = -1
         p = st.dec_player
         if st.pend_i >= st.pend_n:
             if st.pend_elim and st.pend_src >= 0:
@@ -1359,6 +1363,7 @@ def _clear(st):
     st.pend_elim = 0
     st.pend_upg = -1
     st.sac_queue[:] = 0
+    st.sac_excl[:] = -1
     st.health[:] = 0
     st.mana[:] = 0
     st.gold[:] = 0
@@ -1719,7 +1724,8 @@ def legal_row(st, T, mask):
             mask[C.A_SKIP] = 1
         elif d == C.DEC_SACRIFICE:
             for h in range(min(st.hand_n[p], C.HAND_SLOTS)):
-                mask[C.A_HAND0 + h] = 1
+                if st.hand[p, h] != st.sac_excl[p]:
+                    mask[C.A_HAND0 + h] = 1
             for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
                 if T.c_type[st.sl_core[st.play[p, k]]] == C.ALLY:
                     mask[C.A_PLAY0 + k] = 1
@@ -1854,6 +1860,8 @@ def apply_row(st, T, a, rew):
                 take(st, s)
                 put(st, s, C.Z_DISCARD, p)
         st.sac_queue[p] -= 1
+        if st.sac_queue[p] == 0:
+            st.sac_excl[p] = -1
     elif d == C.DEC_UPGRADE:
         s = elim_target(st, p, a)
         m = st.pend_upg

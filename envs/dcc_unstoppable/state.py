@@ -58,6 +58,7 @@ GAME_FIELDS = [
     ("pend_elim", np.int8),            # 1: this was the 4th repeat; eliminate when done
     ("pend_upg", np.int8),             # DEC_UPGRADE: the market slot being bought
     ("sac_queue", np.int8, (P,)),      # Sacrifice discards owed per seat (DCC-379)
+    ("sac_excl", np.int16, (P,)),      # the just-defeated card, never the discard
     # --- players ----------------------------------------------------------------
     ("health", np.int8, (P,)),
     ("mana", np.int8, (P,)),
