@@ -718,7 +718,7 @@ def check(st):
             assert c not in seen
             seen[int(c)] = "cdeck"
             assert TT.c_level[c] == d + 1
-    for c in st["reveal"]:
+    for c in list(st["reveal"]) + list(st["draft_keep"].ravel()):
         if c >= 0:
             assert c not in seen
             seen[int(c)] = "reveal"
@@ -746,8 +746,8 @@ def check(st):
                 assert u not in up and TT.u_cutout[u] == k
                 up[int(u)] = 2
     assert sorted(up) == list(range(C.NUPGRADE))
-    # resources within their caps
-    for p in range(P):
+    # resources within their caps (crawlers exist once race/class are chosen)
+    for p in range(P if st["phase"] not in (C.PH_RACE, C.PH_CLASS) else 0):
         assert 0 <= st["ap"][p] <= C.AP_CAP
         assert 0 <= st["health"][p] <= C.HEALTH_CAP
         assert 0 <= st["mana"][p] <= C.MANA_CAP
