@@ -795,3 +795,146 @@ def test_random_play_soak(num_players):
         assert st["outcome"] >= C.O_WIN, "episode did not end"
         outcomes[int(st["outcome"])] = outcomes.get(int(st["outcome"]), 0) + 1
     assert sum(outcomes.values()) == n_games
+
+
+# =============================================================================
+# quests, campaign, scoring, optional spaces
+# =============================================================================
+def test_floor3_quest_parts_in_order_and_boss_battle():
+    arr, st = new(seed=21, floor=3)
+    to_main(st)
+    clear(st)
+    card(st, 1, STRIKE, C.Z_DECK)
+    st["quest_order"][:] = [0, 1, 2, 3, 4, -1]          # The Pearl Vault first
+    R.start_quest(st, T, 0)
+    assert st["quest"] == 0 and st["quest_part"] == 0   # DCC-062
+    first = TT.quest_first[0]
+    assert TT.q_req[first] == C.QR_DEFEAT
+    # defeat 3 threats: part 1 done, part 2 active
+    for k in range(3):
+        rat = card(st, 2 + k, STRIKE, C.Z_BATTLE)
+        s = card(st, 6 + k, STRIKE, C.Z_HAND)
+        st["ap"][0] = 3
+        play(st, s)
+        act(st, tgt(0, bf_slot(st, rat)))
+    assert st["quest_part"] == 1                                         # DCC-064
+    # while active: +1 gold in upkeep (DCC-063)
+    g = st["gold"][0]
+    R.start_turn(st, T, np.zeros(2, np.float32))
+    assert st["gold"][0] == g + 1
+    # jump to the boss part: the boss enters play Looming (DCC-065)
+    st["quest_part"] = 3
+    R.enter_part(st, T)
+    b = st["quest_boss"]
+    assert st["sl_zone"][b] == C.Z_BATTLE and st["sl_loom"][b] == 1
+    st["sl_dmg"][b] = R.t_health(st, T, b) - 1
+    to_main(st)
+    s = card(st, 9, STRIKE, C.Z_HAND)
+    st["ap"][0] = 3
+    play(st, s)
+    act(st, tgt(0, bf_slot(st, b)))
+    assert st["quest"] == -1 and st["quests_done"] == 1 and st["quest_xp"] == 5
+    assert st["sl_zone"][b] == C.Z_TROPHY and st["bosses"][C.BK_QUEST] == 1
+
+
+def test_campaign_deck_list_and_benefits_carry_over():
+    c = cfg(mode=1)
+    strike, rest = cid("Strike"), cid("Rest")
+    deck = [strike] * 4 + [rest, cid("Haymaker"), cid("Steel-Toed Stomp")]
+    c[C.CFG_DECK0:C.CFG_DECK0 + len(deck)] = deck
+    u = [i for i, n in enumerate(CC.upgrade_names) if n == "Serrated Edge"][0]
+    c[C.CFG_UPG0 + 5 * 2 + TT.u_cutout[u]] = u              # on the Haymaker
+    hb = [i for i, n in enumerate(CC.benefit_names) if n == "Thick Skin"][0]
+    gb = [i for i, n in enumerate(CC.benefit_names) if n == "Deep Pockets"][0]
+    c[C.CFG_BEN0 + gb] = 2
+    c[C.CFG_XP] = 7
+    arr = np.zeros(1, STATE_DTYPE)
+    st = arr[0]
+    rng_seed(st["rng"], 3, 0)
+    st["num_players"] = 1
+    st["max_steps"] = 100
+    R.configure_row(st, c)
+    R.reset_row(st, T)
+    assert st["camp_xp"] == 7 and st["camp_ben"][hb] == 0
+    assert st["gold"][0] == 3 + 2 * 2                     # DCC-249, DCC-257
+    owned = [s for s in range(C.NTHREAT) if st["sl_owner"][s] == 0 and st["sl_core"][s] >= 0
+             and st["sl_zone"][s] in (C.Z_DECK, C.Z_HAND, C.Z_BATTLE)]
+    assert sorted(st["sl_core"][s] for s in owned) == sorted(deck)
+    hay = [s for s in owned if st["sl_core"][s] == cid("Haymaker")][0]
+    assert st["sl_up"][hay][TT.u_cutout[u]] == u and st["upg_zone"][u] == 2
+    assert u not in list(st["market"]) and u not in list(st["udeck"][:st["udeck_n"]])
+
+
+def test_unbeatable_level_up_advances_danger():
+    arr, st = new(seed=22, diff=3)
+    to_main(st)
+    rew = np.zeros(2, np.float32)
+    d0 = st["danger"]
+    R.level_up(st, T, 0, rew)              # to level 2: no advance
+    assert st["danger"] == d0
+    R.level_up(st, T, 0, rew)              # to level 3: advance (DCC-212)
+    assert st["danger"] > d0
+
+
+def test_lazarus_and_arcade_score():
+    arr, st = scene(seed=23)
+    big = card(st, tid("Juicer"), -1, C.Z_BATTLE)
+    st["sl_loom"][big] = 0
+    st["sl_up"][big][0] = [i for i, n in enumerate(CC.upgrade_names) if n == "Serrated Edge"][0]
+    st["sl_up"][big][1] = [i for i, n in enumerate(CC.upgrade_names) if n == "Sponsor Decal"][0]
+    card(st, 1, STRIKE, C.Z_DECK)
+    st["health"][0] = 10
+    act(st, C.A_END)
+    assert st["health"][0] == 4 and st["extra"][C.EX_LAZARUS] == 1      # DCC-309
+    # win now: difficulty 1 + spaces left + Lazarus 2 (+ the rest), score = xp * 100
+    st["bosses"][C.BK_NEIGHBORHOOD] = 1
+    st["bosses"][C.BK_BOROUGH] = 1
+    to_main(st)
+    clear(st)
+    card(st, 2, STRIKE, C.Z_BATTLE)
+    R.put_deck_bottom(st, C.STAIRS0, 0)
+    left = R.spaces_left(st, T)
+    act(st, C.A_DESCEND)
+    act(st, C.A_END)
+    assert st["outcome"] == C.O_WIN
+    ach = sum(int(TT.ach_xp[0, j]) for j in range(4) if st["ach"][j])
+    extras = sum(C.EXTRA_XP[e] for e in range(5) if st["extra"][e])
+    assert st["xp"] == 1 + left + st["boss_xp"] + ach + extras            # DCC-302..305
+    assert st["score"] == st["xp"] * 100
+
+
+def test_elimination_space_and_market_space():
+    arr, st = scene(seed=24)
+    for k in range(4):
+        card(st, 1 + k, STRIKE, C.Z_DECK)
+    card(st, 6, STRIKE, C.Z_BATTLE)
+    victim = card(st, 7, STRIKE, C.Z_HAND)
+    st["space_queue"][0] = 1
+    st["space_queue"][2] = 1
+    st["gold"][0] = 1
+    act(st, C.A_END)
+    assert st["phase"] == C.PH_CLEANUP and st["dec"] == C.DEC_SPACE_ELIM
+    assert C.A_SKIP in legal(st)                                          # DCC-215
+    act(st, C.A_HAND0 + hand_slot(st, victim))
+    assert st["sl_zone"][victim] == C.Z_ELIM and st["gold"][0] == 0      # DCC-216
+    assert st["dec"] == C.DEC_SPACE_MARKET
+    before = list(st["market"])
+    act(st, C.A_BUY0 + 2)
+    act(st, C.A_BUY0 + 4)
+    act(st, C.A_SKIP)                                                    # DCC-218
+    assert st["udeck"][0] in (before[2], before[4]) and st["udeck"][1] in (before[2], before[4])
+    assert (st["market"] >= 0).all() and st["phase"] == C.PH_DRAFT
+
+
+def test_two_player_heal_spell_chooses_a_player():
+    arr, st = scene(num_players=2, seed=25)
+    for p in range(2):
+        card(st, 1 + 11 * p, STRIKE, C.Z_DECK, p)
+        card(st, 2 + 11 * p, STRIKE, C.Z_BATTLE, p)
+    st["actor"] = 0
+    st["mana"][0] = 3
+    st["health"][1] = 5
+    act(st, C.A_SPELL_HEAL)
+    assert st["dec"] == C.DEC_HEAL
+    act(st, C.A_PLAYER0 + 1)
+    assert st["health"][1] == 6 and st["mana"][0] == 0 and st["actor"] == 0  # DCC-141/288
