@@ -244,16 +244,18 @@ def test_juicer_and_goblin_examples():
 
 def test_threat_phase_damage_looming_and_fast():
     arr, st = scene()
-    a = card(st, tid("Troglodyte"), STRIKE, C.Z_BATTLE)               # 2 attack
+    a = card(st, tid("Troglodyte"), STRIKE, C.Z_BATTLE)
     f = card(st, tid("Swarmling"), STRIKE, C.Z_BATTLE)                 # Fast, 1
     b = card(st, tid("Krakaren Matron"), -1, C.Z_BATTLE)               # Looming boss
     st["sl_dmg"][a] = 3                      # damage does not reduce attack (DCC-193)
     for k in range(6):
         card(st, 3 + k, STRIKE, C.Z_DECK)
     st["health"][0] = 10
+    hits = TT.t_atk[a] + TT.t_atk[f]
+    assert hits >= 2
     act(st, C.A_END)
-    # 2 + 1 = 3 damage; the Looming boss deals none (DCC-185/374)
-    assert st["health"][0] == 7
+    # both active threats hit; the Looming boss deals none (DCC-185/374)
+    assert st["health"][0] == 10 - hits
     # cleanup: Fast and Looming threats do not count: 3 non-Fast active ones
     assert R.active_count(st, T, 0, False) == 3                        # DCC-370/371
     assert st["sl_zone"][f] == C.Z_BATTLE and st["sl_loom"][b] == 1
@@ -667,9 +669,9 @@ def test_descend_requires_the_bosses():
 
 def test_loss_at_zero_health():
     arr, st = scene(seed=19)
-    card(st, tid("Troglodyte"), STRIKE, C.Z_BATTLE)
+    t = card(st, tid("Bully Orc"), STRIKE, C.Z_BATTLE)
     card(st, 1, STRIKE, C.Z_DECK)
-    st["health"][0] = 2
+    st["health"][0] = R.t_attack(st, T, t)
     rew = act(st, C.A_END)
     assert st["outcome"] == C.O_LOSS_HEALTH and st["health"][0] == 0    # DCC-192
     assert rew[0] == -1.0 and st["actor"] == -1
@@ -761,11 +763,18 @@ def check(st):
         assert st["danger"] < TT.tr_len[f, m] - 1
 
 
-@pytest.mark.parametrize("num_players", [1, 2])
-def test_random_play_soak(num_players):
+AVOID = (C.A_END, C.A_PASS, C.A_SKIP, C.A_SPELL_HEAL)
+
+
+@pytest.mark.parametrize("num_players,biased", [(1, False), (2, False), (1, True), (2, True)])
+def test_random_play_soak(num_players, biased):
+    """Random legal play (``biased``: 95% of the time anything but ending,
+    passing or skipping, which plays deeper into the floors)."""
+    rng = np.random.default_rng(num_players * 10 + biased)
     mask = np.zeros(C.NUM_ACTIONS, np.uint8)
     rew = np.zeros(2, np.float32)
     outcomes = {}
+    deep = 0
     n_games = 150
     for g in range(n_games):
         floor = 1 + g % 3
@@ -787,6 +796,10 @@ def test_random_play_soak(num_players):
             n = R.legal_row(st, T, mask)
             assert n > 0, (st["phase"], st["dec"])
             a = rng_choice_mask(pr, mask)
+            if biased and rng.random() < 0.95:
+                good = [x for x in np.flatnonzero(mask) if x not in AVOID]
+                if good:
+                    a = int(rng.choice(good))
             R.apply_row(st, T, a, rew)
             steps += 1
             if full or steps % 25 == 0:
@@ -794,7 +807,10 @@ def test_random_play_soak(num_players):
         check(st)
         assert st["outcome"] >= C.O_WIN, "episode did not end"
         outcomes[int(st["outcome"])] = outcomes.get(int(st["outcome"]), 0) + 1
+        deep += int(st["bosses"].sum() > 0) + int(st["level"][:num_players].max() >= 3)
     assert sum(outcomes.values()) == n_games
+    if biased:
+        assert deep > n_games // 4      # the biased games reach bosses and level 3
 
 
 # =============================================================================

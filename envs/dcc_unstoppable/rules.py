@@ -1701,14 +1701,16 @@ def legal_row(st, T, mask):
                 for t in range(C.TSLOTS):
                     if target_ok(st, T, q, t):
                         mask[C.A_TGT0 + q * C.TSLOTS + t] = 1
-            mask[C.A_SKIP] = 1
+            if st.pend_src >= 0:
+                mask[C.A_SKIP] = 1     # a basic spell, once cast, is not taken back
         elif d == C.DEC_PAY:
             mask[C.A_YES] = 1
             mask[C.A_SKIP] = 1
         elif d == C.DEC_HEAL:
             for q in range(st.num_players):
                 mask[C.A_PLAYER0 + q] = 1
-            mask[C.A_SKIP] = 1
+            if st.pend_src >= 0:
+                mask[C.A_SKIP] = 1
         elif d == C.DEC_REFRESH:
             for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
                 if refresh_target_ok(st, T, p, k):
