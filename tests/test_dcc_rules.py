@@ -954,3 +954,29 @@ def test_two_player_heal_spell_chooses_a_player():
     assert st["dec"] == C.DEC_HEAL
     act(st, C.A_PLAYER0 + 1)
     assert st["health"][1] == 6 and st["mana"][0] == 0 and st["actor"] == 0  # DCC-141/288
+
+
+def test_heuristic_policy_plays_legal_actions_to_the_end():
+    from dungeonrl.envs.dcc_unstoppable.policy import policy_row
+    mask = np.zeros(C.NUM_ACTIONS, np.uint8)
+    rew = np.zeros(2, np.float32)
+    ends = 0
+    for g in range(24):
+        arr = np.zeros(1, STATE_DTYPE)
+        st = arr[0]
+        rng_seed(st["rng"], 500 + g, 0)
+        st["num_players"] = 1 + g % 2
+        st["max_steps"] = 4000
+        R.configure_row(st, cfg(floor=1 + g % 3, race=C.RC_DRAFT, klass=C.RC_DRAFT))
+        R.reset_row(st, T)
+        pr = np.zeros(2, np.uint64)
+        for _ in range(4000):
+            if st["outcome"]:
+                break
+            a = policy_row(st, T, pr)
+            R.legal_row(st, T, mask)
+            assert mask[a] == 1
+            R.apply_row(st, T, a, rew)
+        check(st)
+        ends += st["outcome"] >= C.O_WIN
+    assert ends == 24
