@@ -980,3 +980,26 @@ def test_heuristic_policy_plays_legal_actions_to_the_end():
         check(st)
         ends += st["outcome"] >= C.O_WIN
     assert ends == 24
+
+
+def test_stairs_wait_on_top_only_when_usable():
+    arr, st = scene(seed=26)
+    card(st, 2, STRIKE, C.Z_BATTLE)
+    for k in range(3, 7):
+        card(st, k, STRIKE, C.Z_DISCARD)
+    R.put_deck_bottom(st, C.STAIRS0, 0)
+    st["sl_zone"][C.STAIRS0] = C.Z_DECK
+    rew = np.zeros(2, np.float32)
+    R.refill(st, T, 0, rew)
+    # requirement unmet: level up, the stairs go back under the new deck
+    assert st["deck"][0][0] == C.STAIRS0 and st["deck_n"][0] > 1
+    assert R.active_count(st, T, 0, False) == 3
+    arr, st = scene(seed=26)
+    st["bosses"][C.BK_NEIGHBORHOOD] = 1
+    st["bosses"][C.BK_BOROUGH] = 1
+    card(st, 2, STRIKE, C.Z_BATTLE)
+    card(st, 3, STRIKE, C.Z_DISCARD)
+    R.put_deck_bottom(st, C.STAIRS0, 0)
+    R.refill(st, T, 0, rew)
+    assert st["deck_n"][0] == 1 and R.ondeck(st, 0) == C.STAIRS0     # usable: wait
+    assert st["level"][0] == 1

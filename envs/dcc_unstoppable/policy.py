@@ -4,10 +4,11 @@ either co-op seat): ``policy_row(st, T, prng) -> action`` for ``st.actor``.
 Plan: take the portrait's preset race/class; draft the card with the most
 damage per action point; in the Main Phase go down the stairs when allowed,
 exhaust allies, play affordable cards (best value first), cast the damage
-spell with spare mana, heal when low, then end. Damage goes to a threat it
+spell with spare mana, heal when low, then end (it never buys upgrades:
+their threat sides make its own deck tougher). Damage goes to a threat it
 defeats (highest attack first, on-deck threats count: they draw a card),
-otherwise to the most dangerous active threat; Looming threats are left
-alone unless nothing else can be hit. Optional costs are paid, optional
+otherwise to the most dangerous active threat; Looming bosses are woken
+only once a stairs card is in a deck. Optional costs are paid, optional
 eliminations and market refreshes declined. ``prng`` breaks no ties here
 (the heuristic is deterministic); it is accepted for the engine's contract.
 """
@@ -51,6 +52,10 @@ def pick_target(st, T, mask, n):
     """Best damage target for n damage, or -1 to skip."""
     best = -1
     best_v = -1e9
+    hunting = False
+    for q in range(st.num_players):
+        if st.sl_zone[C.STAIRS0 + q] == C.Z_DECK:
+            hunting = True
     for q in range(st.num_players):
         for t in range(C.TSLOTS):
             a = C.A_TGT0 + q * C.TSLOTS + t
@@ -64,7 +69,8 @@ def pick_target(st, T, mask, n):
             if left <= n:
                 v = 100.0 + 3.0 * atk - left
             elif st.sl_loom[s]:
-                v = -50.0 - left
+                # wake a Looming boss only once the stairs are on their way
+                v = (5.0 - 0.1 * left) if hunting else (-50.0 - left)
             elif t == C.ONDECK:
                 v = 1.0 - left
             else:

@@ -473,7 +473,11 @@ def level_up(st, T, p, rew):
         st.health[p] = min(C.HEALTH_CAP, st.health[p] + heal)
     if st.descended[p] == 1:
         st.levels_after_stairs[p] += 1
-    # discard pile -> deck (under any cards still there)
+    # discard pile -> new deck; a stairs card still in the deck (the refill
+    # found only the stairs, see ``refill``) goes back under it
+    had_stairs = st.sl_zone[C.STAIRS0 + p] == C.Z_DECK
+    if had_stairs:
+        take(st, C.STAIRS0 + p)
     n = st.disc_n[p]
     for k in range(n):
         s = st.disc[p, k]
@@ -500,8 +504,8 @@ def level_up(st, T, p, rew):
             stairs = True
         elif do == C.TR_QUEST:
             start_quest(st, T, p)
-    if stairs and st.sl_zone[C.STAIRS0 + p] == C.Z_BOX:
-        put_deck_bottom(st, C.STAIRS0 + p, p)
+    if had_stairs or (stairs and st.sl_zone[C.STAIRS0 + p] == C.Z_BOX):
+        put_deck_bottom(st, C.STAIRS0 + p, p)    # after every shuffle
         st.sl_seen[C.STAIRS0 + p] = 1
     reveal_top(st, p)
     if st.cfg_difficulty == C.D_UNBEATABLE and lv >= 3:   # DCC-212, A-43
@@ -539,8 +543,17 @@ def refill(st, T, p, rew):
         if active_count(st, T, p, False) >= C.BF_TARGET:
             break
         top = ondeck(st, p)
-        if is_stairs(top) or st.bf_n[p] >= C.BF_CAP:
-            break                # the stairs stay on top of the deck (README)
+        if is_stairs(top):
+            # the stairs never enter the battlefield. Usable stairs wait on
+            # top; otherwise, with only the stairs left while a threat must
+            # still be added, the crawler levels up and the stairs go back
+            # under the new deck (README)
+            if st.disc_n[p] > 0 and st.deck_n[p] == 1 and not stairs_ready(st, T, p):
+                level_up(st, T, p, rew)
+                continue
+            break
+        if st.bf_n[p] >= C.BF_CAP:
+            break
         take(st, top)
         put(st, top, C.Z_BATTLE, p)
         st.sl_seen[top] = 1
