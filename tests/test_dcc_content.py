@@ -161,3 +161,20 @@ def test_missing_file_and_bad_toml(tmp_path):
     open(os.path.join(d2, "floors.toml"), "a").write("\n[[[ nonsense\n")
     with pytest.raises(ContentError, match="floors.toml: not valid TOML"):
         load_content(str(d2))
+
+
+def test_make_config():
+    from dungeonrl.envs.dcc_unstoppable.config import make_config
+    c = make_config(floor=2, difficulty="hard", mode="campaign", crawler="Princess Donut",
+                    campaign={"xp": 5, "decks": [["Strike", "Rest"]],
+                              "upgrades": [[(0, "Serrated Edge")]]})
+    assert (c[C.CFG_FLOOR], c[C.CFG_DIFFICULTY], c[C.CFG_MODE], c[C.CFG_CRAWLER]) == (2, 1, 1, 1)
+    assert c[C.CFG_RACE0] == C.RC_NONE and c[C.CFG_XP] == 5
+    assert c[C.CFG_DECK0] == CC.core_names.index("Strike")
+    u = CC.upgrade_names.index("Serrated Edge")
+    assert c[C.CFG_UPG0 + T.u_cutout[u]] == u
+    assert make_config()[C.CFG_RACE0] == C.RC_DRAFT
+    for bad in ({"floor": 4}, {"difficulty": "easy"}, {"race": "Robot"},
+                {"campaign": {"gold": 1}}, {"mode": "story"}):
+        with pytest.raises(ValueError):
+            make_config(**bad)
