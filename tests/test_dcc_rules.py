@@ -218,7 +218,7 @@ def test_damage_assignment_and_defeat():
     card(st, 2, STRIKE, C.Z_DECK)                # keep the deck non-empty
     st["ap"][0] = 6
     gold = st["gold"][0]
-    assert R.t_health(st, T, trog) == 4                                 # DCC-168
+    assert R.t_health(st, T, trog) == TT.t_atk[trog] + TT.t_def[trog] == 3   # DCC-168
     play(st, s1)
     assert st["dec"] == C.DEC_TARGET
     act(st, tgt(0, bf_slot(st, trog)))
@@ -296,7 +296,8 @@ def test_taunt_restricts_damage_targets_per_battlefield():
 
 def test_retaliate_per_damage_effect_and_terror():
     arr, st = scene()
-    llama = card(st, tid("Llama Spitter"), STRIKE, C.Z_BATTLE)          # 1/2 Retaliate
+    llama = card(st, tid("Thorn Beast"), STRIKE, C.Z_BATTLE)            # health 3, Retaliate
+    assert R.t_health(st, T, llama) == 3 and TT.t_kw[llama] & C.KW_RETALIATE
     card(st, 1, STRIKE, C.Z_DECK)
     jug = card(st, 2, JUG, C.Z_HAND)                                    # 1 + 1 damage
     st["ap"][0] = 3
