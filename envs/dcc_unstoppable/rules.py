@@ -1706,8 +1706,21 @@ def legal_row(st, T, mask):
     elif ph == C.PH_MAIN or ph == C.PH_CLEANUP:
         d = st.dec
         if d == C.DEC_NONE:
-            for a in range(C.NUM_ACTIONS):
+            for h in range(min(st.hand_n[p], C.HAND_SLOTS)):
+                if card_cost(st, T, st.hand[p, h]) <= st.ap[p]:
+                    mask[C.A_HAND0 + h] = 1
+            for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
+                s = st.play[p, k]
+                core = st.sl_core[s]
+                if T.c_type[core] == C.ALLY and st.sl_exh[s] == 0:
+                    for j in range(T.c_nexh[core]):
+                        mask[C.A_EXH0 + k * C.NEXH + j] = 1
+            for a in range(C.A_BUY0, C.A_BUY0 + C.MARKET_SIZE):
                 if main_can_act(st, T, p, a):
+                    mask[a] = 1
+            for a in range(C.A_SPELL_DMG, C.A_END + 1):
+                if a != C.A_PLAYER0 and a != C.A_PLAYER0 + 1 and a != C.A_YES \
+                        and a != C.A_SKIP and main_can_act(st, T, p, a):
                     mask[a] = 1
         elif d == C.DEC_TARGET:
             for q in range(st.num_players):
