@@ -122,12 +122,15 @@ class DungeonAECEnv(AECEnv):
 
     # --- AEC API -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        opts = self.game_spec.check_reset_options(options)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
             seeds = seed_batch(seed, 1)
         else:
             seeds = draw_seeds(self.np_random, 1)
         self.core.reset(self._states, seeds)
+        if opts:
+            self.core.apply_reset_options(self._states, opts)
         self._started = True
         self._done = False
         self._step_count = 0

@@ -188,6 +188,9 @@ class BatchedMultiAgentEnv:
             self.np_random = np.random.default_rng(int(seeds[0]))
         self.seeds[:] = seeds
         self.core.reset(self.states, self.seeds)
+        opts = self.core.spec.check_reset_options(options)
+        if opts:
+            self.core.apply_reset_options(self.states, opts)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._to_play[:] = self.core.to_play(self.states)
