@@ -166,6 +166,7 @@ def apply_row(st, T, a, rew):
 # --- the encoder ------------------------------------------------------------------
 @njit(**JIT)
 def encode_row(st, T, seat, out):
+    seat = np.int64(seat)                 # an int64 index or an int8 header field
     r1 = (seat + 1) % SEATS
     r2 = (seat + 3) % SEATS
     order = (seat, mate(seat), min(r1, r2), max(r1, r2))

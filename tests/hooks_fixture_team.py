@@ -18,7 +18,8 @@ def _F():
 
 class RelayHooks(GameHooks):
     name = "relay"
-    configs = [{}, {"auto_advance": False}]
+    # (max_steps given: the AEC snapshot test picks its depth below it)
+    configs = [{"max_steps": 16}, {"max_steps": 16, "auto_advance": False}]
     soak_games = 1000
     sample_every = 2
     default_config = {}
@@ -48,7 +49,8 @@ class RelayHooks(GameHooks):
                "a runner moved less than 1 square per move", np.concatenate([pos, moves], 1))
         v.need((out >= 0) & (out < len(F.OUTCOME_NAMES)), "outcome out of range", out)
         v.need((steps >= 0) & (steps <= S["max_steps"]), "steps outside [0, max_steps]", steps)
-        v.need(steps == moves.sum(axis=1), "steps differ from the moves made",
+        # every decision is a move, but the illegal one that ended the game
+        v.need(steps == moves.sum(axis=1) + (out == 2), "steps differ from the moves made",
                np.stack([steps, moves.sum(axis=1)], 1))
         # who moves: furthest behind among seats with moves left, then fewer
         # moves, then higher initiative, then lower seat
