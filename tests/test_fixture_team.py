@@ -372,3 +372,23 @@ def test_placement_league_plays_the_team_fixture():
     lg.run(games=40, seed=0)
     rows = lg.table()
     assert rows[0]["name"] == "roller" and len(lg.results) == 80
+
+
+# --- PettingZoo's own checks -------------------------------------------------------------------
+def _pz_env():
+    from pettingzoo.utils import wrappers
+
+    from dungeonrl.envs.core.aec import DungeonAECEnv
+    e = DungeonAECEnv(F.SPEC, unknown_reset_options="warn")   # api_test probes a made-up key
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
+
+
+def test_pettingzoo_api_and_seed_tests():
+    from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+    from dungeonrl.envs.core.parallel import DungeonParallelEnv
+    api_test(_pz_env(), num_cycles=100)
+    seed_test(_pz_env, num_cycles=100)
+    with pytest.warns(UserWarning, match="unknown reset option 'options'"):
+        parallel_api_test(DungeonParallelEnv(F.SPEC, unknown_reset_options="warn"),
+                          num_cycles=100)

@@ -140,9 +140,11 @@ class GameSpec:
             out[list(team)] = t
         return out
 
-    def check_reset_options(self, options) -> dict:
-        """The validated ``reset(options=...)``: ``{}`` for ``None``; an unknown
-        key, or a value its validator refuses, raises ``ValueError``."""
+    def check_reset_options(self, options, unknown: str = "raise") -> dict:
+        """The validated ``reset(options=...)``: ``{}`` for ``None``; a value
+        its validator refuses raises ``ValueError``, and so does an unknown
+        key (``unknown="warn"``: a warning, and the key is dropped; PettingZoo's
+        ``api_test`` probes ``reset`` with a made-up key)."""
         if options is None:
             return {}
         if not isinstance(options, Mapping):
@@ -152,8 +154,13 @@ class GameSpec:
         out: dict[str, Any] = {}
         for key, value in options.items():
             if key not in self.reset_options:
-                raise ValueError(f"{self.name}: unknown reset option {key!r}; accepted: "
-                                 f"{accepted if accepted else 'none'}")
+                msg = (f"{self.name}: unknown reset option {key!r}; accepted: "
+                       f"{accepted if accepted else 'none'}")
+                if unknown == "warn":
+                    import warnings
+                    warnings.warn(msg + " (ignored)", UserWarning, stacklevel=3)
+                    continue
+                raise ValueError(msg)
             out[key] = self.reset_options[key](value)
         return out
 
