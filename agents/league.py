@@ -272,6 +272,20 @@ class PlacementLeague:
                 for n in self.agents]
         return sorted(rows, key=lambda r: -r["ordinal"])
 
+    def plot(self, path: str, title: str = "league ratings") -> str:
+        """A PNG of every agent's ``mu`` with a +-``sigma`` bar."""
+        from matplotlib.figure import Figure
+        rows = self.table()
+        fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
+        ax = fig.subplots()
+        ax.barh([r["name"] for r in rows][::-1], [r["mu"] for r in rows][::-1],
+                xerr=[r["sigma"] for r in rows][::-1], color="tab:green")
+        ax.set_xlabel("openskill mu (Plackett-Luce), bars: +-sigma")
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        return path
+
     def format_table(self) -> str:
         lines = [f"{'agent':<28} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
         for r in self.table():

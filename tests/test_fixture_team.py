@@ -171,11 +171,13 @@ def _envs(name):
     from dungeonrl.envs.core.vector import DungeonVectorEnv
     spec = registry.get_spec(name)
     if spec.multi_agent:
-        return [DungeonAECEnv(name)]
+        from dungeonrl.envs.core.multi import BatchedMultiAgentEnv
+        from dungeonrl.envs.core.parallel import DungeonParallelEnv
+        return [DungeonAECEnv(name), DungeonParallelEnv(name), BatchedMultiAgentEnv(name, 2)]
     return [DungeonEnv(name), DungeonVectorEnv(name, num_envs=2)]
 
 
-@pytest.mark.parametrize("name", ["unbroken", "dungeon_crawler", "relay"])
+@pytest.mark.parametrize("name", [s.name for s in registry.register_all()] + ["relay"])
 def test_unknown_reset_option_is_a_clear_error(name):
     spec = registry.get_spec(name)
     accepted = sorted(spec.reset_options)
@@ -392,3 +394,38 @@ def test_pettingzoo_api_and_seed_tests():
     with pytest.warns(UserWarning, match="unknown reset option 'options'"):
         parallel_api_test(DungeonParallelEnv(F.SPEC, unknown_reset_options="warn"),
                           num_cycles=100)
+
+
+def test_cli_eval_of_a_team_game_is_a_placement_league(tmp_path, capsys):
+    import json
+
+    from dungeonrl.cli import main as cli_main
+    js = tmp_path / "l.json"
+    rc = cli_main(["eval", "relay", "--agent", "random", "--agent", "random", "--games", "10",
+                   "--json", str(js), "--plot", str(tmp_path / "l.png")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "placement league" in out and "ordinal" in out
+    d = json.loads(js.read_text())
+    assert d["rating"] == "openskill-plackett-luce"
+    assert sorted(r["name"] for r in d["ratings"]) == ["random", "random'"]
+    assert all(r["games"] == 20 for r in d["ratings"])     # 2 lineups x 10 games
+    assert (tmp_path / "l.png").stat().st_size > 1000
+
+
+def test_self_play_view_and_its_vector_env_take_reset_options():
+    from dungeonrl.envs.core.selfplay import SelfPlayView
+    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    core = _core()
+    v = SelfPlayView(core, 3, [_Random("random")], seed=0)
+    v.reset(np.arange(3, dtype=np.uint64), options={"handicap": 3})
+    assert (v.states["bonus"][:, 1] == 3).all()
+    with pytest.raises(ValueError, match="'bogus'.*accepted: \\['handicap'\\]"):
+        v.reset(np.arange(3, dtype=np.uint64), options={"bogus": 1})
+    env = DungeonVectorEnv(v)
+    obs, _ = env.reset(seed=0, options={"handicap": 2})
+    col = F.SPEC.feature_names.index("own_bonus"), F.SPEC.feature_names.index("rival_bonus")
+    team1 = v.team[v.seat] == 1
+    assert np.allclose(obs[team1, col[0]], 0.2) and np.allclose(obs[~team1, col[1]], 0.2)
+    with pytest.raises(ValueError, match="handicap"):
+        env.reset(seed=0, options={"handicap": -1})
