@@ -66,21 +66,34 @@ def parse_pool(text: str) -> list:
 
 
 def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int = 8,
-              seats="rotate", strict: bool = True) -> SelfPlayView:
+              seats="rotate", strict: bool = True, partners=None) -> SelfPlayView:
     """The self-play view of ``core`` with the opponent ``pool`` (a string
     for :func:`parse_pool` or its list). ``self`` entries become the
-    snapshot share (fed by :meth:`SelfPlayView.add_snapshot`)."""
+    snapshot share (fed by :meth:`SelfPlayView.add_snapshot`).
+
+    Games with teams (``core.spec.teams``): the learner's teammates are
+    drawn per episode from the same pool (snapshots of the learner
+    included) unless ``partners`` (a pool string or list, without
+    ``self``: snapshots always play both roles) gives them their own pool;
+    the ``pool`` entries then play only the rival seats."""
     from .policy import make_agent
     entries = parse_pool(pool) if isinstance(pool, str) else list(pool)
+    mates = [] if partners is None else (
+        parse_pool(partners) if isinstance(partners, str) else list(partners))
+    if any(name == "self" for name, _ in mates):
+        raise ValueError("'self' in the partner pool: snapshots of the learner already play "
+                         "both roles (give 'self' a weight in the opponent pool)")
     hooks = hooks_for(core.spec.name)
     self_w = sum(w for name, w in entries if name == "self")
     opponents = []
-    for i, (name, w) in enumerate(entries):
+    roles = [("opponent" if mates else "both")] * len(entries) + ["partner"] * len(mates)
+    for i, ((name, w), role) in enumerate(zip(entries + mates, roles)):
         if name == "self":
             continue
         agent = make_agent(name, core, seed=seed + 7919 * (i + 1), deterministic=False,
                            strict=strict)
-        opponents.append(Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name))
+        opponents.append(Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name,
+                                  role=role))
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     return SelfPlayView(core, num_envs, opponents, seats=seats, advance=advance, seed=seed,
                         snapshot_slots=snapshot_slots if self_w > 0 else 0,

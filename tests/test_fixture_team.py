@@ -429,3 +429,20 @@ def test_self_play_view_and_its_vector_env_take_reset_options():
     assert np.allclose(obs[team1, col[0]], 0.2) and np.allclose(obs[~team1, col[1]], 0.2)
     with pytest.raises(ValueError, match="handicap"):
         env.reset(seed=0, options={"handicap": -1})
+
+
+def test_make_view_with_a_partner_pool():
+    from dungeonrl.agents.selfplay import make_view
+    core = _core()
+    v = make_view(core, 6, "random", partners="random:2", seed=0, snapshot_slots=0)
+    assert [o.role for o in v.pool] == ["opponent", "partner"]
+    v.reset(np.arange(6, dtype=np.uint64))
+    mates = v.team[None, :] == v.team[v.seat][:, None]
+    mates[np.arange(6), v.seat] = False
+    assert (v.opp[mates] == 1).all()
+    rivals = v.team[None, :] != v.team[v.seat][:, None]
+    assert (v.opp[rivals] == 0).all()
+    both = make_view(core, 2, "self:1,random:1", seed=0)
+    assert [o.role for o in both.pool] == ["both"]
+    with pytest.raises(ValueError, match="'self' in the partner pool"):
+        make_view(core, 2, "random", partners="self")
