@@ -446,3 +446,17 @@ def test_make_view_with_a_partner_pool():
     assert [o.role for o in both.pool] == ["both"]
     with pytest.raises(ValueError, match="'self' in the partner pool"):
         make_view(core, 2, "random", partners="self")
+
+
+def test_sb3_vec_env_checks_the_options_of_set_options():
+    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    env = DungeonSB3VecEnv("unbroken", num_envs=2)
+    env.reset()
+    env.set_options({"typo": 1})
+    with pytest.raises(ValueError, match="unknown reset option 'typo'; accepted: none"):
+        env.reset()
+    env.set_options([{}, {"typo": 1}])
+    with pytest.raises(ValueError, match="different"):
+        env.reset()
+    env.set_options({})
+    env.reset()
