@@ -460,3 +460,19 @@ def test_sb3_vec_env_checks_the_options_of_set_options():
         env.reset()
     env.set_options({})
     env.reset()
+
+
+def test_gymnasium_single_seat_view_validates_reset_options():
+    from dungeonrl.agents.selfplay_env import SelfPlayEnv
+    env = SelfPlayEnv("relay", opponents="random", seat=1)
+    obs, info = env.reset(seed=0, options={"handicap": 1})
+    # seat 1 is on team 1: its own bonus column shows the handicap
+    assert obs[F.SPEC.feature_names.index("own_bonus")] == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="unknown reset option 'x'"):
+        env.reset(seed=0, options={"x": 1})
+    done = False
+    while not done:
+        a = int(np.flatnonzero(info["action_mask"])[0])
+        obs, r, te, tr, info = env.step(a)
+        done = te or tr
+    assert r in (-1.0, 0.0, 1.0)
