@@ -476,3 +476,21 @@ def test_gymnasium_single_seat_view_validates_reset_options():
         obs, r, te, tr, info = env.step(a)
         done = te or tr
     assert r in (-1.0, 0.0, 1.0)
+
+
+def test_placements_follow_the_declared_facts():
+    import dataclasses
+
+    from dungeonrl.envs.core.selfplay import placements, seat_outcome
+    dc = registry.get_spec("dungeon_crawler")
+    assert placements(dc, 3, {"winner": 2}) == [1, 1, 0]
+    assert placements(dc, 3, {"winner": -1}) is None
+    assert placements(F.SPEC, 4, {"placements": [0, 0, 0, 0]}) == [0, 0, 0, 0]
+    assert seat_outcome([0, 0, 0, 0], 1) == "draw"
+    assert seat_outcome([1, 0, 1, 0], 3) == "win" and seat_outcome([1, 0, 1, 0], 0) == "loss"
+    assert seat_outcome(None, 0, -1.0) == "loss" and seat_outcome(None, 0, 0.0) == "draw"
+    with pytest.raises(ValueError, match="teammates"):
+        placements(F.SPEC, 4, {"placements": [0, 1, 1, 0]})
+    no_ties = dataclasses.replace(F.SPEC, ties=False)
+    with pytest.raises(ValueError, match="declares no ties"):
+        placements(no_ties, 4, {"placements": [0, 0, 0, 0]})

@@ -357,15 +357,32 @@ def placements(spec, num_players: int, info: dict, seat: int = -1,
     without either, a positive ``reward`` of ``seat`` makes its team the
     winner. ``None``: the game has no result (truncated, illegal action)."""
     given = info.get("placements")
-    if given is not None:
-        return [int(p) for p in given]
     team = spec.team_of(num_players)
+    if given is not None:
+        place = [int(p) for p in given]
+        _check_placements(spec, team, place)
+        return place
     winner = info.get("winner")
     if winner is None and seat >= 0 and reward > 0:
         winner = seat
     if winner is None or int(winner) < 0:
         return None
     return [0 if team[s] == team[int(winner)] else 1 for s in range(num_players)]
+
+
+def _check_placements(spec, team, place) -> None:
+    """The game's placements agree with its declared facts: one per seat,
+    teammates placed alike, a shared first place only where ties exist."""
+    if len(place) != len(team):
+        raise ValueError(f"{spec.name}: {len(place)} placements for {len(team)} seats")
+    for t in np.unique(team):
+        if len({place[s] for s in np.flatnonzero(team == t)}) != 1:
+            raise ValueError(f"{spec.name}: teammates {np.flatnonzero(team == t).tolist()} "
+                             f"placed differently: {place}")
+    best = {int(team[s]) for s in range(len(place)) if place[s] == min(place)}
+    if len(best) > 1 and not spec.ties:
+        raise ValueError(f"{spec.name} declares no ties but placed teams {sorted(best)} "
+                         f"first together: {place}")
 
 
 def seat_outcome(place: list | None, seat: int, reward: float = 0.0) -> str:
