@@ -31,6 +31,14 @@ prints each pairing's win rates with 95% Wilson intervals and
 the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`),
 and writes a PNG of the ratings (``--plot``, default
 ``runs/<game>-league.png``).
+
+The game's declared facts choose the rating, not its name
+(:func:`dungeonrl.agents.league.rating_kind`): a game of two single-seat
+sides keeps the pairwise Elo table above; a game with teams or more than
+two sides, given at least as many agents as it has sides, gets a placement
+league instead: every lineup of one agent per side (each agent on every
+side in turn), ties and shared wins as the rules place them, rated with
+openskill's Plackett-Luce model (``mu``, ``sigma``, ``ordinal``).
 """
 from __future__ import annotations
 
@@ -256,7 +264,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     """``dungeonrl eval`` for a multi-seat game: a round-robin league."""
     import itertools
     import os
-    from .league import League, MatchResult
+    from .league import League, MatchResult, rating_kind
     from .policy import make_agent, model_core_kwargs
     from .selfplay import match_summary, play_match
     if len(agents) < 2:       # one agent: against the reference agents
@@ -289,6 +297,9 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     except (ValueError, OSError) as e:
         print(f"dungeonrl eval: {e}", file=sys.stderr)
         return 2
+    sides = len(core.spec.teams(core.num_players))
+    if rating_kind(core.spec, core.num_players) == "openskill" and len(labels) >= sides:
+        return _placement_league_main(args, opts, hooks, core, built, games, sides)
     rows = []
     league = League(built, play=None)
     for a, b in itertools.combinations(labels, 2):
@@ -312,4 +323,32 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         with open(opts.json, "w") as f:
             json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
                        "pairings": rows, "ratings": league.table()}, f, indent=1)
+    return 0
+
+
+def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
+    """The league of a game with teams or more than two sides (the spec's
+    facts say so): every lineup of ``sides`` agents, one per side, rated
+    from placements with openskill's Plackett-Luce model."""
+    import os
+    from .league import PlacementLeague
+    from .selfplay import table_play
+    league = PlacementLeague(built, table_play(core), sides=sides)
+    league.run(games=games, seed=args.seed)
+    print(f"{args.env_id}: placement league, {hooks.describe(core)}, {games} games per "
+          f"lineup of {sides} sides (seeds from {args.seed}, sides rotated), "
+          f"utility {core.spec.utility}")
+    print(league.format_table())
+    plot = opts.plot or os.path.join("runs", f"{core.spec.name}-league.png")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
+        league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
+        print(f"wrote {plot}")
+    except ImportError:       # pragma: no cover - matplotlib missing
+        print("(no plot: matplotlib is not installed)")
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
+                       "rating": "openskill-plackett-luce", "ratings": league.table()},
+                      f, indent=1)
     return 0

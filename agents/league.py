@@ -12,6 +12,16 @@
   callable (which alternates seats); ``table()`` gives ratings and scores,
   ``plot(path)`` a PNG of the ratings.
 
+* :class:`Placement` / :func:`fit_openskill` / :class:`PlacementLeague`:
+  games of more than two sides, teams and ties, rated from *placements*
+  (who finished where; equal placements are a tie; teammates share one)
+  with the Plackett-Luce model of the maintained ``openskill`` package
+  (``pip install dungeonrl[train]``). Ratings are ``mu`` and ``sigma`` on
+  openskill's scale; tables sort by the conservative ``ordinal``
+  (``mu - 3 sigma``). :func:`rating_kind` picks Elo or openskill from the
+  game's declared facts (two single-seat sides: Elo; more seats per game
+  or teams: openskill).
+
 ``dungeonrl eval dungeon_crawler --agent A --agent B ...`` plays every pair
 with :func:`dungeonrl.agents.selfplay.play_match` (seats alternated; the
 callable :func:`dungeonrl.agents.selfplay.league_play` wraps it for
@@ -24,7 +34,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["expected_score", "elo_update", "fit_elo", "MatchResult", "League"]
+__all__ = ["expected_score", "elo_update", "fit_elo", "MatchResult", "League", "Placement",
+           "fit_openskill", "PlacementLeague", "rating_kind"]
 
 
 def expected_score(ra: float, rb: float) -> float:
@@ -147,3 +158,137 @@ class League:
         fig.tight_layout()
         fig.savefig(path, dpi=100)
         return path
+
+
+# --- placements: more than two sides, teams, ties (openskill) ------------------------------
+@dataclass(frozen=True)
+class Placement:
+    """One finished game: ``sides`` lists, per side (a team, or a seat
+    alone), the names of the agents that played it; ``ranks[k]`` is side
+    ``k``'s placement (0 = best; equal ranks are a tie)."""
+
+    sides: tuple
+    ranks: tuple
+
+    def __post_init__(self):
+        if len(self.sides) != len(self.ranks) or len(self.sides) < 2:
+            raise ValueError(f"a placement needs >= 2 sides and one rank per side, got "
+                             f"{len(self.sides)} sides and {len(self.ranks)} ranks")
+
+
+def rating_kind(spec, num_players: int) -> str:
+    """``"elo"`` when a game is two single-seat sides, else ``"openskill"``
+    (from the spec's declared ``teams``, never from the game's name)."""
+    teams = spec.teams(int(num_players))
+    return "elo" if len(teams) == 2 and all(len(t) == 1 for t in teams) else "openskill"
+
+
+def _openskill_model(**kw):
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError as e:           # pragma: no cover - the train extra installs it
+        raise ImportError("multi-player ratings need the openskill package "
+                          "(pip install 'dungeonrl[train]' or pip install openskill)") from e
+    return PlackettLuce(**kw)
+
+
+def fit_openskill(results, passes: int = 1, **model_kw) -> dict:
+    """Plackett-Luce ratings (``openskill``) from :class:`Placement` results,
+    in order (``passes`` > 1 replays the results that many times, which
+    sharpens the estimate of a small league). A side played by several
+    agents rates them as a team; a side of one agent repeated (the same
+    agent in every seat of its team) counts it once. Games where one agent
+    plays on two different sides say nothing about it and are skipped.
+    Returns ``{name: {"mu", "sigma", "ordinal", "games"}}``."""
+    model = _openskill_model(**model_kw)
+    ratings: dict = {}
+    games: dict = {}
+    for _ in range(int(passes)):
+        for r in results:
+            sides = [tuple(dict.fromkeys(side)) for side in r.sides]   # unique, in order
+            names = [n for side in sides for n in side]
+            if len(names) != len(set(names)):
+                continue
+            for n in names:
+                if n not in ratings:
+                    ratings[n] = model.rating(name=n)
+                    games[n] = 0
+            teams = [[ratings[n] for n in side] for side in sides]
+            new = model.rate(teams, ranks=[float(x) for x in r.ranks])
+            for side, team in zip(sides, new):
+                for n, rating in zip(side, team):
+                    ratings[n] = rating
+                    games[n] += 1
+    return {n: {"mu": float(v.mu), "sigma": float(v.sigma), "ordinal": float(v.ordinal()),
+                "games": games[n] // max(1, int(passes))}
+            for n, v in ratings.items()}
+
+
+class PlacementLeague:
+    """A league of games with more than two sides, teams and ties.
+
+    ``agents``: ``{name: agent}``; ``play(agents, names, games, seed)``
+    plays ``games`` games with one agent per side (``names`` theirs) and
+    returns :class:`Placement` results
+    (:func:`dungeonrl.agents.selfplay.table_play` builds it for a game).
+    :meth:`run` plays every lineup of ``sides`` distinct agents (all
+    combinations, each rotated so every agent takes every side)."""
+
+    def __init__(self, agents: dict, play: Callable, sides: int = 2):
+        if len(agents) < 2:
+            raise ValueError("a league needs at least two agents")
+        if sides < 2 or sides > len(agents):
+            raise ValueError(f"sides must be in 2..{len(agents)}, got {sides}")
+        self.agents = dict(agents)
+        self.play = play
+        self.sides = int(sides)
+        self.results: list[Placement] = []
+
+    def run(self, games: int = 100, seed: int = 0) -> list:
+        k = 0
+        for combo in itertools.combinations(self.agents, self.sides):
+            for shift in range(self.sides):
+                lineup = combo[shift:] + combo[:shift]
+                self.results.extend(self.play([self.agents[n] for n in lineup], list(lineup),
+                                              games, seed + k * games))
+                k += 1
+        return self.results
+
+    def table(self, passes: int = 1) -> list:
+        """Rows ``{name, mu, sigma, ordinal, games, first}`` sorted by
+        ``ordinal`` (``first``: share of games placed first, ties included)."""
+        fit = fit_openskill(self.results, passes=passes)
+        first = {n: 0 for n in self.agents}
+        played = {n: 0 for n in self.agents}
+        for r in self.results:
+            best = min(r.ranks)
+            for side, rank in zip(r.sides, r.ranks):
+                for n in dict.fromkeys(side):
+                    played[n] += 1
+                    first[n] += rank == best
+        rows = [{"name": n, **fit.get(n, {"mu": float("nan"), "sigma": float("nan"),
+                                          "ordinal": float("-inf"), "games": 0}),
+                 "first": first[n] / played[n] if played[n] else float("nan")}
+                for n in self.agents]
+        return sorted(rows, key=lambda r: -r["ordinal"])
+
+    def plot(self, path: str, title: str = "league ratings") -> str:
+        """A PNG of every agent's ``mu`` with a +-``sigma`` bar."""
+        from matplotlib.figure import Figure
+        rows = self.table()
+        fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
+        ax = fig.subplots()
+        ax.barh([r["name"] for r in rows][::-1], [r["mu"] for r in rows][::-1],
+                xerr=[r["sigma"] for r in rows][::-1], color="tab:green")
+        ax.set_xlabel("openskill mu (Plackett-Luce), bars: +-sigma")
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        return path
+
+    def format_table(self) -> str:
+        lines = [f"{'agent':<28} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
+        for r in self.table():
+            lines.append(f"{r['name'][:28]:<28} {r['mu']:7.2f} {r['sigma']:6.2f} "
+                         f"{r['ordinal']:8.2f} {r['first']:7.1%}")
+        return "\n".join(lines)

@@ -28,8 +28,8 @@ from ..envs.core._batch import MASK_DTYPE
 from ..envs.core.selfplay import Opponent, SelfPlayView
 from .games import hooks_for
 
-__all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "match_summary",
-           "league_play", "SCRIPTED_NAMES"]
+__all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_table",
+           "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
 
 SCRIPTED_NAMES = ("random", "heuristic")
 
@@ -66,21 +66,34 @@ def parse_pool(text: str) -> list:
 
 
 def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int = 8,
-              seats="rotate", strict: bool = True) -> SelfPlayView:
+              seats="rotate", strict: bool = True, partners=None) -> SelfPlayView:
     """The self-play view of ``core`` with the opponent ``pool`` (a string
     for :func:`parse_pool` or its list). ``self`` entries become the
-    snapshot share (fed by :meth:`SelfPlayView.add_snapshot`)."""
+    snapshot share (fed by :meth:`SelfPlayView.add_snapshot`).
+
+    Games with teams (``core.spec.teams``): the learner's teammates are
+    drawn per episode from the same pool (snapshots of the learner
+    included) unless ``partners`` (a pool string or list, without
+    ``self``: snapshots always play both roles) gives them their own pool;
+    the ``pool`` entries then play only the rival seats."""
     from .policy import make_agent
     entries = parse_pool(pool) if isinstance(pool, str) else list(pool)
+    mates = [] if partners is None else (
+        parse_pool(partners) if isinstance(partners, str) else list(partners))
+    if any(name == "self" for name, _ in mates):
+        raise ValueError("'self' in the partner pool: snapshots of the learner already play "
+                         "both roles (give 'self' a weight in the opponent pool)")
     hooks = hooks_for(core.spec.name)
     self_w = sum(w for name, w in entries if name == "self")
     opponents = []
-    for i, (name, w) in enumerate(entries):
+    roles = [("opponent" if mates else "both")] * len(entries) + ["partner"] * len(mates)
+    for i, ((name, w), role) in enumerate(zip(entries + mates, roles)):
         if name == "self":
             continue
         agent = make_agent(name, core, seed=seed + 7919 * (i + 1), deterministic=False,
                            strict=strict)
-        opponents.append(Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name))
+        opponents.append(Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name,
+                                  role=role))
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     return SelfPlayView(core, num_envs, opponents, seats=seats, advance=advance, seed=seed,
                         snapshot_slots=snapshot_slots if self_w > 0 else 0,
@@ -123,42 +136,95 @@ class _MatchView:
 
 def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int = 2048) -> dict:
     """Games ``seed .. seed+games-1`` of ``agent_a`` (seat ``i % P`` in game
-    ``i``) against ``agent_b`` (every other seat). Scripted sides draw from
-    one generator per game (from ``seed`` and the game's seed), so results
-    do not depend on ``batch``; agents sampling in Python (``RandomAgent``
-    without the numba path, stochastic networks) draw per batch call.
-    Returns per-game arrays:
-    ``seat_a``, ``result`` (1 A won, -1 another seat won, 0 nobody: truncated
-    or illegal), ``length`` (decisions, all seats) and ``illegal`` counts."""
+    ``i``, and every seat of its team when the game has teams: a side's
+    partner is itself) against ``agent_b`` (every other seat). Scripted
+    sides draw from one generator per game (from ``seed`` and the game's
+    seed), so results do not depend on ``batch``; agents sampling in Python
+    (``RandomAgent`` without the numba path, stochastic networks) draw per
+    batch call. Returns per-game arrays:
+    ``seat_a``, ``result`` (1 A's side won, shared wins included; -1 a rival
+    side won; 0 nobody: a tie, truncated or illegal), ``length`` (decisions,
+    all seats) and ``illegal`` counts."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    hooks = hooks_for(core.spec.name)
-    advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
+    P = core.num_players
+    team = core.spec.team_of(P)
     out = {"seat_a": [], "result": [], "length": []}
     illegal = 0
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
-        r = _match_batch(core, agent_a, agent_b, np.arange(seed + lo, seed + lo + n,
-                                                           dtype=np.uint64),
-                         np.arange(lo, lo + n) % core.num_players, advance, seed)
-        for k in out:
-            out[k].append(r[k])
+        seat_a = np.arange(lo, lo + n) % P
+        side = np.where(team[None, :] == team[seat_a][:, None], 0, 1)
+        r = _table_batch(core, (agent_a, agent_b), side,
+                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        ret = r["returns"]
+        rows = np.arange(n)
+        mine = ret[rows, seat_a]
+        others = np.where(side == 1, ret, 0.0)
+        result = np.where(mine > 0, 1, np.where((others > 0).any(axis=1), -1, 0))
+        out["seat_a"].append(seat_a.astype(np.int64))
+        out["result"].append(result.astype(np.int64))
+        out["length"].append(r["length"])
         illegal += r["illegal"]
     res = {k: np.concatenate(v) for k, v in out.items()}
     res["illegal"] = illegal
     return res
 
 
-def _match_batch(core, agent_a, agent_b, seeds, seat_a, advance, policy_seed) -> dict:
+def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
+               batch: int = 2048) -> list:
+    """Games ``seed .. seed+games-1`` with one agent per *side* of the game
+    (``lineup[k]`` plays every seat of team ``k`` of ``core.spec.teams``; a
+    game without teams has one side per seat); side ``k`` takes team
+    ``(k + i) % teams`` in game ``i`` so no side keeps the first seats.
+    Returns one :class:`~dungeonrl.agents.league.Placement` per game
+    (``names``: the side names, default the agents' ``name``), from the
+    game's placements (:func:`dungeonrl.envs.core.selfplay.placements`);
+    a game without a result (truncated, illegal) is a tie of every side."""
+    from ..envs.core.selfplay import placements
+    from .league import Placement
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    P = core.num_players
+    team = core.spec.team_of(P)
+    T = int(team.max()) + 1
+    if len(lineup) != T:
+        raise ValueError(f"{core.spec.name} with {P} players has {T} sides, got a lineup of "
+                         f"{len(lineup)}")
+    names = list(names) if names is not None else [getattr(a, "name", str(a)) for a in lineup]
+    out = []
+    for lo in range(0, games, batch):
+        n = min(batch, games - lo)
+        shift = np.arange(lo, lo + n) % T
+        side = (team[None, :] - shift[:, None]) % T        # side playing each seat
+        r = _table_batch(core, tuple(lineup), side,
+                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        for i in range(n):
+            info = core.episode_info(r["states"][i])
+            place = placements(core.spec, P, info)
+            ranks = [0] * T
+            for k in range(T):
+                seats = np.flatnonzero(side[i] == k)
+                ranks[k] = 0 if place is None else int(place[int(seats[0])])
+            out.append(Placement(tuple((nm,) for nm in names), tuple(ranks)))
+    return out
+
+
+def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
+    """Play games ``seeds`` to the end, ``agents[side[i, s]]`` in seat ``s``
+    of game ``i``. Returns per-seat ``returns``, ``length``, the final
+    ``states`` and the ``illegal`` count."""
     from ..envs.core.rng import rng_seed
+    hooks = hooks_for(core.spec.name)
+    advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     n, P = len(seeds), core.num_players
     O, A = core.spec.obs_size, core.spec.num_actions
     states = core.alloc(n)
     core.reset(states, seeds)
     view = _MatchView(states, np.zeros((n, O), np.float32), np.zeros((n, A), MASK_DTYPE))
-    code_a, code_b = (getattr(x, "scripted", None) for x in (agent_a, agent_b))
-    codes = np.full((n, P), -1 if code_b is None or advance is None else code_b, np.int8)
-    codes[np.arange(n), seat_a] = -1 if code_a is None or advance is None else code_a
+    code = np.array([-1 if advance is None or getattr(a, "scripted", None) is None
+                     else int(a.scripted) for a in agents], np.int8)
+    codes = np.ascontiguousarray(code[side])
     prng = np.zeros((n, 2), np.uint64)     # scripted play of game seed+i: its own stream
     for j in range(n):
         rng_seed(prng[j], np.uint64(policy_seed), np.uint64(seeds[j]))
@@ -184,9 +250,9 @@ def _match_batch(core, agent_a, agent_b, seeds, seat_a, advance, policy_seed) ->
         full = np.zeros(n, np.int64)
         full[rows] = actor
         core.observe_rows(states, rows, full, view.obs, view.masks)
-        is_a = actor == seat_a[rows]
-        for agent, sel in ((agent_a, is_a), (agent_b, ~is_a)):
-            rr = rows[sel]
+        who = side[rows, actor]
+        for k, agent in enumerate(agents):
+            rr = rows[who == k]
             if len(rr):
                 acts[rr] = agent.act(view, rr)
         core.step_rows(states, rows, acts, rew, te, tr, il)
@@ -195,12 +261,7 @@ def _match_batch(core, agent_a, agent_b, seeds, seat_a, advance, policy_seed) ->
         illegal += int(il[rows].sum())
     if steps0 is not None:            # decisions, scripted ones included
         length = (states["steps"] - steps0).astype(np.int64)
-    mine = ret[np.arange(n), seat_a]
-    others = ret.copy()
-    others[np.arange(n), seat_a] = 0.0
-    result = np.where(mine > 0, 1, np.where((others > 0).any(axis=1), -1, 0))
-    return {"seat_a": seat_a.astype(np.int64), "result": result.astype(np.int64),
-            "length": length, "illegal": illegal}
+    return {"returns": ret, "length": length, "states": states, "illegal": illegal}
 
 
 def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
@@ -215,6 +276,14 @@ def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
             "losses": int((result == -1).sum()), "draws": int((result == 0).sum()),
             "win_rate": k / n, "ci95": [lo, hi], "mean_length": float(res["length"].mean()),
             "illegal_actions": int(res["illegal"])}
+
+
+def table_play(core):
+    """``play(agents, names, games, seed) -> [Placement]`` for
+    :class:`~dungeonrl.agents.league.PlacementLeague` (one agent per side)."""
+    def play(agents, names, games, seed):
+        return play_table(core, agents, games, seed, names=names)
+    return play
 
 
 def league_play(core):

@@ -140,6 +140,7 @@ class SelfPlayEnv(gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self.core.spec.check_reset_options(options)      # unknown keys: ValueError
         super().reset(seed=seed)
         if seed is not None or self._view is None:
             view_seed = int(seed) if seed is not None else int(draw_seeds(self.np_random, 1)[0])
@@ -152,7 +153,7 @@ class SelfPlayEnv(gym.Env):
         v = self._view
         v.seat[0] = self._seat
         seeds = seed_batch(seed, 1) if seed is not None else draw_seeds(self.np_random, 1)
-        v.reset(seeds)
+        v.reset(seeds, options=options)
         self._started = True
         self._done = False
         self._final = None

@@ -70,11 +70,21 @@ MASK_DTYPE = np.int8
 # =====================================================================================
 # games and cores
 # =====================================================================================
+#: test fixtures that must pass the whole suite too (modules under tests/,
+#: registered here, never by ``registry.GAMES``): the team fixture covers
+#: teams, ties and a turn order decided by the state
+FIXTURE_GAMES = ["fixture_team"]
+
+
 def suite_games() -> list[str]:
-    """Registered games that belong to the suite (``registry.GAMES``); test
-    fixtures registered by other test modules are left out."""
+    """Registered games that belong to the suite (``registry.GAMES`` and
+    :data:`FIXTURE_GAMES`); other test fixtures registered by other test
+    modules are left out."""
     registry.register_all()
-    return [g for g in registry.list_games() if registry.game_module(g) in registry.GAMES]
+    for module in FIXTURE_GAMES:
+        registry.register_module(module)
+    members = set(registry.GAMES) | set(FIXTURE_GAMES)
+    return [g for g in registry.list_games() if registry.game_module(g) in members]
 
 
 GAMES = suite_games()

@@ -7,7 +7,7 @@ from dungeonrl.envs.core import chance, codegen
 from dungeonrl.envs.core.header import HEADER_NAMES, O_GAME, state_dtype
 from dungeonrl.envs.core.rng import rng_seed
 
-ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS"]
+ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS", "fixture_team:KERNEL_FACTS"]
 
 
 @pytest.mark.parametrize("game", ALL)

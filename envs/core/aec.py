@@ -28,6 +28,10 @@ Conventions
   seat gets ``spec.illegal_penalty`` and ``infos[agent]["illegal_action"]``
   is True; ``"raise"`` raises :class:`IllegalActionError` and changes
   nothing;
+* ``reset(options=...)`` accepts only the game's ``spec.reset_options``:
+  an unknown key raises ``ValueError`` naming it and the accepted ones
+  (``unknown_reset_options="warn"``: a warning instead, for PettingZoo's
+  ``api_test``, which probes ``reset`` with a made-up key);
 * ``state()`` is the global view: every seat's observation concatenated
   (``float32[num_players * obs_size]``, space ``state_space``; each seat's
   private information is in it, deck orders and the generator are not),
@@ -71,8 +75,13 @@ class DungeonAECEnv(AECEnv):
                 "render_fps": 4}
 
     def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", **core_kwargs):
+                 illegal_action: str = "penalize", unknown_reset_options: str = "raise",
+                 **core_kwargs):
         super().__init__()
+        if unknown_reset_options not in ("raise", "warn"):
+            raise ValueError("unknown_reset_options must be 'raise' or 'warn', got "
+                             f"{unknown_reset_options!r}")
+        self.unknown_reset_options = unknown_reset_options
         self.core = resolve_core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         modes = list(spec.render_modes)
@@ -122,12 +131,15 @@ class DungeonAECEnv(AECEnv):
 
     # --- AEC API -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
             seeds = seed_batch(seed, 1)
         else:
             seeds = draw_seeds(self.np_random, 1)
         self.core.reset(self._states, seeds)
+        if opts:
+            self.core.apply_reset_options(self._states, opts)
         self._started = True
         self._done = False
         self._step_count = 0

@@ -178,12 +178,16 @@ class DungeonEnv(gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        opts = self.game_spec.check_reset_options(options)
         super().reset(seed=seed)
         if seed is None:
             seeds = draw_seeds(self.np_random, 1)
         else:
             seeds = seed_batch(seed, 1)
         self._buf.reset(seeds)
+        if opts:
+            self.core.apply_reset_options(self._buf.states, opts)
+            self._buf.refresh()
         self._started = True
         self._needs_reset = False
         self._step_count = 0

@@ -180,7 +180,9 @@ class BatchedMultiAgentEnv:
         """Start a new game in every row. ``seed``: an int ``s`` (game ``i``
         gets ``s + i``), a sequence of ``num_envs`` seeds, or ``None`` (drawn
         from ``np_random``). Returns ``(obs, infos)``; infos hold ``to_play``
-        and ``action_mask``."""
+        and ``action_mask``. ``options``: the game's reset options
+        (``spec.reset_options``; an unknown key raises ``ValueError``)."""
+        opts = self.core.spec.check_reset_options(options)
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
@@ -188,6 +190,8 @@ class BatchedMultiAgentEnv:
             self.np_random = np.random.default_rng(int(seeds[0]))
         self.seeds[:] = seeds
         self.core.reset(self.states, self.seeds)
+        if opts:
+            self.core.apply_reset_options(self.states, opts)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._to_play[:] = self.core.to_play(self.states)

@@ -17,6 +17,15 @@ Seats
     moves one seat on after every episode, so the learner plays every seat
     equally often; an ``int`` pins the learner to that seat.
 
+Teammates
+    A game whose spec declares teams (``spec.teams(P)``, e.g. 2 teams of 2)
+    gives the learner partners: its teammates' seats are played by entries
+    drawn, per episode, from the pool entries whose ``role`` is ``"partner"``
+    or ``"both"`` (default), the rival seats by those whose role is
+    ``"opponent"`` or ``"both"``. A partner can be a pool member or the
+    learner itself as a frozen snapshot (:meth:`add_snapshot` entries play
+    both roles). Teammates share the team's reward (the rules pay it).
+
 Opponents
     An opponent is any batched agent: ``act(view, rows) -> int64 actions``
     reading ``view.obs[rows]`` / ``view.masks[rows]`` (the acting seat's
@@ -57,20 +66,29 @@ import numpy as np
 from ._batch import MASK_DTYPE, draw_seeds
 from .spec import GameCore
 
-__all__ = ["SelfPlayView", "Opponent"]
+__all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
+
+
+ROLES = ("both", "opponent", "partner")
 
 
 class Opponent:
-    """A pool entry: a batched agent and its sampling weight."""
+    """A pool entry: a batched agent, its sampling weight and its ``role``:
+    ``"opponent"`` (rival seats only), ``"partner"`` (the learner's
+    teammates only) or ``"both"``."""
 
-    __slots__ = ("agent", "weight", "name")
+    __slots__ = ("agent", "weight", "name", "role")
 
-    def __init__(self, agent, weight: float = 1.0, name: str | None = None):
+    def __init__(self, agent, weight: float = 1.0, name: str | None = None,
+                 role: str = "both"):
         if not weight >= 0:
             raise ValueError(f"opponent weight must be >= 0, got {weight!r}")
+        if role not in ROLES:
+            raise ValueError(f"unknown pool role {role!r}: expected one of {list(ROLES)}")
         self.agent = agent
         self.weight = float(weight)
         self.name = name or getattr(agent, "name", type(agent).__name__)
+        self.role = role
 
 
 class SelfPlayView:
@@ -104,6 +122,8 @@ class SelfPlayView:
         self.num_players = P
         self.n = self.num_envs = int(num_envs)
         self.rotate = seats == "rotate"
+        self.team = core.spec.team_of(P)              # team index of every seat
+        self.has_partners = bool((np.bincount(self.team) > 1).any())
         self.advance = advance
         self.rng = np.random.default_rng(seed)
         n, O, A = self.n, self.spec.obs_size, self.spec.num_actions
@@ -129,6 +149,7 @@ class SelfPlayView:
         self.final_states = core.alloc(n)
         self.final_seat = np.full(n, -1, np.int64)
         self.final_opponents = [""] * n
+        self.final_partners = [""] * n
         # scratch
         self._ret = np.zeros((n, P), np.float32)       # per-seat return since the last step
         self._carry = np.zeros(n, np.float32)
@@ -160,8 +181,12 @@ class SelfPlayView:
             share = self.snapshot_weight / len(self._slots)
             for k in self._slots:
                 w[k] = share
+        role = np.array([o.role for o in self.pool], dtype=object)
+        w_opp = np.where(role != "partner", w, 0.0)
+        w_part = np.where(role != "opponent", w, 0.0)
         # a pool of only snapshots has nothing to draw until the first one is added
-        self._probs = w / w.sum() if w.sum() > 0 else None
+        self._probs = w_opp / w_opp.sum() if w_opp.sum() > 0 else None
+        self._partner_probs = w_part / w_part.sum() if w_part.sum() > 0 else None
         self._codes_of = np.array(
             [_code(o.agent) if self.advance is not None else -1 for o in self.pool], np.int8)
 
@@ -193,17 +218,30 @@ class SelfPlayView:
                              "snapshots needs add_snapshot() before reset())")
         P = self.num_players
         k = self.rng.choice(len(self.pool), size=(len(rows), P), p=self._probs)
+        if self.has_partners:
+            if self._partner_probs is None:
+                raise ValueError(f"{self.spec.name} has teams but no pool entry can be a "
+                                 "partner (role 'partner' or 'both' with weight > 0, or a "
+                                 "snapshot added with add_snapshot())")
+            mates = self.team[None, :] == self.team[self.seat[rows]][:, None]
+            kp = self.rng.choice(len(self.pool), size=(len(rows), P), p=self._partner_probs)
+            k = np.where(mates, kp, k)
         self.opp[rows] = k
         codes = self._codes_of[k]
         codes[np.arange(len(rows)), self.seat[rows]] = -1
         self.codes[rows] = codes
 
     # --- episodes ------------------------------------------------------------------
-    def reset(self, seeds: np.ndarray) -> None:
+    def reset(self, seeds: np.ndarray, options: dict | None = None) -> None:
         """Start a new game in every row (row ``i`` from ``seeds[i]``), draw
-        opponents, play them up to the learner's first decision, observe."""
+        opponents, play them up to the learner's first decision, observe.
+        ``options``: the game's reset options (``spec.reset_options``),
+        applied to these games (not to the later autoreset ones)."""
+        opts = self.spec.check_reset_options(options)
         self.seeds[:] = seeds
         self.core.reset(self.states, self.seeds)
+        if opts:
+            self.core.apply_reset_options(self.states, opts)
         rows = self._rows
         self._carry[:] = 0.0
         self._start(rows)
@@ -245,9 +283,13 @@ class SelfPlayView:
             self.final_states[done] = self.states[done]
             self.final_seat[done] = self.seat[done]
             for i in done.tolist():
+                me = self.team[self.seat[i]]
                 self.final_opponents[i] = ",".join(
                     self.pool[self.opp[i, s]].name for s in range(self.num_players)
-                    if s != self.seat[i])
+                    if self.team[s] != me)
+                self.final_partners[i] = ",".join(
+                    self.pool[self.opp[i, s]].name for s in range(self.num_players)
+                    if self.team[s] == me and s != self.seat[i])
             self.episodes += len(done)
             sub = self.states[done]
             core.reset(sub, draw_seeds(self.rng, len(done)))
@@ -288,23 +330,69 @@ class SelfPlayView:
     # --- info ------------------------------------------------------------------------
     def episode_info(self, i: int) -> dict:
         """The core's episode info of row ``i``'s last finished game, plus the
-        learner's ``seat``, its ``outcome`` (win / loss / draw) and
-        ``opponents``."""
+        learner's ``seat`` and ``team``, the ``placements`` of every seat (see
+        :func:`placements`), the learner's ``outcome`` (win: best placement,
+        shared wins included; draw: every seat placed alike, or no result;
+        loss otherwise, or penalised without a result), ``opponents`` and
+        ``partners``."""
         fs = self.final_states[i]
         info = dict(self.core.episode_info(fs))
         seat = int(self.final_seat[i])
-        winner = info.get("winner")
-        if winner is None:      # a game without a winner field: the learner's last reward
-            winner = seat if self.reward[i] > 0 else -1
+        place = placements(self.spec, self.num_players, info, seat, float(self.reward[i]))
         info["seat"] = seat
-        if winner == seat:
-            info["outcome"] = "win"
-        elif winner >= 0 or self.reward[i] < 0:      # a rival won, or the learner was penalised
-            info["outcome"] = "loss"
-        else:
-            info["outcome"] = "draw"
+        info["team"] = int(self.team[seat])
+        info["placements"] = place
+        info["outcome"] = seat_outcome(place, seat, float(self.reward[i]))
         info["opponents"] = self.final_opponents[i]
+        info["partners"] = self.final_partners[i]
         return info
+
+
+def placements(spec, num_players: int, info: dict, seat: int = -1,
+               reward: float = 0.0) -> list | None:
+    """Placement of every seat in a finished game (0 = best; equal
+    placements are a tie, teammates always share one), from the core's
+    ``episode_info``: its ``placements`` when it gives them, else its
+    ``winner`` seat (the winner's team first, every other seat second);
+    without either, a positive ``reward`` of ``seat`` makes its team the
+    winner. ``None``: the game has no result (truncated, illegal action)."""
+    given = info.get("placements")
+    team = spec.team_of(num_players)
+    if given is not None:
+        place = [int(p) for p in given]
+        _check_placements(spec, team, place)
+        return place
+    winner = info.get("winner")
+    if winner is None and seat >= 0 and reward > 0:
+        winner = seat
+    if winner is None or int(winner) < 0:
+        return None
+    return [0 if team[s] == team[int(winner)] else 1 for s in range(num_players)]
+
+
+def _check_placements(spec, team, place) -> None:
+    """The game's placements agree with its declared facts: one per seat,
+    teammates placed alike, a shared first place only where ties exist."""
+    if len(place) != len(team):
+        raise ValueError(f"{spec.name}: {len(place)} placements for {len(team)} seats")
+    for t in np.unique(team):
+        if len({place[s] for s in np.flatnonzero(team == t)}) != 1:
+            raise ValueError(f"{spec.name}: teammates {np.flatnonzero(team == t).tolist()} "
+                             f"placed differently: {place}")
+    best = {int(team[s]) for s in range(len(place)) if place[s] == min(place)}
+    if len(best) > 1 and not spec.ties:
+        raise ValueError(f"{spec.name} declares no ties but placed teams {sorted(best)} "
+                         f"first together: {place}")
+
+
+def seat_outcome(place: list | None, seat: int, reward: float = 0.0) -> str:
+    """``"win"`` / ``"draw"`` / ``"loss"`` of ``seat`` from the placements
+    (``None``: no result, a draw unless the seat was penalised)."""
+    if place is None:
+        return "loss" if reward < 0 else "draw"
+    if min(place) == max(place):
+        return "draw"
+    return "win" if place[seat] == min(place) else "loss"
 
 
 class _OpponentView:

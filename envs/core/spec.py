@@ -35,14 +35,46 @@ Conventions every core follows
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+
+#: what one seat's result is worth to it (:attr:`GameSpec.utility`)
+UTILITIES = ("zero_sum_ranking", "team", "general")
+TURN_ORDERS = ("fixed", "state")
+CHANCE_KINDS = ("explicit", "none")
+INFORMATION_KINDS = ("perfect", "imperfect")
+
+
+def _solo_teams(n: int) -> tuple:
+    """Every seat its own team (the default of :attr:`GameSpec.teams`)."""
+    return tuple((p,) for p in range(n))
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """Facts about one game, declared once."""
+    """Facts about one game, declared once.
+
+    Besides the layout facts, a spec declares what self-play, evaluation and
+    the adapters must know about the *kind* of game (all with defaults, so a
+    one-seat game declares nothing):
+
+    * ``player_counts`` (derived from ``min_players..max_players``) and
+      :meth:`api_for`: Gymnasium for one seat, PettingZoo for more;
+    * ``utility``: ``"zero_sum_ranking"`` (seats are ranked, one's gain is
+      the others' loss), ``"team"`` (teammates share one result) or
+      ``"general"``; ``teams(n)`` lists the seats of each team for ``n``
+      players (default: every seat alone) and :meth:`team_of` a seat's team;
+    * ``ties``: whether the rules can end in a tie (a shared placement);
+    * ``turn_order``: ``"fixed"`` (seats in a fixed rotation) or ``"state"``
+      (the rules decide who acts next); ``simultaneous``: some phases are
+      simultaneous moves, played in turn without showing the earlier choices;
+    * ``chance``: ``"explicit"`` (through :mod:`.chance`) or ``"none"``;
+      ``information``: ``"perfect"`` or ``"imperfect"``;
+    * ``reset_options``: ``{key: validator}``; ``reset(options=...)`` of the
+      adapters accepts only these keys (:meth:`check_reset_options`), each
+      validator returns the value to use or raises ``ValueError``.
+    """
 
     name: str                      #: short name used by the CLI, e.g. "unbroken"
     env_id: str                    #: registry id, e.g. "dungeonrl/Unbroken-v0"
@@ -62,6 +94,75 @@ class GameSpec:
     obs_high: float = float("inf")
     multi_agent: bool = False
     make_core: Callable = field(default=None, repr=False, compare=False)
+    # --- the kind of game (see the class doc) --------------------------------------
+    utility: str = "general"
+    teams: Callable = field(default=_solo_teams, repr=False, compare=False)
+    ties: bool = False
+    turn_order: str = "fixed"
+    simultaneous: bool = False
+    chance: str = "explicit"
+    information: str = "imperfect"
+    reset_options: Mapping[str, Callable] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        for what, value, allowed in (("utility", self.utility, UTILITIES),
+                                     ("turn_order", self.turn_order, TURN_ORDERS),
+                                     ("chance", self.chance, CHANCE_KINDS),
+                                     ("information", self.information, INFORMATION_KINDS)):
+            if value not in allowed:
+                raise ValueError(f"{self.name}: {what} {value!r} is not one of {list(allowed)}")
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"{self.name}: player counts {self.min_players}.."
+                             f"{self.max_players} are empty")
+        for n in self.player_counts:
+            seats = sorted(p for team in self.teams(n) for p in team)
+            if seats != list(range(n)):
+                raise ValueError(f"{self.name}: teams({n}) = {self.teams(n)!r} does not put "
+                                 f"each of the {n} seats in exactly one team")
+
+    # --- derived facts -------------------------------------------------------------
+    @property
+    def player_counts(self) -> tuple:
+        """Every supported number of seats."""
+        return tuple(range(self.min_players, self.max_players + 1))
+
+    def api_for(self, num_players: int) -> str:
+        """``"gymnasium"`` for a one-seat game, ``"pettingzoo"`` for more."""
+        if num_players not in self.player_counts:
+            raise ValueError(f"{self.name} is played by {self.min_players}.."
+                             f"{self.max_players} players, not {num_players!r}")
+        return "gymnasium" if num_players == 1 else "pettingzoo"
+
+    def team_of(self, num_players: int) -> np.ndarray:
+        """Team index of every seat (int64, length ``num_players``)."""
+        out = np.full(int(num_players), -1, np.int64)
+        for t, team in enumerate(self.teams(int(num_players))):
+            out[list(team)] = t
+        return out
+
+    def check_reset_options(self, options, unknown: str = "raise") -> dict:
+        """The validated ``reset(options=...)``: ``{}`` for ``None``; a value
+        its validator refuses raises ``ValueError``, and so does an unknown
+        key (``unknown="warn"``: a warning, and the key is dropped; PettingZoo's
+        ``api_test`` probes ``reset`` with a made-up key)."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise ValueError(f"{self.name}: reset options must be a dict, got "
+                             f"{type(options).__name__}")
+        accepted = sorted(self.reset_options)
+        out: dict[str, Any] = {}
+        for key, value in options.items():
+            if key not in self.reset_options:
+                msg = (f"{self.name}: unknown reset option {key!r}; accepted: "
+                       f"{accepted if accepted else 'none'}")
+                if unknown == "warn":
+                    import warnings
+                    warnings.warn(msg + " (ignored)", UserWarning, stacklevel=3)
+                    continue
+                raise ValueError(msg)
+            out[key] = self.reset_options[key](value)
+        return out
 
 
 class GameCore:
@@ -82,6 +183,16 @@ class GameCore:
     def reset(self, states: np.ndarray, seeds: np.ndarray) -> None:
         """Start a new game in every row, row i from ``seeds[i]`` (uint64)."""
         raise NotImplementedError
+
+    def apply_reset_options(self, states, options: dict) -> None:
+        """Edit freshly reset ``states`` as the validated reset ``options``
+        (keys of ``spec.reset_options``) say; the adapters call it right after
+        ``reset`` when options were given, then recompute masks and
+        observations (the records' stored ``legal`` masks must be left
+        consistent by this method). A game that declares reset options overrides it."""
+        if options:
+            raise NotImplementedError(f"{self.spec.name} declares reset options "
+                                      f"{sorted(options)} but its core does not apply them")
 
     def step(self, states, actions, rewards, terminated, truncated, illegal) -> None:
         """Apply ``actions[i]`` (int64) to row i. Rows already finished are left

@@ -85,8 +85,17 @@ class _Runner:
         self.tracker = EpisodeTracker(self.buf, episode_info)
         self.started = False
 
-    def reset(self, seeds: np.ndarray) -> None:
-        self.buf.reset(seeds)
+    def reset(self, seeds: np.ndarray, options=None) -> None:
+        """New games; ``options``: the validated reset options (see
+        ``GameSpec.check_reset_options``) applied to them."""
+        opts = self.spec.check_reset_options(options)
+        if isinstance(self.buf, BatchBuffers):
+            self.buf.reset(seeds)
+            if opts:
+                self.core.apply_reset_options(self.buf.states, opts)
+                self.buf.refresh()
+        else:                      # a SelfPlayView applies them before the opponents move
+            self.buf.reset(seeds, options=opts)
         self.tracker.clear()
         self.started = True
 
@@ -229,14 +238,16 @@ class DungeonVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None):
         """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
         sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
-        ``self.np_random``). ``options`` is accepted and unused."""
+        ``self.np_random``). ``options``: the game's reset options
+        (``spec.reset_options``; an unknown key raises ``ValueError``)."""
+        self._run.spec.check_reset_options(options)
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
             seeds = seed_batch(seed, self.num_envs)
             first = int(seed) if np.ndim(seed) == 0 else int(seeds[0])
             super().reset(seed=first)
-        self._run.reset(seeds)
+        self._run.reset(seeds, options)
         n = self.num_envs
         infos = {"action_mask": self._run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_)}
         return self._run.observation(), infos
@@ -290,6 +301,16 @@ class DungeonVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return f"<DungeonVectorEnv {self.game_spec.env_id} x{self.num_envs}>"
+
+
+def _same_options(per_env):
+    """The one options dict of SB3's per-env ``set_options`` list (the envs of
+    a batch share a configuration, so they must agree)."""
+    first = per_env[0] if per_env else {}
+    if any(o != first for o in per_env):
+        raise ValueError("the native VecEnv applies one set of reset options to every env; "
+                         "set_options gave different ones")
+    return first or None
 
 
 def make_vector_env(game: str, num_envs: int = 1, **kwargs) -> DungeonVectorEnv:
@@ -365,7 +386,7 @@ def _build_sb3_class():
                 for i, s in enumerate(self._seeds):
                     if s is not None:
                         seeds[i] = np.uint64(int(s))
-            self._run.reset(seeds)
+            self._run.reset(seeds, _same_options(self._options))
             self._reset_seeds()
             self._reset_options()
             masks = self._run.buf.masks.copy()

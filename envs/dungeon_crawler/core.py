@@ -36,7 +36,11 @@ def make_spec(content=None):
         feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
-        multi_agent=True, make_core=make_core)
+        multi_agent=True, make_core=make_core,
+        # one winner (the boss's killer), every other seat loses; rivals act
+        # out of turn (combat replies, the killer's loot pick); hidden hands
+        utility="zero_sum_ranking", ties=False, turn_order="state", chance="explicit",
+        information="imperfect")
 
 
 class DungeonCrawlerCore(KernelCore):

@@ -37,7 +37,10 @@ def make_spec(content=None):
         reward_range=(-1.0, 2.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
         obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
-        multi_agent=False, make_core=make_core)
+        multi_agent=False, make_core=make_core,
+        # one seat against the dungeon; undrawn decks and monsters are hidden
+        utility="general", ties=False, turn_order="fixed", chance="explicit",
+        information="imperfect")
 
 
 class UnbrokenCore(KernelCore):
