@@ -448,7 +448,7 @@ ROOT = ENVS_DIR.parent
 
 #: games whose kernels are generated: the package under dungeonrl.envs, or
 #: "module:ATTR" naming a KernelFacts elsewhere (the test fixtures)
-GAME_PACKAGES = ("unbroken", "dungeon_crawler", "dungeon_kart")
+GAME_PACKAGES = ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
 
 
 def facts_of(game: str) -> KernelFacts:

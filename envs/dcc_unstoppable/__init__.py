@@ -1,0 +1,63 @@
+"""Dungeon Crawler Carl: Unstoppable (``shared/rules/dungeon-crawler-carl-unstoppable.txt``):
+the deckbuilder, solo (Gymnasium ``dungeonrl/DCCUnstoppable-v0``) and as a
+2-player co-op team (PettingZoo ``dungeonrl.envs.dcc_unstoppable_v0``), as
+rules + content + encoder + render for the shared engine.
+
+Description
+-----------
+A crawler (or two, as a team) builds a deck of cores on a floor of the World
+Dungeon: each turn has an Upkeep (mana, action points, refresh), a Draft
+(keep one of the revealed cores, sleeved with the top threat), a Main Phase
+(basic spells, cards for action points, allies, upgrades bought into
+top/bottom cutouts, threats defeated), a Threat Phase (active threats deal
+damage; Terror, Retaliate, Taunt, Looming, Sacrifice, Fast) and a Cleanup
+(battlefield refilled, level up on an empty deck, danger marker). The game
+is won when every crawler has gone down the stairs, lost at 0 health for
+anyone or when the danger marker reaches the skull. Content (cores,
+threats, bosses, quests, upgrades, races, classes, danger tracks) is ours,
+as data (``data/*.toml``); design, effect vocabulary and the DCC- coverage
+table: ``envs/dcc_unstoppable/README.md``.
+
+Actions
+-------
+``Discrete(116)``, one fixed meaning per index (``consts.action_names()``):
+hand and play slots, exhausting allies, targets on either battlefield,
+market slots, pay / accept, draft picks, pass the initiative to the
+teammate (co-op), end the phase. Masked.
+
+Observation
+-----------
+``float32[2645]`` from the deciding crawler's seat: own hand, battlefield
+(active, looming, on deck), market, resources, levels, the danger track
+ahead; in co-op the teammate's public state (hands are open between
+teammates). Deck order, unseen threat sides and the RNG are never encoded.
+
+Rewards
+-------
+``reward="winloss"`` (default): +1 to every seat when the team wins, -1 when
+it loses (a team reward); ``"score"``: the arcade score shaped into
+[-1, 1]. 0 on other steps and on truncation; an illegal action ends the
+game with -1 for the acting seat.
+
+Episode end
+-----------
+Terminated: win or loss, or an illegal action. Truncated: ``max_steps``
+decisions (default 3000).
+
+Arguments
+---------
+``gymnasium.make("dungeonrl/DCCUnstoppable-v0", floor=1, difficulty="normal",
+mode="arcade", crawler="Carl", race=None, klass=None, campaign=None,
+reward="winloss", max_steps=3000)``; co-op:
+``dcc_unstoppable_v0.env(num_players=2, ...)``. Reset option ``campaign``
+(deck list, XP, benefits, achievements carried between floors).
+
+Version history
+---------------
+* v0: initial release.
+"""
+from .content import load_content
+from .core import DCCCore, make_core, make_spec
+
+SPEC = make_spec()
+__all__ = ["SPEC", "DCCCore", "make_core", "make_spec", "load_content"]

@@ -234,3 +234,13 @@ def action_names():
     n += ["preset"]
     assert len(n) == NUM_ACTIONS
     return tuple(n)
+
+
+# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+from ..core.facts import KernelFacts  # noqa: E402
+
+ILLEGAL_PENALTY = -1.0
+KERNEL_FACTS = KernelFacts(game="dcc_unstoppable", num_actions=NUM_ACTIONS,
+                           max_seats=NPLAYERS_MAX, illegal_penalty=ILLEGAL_PENALTY,
+                           win_outcome=O_WIN, auto_counts_steps=True, has_finish=True,
+                           has_policy=True)

@@ -1969,3 +1969,9 @@ def main_action(st, T, p, a, rew):
             st.dec_player = q
         else:
             end_main(st, T, rew)
+
+
+@njit(**JIT)
+def finish_row(st, T):
+    """The engine ended the game (an illegal action or the decision cap)."""
+    st.phase = C.PH_OVER
