@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import ContentError, CorruptStateError
+from ..core.errors import ContentError
+from ..core.validate import check_max_steps
 from ..core.spec import GameCore, GameSpec, layout_version as shared_layout_version
 from ...encoders import unbroken as enc
 from . import batch, consts as C
@@ -96,9 +97,7 @@ class UnbrokenCore(GameCore):
         self.difficulty = _parse_choice(difficulty, C.DIFFICULTIES, "difficulty")
         self.reward_mode = _parse_choice(reward, REWARDS, "reward")
         self.auto_advance = 1 if auto_advance else 0
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
-        self.max_steps = int(max_steps)
+        self.max_steps = check_max_steps(max_steps)   # [1, 2**31 - 1]: an int32 field
 
     # -- batched kernels ---------------------------------------------------------
     def reset(self, states, seeds):
@@ -170,54 +169,10 @@ class UnbrokenCore(GameCore):
         return info
 
     def check_state(self, state):
-        """Reject records that break invariants the kernels index with."""
-        s = state
-        def bad(msg):
-            raise CorruptStateError(f"corrupt Unbroken state: {msg}")
-        if not 0 <= int(s["phase"]) < C.NPHASE:
-            bad(f"phase {int(s['phase'])}")
-        if not 1 <= int(s["level"]) <= 4:
-            bad(f"level {int(s['level'])}")
-        if not 0 <= int(s["character"]) < C.NCHAR:
-            bad(f"character {int(s['character'])}")
-        if not 0 <= int(s["difficulty"]) < 3:
-            bad(f"difficulty {int(s['difficulty'])}")
-        if not 1 <= int(s["wstack_n"]) <= C.WSTACK:
-            bad(f"weapon stack size {int(s['wstack_n'])}")
-        for w in s["wstack"][: int(s["wstack_n"])]:
-            if not 0 <= int(w) < C.NWEAPON:
-                bad(f"weapon id {int(w)}")
-        res = s["res"]
-        if (res < 0).any() or (res > self.T.bars).any():
-            bad("a resource is outside its bar")
-        if not 0 <= int(s["time"]) <= int(self.T.time_track):
-            bad(f"time {int(s['time'])}")
-        if not 0 <= int(s["revealed_n"]) <= C.MAX_REVEAL:
-            bad("revealed count")
-        if not (0 <= int(s["enc_deck_n"]) <= C.DECK_CAP and 0 <= int(s["enc_disc_n"]) <= C.DECK_CAP):
-            bad("encounter pile sizes")
-        ne = int(self.T.n_enc_types)
-        for arr, n in ((s["enc_deck"], s["enc_deck_n"]), (s["enc_disc"], s["enc_disc_n"]),
-                       (s["revealed"], s["revealed_n"])):
-            v = arr[: int(n)]
-            if ((v < 0) | (v >= ne)).any():
-                bad("encounter card id")
-        if int(s["monster"]) >= C.NMONSTER or int(s["monster"]) < -1:
-            bad(f"monster {int(s['monster'])}")
-        if int(s["m_revealed"]) == 1 and int(s["monster"]) < 0:
-            bad("revealed monster missing")
-        if not 0 <= int(s["skill_offer_n"]) <= 2:
-            bad("skill offer size")
-        ns = int(self.T.n_skills)
-        if not (0 <= int(s["skill_deck_n"]) <= ns and 0 <= int(s["skill_disc_n"]) <= ns):
-            bad("skill pile sizes")
-        if not 0 <= int(s["roll"]) <= 6:
-            bad("monster roll")
-        if not 0 <= int(s["stage"]) <= C.S_MANDATORY:
-            bad("stage")
-        arr = np.array([s]) if not isinstance(s, np.ndarray) else s.reshape(1)
-        if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(s["legal"])):
-            bad("stored legal mask does not match the state")
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 
 def make_core(**kwargs):
