@@ -135,14 +135,15 @@ FIELD_RULES = {
     "offer_n": R(0, C.OFFER_MAX),
     "offer_kind": R(0, len(C.OFFER_NAMES) - 1),
     "offer_seat": R(-1, _seat),
-    # combat
+    # combat (the cb_* of the last combat stay until the next one starts)
     "cb_kind": R(0, len(C.OPP_NAMES) - 1),
     "cb_a": R(-1, _seat),
     "cb_b": R(-1, _seat),
     "cb_f": R(-1, C.NFLOOR - 1),
     "cb_sq": R(-1, C.MAX_SQ - 1),
     "cb_mob": R(-1, C.NMOB - 1),
-    "cb_mhp": R(0, _monster_hp),
+    # a summoned mob's HP; the killing blow leaves it <= 0 until the next combat
+    "cb_mhp": R(-999, _monster_hp),
     "cb_init_a": FLAG,
     "cb_win": FLAG,
     "cb_round": R(0, INT16_MAX),
