@@ -61,7 +61,7 @@ class FuzzHooks:
     configs: list                       # core kwargs whose records are fuzzed
     data_dir: str                       # the shipped content folder
     content_files: tuple                # its files (without .toml)
-    play_steps: int = 40                # random decisions after a successful restore
+    play_steps: int = 20                # random decisions after a successful restore
     extra_args: dict = field(default_factory=dict)   # kwargs every env of the game needs
 
 
@@ -127,9 +127,9 @@ class GameEnv:
     def record(self):
         return np.frombuffer(self.env.get_state().state, dtype=self.core.state_dtype)[0]
 
-    def play(self, rng, steps: int) -> int:
-        """Up to ``steps`` random legal decisions; checks every record and
-        observation on the way. Returns the decisions taken."""
+    def play(self, rng, steps: int, check: bool = True) -> int:
+        """Up to ``steps`` random legal decisions; with ``check``, checks every
+        record, observation and render on the way. Returns the decisions taken."""
         env = self.env
         taken = 0
         for _ in range(steps):
@@ -141,7 +141,8 @@ class GameEnv:
                     env.step(None)
                     continue
                 obs = env.observe(agent)
-                assert env.observation_space(agent).contains(obs), "observation outside its space"
+                assert not check or env.observation_space(agent).contains(obs), \
+                    "observation outside its space"
                 legal = np.flatnonzero(obs["action_mask"])
                 assert len(legal), "a running game with no legal action"
                 env.step(int(rng.choice(legal)))
@@ -151,11 +152,13 @@ class GameEnv:
                 legal = np.flatnonzero(env.action_masks())
                 assert len(legal), "a running game with no legal action"
                 obs, *_ = env.step(int(rng.choice(legal)))
-                assert env.observation_space.contains(obs), "observation outside its space"
+                assert not check or env.observation_space.contains(obs), \
+                    "observation outside its space"
             taken += 1
-            self.core.check_state(self.record())   # every reached record stays valid
-            if env.render_mode is not None:
-                assert isinstance(env.render(), str)
+            if check:
+                self.core.check_state(self.record())   # every reached record stays valid
+                if env.render_mode is not None:
+                    assert isinstance(env.render(), str)
         return taken
 
 
@@ -169,9 +172,7 @@ def reached_snapshots(name: str, config: dict, n: int, seed: int) -> list:
     while len(out) < n:
         env.reset(game_seed)
         game_seed += 1
-        for _ in range(int(rng.integers(0, 120))):
-            if env.play(rng, 1) == 0:
-                break
+        env.play(rng, int(rng.integers(0, 120)), check=False)
         out.append(env.snapshot())
     return out
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, seed_case, seed_ok
 from dungeonrl.envs.core.validate import INT32_MAX, MAX_NUM_ENVS
 from dungeonrl.registry import get_spec, list_games

@@ -146,9 +146,22 @@ def _bound(b, ctx):
 def _apply(ctx, name, rule):
     if rule.kind == "any":
         return
-    v = np.asarray(ctx.s[name]).astype(np.int64)
+    raw = ctx.s[name]
+    if rule.kind != "prefix" and not isinstance(raw, np.ndarray):   # scalar: plain ints
+        x = int(raw)
+        if rule.kind == "set":
+            if x not in rule.values:
+                ctx.fail(name, x, f"must be one of {sorted(rule.values)}")
+            return
+        lo, hi = _bound(rule.lo, ctx), _bound(rule.hi, ctx)
+        if not lo <= x <= hi:
+            ctx.fail(name, x, f"must be in [{lo}, {hi}]")
+        return
+    v = np.asarray(raw).astype(np.int64)
     if rule.kind == "set":
-        bad = ~np.isin(v, np.fromiter(rule.values, np.int64))
+        bad = np.ones(v.shape, np.bool_)
+        for x in rule.values:          # small sets: cheaper than np.isin
+            bad &= v != x
         if bad.any():
             ctx.fail(name, v[bad].reshape(-1)[0] if v.ndim else v,
                      f"must be one of {sorted(rule.values)}")
@@ -195,17 +208,23 @@ def check_record(state, rules: dict, cross_rules=(), *, tables=None, params=None
     if isinstance(state, np.ndarray):
         state = state.reshape(-1)[0]
     ctx = Ctx(state, tables, dict(params or {}), game)
-    table = merged_rules(state.dtype, rules)
-    for name in state.dtype.names:
-        if name not in table:
-            raise CorruptStateError(f"{game} state field '{name}' has no validation rule")
-    # counts (scalars) first: a Prefix rule reads its count field
-    order = sorted(state.dtype.names, key=lambda f: table[f].kind == "prefix")
-    for name in order:
-        _apply(ctx, name, table[name])
+    key = (state.dtype, id(rules))
+    if key not in _ORDER:
+        table = merged_rules(state.dtype, rules)
+        for name in state.dtype.names:
+            if name not in table:
+                raise CorruptStateError(f"{game} state field '{name}' has no validation rule")
+        # counts (scalars) first: a Prefix rule reads its count field
+        order = sorted(state.dtype.names, key=lambda f: table[f].kind == "prefix")
+        _ORDER[key] = [(f, table[f]) for f in order if table[f].kind != "any"]
+    for name, rule in _ORDER[key]:
+        _apply(ctx, name, rule)
     for rule in HEADER_CROSS + tuple(cross_rules):
         if all(f in state.dtype.names for f in getattr(rule, "needs", ())):
             rule(ctx)
+
+
+_ORDER = {}   # (dtype, id(rules)) -> the rules in check order (rule tables are constants)
 
 
 def merged_rules(dtype, rules: dict) -> dict:

@@ -52,9 +52,10 @@ def _gold_cap(ctx):
 def _card_max(field, effect):
     def f(ctx):
         T = ctx.T
-        vals = [int(getattr(T, field)[c]) for c in range(int(T.n_cards))
-                if int(T.card_effect[c]) == effect]
-        return max(vals + [0])
+        n = int(T.n_cards)
+        sel = np.asarray(T.card_effect[:n]) == effect
+        vals = np.asarray(getattr(T, field)[:n], np.int64)[sel]
+        return int(vals.max()) if vals.size else 0
     f.__doc__ = f"max {field} of the '{C.EFFECT_NAMES[effect]}' cards"
     return f
 
