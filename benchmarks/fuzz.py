@@ -8,6 +8,12 @@ this module is also a command for longer runs that prints what it did::
     python -m dungeonrl.benchmarks.fuzz --cases 2000 --game unbroken --kind snapshot
     NUMBA_BOUNDSCHECK=1 python -m dungeonrl.benchmarks.fuzz --cases 500 --kind snapshot
 
+Numba's on-disk cache does not key on ``NUMBA_BOUNDSCHECK``: a run with bounds
+checks would silently load the unchecked kernels. With ``NUMBA_BOUNDSCHECK=1``
+and no ``NUMBA_CACHE_DIR`` the command therefore restarts itself with a cache
+of its own (:data:`BOUNDSCHECK_CACHE`; the first run compiles every kernel,
+minutes) and prints whether bounds checks are really on.
+
 What one case checks:
 
 * ``snapshot``: a record reached by random play is mutated (random bytes,
@@ -52,6 +58,27 @@ from ..envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from ..envs.core.snapshot import Snapshot
 
 REFUSED = (CorruptStateError, SnapshotError)
+#: numba cache of bounds-checked kernels (kept apart from the normal cache)
+BOUNDSCHECK_CACHE = os.path.join(tempfile.gettempdir(), "dungeonrl-numba-boundscheck")
+
+
+def boundscheck_env() -> dict:
+    """``os.environ`` plus what a bounds-checked run needs."""
+    return dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=BOUNDSCHECK_CACHE)
+
+
+def bounds_checks_active() -> bool:
+    """Whether kernels compiled now check their indices (an uncached probe)."""
+    from numba import njit
+
+    @njit(cache=False)
+    def probe(a, i):
+        return a[i]
+    try:
+        probe(np.zeros(1), 3)
+    except IndexError:
+        return True
+    return False
 
 
 @dataclass
@@ -500,13 +527,17 @@ def main(argv=None) -> int:
                    help="what to fuzz (default: all)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
+    if os.environ.get("NUMBA_BOUNDSCHECK") == "1" and "NUMBA_CACHE_DIR" not in os.environ:
+        args = list(sys.argv[1:] if argv is None else argv)
+        os.execve(sys.executable, [sys.executable, "-m", "dungeonrl.benchmarks.fuzz", *args],
+                  boundscheck_env())
     names = a.game or games()
     kinds = a.kind or ["snapshot", "header", "content", "args"]
     for g in names:
         hooks_for(g)
-    bc = os.environ.get("NUMBA_BOUNDSCHECK", "0")
+    bc = "on" if bounds_checks_active() else "off"
     print(f"fuzz: games {names}, kinds {kinds}, {a.cases} cases each, seed {a.seed}, "
-          f"NUMBA_BOUNDSCHECK={bc}")
+          f"numba bounds checks {bc}", flush=True)
     bad = 0
     with tempfile.TemporaryDirectory() as wd:
         for g in names:
