@@ -517,3 +517,15 @@ def test_pt_model_errors(tmp_path):
         p.write_bytes(content)
         with pytest.raises(ModelSpecError, match="m.pt"):
             make_agent(str(p), core)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_unreadable_content_file_is_content_error(tmp_path, name):
+    folder = _copy_content(name, tmp_path)
+    f = folder / f"{HOOKS[name].content_files[-1]}.toml"
+    f.write_bytes(b"name = \"\xff\xfe\"\n")
+    with pytest.raises(ContentError, match=f.name):
+        _load(name, folder)
+    f.unlink()
+    with pytest.raises(ContentError, match="missing"):
+        _load(name, folder)

@@ -65,6 +65,10 @@ def load_toml(folder, name):
             return _toml.load(f)
     except _toml.TOMLDecodeError as e:
         raise ContentError(f"{name}.toml: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ContentError(f"{name}.toml: not UTF-8 text: {e}") from None
+    except OSError as e:
+        raise ContentError(f"{name}.toml: cannot be read: {e}") from None
 
 
 def _entry(ctx, d):
