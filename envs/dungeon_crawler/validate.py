@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.validate import FLAG, R, OneOf, Prefix, check_record
 from . import consts as C
+from .rules import AUTO_LIMIT
 
 INT16_MAX = 2**15 - 1
 INT32_MAX = 2**31 - 1
@@ -112,7 +113,8 @@ FIELD_RULES = {
     "curse": R(0, _card_max("card_atk", C.E_CURSE)),
     "enchant": R(0, _enchant_max),
     "str_bonus": R(0, 127),        # Potions of Strength stack until the next combat
-    "cb_atk": R(-MOD_MAX, MOD_MAX),
+    # str_bonus (up to the field's 127) is added at the start of a combat
+    "cb_atk": R(-MOD_MAX - 10, 127),
     "cb_def": R(-MOD_MAX, MOD_MAX),
     "deaths": R(0, INT16_MAX),
     "kills": R(0, INT16_MAX),
@@ -208,6 +210,20 @@ def flow(ctx):
             ctx.fail("cr_roll", ctx.i("cr_roll"), "a creation roll left after the creation")
     if not over and ph == C.PH_ASSIGN and ctx.i("cr_roll") == 0:
         ctx.fail("cr_roll", 0, "the assign phase has a roll to place")
+    if ph not in (C.PH_ASSIGN, C.PH_OVER) and ctx.i("cr_roll"):
+        ctx.fail("cr_roll", ctx.i("cr_roll"), "a creation roll outside the assign phase")
+    if not over:
+        moved, res = ctx.i("moved"), ctx.i("resume_ph")
+        if turn < 0 and (res != C.PH_MAIN or moved or ctx.i("sprinted") or ctx.i("shadow")):
+            ctx.fail("resume_ph", res, "the creation keeps the set-up turn fields "
+                                       "(resume main, nothing moved, sprinted or shadowed)")
+        if turn >= 0 and res != (C.PH_MAIN if moved else C.PH_MOVE):
+            ctx.fail("resume_ph", res, f"a turn with moved = {moved} resumes at "
+                                       f"{'main' if moved else 'move'}")
+    # rounds: at most AUTO_LIMIT automatic decisions follow each agent decision
+    cap = min((ctx.i("steps") + 1) * AUTO_LIMIT, INT32_MAX - AUTO_LIMIT - 1000)
+    if ctx.i("round") > cap:
+        ctx.fail("round", ctx.i("round"), f"more rounds than the decisions taken allow ({cap})")
 
 
 def seats(ctx):
@@ -263,8 +279,15 @@ def heroes(ctx):
     ench = ctx.a("enchant")
     if ((ench > 0) & (ctx.a("equip")[:, C.SL_WEAPON] < 0)).any():
         ctx.fail("enchant", ench, "an enchantment without a weapon")
-    if ctx.i("cb_kind") == C.OPP_NONE and (ctx.a("cb_atk").any() or ctx.a("cb_def").any()):
-        ctx.fail("cb_atk", ctx.a("cb_atk"), "combat modifiers outside a combat")
+    # combat modifiers belong to the fighting seats of the current combat
+    fighters = np.zeros(P, np.bool_)
+    if ctx.i("cb_kind") != C.OPP_NONE:
+        fighters[ctx.i("cb_a")] = True
+        if ctx.i("cb_kind") == C.OPP_HERO:
+            fighters[ctx.i("cb_b")] = True
+    for f in ("cb_atk", "cb_def"):
+        if ctx.a(f)[~fighters].any():
+            ctx.fail(f, ctx.a(f), "combat modifiers of a seat that is not fighting")
 
 
 def item_zones(ctx):
