@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import zipfile
 
@@ -30,7 +29,6 @@ from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, reached_snapshots
 from dungeonrl.envs.core import validate as V
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from dungeonrl.envs.core.header import HEADER_NAMES
-from dungeonrl.envs.core.snapshot import Snapshot
 from dungeonrl.registry import get_spec, list_games
 
 GAMES = list_games()
@@ -172,7 +170,6 @@ BAD_HEADERS = [("step_count", "abc"), ("step_count", -1), ("step_count", True), 
 def test_set_state_atomic_on_malformed_header(name):
     env = _env(name)
     env.reset(1)
-    env.env.step if False else None
     base = env.snapshot()
     env.play(np.random.default_rng(0), 5)
     before = env.snapshot()
@@ -315,7 +312,7 @@ def test_entry_of_wrong_type_is_content_error(tmp_path, name):
         path.write_text(orig)
 
 
-# --- arguments and seeds ---------------------------------------------------------------------------
+# --- arguments and seeds -----------------------------------------------------------------
 @pytest.mark.parametrize("name", GAMES)
 def test_max_steps_bounded(name):
     spec = get_spec(name)
@@ -421,7 +418,7 @@ def test_vector_seed_list_checked():
             v.reset(seed=bad)
 
 
-# --- saved models -----------------------------------------------------------------------------------
+# --- saved models ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sb3_zip(tmp_path_factory):
     pytest.importorskip("sb3_contrib")

@@ -175,7 +175,8 @@ def _apply(ctx, name, rule):
                 lo_k = int(np.broadcast_to(lo, v.shape)[k])
                 hi_k = int(np.broadcast_to(hi, v.shape)[k])
                 ctx.fail(name, v[k], f"element {k} must be in [{lo_k}, {hi_k}]")
-            where = "" if v.ndim == 0 else f" (element {tuple(int(x) for x in np.argwhere(bad)[0])})"
+            k = tuple(int(x) for x in np.argwhere(bad)[0])
+            where = "" if v.ndim == 0 else f" (element {k})"
             ctx.fail(name, v if v.ndim == 0 else v[bad][0], f"must be in [{lo}, {hi}]{where}")
         return
     # prefix (a pile): count checked by its own rule first

@@ -367,7 +367,8 @@ def offers(ctx):
 
 def pending(ctx):
     ph, over = ctx.i("phase"), ctx.i("phase") == C.PH_OVER
-    pc, pt, actor, n = ctx.i("pend_card"), ctx.i("pend_target"), ctx.i("actor"), ctx.i("num_players")
+    pc, pt = ctx.i("pend_card"), ctx.i("pend_target")
+    actor, n = ctx.i("actor"), ctx.i("num_players")
     eff = int(ctx.T.card_effect[pc]) if pc >= 0 else -1
     if over:
         return
