@@ -130,9 +130,12 @@ class DungeonEnv(gym.Env):
     ``get_state()`` returns a :class:`Snapshot` (game record bytes, game name,
     layout version, step count, return, done flag); ``set_state(snapshot)``
     restores it exactly. Snapshots of another game or layout version raise
-    :class:`SnapshotError`; a record that breaks the rules' invariants raises
-    :class:`CorruptStateError`. The ``np_random`` used for unseeded resets is
-    not part of a snapshot.
+    :class:`SnapshotError`, and so does a malformed header (a step count,
+    return or done flag of the wrong type); a record the rules could not
+    reach (see ``envs/core/validate.py``) raises :class:`CorruptStateError`
+    naming the field. Everything is checked before anything changes: a
+    refused snapshot leaves the env as it was. The ``np_random`` used for
+    unseeded resets is not part of a snapshot.
 
     ## Version History
 
