@@ -256,8 +256,8 @@ def heroes(ctx):
     actor = ctx.i("actor")
     base, rolled, hp = ctx.a("base"), ctx.a("rolled"), ctx.a("hp")
     for h in range(n):
-        done = ctx.i("turn") >= 0 or over or (creating and h < actor)
-        if done and (rolled[h] == 0).any() and not over:
+        done = ctx.i("turn") >= 0 or (creating and h < actor)     # a finished hero
+        if done and (rolled[h] == 0).any():
             ctx.fail("rolled", rolled[h], f"hero {h} is finished but has an open stat")
         if (rolled[h] > 0).all():
             if base[h].sum() != rolled[h].sum():
@@ -269,8 +269,13 @@ def heroes(ctx):
         mh = _max_hp(ctx, h)
         if hp[h] > mh:
             ctx.fail("hp", hp[h], f"hero {h} above its max HP {mh}")
-        if done and ctx.i("turn") >= 0 and hp[h] < 1:
-            ctx.fail("hp", hp[h], f"hero {h} in the dungeon with no HP")
+        if done and hp[h] < 1:
+            ctx.fail("hp", hp[h], f"finished hero {h} has no HP")
+        if creating and h == actor:
+            want = mh if ph == C.PH_DRAFT else 0
+            if hp[h] != want:
+                ctx.fail("hp", hp[h], f"the hero being created has {want} HP in phase "
+                                      f"{C.PHASE_NAMES[ph]}")
         if creating and h > actor and (rolled[h].any() or base[h].any() or hp[h]
                                         or (ctx.a("equip")[h] != -1).any()):
             ctx.fail("rolled", rolled[h], f"seat {h} is not created yet")
