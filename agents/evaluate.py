@@ -203,6 +203,7 @@ def _spec(game):
 
 
 def main(args) -> int:
+    from .modelspec import check_model_game
     from .policy import make_agent, model_core_kwargs
     game = args.env
     hooks = hooks_for(game)
@@ -232,6 +233,7 @@ def main(args) -> int:
         try:
             kw = {}
             if name not in ("random", "heuristic"):
+                check_model_game(name, _spec(game))   # another game's model: ModelSpecError
                 kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
             kw.update(given)
             key = tuple(sorted(kw.items()))

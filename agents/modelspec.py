@@ -23,6 +23,16 @@ key                 meaning
 a wrong-shaped observation reach the network (or, worse, a right-shaped one
 whose columns mean something else).
 
+Reading a saved file is checked too: :func:`read_sb3_spec` and
+:func:`load_sb3_model` raise :class:`ModelSpecError` naming the file and what
+is wrong with it (not a zip, no spec inside, a spec that is not valid JSON or
+lacks fields or has fields of the wrong type, an SB3 ``data`` / weights entry
+that SB3 cannot read), never a bare ``JSONDecodeError``, ``KeyError`` or
+``UnpicklingError``. :func:`check_model_file` checks a ``.pt`` or ``.zip``
+file's spec against a game before anything is built from its options (what
+``dungeonrl eval`` does, so another game's model gives the same message as
+``play``).
+
 ``strict=False`` lets a model trained on an older *content* (the same
 observation and action layout, a different ``layout_version`` or env
 version) load with a warning: useful while the game is being rebalanced,
@@ -31,12 +41,23 @@ never silent.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import warnings
+import zipfile
 
 from ..envs.core.errors import DungeonRLError
 
 __all__ = ["ModelSpecError", "ModelSpecWarning", "model_spec", "check_model_spec",
-           "names_sha"]
+           "names_sha", "read_sb3_spec", "load_sb3_model", "check_model_file", "check_model_game",
+           "read_model_file_spec", "SB3_META_NAME"]
+
+#: the entry of an SB3 zip that holds the model spec (SB3 ignores extra entries)
+SB3_META_NAME = "dungeonrl_model_spec.json"
+#: the type of each model spec field
+FIELD_TYPES = {"game": str, "env_id": str, "spec_version": int, "layout_version": str,
+               "obs_size": int, "num_actions": int, "features_sha": str, "actions_sha": str,
+               "core_kwargs": dict}
 
 #: fields that decide whether the network can read the observation at all
 SHAPE_FIELDS = ("game", "obs_size", "num_actions", "features_sha", "actions_sha")
@@ -85,6 +106,7 @@ def check_model_spec(saved: dict, spec, *, strict: bool = True, source: str = "m
     if missing:
         raise ModelSpecError(f"{source} model spec lacks {missing}; cannot check it "
                              f"against {spec.env_id}")
+    _check_types(saved, source)
 
     def diff(fields):
         return [f"{k}: model {saved[k]!r} != env {live[k]!r}"
@@ -102,3 +124,105 @@ def check_model_spec(saved: dict, spec, *, strict: bool = True, source: str = "m
     if soft:
         warnings.warn(f"{source}: loading across a content/version change: "
                       + "; ".join(soft), ModelSpecWarning, stacklevel=3)
+
+
+def _check_types(saved: dict, source: str) -> None:
+    for k, t in FIELD_TYPES.items():
+        if k in saved and (not isinstance(saved[k], t) or isinstance(saved[k], bool)):
+            raise ModelSpecError(f"{source}: model spec field {k!r} must be a {t.__name__}, "
+                                 f"got {saved[k]!r}")
+
+
+def read_sb3_spec(path) -> dict:
+    """The model spec inside an SB3 zip, checked for shape (see module doc).
+    Raises :class:`ModelSpecError` naming ``path`` when it is missing or
+    garbled."""
+    path = os.fspath(path)
+    try:
+        with zipfile.ZipFile(path) as z:
+            if SB3_META_NAME not in z.namelist():
+                raise ModelSpecError(
+                    f"{path}: no {SB3_META_NAME} inside: not saved by dungeonrl's save_sb3, so "
+                    "the game it was trained on cannot be checked")
+            raw = z.read(SB3_META_NAME)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise ModelSpecError(f"{path}: not a readable SB3 zip ({type(e).__name__}: {e})") from e
+    try:
+        saved = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ModelSpecError(f"{path}: {SB3_META_NAME} is not valid JSON "
+                             f"({type(e).__name__}: {e})") from e
+    if not isinstance(saved, dict):
+        raise ModelSpecError(f"{path}: {SB3_META_NAME} must hold a JSON object, got "
+                             f"{type(saved).__name__}")
+    missing = [k for k in FIELD_TYPES if k not in saved]
+    if missing:
+        raise ModelSpecError(f"{path}: {SB3_META_NAME} lacks {missing}")
+    _check_types(saved, f"{path}: {SB3_META_NAME}")
+    return saved
+
+
+def load_sb3_model(path, spec, *, strict: bool = True):
+    """Check an SB3 zip's spec against ``spec`` (a :class:`GameSpec`), then
+    load it with sb3-contrib's ``MaskablePPO``; whatever SB3 cannot read (a
+    garbled ``data`` entry, broken weights) is a :class:`ModelSpecError`
+    naming the file, and so is an observation / action space that does not
+    fit the game."""
+    path = os.fspath(path)
+    check_model_spec(read_sb3_spec(path), spec, strict=strict, source=path)
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - train extra missing
+        raise ImportError("loading an SB3 model needs sb3-contrib: "
+                          "pip install 'dungeonrl[train]'") from e
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except (FileNotFoundError, ImportError, MemoryError):
+        raise
+    except Exception as e:   # SB3 raises whatever its readers raise
+        raise ModelSpecError(f"{path}: SB3 cannot read the model's data or weights "
+                             f"({type(e).__name__}: {str(e)[:200]})") from e
+    shape = getattr(model.observation_space, "shape", None)
+    n = getattr(model.action_space, "n", None)
+    if shape != (spec.obs_size,) or n != spec.num_actions:
+        raise ModelSpecError(
+            f"{path}: SB3 model has observation shape {shape} and {n} actions; "
+            f"{spec.env_id} has ({spec.obs_size},) and {spec.num_actions}")
+    return model
+
+
+def read_model_file_spec(path) -> dict:
+    """The spec of a saved model (SB3 ``.zip`` or fast-path ``.pt``);
+    :class:`ModelSpecError` when it has none or it is garbled."""
+    from .policy import model_kind
+    path = os.fspath(path)
+    if model_kind(path) == "sb3":
+        return read_sb3_spec(path)
+    from .ppo import read_model
+    saved = read_model(path).get("model_spec")
+    if not isinstance(saved, dict):
+        raise ModelSpecError(f"{path} carries no model spec (not saved by dungeonrl?)")
+    _check_types(saved, path)
+    return saved
+
+
+def check_model_file(path, spec, *, strict: bool = True) -> dict:
+    """Read the spec of a saved model and check it against ``spec``;
+    returns the spec. Raises :class:`ModelSpecError` (``FileNotFoundError``
+    for a missing file)."""
+    saved = read_model_file_spec(path)
+    check_model_spec(saved, spec, strict=strict, source=os.fspath(path))
+    return saved
+
+
+def check_model_game(path, spec) -> dict:
+    """Refuse a saved model of another game before anything is built from
+    its stored core options (its table size, character...): the same
+    :class:`ModelSpecError` as a full check. The full check (layout,
+    content) happens when the model is loaded for the core built."""
+    saved = read_model_file_spec(path)
+    if saved.get("game") != spec.name:
+        check_model_spec(saved, spec, source=os.fspath(path))
+    return saved

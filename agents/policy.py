@@ -23,20 +23,19 @@ does not match the game raises :class:`~dungeonrl.agents.modelspec.ModelSpecErro
 """
 from __future__ import annotations
 
-import json
 import os
 import zipfile
 
 import numpy as np
 
 from .games import hooks_for
-from .modelspec import ModelSpecError, check_model_spec
+from .modelspec import (SB3_META_NAME, ModelSpecError, check_model_spec,  # noqa: F401
+                        load_sb3_model, read_sb3_spec)
 
 __all__ = ["RandomAgent", "TorchAgent", "SB3Agent", "make_agent", "load_policy",
            "model_kind", "model_core_kwargs", "SB3_META_NAME"]
 
 #: name of the model-spec entry dungeonrl adds inside SB3 zip files
-SB3_META_NAME = "dungeonrl_model_spec.json"
 
 
 class RandomAgent:
@@ -108,20 +107,21 @@ def model_kind(path) -> str:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no model file {path!r}")
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as z:
-            names = set(z.namelist())
-        if "data" in names and "policy.pth" in names:
-            return "sb3"
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+            if "data" in names and "policy.pth" in names:
+                return "sb3"
+    except (zipfile.BadZipFile, OSError, EOFError):
+        pass        # not a readable zip: read_model names the problem
     return "ppo"
 
 
-def sb3_model_spec(path) -> dict | None:
-    """The model spec dungeonrl stored inside an SB3 zip (``None`` if absent)."""
-    with zipfile.ZipFile(path) as z:
-        if SB3_META_NAME not in z.namelist():
-            return None
-        return json.loads(z.read(SB3_META_NAME).decode())
+def sb3_model_spec(path) -> dict:
+    """The model spec dungeonrl stored inside an SB3 zip (a missing or garbled
+    one raises :class:`ModelSpecError`, see ``modelspec.read_sb3_spec``)."""
+    return read_sb3_spec(path)
 
 
 def model_core_kwargs(path) -> dict:
@@ -135,22 +135,7 @@ def model_core_kwargs(path) -> dict:
 
 
 def _load_sb3(path, core, strict: bool):
-    meta = sb3_model_spec(path)
-    if meta is not None:
-        check_model_spec(meta, core.spec, strict=strict, source=str(path))
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - train extra missing
-        raise ImportError("loading an SB3 model needs sb3-contrib: "
-                          "pip install 'dungeonrl[train]'") from e
-    model = MaskablePPO.load(path, device="cpu")
-    shape = getattr(model.observation_space, "shape", None)
-    n = getattr(model.action_space, "n", None)
-    if shape != (core.spec.obs_size,) or n != core.spec.num_actions:
-        raise ModelSpecError(
-            f"{path}: SB3 model has observation shape {shape} and {n} actions; "
-            f"{core.spec.env_id} has ({core.spec.obs_size},) and {core.spec.num_actions}")
-    return model
+    return load_sb3_model(path, core.spec, strict=strict)
 
 
 def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict: bool = True):

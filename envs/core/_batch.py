@@ -27,6 +27,7 @@ import numpy as np
 
 from .errors import IllegalActionError, InvalidActionError
 from .spec import GameCore, GameSpec
+from .validate import check_num_envs, check_seed, check_seed_list
 
 ILLEGAL_POLICIES = ("penalize", "raise")
 MASK_DTYPE = np.int8
@@ -150,26 +151,29 @@ def draw_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def seed_batch(seed, n: int) -> np.ndarray:
-    """Seeds ``seed + i`` (int seed) or the given sequence of ``n`` seeds."""
-    if isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        s = int(seed)
-        if s < 0:
-            raise ValueError(f"seed must be non-negative, got {s}")
+    """Seeds ``seed + i`` (modulo 2**64) from one int seed, or the given
+    sequence of ``n`` seeds; each in ``[0, 2**64)`` (see
+    :func:`~.validate.check_seed`: bools, floats, strings and numpy
+    Generators raise naming the argument)."""
+    if _is_seed_scalar(seed):
+        s = check_seed(seed)
+        if s is None:
+            raise TypeError("seed must be an integer in [0, 2**64) or a sequence of them")
         return np.array([(s + i) % _UINT64_SPAN for i in range(n)], dtype=np.uint64)
-    seeds = list(seed)
-    if len(seeds) != n:
-        raise ValueError(f"expected {n} seeds, got {len(seeds)}")
-    if any(not isinstance(x, (numbers.Integral, np.integer)) or int(x) < 0 for x in seeds):
-        raise ValueError(f"seeds must be non-negative integers, got {seeds}")
-    return np.array([int(x) for x in seeds], dtype=np.uint64)
+    return check_seed_list(seed, n)
+
+
+def _is_seed_scalar(seed) -> bool:
+    """Anything that is not a sequence is judged as one seed (so a float or
+    a Generator gets the one-seed message)."""
+    return not (isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) == 1)
 
 
 class BatchBuffers:
     """The preallocated arrays of a batch of ``n`` games (see module doc)."""
 
     def __init__(self, core: GameCore, n: int):
-        if n < 1:
-            raise ValueError(f"need at least one env, got {n}")
+        n = check_num_envs(n)
         spec = core.spec
         self.core = core
         self.n = n

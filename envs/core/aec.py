@@ -62,6 +62,7 @@ from ._batch import (
 from .errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
 from .multi import global_state_space, observe_seats
 from .snapshot import Snapshot
+from .validate import check_seed, snapshot_fields
 
 __all__ = ["DungeonAECEnv", "make_aec_env"]
 
@@ -131,6 +132,7 @@ class DungeonAECEnv(AECEnv):
 
     # --- AEC API -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(options, self.unknown_reset_options)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -259,11 +261,13 @@ class DungeonAECEnv(AECEnv):
         if "num_players" in dtype.names and int(record[0]["num_players"]) != self.num_seats:
             raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, this env "
                                 f"{self.num_seats}")
+        step_count, _, done = snapshot_fields(snapshot)   # all checks before any change
         self.core.check_state(record[0])
+        done = done or bool(self.core.is_over(record[0]))
         self._states[:] = record
         self._started = True
-        self._done = bool(snapshot.done) or bool(self.core.is_over(self._states[0]))
-        self._step_count = int(snapshot.step_count)
+        self._done = done
+        self._step_count = step_count
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

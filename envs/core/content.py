@@ -2,8 +2,13 @@
 
 * :class:`Ctx` carries where the compiler is (file, card) so every error
   names the file, the card and the field (:class:`ContentError`);
-* ``read_int`` / ``read_str`` / ``read_table`` / ``read_list`` /
-  ``check_fields`` validate one field each;
+* ``read_int`` / ``read_str`` / ``read_bool`` / ``read_text`` / ``read_table``
+  / ``read_list`` / ``check_fields`` / ``check_unique`` validate one field
+  each (the entry itself must be a table; an integer without explicit
+  bounds must still lie in ``[-INT_LIMIT, INT_LIMIT]``, so no number
+  overflows a table);
+* :class:`ContentCache` keeps compiled content by the digest of the files'
+  bytes, so an edited folder is compiled (and validated) again;
 * ``load_toml`` reads a file with a clear error for bad TOML;
 * ``tables_record`` packs a namedtuple of arrays into ONE structured numpy
   record: kernels receive ``record[0]``, which numba passes by reference
@@ -24,6 +29,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as _toml
 
 from .errors import ContentError
+
+#: the bound of an integer field that gives none (every table is int16 or wider)
+INT_LIMIT = 999
 
 
 class Ctx:
@@ -57,10 +65,23 @@ def load_toml(folder, name):
             return _toml.load(f)
     except _toml.TOMLDecodeError as e:
         raise ContentError(f"{name}.toml: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ContentError(f"{name}.toml: not UTF-8 text: {e}") from None
+    except OSError as e:
+        raise ContentError(f"{name}.toml: cannot be read: {e}") from None
+
+
+def _entry(ctx, d):
+    if not isinstance(d, dict):
+        ctx.err("(entry)", f"must be a table, got {type(d).__name__} {d!r}"[:200])
 
 
 def read_int(ctx, d, key, default=None, lo=None, hi=None):
-    """An integer field (``default`` None = required), within [lo, hi]."""
+    """An integer field (``default`` None = required), within [lo, hi]
+    (``[-INT_LIMIT, INT_LIMIT]`` where a bound is not given)."""
+    _entry(ctx, d)
+    lo = -INT_LIMIT if lo is None else lo
+    hi = INT_LIMIT if hi is None else hi
     if key not in d:
         if default is None:
             ctx.err(key, "is required")
@@ -68,16 +89,45 @@ def read_int(ctx, d, key, default=None, lo=None, hi=None):
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int):
         ctx.err(key, f"must be an integer, got {v!r}")
-    if lo is not None and v < lo:
+    if v < lo:
         ctx.err(key, f"must be >= {lo}, got {v}")
-    if hi is not None and v > hi:
+    if v > hi:
         ctx.err(key, f"must be <= {hi}, got {v}")
     return v
+
+
+def read_bool(ctx, d, key, default=False):
+    """A true/false field (absent: ``default``)."""
+    _entry(ctx, d)
+    v = d.get(key, default)
+    if not isinstance(v, bool):
+        ctx.err(key, f"must be true or false, got {v!r}")
+    return v
+
+
+def read_text(ctx, d, key, default=""):
+    """An optional free-text string field."""
+    _entry(ctx, d)
+    v = d.get(key, default)
+    if not isinstance(v, str):
+        ctx.err(key, f"must be a string, got {v!r}")
+    return v
+
+
+def check_unique(ctx, names, what):
+    """Raise naming the first name that occurs twice."""
+    seen = set()
+    for n in names:
+        if n in seen:
+            ctx.card = None
+            ctx.err("name", f"duplicate {what} name {n!r}")
+        seen.add(n)
 
 
 def read_str(ctx, d, key, choices=None, default=None):
     """A non-empty string field (``default`` None = required), one of
     ``choices`` if given."""
+    _entry(ctx, d)
     if key not in d:
         if default is None:
             ctx.err(key, "is required")
@@ -85,12 +135,15 @@ def read_str(ctx, d, key, choices=None, default=None):
     v = d[key]
     if not isinstance(v, str) or not v:
         ctx.err(key, f"must be a non-empty string, got {v!r}")
+    if len(v) > 200:
+        ctx.err(key, f"at most 200 characters, got {len(v)}")
     if choices is not None and v not in choices:
         ctx.err(key, f"must be one of {sorted(choices)}, got {v!r}")
     return v
 
 
 def read_table(ctx, d, key):
+    _entry(ctx, d)
     v = d.get(key)
     if not isinstance(v, dict):
         ctx.err(key, "must be a table")
@@ -98,6 +151,7 @@ def read_table(ctx, d, key):
 
 
 def read_list(ctx, d, key, n=None):
+    _entry(ctx, d)
     v = d.get(key)
     if not isinstance(v, list):
         ctx.err(key, "must be a list")
@@ -107,6 +161,7 @@ def read_list(ctx, d, key, n=None):
 
 
 def check_fields(ctx, d, allowed):
+    _entry(ctx, d)
     for k in d:
         if k not in allowed:
             ctx.err(k, f"unknown field (allowed: {sorted(allowed)})")
@@ -139,3 +194,34 @@ def tables_digest(tables):
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
     return h.hexdigest()[:16]
+
+
+def folder_digest(folder, names) -> str:
+    """Hash of the bytes of ``names`` (``.toml`` files) in ``folder``;
+    missing files hash as absent (the compiler then names them)."""
+    h = hashlib.sha256()
+    for name in names:
+        path = os.path.join(folder, name + ".toml")
+        h.update(name.encode())
+        try:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"\0missing")
+    return h.hexdigest()
+
+
+class ContentCache:
+    """Compiled content keyed by (folder, digest of the files' bytes): an
+    unchanged folder is not compiled twice, an edited one always is."""
+
+    def __init__(self, names, maxsize=16):
+        self.names, self.maxsize, self._d = tuple(names), maxsize, {}
+
+    def get(self, folder, build):
+        key = (folder, folder_digest(folder, self.names))
+        if key not in self._d:
+            if len(self._d) >= self.maxsize:
+                self._d.pop(next(iter(self._d)))
+            self._d[key] = build(folder)
+        return self._d[key]

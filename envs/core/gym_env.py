@@ -28,6 +28,7 @@ from ._batch import (
 )
 from .errors import IllegalActionError, ResetNeededError, SnapshotError
 from .snapshot import Snapshot
+from .validate import check_seed, snapshot_fields
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 
@@ -141,9 +142,12 @@ class DungeonEnv(gym.Env):
     ``get_state()`` returns a :class:`Snapshot` (game record bytes, game name,
     layout version, step count, return, done flag); ``set_state(snapshot)``
     restores it exactly. Snapshots of another game or layout version raise
-    :class:`SnapshotError`; a record that breaks the rules' invariants raises
-    :class:`CorruptStateError`. The ``np_random`` used for unseeded resets is
-    not part of a snapshot.
+    :class:`SnapshotError`, and so does a malformed header (a step count,
+    return or done flag of the wrong type); a record the rules could not
+    reach (see ``envs/core/validate.py``) raises :class:`CorruptStateError`
+    naming the field. Everything is checked before anything changes: a
+    refused snapshot leaves the env as it was. The ``np_random`` used for
+    unseeded resets is not part of a snapshot.
 
     ## Version History
 
@@ -178,6 +182,7 @@ class DungeonEnv(gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(options)
         super().reset(seed=seed)
         if seed is None:
@@ -269,15 +274,18 @@ class DungeonEnv(gym.Env):
             raise SnapshotError(
                 f"snapshot state has {len(snapshot.state)} bytes, "
                 f"{spec.name} records have {dtype.itemsize}")
+        # parse and validate everything first; commit only then (atomic)
+        step_count, episode_return, done = snapshot_fields(snapshot)
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
         self.core.check_state(record[0])   # raises CorruptStateError; nothing changed yet
+        needs_reset = done or bool(self.core.is_over(record[0]))
         buf = self._buf
         buf.states[:] = record
         buf.refresh()
         self._started = True
-        self._needs_reset = bool(snapshot.done) or bool(self.core.is_over(buf.states[0]))
-        self._step_count = int(snapshot.step_count)
-        self._episode_return = float(snapshot.episode_return)
+        self._needs_reset = needs_reset
+        self._step_count = step_count
+        self._episode_return = episode_return
 
     # --- helpers -------------------------------------------------------------------
     def _observation(self):

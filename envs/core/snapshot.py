@@ -11,6 +11,13 @@ snapshot was taken.
 
 ``to_bytes`` / ``from_bytes`` give a self-describing serialisation: a magic
 tag, a length-prefixed JSON header and the record bytes.
+
+Every field is checked when a snapshot is built (directly or by
+``from_bytes``): ``game`` and ``layout_version`` non-empty strings, ``state``
+bytes, ``step_count`` a non-negative int, ``episode_return`` a finite number,
+``done`` a real bool (the string ``"false"`` is refused, not read as true).
+Anything else raises :class:`SnapshotError`, so ``set_state`` never meets a
+malformed header after it has started changing the env.
 """
 from __future__ import annotations
 
@@ -35,6 +42,20 @@ class Snapshot:
     episode_return: float = 0.0  #: sum of the agent's rewards in the current episode
     done: bool = False       #: the episode had ended (a ``reset`` is needed)
 
+    def __post_init__(self):
+        from .validate import snapshot_fields
+        for f in ("game", "layout_version"):
+            v = getattr(self, f)
+            if not isinstance(v, str) or not v:
+                raise SnapshotError(f"snapshot {f} must be a non-empty string, got {v!r}")
+        if not isinstance(self.state, (bytes, bytearray, memoryview)):
+            raise SnapshotError(f"snapshot state must be bytes, got {type(self.state).__name__}")
+        sc, ret, done = snapshot_fields(self)
+        object.__setattr__(self, "state", bytes(self.state))
+        object.__setattr__(self, "step_count", sc)
+        object.__setattr__(self, "episode_return", ret)
+        object.__setattr__(self, "done", done)
+
     def to_bytes(self) -> bytes:
         """Serialise to bytes (magic, JSON header, record bytes)."""
         header = asdict(self)
@@ -52,9 +73,24 @@ class Snapshot:
         if len(data) < start or not data.startswith(_MAGIC):
             raise SnapshotError("not a dungeonrl snapshot (bad magic tag)")
         (n,) = _LEN.unpack_from(data, len(_MAGIC))
+        if start + n > len(data):
+            raise SnapshotError(f"snapshot truncated: header of {n} bytes, "
+                                f"{len(data) - start} present")
         try:
             header = json.loads(data[start:start + n].decode())
+            if not isinstance(header, dict):
+                raise SnapshotError(f"malformed snapshot header: a JSON object is needed, got "
+                                    f"{type(header).__name__}")
+            known = {"game", "layout_version", "step_count", "episode_return", "done",
+                     "state_size"}
+            extra = sorted(set(header) - known)
+            missing = sorted(known - set(header))
+            if extra or missing:
+                raise SnapshotError(f"malformed snapshot header: unknown keys {extra}, "
+                                    f"missing keys {missing}")
             size = header.pop("state_size")
+            if isinstance(size, bool) or not isinstance(size, int):
+                raise SnapshotError(f"malformed snapshot header: state_size {size!r}")
             state = data[start + n:]
             if len(state) != size:
                 raise SnapshotError(
@@ -62,5 +98,5 @@ class Snapshot:
             return cls(state=state, **header)
         except SnapshotError:
             raise
-        except (ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             raise SnapshotError(f"malformed snapshot header: {e}") from e

@@ -49,6 +49,7 @@ from ._batch import (
 )
 from .errors import ResetNeededError
 from .gym_env import observation_spaces
+from .validate import UINT64_SPAN, check_num_envs, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode
@@ -78,7 +79,7 @@ class _Runner:
         else:
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
-            self.buf = BatchBuffers(self.core, int(num_envs))
+            self.buf = BatchBuffers(self.core, check_num_envs(num_envs))
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = bool(dict_obs)
@@ -244,8 +245,8 @@ class DungeonVectorEnv(VectorEnv):
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
-            seeds = seed_batch(seed, self.num_envs)
-            first = int(seed) if np.ndim(seed) == 0 else int(seeds[0])
+            seeds = seed_batch(seed, self.num_envs)   # checked: TypeError / ValueError
+            first = int(seeds[0])
             super().reset(seed=first)
         self._run.reset(seeds, options)
         n = self.num_envs
@@ -367,6 +368,7 @@ def _build_sb3_class():
                     f"choose from {list(spec.render_modes)} or None")
             self.render_mode = render_mode  # read by VecEnv.__init__ via get_attr
             self._closed = False
+            seed = check_seed(seed)
             self._seed_rng = np.random.default_rng(seed)
             self._t0 = time.time()
             self._pending = False
@@ -376,6 +378,15 @@ def _build_sb3_class():
                 self.seed(seed)
 
         # --- VecEnv API -------------------------------------------------------
+        def seed(self, seed=None):
+            """Seeds of the next ``reset``: env ``i`` gets ``seed + i`` (modulo
+            2**64); ``seed`` an int in ``[0, 2**64)`` or ``None``."""
+            seed = check_seed(seed)
+            if seed is None:
+                return super().seed(None)
+            self._seeds = [(seed + i) % UINT64_SPAN for i in range(self.num_envs)]
+            return self._seeds
+
         def reset(self):
             n = self.num_envs
             given = [s for s in self._seeds if s is not None]

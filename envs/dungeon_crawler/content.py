@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import (Ctx, check_fields, load_toml, read_int, read_list, read_str,
-                            read_table, tables_digest, tables_record)
+from ..core.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_int,
+                            read_list, read_str, read_table, tables_digest, tables_record)
 from . import consts as C
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -40,6 +40,21 @@ EFFECT_ARGS = {  # which numeric fields each effect reads (others must be absent
     "enchant": ("atk",), "cache": ("gold",), "poison": ("turns", "dmg"),
     "weakness": ("atk",), "heal": ("heal", "atk"), "well": ("heal",),
 }
+#: (effect, field) -> (lo, hi, default): the values the rules can take. A
+#: modifier (combat_buff) may be negative; a loss (curse, weakness, poison)
+#: is given as a positive amount; heal -1 means "to full", 0 is not a heal;
+#: a move, gold or turn count is at least 1 (a negative move deadlocks a game,
+#: negative gold would drive a hero's gold below zero).
+ARG_RANGES = {
+    ("combat_buff", "atk"): (-5, 10, 0), ("combat_buff", "def"): (-5, 10, 0),
+    ("sprint", "move"): (1, 10, None), ("curse", "atk"): (1, 10, None),
+    ("enchant", "atk"): (1, 10, None), ("cache", "gold"): (1, 50, None),
+    ("poison", "turns"): (1, 10, None), ("poison", "dmg"): (1, 10, None),
+    ("weakness", "atk"): (1, 10, None), ("heal", "heal"): (-1, 50, None),
+    ("heal", "atk"): (0, 10, 0), ("well", "heal"): (-1, 50, None),
+}
+TOP_KEYS = {"items": C.SLOT_NAMES, "cards": ("cards",), "monsters": ("floor", "finals"),
+            "board": ("floors", "economy")}
 NUM_FIELDS = ("atk", "def", "heal", "move", "gold", "turns", "dmg")
 STAT_FIELDS = ("atk", "def", "hp", "spd")
 SLOT_STATS = {"weapon": ("atk",), "gloves": ("atk",), "helmet": ("def",),
@@ -70,7 +85,10 @@ _unknown = check_fields
 
 
 def _read(folder):
-    return {name: load_toml(folder, name) for name in FILES}
+    raw = {name: load_toml(folder, name) for name in FILES}
+    for name in FILES:
+        _unknown(_Ctx(name), raw[name], TOP_KEYS[name])
+    return raw
 
 
 def _items(raw, t, names):
@@ -137,8 +155,13 @@ def _cards(raw, t, names):
         n = _int(ctx, cd, "copies", lo=1, hi=10)
         t["card_copies"][c] = n
         for f in args:
-            lo = -1 if f == "heal" else -10
-            t["card_" + f][c] = _int(ctx, cd, f, 0, lo=lo, hi=30)
+            lo, hi, default = ARG_RANGES[(eff, f)]
+            v = _int(ctx, cd, f, default, lo=lo, hi=hi)
+            if f == "heal" and v == 0:
+                ctx.err(f, "must be -1 (to full) or 1..50, got 0")
+            t["card_" + f][c] = v
+        if eff == "combat_buff" and t["card_atk"][c] == 0 and t["card_def"][c] == 0:
+            ctx.err("atk", "a combat buff changes atk or def")
         if eff in ("combat_buff", "escape", "bodyguard") and t["card_kind"][c] != C.K_HAND:
             ctx.err("kind", "combat buffs and reactions must be hand cards")
         if eff in ("cache", "reshuffle", "well") and t["card_kind"][c] != C.K_IMMEDIATE:
@@ -159,7 +182,9 @@ def _cards(raw, t, names):
 def _stats(ctx, d, with_gold=True):
     allowed = ("name",) + STAT_FIELDS + (("gold",) if with_gold else ())
     _unknown(ctx, d, allowed)
-    st = [_int(ctx, d, k, lo=0 if k != "hp" else 1, hi=200) for k in STAT_FIELDS]
+    # SPD is compared with a hero's SPD (<= 14 + boots); 0..30 covers every contest
+    st = [_int(ctx, d, k, lo=0 if k != "hp" else 1, hi=30 if k == "spd" else 200)
+          for k in STAT_FIELDS]
     g = _int(ctx, d, "gold", lo=0, hi=99) if with_gold else 0
     return st, g
 
@@ -174,6 +199,7 @@ def _monsters(raw, t, out):
     for f, fl in enumerate(floors):
         ctx.entry = f"floor {f + 1}"
         out["floor_names"].append(_str(ctx, fl, "name"))
+        _unknown(ctx, fl, ("name", "mobs", "boss"))
         mobs = _list(ctx, fl, "mobs", C.MOBS_PER_FLOOR)
         for m, mob in enumerate(mobs):
             ctx.entry = f"floor {f + 1} mob #{m + 1}"
@@ -200,6 +226,8 @@ def _monsters(raw, t, out):
         out["final_names"].append(_str(ctx, fb, "name"))
         st, _ = _stats(ctx, fb, with_gold=False)
         t["final_stats"][k] = st
+    check_unique(ctx, out["floor_names"], "floor")
+    check_unique(ctx, out["mob_names"] + out["boss_names"] + out["final_names"], "monster")
 
 
 def _board(raw, t, out):
@@ -243,7 +271,7 @@ def _board(raw, t, out):
     ip = _list(ctx, eco, "item_price", C.NTIER)
     cg = _list(ctx, eco, "chest_gold", C.NFLOOR)
     for v in ip + cg:
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 99:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= int(t["gold_cap"]):
             ctx.err("item_price/chest_gold", f"entries must be integers 0..99, got {v!r}")
     t["item_price"] = np.array(ip, np.int16)
     t["chest_gold"] = np.array(cg, np.int16)
@@ -259,14 +287,18 @@ def compile_content(raw):
     return Tables(**t), names, out
 
 
-_CACHE = {}
+_CACHE = ContentCache(FILES)
 
 
 def load_content(folder=None) -> CrawlerContent:
-    """Load and compile a content folder (default: the shipped data)."""
-    folder = os.path.abspath(folder or DATA_DIR)
-    if folder in _CACHE:
-        return _CACHE[folder]
+    """Load and compile a content folder (default: the shipped data). Compiled
+    content is cached by the digest of the files' bytes, so an edited folder
+    is always compiled and validated again."""
+    folder = os.path.abspath(os.fspath(folder) if folder is not None else DATA_DIR)
+    return _CACHE.get(folder, _compile_folder)
+
+
+def _compile_folder(folder) -> CrawlerContent:
     tables, names, out = compile_content(_read(folder))
     content = CrawlerContent(
         tables=tables, record=tables_record(tables), folder=folder, digest=tables_digest(tables),
@@ -274,5 +306,4 @@ def load_content(folder=None) -> CrawlerContent:
         mob_names=tuple(out["mob_names"]), boss_names=tuple(out["boss_names"]),
         final_names=tuple(out["final_names"]), floor_names=tuple(out["floor_names"]),
         layouts=tuple(out["layouts"]))
-    _CACHE[folder] = content
     return content

@@ -94,46 +94,10 @@ class DungeonCrawlerCore(KernelCore):
         return info
 
     def check_state(self, state):
-        """Reject records that break invariants the kernels index with."""
-        s = state
-
-        def bad(msg):
-            raise CorruptStateError(f"corrupt Dungeon Crawler state: {msg}")
-        n = int(s["num_players"])
-        if not C.MIN_P <= n <= C.MAX_P:
-            bad(f"num_players {n}")
-        if not 0 <= int(s["phase"]) < C.NPHASE:
-            bad(f"phase {int(s['phase'])}")
-        if int(s["phase"]) != C.PH_OVER and not 0 <= int(s["actor"]) < n:
-            bad(f"actor {int(s['actor'])}")
-        fl = s["floor"][:n]
-        if ((fl < 0) | (fl >= C.NFLOOR)).any():
-            bad("hero floor")
-        for h in range(n):
-            if not 0 <= int(s["pos"][h]) < int(self.T.floor_len[int(s["floor"][h])]):
-                bad(f"hero {h} square {int(s['pos'][h])}")
-        eq = s["equip"][:n]
-        if ((eq < -1) | (eq >= C.NITEM)).any():
-            bad("item id")
-        if not (0 <= int(s["item_deck_n"]) <= C.NITEM and 0 <= int(s["item_disc_n"]) <= C.NITEM):
-            bad("item pile sizes")
-        if not (0 <= int(s["card_deck_n"]) <= C.DECK_MAX and 0 <= int(s["card_disc_n"]) <= C.DECK_MAX):
-            bad("card pile sizes")
-        if not 0 <= int(s["offer_n"]) <= C.OFFER_MAX:
-            bad("offer size")
-        if not 0 <= int(s["rebal_n"]) <= C.REBAL_SHIFTS:
-            bad(f"rebalance shifts {int(s['rebal_n'])}")
-        if not 0 <= int(s["final_boss"]) < C.NFINAL:
-            bad("final boss")
-        if not 0 <= int(s["cb_kind"]) < len(C.OPP_NAMES):
-            bad("combat kind")
-        if (s["hand"][:n] < 0).any():
-            bad("negative hand count")
-        if (s["hand"][:n].sum(axis=1) != s["hand_n"][:n]).any():
-            bad("hand sizes differ from the cards held")   # the mask relies on hand_n
-        arr = np.array([s]) if not isinstance(s, np.ndarray) else s.reshape(1)
-        if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(s["legal"])):
-            bad("stored legal mask does not match the state")
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 
 def make_core(**kwargs):

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import Ctx, load_toml, read_int, read_str, tables_digest, tables_record
+from ..core.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_bool,
+                            read_int, read_str, read_text, tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C
 
@@ -74,9 +75,21 @@ class UnbrokenContent:
 _Ctx = Ctx
 _int = read_int
 _str = read_str
+_bool = read_bool
+_text = read_text
+_fields = check_fields
+
+#: the largest amount a content number may give or cost (resources, powers)
+AMOUNT_MAX = 99
+#: keys each kind of table may hold (anything else is a misspelling)
+FILE_KEYS = {"rules": ("bars", "time", "monster_tracker", "reveal", "difficulty", "score",
+                       "title"),
+             "characters": ("character",), "weapons": ("weapon",), "monsters": ("monster",),
+             "encounters": ("card",), "skills": ("skill",), "conditions": ("condition",)}
 
 
 def _restable(ctx, d, key, allow_time=False):
+    _fields(ctx, d, d.keys())          # d itself must be a table
     v = d.get(key, {})
     if not isinstance(v, dict):
         ctx.err(key, f"must be a table of resources, got {v!r}")
@@ -85,8 +98,8 @@ def _restable(ctx, d, key, allow_time=False):
     for k, n in v.items():
         if k not in names:
             ctx.err(f"{key}.{k}", f"unknown resource (known: {', '.join(names)})")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            ctx.err(f"{key}.{k}", f"must be a non-negative integer, got {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= AMOUNT_MAX:
+            ctx.err(f"{key}.{k}", f"must be an integer in 0..{AMOUNT_MAX}, got {n!r}")
         out[names.index(k)] = n
     return out
 
@@ -95,6 +108,8 @@ class _Compiler:
     def __init__(self, folder):
         self.folder = folder
         self.raw = {name: load_toml(folder, name) for name in FILES}
+        for name in FILES:
+            _fields(_Ctx(name + ".toml"), self.raw[name], FILE_KEYS[name])
         self.abilities = []      # list of dicts (compiled rows)
         self.ability_names = []
 
@@ -125,7 +140,7 @@ class _Compiler:
             if not isinstance(op, dict) or "op" not in op:
                 ctx.err(f, "each op needs an 'op' name")
             name = op["op"]
-            if name not in C.OP_NAMES or name == "none":
+            if not isinstance(name, str) or name not in C.OP_NAMES or name == "none":
                 ctx.err(f + ".op", f"unknown op {name!r}")
             code = C.OP_NAMES.index(name)
             a = b = c = d = 0
@@ -136,9 +151,9 @@ class _Compiler:
                 r = _str(ctx, op, key, choices=C.RES_NAMES)
                 return C.RES_NAMES.index(r)
 
-            def num(key, default=None, lo=None):
+            def num(key, default=None, lo=None, hi=AMOUNT_MAX):
                 allowed.add(key)
-                return _int(ctx, op, key, default=default, lo=lo)
+                return _int(ctx, op, key, default=default, lo=lo, hi=hi)
 
             def cond(key="name"):
                 allowed.add(key)
@@ -150,14 +165,16 @@ class _Compiler:
             if code in (C.OP_GAIN,):
                 a, b = res("res"), num("n", lo=0)
                 allowed.add("per_level")
-                c = 1 if op.get("per_level", False) else 0
+                c = 1 if _bool(ctx, op, "per_level") else 0
             elif code == C.OP_LOSE:
                 a, b = res("res"), num("n", lo=0)
             elif code in (C.OP_WOUND, C.OP_LOSE_TIME, C.OP_GAIN_TIME, C.OP_MON_ARMOR,
                           C.OP_MON_HEALTH, C.OP_MON_HEAL, C.OP_BREAK, C.OP_USES, C.OP_POWER):
                 b = num("n", lo=0)
-            elif code in (C.OP_REVEAL, C.OP_ROLL):
-                b = num("n")
+            elif code == C.OP_REVEAL:      # the reveal bonus is kept in -8..8
+                b = num("n", lo=-C.MAX_REVEAL, hi=C.MAX_REVEAL)
+            elif code == C.OP_ROLL:        # a change to a d6 roll
+                b = num("n", lo=-6, hi=6)
             elif code == C.OP_REDUCE:
                 a, b = res("res"), num("n", lo=1)
                 c, d = res("to"), num("m", lo=0)
@@ -170,15 +187,13 @@ class _Compiler:
                 if b == C.WHEN_ROUNDS and c < 1:
                     ctx.err(f + ".rounds", "when = 'rounds' needs rounds >= 1")
                 d = _int(ctx, op, "tokens", default=0, lo=0, hi=20)
-            elif code == C.OP_TOKENS:
-                a, b = cond(), num("n")
+            elif code == C.OP_TOKENS:       # tokens are kept in 0..100
+                a, b = cond(), num("n", lo=-20, hi=20)
             elif code in (C.OP_CLEANSE, C.OP_EVADE):
                 a = cond()
             elif code == C.OP_DOWNGRADE:
                 allowed.update({"rounds", "permanent"})
-                perm = op.get("permanent", False)
-                if not isinstance(perm, bool):
-                    ctx.err(f + ".permanent", "must be true or false")
+                perm = _bool(ctx, op, "permanent")
                 c = 1 if perm else 0
                 b = _int(ctx, op, "rounds", default=0, lo=0, hi=20)
                 if not perm and b < 1:
@@ -186,7 +201,7 @@ class _Compiler:
             elif code == C.OP_DAMAGE:
                 b = num("n", lo=0)
                 allowed.add("pierce")
-                c = 1 if op.get("pierce", False) else 0
+                c = 1 if _bool(ctx, op, "pierce") else 0
             for k in op:
                 if k not in allowed:
                     ctx.err(f + "." + k, f"not an argument of op {name!r}")
@@ -202,7 +217,8 @@ class _Compiler:
             if k not in known:
                 ctx.err(f"{field}.{k}", "unknown field")
         kind = C.KIND_NAMES.index(_str(ctx, ab, "kind", choices=C.KIND_NAMES))
-        name = ab.get("name", ctx.card or "ability")
+        name = _text(ctx, ab, "name", ctx.card or "ability")
+        _text(ctx, ab, "text")
         row = dict(kind=kind, window=0, trigger=0, cost=_restable(ctx, ab, "cost", True),
                    req=0, req_arg=0, pmod=0, pn=0, pa=0, owner_kind=owner_kind,
                    owner=owner, optional=optional_default)
@@ -231,9 +247,10 @@ class _Compiler:
             p = ab.get("passive")
             if not isinstance(p, dict):
                 ctx.err(field + ".passive", "a passive needs a passive = { mod = ... } table")
+            _fields(ctx, p, ("mod", "n", "type", "res"))
             mod = _str(ctx, p, "mod", choices=C.MOD_NAMES[1:])
             row["pmod"] = C.MOD_NAMES.index(mod)
-            row["pn"] = _int(ctx, p, "n", default=0)
+            row["pn"] = _int(ctx, p, "n", default=0, lo=-10, hi=10)
             if "type" in p:
                 row["pa"] = C.FACE_TYPES.index(_str(ctx, p, "type", choices=C.FACE_TYPES))
             elif "res" in p:
@@ -260,9 +277,9 @@ class _Compiler:
         for i, c in enumerate(conds):
             ctx.card = f"condition #{i + 1}"
             self.condition_names.append(_str(ctx, c, "name"))
-        if len(set(self.condition_names)) != len(self.condition_names):
-            ctx.card = None
-            ctx.err("name", "condition names must be unique")
+            _fields(ctx, c, ("name", "permanent", "abilities", "text"))
+            _text(ctx, c, "text")
+        check_unique(ctx, self.condition_names, "condition")
         self._rules(t)
         self._characters(t)
         self._weapons(t)
@@ -273,7 +290,7 @@ class _Compiler:
         c_perm = np.zeros(C.NCOND, np.int8)
         for i, c in enumerate(conds):
             ctx.card = self.condition_names[i]
-            c_perm[i] = 1 if c.get("permanent", False) else 0
+            c_perm[i] = 1 if _bool(ctx, c, "permanent") else 0
             abl = c.get("abilities", [])
             if not isinstance(abl, list) or len(abl) > 3:
                 ctx.err("abilities", "must be a list of at most 3 abilities")
@@ -295,37 +312,45 @@ class _Compiler:
         t["bars"] = bars
         ctx.card = "[time]"
         tm = r.get("time", {})
+        _fields(ctx, tm, ("start", "track"))
         st = tm.get("start")
-        if not isinstance(st, list) or len(st) != 4 or not all(isinstance(x, int) and x > 0 for x in st):
-            ctx.err("start", "must list 4 positive starting Times")
-        t["time_track"] = np.int16(_int(ctx, tm, "track", lo=max(st)))
+        if not isinstance(st, list) or len(st) != 4 or not all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 60 for x in st):
+            ctx.err("start", "must list 4 starting Times in 1..60")
+        t["time_track"] = np.int16(_int(ctx, tm, "track", lo=max(st), hi=60))
         t["time_start"] = np.array(st, np.int16)
         ctx.card = "[monster_tracker]"
         mt = r.get("monster_tracker", {})
-        t["armor_cap"] = np.int16(_int(ctx, mt, "armor", lo=1))
-        t["health_cap"] = np.int16(_int(ctx, mt, "health", lo=1))
+        _fields(ctx, mt, ("armor", "health"))
+        t["armor_cap"] = np.int16(_int(ctx, mt, "armor", lo=1, hi=AMOUNT_MAX))
+        t["health_cap"] = np.int16(_int(ctx, mt, "health", lo=1, hi=AMOUNT_MAX))
         ctx.card = "[reveal]"
         rv = r.get("reveal", {})
-        t["reveal_base"] = np.int16(_int(ctx, rv, "base", lo=1))
+        _fields(ctx, rv, ("base", "max", "orienteer_bonus"))
+        t["reveal_base"] = np.int16(_int(ctx, rv, "base", lo=1, hi=C.MAX_REVEAL))
         t["reveal_max"] = np.int16(_int(ctx, rv, "max", lo=1, hi=C.MAX_REVEAL))
-        t["orienteer_bonus"] = np.int16(_int(ctx, rv, "orienteer_bonus", lo=0))
+        t["orienteer_bonus"] = np.int16(_int(ctx, rv, "orienteer_bonus", lo=0,
+                                             hi=C.MAX_REVEAL))
         ds, db, dk, dm = (np.zeros(3, np.int16), np.full((3, 6), -1, np.int8),
                           np.zeros(3, np.int8), np.zeros(3, np.int8))
+        ctx.card = "[difficulty]"
+        _fields(ctx, r.get("difficulty", {}), C.DIFFICULTIES)
         for i, dname in enumerate(C.DIFFICULTIES):
             ctx.card = f"[difficulty.{dname}]"
             d = r.get("difficulty", {}).get(dname)
             if not isinstance(d, dict):
                 ctx.err("difficulty", "missing")
+            _fields(ctx, d, ("small", "bonus_roll", "start_skill", "monster_first"))
             ds[i] = _int(ctx, d, "small", lo=0, hi=int(bars[C.R_S]))
             roll = d.get("bonus_roll", [])
             if not isinstance(roll, list) or len(roll) not in (0, 6):
                 ctx.err("bonus_roll", "must list 6 resources (one per die face) or be empty")
             for j, rn in enumerate(roll):
-                if rn not in C.RES_NAMES:
+                if not isinstance(rn, str) or rn not in C.RES_NAMES:
                     ctx.err("bonus_roll", f"unknown resource {rn!r}")
                 db[i, j] = C.RES_NAMES.index(rn)
-            dk[i] = 1 if d.get("start_skill", False) else 0
-            dm[i] = 1 if d.get("monster_first", False) else 0
+            dk[i] = 1 if _bool(ctx, d, "start_skill") else 0
+            dm[i] = 1 if _bool(ctx, d, "monster_first") else 0
         t["diff_small"], t["diff_bonus"], t["diff_skill"], t["diff_mfirst"] = ds, db, dk, dm
         ctx.card = "[score]"
         t["score_pts"] = _restable(ctx, r, "score")
@@ -333,10 +358,13 @@ class _Compiler:
         ctx.card = "[[title]]"
         if not isinstance(titles, list) or len(titles) != 6:
             ctx.err("title", "needs exactly 6 titles")
-        mins = [_int(ctx, x, "min", lo=0) for x in titles]
+        for x in titles:
+            _fields(ctx, x, ("name", "min"))
+        mins = [_int(ctx, x, "min", lo=0, hi=9999) for x in titles]
         if mins[0] != 0 or sorted(mins) != mins:
             ctx.err("min", "titles must start at 0 and rise")
         self.title_names = tuple(_str(ctx, x, "name") for x in titles)
+        check_unique(ctx, self.title_names, "title")
         t["title_min"] = np.array(mins, np.int16)
 
     def _characters(self, t):
@@ -348,8 +376,12 @@ class _Compiler:
             ctx.card = f"character #{i + 1}"
             name = _str(ctx, ch, "name")
             ctx.card = name
+            _fields(ctx, ch, ("name", "personas", "blurb", "abilities"))
+            per = ch.get("personas", [])
+            if not isinstance(per, list) or not all(isinstance(x, str) for x in per):
+                ctx.err("personas", "must be a list of names")
             self.character_names.append(name)
-            self.character_blurbs.append(str(ch.get("blurb", "")))
+            self.character_blurbs.append(_text(ctx, ch, "blurb"))
             abl = ch.get("abilities")
             if not isinstance(abl, list) or not 1 <= len(abl) <= C.MAX_CHAR_AB:
                 ctx.err("abilities", f"needs 1 to {C.MAX_CHAR_AB} abilities")
@@ -360,11 +392,16 @@ class _Compiler:
                 t["char_ab"][i, j] = self.ability(ctx, ab, C.OWN_CHAR, i, f"abilities[{j}]", 1)
                 names.append(self.ability_names[-1])
             self.char_ability_names.append(tuple(names))
+        check_unique(ctx, self.character_names, "character")
 
     def _weapons(self, t):
         ws = self._list("weapons", "weapon", count=C.NWEAPON)
         ctx = _Ctx("weapons.toml")
-        self.weapon_names = [w.get("name") for w in ws]
+        for i, w in enumerate(ws):
+            ctx.card = f"weapon #{i + 1}"
+            _str(ctx, w, "name")
+        self.weapon_names = [w["name"] for w in ws]
+        check_unique(ctx, self.weapon_names, "weapon")
         t["w_tier"] = np.zeros(C.NWEAPON, np.int8)
         t["w_natk"] = np.zeros(C.NWEAPON, np.int8)
         t["w_atk_kind"] = np.zeros((C.NWEAPON, C.MAX_ATTACKS), np.int8)
@@ -376,6 +413,7 @@ class _Compiler:
         for i, w in enumerate(ws):
             ctx.card = f"weapon #{i + 1}"
             ctx.card = _str(ctx, w, "name")
+            _fields(ctx, w, ("name", "tier", "attacks", "upgrades"))
             t["w_tier"][i] = ("basic", "advanced").index(_str(ctx, w, "tier", choices=("basic", "advanced")))
             atks = w.get("attacks")
             if not isinstance(atks, list) or not 1 <= len(atks) <= C.MAX_ATTACKS:
@@ -386,18 +424,20 @@ class _Compiler:
                 f = f"attacks[{j}]"
                 if not isinstance(a, dict):
                     ctx.err(f, "must be a table")
-                names.append(str(a.get("name", f"attack {j}")))
+                _fields(ctx, a, ("name", "kind", "cost", "power"))
+                names.append(_text(ctx, a, "name", f"attack {j}"))
                 t["w_atk_kind"][i, j] = ("break", "wound").index(
                     _str(ctx, a, "kind", choices=("break", "wound")))
                 t["w_atk_cost"][i, j] = _restable(ctx, a, "cost", True)
                 if t["w_atk_cost"][i, j, C.R_TIME]:
                     ctx.err(f + ".cost.time", "attacks cannot cost Time")
-                t["w_atk_power"][i, j] = _int(ctx, a, "power", lo=1)
+                t["w_atk_power"][i, j] = _int(ctx, a, "power", lo=1, hi=AMOUNT_MAX)
             self.attack_names.append(tuple(names))
             ups = w.get("upgrades", [])
             if not isinstance(ups, list) or len(ups) > C.MAX_UPGRADES:
                 ctx.err("upgrades", f"at most {C.MAX_UPGRADES} upgrades")
             for j, u in enumerate(ups):
+                _fields(ctx, u, ("to", "cost"))
                 to = _str(ctx, u, "to")
                 if to not in self.weapon_names or self.weapon_names.index(to) <= i:
                     ctx.err(f"upgrades[{j}].to", f"must name a later weapon, got {to!r}")
@@ -431,14 +471,17 @@ class _Compiler:
             ctx.card = f"monster #{i + 1}"
             ctx.card = _str(ctx, m, "name")
             self.monster_names.append(ctx.card)
+            _fields(ctx, m, ("name", "level", "number", "armor", "health", "ambush", "trickery",
+                             "rewards", "faces", "abilities", "text"))
+            _text(ctx, m, "text")
             lv = _int(ctx, m, "level", lo=1, hi=4)
             num = _int(ctx, m, "number", lo=1, hi=6)
             if t["m_by_level"][lv - 1, num - 1] != -1:
                 ctx.err("number", f"Level {lv} already has a monster number {num}")
             t["m_by_level"][lv - 1, num - 1] = i
             t["m_level"][i], t["m_number"][i] = lv, num
-            t["m_armor"][i] = _int(ctx, m, "armor", lo=0)
-            t["m_health"][i] = _int(ctx, m, "health", lo=1)
+            t["m_armor"][i] = _int(ctx, m, "armor", lo=0, hi=int(t["armor_cap"]))
+            t["m_health"][i] = _int(ctx, m, "health", lo=1, hi=int(t["health_cap"]))
             t["m_ambush"][i], _ = self.ops(ctx, m.get("ambush", []), "ambush")
             if "trickery" in m:
                 t["m_can_trick"][i] = 1
@@ -451,12 +494,14 @@ class _Compiler:
                 f = f"faces[{j}]"
                 if not isinstance(fc, dict):
                     ctx.err(f, "must be a table")
+                _fields(ctx, fc, ("type", "effects", "alt", "text"))
                 t["m_face_type"][i, j] = C.FACE_TYPES.index(_str(ctx, fc, "type", choices=C.FACE_TYPES))
                 t["m_face_ops"][i, j], _ = self.ops(ctx, fc.get("effects", []), f + ".effects")
                 if "alt" in fc:
                     t["m_face_alt"][i, j], k = self.ops(ctx, fc["alt"], f + ".alt")
                     t["m_face_has_alt"][i, j] = 1 if k else 0
             self._monster_abilities.append((ctx.card, m.get("abilities", [])))
+        check_unique(ctx, self.monster_names, "monster")
         for lv in range(C.NLEVEL):
             if (t["m_by_level"][lv] < 0).any():
                 ctx.card = None
@@ -490,11 +535,14 @@ class _Compiler:
             ctx.card = f"card #{i + 1}"
             ctx.card = _str(ctx, c, "name")
             self.encounter_names.append(ctx.card)
+            _fields(ctx, c, ("name", "time", "spend", "gain", "effects", "copies", "text"))
+            _text(ctx, c, "text")
             t["e_time"][i] = _int(ctx, c, "time", lo=1, hi=10)
             t["e_spend"][i] = _restable(ctx, c, "spend", True)
             t["e_gain"][i] = _restable(ctx, c, "gain")
             t["e_ops"][i], _ = self.ops(ctx, c.get("effects", []), "effects")
-            deck += [i] * _int(ctx, c, "copies", default=1, lo=1)
+            deck += [i] * _int(ctx, c, "copies", default=1, lo=1, hi=C.DECK_CAP)
+        check_unique(ctx, self.encounter_names, "encounter")
         ctx.card = None
         if not 1 <= len(deck) <= C.DECK_CAP:
             ctx.err("copies", f"the deck must hold 1 to {C.DECK_CAP} cards, found {len(deck)}")
@@ -511,11 +559,13 @@ class _Compiler:
             ctx.card = f"skill #{i + 1}"
             ctx.card = _str(ctx, s, "name")
             self.skill_names.append(ctx.card)
-            self.skill_texts.append(str(s.get("text", "")))
+            _fields(ctx, s, ("name", "text", "abilities"))
+            self.skill_texts.append(_text(ctx, s, "text"))
             abl = s.get("abilities")
             if not isinstance(abl, list) or len(abl) != 1:
                 ctx.err("abilities", "a skill has exactly one ability")
             t["s_ab"][i] = self.ability(ctx, abl[0], C.OWN_SKILL, i, "abilities[0]", 1)
+        check_unique(ctx, self.skill_names, "skill")
         t["n_skills"] = np.int16(len(sk))
 
     def _abilities(self, t):
@@ -548,14 +598,18 @@ class _Compiler:
         t.update(trig_ab=trig_ab, trig_n=trig_n, mod_ab=mod_ab, mod_n=mod_n)
 
 
-_CACHE = {}
+_CACHE = ContentCache(FILES)
 
 
 def load_content(folder=None) -> UnbrokenContent:
-    """Load and compile a content folder (default: the shipped data)."""
-    folder = os.path.abspath(folder or DATA_DIR)
-    if folder in _CACHE:
-        return _CACHE[folder]
+    """Load and compile a content folder (default: the shipped data). Compiled
+    content is cached by the digest of the files' bytes, so an edited folder
+    is always compiled and validated again."""
+    folder = os.path.abspath(os.fspath(folder) if folder is not None else DATA_DIR)
+    return _CACHE.get(folder, _compile_folder)
+
+
+def _compile_folder(folder) -> UnbrokenContent:
     comp = _Compiler(folder)
     tables = comp.compile()
     content = UnbrokenContent(
@@ -569,5 +623,4 @@ def load_content(folder=None) -> UnbrokenContent:
         condition_names=tuple(comp.condition_names),
         ability_names=tuple(comp.ability_names), title_names=comp.title_names,
         char_ability_names=tuple(comp.char_ability_names))
-    _CACHE[folder] = content
     return content

@@ -99,52 +99,10 @@ class UnbrokenCore(KernelCore):
         return info
 
     def check_state(self, state):
-        """Reject records that break invariants the kernels index with."""
-        s = state
-        def bad(msg):
-            raise CorruptStateError(f"corrupt Unbroken state: {msg}")
-        if not 0 <= int(s["phase"]) < C.NPHASE:
-            bad(f"phase {int(s['phase'])}")
-        if not 1 <= int(s["level"]) <= 4:
-            bad(f"level {int(s['level'])}")
-        if not 0 <= int(s["character"]) < C.NCHAR:
-            bad(f"character {int(s['character'])}")
-        if not 0 <= int(s["difficulty"]) < 3:
-            bad(f"difficulty {int(s['difficulty'])}")
-        if not 1 <= int(s["wstack_n"]) <= C.WSTACK:
-            bad(f"weapon stack size {int(s['wstack_n'])}")
-        for w in s["wstack"][: int(s["wstack_n"])]:
-            if not 0 <= int(w) < C.NWEAPON:
-                bad(f"weapon id {int(w)}")
-        res = s["res"]
-        if (res < 0).any() or (res > self.T.bars).any():
-            bad("a resource is outside its bar")
-        if not 0 <= int(s["time"]) <= int(self.T.time_track):
-            bad(f"time {int(s['time'])}")
-        if not 0 <= int(s["revealed_n"]) <= C.MAX_REVEAL:
-            bad("revealed count")
-        if not (0 <= int(s["enc_deck_n"]) <= C.DECK_CAP and 0 <= int(s["enc_disc_n"]) <= C.DECK_CAP):
-            bad("encounter pile sizes")
-        ne = int(self.T.n_enc_types)
-        for arr, n in ((s["enc_deck"], s["enc_deck_n"]), (s["enc_disc"], s["enc_disc_n"]),
-                       (s["revealed"], s["revealed_n"])):
-            v = arr[: int(n)]
-            if ((v < 0) | (v >= ne)).any():
-                bad("encounter card id")
-        if int(s["monster"]) >= C.NMONSTER or int(s["monster"]) < -1:
-            bad(f"monster {int(s['monster'])}")
-        if int(s["m_revealed"]) == 1 and int(s["monster"]) < 0:
-            bad("revealed monster missing")
-        if not 0 <= int(s["skill_offer_n"]) <= 2:
-            bad("skill offer size")
-        ns = int(self.T.n_skills)
-        if not (0 <= int(s["skill_deck_n"]) <= ns and 0 <= int(s["skill_disc_n"]) <= ns):
-            bad("skill pile sizes")
-        if not 0 <= int(s["roll"]) <= 6:
-            bad("monster roll")
-        if not 0 <= int(s["stage"]) <= C.S_MANDATORY:
-            bad("stage")
-        self.check_mask(s, "Unbroken")
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 
 def make_core(**kwargs):
