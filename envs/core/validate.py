@@ -282,6 +282,7 @@ HEADER_RULES = {
     "reward_mode": R(0, _p("max_reward_mode", 0)),
     "outcome": R(0, _p("max_outcome", 2)),
     "actor": R(-1, _np_minus1),
+    "last_actor": R(-1, _np_minus1),
     "legal": FLAG,
 }
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.validate import FLAG, R, OneOf, Prefix, check_record
 from . import consts as C
-from .rules import AUTO_LIMIT
+from .consts import AUTO_LIMIT
 
 INT16_MAX = 2**15 - 1
 INT32_MAX = 2**31 - 1
