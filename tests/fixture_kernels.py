@@ -116,6 +116,8 @@ def step_row(st, T, a, rew):
         st.actor = -1
         for b in range(NUM_ACTIONS):
             st.legal[b] = 0
+        if st.outcome == O_TRUNCATED:       # a cap of the rules (e.g. rounds)
+            return False, True, False
         return True, False, False
     if st.steps >= st.max_steps:
         st.outcome = O_TRUNCATED
