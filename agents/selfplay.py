@@ -27,6 +27,7 @@ import numpy as np
 from ..envs.core._batch import MASK_DTYPE
 from ..envs.core.selfplay import Opponent, SelfPlayView
 from .games import hooks_for
+from .metrics import wilson
 
 __all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "match_summary",
            "league_play", "SCRIPTED_NAMES"]
@@ -206,7 +207,6 @@ def _match_batch(core, agent_a, agent_b, seeds, seat_a, advance, policy_seed) ->
 def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
     """An evaluation row (as :func:`dungeonrl.agents.evaluate.summarize`):
     A's win rate with its 95% Wilson interval, draws, mean decisions."""
-    from .evaluate import wilson
     result = res["result"]
     n = len(result)
     k = int((result == 1).sum())
