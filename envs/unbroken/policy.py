@@ -39,7 +39,7 @@ from numba import njit
 from ..core.jit import JIT
 from . import consts as C
 from .rules import (legal_mask, weapon, pmod_sum, pmod_any, pmod_min, ops_applicable,
-                    can_pay, passive_on, effort_ok)
+                    can_pay, passive_on, effort_ok, slot_ability)
 
 # base value of one unit of each resource, in Small Effort
 VAL = np.array([1.0, 2.2, 3.6, 2.0, 2.0, 1.6, 1.8, 0.3], np.float64)
@@ -406,17 +406,6 @@ def fight_cost(st, T, armor, health):
 
 
 @njit(**JIT)
-def slot_ab(st, T, a):
-    if a >= C.A_SKILL0 and a < C.A_SKILL0 + C.MAX_SKILLS:
-        return T.s_ab[a - C.A_SKILL0]
-    if a >= C.A_CHAR0 and a < C.A_CHAR0 + C.MAX_CHAR_AB:
-        return T.char_ab[st.character, a - C.A_CHAR0]
-    if a >= C.A_MON0 and a < C.A_MON0 + C.MAX_MON_OPT:
-        return T.m_opt[st.monster, a - C.A_MON0]
-    return -1
-
-
-@njit(**JIT)
 def cost_value(cost, vals):
     v = 0.0
     for r in range(C.NRES):
@@ -678,7 +667,7 @@ def prep_action(st, T, mask):
     bs = 0.3
     for a in range(C.A_SKILL0, C.A_KEEP0):
         if mask[a]:
-            ab = slot_ab(st, T, a)
+            ab = slot_ability(st, T, a)
             if ab >= 0 and T.ab_kind[ab] == C.K_ACTION:
                 sc = travel_ability_value(st, T, ab, vals)
                 if sc > bs:
@@ -815,7 +804,7 @@ def battle_action(st, T, mask, extra):
         for a in range(C.A_SKILL0, C.A_KEEP0):
             if not mask[a]:
                 continue
-            ab = slot_ab(st, T, a)
+            ab = slot_ability(st, T, a)
             if ab < 0 or T.ab_kind[ab] != C.K_ACTION:
                 continue
             A2 = A
@@ -868,7 +857,7 @@ def battle_action(st, T, mask, extra):
         # any damaging ability at all
         for a in range(C.A_SKILL0, C.A_KEEP0):
             if mask[a]:
-                ab = slot_ab(st, T, a)
+                ab = slot_ability(st, T, a)
                 if ab >= 0 and T.ab_kind[ab] == C.K_ACTION:
                     for i in range(C.MAXOPS):
                         code = T.ab_ops[ab, i, 0]
@@ -936,7 +925,7 @@ def heuristic_action(st, T, mask):
         a = C.A_PASS
         for x in range(C.A_SKILL0, C.A_KEEP0):
             if mask[x]:
-                ab = slot_ab(st, T, x)
+                ab = slot_ability(st, T, x)
                 if ab >= 0:
                     sc = response_value(st, T, ab, vals)
                     if sc > bs:
