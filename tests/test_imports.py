@@ -214,3 +214,40 @@ def test_env_layer_imports_no_application_code(layer):
            for dep in sorted(deps)
            if any(dep == app or dep.startswith(app + ".") for app in APP_LAYER)]
     assert not bad, "\n".join(bad)
+
+
+def _cli_loaded_modules(mods: dict[str, Path]) -> set[str]:
+    """Modules the CLI loads by name (its ``DEFAULTS`` table, the suite, the
+    per-game companions): edges the static graph cannot see."""
+    tree = ast.parse(mods["dungeonrl.cli"].read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = node.value.partition(":")[0]
+            if target in mods and target != "dungeonrl.cli":
+                names.add(target)
+    names |= {m for m in mods if m.startswith("dungeonrl.games.")}
+    return names
+
+
+def test_commands_the_cli_loads_do_not_import_the_cli():
+    """The CLI loads commands by name (``"dungeonrl.agents.train:main"``); a
+    command importing the CLI back at module level would be a cycle the
+    static graph misses. Shared option helpers live in ``dungeonrl.options``
+    and ``dungeonrl.play`` instead."""
+    mods = discover_modules()
+    loaded = _cli_loaded_modules(mods)
+    assert {"dungeonrl.agents.train", "dungeonrl.agents.demo",
+            "dungeonrl.games.unbroken"} <= loaded, sorted(loaded)
+    graph = import_graph()
+    bad = []
+    for start in sorted(loaded):
+        seen, stack = {start}, [start]
+        while stack:
+            for dep in graph.get(stack.pop(), ()):
+                if dep == "dungeonrl.cli":
+                    bad.append(start)
+                elif dep not in seen:
+                    seen.add(dep)
+                    stack.append(dep)
+    assert not bad, f"imported by the CLI by name, yet importing it: {sorted(set(bad))}"
