@@ -18,7 +18,8 @@ from numba import njit
 
 from ..core.jit import JIT
 from . import consts as C
-from .rules import can_pay, ops_applicable, passive_on, pmod_any, pmod_min, pmod_sum, weapon
+from .rules import (add_attack_surcharges, can_pay, ops_applicable, pmod_any,
+                    pmod_min, pmod_sum, weapon)
 
 # base value of one unit of each resource, in Small Effort
 VAL = np.array([1.0, 2.2, 3.6, 2.0, 2.0, 1.6, 1.8, 0.3], np.float64)
@@ -295,12 +296,11 @@ def level_ambush(st, T, vals):
 
 @njit(**JIT)
 def atk_cost_vec(st, T, w, k):
+    """Cost of weapon attack ``k`` of weapon ``w``, with the surcharges of a
+    battle under way (a copy: the policy never writes to the record)."""
     cost = T.w_atk_cost[w, k].copy()
     if st.combat == 1:
-        for i in range(T.mod_n[C.PM_ATTACK_COST]):
-            a = T.mod_ab[C.PM_ATTACK_COST, i]
-            if passive_on(st, T, a):
-                cost[T.ab_pa[a]] += T.ab_pn[a]
+        add_attack_surcharges(st, T, cost)
     return cost
 
 
