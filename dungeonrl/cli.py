@@ -53,7 +53,7 @@ import importlib
 import inspect
 import sys
 import time
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 # Option declarations and play helpers live in small modules of their own (so the
 # commands this CLI loads need not import it); re-exported here under their old names.

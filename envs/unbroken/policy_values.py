@@ -379,6 +379,25 @@ def fight_cost(st, T, armor, health):
     return plan_cost(st, T, weapon(st), armor, health, harm, True, 100)
 
 
+@njit(**JIT)
+def trick_gain(st, T, vals):
+    """How much better tricking the revealed monster looks than fighting it
+    (<= 0: fight). A fight that looks unaffordable makes it large."""
+    m = st.monster
+    need = fight_cost(st, T, st.m_armor, st.m_health)
+    budget = effort_worth(st)
+    cost = T.m_trick[m].copy()
+    cost[C.R_CUN] = max(0, cost[C.R_CUN] - pmod_sum(st, T, C.PM_TRICK_DISCOUNT))
+    tc = cost_value(cost, vals)
+    rew = 5.0  # the Skill
+    for r in range(C.NRES):
+        rew += T.m_reward[m, r] * vals[r]
+    g = need - rew - tc
+    if need > 0.85 * budget:
+        g = max(g, 10.0)
+    return g
+
+
 # ---------------------------------------------------------------------------
 # abilities
 # ---------------------------------------------------------------------------
