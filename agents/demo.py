@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cli import nonneg_int, option, positive_float, positive_int
+from ..options import nonneg_int, option, positive_float, positive_int
 
 
 @dataclass

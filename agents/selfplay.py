@@ -27,6 +27,7 @@ import numpy as np
 from ..envs.core._batch import MASK_DTYPE
 from ..envs.core.selfplay import Opponent, SelfPlayView
 from .games import hooks_for
+from .metrics import wilson
 
 __all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_table",
            "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
@@ -267,7 +268,6 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
 def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
     """An evaluation row (as :func:`dungeonrl.agents.evaluate.summarize`):
     A's win rate with its 95% Wilson interval, draws, mean decisions."""
-    from .evaluate import wilson
     result = res["result"]
     n = len(result)
     k = int((result == 1).sum())

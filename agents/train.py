@@ -80,7 +80,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from ..cli import nonneg_float, nonneg_int, option, positive_float, positive_int
+from ..options import nonneg_float, nonneg_int, option, positive_float, positive_int
 from .games import add_core_options, core_kwargs_from, hooks_for
 
 __all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",

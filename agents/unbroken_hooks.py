@@ -1,6 +1,7 @@
 """Unbroken's entry in :mod:`dungeonrl.agents.games`: episode statistics
-from the final records, the scripted heuristic as a batched agent, and the
-whole-game numba evaluation of ``agents/unbroken_heuristic.py``."""
+from the final records, the scripted heuristic (``envs/unbroken/policy.py``)
+as a batched agent, and whole-game numba evaluation through the generated
+loops re-exported by ``agents/unbroken_heuristic.py``."""
 from __future__ import annotations
 
 import numpy as np

@@ -53,7 +53,14 @@ import importlib
 import inspect
 import sys
 import time
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
+
+# Option declarations and play helpers live in small modules of their own (so the
+# commands this CLI loads need not import it); re-exported here under their old names.
+from .options import (NO_SEED, _type_of, add_options, copy_options, load_target,  # noqa: F401
+                      nonneg_float, nonneg_int, option, positive_float, positive_int)
+from .play import (PlayOptions, ask_action, is_model, narrator,  # noqa: F401
+                   play_agent_name, say)
 
 EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -85,118 +92,7 @@ DEFAULTS: dict[str, str] = {
 SUITE = "dungeonrl.benchmarks.suite"
 
 
-# --- declaring options ------------------------------------------------------------------
-def option(default: Any = None, help: str = "", *, flags: Sequence[str] | None = None,
-           type: Callable | None = None, choices: Sequence | None = None,
-           metavar: str | None = None, action: str | None = None,
-           algos: Sequence[str] | None = None, requires: str | None = None,
-           default_text: str | None = None) -> Any:
-    """A dataclass field that is a command-line option.
-
-    ``flags``: the option strings (default ``--field-name``); ``type``: the
-    argparse type (default: the type of ``default``, else ``str``);
-    ``action``: ``"store_true"`` (implied by a ``False`` default) or
-    ``"append"``; ``algos``: the ``--algo`` values that read the option (it
-    is refused with another); ``requires``: a destination that must be set
-    for this option to mean something; ``default_text``: how ``--help``
-    shows a default of ``None`` (otherwise the help says it)."""
-    meta = {"help": help, "flags": tuple(flags) if flags else None, "type": type,
-            "choices": tuple(choices) if choices is not None else None, "metavar": metavar,
-            "action": action, "algos": tuple(algos) if algos else None, "requires": requires,
-            "default_text": default_text}
-    return dataclasses.field(default=default, metadata=meta)
-
-
-def positive_int(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
-    return v
-
-
-def nonneg_int(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, not {v}")
-    return v
-
-
-def positive_float(text: str) -> float:
-    v = float(text)
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
-    return v
-
-
-def nonneg_float(text: str) -> float:
-    v = float(text)
-    if not v >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
-    return v
-
-
-for _f, _n in ((positive_int, "int >= 1"), (nonneg_int, "int >= 0"),
-               (positive_float, "number > 0"), (nonneg_float, "number >= 0")):
-    _f.__name__ = _n      # argparse names the type in "invalid <name> value"
-
-
-def _type_of(f: dataclasses.Field) -> Callable:
-    meta = f.metadata
-    if meta.get("type") is not None:
-        return meta["type"]
-    default = f.default if f.default is not dataclasses.MISSING else None
-    if default is not None and not isinstance(default, bool):
-        return type(default)
-    ann = str(f.type)
-    if "int" in ann:
-        return int
-    if "float" in ann:
-        return float
-    return str
-
-
-def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):
-    """Add the fields of the dataclass ``cls`` (declared with :func:`option`)
-    to ``parser`` as one argument group; returns the group."""
-    doc = (cls.__doc__ or "").strip().split("\n")[0]
-    group = parser.add_argument_group(title or doc or cls.__name__)
-    for f in dataclasses.fields(cls):
-        meta = f.metadata
-        if "help" not in meta:
-            continue
-        default = (f.default if f.default is not dataclasses.MISSING
-                   else f.default_factory() if f.default_factory is not dataclasses.MISSING
-                   else None)
-        flags = meta.get("flags") or ("--" + f.name.replace("_", "-"),)
-        kw: dict = {"dest": f.name, "default": default, "help": meta.get("help", "")}
-        action = meta.get("action")
-        if action is None and isinstance(default, bool):
-            action = "store_false" if default else "store_true"
-        if action in ("store_true", "store_false"):
-            kw["action"] = action
-        else:
-            if action:
-                kw["action"] = action
-            kw["type"] = _type_of(f)
-            if meta.get("choices") is not None:
-                kw["choices"] = meta["choices"]
-            if meta.get("metavar"):
-                kw["metavar"] = meta["metavar"]
-        act = group.add_argument(*flags, **kw)
-        act.rules = {k: meta.get(k) for k in ("algos", "requires", "default_text")}
-    return group
-
-
-def copy_options(parser: argparse.ArgumentParser, source: argparse.ArgumentParser,
-                 skip: Sequence[str] = (), title: str | None = None):
-    """Copy the options of another parser (its actions, shared) into
-    ``parser``, leaving out help and the destinations in ``skip``."""
-    group = parser.add_argument_group(title or source.description or "options")
-    for act in source._actions:
-        if isinstance(act, argparse._HelpAction) or act.dest in skip:
-            continue
-        group._add_action(act)
-    return group
+_load = load_target
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -312,19 +208,6 @@ class CommonOptions:
     seed: int = option(0, "random seed (game i of a run uses seed + i)")
 
 
-def _load(target: str) -> Callable | None:
-    """``"module:function"`` -> the function, or ``None`` if the module does
-    not exist (an import error inside an existing module propagates)."""
-    module, _, attr = target.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name is not None and (module == e.name or module.startswith(e.name + ".")):
-            return None
-        raise
-    return getattr(mod, attr, None)
-
-
 def find_command(command: str, game: str | None) -> tuple[Callable | None, list[str]]:
     """The implementation of ``command`` for ``game``, and the places looked."""
     from .registry import game_module
@@ -384,10 +267,6 @@ def _leaf_kwargs(command, spec):
               epilog=doc if builder is not None else
               "(a plug-in without declared options: it parses the other arguments itself)")
     return fn, groups, kw
-
-
-#: put in a leaf's option groups to leave ``--seed`` out (a command that draws nothing)
-NO_SEED = "no --seed"
 
 
 def _fill_leaf(leaf, groups) -> None:
@@ -634,57 +513,6 @@ def _hooks(game):
     return hooks_for(game)
 
 
-# --- shared play helpers ----------------------------------------------------------------
-def narrator(game: str):
-    """``narrate(core, prev_state, state, seat) -> list[str]`` of the game's
-    ``narrate`` module (``dungeonrl.envs.<game>.narrate``), or None when the
-    game has none yet: ``play`` prints its lines after every step."""
-    from .registry import game_module
-    module = game_module(game)
-    if module is None:
-        return None
-    fn = _load(f"{module}.narrate:narrate")
-    return fn
-
-
-def say(lines) -> None:
-    for line in lines or ():
-        print(f"  * {line}")
-
-
-@dataclasses.dataclass
-class PlayOptions:
-    """play"""
-
-    agent: str | None = option(None, "watch an agent play instead of playing yourself: "
-                                     "heuristic, random or a saved model (.pt / .zip)",
-                               metavar="AGENT", default_text="you play")
-    random: bool = option(False, "same as --agent random")
-    episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
-    max_steps: int | None = option(None, "end each episode after this many decisions "
-                                         "(then the next episode starts)", type=positive_int,
-                                   default_text="the game's own end")
-    delay: float = option(0.0, "seconds to wait after each decision of a watched agent",
-                          type=nonneg_float)
-    stochastic: bool = option(False, "saved models sample their actions instead of taking "
-                                     "the most probable")
-
-
-def play_agent_name(args) -> str | None:
-    """The ``--agent`` / ``--random`` choice of a play command (None: a
-    person plays); raises ``ValueError`` for contradicting options."""
-    agent = getattr(args, "agent", None)
-    if getattr(args, "random", False):
-        if agent not in (None, "random"):
-            raise ValueError(f"--random and --agent {agent} contradict each other")
-        agent = "random"
-    return agent
-
-
-def is_model(name) -> bool:
-    return name not in (None, "heuristic", "random")
-
-
 # --- generic implementations (used when a game ships none) ---------------------------
 def _legal_random(rng, masks):
     """One uniformly random legal action per row of int8 masks."""
@@ -748,37 +576,6 @@ def generic_play(args) -> int:
 
 def generic_play_options(spec):
     return [GenericPlayOptions]
-
-
-def ask_action(legal, names, prompt="your action (number or name, help, q)> "):
-    """Read a legal action from the terminal: a number or an action name;
-    ``help`` lists the legal ones, ``q`` (or end of input) returns None. Bad
-    input gets a message and another prompt, never a traceback."""
-    legal = [int(x) for x in legal]
-    while True:
-        try:
-            text = input(prompt).strip()
-        except EOFError:
-            return None
-        if text in ("q", "quit", "exit"):
-            return None
-        if text in ("help", "?", ""):
-            print("legal: " + ", ".join(f"{i}={names[i]}" for i in legal))
-            continue
-        try:
-            a = int(text)
-        except ValueError:
-            if text not in names:
-                print(f"'{text}' is not an action name or number; type help for the list")
-                continue
-            a = names.index(text)
-        if a not in legal:
-            if 0 <= a < len(names):
-                print(f"{a} ({names[a]}) is not legal now; choose one of the listed actions")
-            else:
-                print(f"{a} is out of range: actions are 0..{len(names) - 1}")
-            continue
-        return a
 
 
 _ask = ask_action

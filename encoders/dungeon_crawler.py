@@ -24,7 +24,7 @@ from numba import njit
 from ..envs.core.jit import JIT
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.rules import rebal_moved
+from ..envs.dungeon_crawler.rules import eff_atk, eff_def, eff_spd, max_hp, rebal_moved
 
 #: small helpers are inlined into their callers (numba IR level)
 JIT_INLINE = dict(JIT, inline="always")
@@ -176,24 +176,6 @@ def _zero(out, a, b):
     out[a:b] = 0.0
 
 
-@njit(**JIT_INLINE)
-def _gear(st, T, h):
-    """Gear bonuses of hero ``h`` in one pass over its slots: (ATK, DEF, HP,
-    SPD), the sums ``rules.gear_sum`` gives one stat at a time."""
-    ga = 0
-    gd = 0
-    gh = 0
-    gs = 0
-    for sl in range(C.NSLOT):
-        it = st.equip[h, sl]
-        if it >= 0:
-            ga += T.item_atk[it]
-            gd += T.item_def[it]
-            gh += T.item_hp[it]
-            gs += T.item_spd[it]
-    return ga, gd, gh, gs
-
-
 @njit(**JIT)
 def encode_row(st, T, p, out):
     """Write seat ``p``'s observation of record ``st`` into ``out`` (every
@@ -212,17 +194,14 @@ def encode_row(st, T, p, out):
     out[O_MYTURN] = 1.0 if st.turn == p else 0.0
     out[O_ROUND] = st.round / 100.0
     out[O_STEP] = st.steps / max(st.max_steps, 1)
-    # own hero (the stat formulas of rules.max_hp / eff_atk / eff_def / eff_spd)
+    # own hero (the stat formulas are the rules' own: rules.max_hp / eff_atk / ...)
     for s in range(C.NSTAT):
         out[O_BASE + s] = st.base[p, s] * R10
-    ga, gd, gh, gs = _gear(st, T, p)
-    mh = np.int64(st.base[p, C.ST_HP]) + gh
-    atk = np.int64(st.base[p, C.ST_ATK]) + ga + st.enchant[p] - st.curse[p] + st.cb_atk[p]
-    dfn = np.int64(st.base[p, C.ST_DEF]) + gd + st.cb_def[p]
-    out[O_EFF + 0] = (atk if atk > 0 else 0) * R10
-    out[O_EFF + 1] = (dfn if dfn > 0 else 0) * R10
+    mh = max_hp(st, T, p)
+    out[O_EFF + 0] = eff_atk(st, T, p) * R10
+    out[O_EFF + 1] = eff_def(st, T, p) * R10
     out[O_EFF + 2] = mh * R10
-    out[O_EFF + 3] = (np.int64(st.base[p, C.ST_SPD]) + gs) * R10
+    out[O_EFF + 3] = eff_spd(st, T, p) * R10
     out[O_HP] = st.hp[p] * R10
     out[O_HPF] = _frac(st.hp[p], mh) if mh > 0 else 0.0
     out[O_GOLD] = st.gold[p] * R10
@@ -298,13 +277,10 @@ def encode_row(st, T, p, out):
         out[b + 1 + st.floor[q]] = 1.0
         out[b + 4] = st.pos[q] * RSQ
         out[b + 5] = st.hp[q] * R10
-        ga, gd, gh, gs = _gear(st, T, q)
-        atk = np.int64(st.base[q, C.ST_ATK]) + ga + st.enchant[q] - st.curse[q] + st.cb_atk[q]
-        dfn = np.int64(st.base[q, C.ST_DEF]) + gd + st.cb_def[q]
-        out[b + 6] = (np.int64(st.base[q, C.ST_HP]) + gh) * R10
-        out[b + 7] = (atk if atk > 0 else 0) * R10
-        out[b + 8] = (dfn if dfn > 0 else 0) * R10
-        out[b + 9] = (np.int64(st.base[q, C.ST_SPD]) + gs) * R10
+        out[b + 6] = max_hp(st, T, q) * R10
+        out[b + 7] = eff_atk(st, T, q) * R10
+        out[b + 8] = eff_def(st, T, q) * R10
+        out[b + 9] = eff_spd(st, T, q) * R10
         out[b + 10] = st.gold[q] * R10
         out[b + 11] = st.hand_n[q] * RHAND
         for sl in range(C.NSLOT):

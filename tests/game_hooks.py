@@ -1,4 +1,5 @@
-"""Per-game hooks of the conformance suite (``tests/test_conformance.py``).
+"""Per-game hooks of the conformance suite (``tests/test_conformance_*.py``,
+set-up in ``tests/conformance_common.py``).
 
 The suite runs every check on every game of ``dungeonrl.registry.GAMES``;
 what it cannot know generically, each game provides as a :class:`GameHooks`
@@ -147,7 +148,7 @@ class GameHooks:
     #: game; long games may cap their episodes with a ``max_steps``-like
     #: option in ``configs`` to keep the soak fast)
     soak_games: int = 1000
-    #: decisions between two samples of ``test_conformance.sampled_states``
+    #: decisions between two samples of ``conformance_common.sampled_states``
     #: (two live states each time, 20 per configuration and start kind)
     sample_every: int = 2
 

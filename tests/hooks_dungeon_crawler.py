@@ -76,7 +76,7 @@ class DungeonCrawlerHooks(GameHooks):
     #: count here (1,020 games per start kind), plus 1,000 games per seat count
     #: played to the end in test_dungeon_crawler.py
     soak_games = 340
-    #: samples spread over creation and dungeon (test_conformance.sampled_states)
+    #: samples spread over creation and dungeon (conformance_common.sampled_states)
     sample_every = 9
     default_config = {"num_players": 4}
     truncate_config = {"num_players": 3, "max_steps": 5}

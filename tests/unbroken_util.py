@@ -1,12 +1,17 @@
-"""Helpers for Unbroken scenario tests: build a game, edit its record, force
-dice, act by name. Expected numbers are read from the content tables (so the
-tests check rules, not balance numbers that may be retuned)."""
+"""Helpers for the Unbroken rule scenarios (``tests/test_unbroken_rules_*.py``,
+one file per topic): build a game, edit its record, force dice, act by name;
+then the scenario helpers the topic files share (start a battle, roll a
+face, find content with some property). Expected numbers are read from the
+content tables (so the tests check rules, not balance numbers that may be
+retuned)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dungeonrl.envs.unbroken import UnbrokenCore
 from dungeonrl.envs.unbroken import consts as C
+from dungeonrl.envs.unbroken import rules
 
 _CORES = {}
 
@@ -146,3 +151,137 @@ class Game:
 
     def text(self):
         return self.core.render_ansi(self.s)
+
+
+
+# --- scenario helpers shared by the topic files -------------------------------------
+def ops(*rows):
+    out = np.zeros((C.MAXOPS, C.OPW), np.int32)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def apply(g, *rows, src=-1):
+    rules.apply_ops(g.st[0], g.core.TR[0], ops(*rows), src)
+
+
+def pass_windows(g):
+    while g.phase() == "response":
+        g.act("pass")
+
+
+def battle(g, level, monster_id, **res):
+    """Start a battle against ``monster_id`` at ``level`` (declining Trickery
+    and passing optional battle-start Responses)."""
+    g.goto_level(level)
+    g["monster"] = monster_id
+    g.set_res(**res)
+    g.refresh()
+    g.act("fight")
+    if g.phase() == "trickery":
+        g.act("battle")
+    pass_windows(g)
+
+
+def to_battle(g, monster, level, **res):
+    """Put the game at the start of a Level's Preparation Step with a fixed
+    (unrevealed) monster and resources, then choose to fight."""
+    g.goto_level(level)
+    g.set_monster(monster)
+    g.set_res(**res)
+    g.refresh()
+    g.act("fight")
+
+
+def face_test(g, m, f, **res):
+    battle(g, int(g.T.m_level[m]), m, **res)
+    g.force(f + 1)
+    g.act("skip")
+    while g.phase() == "response":
+        g.act("pass")
+
+
+def roll_face(g, face):
+    g.force(face + 1)
+    g.act("skip")
+    pass_windows(g)
+
+
+def find_card(g, pred):
+    for i in range(int(g.T.n_enc_types)):
+        if pred(i):
+            return g.ct.encounter_names[i]
+    pytest.skip("content has no such card")
+
+
+def has_op(g, card, op):
+    return any(int(x) == op for x in g.T.e_ops[card, :, 0])
+
+
+def monsters(g, pred):
+    return [i for i in range(C.NMONSTER) if pred(i)]
+
+
+def monster_where(g, pred):
+    found = [i for i in range(C.NMONSTER) if pred(i)]
+    if not found:
+        pytest.skip("no monster of that kind in this content")
+    return found[0]
+
+
+def face_of(g, m, typ):
+    """First face (0-based) of monster ``m`` with the given face type, or None."""
+    fs = [f for f in range(6) if C.FACE_TYPES[int(g.T.m_face_type[m, f])] == typ]
+    return fs[0] if fs else None
+
+
+def face_with(g, m, pred):
+    fs = [f for f in range(6) if pred(f)]
+    return fs[0] if fs else None
+
+
+def alt_condition_face(g):
+    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
+            if int(g.T.m_face_has_alt[m, f]) and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
+            and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
+            and int(g.T.m_face_ops[m, f, 0, 2]) >= 2
+            and int(g.T.m_face_alt[m, f, 0, 0]) == C.OP_CONDITION
+            and int(g.T.m_face_alt[m, f, 0, 2]) == C.WHEN_NEXT]
+    if not cand:
+        pytest.skip("no steal-or-Condition face")
+    return cand[0]
+
+
+def char_ability(g, character, pred):
+    """Slot j of the character's ability matching ``pred(ability id)``."""
+    ci = ("sneak", "sage", "hunter", "brawler").index(character)
+    js = [j for j in range(C.MAX_CHAR_AB) if int(g.T.char_ab[ci, j]) >= 0
+          and pred(int(g.T.char_ab[ci, j]))]
+    if not js:
+        pytest.skip(f"the {character} has no such ability in this content")
+    return js[0]
+
+
+def ab_codes(g, a):
+    return [int(o[0]) for o in g.T.ab_ops[a] if int(o[0]) != C.OP_NONE]
+
+
+def skill_ability(g, name):
+    return int(g.T.s_ab[g.skill(name)])
+
+
+def basilisk_setup():
+    """The rulebook's combat example: a Sneak with a Sword, Daring and
+    Wrecker, Paranoid from the last Level, on Level 4 (Normal) against the
+    Basilisk, with 2 Ability Uses left."""
+    g = Game("sneak", "normal")
+    g.goto_level(4, uses=2)
+    g.set_weapons("Bare Hands", "Knife", "Sword")
+    g.give_skill("Daring")
+    g.give_skill("Wrecker")
+    g["cond"][g.cond("Paranoid")] = 1
+    g.set_monster("Basilisk")
+    g.set_res(small=10, medium=0, large=2, metal=1, food=2, cunning=0)
+    g.refresh()
+    return g

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cli import PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
+from ..options import option, positive_int
+from ..play import PlayOptions, is_model, narrator, play_agent_name, say
 
 
 @dataclass
@@ -193,7 +194,7 @@ def play(args):
 
 
 def _ask(legal, names):
-    from ..cli import ask_action
+    from ..play import ask_action
     return ask_action(legal, names)
 
 

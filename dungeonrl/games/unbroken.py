@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cli import NO_SEED, PlayOptions, is_model, narrator, option, play_agent_name, positive_int, say
+from ..options import NO_SEED, option, positive_int
+from ..play import PlayOptions, is_model, narrator, play_agent_name, say
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
 
@@ -121,7 +122,7 @@ def play(args):
 
 
 def _ask(legal, names):
-    from ..cli import ask_action
+    from ..play import ask_action
     return ask_action(legal, names)
 
 

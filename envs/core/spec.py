@@ -34,6 +34,10 @@ Conventions every core follows
 """
 from __future__ import annotations
 
+import ast
+import functools
+import hashlib
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -88,7 +92,7 @@ class GameSpec:
     max_episode_steps: int         #: step cap (truncation)
     reward_range: tuple            #: (low, high) of one step's reward
     illegal_penalty: float         #: reward of the acting seat for an illegal action
-    layout_version: str            #: hash of state dtype + content; snapshots check it
+    layout_version: str            #: hash of state dtype + content + rules code; snapshots and models check it
     render_modes: tuple = ("ansi",)
     obs_low: float = -float("inf")   #: bound of every observation column
     obs_high: float = float("inf")
@@ -297,12 +301,60 @@ def action_name_table(groups: Sequence[tuple]) -> tuple:
     return tuple(names)
 
 
-def layout_version(state_dtype, content_digest: str, version: int) -> str:
-    """Hash of a game's state record layout, its content tables and its
-    version: snapshots and saved models carry it and are refused when it
-    differs."""
-    import hashlib
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    """Drop the docstring of the module and of every class and function."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def normalised_source(text: str, filename: str = "<source>") -> str:
+    """The code of a Python source file without comments, docstrings or
+    layout: what :func:`source_digest` hashes. Two files that differ only in
+    comments, docstrings, blank lines or white space give the same text."""
+    return ast.unparse(_strip_docstrings(ast.parse(text, filename=filename)))
+
+
+@functools.lru_cache(maxsize=64)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    with open(path, encoding="utf-8") as f:
+        code = normalised_source(f.read(), path)
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def source_digest(*sources) -> str:
+    """Digest of the code of some modules or ``.py`` files, normalised with
+    :func:`normalised_source` (a comment or docstring edit does not change
+    it; a changed rule line does). ``sources``: modules (their ``__file__``)
+    or paths, hashed in the given order.
+
+    The normalised text is Python's own ``ast.unparse``; a Python version
+    that prints some construct differently would give another digest (a
+    saved model is then refused, never silently accepted)."""
+    h = hashlib.sha256()
+    for src in sources:
+        path = getattr(src, "__file__", src)
+        if path is None:
+            raise ValueError(f"{src!r} has no source file to digest")
+        st = os.stat(path)
+        h.update(_file_digest(os.fspath(path), st.st_mtime_ns, st.st_size).encode())
+    return h.hexdigest()[:16]
+
+
+def layout_version(state_dtype, content_digest: str, version: int,
+                   rules_digest: str = "") -> str:
+    """Hash of a game's state record layout, its content tables, its version
+    and (``rules_digest``, from :func:`source_digest` over the game's rules,
+    constants, state and encoder modules) its rules code: snapshots and saved
+    models carry it and are refused when it differs, so a model trained on
+    other rules or another observation layout is never loaded silently."""
     h = hashlib.sha256(str(np.dtype(state_dtype).descr).encode())
     h.update(content_digest.encode())
     h.update(str(version).encode())
+    if rules_digest:
+        h.update(rules_digest.encode())
     return h.hexdigest()[:16]

@@ -8,14 +8,16 @@ import numpy as np
 
 from ..core.errors import CorruptStateError
 from ..core.kernel_core import KernelCore, int_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version
+from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
 from ...encoders import dungeon_crawler as enc
-from . import consts as C, kernels
+from . import consts as C, kernels, rules, state
 from .content import load_content
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 5000
 VERSION = 0
+#: the modules whose code is the game: a snapshot or saved model refuses any change to them
+RULES_SOURCES = (rules, C, state, enc)
 
 
 def action_names(content):
@@ -24,7 +26,7 @@ def action_names(content):
 
 
 def layout_version(content):
-    return shared_layout_version(STATE_DTYPE, content.digest, VERSION)
+    return shared_layout_version(STATE_DTYPE, content.digest, VERSION, source_digest(*RULES_SOURCES))
 
 
 def make_spec(content=None):

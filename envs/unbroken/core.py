@@ -6,9 +6,9 @@ import numpy as np
 
 from ..core.errors import ContentError, CorruptStateError
 from ..core.kernel_core import KernelCore, choice_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version
+from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
 from ...encoders import unbroken as enc
-from . import consts as C, kernels
+from . import consts as C, kernels, rules, state
 from .content import load_content
 from .state import NAB_MAX, STATE_DTYPE
 
@@ -16,6 +16,8 @@ CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
 MAX_EPISODE_STEPS = 3000
 VERSION = 0
+#: the modules whose code is the game: a snapshot or saved model refuses any change to them
+RULES_SOURCES = (rules, C, state, enc)
 
 
 def action_names(content):
@@ -24,7 +26,7 @@ def action_names(content):
 
 
 def layout_version(content):
-    return shared_layout_version(STATE_DTYPE, content.digest, VERSION)
+    return shared_layout_version(STATE_DTYPE, content.digest, VERSION, source_digest(*RULES_SOURCES))
 
 
 def make_spec(content=None):

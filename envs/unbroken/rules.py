@@ -943,16 +943,22 @@ def run_stage(st, T, stage):
 
 
 @njit(**JIT)
+def add_attack_surcharges(st, T, cost):
+    """Add the active attack-cost passives (monster surcharges) to ``cost``."""
+    for i in range(T.mod_n[C.PM_ATTACK_COST]):
+        a = T.mod_ab[C.PM_ATTACK_COST, i]
+        if passive_on(st, T, a):
+            cost[T.ab_pa[a]] += T.ab_pn[a]
+
+
+@njit(**JIT)
 def attack_cost(st, T, w, k):
     """The full cost of weapon attack ``k`` (the weapon's cost plus monster
     surcharges), written into ``st.scratch``."""
     cost = st.scratch
     for r in range(C.NCOST):
         cost[r] = T.w_atk_cost[w, k, r]
-    for i in range(T.mod_n[C.PM_ATTACK_COST]):
-        a = T.mod_ab[C.PM_ATTACK_COST, i]
-        if passive_on(st, T, a):
-            cost[T.ab_pa[a]] += T.ab_pn[a]
+    add_attack_surcharges(st, T, cost)
     return cost
 
 

@@ -1,0 +1,253 @@
+"""The package's import structure: no module-level cycles, layers kept apart.
+
+The graph is built from the source with ``ast`` (nothing is imported), so
+the test also sees modules that a given run never loads.  An edge ``a -> b``
+means module ``a`` imports module ``b`` when ``a`` itself is executed: an
+``import`` or ``from ... import`` statement at module level, including inside
+a module-level ``if`` / ``try`` (but not under ``if TYPE_CHECKING:``).
+Imports inside functions are deferred and do not make a cycle.
+
+Layering rules (issue 9, item 8):
+
+* no module-level import cycle anywhere in the package;
+* the environment layer (``dungeonrl.envs``, ``dungeonrl.encoders``) imports
+  nothing from ``dungeonrl.agents``, ``dungeonrl.benchmarks``,
+  ``dungeonrl.cli`` or ``dungeonrl.games`` -- not even inside a function, so
+  the engine can be installed and read without the application on top.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Import name -> folder in the checkout (pyproject's [tool.setuptools.package-dir]).
+PACKAGE_DIRS = {
+    "dungeonrl": "dungeonrl",
+    "dungeonrl.envs": "envs",
+    "dungeonrl.encoders": "encoders",
+    "dungeonrl.agents": "agents",
+    "dungeonrl.benchmarks": "benchmarks",
+}
+
+ENV_LAYER = ("dungeonrl.envs", "dungeonrl.encoders")
+APP_LAYER = ("dungeonrl.agents", "dungeonrl.benchmarks", "dungeonrl.cli",
+             "dungeonrl.games")
+
+
+def discover_modules() -> dict[str, Path]:
+    """Every module of the package: dotted name -> source file."""
+    mods: dict[str, Path] = {}
+    for pkg, folder in PACKAGE_DIRS.items():
+        base = ROOT / folder
+        for dirpath, dirnames, filenames in os.walk(base):
+            here = Path(dirpath)
+            rel = here.relative_to(base)
+            # A sub-folder of another mapped package is walked under its own name.
+            if pkg == "dungeonrl" and rel.parts and f"dungeonrl.{rel.parts[0]}" in PACKAGE_DIRS:
+                continue
+            if rel.parts and not (here / "__init__.py").exists():
+                dirnames[:] = []
+                continue
+            for name in filenames:
+                if not name.endswith(".py"):
+                    continue
+                parts = [pkg, *rel.parts]
+                if name != "__init__.py":
+                    parts.append(name[:-3])
+                mods[".".join(parts)] = here / name
+    return mods
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _module_level_imports(tree: ast.Module):
+    """Import statements executed when the module is imported."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                stack.extend(node.body)
+            stack.extend(node.orelse)
+        elif isinstance(node, ast.Try):
+            stack.extend(node.body)
+            stack.extend(node.orelse)
+            stack.extend(node.finalbody)
+            for handler in node.handlers:
+                stack.extend(handler.body)
+        elif isinstance(node, (ast.With,)):
+            stack.extend(node.body)
+
+
+def _all_imports(tree: ast.Module):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+
+
+def _targets(node, module: str, path: Path, mods: dict[str, Path]) -> set[str]:
+    """Package modules one import statement loads (the named ones, not parents)."""
+    out: set[str] = set()
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name in mods:
+                out.add(alias.name)
+        return out
+    if node.level:
+        pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            pkg = pkg.rpartition(".")[0]
+        base = f"{pkg}.{node.module}" if node.module else pkg
+    else:
+        base = node.module or ""
+    if not base.startswith("dungeonrl"):
+        return out
+    for alias in node.names:
+        sub = f"{base}.{alias.name}"
+        if sub in mods:
+            out.add(sub)
+        elif base in mods:
+            out.add(base)
+    return out
+
+
+def import_graph(module_level: bool = True) -> dict[str, set[str]]:
+    mods = discover_modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        nodes = _module_level_imports(tree) if module_level else _all_imports(tree)
+        edges: set[str] = set()
+        for node in nodes:
+            edges |= _targets(node, name, path, mods)
+        edges.discard(name)
+        graph[name] = edges
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    comps: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return comps
+
+
+def test_discovers_the_package():
+    mods = discover_modules()
+    for name in ("dungeonrl.cli", "dungeonrl.envs.core.spec", "dungeonrl.agents.selfplay",
+                 "dungeonrl.encoders.unbroken", "dungeonrl.benchmarks.suite.runner",
+                 "dungeonrl.games.unbroken"):
+        assert name in mods, name
+    graph = import_graph()
+    assert "dungeonrl.envs.core.spec" in graph["dungeonrl.envs.core.kernel_core"] or any(
+        e.startswith("dungeonrl.envs.core") for e in graph["dungeonrl.envs.core.kernel_core"])
+
+
+def test_checker_finds_a_cycle():
+    # Positive control: the checker must report a planted cycle.
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_relative_imports_resolve(tmp_path):
+    mods = {"dungeonrl.x": tmp_path / "x" / "__init__.py", "dungeonrl.x.a": tmp_path / "x" / "a.py",
+            "dungeonrl.x.b": tmp_path / "x" / "b.py"}
+    node = ast.parse("from . import b\nfrom .b import thing\n").body
+    assert _targets(node[0], "dungeonrl.x.a", mods["dungeonrl.x.a"], mods) == {"dungeonrl.x.b"}
+    assert _targets(node[1], "dungeonrl.x.a", mods["dungeonrl.x.a"], mods) == {"dungeonrl.x.b"}
+    lazy = ast.parse("def f():\n    from dungeonrl.x import b\n")
+    assert list(_module_level_imports(lazy)) == []
+
+
+def test_no_module_level_import_cycle():
+    cycles = find_cycles(import_graph())
+    assert not cycles, "module-level import cycles:\n" + "\n".join(
+        " <-> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("layer", ENV_LAYER)
+def test_env_layer_imports_no_application_code(layer):
+    graph = import_graph(module_level=False)
+    bad = [f"{mod} imports {dep}"
+           for mod, deps in sorted(graph.items()) if mod == layer or mod.startswith(layer + ".")
+           for dep in sorted(deps)
+           if any(dep == app or dep.startswith(app + ".") for app in APP_LAYER)]
+    assert not bad, "\n".join(bad)
+
+
+def _cli_loaded_modules(mods: dict[str, Path]) -> set[str]:
+    """Modules the CLI loads by name (its ``DEFAULTS`` table, the suite, the
+    per-game companions): edges the static graph cannot see."""
+    tree = ast.parse(mods["dungeonrl.cli"].read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = node.value.partition(":")[0]
+            if target in mods and target != "dungeonrl.cli":
+                names.add(target)
+    names |= {m for m in mods if m.startswith("dungeonrl.games.")}
+    return names
+
+
+def test_commands_the_cli_loads_do_not_import_the_cli():
+    """The CLI loads commands by name (``"dungeonrl.agents.train:main"``); a
+    command importing the CLI back at module level would be a cycle the
+    static graph misses. Shared option helpers live in ``dungeonrl.options``
+    and ``dungeonrl.play`` instead."""
+    mods = discover_modules()
+    loaded = _cli_loaded_modules(mods)
+    assert {"dungeonrl.agents.train", "dungeonrl.agents.demo",
+            "dungeonrl.games.unbroken"} <= loaded, sorted(loaded)
+    graph = import_graph()
+    bad = []
+    for start in sorted(loaded):
+        seen, stack = {start}, [start]
+        while stack:
+            for dep in graph.get(stack.pop(), ()):
+                if dep == "dungeonrl.cli":
+                    bad.append(start)
+                elif dep not in seen:
+                    seen.add(dep)
+                    stack.append(dep)
+    assert not bad, f"imported by the CLI by name, yet importing it: {sorted(set(bad))}"
