@@ -7,9 +7,9 @@ import numpy as np
 from ..core.errors import ContentError, CorruptStateError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version
+from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
 from ...encoders import dungeon_kart as enc
-from . import consts as C, kernels
+from . import consts as C, kernels, rules, state
 from .content import load_content
 from .state import STATE_DTYPE
 
@@ -32,7 +32,8 @@ def make_spec(content=None) -> GameSpec:
         action_names=action_names(), obs_size=enc.OBS_SIZE,
         feature_names=tuple(enc.FEATURE_NAMES), max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION),
+        layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
+                                             source_digest(rules, C, state, enc)),
         render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core)
 
 
