@@ -26,6 +26,7 @@ import numbers
 import numpy as np
 
 from .errors import IllegalActionError, InvalidActionError
+from .fastcall import bind, entry_point
 from .spec import GameCore, GameSpec
 
 ILLEGAL_POLICIES = ("penalize", "raise")
@@ -144,8 +145,16 @@ def check_legal_batch(core: GameCore, states, actions, masks) -> None:
             f"env {i}: " + illegal_message(core, states[i], int(actions[i]), masks[i]))
 
 
+# bit generators whose raw output is one uniform 64-bit word: for them
+# ``integers(0, 2**64 - 1, dtype=uint64, endpoint=True)`` returns exactly the
+# raw words, which ``random_raw`` gives about 25x faster
+_RAW64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
 def draw_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` uniform uint64 game seeds from a numpy generator."""
+    if type(rng.bit_generator) in _RAW64:
+        return rng.bit_generator.random_raw(n)
     return rng.integers(0, _UINT64_SPAN - 1, size=n, dtype=np.uint64, endpoint=True)
 
 
@@ -186,25 +195,74 @@ class BatchBuffers:
         self.truncated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)
 
+        self._bind()
+
+    def _bind(self) -> None:
+        """Look up the compiled entry points of the core's generated kernels
+        once (:mod:`.fastcall`): every later call skips numba's type dispatch
+        and the core's argument conversions. Cores without generated kernels
+        keep the :class:`GameCore` calls."""
+        core = self.core
+        k = getattr(core, "kernels", None)
+        self.fast = k is not None and all(
+            hasattr(k, f) for f in ("reset_batch", "mask_batch", "observe_batch",
+                                    "step_observe", "step_autoreset"))
+        if not self.fast:
+            return
+        TR = core.TR
+        self.players_out = np.zeros(self.n, np.int64)     # seat to act, written by the kernel
+        nump = np.full(self.n, core.num_players, np.int8)
+        self._reset_call = bind(k.reset_batch, self.states, TR, self.seeds, nump,
+                                core.max_steps, core.auto_advance, core.reward_mode, core.cfg)
+        self._mask_call = bind(k.mask_batch, self.states, TR, self.masks)
+        self._observe_fn = entry_point(k.observe_batch, (self.states, TR, self.players,
+                                                         self.obs))
+        self._step_observe_fn = entry_point(k.step_observe, (
+            self.states, TR, self.actions, self.players, self.obs, self.masks, self.rewards,
+            self.terminated, self.truncated, self.illegal))
+        self._autoreset_fn = entry_point(k.step_autoreset, (
+            self.states, TR, self.actions, self.players_out, self.obs, self.masks,
+            self.rewards, self.terminated, self.truncated, self.illegal, self.final_obs,
+            self.final_states))
+
     def reset(self, seeds: np.ndarray) -> None:
         """Start a new game in every row, then observe and mask."""
         self.seeds[:] = seeds
-        self.core.reset(self.states, self.seeds)
+        if self.fast:
+            self._reset_call()
+        else:
+            self.core.reset(self.states, self.seeds)
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute the masks and observations from the states."""
+        if self.fast:
+            self._mask_call()
+            self._observe_fn(self.states, self.core.TR, self.players, self.obs)
+            return
         self.core.legal_mask(self.states, self.masks)
         self.core.observe(self.states, self.players, self.obs)
 
     def step(self) -> None:
         """``core.step`` with ``self.actions``, then observe and mask (no
         autoreset: the single env's path)."""
+        if self.fast:
+            self._step_observe_fn(self.states, self.core.TR, self.actions, self.players,
+                                  self.obs, self.masks, self.rewards, self.terminated,
+                                  self.truncated, self.illegal)
+            return
         self.core.step_observe(self.states, self.actions, self.players, self.obs, self.masks,
                                self.rewards, self.terminated, self.truncated, self.illegal)
 
     def step_autoreset(self) -> None:
-        """The fused hot-loop kernel (the vector envs' path)."""
+        """The fused hot-loop kernel (the vector envs' path). ``self.obs`` may
+        be a different array on every call (the vector env hands its buffers
+        out), so the arguments are passed, not bound."""
+        if self.fast:
+            self._autoreset_fn(self.states, self.core.TR, self.actions, self.players_out,
+                               self.obs, self.masks, self.rewards, self.terminated,
+                               self.truncated, self.illegal, self.final_obs, self.final_states)
+            return
         self.core.step_autoreset(self.states, self.actions, self.obs, self.masks,
                                  self.rewards, self.terminated, self.truncated,
                                  self.illegal, self.final_obs, self.final_states)
