@@ -299,10 +299,13 @@ class EpisodeTracker:
             infos.append(info)
         return infos
 
-    def finish(self, reward: np.ndarray, done_idx: np.ndarray):
+    def finish(self, reward: np.ndarray, done_idx: np.ndarray, columns: bool = False):
         """Vectorised core of :meth:`after_step`: returns the finished rows'
         returns and lengths (arrays) and their core infos (a list, or None
-        when ``episode_info`` is off), and clears those rows' counters."""
+        when ``episode_info`` is off), and clears those rows' counters. With
+        ``columns``, a core that has ``episode_info_batch`` gives its infos as
+        columns instead (``{key: (values, present)}``, see
+        :func:`scatter_columns`)."""
         self.returns += reward
         self.lengths += 1
         rets = self.returns[done_idx].copy()
@@ -311,8 +314,34 @@ class EpisodeTracker:
         if self.episode_info and len(done_idx):
             fs = self.buf.final_states
             own = getattr(self.buf, "episode_info", None)   # a SelfPlayView's learner info
-            core_infos = ([own(i) for i in done_idx.tolist()] if own is not None else
-                          [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()])
+            batch = getattr(self.buf.core, "episode_info_batch", None)
+            if columns and own is None and batch is not None:
+                core_infos = batch(fs[done_idx])             # no per-row Python
+            else:
+                core_infos = ([own(i) for i in done_idx.tolist()] if own is not None else
+                              [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()])
         self.returns[done_idx] = 0.0
         self.lengths[done_idx] = 0
         return rets, lens, core_infos
+
+
+def scatter_columns(cols: dict, rows: np.ndarray, n: int) -> dict:
+    """Episode-info columns of the finished rows (``{key: (values,
+    present)}`` from a core's ``episode_info_batch``, one value per finished
+    row) in Gymnasium's dict-of-arrays form over ``n`` envs, with ``_key``
+    flags: the same arrays as ``vector.batch_infos`` builds from the per-row
+    dicts (ints as int64 zeros elsewhere, other values in object arrays
+    holding None elsewhere)."""
+    out = {}
+    for key, (values, present) in cols.items():
+        rs = rows if present is None else rows[present]
+        vals = values if present is None else values[present]
+        if vals.dtype == object:
+            arr = np.full(n, None, dtype=object)
+        else:
+            arr = np.zeros(n, dtype=vals.dtype)
+        arr[rs] = vals
+        flag = np.zeros(n, np.bool_)
+        flag[rs] = True
+        out[key], out[f"_{key}"] = arr, flag
+    return out
