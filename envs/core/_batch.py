@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 
 from .errors import IllegalActionError, InvalidActionError
-from .fastcall import bind, entry_point
+from .fastcall import entry_point
 from .spec import GameCore, GameSpec
 
 ILLEGAL_POLICIES = ("penalize", "raise")
@@ -198,38 +198,35 @@ class BatchBuffers:
         self._bind()
 
     def _bind(self) -> None:
-        """Look up the compiled entry points of the core's generated kernels
-        once (:mod:`.fastcall`): every later call skips numba's type dispatch
-        and the core's argument conversions. Cores without generated kernels
-        keep the :class:`GameCore` calls."""
+        """Prepare the compiled entry points of the core's generated kernels
+        (:mod:`.fastcall`): every call after the first skips numba's type
+        dispatch and the core's argument conversions. Each kernel is looked
+        up on its first use, so a single env never loads the vector env's
+        kernel from the cache. Cores without generated kernels keep the
+        :class:`GameCore` calls."""
         core = self.core
         k = getattr(core, "kernels", None)
         self.fast = k is not None and all(
             hasattr(k, f) for f in ("reset_batch", "mask_batch", "observe_batch",
                                     "step_observe", "step_autoreset"))
-        if not self.fast:
-            return
-        TR = core.TR
-        self.players_out = np.zeros(self.n, np.int64)     # seat to act, written by the kernel
-        nump = np.full(self.n, core.num_players, np.int8)
-        self._reset_call = bind(k.reset_batch, self.states, TR, self.seeds, nump,
-                                core.max_steps, core.auto_advance, core.reward_mode, core.cfg)
-        self._mask_call = bind(k.mask_batch, self.states, TR, self.masks)
-        self._observe_fn = entry_point(k.observe_batch, (self.states, TR, self.players,
-                                                         self.obs))
-        self._step_observe_fn = entry_point(k.step_observe, (
-            self.states, TR, self.actions, self.players, self.obs, self.masks, self.rewards,
-            self.terminated, self.truncated, self.illegal))
-        self._autoreset_fn = entry_point(k.step_autoreset, (
-            self.states, TR, self.actions, self.players_out, self.obs, self.masks,
-            self.rewards, self.terminated, self.truncated, self.illegal, self.final_obs,
-            self.final_states))
+        self._fns = {}
+        if self.fast:
+            self.players_out = np.zeros(self.n, np.int64)   # seat to act, written by the kernel
+            self._nump = np.full(self.n, core.num_players, np.int8)
+
+    def _call(self, name: str, *args) -> None:
+        fn = self._fns.get(name)
+        if fn is None:
+            fn = self._fns[name] = entry_point(getattr(self.core.kernels, name), args)
+        fn(*args)
 
     def reset(self, seeds: np.ndarray) -> None:
         """Start a new game in every row, then observe and mask."""
         self.seeds[:] = seeds
         if self.fast:
-            self._reset_call()
+            core = self.core
+            self._call("reset_batch", self.states, core.TR, self.seeds, self._nump,
+                       core.max_steps, core.auto_advance, core.reward_mode, core.cfg)
         else:
             self.core.reset(self.states, self.seeds)
         self.refresh()
@@ -237,8 +234,9 @@ class BatchBuffers:
     def refresh(self) -> None:
         """Recompute the masks and observations from the states."""
         if self.fast:
-            self._mask_call()
-            self._observe_fn(self.states, self.core.TR, self.players, self.obs)
+            TR = self.core.TR
+            self._call("mask_batch", self.states, TR, self.masks)
+            self._call("observe_batch", self.states, TR, self.players, self.obs)
             return
         self.core.legal_mask(self.states, self.masks)
         self.core.observe(self.states, self.players, self.obs)
@@ -247,9 +245,9 @@ class BatchBuffers:
         """``core.step`` with ``self.actions``, then observe and mask (no
         autoreset: the single env's path)."""
         if self.fast:
-            self._step_observe_fn(self.states, self.core.TR, self.actions, self.players,
-                                  self.obs, self.masks, self.rewards, self.terminated,
-                                  self.truncated, self.illegal)
+            self._call("step_observe", self.states, self.core.TR, self.actions, self.players,
+                       self.obs, self.masks, self.rewards, self.terminated, self.truncated,
+                       self.illegal)
             return
         self.core.step_observe(self.states, self.actions, self.players, self.obs, self.masks,
                                self.rewards, self.terminated, self.truncated, self.illegal)
@@ -259,9 +257,9 @@ class BatchBuffers:
         be a different array on every call (the vector env hands its buffers
         out), so the arguments are passed, not bound."""
         if self.fast:
-            self._autoreset_fn(self.states, self.core.TR, self.actions, self.players_out,
-                               self.obs, self.masks, self.rewards, self.terminated,
-                               self.truncated, self.illegal, self.final_obs, self.final_states)
+            self._call("step_autoreset", self.states, self.core.TR, self.actions,
+                       self.players_out, self.obs, self.masks, self.rewards, self.terminated,
+                       self.truncated, self.illegal, self.final_obs, self.final_states)
             return
         self.core.step_autoreset(self.states, self.actions, self.obs, self.masks,
                                  self.rewards, self.terminated, self.truncated,

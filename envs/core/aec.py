@@ -118,7 +118,8 @@ class DungeonAECEnv(AECEnv):
         self._players = np.zeros(1, np.int64)
         self._mask = np.zeros((1, spec.num_actions), MASK_DTYPE)
         self._num_actions = int(spec.num_actions)
-        self._bind_kernels()
+        self._fast = None           # kernels bound on the first reset (see _bind_kernels)
+        self._cached_seat = -1
         self._started = False
         self._done = False
         self._step_count = 0
@@ -142,6 +143,8 @@ class DungeonAECEnv(AECEnv):
             seeds = seed_batch(seed, 1)
         else:
             seeds = draw_seeds(self.np_random, 1)
+        if self._fast is None:
+            self._bind_kernels()
         self.core.reset(self._states, seeds)
         self._started = True
         self._done = False
@@ -352,6 +355,8 @@ class DungeonAECEnv(AECEnv):
             raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, this env "
                                 f"{self.num_seats}")
         self.core.check_state(record[0])
+        if self._fast is None:
+            self._bind_kernels()
         self._states[:] = record
         self._started = True
         self._done = bool(snapshot.done) or bool(self.core.is_over(self._states[0]))

@@ -173,7 +173,7 @@ class DungeonEnv(gym.Env):
         self._num_actions = int(spec.num_actions)
         # row views, and the fused kernel bound to the buffers (see _bind_step)
         self._obs_row, self._mask_row = buf.obs[0], buf.masks[0]
-        self._bind_step()
+        self._step_call = None      # bound on the first step (see _bind_step)
         self._started = False      # reset was called at least once
         self._needs_reset = True   # no episode running
         self._step_count = 0
@@ -207,6 +207,8 @@ class DungeonEnv(gym.Env):
         if self.illegal_action == "raise" and not self._mask_row[a]:
             raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
         buf.actions[0] = a
+        if self._step_call is None:
+            self._bind_step()
         self._step_call()           # step, observation and mask: one kernel call
         reward = buf.rewards.item(0)
         terminated = buf.terminated.item(0)

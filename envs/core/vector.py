@@ -252,10 +252,6 @@ class DungeonVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        # the "every env has it" flags of the per-step infos: one read-only
-        # array shared by every step instead of two allocations per step
-        self._all = np.ones(self.num_envs, np.bool_)
-        self._all.setflags(write=False)
 
     @property
     def illegal_action(self) -> str:
@@ -282,8 +278,9 @@ class DungeonVectorEnv(VectorEnv):
         reward, terminated, truncated, done_idx = run.step(actions)
         buf = run.buf
         infos: dict[str, Any] = {
-            "action_mask": buf.masks.copy(), "_action_mask": self._all,
-            "illegal_action": buf.illegal.copy(), "_illegal_action": self._all,
+            "action_mask": buf.masks.copy(), "_action_mask": np.ones(self.num_envs, np.bool_),
+            "illegal_action": buf.illegal.copy(),
+            "_illegal_action": np.ones(self.num_envs, np.bool_),
         }
         if len(done_idx):
             rets, lens, core_infos = run.tracker.finish(reward, done_idx, columns=True)
