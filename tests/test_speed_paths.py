@@ -80,7 +80,7 @@ def test_vector_final_info_columns_match_per_row_infos():
         fs = env._run.buf.final_states
         rows = [core.episode_info(fs[i]) for i in done]
         want = batch_infos(rows, done.tolist(), env.num_envs)
-        got = scatter_columns(core.episode_info_batch(fs[done]), done, env.num_envs)
+        got = scatter_columns(core.episode_info_batch(fs, done), done, env.num_envs)
         assert list(got) == list(want)
         for k in want:
             assert got[k].dtype == want[k].dtype, k

@@ -314,7 +314,7 @@ class EpisodeTracker:
             own = getattr(self.buf, "episode_info", None)   # a SelfPlayView's learner info
             batch = getattr(self.buf.core, "episode_info_batch", None)
             if columns and own is None and batch is not None:
-                core_infos = batch(fs[done_idx])             # no per-row Python
+                core_infos = batch(fs, done_idx)             # no per-row Python
             else:
                 core_infos = ([own(i) for i in done_idx.tolist()] if own is not None else
                               [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()])
