@@ -175,9 +175,7 @@ class DungeonAECEnv(AECEnv):
         self._final_obs = np.zeros((1, spec.obs_size), np.float32)
         self._final_states = self.core.alloc(1)
         TR = self.core.TR
-        self._step_call = bind(kernels.step_autoreset, self._states, TR, self._act,
-                               self._players, self._obs, self._mask, self._rew, self._te,
-                               self._tr, self._il, self._final_obs, self._final_states)
+        self._step_call = None       # bound on the first step: loaded from the cache then
         self._seat_arg = np.zeros(1, np.int64)
         self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
         self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
@@ -250,6 +248,11 @@ class DungeonAECEnv(AECEnv):
             raise IllegalActionError(
                 illegal_message(self.core, self._states[0], a, self._mask[0]))
         self._act[0] = a
+        if self._step_call is None:
+            self._step_call = bind(self.core.kernels.step_autoreset, self._states, self.core.TR,
+                                   self._act, self._players, self._obs, self._mask, self._rew,
+                                   self._te, self._tr, self._il, self._final_obs,
+                                   self._final_states)
         self._step_call()          # step + next seat + its observation and mask
         self._step_count += 1
         rew = self._rew[0].tolist()
