@@ -1,11 +1,12 @@
 """PettingZoo-style module of Dungeon Crawler (``from dungeonrl.envs import
 dungeon_crawler_v0``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``.
 
-``env(num_players=4, render_mode=None, **kwargs)`` returns the raw
-:class:`~dungeonrl.envs.core.aec.DungeonAECEnv` wrapped, as PettingZoo's
-classic games are, in ``AssertOutOfBoundsWrapper`` (an action outside the
-action space fails loudly) and ``OrderEnforcingWrapper`` (no ``step`` or
-``observe`` before ``reset``). Keyword arguments are those of
+``env(num_players=4, render_mode=None, **kwargs)`` returns a
+:class:`~dungeonrl.envs.core.aec.CheckedAECEnv`: the raw env with the checks
+of the wrappers PettingZoo's classic games use (``AssertOutOfBoundsWrapper``:
+an action outside the action space fails loudly; ``OrderEnforcingWrapper``:
+no ``step``, ``observe`` or episode attributes before ``reset``) built in,
+without their per-call cost. Keyword arguments are those of
 :class:`~dungeonrl.envs.dungeon_crawler.DungeonCrawlerCore` plus
 ``render_mode`` and ``illegal_action``; see the game's doc page
 (``dungeonrl.envs.dungeon_crawler``).

@@ -524,7 +524,8 @@ class DungeonCrawlerHooks(GameHooks):
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.dungeon_crawler import kernels
-        return [kernels.reset_batch, kernels.step_batch, kernels.mask_batch,
+        # the AEC env steps with the fused step_autoreset (no step_batch)
+        return [kernels.reset_batch, kernels.mask_batch,
                 kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:

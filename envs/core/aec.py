@@ -60,11 +60,24 @@ from ._batch import (
     seed_batch,
 )
 from .errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
+from .fastcall import bind
 from .multi import global_state_space, observe_seats
 from .snapshot import Snapshot
 from .validate import check_seed, snapshot_fields
 
-__all__ = ["DungeonAECEnv", "make_aec_env"]
+__all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError",
+           "OutOfBoundsActionError"]
+
+
+class OrderError(ResetNeededError, AssertionError):
+    """A call before ``reset`` in the checked env (an ``AssertionError``
+    too, the error PettingZoo's ``OrderEnforcingWrapper`` raises)."""
+
+
+class OutOfBoundsActionError(InvalidActionError, AssertionError):
+    """An action outside the action space in the checked env (an
+    ``AssertionError`` too, the error of PettingZoo's
+    ``AssertOutOfBoundsWrapper``)."""
 
 
 class DungeonAECEnv(AECEnv):
@@ -114,6 +127,9 @@ class DungeonAECEnv(AECEnv):
         self._obs = np.zeros((1, spec.obs_size), np.float32)
         self._players = np.zeros(1, np.int64)
         self._mask = np.zeros((1, spec.num_actions), MASK_DTYPE)
+        self._num_actions = int(spec.num_actions)
+        self._fast = None           # kernels bound on the first reset (see _bind_kernels)
+        self._cached_seat = -1
         self._started = False
         self._done = False
         self._step_count = 0
@@ -139,6 +155,8 @@ class DungeonAECEnv(AECEnv):
             seeds = seed_batch(seed, 1)
         else:
             seeds = draw_seeds(self.np_random, 1)
+        if self._fast is None:
+            self._bind_kernels()
         self.core.reset(self._states, seeds)
         if opts:
             self.core.apply_reset_options(self._states, opts)
@@ -151,19 +169,64 @@ class DungeonAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._live = [(a, i) for i, a in enumerate(self.agents)]
         self._select()
+        self._fill_cache()
+
+    def _bind_kernels(self) -> None:
+        """The fused kernels of a :class:`KernelCore`, bound to this env's
+        buffers and called through their compiled entry points (no numba type
+        dispatch per call): one call steps the game and writes the next
+        seat's observation and mask. Other cores take the generic path."""
+        kernels = getattr(self.core, "kernels", None)
+        self._fast = kernels is not None and hasattr(kernels, "step_autoreset")
+        # the seat whose observation and mask are in _obs / _mask (-1: none)
+        self._cached_seat = -1
+        if not self._fast:
+            return
+        spec = self.game_spec
+        self._act = np.zeros(1, np.int64)
+        self._final_obs = np.zeros((1, spec.obs_size), np.float32)
+        self._final_states = self.core.alloc(1)
+        TR = self.core.TR
+        self._step_call = None       # bound on the first step: loaded from the cache then
+        self._seat_arg = np.zeros(1, np.int64)
+        self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
+        self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
+                                  self._seat_obs1)
+        self._mask_call = bind(kernels.mask_batch, self._states, TR, self._mask)
+
+    def _fill_cache(self) -> None:
+        """Observation and mask of the seat to act (after reset / set_state)."""
+        self._cached_seat = -1
+        if self._done or not self._fast:
+            return
+        seat = self._to_play()
+        self._seat_arg[0] = seat
+        self._observe_call()
+        self._obs[0] = self._seat_obs1[0]
+        self._mask_call()
+        self._cached_seat = seat
 
     def observe(self, agent):
         if not self._started:
             raise ResetNeededError("observe() called before reset()")
         seat = self._seat[agent]
-        self._players[0] = seat
-        self.core.observe(self._states, self._players, self._obs)
-        mask = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
-        if not self._done and seat == self._to_play():
+        if seat == self._cached_seat:      # the seat to act: written by the last step
+            return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].copy()}
+        if self._fast:
+            self._seat_arg[0] = seat
+            self._observe_call()
+            obs = self._seat_obs1[0].copy()
+        else:
+            self._players[0] = seat
+            self.core.observe(self._states, self._players, self._obs)
+            obs = self._obs[0].copy()
+        mask = np.zeros(self._num_actions, MASK_DTYPE)
+        if not self._done and not self._fast and seat == self._to_play():
             self.core.legal_mask(self._states, self._mask)
             mask[:] = self._mask[0]
-        return {"observation": self._obs[0].copy(), "action_mask": mask}
+        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global view: every seat's observation concatenated (see the
@@ -179,15 +242,55 @@ class DungeonAECEnv(AECEnv):
         if not self.agents:
             raise ResetNeededError("step() called after every agent is done; call reset()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._done:
             if action is not None:
                 raise InvalidActionError(
                     f"{agent} is done; the only valid action is None, got {action!r}")
             self._was_dead_step(action)
             return
-        if action is None:
+        if type(action) is int and 0 <= action < self._num_actions:
+            a = action                                   # the common case, checked inline
+        elif action is None:
             raise InvalidActionError(f"{agent} must act; None is only for finished agents")
-        a = action_index(action, self.game_spec.num_actions)
+        else:
+            a = action_index(action, self._num_actions)
+        if not self._fast:
+            self._step_generic(agent, a)
+            return
+        # _mask holds the acting seat's mask (written by the previous call)
+        if self.illegal_action == "raise" and not self._mask[0, a]:
+            raise IllegalActionError(
+                illegal_message(self.core, self._states[0], a, self._mask[0]))
+        self._act[0] = a
+        if self._step_call is None:
+            self._step_call = bind(self.core.kernels.step_autoreset, self._states, self.core.TR,
+                                   self._act, self._players, self._obs, self._mask, self._rew,
+                                   self._te, self._tr, self._il, self._final_obs,
+                                   self._final_states)
+        self._step_call()          # step + next seat + its observation and mask
+        self._step_count += 1
+        rew = self._rew[0].tolist()
+        rewards = self.rewards
+        cum = self._cumulative_rewards
+        cum[agent] = 0.0
+        for name, seat in self._live:
+            r = rew[seat]
+            rewards[name] = r
+            cum[name] += r
+        if self._te[0] or self._tr[0]:
+            # the kernel restarted the game in place: put the finished record back
+            self._states[0] = self._final_states[0]
+            self._cached_seat = -1
+            self._finish()
+        else:
+            seat = int(self._players[0])
+            self._cached_seat = seat
+            self.agent_selection = self.possible_agents[seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _step_generic(self, agent, a: int) -> None:
+        """The step of a core without generated kernels."""
         self.core.legal_mask(self._states, self._mask)
         if self.illegal_action == "raise" and not self._mask[0, a]:
             raise IllegalActionError(
@@ -198,18 +301,25 @@ class DungeonAECEnv(AECEnv):
         self._step_count += 1
         for a_name in self.agents:
             self.rewards[a_name] = float(self._rew[0, self._seat[a_name]])
-        if self._te[0] or self._tr[0]:
-            self._done = True
-            info = dict(self.core.episode_info(self._states[0]))
-            info["illegal_action"] = bool(self._il[0])
-            for a_name in self.agents:
-                self.terminations[a_name] = bool(self._te[0])
-                self.truncations[a_name] = bool(self._tr[0])
-                self.infos[a_name] = dict(info)
         self._accumulate_rewards()
-        self._select()
+        if self._te[0] or self._tr[0]:
+            self._finish()
+        else:
+            self._select()
         if self.render_mode == "human":
             self.render()
+
+    def _finish(self) -> None:
+        """Every seat ends together: flags and the core's episode info."""
+        self._done = True
+        info = dict(self.core.episode_info(self._states[0]))
+        info["illegal_action"] = bool(self._il[0])
+        te, tr = bool(self._te[0]), bool(self._tr[0])
+        for a_name in self.agents:
+            self.terminations[a_name] = te
+            self.truncations[a_name] = tr
+            self.infos[a_name] = dict(info)
+        self._select()
 
     def render(self):
         if self.render_mode is None:
@@ -264,6 +374,8 @@ class DungeonAECEnv(AECEnv):
         step_count, _, done = snapshot_fields(snapshot)   # all checks before any change
         self.core.check_state(record[0])
         done = done or bool(self.core.is_over(record[0]))
+        if self._fast is None:
+            self._bind_kernels()
         self._states[:] = record
         self._started = True
         self._done = done
@@ -281,7 +393,9 @@ class DungeonAECEnv(AECEnv):
                 self.terminations[a] = not trunc
                 self.truncations[a] = trunc
                 self.infos[a] = dict(info)
+        self._live = [(a, i) for i, a in enumerate(self.agents)]
         self._select()
+        self._fill_cache()
 
     # --- helpers -----------------------------------------------------------------------
     def action_mask(self, agent=None) -> np.ndarray:
@@ -306,3 +420,129 @@ class DungeonAECEnv(AECEnv):
 def make_aec_env(game, **kwargs) -> DungeonAECEnv:
     """Build the raw AEC env of ``game`` (a registered name, id, spec or core)."""
     return DungeonAECEnv(game, **kwargs)
+
+
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos",
+                           "agent_selection", "num_agents", "agents"})
+
+
+class CheckedAECEnv(DungeonAECEnv):
+    """:class:`DungeonAECEnv` with the checks of PettingZoo's classic wrapper
+    stack (``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(env))``) built in,
+    at a fraction of their cost: no wrapper layer, no ``__getattr__`` on the
+    hot path, the action check inlined. What ``env()`` of a game module
+    returns. It rejects everything those wrappers reject:
+
+    * reading ``rewards``, ``terminations``, ``truncations``, ``infos``,
+      ``agent_selection``, ``num_agents`` or ``agents`` before ``reset``
+      raises ``AttributeError``;
+    * ``step``, ``observe``, ``state``, ``render`` or ``agent_iter`` before
+      ``reset`` raises :class:`OrderError` (an ``AssertionError``, as the
+      wrapper's);
+    * an action outside the action space (anything but an integer in
+      ``[0, num_actions)`` as an int, a numpy integer or a shape-``()``
+      integer array; ``None`` except for a finished agent) raises
+      :class:`OutOfBoundsActionError` (an ``AssertionError`` and an
+      :class:`InvalidActionError`);
+    * ``step`` once every agent is done only warns, as the wrapper does;
+    * an ``agent_iter`` loop that does not ``step`` (or ``reset``) between
+      two agents fails its assertion.
+    """
+
+    def __init__(self, game, render_mode: str | None = None,
+                 illegal_action: str = "penalize", **core_kwargs):
+        super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
+                         **core_kwargs)
+        self._has_reset = False
+        self._has_updated = False
+        for name in ("rewards", "terminations", "truncations", "infos", "agent_selection",
+                     "agents"):
+            self.__dict__.pop(name, None)   # unset until reset: __getattr__ refuses them
+
+    def __getattr__(self, name):
+        # only reached when normal lookup fails, so never on the hot path
+        if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._has_reset = True
+        self._has_updated = True
+        super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before step.")
+        if not self.agents:
+            self._has_updated = True
+            from pettingzoo.utils.env_logger import EnvLogger
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            self._check_bounds(action)
+        super().step(action)
+
+    def _check_bounds(self, action) -> None:
+        """``action_space(agent).contains(action)``, or ``None`` for a finished
+        agent (the rule of ``AssertOutOfBoundsWrapper``), as an
+        :class:`OutOfBoundsActionError`."""
+        if action is None:
+            if self._done:
+                return
+            raise OutOfBoundsActionError(
+                f"{self.agent_selection} must act; None is only for finished agents")
+        if isinstance(action, (np.ndarray, np.generic)):
+            ok = action.dtype.kind in "iu" and action.shape == ()
+        else:
+            ok = isinstance(action, int) and not isinstance(action, bool)
+        if not ok or not 0 <= int(action) < self._num_actions:
+            raise OutOfBoundsActionError(
+                f"action {action!r} is not in the action space Discrete({self._num_actions})")
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before observe.")
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before state.")
+        return super().state()
+
+    def render(self):
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before render.")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before agent_iter().")
+        return _CheckedIterable(self, max_iter)
+
+
+class _CheckedIterable:
+    def __init__(self, env: CheckedAECEnv, max_iter: int):
+        self.env, self.max_iter = env, max_iter
+
+    def __iter__(self):
+        return _CheckedIterator(self.env, self.max_iter)
+
+
+class _CheckedIterator:
+    """PettingZoo's AEC iterator with the order check of its wrapper."""
+
+    def __init__(self, env: CheckedAECEnv, max_iter: int):
+        self.env, self.iters_til_term = env, max_iter
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection

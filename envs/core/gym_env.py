@@ -27,6 +27,7 @@ from ._batch import (
     seed_batch,
 )
 from .errors import IllegalActionError, ResetNeededError, SnapshotError
+from .fastcall import bind
 from .snapshot import Snapshot
 from .validate import check_seed, snapshot_fields
 
@@ -173,7 +174,11 @@ class DungeonEnv(gym.Env):
         self.dict_obs = bool(dict_obs)
         self.action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = observation_spaces(spec, self.dict_obs)
-        self._buf = BatchBuffers(self.core, 1)
+        self._buf = buf = BatchBuffers(self.core, 1)
+        self._num_actions = int(spec.num_actions)
+        # row views, and the fused kernel bound to the buffers (see _bind_step)
+        self._obs_row, self._mask_row = buf.obs[0], buf.masks[0]
+        self._step_call = None      # bound on the first step (see _bind_step)
         self._started = False      # reset was called at least once
         self._needs_reset = True   # no episode running
         self._step_count = 0
@@ -201,27 +206,46 @@ class DungeonEnv(gym.Env):
 
     def step(self, action):
         buf = self._buf
-        a = action_index(action, self.game_spec.num_actions)
+        if type(action) is int and 0 <= action < self._num_actions:
+            a = action                                   # the common case, checked inline
+        else:
+            a = action_index(action, self._num_actions)
         if self._needs_reset:
             raise ResetNeededError(
                 "step() called before reset()" if not self._started else
                 "step() called after the episode ended; call reset() first")
-        if self.illegal_action == "raise" and not buf.masks[0, a]:
+        if self.illegal_action == "raise" and not self._mask_row[a]:
             raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
         buf.actions[0] = a
-        buf.step()
-        reward = float(buf.rewards[0, 0])
-        terminated = bool(buf.terminated[0])
-        truncated = bool(buf.truncated[0])
+        if self._step_call is None:
+            self._bind_step()
+        self._step_call()           # step, observation and mask: one kernel call
+        reward = buf.rewards.item(0)
+        terminated = buf.terminated.item(0)
+        truncated = buf.truncated.item(0)
         self._step_count += 1
         self._episode_return += reward
-        info = {}
         if terminated or truncated:
             self._needs_reset = True
-            info.update(self.core.episode_info(buf.states[0]))
-        info["action_mask"] = buf.masks[0].copy()
-        info["illegal_action"] = bool(buf.illegal[0])
+            info = dict(self.core.episode_info(buf.states[0]))
+            info["action_mask"] = self._mask_row.copy()
+            info["illegal_action"] = buf.illegal.item(0)
+        else:
+            info = {"action_mask": self._mask_row.copy(), "illegal_action": buf.illegal.item(0)}
         return self._observation(), reward, terminated, truncated, info
+
+    def _bind_step(self) -> None:
+        """``self._step_call()``: the core's ``step_observe`` on the one-row
+        buffers (observer seat 0), through the kernel's compiled entry point
+        when the core has generated kernels (no numba type dispatch per step)."""
+        buf = self._buf
+        kernels = getattr(self.core, "kernels", None)
+        if kernels is not None and hasattr(kernels, "step_observe"):
+            self._step_call = bind(kernels.step_observe, buf.states, self.core.TR, buf.actions,
+                                   buf.players, buf.obs, buf.masks, buf.rewards,
+                                   buf.terminated, buf.truncated, buf.illegal)
+        else:
+            self._step_call = buf.step
 
     def render(self):
         if self.render_mode is None:
@@ -289,9 +313,9 @@ class DungeonEnv(gym.Env):
 
     # --- helpers -------------------------------------------------------------------
     def _observation(self):
-        obs = self._buf.obs[0].copy()
+        obs = self._obs_row.copy()     # the one copy: returned arrays never alias the buffers
         if self.dict_obs:
-            return {"observation": obs, "action_mask": self._buf.masks[0].copy()}
+            return {"observation": obs, "action_mask": self._mask_row.copy()}
         return obs
 
     def __repr__(self) -> str:

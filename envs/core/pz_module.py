@@ -1,15 +1,16 @@
 """The PettingZoo-style module of a multi-seat game, written once.
 
 ``envs/<game>_v0.py`` calls :func:`define` with the game's spec; it gets
-``env()`` (the raw AEC env wrapped, as PettingZoo's classic games are, in
-``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``raw_env()``,
+``env()`` (a :class:`~.aec.CheckedAECEnv`: the raw AEC env with the checks of
+PettingZoo's ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` built
+in, without their per-call wrapper layers), ``raw_env()``,
 ``parallel_env()`` (the turn-based parallel form) and its id registered in
 PettingZoo's AEC and parallel registries (``pettingzoo.make("aec", id)``)
 when the installed PettingZoo has them.
 """
 from __future__ import annotations
 
-from .aec import DungeonAECEnv
+from .aec import CheckedAECEnv, DungeonAECEnv
 from .parallel import DungeonParallelEnv
 
 
@@ -21,11 +22,7 @@ def define(spec, module_name: str, default_players: int) -> dict:
         return DungeonAECEnv(spec, render_mode=render_mode, num_players=num_players, **kwargs)
 
     def env(num_players: int = default_players, render_mode=None, **kwargs):
-        from pettingzoo.utils import wrappers
-        e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        e = wrappers.OrderEnforcingWrapper(e)
-        return e
+        return CheckedAECEnv(spec, render_mode=render_mode, num_players=num_players, **kwargs)
 
     def parallel_env(num_players: int = default_players, render_mode=None, **kwargs):
         return DungeonParallelEnv(spec, render_mode=render_mode, num_players=num_players,

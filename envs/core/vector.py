@@ -27,6 +27,7 @@ reused every step.
 """
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -45,6 +46,7 @@ from ._batch import (
     draw_seeds,
     require_single_agent,
     resolve_core,
+    scatter_columns,
     seed_batch,
 )
 from .errors import ResetNeededError
@@ -59,6 +61,36 @@ except ImportError:  # pragma: no cover - very old gymnasium
     SAME_STEP = AutoresetMode.SAME_STEP
 
 __all__ = ["DungeonVectorEnv", "DungeonSB3VecEnv", "make_vector_env", "batch_infos", "SAME_STEP"]
+
+
+class _ArrayPool:
+    """Observation arrays of one shape, reused once the caller has let go.
+
+    An array handed to the caller is never written again while anything
+    refers to it: the caller's variables, a view of it (a view holds its
+    base), a ``memoryview`` or a tensor made from it all count in its
+    reference count. :meth:`free` returns a pooled array whose only
+    references are the pool's own, else a new one. A training loop that
+    copies each observation into its rollout storage cycles through two or
+    three arrays and never allocates (a fresh ``np.empty`` of several MB costs
+    a page fault per 4 KiB on its first write)."""
+
+    MAX = 8   # arrays tracked; beyond that the oldest held ones are forgotten
+
+    def __init__(self, first: np.ndarray):
+        self.arrays = [first]
+
+    def free(self, handed_out: np.ndarray) -> np.ndarray:
+        arrays = self.arrays
+        for a in arrays:
+            # 3 references: the list, the loop variable, getrefcount's argument
+            if a is not handed_out and sys.getrefcount(a) <= 3:
+                return a
+        a = np.empty_like(handed_out)
+        arrays.append(a)
+        if len(arrays) > self.MAX:
+            del arrays[0]
+        return a
 
 
 class _Runner:
@@ -84,6 +116,7 @@ class _Runner:
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = bool(dict_obs)
         self.tracker = EpisodeTracker(self.buf, episode_info)
+        self.obs_pool = _ArrayPool(self.buf.obs)
         self.started = False
 
     def reset(self, seeds: np.ndarray, options=None) -> None:
@@ -120,11 +153,11 @@ class _Runner:
 
     def observation(self):
         # called right after the kernels wrote ``buf.obs`` (reset or step):
-        # hand that array out and give the buffers a new one for the next
-        # write, so no returned array is ever written again (cheaper than a
-        # copy: np.empty touches no memory)
+        # hand that array out and give the buffers one that nobody holds for
+        # the next write, so no returned array is ever written again, with
+        # no copy and no fresh pages to fault in (see _ArrayPool)
         obs = self.buf.obs
-        self.buf.obs = np.empty_like(obs)
+        self.buf.obs = self.obs_pool.free(obs)
         if self.dict_obs:
             return {"observation": obs, "action_mask": self.buf.masks.copy()}
         return obs
@@ -256,40 +289,59 @@ class DungeonVectorEnv(VectorEnv):
     def step(self, actions):
         run = self._run
         reward, terminated, truncated, done_idx = run.step(actions)
-        rets, lens, core_infos = run.tracker.finish(reward, done_idx)
-        n = self.num_envs
         buf = run.buf
         infos: dict[str, Any] = {
-            "action_mask": buf.masks.copy(), "_action_mask": np.ones(n, np.bool_),
-            "illegal_action": buf.illegal.copy(), "_illegal_action": np.ones(n, np.bool_),
+            "action_mask": buf.masks.copy(), "_action_mask": np.ones(self.num_envs, np.bool_),
+            "illegal_action": buf.illegal.copy(),
+            "_illegal_action": np.ones(self.num_envs, np.bool_),
         }
         if len(done_idx):
-            done = np.zeros(n, np.bool_)
-            done[done_idx] = True
-            rows = done_idx.tolist()
-            final_obs = np.empty(n, dtype=object)
-            fo = buf.final_obs[done_idx]                 # one copy of the finished rows
-            if run.dict_obs:
-                zero = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
-                for j, i in enumerate(rows):
-                    final_obs[i] = {"observation": fo[j], "action_mask": zero.copy()}
+            rets, lens, core_infos = run.tracker.finish(reward, done_idx, columns=True)
+            infos["final_obs"], infos["_final_obs"] = self._final_obs(done_idx), \
+                self._flags(done_idx)
+            n = self.num_envs
+            if isinstance(core_infos, dict):          # the core's columns: no per-row work
+                final_info = scatter_columns(core_infos, done_idx, n)
+            elif core_infos:
+                final_info = batch_infos(core_infos, done_idx.tolist(), n)
             else:
-                for j, i in enumerate(rows):
-                    final_obs[i] = fo[j]
-            infos["final_obs"], infos["_final_obs"] = final_obs, done
-            final_info = batch_infos(core_infos, rows, n) if core_infos else {}
+                final_info = {}
             illegal = np.zeros(n, np.bool_)
             illegal[done_idx] = buf.illegal[done_idx]
             r = np.zeros(n, np.float64)
             r[done_idx] = rets
             ln = np.zeros(n, np.int64)
             ln[done_idx] = lens
-            final_info["illegal_action"], final_info["_illegal_action"] = illegal, done.copy()
-            final_info["episode"] = {"r": r, "_r": done.copy(), "l": ln, "_l": done.copy()}
-            final_info["_episode"] = done.copy()
+            final_info["illegal_action"] = illegal
+            final_info["_illegal_action"] = self._flags(done_idx)
+            final_info["episode"] = {"r": r, "_r": self._flags(done_idx), "l": ln,
+                                     "_l": self._flags(done_idx)}
+            final_info["_episode"] = self._flags(done_idx)
             infos["final_info"] = final_info
-            infos["_final_info"] = done.copy()
+            infos["_final_info"] = self._flags(done_idx)
+        else:
+            run.tracker.finish(reward, done_idx)       # counters only
         return run.observation(), reward, terminated, truncated, infos
+
+    def _flags(self, done_idx: np.ndarray) -> np.ndarray:
+        done = np.zeros(self.num_envs, np.bool_)
+        done[done_idx] = True
+        return done
+
+    def _final_obs(self, done_idx: np.ndarray) -> np.ndarray:
+        """Object array of the finished rows' last observations (the only
+        rows copied out of ``final_obs``; None elsewhere)."""
+        run = self._run
+        final_obs = np.empty(self.num_envs, dtype=object)
+        fo = run.buf.final_obs[done_idx]                 # one copy of the finished rows
+        if run.dict_obs:
+            zero = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
+            for j, i in enumerate(done_idx.tolist()):
+                final_obs[i] = {"observation": fo[j], "action_mask": zero.copy()}
+        else:
+            for j, i in enumerate(done_idx.tolist()):    # row views of the one copy
+                final_obs[i] = fo[j]
+        return final_obs
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every env, bool ``(num_envs, num_actions)``."""

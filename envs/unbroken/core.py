@@ -100,6 +100,24 @@ class UnbrokenCore(KernelCore):
             info["title"] = self.content.title_names[int(state["title"])]
         return info
 
+    def episode_info_batch(self, states, rows):
+        """:meth:`episode_info` of the rows ``rows`` of ``states`` at once (the
+        vector env's finished rows): ``{key: (values, present)}`` in the key
+        order of :meth:`episode_info`, one value per row of ``rows``,
+        ``present`` a bool array (None: every row) for keys only some rows
+        have; keys no row has are left out. Reads single fields, never copies
+        whole records."""
+        out = states["outcome"][rows].astype(np.int64)
+        cols = {"outcome": (np.array(C.OUTCOME_NAMES, object)[out], None),
+                "level": (states["level"][rows].astype(np.int64), None),
+                "character": (np.array(CHARACTERS, object)[states["character"][rows]], None)}
+        win = out == C.O_WIN
+        if win.any():
+            cols["score"] = (states["score"][rows].astype(np.int64), win)
+            titles = np.array(self.content.title_names, object)
+            cols["title"] = (titles[np.where(win, states["title"][rows], 0)], win)
+        return cols
+
     def check_state(self, state):
         """Raise ``CorruptStateError`` unless the record is one the rules can reach
         (every field's declared range, the zones, the stored mask): see ``validate``."""

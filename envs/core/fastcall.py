@@ -1,0 +1,50 @@
+"""Calling a compiled kernel without numba's per-call type dispatch.
+
+A numba dispatcher called from Python types every argument on every call
+(``typeof`` of each array, a record dtype included) before it finds the
+compiled overload: with a dozen array arguments that is a couple of
+microseconds, more than the work of one game step. The adapters that call a
+kernel once per step on buffers they own (the single env, the AEC env) know
+the argument types once and for all, so they look the overload up once
+(:func:`bind`) and call its entry point: the compiled function's own wrapper,
+which unboxes the arguments and runs the machine code, the same object the
+dispatcher ends up calling.
+
+If the overload cannot be found (numba matched the call through a type
+conversion, or an unusual numba build), :func:`bind` returns the dispatcher
+itself: slower, never wrong.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+__all__ = ["bind", "entry_point"]
+
+
+def entry_point(dispatcher, args: tuple) -> Callable:
+    """The compiled entry point of ``dispatcher`` for arguments typed like
+    ``args`` (compiling or loading it from the cache if needed), or the
+    dispatcher when no exact overload exists."""
+    overloads = getattr(dispatcher, "overloads", None)
+    typeof = getattr(dispatcher, "typeof_pyval", None)
+    if overloads is None or typeof is None:
+        return dispatcher                       # not a numba dispatcher (pure Python)
+    try:
+        sig = tuple(typeof(a) for a in args)
+        cres = overloads.get(sig)
+        if cres is None:
+            dispatcher.compile(sig)
+            cres = overloads.get(sig)
+        fn = getattr(cres, "entry_point", None)
+    except Exception:  # pragma: no cover - any numba internals mismatch: stay correct
+        return dispatcher
+    return fn if callable(fn) else dispatcher
+
+
+def bind(dispatcher, *args) -> Callable[[], None]:
+    """A no-argument callable running ``dispatcher(*args)`` through its
+    compiled entry point. ``args`` must be the very buffers of every later
+    call (they are captured, not copied): the caller writes inputs into them
+    and reads outputs from them."""
+    return partial(entry_point(dispatcher, args), *args)   # C-level: no Python frame
