@@ -52,7 +52,7 @@ class DungeonKartHooks(GameHooks):
                {"num_players": 5, "max_rounds": 4, "auto_advance": False},
                {"num_players": 8, "max_rounds": 3}]
     default_config = {"num_players": 4}
-    truncate_config = {"num_players": 3, "max_steps": 12}
+    truncate_config = {"num_players": 3, "max_steps": 5}    # inside the draft
     short_config = {"max_rounds": 3}
     chance_fields = ("rng",)
     soak_games = 250
@@ -114,7 +114,8 @@ class DungeonKartHooks(GameHooks):
                legal.sum(axis=1))
 
         drafting = np.isin(phase, (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH))
-        raced = ~drafting & ~(over & (S["racer"][:, 0] < 0))   # karts on the board
+        placed = (((S["racer"] >= 0) & (S["dash"] >= 0)) | ~seat).all(axis=1)
+        raced = ~drafting & (~over | placed)          # karts on the board
         # flags
         for f in ("marker", "crashed", "frozen", "finished"):
             a = i64(f)
@@ -152,7 +153,9 @@ class DungeonKartHooks(GameHooks):
         # no two karts stopped on one hex: only the kart moving on its own
         # turn may pass over another one (it cannot end its movement there)
         cur = i64("cur")
-        moving = (phase == C.PH_MOVE) & (outcome != C.O_RACE_OVER)
+        # (a race the engine stopped, by an illegal action or the decision
+        # cap, may stop the mover mid-turn)
+        moving = (phase == C.PH_MOVE) | np.isin(outcome, (O_TRUNCATED, O_ILLEGAL))
         mover = np.zeros((N, P), bool)
         mover[rows, np.clip(cur, 0, P - 1)] = moving
         # (the rules' reading DK-A47 lets forced results stand, but chosen
@@ -349,17 +352,6 @@ class DungeonKartHooks(GameHooks):
             edit("speed setting out of range", lambda s: s["speed"].__setitem__(0, 9))
             edit("facing out of range", lambda s: s["facing"].__setitem__(0, 6))
 
-            def stack(s):      # two karts stopped on one hex
-                for q in range(1, n):
-                    if int(s["finished"][q]) == 0 and int(s["pos"][q]) >= 0:
-                        a = 0 if int(s["cur"]) != 0 or int(s["phase"]) != C.PH_MOVE else q
-                        b = q if a == 0 else 0
-                        if int(s["phase"]) == C.PH_MOVE and int(s["cur"]) in (a, b):
-                            continue
-                        s["pos"][b] = s["pos"][a]
-                        return
-                s["pos"][0] = NCELL + 3
-            edit("two karts on one hex", stack)
             edit("racer id out of range", lambda s: s["racer"].__setitem__(0, 50))
             edit("placement out of range", lambda s: s["place"].__setitem__(0, 12))
         edit("stored mask does not match",
@@ -375,6 +367,57 @@ class DungeonKartHooks(GameHooks):
         # the content record goes through the same field-first view as the
         # states (the state field ``round`` shadows np.record.round there)
         core.TR = wrap(core.TR)
+
+
+def _jump_start(self, core, states, rng):
+    """Turn freshly reset records into the last hexes of the race: the
+    draft is played out by random picks, then every kart is moved onto a
+    distinct free drivable hex of the route's last tile at most 4 hexes
+    from its exit, facing the start direction, having travelled every tile
+    (all tied in Placement, so every invariant holds); masks recomputed.
+    Returns the rows edited."""
+    from dungeonrl.envs.dungeon_kart.hexgeo import NCELL
+    C = _C()
+    T = core.T
+    n = len(states)
+    masks = np.zeros((n, C.NUM_ACTIONS), np.uint8)
+    z = np.zeros(n, bool)
+    rew = np.zeros((n, core.num_players), np.float32)
+    for _ in range(40):
+        core.legal_mask(states, masks)
+        draft = np.isin(states["phase"], (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH))
+        if not draft.any():
+            break
+        u = rng.random(masks.shape)
+        u[masks == 0] = -1
+        acts = u.argmax(axis=1)
+        core.step_rows(states, np.flatnonzero(draft), acts, rew, z.copy(), z.copy(), z.copy())
+    done = []
+    pips = np.asarray(C.TERRAIN_PIPS)
+    for i in range(n):
+        s = states[i]
+        if s["outcome"] != 0 or s["phase"] in (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH):
+            continue
+        k = int(s["num_players"])
+        tk = int(s["track"])
+        last = int(T.tr_ntiles[tk]) - 1
+        cells = [c for c in range(NCELL) if int(T.tr_tile[tk, c]) == last
+                 and pips[int(T.tr_terr[tk, c])] > 0 and int(T.tr_dist[tk, c]) <= 4
+                 and int(s["tok"][c]) == 0]
+        if len(cells) < k:
+            continue
+        pick = rng.choice(len(cells), size=k, replace=False)
+        for q in range(k):
+            s["pos"][q] = cells[int(pick[q])]
+            s["prev"][q] = cells[int(pick[q])]
+            s["visited"][q] = (1 << (last + 1)) - 1
+            s["place"][q] = 1
+        done.append(i)
+    core.refresh(states)
+    return np.asarray(done, np.int64)
+
+
+DungeonKartHooks.jump_start = _jump_start
 
 
 def resample_hidden_record(core, s, p, rng):
