@@ -144,7 +144,7 @@ class DungeonKartCore(KernelCore):
         if ((offer < -1) | (offer >= max(C.NRACER, C.NDASH))).any():
             bad("offer id out of range")
         drafting = ph in (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH)
-        racing = not drafting and (racer >= 0).all()
+        racing = not drafting and (racer >= 0).all() and (dash >= 0).all()   # karts placed
         if not drafting and ph != C.PH_OVER and not ((racer >= 0).all() and (dash >= 0).all()):
             bad("a racing seat without a racer or a dashboard")
         pos = np.asarray(state["pos"])[:n].astype(np.int64)
