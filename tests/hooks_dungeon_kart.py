@@ -293,10 +293,8 @@ class DungeonKartHooks(GameHooks):
         fin = B["finished"] == 1
         v.need((~fin | (A["finish_mp"] == B["finish_mp"])).all(axis=1),
                "a finisher's MP changed")
-        on = B["racer"] >= 0
         for f in ("racer", "dash"):
             v.need((~(B[f] >= 0) | (A[f] == B[f])).all(axis=1), f"a drafted {f} changed")
-        del on
         vb, va = B["visited"].astype(np.int64), A["visited"].astype(np.int64)
         v.need(((va & vb) == vb).all(axis=1), "a visited tile was forgotten")
         v.need(A["final_round"] >= B["final_round"], "the final round was called off")

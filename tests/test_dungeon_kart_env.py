@@ -5,8 +5,8 @@ board as ``track=``, clear errors for bad arguments, and the known bug the
 conformance soak reports (pinned, strict xfail)."""
 from __future__ import annotations
 
-import sys
 import os
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -113,8 +113,8 @@ def _stacked_only(h, core, states):
         raise
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known bug (reported): the mask's stranding look-ahead "
-                   "only looks at the last MP, so a chosen Brake / Turn / Heavy Drift can leave "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known bug (reported): the mask's stranding look-ahead only looks at the last MP, so a chosen Brake / Turn / Heavy Drift can leave "
                    "End (a Crash in place) as the only choice on another kart's hex (DK-078)")
 def test_known_bug_karts_stop_on_one_hex():
     """Random play at 2 seats: no two karts ever stop on one hex unless a
