@@ -114,8 +114,9 @@ def _stacked_only(h, core, states):
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known bug (reported): the mask's stranding look-ahead only looks at the last MP, so a chosen Brake / Turn / Heavy Drift can leave "
-                   "End (a Crash in place) as the only choice on another kart's hex (DK-078)")
+                   reason="known bug (reported): the mask's stranding look-ahead only looks "
+                   "at the last MP, so a chosen Brake / Turn / Heavy Drift can leave End (a "
+                   "Crash in place) as the only choice on another kart's hex (DK-078)")
 def test_known_bug_karts_stop_on_one_hex():
     """Random play at 2 seats: no two karts ever stop on one hex unless a
     forced return put them there. Fails today within ~30 decisions."""
