@@ -74,6 +74,7 @@ GENERIC = GameHooks()
 HOOKS: dict[str, str] = {
     "unbroken": "dungeonrl.agents.unbroken_hooks:HOOKS",
     "dungeon_crawler": "dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
+    "dungeon_kart": "dungeonrl.agents.dungeon_kart_hooks:HOOKS",
 }
 _LOADED: dict[str, GameHooks] = {}
 

@@ -1,0 +1,119 @@
+"""Dungeon Kart's entry in :mod:`dungeonrl.agents.games`.
+
+Training and evaluation see the race through the self-play view
+(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`): the learner owns one
+seat (rotating between episodes), the others are played by the opponent
+pool; scripted opponents (random legal, the heuristic of
+``envs/dungeon_kart/policy.py``) play inside numba through the generated
+kernels' ``advance_scripted`` / ``policy_rows``.
+
+A learner episode is a win when its seat is ranked first at the end (the
+``rank`` reward pays place k of n ``1 - 2k/(n-1)``, ties sharing: a
+positive last reward at 2 players; ``win`` below reads the final record so
+it also holds at more seats). Statistics per episode: ``place`` (the final
+ranking spot 1..n of the learner's seat, ties the mean of their spots), ``finished``
+(crossed the line), ``rounds`` and ``truncated`` (the round cap ended the
+race).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..envs.core.header import O_TRUNCATED
+from ..envs.core.rng import rng_seed
+from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
+    SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
+    policy_rows, restart_batch)
+from .games import GameHooks
+
+
+def final_rank(states) -> np.ndarray:
+    """``(n, MAX_P)`` int: each seat's final ranking spot (1 = best; ties
+    share, the next spots stay empty), from the final records: finishers by
+    MP left at the line then coins, then the rest by Placement then coins
+    (the order ``rules.rank_rewards`` pays). Unused seats get 0."""
+    st = np.asarray(states).reshape(-1)
+    n = st["num_players"].astype(np.int64)
+    P = st["place"].shape[1]
+    seat = np.arange(P)[None, :] < n[:, None]
+    fin = st["finished"].astype(bool)
+    key = np.where(fin, (np.int64(1) << 40) + st["finish_mp"].astype(np.int64) * 65536,
+                   (100 - st["place"].astype(np.int64)) * 65536) + st["coins"].astype(np.int64)
+    key = np.where(seat, key, -1)
+    better = (key[:, None, :] > key[:, :, None]).sum(axis=2)
+    return np.where(seat, better + 1, 0)
+
+
+def episode_stats(core, final_states, rows, last_reward) -> dict:
+    """Per finished learner episode, from its last reward (the learner's
+    seat is not in the record): ``place`` = the spot the reward pays, ``1 +
+    (1 - r)(n - 1)/2`` (a tie gives the mean of the spots shared; a race
+    stopped by the round cap pays 0, the middle spot, like a table-wide
+    tie); ``win`` = ranked alone first."""
+    fs = np.asarray(final_states)[rows]
+    r = np.asarray(last_reward, np.float64)
+    n = fs["num_players"].astype(np.float64)
+    place = 1.0 + (1.0 - r) * (n - 1.0) / 2.0
+    trunc = fs["outcome"] == O_TRUNCATED
+    return {"win": ~trunc & (place < 1.0 + 1e-4),
+            "place": place,
+            "rounds": fs["round"].astype(np.float64),
+            "truncated": trunc.astype(np.float64)}
+
+
+def describe(core) -> str:
+    return f"{core.num_players} players, {core.content.track_names[core.track]}"
+
+
+class HeuristicAgent:
+    """The scripted racer (``envs/dungeon_kart/policy.py``) as a batched
+    agent for any seat (``act(view, rows)`` reads the records); ``scripted``
+    lets the self-play view and matches run it inside numba."""
+
+    name = "heuristic"
+    whole_game = "heuristic"
+    scripted = SCRIPTED_HEURISTIC
+
+    def __init__(self, core, seed: int = 0):
+        self.core = core
+        self.prng = np.zeros((0, 2), np.uint64)
+        self.seed = int(seed)
+
+    def act(self, view, rows: np.ndarray) -> np.ndarray:
+        n = len(view.states)
+        if len(self.prng) < n:
+            self.prng = np.zeros((n, 2), np.uint64)
+            for i in range(n):
+                rng_seed(self.prng[i], np.uint64(self.seed), i)
+        out = np.zeros(len(rows), np.int64)
+        policy_rows(view.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
+                    self.prng, out)
+        return out
+
+
+def scripted_advance(core):
+    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    for a Dungeon Kart core."""
+    TR = core.TR
+
+    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
+        advance_scripted(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes,
+                         prng, returns, terminated, truncated)
+    return advance
+
+
+HOOKS = GameHooks(
+    episode_stats=episode_stats,
+    heuristic=HeuristicAgent,
+    core_options=(
+        ("--players", dict(dest="num_players", type=int, default=None,
+                           help="racers, 2..8 (train default: 2)")),
+        ("--track", dict(dest="track", default=None,
+                         help="track name of the content (default: Beginner Track)")),
+    ),
+    train_defaults={"num_players": 2},
+    stat_columns=(("place", "mean place", "{:.2f}"), ("rounds", "mean rounds", "{:.1f}")),
+    describe=describe,
+    scripted_advance=scripted_advance,
+    selfplay_defaults="self:0.4,heuristic:0.4,random:0.2",
+)

@@ -1,0 +1,139 @@
+"""Dungeon Kart through its adapters: PettingZoo (AEC and parallel, the
+checks of ``pettingzoo.test`` at 2, 3, 5 and 8 players), the Gymnasium
+single-agent view (``gym.make("dungeonrl/DungeonKart-v0")``), a custom text
+board as ``track=``, clear errors for bad arguments, and the known bug the
+conformance soak reports (pinned, strict xfail)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.envs import dungeon_kart_v0
+from dungeonrl.envs.dungeon_kart import consts as C
+from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+MUD = """name: Mud Straight
+dir: E
+1 2 . . m . . . ."""
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_pettingzoo_api_seed_render(n):
+    api_test(dungeon_kart_v0.env(num_players=n, max_rounds=6), num_cycles=300)
+    seed_test(lambda: dungeon_kart_v0.env(num_players=n, max_rounds=6), num_cycles=300)
+    render_test(lambda render_mode=None: dungeon_kart_v0.env(num_players=n, max_rounds=6,
+                                                             render_mode=render_mode))
+
+
+def test_parallel_api():
+    parallel_api_test(dungeon_kart_v0.parallel_env(num_players=3, max_rounds=4),
+                      num_cycles=400)
+
+
+def test_rgb_picture_from_the_aec_env():
+    e = dungeon_kart_v0.env(num_players=3, render_mode="rgb_array")
+    e.reset(seed=2)
+    img = e.render()
+    assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+    assert img.std() > 10                               # a picture, not a blank canvas
+
+
+def test_gym_make_single_agent_view():
+    env = gym.make("dungeonrl/DungeonKart-v0", num_players=2, max_rounds=8)
+    obs, info = env.reset(seed=5)
+    assert env.observation_space.contains(obs)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(3000):
+        mask = info["action_mask"]
+        a = int(rng.choice(np.flatnonzero(mask)))
+        obs, r, term, trunc, info = env.step(a)
+        assert env.observation_space.contains(obs)
+        if term or trunc:
+            ended += 1
+            assert -1.0 <= r <= 1.0
+            obs, info = env.reset()
+    assert ended >= 2
+    env.close()
+
+
+def test_custom_text_board_as_track():
+    e = dungeon_kart_v0.env(num_players=2, track=MUD)
+    e.reset(seed=1)
+    core = e.unwrapped.core
+    assert core.content.track_names[core.track] == "Mud Straight"
+    # the heuristic races both seats to the line on the small board
+    from dungeonrl.agents.dungeon_kart_hooks import (SCRIPTED_HEURISTIC, play_rows)
+    st = core.alloc(8)
+    core.reset(st, np.arange(8, dtype=np.uint64))
+    codes = np.full((8, C.MAX_P), SCRIPTED_HEURISTIC, np.int8)
+    prng = np.zeros((8, 2), np.uint64)
+    prng[:, 0] = np.arange(8, dtype=np.uint64) + 1
+    ret = np.zeros((8, C.MAX_P), np.float32)
+    length = np.zeros(8, np.int64)
+    play_rows(st, core.TR, codes, prng, ret, length)
+    assert (st["outcome"] == C.O_RACE_OVER).all()
+    assert (st["finished"][:, :2].sum(axis=1) >= 1).all()
+    np.testing.assert_allclose(ret[:, :2].sum(axis=1), 0.0, atol=1e-6)   # zero-sum
+
+
+def test_bad_arguments_clear_errors():
+    with pytest.raises(ValueError, match="start hexes"):
+        dungeon_kart_v0.env(num_players=3, track=MUD)          # 2 start hexes, 3 racers
+    with pytest.raises(Exception, match="unknown track 'Nowhere'"):
+        dungeon_kart_v0.env(num_players=2, track="Nowhere")
+    with pytest.raises(ValueError, match="num_players"):
+        dungeon_kart_v0.env(num_players=9)
+    with pytest.raises(ValueError, match="num_players"):
+        DungeonKartCore(num_players=1)
+    with pytest.raises(ValueError, match="draft"):
+        DungeonKartCore(num_players=2, draft="auction")
+    with pytest.raises(ValueError, match="max_rounds"):
+        DungeonKartCore(num_players=2, max_rounds=0)
+
+
+def _stacked_only(h, core, states):
+    """Check ``states``; violations other than the stacked-karts one are
+    real failures (RuntimeError, not the xfail's InvariantError)."""
+    import game_hooks
+    try:
+        h.check_invariants(core, states)
+    except game_hooks.InvariantError as e:
+        other = [m for m, _ in e.violations if "two karts stopped on one hex" not in m]
+        if other:
+            raise RuntimeError("; ".join(other)) from e
+        raise
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known bug (reported): the mask's stranding look-ahead only looks "
+                   "at the last MP, so a chosen Brake / Turn / Heavy Drift can leave End (a "
+                   "Crash in place) as the only choice on another kart's hex (DK-078)")
+def test_known_bug_karts_stop_on_one_hex():
+    """Random play at 2 seats: no two karts ever stop on one hex unless a
+    forced return put them there. Fails today within ~30 decisions."""
+    import game_hooks
+    h = game_hooks.HOOKS["dungeon_kart"]
+    core = DungeonKartCore(num_players=2, max_rounds=8)
+    n = 200
+    st = core.alloc(n)
+    core.reset(st, np.arange(n, dtype=np.uint64) + 1)
+    masks = np.zeros((n, C.NUM_ACTIONS), np.uint8)
+    rew = np.zeros((n, 2), np.float32)
+    te, tr, il = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        core.legal_mask(st, masks)
+        live = masks.any(axis=1)
+        u = rng.random(masks.shape)
+        u[masks == 0] = -1
+        core.step(st, u.argmax(axis=1), rew, te, tr, il)
+        _stacked_only(h, core, st[live])
