@@ -11,7 +11,7 @@ import dataclasses
 
 from .options import load_target, nonneg_float, option, positive_int
 
-__all__ = ["narrator", "say", "PlayOptions", "play_agent_name", "is_model", "ask_action"]
+__all__ = ["narrator", "narration_extras", "say", "PlayOptions", "play_agent_name", "is_model", "ask_action"]
 
 
 def narrator(game: str):
@@ -24,6 +24,19 @@ def narrator(game: str):
         return None
     fn = load_target(f"{module}.narrate:narrate")
     return fn
+
+
+def narration_extras(game: str):
+    """``(legend(core) -> lines, hand_text(core, state, seat) -> lines)`` of
+    the game's ``narrate`` module (either may be None): ``play`` prints the
+    legend of the symbols once per game and the player's own hand before
+    each of the player's decisions."""
+    from .registry import game_module
+    module = game_module(game)
+    if module is None:
+        return None, None
+    return (load_target(f"{module}.narrate:legend"),
+            load_target(f"{module}.narrate:hand_text"))
 
 
 def say(lines) -> None:

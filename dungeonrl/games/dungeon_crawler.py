@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..options import option, positive_int
-from ..play import PlayOptions, is_model, narrator, play_agent_name, say
+from ..play import PlayOptions, is_model, narration_extras, narrator, play_agent_name, say
 
 
 @dataclass
@@ -137,6 +137,7 @@ def play(args):
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     narrate = narrator("dungeon_crawler")
+    legend, hand_text = narration_extras("dungeon_crawler")
     for episode in range(args.episodes):
         if args.episodes > 1:
             print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
@@ -145,6 +146,8 @@ def play(args):
         final = {}
         seen = env._states[0].copy() if narrate is not None else None
         stopped = False
+        if legend is not None and me is None:
+            say(legend(core))
         for agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
@@ -161,6 +164,8 @@ def play(args):
             if seat == 0 and me is None:
                 print()
                 print(env.render())
+                if hand_text is not None:
+                    say(hand_text(core, states[0], 0))
                 legal = np.flatnonzero(mask)
                 print("Your legal actions:")
                 for a in legal:

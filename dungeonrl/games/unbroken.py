@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..options import NO_SEED, option, positive_int
-from ..play import PlayOptions, is_model, narrator, play_agent_name, say
+from ..play import PlayOptions, is_model, narration_extras, narrator, play_agent_name, say
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
 
@@ -77,16 +77,21 @@ def play(args):
             print(f"{prog}: {e}", file=sys.stderr)
             return 2
     narrate = narrator("unbroken")
+    legend, hand_text = narration_extras("unbroken")
     rng = np.random.default_rng(args.seed)
     for episode in range(args.episodes):
         _, info = env.reset(seed=args.seed + episode)
         if args.episodes > 1:
             print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
         total, steps = 0.0, 0
+        if legend is not None and policy is None:
+            say(legend(core))
         while True:
             rec = env.unwrapped._buf.states   # the live record (read only here)
             print()
             print(env.render())
+            if hand_text is not None and policy is None:
+                say(hand_text(core, rec[0], 0))
             legal = np.flatnonzero(info["action_mask"])
             print("Legal actions:")
             for a in legal:
