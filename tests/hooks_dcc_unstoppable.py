@@ -138,7 +138,8 @@ class DCCUnstoppableHooks(GameHooks):
                "forced chance counters")
 
         # -- resources within their caps (AP 6, health 10, mana 10) ---------------------
-        crawling = (phase != C.PH_RACE) & (phase != C.PH_CLASS)
+        # (the crawlers are set up once race and class are chosen)
+        crawling = np.isin(phase, (C.PH_DRAFT, C.PH_MAIN, C.PH_CLEANUP))
         for f, top in (("ap", C.AP_CAP), ("health", C.HEALTH_CAP), ("mana", C.MANA_CAP)):
             x = i64(f)
             v.need(((x >= 0) & (x <= top)).all(axis=1), f"{f} outside [0, {top}]", x)

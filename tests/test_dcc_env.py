@@ -13,7 +13,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
 from dungeonrl.envs import dcc_unstoppable_v0
-from dungeonrl.envs.dcc_unstoppable import SPEC, consts as C, default_content
+from dungeonrl.envs.dcc_unstoppable import SPEC, consts as C
+from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 ENV_ID = "dungeonrl/DCCUnstoppable-v0"
 CC = default_content()
@@ -62,7 +63,7 @@ def test_solo_episode_ends_with_a_win_or_loss_reward():
         steps += 1
         if te or tr:
             break
-    st = e.unwrapped.state
+    st = e.unwrapped._buf.states[0]
     if te:
         assert total == (1.0 if int(st["outcome"]) == C.O_WIN else -1.0)
     assert steps <= SPEC.max_episode_steps
@@ -90,16 +91,16 @@ def test_campaign_reset_option_carries_deck_and_xp():
     e = gym.make(ENV_ID, floor=2, mode="campaign", disable_env_checker=True)
     names = ["Strike"] * 4 + ["Rest", "Haymaker"]
     e.reset(seed=5)
-    default = owned_cores(e.unwrapped.state)
+    default = owned_cores(e.unwrapped._buf.states[0])
     obs, info = e.reset(seed=5, options={"campaign": {"xp": 9, "decks": [names]}})
-    st = e.unwrapped.state
+    st = e.unwrapped._buf.states[0]
     want = sorted(CC.core_names.index(n) for n in names)
     assert owned_cores(st) == want != default
     assert int(st["camp_xp"]) == 9 and int(st["cfg_floor"]) == 2
     assert info["action_mask"].any() and obs.shape == (SPEC.obs_size,)
     # a plain reset afterwards goes back to the default deck (the option is per reset)
     e.reset(seed=5)
-    assert owned_cores(e.unwrapped.state) == default
+    assert owned_cores(e.unwrapped._buf.states[0]) == default
     e.close()
 
 
@@ -111,7 +112,7 @@ def test_campaign_benefits_and_achievements_loaded():
     ach[0, 1] = 1
     e = gym.make(ENV_ID, floor=2, mode="campaign", disable_env_checker=True)
     e.reset(seed=1, options={"campaign": {"benefits": ben, "achievements": ach.tolist()}})
-    st = e.unwrapped.state
+    st = e.unwrapped._buf.states[0]
     assert int(st["camp_ben"][gb]) == 2 and st["camp_ach"].tolist() == ach.tolist()
     assert int(st["gold"][0]) == C.START_GOLD + 2 * 2
     e.close()
