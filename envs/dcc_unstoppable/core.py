@@ -99,7 +99,8 @@ class DCCCore(KernelCore):
 
     def episode_info(self, state) -> dict:
         return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
-                "floor": int(state["floor"]) if "floor" in state.dtype.names else None}
+                "floor": int(state["cfg_floor"]), "xp": int(state["xp"]),
+                "score": int(state["score"])}
 
     def check_state(self, state) -> None:
         def bad(msg):
