@@ -100,10 +100,19 @@ def _multi_agent(name) -> bool:
     return bool(registry.get_spec(name).multi_agent)
 
 
+def _aec_config(name, cfg) -> bool:
+    """Whether configuration ``cfg`` of ``name`` is played through the AEC
+    env: every configuration of a multi-agent game, and the configurations
+    with more than one seat of a game whose spec is single-agent but also
+    seats more (``spec.api_for``: Gymnasium for one seat, PettingZoo for
+    more; e.g. a solo game with a co-op variant)."""
+    return _multi_agent(name) or get_core(name, cfg).num_players > 1
+
+
 def make_env(name, **kw):
     """The game's single-game env: ``DungeonEnv``, or for a multi-agent game
     the PettingZoo AEC env (both have ``get_state`` / ``set_state``)."""
-    if _multi_agent(name):
+    if _aec_config(name, kw):
         from dungeonrl.envs.core.aec import DungeonAECEnv
         return DungeonAECEnv(name, **kw)
     return DungeonEnv(name, **kw)
@@ -459,6 +468,7 @@ def test_mask_soundness(name):
     for ci, row in states:
         cfg = h.configs[ci]
         core = get_core(name, cfg)
+        aec = _aec_config(name, cfg)
         mask = np.zeros((1, spec.num_actions), MASK_DTYPE)
         core.legal_mask(row, mask)
         legal = np.flatnonzero(mask[0])
@@ -499,7 +509,7 @@ def test_mask_soundness(name):
         dt = core.state_dtype
         assert rbytes(np.frombuffer(after.state, dt)) == rbytes(np.frombuffer(snap.state, dt))
         assert after.step_count == 3 and not after.done
-        if spec.multi_agent:
+        if aec:
             assert env.agent_selection == env.possible_agents[seat]
             assert np.array_equal(env.action_mask(), mask[0])
         else:
@@ -508,7 +518,7 @@ def test_mask_soundness(name):
         for a in rng.choice(illegal, size=min(3, len(illegal)), replace=False):
             e = penal[ci]
             e.set_state(snap)
-            if spec.multi_agent:
+            if aec:
                 agent = e.agent_selection
                 e.step(int(a))
                 assert e.rewards[agent] == spec.illegal_penalty
@@ -794,8 +804,11 @@ def test_snapshot_restore_replays_identically(name):
     h = hooks(name)
     if _multi_agent(name):
         return _snapshot_restore_aec(name, h)
+    if any(_aec_config(name, cfg) for cfg in h.configs):
+        _snapshot_restore_aec(name, h)        # the configurations with more seats
     restores = 0
-    for ci, cfg in enumerate(h.configs):
+    configs = [cfg for cfg in h.configs if not _aec_config(name, cfg)]
+    for ci, cfg in enumerate(configs):
         env = DungeonEnv(name, **cfg)
         fresh = DungeonEnv(name, **cfg)
         for seed in range(12):
@@ -835,14 +848,16 @@ def test_snapshot_restore_replays_identically(name):
                     assert il == info2["illegal_action"]
                     assert raw == rbytes(target._buf.states), "restored record diverged"
                 restores += 1
-    assert restores >= 3 * len(h.configs)
+    assert restores >= 3 * len(configs)
     _figures(f"snapshot/restore {name}", restores=restores, divergences=0)
 
 
 def _snapshot_restore_aec(name, h):
-    """test_snapshot_restore_replays_identically through the AEC env."""
+    """test_snapshot_restore_replays_identically through the AEC env (the
+    configurations played through it: ``_aec_config``)."""
     restores = 0
-    for ci, cfg in enumerate(h.configs):
+    configs = [cfg for cfg in h.configs if _aec_config(name, cfg)]
+    for ci, cfg in enumerate(configs):
         env = make_env(name, **cfg)
         fresh = make_env(name, **cfg)
         for seed in range(8):
@@ -877,7 +892,7 @@ def _snapshot_restore_aec(name, h):
                     target.step(a)
                     assert aec_view(target) == r, "restored env diverged"
                 restores += 1
-    assert restores >= 3 * len(h.configs)
+    assert restores >= 3 * len(configs)
     _figures(f"snapshot/restore {name} (AEC)", restores=restores, divergences=0)
 
 
@@ -908,17 +923,18 @@ def test_snapshot_rejects_other_game_layout_and_corruption(name):
             with pytest.raises(SnapshotError):
                 env.set_state(oe.get_state())
     envs = {}
-    if spec.multi_agent:      # a snapshot of another table size is another game
+    if spec.max_players > 1:      # a snapshot of another table size is another game
         for cfg in h.configs:
             e = make_env(name, **cfg)
             e.reset(seed=4)
-            if e.num_seats != env.num_seats:
+            seats = getattr(e, "num_seats", 1)       # (DungeonEnv: one seat)
+            if seats != getattr(env, "num_seats", 1):
                 with pytest.raises(SnapshotError):
                     env.set_state(e.get_state())
-            envs[e.num_seats] = e
+            envs.setdefault(seats, e)
     n = 0
     for ci, row in sampled_states(name)[::5]:
-        if spec.multi_agent:  # the AEC env takes records of its own table size
+        if envs:              # each env takes records of its own table size
             env = envs[get_core(name, h.configs[ci]).num_players]
         for label, rec in h.corruptions(get_core(name, h.default_config), row):
             before = env.get_state()
@@ -1058,7 +1074,8 @@ def test_hidden_information(name):
 
     for ci, row in sampled_states(name):
         core = get_core(name, h.configs[ci])
-        seats = list(range(core.num_players)) if spec.multi_agent else [None]
+        seats = (list(range(core.num_players)) if spec.multi_agent or core.num_players > 1
+                 else [None])
         n["players"] = len(seats)
         for seat in seats:
             check_seat(core, row, seat)
