@@ -112,7 +112,7 @@ def _aec_config(name, cfg) -> bool:
 def make_env(name, **kw):
     """The game's single-game env: ``DungeonEnv``, or for a multi-agent game
     the PettingZoo AEC env (both have ``get_state`` / ``set_state``)."""
-    if _aec_config(name, kw):
+    if _multi_agent(name) or int(kw.get("num_players", 1)) > 1:    # (_aec_config)
         from dungeonrl.envs.core.aec import DungeonAECEnv
         return DungeonAECEnv(name, **kw)
     return DungeonEnv(name, **kw)
