@@ -345,7 +345,9 @@ class DCCUnstoppableHooks(GameHooks):
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.dcc_unstoppable import kernels
-        return [kernels.reset_batch, kernels.step_batch, kernels.mask_batch,
+        # (the spec is single-agent: the envs step through the fused
+        # step_observe, not step_batch; the co-op AEC env is the suite's too)
+        return [kernels.reset_batch, kernels.step_observe, kernels.mask_batch,
                 kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:
