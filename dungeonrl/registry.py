@@ -44,6 +44,7 @@ GAMES: list[str] = [
     "dungeonrl.envs.unbroken",
     "dungeonrl.envs.dungeon_crawler",
     "dungeonrl.envs.dungeon_kart",
+    "dungeonrl.envs.dcc_unstoppable",
 ]
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"

@@ -102,10 +102,20 @@ def _multi_agent(name) -> bool:
     return bool(registry.get_spec(name).multi_agent)
 
 
+def _aec_config(name, cfg) -> bool:
+    """Whether configuration ``cfg`` of ``name`` is played through the AEC
+    env: every configuration of a multi-agent game, and the configurations
+    with more than one seat of a game whose spec is single-agent but also
+    seats more (``spec.api_for``: Gymnasium for one seat, PettingZoo for
+    more; e.g. a solo game with a co-op variant)."""
+    return _multi_agent(name) or get_core(name, cfg).num_players > 1
+
+
 def make_env(name, **kw):
     """The game's single-game env: ``DungeonEnv``, or for a multi-agent game
-    the PettingZoo AEC env (both have ``get_state`` / ``set_state``)."""
-    if _multi_agent(name):
+    (or a configuration with more seats) the PettingZoo AEC env (both have
+    ``get_state`` / ``set_state``)."""
+    if _multi_agent(name) or int(kw.get("num_players", 1)) > 1:
         from dungeonrl.envs.core.aec import DungeonAECEnv
         return DungeonAECEnv(name, **kw)
     return DungeonEnv(name, **kw)

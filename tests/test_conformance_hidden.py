@@ -76,7 +76,8 @@ def test_hidden_information(name):
 
     for ci, row in sampled_states(name):
         core = get_core(name, h.configs[ci])
-        seats = list(range(core.num_players)) if spec.multi_agent else [None]
+        seats = (list(range(core.num_players)) if spec.multi_agent or core.num_players > 1
+                 else [None])
         n["players"] = len(seats)
         for seat in seats:
             check_seat(core, row, seat)

@@ -11,7 +11,8 @@ import pytest
 
 from dungeonrl.envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError
 from dungeonrl.envs.core.snapshot import Snapshot
-from conformance_common import (
+from conformance_common import (  # noqa: F401
+    _aec_config,
     Batch,
     GAMES,
     MASK_DTYPE,
@@ -49,6 +50,7 @@ def test_mask_soundness(name):
     for ci, row in states:
         cfg = h.configs[ci]
         core = get_core(name, cfg)
+        aec = _aec_config(name, cfg)
         mask = np.zeros((1, spec.num_actions), MASK_DTYPE)
         core.legal_mask(row, mask)
         legal = np.flatnonzero(mask[0])
@@ -89,7 +91,7 @@ def test_mask_soundness(name):
         dt = core.state_dtype
         assert rbytes(np.frombuffer(after.state, dt)) == rbytes(np.frombuffer(snap.state, dt))
         assert after.step_count == 3 and not after.done
-        if spec.multi_agent:
+        if aec:
             assert env.agent_selection == env.possible_agents[seat]
             assert np.array_equal(env.action_mask(), mask[0])
         else:
@@ -98,7 +100,7 @@ def test_mask_soundness(name):
         for a in rng.choice(illegal, size=min(3, len(illegal)), replace=False):
             e = penal[ci]
             e.set_state(snap)
-            if spec.multi_agent:
+            if aec:
                 agent = e.agent_selection
                 e.step(int(a))
                 assert e.rewards[agent] == spec.illegal_penalty

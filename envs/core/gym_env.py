@@ -301,6 +301,10 @@ class DungeonEnv(gym.Env):
         # parse and validate everything first; commit only then (atomic)
         step_count, episode_return, done = snapshot_fields(snapshot)
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
+        if "num_players" in dtype.names and int(record[0]["num_players"]) != 1:
+            # (a game that also seats more: its multi-seat records are the AEC env's)
+            raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, this "
+                                "single-agent env 1")
         self.core.check_state(record[0])   # raises CorruptStateError; nothing changed yet
         needs_reset = done or bool(self.core.is_over(record[0]))
         buf = self._buf

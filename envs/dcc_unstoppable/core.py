@@ -100,7 +100,8 @@ class DCCCore(KernelCore):
 
     def episode_info(self, state) -> dict:
         return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
-                "floor": int(state["floor"]) if "floor" in state.dtype.names else None}
+                "floor": int(state["cfg_floor"]), "xp": int(state["xp"]),
+                "score": int(state["score"])}
 
     def check_state(self, state) -> None:
         def bad(msg):
@@ -116,6 +117,46 @@ class DCCCore(KernelCore):
             bad(f"actor {int(state['actor'])}")
         if not 0 <= int(state["forced_i"]) <= int(state["forced_n"]) <= 16:
             bad("forced-chance cursor")
+        # configuration and flow
+        for f, lo, hi in (("cfg_floor", 1, C.NFLOOR), ("cfg_difficulty", 0, len(C.DIFFICULTIES) - 1),
+                          ("cfg_mode", 0, len(C.MODES) - 1), ("dec", 0, C.NDEC - 1),
+                          ("danger", 0, C.TRACK_MAX - 1), ("tdeck_n", 0, C.NTHREAT),
+                          ("udeck_n", 0, C.NUPGRADE), ("dungeon_n", 0, C.NBOSS)):
+            if not lo <= int(state[f]) <= hi:
+                bad(f"{f} {int(state[f])} outside [{lo}, {hi}]")
+        track = int(self.T.tr_len[int(state["cfg_floor"]) - 1, int(state["cfg_mode"])])
+        if int(state["danger"]) > track - 1:
+            bad(f"danger marker {int(state['danger'])} beyond the track ({track} spaces)")
+        # resources within their caps (AP 6, health 10, mana 10)
+        for f, hi in (("ap", C.AP_CAP), ("health", C.HEALTH_CAP), ("mana", C.MANA_CAP)):
+            v = np.asarray(state[f], np.int64)
+            if (v < 0).any() or (v > hi).any():
+                bad(f"{f} {v.tolist()} outside [0, {hi}]")
+        if (np.asarray(state["gold"]) < 0).any():
+            bad("negative gold")
+        # pile sizes within their capacities, ids within the content
+        for arr, cnt, cap, top in (("deck", "deck_n", C.PILE_CAP, C.NSLEEVE),
+                                   ("hand", "hand_n", C.PILE_CAP, C.NSLEEVE),
+                                   ("disc", "disc_n", C.PILE_CAP, C.NSLEEVE),
+                                   ("bf", "bf_n", C.BF_CAP, C.NSLEEVE),
+                                   ("play", "play_n", C.PLAY_CAP, C.NSLEEVE)):
+            for p in range(C.NPLAYERS_MAX):
+                k = int(state[cnt][p])
+                if not 0 <= k <= cap:
+                    bad(f"{cnt}[{p}] {k} outside [0, {cap}]")
+                ids = np.asarray(state[arr][p][:k], np.int64)
+                if ((ids < 0) | (ids >= top)).any():
+                    bad(f"{arr}[{p}] holds an id outside [0, {top})")
+        for d in range(C.MAX_LEVEL_DECK):
+            if not 0 <= int(state["cdeck_n"][d]) <= C.CDECK_CAP:
+                bad(f"cdeck_n[{d}] outside [0, {C.CDECK_CAP}]")
+        for f, hi in (("sl_zone", len(C.ZONE_NAMES) - 1), ("core_zone", len(C.CORE_ZONE_NAMES) - 1)):
+            v = np.asarray(state[f], np.int64)
+            if (v < 0).any() or (v > hi).any():
+                bad(f"{f} holds a value outside [0, {hi}]")
+        sc = np.asarray(state["sl_core"], np.int64)
+        if ((sc < -1) | (sc >= C.NCORE)).any():
+            bad("sl_core holds an id outside [-1, NCORE)")
         self.check_mask(state, "DCC Unstoppable")
 
 

@@ -1313,6 +1313,7 @@ def next_space_decision(st, T, rew):
         st.dec_player = 0 if seat_active(st, 0) else 1
         st.actor = st.dec_player
         return
+    st.dec = C.DEC_NONE          # no optional space effect is pending any more
     start_turn(st, T, rew)
 
 
