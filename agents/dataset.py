@@ -214,7 +214,7 @@ if __name__ == "__main__":  # pragma: no cover
 # --- the `dungeonrl dataset GAME` leaf of the CLI tree ------------------------------------
 def cli_dataset_options(spec):
     """Option groups of ``dungeonrl dataset GAME`` (see :mod:`dungeonrl.cli`)."""
-    from ..cli import option, positive_int
+    from ..options import option, positive_int
 
     @dataclasses.dataclass
     class DatasetOptions:
