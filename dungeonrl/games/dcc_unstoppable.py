@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cli import PlayOptions, is_model, option, play_agent_name
+from ..options import option
+from ..play import PlayOptions, is_model, play_agent_name
 from ..envs.dcc_unstoppable import consts as C
 
 
@@ -134,5 +135,5 @@ def play(args):
 
 
 def _ask(legal, names):
-    from ..cli import ask_action
+    from ..play import ask_action
     return ask_action(legal, names)

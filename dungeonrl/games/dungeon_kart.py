@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cli import PlayOptions, is_model, option, play_agent_name, positive_int
+from ..options import option, positive_int
+from ..play import PlayOptions, is_model, play_agent_name
 
 
 @dataclass
@@ -228,7 +229,7 @@ class _Pictures:
 
 
 def _ask(legal, names):
-    from ..cli import ask_action
+    from ..play import ask_action
     return ask_action(legal, names)
 
 
