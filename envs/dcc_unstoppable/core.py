@@ -39,7 +39,9 @@ def make_spec(content=None) -> GameSpec:
         layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
                                              source_digest(rules, C, state, enc)),
         render_modes=("ansi", "rgb_array"), multi_agent=False, make_core=make_core,
-        reset_options={"campaign": _campaign})
+        reset_options={"campaign": _campaign},
+        utility="team", teams=lambda n: (tuple(range(n)),), ties=False, turn_order="state",
+        chance="explicit", information="imperfect")
 
 
 class DCCCore(KernelCore):

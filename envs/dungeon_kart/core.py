@@ -34,7 +34,9 @@ def make_spec(content=None) -> GameSpec:
         reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
                                              source_digest(rules, C, state, enc)),
-        render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core)
+        render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core,
+        utility="zero_sum_ranking", ties=True, turn_order="fixed", chance="explicit",
+        information="imperfect")
 
 
 class DungeonKartCore(KernelCore):
