@@ -2,9 +2,7 @@
 generated kernels (``kernels.py``); everything hot is the engine's."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.errors import ContentError, CorruptStateError
+from ..core.errors import ContentError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, layout_version as shared_layout_version
@@ -19,10 +17,8 @@ DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_RACE_OVER: "finished"}
 
-
 def action_names() -> tuple:
     return tuple(C.action_name(a) for a in range(C.NUM_ACTIONS))
-
 
 def make_spec(content=None) -> GameSpec:
     content = content or load_content()
@@ -34,7 +30,6 @@ def make_spec(content=None) -> GameSpec:
         reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION),
         render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core)
-
 
 class DungeonKartCore(KernelCore):
     """Dungeon Kart for one configuration, batched.
@@ -98,25 +93,10 @@ class DungeonKartCore(KernelCore):
                 "coins": state["coins"][:n].tolist()}
 
     def check_state(self, state) -> None:
-        def bad(msg):
-            raise CorruptStateError(f"corrupt Dungeon Kart state: {msg}")
-        n = int(state["num_players"])
-        if not C.MIN_P <= n <= C.MAX_P:
-            bad(f"num_players {n}")
-        if not 0 <= int(state["phase"]) < len(C.PHASE_NAMES):
-            bad(f"phase {int(state['phase'])}")
-        if int(state["outcome"]) not in OUTCOME_NAMES:
-            bad(f"outcome {int(state['outcome'])}")
-        if not 0 <= int(state["track"]) < len(self.content.track_names):
-            bad(f"track {int(state['track'])}")
-        if (np.asarray(state["coins"])[:n] < 0).any():
-            bad("negative coins")
-        if not -1 <= int(state["actor"]) < n:
-            bad(f"actor {int(state['actor'])}")
-        if not 0 <= int(state["forced_i"]) <= int(state["forced_n"]) <= 16:
-            bad("forced-chance cursor")
-        self.check_mask(state, "Dungeon Kart")
-
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 def make_core(**kwargs) -> DungeonKartCore:
     return DungeonKartCore(**kwargs)
