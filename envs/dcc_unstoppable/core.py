@@ -102,20 +102,10 @@ class DCCCore(KernelCore):
                 "floor": int(state["floor"]) if "floor" in state.dtype.names else None}
 
     def check_state(self, state) -> None:
-        def bad(msg):
-            raise CorruptStateError(f"corrupt DCC Unstoppable state: {msg}")
-        n = int(state["num_players"])
-        if not 1 <= n <= C.NPLAYERS_MAX:
-            bad(f"num_players {n}")
-        if not 0 <= int(state["phase"]) < C.NPHASE:
-            bad(f"phase {int(state['phase'])}")
-        if int(state["outcome"]) not in OUTCOME_NAMES:
-            bad(f"outcome {int(state['outcome'])}")
-        if not -1 <= int(state["actor"]) < n:
-            bad(f"actor {int(state['actor'])}")
-        if not 0 <= int(state["forced_i"]) <= int(state["forced_n"]) <= 16:
-            bad("forced-chance cursor")
-        self.check_mask(state, "DCC Unstoppable")
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 
 def make_core(**kwargs) -> DCCCore:
