@@ -113,8 +113,8 @@ def _hooks() -> dict:
             data_dir=kart.DATA_DIR, content_files=kart.FILES,
             extra_args={"num_players": 2}),
         "dcc_unstoppable": FuzzHooks(
-            configs=[{"num_players": 1}, {"num_players": 2, "auto_advance": False},
-                     {"num_players": 1, "floor": 3, "difficulty": "hard"}],
+            configs=[{"num_players": 1}, {"floor": 2, "auto_advance": False},
+                     {"floor": 3, "difficulty": "hard", "reward": "score"}],
             data_dir=carl.DATA_DIR, content_files=carl.FILES),
     }
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import CorruptStateError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, layout_version as shared_layout_version

@@ -181,8 +181,10 @@ def flow(ctx):
         ctx.fail("legal", legal, "the stored mask must be all zero exactly when the game is over")
     if ctx.i("pend_i") > ctx.i("pend_n"):
         ctx.fail("pend_i", ctx.i("pend_i"), f"past the {ctx.i('pend_n')} pending ops")
-    if not over and ctx.i("dec") != C.DEC_NONE and ph != C.PH_MAIN:
-        ctx.fail("dec", ctx.i("dec"), "a pending Main Phase decision outside the Main Phase")
+    # a Cleanup space decision stays recorded through the next Draft (start_main clears it)
+    if ph in (C.PH_CLEANUP, C.PH_DRAFT) + SETUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM, C.DEC_SPACE_MARKET,
+                                                   C.DEC_NONE):
+        ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase decision")
     n = ctx.i("num_players")
     if not over and ph in SETUP and ctx.i("setup_seat") >= n:
         ctx.fail("setup_seat", ctx.i("setup_seat"), "a setup choice after the setup")

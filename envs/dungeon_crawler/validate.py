@@ -82,7 +82,6 @@ def _monster_hp(ctx):
 FIELD_RULES = {
     "round": R(0, INT32_MAX),
     "winner": R(-1, _seat),
-    "last_actor": R(-1, _seat),
     # flow
     "phase": R(0, C.NPHASE - 1),
     "turn": R(-1, _seat),
