@@ -628,8 +628,8 @@ class _Compiler:
         t["ach_n"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         t["ach_xp"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         an = [[] for _ in range(F)]
-        for e in achs:
-            ctx.card = e.get("name", "?") if isinstance(e, dict) else "?"
+        for i, e in enumerate(achs):
+            _table_entry(ctx, e, i, "achievements")
             check_fields(ctx, e, {"floor", "name", "kind", "n", "xp"})
             f = read_int(ctx, e, "floor", lo=1, hi=F) - 1
             j = len(an[f])
@@ -651,7 +651,7 @@ class _Compiler:
         t["be_circles"] = np.zeros((C.MAX_BENEFITS, 2), np.int8)
         bn = []
         for i, e in enumerate(bens):
-            ctx.card = e.get("name", f"#{i}")
+            _table_entry(ctx, e, i, "benefits")
             check_fields(ctx, e, {"name", "kind", "n", "xp", "circles"})
             bn.append(read_str(ctx, e, "name"))
             t["be_kind"][i] = C.BENEFIT_KIND_NAMES.index(read_str(ctx, e, "kind", C.BENEFIT_KIND_NAMES))
