@@ -93,7 +93,9 @@ class FuzzHooks:
 
 
 def _hooks() -> dict:
+    from ..envs.dcc_unstoppable import content as carl
     from ..envs.dungeon_crawler import content as dcc
+    from ..envs.dungeon_kart import content as kart
     from ..envs.unbroken import content as ubc
     return {
         "unbroken": FuzzHooks(
@@ -105,6 +107,15 @@ def _hooks() -> dict:
                      {"num_players": 8}],
             data_dir=dcc.DATA_DIR, content_files=dcc.FILES,
             extra_args={"num_players": 2}),
+        "dungeon_kart": FuzzHooks(
+            configs=[{"num_players": 2}, {"num_players": 4, "auto_advance": False},
+                     {"num_players": 6, "draft": "random"}],
+            data_dir=kart.DATA_DIR, content_files=kart.FILES,
+            extra_args={"num_players": 2}),
+        "dcc_unstoppable": FuzzHooks(
+            configs=[{"num_players": 1}, {"floor": 2, "auto_advance": False},
+                     {"floor": 3, "difficulty": "hard", "reward": "score"}],
+            data_dir=carl.DATA_DIR, content_files=carl.FILES),
     }
 
 

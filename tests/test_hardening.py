@@ -63,6 +63,100 @@ def test_every_state_field_has_a_rule(name):
     assert set(mod.FIELD_RULES) <= set(dtype.names)
 
 
+NEW_GAMES = ("dungeon_kart", "dcc_unstoppable")
+
+
+@pytest.mark.parametrize("name", NEW_GAMES)
+def test_every_state_field_of_the_new_games_has_a_rule(name):
+    """Kart and Carl: checked on their state modules directly, so the test
+    holds whether or not the game is registered yet."""
+    import importlib
+    dtype = importlib.import_module(f"dungeonrl.envs.{name}.state").STATE_DTYPE
+    mod = _game_validate(name)
+    assert V.uncovered(dtype, mod.FIELD_RULES) == []
+    assert not set(mod.FIELD_RULES) & set(HEADER_NAMES)
+    assert set(mod.FIELD_RULES) <= set(dtype.names)
+    # every bound of every rule evaluates on a reached record (no stale table name)
+    core = importlib.import_module(f"dungeonrl.envs.{name}.core").make_core()
+    st = core.alloc(1)
+    core.reset(st, np.array([3], np.uint64))
+    mod.check_state(core, st[0])
+
+
+def _new_core(name, **kw):
+    import importlib
+    core = importlib.import_module(f"dungeonrl.envs.{name}.core").make_core(**kw)
+    st = core.alloc(1)
+    core.reset(st, np.array([5], np.uint64))
+    return core, st
+
+
+def _refused(core, st, field, value, match, index=None):
+    bad = st.copy()
+    if index is None:
+        bad[0][field] = value
+    else:
+        arr = bad[0][field].copy()
+        arr[index] = value
+        bad[0][field] = arr
+    with pytest.raises(CorruptStateError, match=match):
+        core.check_state(bad[0])
+
+
+def test_kart_holes_are_refused_by_name():
+    core, st = _new_core("dungeon_kart", num_players=3, draft="random")
+    core.check_state(st[0])
+    _refused(core, st, "facing", 6, "'facing'", index=0)
+    _refused(core, st, "speed", 7, "'speed'", index=1)
+    _refused(core, st, "coins", -1, "'coins'", index=0)
+    _refused(core, st, "pos", 2000, "'pos'", index=0)
+    _refused(core, st, "track", 99, "'track'")
+    _refused(core, st, "place", 4, "'place'", index=0)       # 3 players: spots 1..3
+    _refused(core, st, "racer", 5, "'racer'", index=5)       # seat not at the table
+    # a spell card in a hand and still in its deck
+    d = int(np.flatnonzero(st[0]["deck_n"] > 0)[0])
+    card = int(st[0]["deck"][d, 0])
+    _refused(core, st, "spell", card, "'spell'", index=0)
+    # a hand card not held: the card is in no zone
+    bad = st.copy()
+    n = int(bad[0]["deck_n"][d])
+    deck = bad[0]["deck"].copy()
+    deck[d, n - 1] = -1
+    bad[0]["deck"] = deck
+    bad[0]["deck_n"][d] = n - 1
+    with pytest.raises(CorruptStateError, match="'(spell|deck)'"):
+        core.check_state(bad[0])
+
+
+def test_carl_holes_are_refused_by_name():
+    core, st = _new_core("dcc_unstoppable", num_players=2)
+    core.check_state(st[0])
+    _refused(core, st, "ap", C_AP + 1, "'ap'", index=0)
+    _refused(core, st, "health", 11, "'health'", index=0)
+    _refused(core, st, "mana", 11, "'mana'", index=1)
+    _refused(core, st, "danger", 99, "'danger'")
+    _refused(core, st, "pend_n", 7, "'pend_n'")
+    # a sleeve listed in a hand but marked as in the deck
+    s = int(st[0]["hand"][0, 0])
+    _refused(core, st, "sl_zone", 3, "'sl_zone'", index=s)
+    # a core side in a sleeve and still in a core deck
+    c = int(st[0]["cdeck"][0, 0])
+    _refused(core, st, "core_zone", 3, "'core_zone'", index=c)
+    # an upgrade in the market and the upgrade deck
+    u = int(st[0]["market"][0])
+    bad = st.copy()
+    ud = bad[0]["udeck"].copy()
+    k = int(bad[0]["udeck_n"])
+    ud[k] = u
+    bad[0]["udeck"] = ud
+    bad[0]["udeck_n"] = k + 1
+    with pytest.raises(CorruptStateError, match="'(udeck|market)'"):
+        core.check_state(bad[0])
+
+
+C_AP = 6
+
+
 def test_a_new_field_without_a_rule_is_reported():
     dt = np.dtype([("steps", np.int32), ("max_steps", np.int32), ("new_thing", np.int8)])
     assert V.uncovered(dt, {}) == ["new_thing"]

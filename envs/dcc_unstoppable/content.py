@@ -155,6 +155,18 @@ def _expand(ctx, entries, field):
     return out
 
 
+def _sort_level(v):
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _table_entry(ctx, e, i, field):
+    """Name entry ``i`` of list ``field`` for the errors; it must be a table."""
+    if not isinstance(e, dict):
+        ctx.card = f"#{i}"
+        ctx.err(field, f"entries must be tables, got {type(e).__name__} {e!r}")
+    ctx.card = e.get("name", f"#{i}")
+
+
 class _Compiler:
     def __init__(self, folder):
         self.folder = folder
@@ -178,7 +190,8 @@ class _Compiler:
         raw = self.raw["cores"]
         check_fields(ctx, raw, {"starting", "characters", "levelled"})
         lev = _expand(ctx, raw.get("levelled"), "levelled")
-        lev = sorted(enumerate(lev), key=lambda ie: (ie[1].get("level", 0), ie[0]))
+        # sort key only: a level that is not an int is refused by read_int below
+        lev = sorted(enumerate(lev), key=lambda ie: (_sort_level(ie[1].get("level")), ie[0]))
         lev = [e for _, e in lev]
         start = _expand(ctx, raw.get("starting"), "starting")
         chars = _expand(ctx, raw.get("characters"), "characters")
@@ -487,7 +500,7 @@ class _Compiler:
         t["r_setup"] = np.zeros((C.NRACE, 2, C.OPW), np.int16)
         rn = []
         for i, e in enumerate(races):
-            ctx.card = e.get("name", f"#{i}")
+            _table_entry(ctx, e, i, "races")
             check_fields(ctx, e, {"name", "gold", "health", "mana", "setup"})
             rn.append(read_str(ctx, e, "name"))
             t["r_gold"][i] = read_int(ctx, e, "gold", lo=0, hi=20)
@@ -498,7 +511,7 @@ class _Compiler:
         t["k_n"] = np.zeros((C.NCLASS, C.MAX_CABIL), np.int8)
         kn = []
         for i, e in enumerate(classes):
-            ctx.card = e.get("name", f"#{i}")
+            _table_entry(ctx, e, i, "classes")
             check_fields(ctx, e, {"name", "abilities"})
             kn.append(read_str(ctx, e, "name"))
             ab = e.get("abilities")
@@ -515,7 +528,7 @@ class _Compiler:
         t["cr_class"] = np.zeros(C.NCRAWLER, np.int8)
         cn = []
         for i, e in enumerate(crawlers):
-            ctx.card = e.get("name", f"#{i}")
+            _table_entry(ctx, e, i, "crawlers")
             check_fields(ctx, e, {"name", "preset_race", "preset_class"})
             cn.append(read_str(ctx, e, "name"))
             t["cr_race"][i] = rn.index(read_str(ctx, e, "preset_race", rn))
@@ -615,8 +628,8 @@ class _Compiler:
         t["ach_n"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         t["ach_xp"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         an = [[] for _ in range(F)]
-        for e in achs:
-            ctx.card = e.get("name", "?") if isinstance(e, dict) else "?"
+        for i, e in enumerate(achs):
+            _table_entry(ctx, e, i, "achievements")
             check_fields(ctx, e, {"floor", "name", "kind", "n", "xp"})
             f = read_int(ctx, e, "floor", lo=1, hi=F) - 1
             j = len(an[f])
@@ -638,7 +651,7 @@ class _Compiler:
         t["be_circles"] = np.zeros((C.MAX_BENEFITS, 2), np.int8)
         bn = []
         for i, e in enumerate(bens):
-            ctx.card = e.get("name", f"#{i}")
+            _table_entry(ctx, e, i, "benefits")
             check_fields(ctx, e, {"name", "kind", "n", "xp", "circles"})
             bn.append(read_str(ctx, e, "name"))
             t["be_kind"][i] = C.BENEFIT_KIND_NAMES.index(read_str(ctx, e, "kind", C.BENEFIT_KIND_NAMES))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import CorruptStateError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
@@ -78,11 +77,9 @@ class DCCCore(KernelCore):
         if "campaign" not in options:
             return
         cfg = make_config(campaign=options["campaign"], content=self.content, **self.options)
-        n = len(states)
         self.kernels.reset_batch(states, self.TR, np.ascontiguousarray(states["seed"]),
                                  np.ascontiguousarray(states["num_players"]), self.max_steps,
                                  self.auto_advance, self.reward_mode, cfg)
-        assert n == len(states)
 
     # -- helpers (not hot) ------------------------------------------------------
     def phase_name(self, state) -> str:
@@ -106,60 +103,10 @@ class DCCCore(KernelCore):
                 "score": int(state["score"])}
 
     def check_state(self, state) -> None:
-        def bad(msg):
-            raise CorruptStateError(f"corrupt DCC Unstoppable state: {msg}")
-        n = int(state["num_players"])
-        if not 1 <= n <= C.NPLAYERS_MAX:
-            bad(f"num_players {n}")
-        if not 0 <= int(state["phase"]) < C.NPHASE:
-            bad(f"phase {int(state['phase'])}")
-        if int(state["outcome"]) not in OUTCOME_NAMES:
-            bad(f"outcome {int(state['outcome'])}")
-        if not -1 <= int(state["actor"]) < n:
-            bad(f"actor {int(state['actor'])}")
-        if not 0 <= int(state["forced_i"]) <= int(state["forced_n"]) <= 16:
-            bad("forced-chance cursor")
-        # configuration and flow
-        for f, lo, hi in (("cfg_floor", 1, C.NFLOOR), ("cfg_difficulty", 0, len(C.DIFFICULTIES) - 1),
-                          ("cfg_mode", 0, len(C.MODES) - 1), ("dec", 0, C.NDEC - 1),
-                          ("danger", 0, C.TRACK_MAX - 1), ("tdeck_n", 0, C.NTHREAT),
-                          ("udeck_n", 0, C.NUPGRADE), ("dungeon_n", 0, C.NBOSS)):
-            if not lo <= int(state[f]) <= hi:
-                bad(f"{f} {int(state[f])} outside [{lo}, {hi}]")
-        track = int(self.T.tr_len[int(state["cfg_floor"]) - 1, int(state["cfg_mode"])])
-        if int(state["danger"]) > track - 1:
-            bad(f"danger marker {int(state['danger'])} beyond the track ({track} spaces)")
-        # resources within their caps (AP 6, health 10, mana 10)
-        for f, hi in (("ap", C.AP_CAP), ("health", C.HEALTH_CAP), ("mana", C.MANA_CAP)):
-            v = np.asarray(state[f], np.int64)
-            if (v < 0).any() or (v > hi).any():
-                bad(f"{f} {v.tolist()} outside [0, {hi}]")
-        if (np.asarray(state["gold"]) < 0).any():
-            bad("negative gold")
-        # pile sizes within their capacities, ids within the content
-        for arr, cnt, cap, top in (("deck", "deck_n", C.PILE_CAP, C.NSLEEVE),
-                                   ("hand", "hand_n", C.PILE_CAP, C.NSLEEVE),
-                                   ("disc", "disc_n", C.PILE_CAP, C.NSLEEVE),
-                                   ("bf", "bf_n", C.BF_CAP, C.NSLEEVE),
-                                   ("play", "play_n", C.PLAY_CAP, C.NSLEEVE)):
-            for p in range(C.NPLAYERS_MAX):
-                k = int(state[cnt][p])
-                if not 0 <= k <= cap:
-                    bad(f"{cnt}[{p}] {k} outside [0, {cap}]")
-                ids = np.asarray(state[arr][p][:k], np.int64)
-                if ((ids < 0) | (ids >= top)).any():
-                    bad(f"{arr}[{p}] holds an id outside [0, {top})")
-        for d in range(C.MAX_LEVEL_DECK):
-            if not 0 <= int(state["cdeck_n"][d]) <= C.CDECK_CAP:
-                bad(f"cdeck_n[{d}] outside [0, {C.CDECK_CAP}]")
-        for f, hi in (("sl_zone", len(C.ZONE_NAMES) - 1), ("core_zone", len(C.CORE_ZONE_NAMES) - 1)):
-            v = np.asarray(state[f], np.int64)
-            if (v < 0).any() or (v > hi).any():
-                bad(f"{f} holds a value outside [0, {hi}]")
-        sc = np.asarray(state["sl_core"], np.int64)
-        if ((sc < -1) | (sc >= C.NCORE)).any():
-            bad("sl_core holds an id outside [-1, NCORE)")
-        self.check_mask(state, "DCC Unstoppable")
+        """Raise ``CorruptStateError`` unless the record is one the rules can reach
+        (every field's declared range, the zones, the stored mask): see ``validate``."""
+        from .validate import check_state
+        check_state(self, state)
 
 
 def make_core(**kwargs) -> DCCCore:

@@ -276,7 +276,9 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
     """Assemble tiles into a :class:`Track` (see module doc); raises
     ContentError naming the tile and the edge on a bad fit."""
     ctx = Ctx(file)
-    ctx.entry = f"track '{name}'"
+    # a content track is assembled from the faces of tiles.toml: a bad fit may
+    # come from either file, so the message names both
+    ctx.entry = f"track '{name}'" + (" (tile faces of tiles.toml)" if file == "tracks" else "")
     if not face_ids:
         ctx.err("tiles", "needs at least one tile")
     for fid in face_ids:
