@@ -130,8 +130,11 @@ def hooks_for(name: str) -> FuzzHooks:
 
 
 def games() -> list:
-    from ..registry import list_games
-    return list(list_games())
+    """The suite's registered games (``registry.GAMES``; test fixtures that
+    other test modules register are not games of the suite)."""
+    from .. import registry
+    registry.register_all()
+    return [g for g in registry.list_games() if registry.game_module(g) in registry.GAMES]
 
 
 # --- environments -----------------------------------------------------------------------

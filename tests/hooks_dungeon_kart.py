@@ -358,7 +358,7 @@ class DungeonKartHooks(GameHooks):
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.dungeon_kart import kernels
-        return [kernels.reset_batch, kernels.step_batch, kernels.mask_batch,
+        return [kernels.reset_batch, kernels.mask_batch,
                 kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:

@@ -145,7 +145,7 @@ class RelayHooks(GameHooks):
 
     def batch_kernels(self) -> list:
         import fixture_team_kernels as k
-        return [k.reset_batch, k.step_batch, k.mask_batch, k.observe_batch,
+        return [k.reset_batch, k.mask_batch, k.observe_batch,
                 k.step_autoreset, k.refresh_batch]
 
     def prepare_interpreted(self, core, wrap) -> None:

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, seed_case, seed_ok
 from dungeonrl.envs.core.validate import INT32_MAX, MAX_NUM_ENVS
-from dungeonrl.registry import get_spec, list_games
+from dungeonrl.benchmarks.fuzz import games as list_games
+from dungeonrl.registry import get_spec
 
 INTS = st.one_of(st.integers(-2**70, 2**70), st.sampled_from([0, 1, 2**31 - 1, 2**31, 2**63,
                                                               2**64 - 1, 2**64, -1]))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import content_case
-from dungeonrl.registry import list_games
+from dungeonrl.benchmarks.fuzz import games as list_games
 
 
 @pytest.mark.parametrize("name", list_games())

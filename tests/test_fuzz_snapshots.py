@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import (HOOKS, GameEnv, boundscheck_env, header_case,
                                        reached_snapshots, snapshot_case)
-from dungeonrl.registry import list_games
+from dungeonrl.benchmarks.fuzz import games as list_games
 
 CASES = [(g, i) for g in list_games() for i in range(len(HOOKS[g].configs))] \
     if all(g in HOOKS for g in list_games()) else []

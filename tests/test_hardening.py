@@ -29,9 +29,10 @@ from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, reached_snapshots
 from dungeonrl.envs.core import validate as V
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from dungeonrl.envs.core.header import HEADER_NAMES
-from dungeonrl.registry import get_spec, list_games
+from dungeonrl.benchmarks.fuzz import games as suite_games
+from dungeonrl.registry import get_spec
 
-GAMES = list_games()
+GAMES = suite_games()
 
 
 def _game_validate(name):

@@ -239,6 +239,8 @@ def seats(ctx):
             if hi == C.NDASH and ph == C.PH_DRAFT_RACER and got.size:
                 ctx.fail(f, a, "dashboards before the racer draft ended")
         return
+    if ph == C.PH_OVER and ((racer < 0).any() or (dash < 0).any()):
+        return          # the game ended during the draft (an illegal action, the step cap)
     # the race: every seat drafted and placed
     for f, a in (("racer", racer), ("dash", dash)):
         if (a < 0).any() or len(set(a.tolist())) != n:
