@@ -149,7 +149,7 @@ def _edit(d, name, old, new):
      r"spells.toml, spell 'Fireball', field 'timing'"),
     ("tiles", 'face = "2A"', 'face = "2C"', r"tiles.toml, tile 2C, field 'face'"),
     ("tracks", '"1A", "2A", "3A", "4A", "8A"', '"1A", "2A", "3A", "4A", "10A"',
-     r"tracks.toml, track 'Beginner Track', field 'tiles': dead end"),
+     r"tracks.toml, track 'Beginner Track' \(tile faces of tiles.toml\), field 'tiles': dead end"),
     ("chance", "boost = [1, 1, 2, 2, 3, 3]", "boost = [1, 1, 2, 2, 3, 0]",
      r"chance.toml, field 'boost'"),
     ("tiles", 'face = "14A"', 'face = "14A"\nwalls = [[0, 0, "E"], [0, 0, "SE"]]',

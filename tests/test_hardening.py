@@ -235,8 +235,9 @@ def test_reported_holes_are_refused_by_name(name):
         assert env.snapshot() == before, f"refusing {field}={v} changed the env"
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", [g for g in GAMES if g in ("unbroken", "dungeon_crawler")])
 def test_zone_invariant_every_card_in_one_zone(name):
+    # (Dungeon Kart's and Carl's zones: test_new_games_refuse_cards_in_two_zones)
     """Moving a card from one pile to another without the count (a card in
     two zones, or in none) is refused."""
     env = _env(name)

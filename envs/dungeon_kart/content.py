@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.content import (Ctx, check_fields, load_toml, read_int, read_list, read_str,
+from ..core.content import (folder_digest, Ctx, check_fields, load_toml, read_int, read_list, read_str,
                             tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C
@@ -846,7 +846,8 @@ def load_content(folder=None, boards=()) -> KartContent:
     custom text boards (strings, see :func:`parse_board`), appended as the
     last tracks."""
     folder = os.path.abspath(folder or DATA_DIR)
-    key = (folder, tuple(boards))
+    # keyed by the files' bytes too: an edited folder is validated again
+    key = (folder, tuple(boards), folder_digest(folder, FILES))
     if key in _CACHE:
         return _CACHE[key]
     raw = {name: load_toml(folder, name) for name in FILES}

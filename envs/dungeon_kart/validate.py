@@ -323,6 +323,8 @@ def draft(ctx):
     """The draft's offer row."""
     ph, n = ctx.i("phase"), ctx.i("num_players")
     offer, k = ctx.a("offer"), ctx.i("offer_n")
+    if ph == C.PH_OVER and ((ctx.a("racer")[:n] < 0).any() or (ctx.a("dash")[:n] < 0).any()):
+        return          # the game ended during the draft: its offer row stays as it was
     if ph not in DRAFT:
         if k or (offer != -1).any():
             ctx.fail("offer", offer, "no offer outside the draft")
