@@ -15,6 +15,7 @@ from ..envs.dungeon_crawler.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
     policy_rows, restart_batch)
 from ..envs.dungeon_crawler.policy import choose  # noqa: F401  (re-exported)
+from .scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
 
 
 def policy_rollout(states, tabs, n_episodes, policy_seed, heuristic_seats, out):
@@ -37,40 +38,3 @@ def policy_rollout(states, tabs, n_episodes, policy_seed, heuristic_seats, out):
         w = states["winner"].astype(np.int64)
         np.add.at(out, (np.arange(n), np.where(w >= 0, w, 8)), 1)
         restart_batch(states, tabs)
-
-
-class HeuristicAgent:
-    """The heuristic as a batched agent for any seat (``act(view, rows)``
-    reads the records); ``scripted`` lets the self-play view and matches run
-    it inside numba."""
-
-    name = "heuristic"
-    whole_game = "heuristic"
-    scripted = SCRIPTED_HEURISTIC
-
-    def __init__(self, core, seed: int = 0):
-        self.core = core
-        self.prng = np.zeros((0, 2), np.uint64)
-        self.seed = int(seed)
-
-    def act(self, view, rows: np.ndarray) -> np.ndarray:
-        n = len(view.states)
-        if len(self.prng) < n:
-            self.prng = np.zeros((n, 2), np.uint64)
-            for i in range(n):
-                rng_seed(self.prng[i], np.uint64(self.seed), i)
-        out = np.zeros(len(rows), np.int64)
-        policy_rows(view.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
-                    self.prng, out)
-        return out
-
-
-def scripted_advance(core):
-    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
-    for a Dungeon Crawler core."""
-    TR = core.TR
-
-    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
-        advance_scripted(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes,
-                         prng, returns, terminated, truncated)
-    return advance

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.core.header import O_TRUNCATED
-from ..envs.core.rng import rng_seed
 from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
     policy_rows, restart_batch)
 from .games import GameHooks
+from .scripted import HeuristicAgent, scripted_advance
 
 
 def final_rank(states) -> np.ndarray:
@@ -63,43 +63,6 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
 
 def describe(core) -> str:
     return f"{core.num_players} players, {core.content.track_names[core.track]}"
-
-
-class HeuristicAgent:
-    """The scripted racer (``envs/dungeon_kart/policy.py``) as a batched
-    agent for any seat (``act(view, rows)`` reads the records); ``scripted``
-    lets the self-play view and matches run it inside numba."""
-
-    name = "heuristic"
-    whole_game = "heuristic"
-    scripted = SCRIPTED_HEURISTIC
-
-    def __init__(self, core, seed: int = 0):
-        self.core = core
-        self.prng = np.zeros((0, 2), np.uint64)
-        self.seed = int(seed)
-
-    def act(self, view, rows: np.ndarray) -> np.ndarray:
-        n = len(view.states)
-        if len(self.prng) < n:
-            self.prng = np.zeros((n, 2), np.uint64)
-            for i in range(n):
-                rng_seed(self.prng[i], np.uint64(self.seed), i)
-        out = np.zeros(len(rows), np.int64)
-        policy_rows(view.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
-                    self.prng, out)
-        return out
-
-
-def scripted_advance(core):
-    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
-    for a Dungeon Kart core."""
-    TR = core.TR
-
-    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
-        advance_scripted(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes,
-                         prng, returns, terminated, truncated)
-    return advance
 
 
 HOOKS = GameHooks(

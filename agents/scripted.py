@@ -1,0 +1,48 @@
+"""A game's scripted policy (``envs/<game>/policy.py``) as a batched agent,
+written once for every game on the engine: ``act`` runs the generated
+``policy_rows`` kernel, and :func:`scripted_advance` lets the self-play view
+and matches play scripted seats inside numba (``advance_scripted``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..envs.core.rng import rng_seed
+
+#: the scripted-policy seat code of the engine's generated loops
+#: (``SCRIPTED_POLICY`` of every ``kernels.py``)
+SCRIPTED_POLICY = 1
+
+
+class HeuristicAgent:
+    """The game's scripted policy for any seat (``act(view, rows)`` reads the
+    records; row ``i``'s tie-break generator is seeded from ``(seed, i)``)."""
+
+    name = "heuristic"
+    whole_game = "heuristic"
+    scripted = SCRIPTED_POLICY
+
+    def __init__(self, core, seed: int = 0):
+        self.core = core
+        self.prng = np.zeros((0, 2), np.uint64)
+        self.seed = int(seed)
+
+    def act(self, view, rows: np.ndarray) -> np.ndarray:
+        n = len(view.states)
+        if len(self.prng) < n:
+            self.prng = np.zeros((n, 2), np.uint64)
+            for i in range(n):
+                rng_seed(self.prng[i], np.uint64(self.seed), i)
+        out = np.zeros(len(rows), np.int64)
+        self.core.policy_rows(view.states, rows, self.prng, out)
+        return out
+
+
+def scripted_advance(core):
+    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    for any core whose game has a scripted policy."""
+    TR, kernel = core.TR, core.kernels.advance_scripted
+
+    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
+        kernel(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes, prng,
+               returns, terminated, truncated)
+    return advance
