@@ -161,7 +161,8 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
 def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
     """A saved model (fast-path ``.pt`` or SB3 ``.zip``) as a single-game
     policy: ``policy(states, mask) -> int``, where ``states`` is a record
-    array of length 1 and ``mask`` its legal actions (1 = legal). Raises
+    array of length 1 and ``mask`` its legal actions (1 = legal); the model
+    sees the game from the seat to act. Raises
     :class:`ModelSpecError` if the model was trained on another game,
     layout or content (``strict=False``: content changes only warn)."""
     from ..envs.core._batch import BatchBuffers
@@ -171,6 +172,7 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
 
     def policy(states, mask) -> int:
         buf.states[:1] = states[:1]
+        buf.players[0] = max(0, int(core.to_play(buf.states[:1])[0]))   # the seat to act
         core.observe(buf.states, buf.players, buf.obs)
         buf.masks[0] = np.asarray(mask).reshape(-1) != 0
         return int(agent.act(buf, rows)[0])

@@ -11,7 +11,9 @@ import dataclasses
 
 from .options import load_target, nonneg_float, option, positive_int
 
-__all__ = ["narrator", "narration_extras", "say", "PlayOptions", "play_agent_name", "is_model", "ask_action"]
+__all__ = ["narrator", "narration_extras", "say", "PlayOptions", "play_agent_name", "is_model",
+           "ask_action", "seat_policies", "rival_kinds", "seat0_agent", "play_aec",
+           "print_legal"]
 
 
 def narrator(game: str):
@@ -106,3 +108,157 @@ def ask_action(legal, names, prompt="your action (number or name, help, q)> "):
                 print(f"{a} is out of range: actions are 0..{len(names) - 1}")
             continue
         return a
+
+
+# --- the multi-seat play loop (PettingZoo AEC), shared by every game's companion --------
+def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
+    """One ``policy(states) -> action`` per entry of ``kinds``, each playing
+    the seat to act in ``states[0]``: ``"heuristic"`` (the game's scripted
+    policy, ``core.policy_rows``), ``"random"`` (uniform over the legal
+    actions) or the path of a saved model (loaded once per path, checked
+    against the game, greedy unless ``stochastic``). Raises ``ValueError``
+    for anything else."""
+    import os
+
+    import numpy as np
+    out, models = [], {}
+    for i, kind in enumerate(kinds):
+        if kind == "heuristic":
+            out.append(_scripted(core, seed + 7919 * i))
+        elif kind == "random":
+            rng = np.random.default_rng(seed + 7919 * i)
+            out.append(lambda states, rng=rng: int(rng.choice(np.flatnonzero(states[0]["legal"]))))
+        else:
+            if not os.path.exists(kind):
+                raise ValueError(f"unknown agent {kind!r}: use heuristic, random or a model file")
+            if kind not in models:
+                from .agents.policy import load_policy
+                pol = load_policy(kind, core, deterministic=not stochastic)
+                models[kind] = lambda states, pol=pol: int(pol(states, states[0]["legal"]))
+            out.append(models[kind])
+    return out
+
+
+def _scripted(core, seed: int):
+    import numpy as np
+
+    from .envs.core.rng import rng_seed
+    prng = np.zeros((1, 2), np.uint64)
+    rng_seed(prng[0], seed, 99)
+    rows = np.zeros(1, np.int64)
+    act = np.zeros(1, np.int64)
+
+    def heuristic(states):
+        core.policy_rows(states, rows, prng, act)
+        return int(act[0])
+    return heuristic
+
+
+def rival_kinds(opponents: str, players: int) -> list:
+    """``--opponents`` as one kind per rival seat (one kind is repeated);
+    ``ValueError`` when the count does not fit."""
+    kinds = [k.strip() for k in opponents.split(",") if k.strip()]
+    if len(kinds) == 1:
+        kinds = kinds * (players - 1)
+    if len(kinds) != players - 1:
+        raise ValueError(f"give one opponent kind or {players - 1} (one per rival "
+                         f"seat), not {len(kinds)}")
+    return kinds
+
+
+def seat0_agent(args, others=()) -> str | None:
+    """Who plays seat 0 (None: the person at the terminal) from ``--agent``,
+    ``--random`` and ``--watch``; ``ValueError`` for options that contradict
+    each other or do not apply (``others``: the other seats' kinds)."""
+    me = play_agent_name(args)
+    if getattr(args, "watch", False):
+        if me not in (None, "heuristic"):
+            raise ValueError(f"--watch and --agent {me} contradict each other")
+        me = "heuristic"
+    if me is None and "delay" in getattr(args, "given", set()):
+        raise ValueError("--delay only applies when an agent plays seat 0 "
+                         "(--agent, --random" + (", --watch)" if hasattr(args, "watch") else ")"))
+    if args.stochastic and not any(is_model(k) for k in [me, *others]):
+        raise ValueError("--stochastic applies to saved models only (--agent"
+                         + (" or --opponents PATH)" if others else " PATH)"))
+    return me
+
+
+def print_legal(core, state, legal, names, width: int = 22) -> None:
+    print("Your legal actions:")
+    for a in legal:
+        print(f"  {a:3d}  {names[a]:<{width}s} {core.action_label(state, int(a))}")
+
+
+def play_aec(env, args, me, others, *, narrate=None, legend=None, hand_text=None,
+             announce=None, on_turn=None, on_end=None) -> int:
+    """The terminal loop of a multi-seat game: seat 0 is the person (``me``
+    None) or an agent, every other seat ``others[seat - 1]`` (a policy of
+    :func:`seat_policies`). The table is printed before each of seat 0's
+    decisions; ``narrate(core, prev, state, 0)`` lines since seat 0's last
+    decision, ``legend(core)`` once per game and ``hand_text(core, state,
+    0)`` before a person's decision when the game has them; ``announce`` (a
+    word such as ``"teammate"``) prints the other seats' moves too;
+    ``on_turn(episode, state)`` before every decision and ``on_end(episode,
+    state)`` after a finished game (pictures). ``--episodes``,
+    ``--max-steps``, ``--delay`` and ``--seed`` as every play command."""
+    import time
+
+    import numpy as np
+    core = env.core
+    names = core.spec.action_names
+    for episode in range(args.episodes):
+        if args.episodes > 1:
+            print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
+        env.reset(seed=args.seed + episode)
+        decisions, final, stopped = 0, {}, False
+        seen = env._states[0].copy() if narrate is not None else None
+        if legend is not None and me is None:
+            say(legend(core))
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                final[agent] = reward
+                env.step(None)
+                continue
+            seat = int(agent.split("_")[1])
+            states = env._states
+            if on_turn is not None:
+                on_turn(episode, states[0])
+            if seat == 0:
+                if narrate is not None:
+                    say(narrate(core, seen, states[0], 0))
+                    seen = states[0].copy()
+                print()
+                print(env.render())
+            if seat == 0 and me is None:
+                if hand_text is not None:
+                    say(hand_text(core, states[0], 0))
+                legal = np.flatnonzero(obs["action_mask"])
+                print_legal(core, states[0], legal, names)
+                a = ask_action(legal, names)
+                if a is None:
+                    print("bye")
+                    return 0
+            else:
+                a = (me if seat == 0 else others[seat - 1])(states)
+                if seat == 0 or announce:
+                    who = "player_0" if seat == 0 else announce
+                    print(f"> {who} plays {a} ({core.action_label(states[0], int(a))})")
+                if seat == 0 and args.delay:
+                    time.sleep(args.delay)
+            env.step(int(a))
+            decisions += 1
+            if args.max_steps is not None and decisions >= args.max_steps:
+                print(f"stopped after {decisions} decisions (--max-steps {args.max_steps})")
+                stopped = True
+                break
+        if stopped:
+            continue
+        if on_end is not None:
+            on_end(episode, env._states[0])
+        print()
+        print(env.render())
+        print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in sorted(final.items())))
+        print(core.episode_info(env._states[0]))
+    return 0

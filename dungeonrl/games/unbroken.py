@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..options import NO_SEED, option, positive_int
-from ..play import PlayOptions, is_model, narration_extras, narrator, play_agent_name, say
+from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
 
@@ -37,27 +37,12 @@ def play_options(spec):
     return [UnbrokenPlayOptions]
 
 
-def _agent_policy(name, core, seed, stochastic):
-    from ..envs.unbroken.policy import heuristic_action
-    if name == "heuristic":
-        return lambda st, mask, rng: int(heuristic_action(st[0], core.TR[0], mask))
-    if name == "random":
-        return lambda st, mask, rng: int(rng.choice(np.flatnonzero(mask)))
-    from ..agents.policy import load_policy
-    pol = load_policy(name, core, deterministic=not stochastic)
-    return lambda st, mask, rng: int(pol(st, mask))
-
-
 def play(args):
     """Play Unbroken in the terminal, or watch an agent play it."""
     from ..envs.core.gym_env import DungeonEnv
     prog = "dungeonrl play unbroken"
     try:
-        agent = play_agent_name(args)
-        if agent is None and "delay" in getattr(args, "given", set()):
-            raise ValueError("--delay only applies when an agent plays (--agent, --random)")
-        if args.stochastic and not is_model(agent):
-            raise ValueError("--stochastic applies to a saved model (--agent PATH) only")
+        agent = seat0_agent(args)
     except ValueError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
@@ -72,13 +57,12 @@ def play(args):
     policy = None
     if agent is not None:
         try:
-            policy = _agent_policy(agent, core, args.seed, args.stochastic)
+            policy = seat_policies([agent], core, args.seed, args.stochastic)[0]
         except (ValueError, OSError) as e:
             print(f"{prog}: {e}", file=sys.stderr)
             return 2
     narrate = narrator("unbroken")
     legend, hand_text = narration_extras("unbroken")
-    rng = np.random.default_rng(args.seed)
     for episode in range(args.episodes):
         _, info = env.reset(seed=args.seed + episode)
         if args.episodes > 1:
@@ -97,7 +81,7 @@ def play(args):
             for a in legal:
                 print(f"  {a:3d}  {names[a]:<20s} {core.action_label(rec[0], int(a))}")
             if policy is not None:
-                a = policy(rec, info["action_mask"].astype(np.uint8), rng)
+                a = policy(rec)
                 print(f"> {a} ({core.action_label(rec[0], a)})")
                 if args.delay:
                     time.sleep(args.delay)
