@@ -2,8 +2,8 @@
 beyond its :class:`~dungeonrl.envs.core.spec.GameSpec`: the one place to
 plug a new game into ``dungeonrl train`` / ``dungeonrl eval``.
 
-A :class:`GameHooks` record per game (:data:`HOOKS` names the module that
-defines it, imported on first use) gives
+A :class:`GameHooks` record per game (``HOOKS`` in the module
+``dungeonrl.agents.<game>_hooks``, imported on first use) gives
 
 * ``episode_stats(core, final_states, rows, last_reward)``: per finished
   episode, a dict of arrays with at least ``"win"`` (bool); Unbroken adds
@@ -22,7 +22,7 @@ defines it, imported on first use) gives
 * ``stat_columns``: extra per-episode statistics shown in tables;
   ``describe(core)``: the configuration in words, for reports.
 
-Games without an entry get :data:`GENERIC`: a win is a positive last reward,
+Games without such a module get :data:`GENERIC`: a win is a positive last reward,
 no heuristic, no fast path, no options.
 
 Multi-seat games (Dungeon Crawler) add ``scripted_advance(core)``: the
@@ -40,7 +40,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["GameHooks", "HOOKS", "GENERIC", "hooks_for", "generic_episode_stats",
+__all__ = ["GameHooks", "HOOKS", "GENERIC", "hooks_for", "hooks_target", "generic_episode_stats",
            "core_kwargs_from", "add_core_options"]
 
 
@@ -70,22 +70,32 @@ class GameHooks:
 
 GENERIC = GameHooks()
 
-#: game short name -> ``"module:attribute"`` of its :class:`GameHooks`
-HOOKS: dict[str, str] = {
-    "unbroken": "dungeonrl.agents.unbroken_hooks:HOOKS",
-    "dungeon_crawler": "dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
-    "dungeon_kart": "dungeonrl.agents.dungeon_kart_hooks:HOOKS",
-}
+#: overrides: game short name -> ``"module:attribute"`` of its :class:`GameHooks`
+#: (a game of the suite needs none: its hooks are found by name, below)
+HOOKS: dict[str, str] = {}
 _LOADED: dict[str, GameHooks] = {}
 
 
+def hooks_target(game: str) -> str:
+    """Where a game's hooks live: :data:`HOOKS` if it names the game, else
+    the convention ``dungeonrl.agents.<game>_hooks:HOOKS``."""
+    return HOOKS.get(game, f"{__package__}.{game}_hooks:HOOKS")
+
+
 def hooks_for(game: str) -> GameHooks:
-    """The hooks of a game by short name (:data:`GENERIC` if it has none)."""
-    if game not in HOOKS:
-        return GENERIC
+    """The hooks of a game by short name (:data:`GENERIC` if it has none:
+    no module at the conventional place). Errors inside an existing hooks
+    module propagate."""
     if game not in _LOADED:
-        module, _, attr = HOOKS[game].partition(":")
-        _LOADED[game] = getattr(importlib.import_module(module), attr)
+        module, _, attr = hooks_target(game).partition(":")
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            _LOADED[game] = GENERIC
+        else:
+            _LOADED[game] = getattr(mod, attr)
     return _LOADED[game]
 
 

@@ -31,9 +31,9 @@ What one case checks:
 * ``args``: random constructor arguments and seeds: accepted values work,
   everything else is a ``TypeError`` / ``ValueError`` naming the argument.
 
-Games join through :data:`HOOKS` (one :class:`FuzzHooks` entry per game;
-``python -m dungeonrl.benchmarks.fuzz`` refuses a registered game without
-one, and so does the test suite).
+Games join through :data:`HOOKS`, built from each game of
+:mod:`dungeonrl.envs.catalog` (``FUZZ_CONFIGS`` in its ``validate.py``, its
+content folder); a game without them is an error naming the file.
 """
 from __future__ import annotations
 
@@ -92,31 +92,29 @@ class FuzzHooks:
     extra_args: dict = field(default_factory=dict)   # kwargs every env of the game needs
 
 
+def game_hooks(name: str) -> FuzzHooks:
+    """A game's fuzz hooks, from its package (:mod:`dungeonrl.envs.catalog`):
+    ``validate.FUZZ_CONFIGS`` and ``content.DATA_DIR`` / ``FILES``; a
+    multi-seat game's constructors get its smallest player count."""
+    import importlib
+
+    from ..envs import catalog
+    from ..registry import get_spec
+    pkg = catalog.package(name)
+    content = importlib.import_module(f"{pkg}.content")
+    configs = getattr(importlib.import_module(f"{pkg}.validate"), "FUZZ_CONFIGS", None)
+    if not configs:
+        raise LookupError(f"game {name!r} has no FUZZ_CONFIGS in envs/{name}/validate.py")
+    spec = get_spec(name)
+    extra = {"num_players": spec.min_players} if spec.min_players > 1 else {}
+    return FuzzHooks(configs=[dict(c) for c in configs], data_dir=content.DATA_DIR,
+                     content_files=tuple(content.FILES), extra_args=extra)
+
+
 def _hooks() -> dict:
-    from ..envs.dcc_unstoppable import content as carl
-    from ..envs.dungeon_crawler import content as dcc
-    from ..envs.dungeon_kart import content as kart
-    from ..envs.unbroken import content as ubc
-    return {
-        "unbroken": FuzzHooks(
-            configs=[{"character": "random"}, {"difficulty": "hard", "character": "random",
-                                                "auto_advance": False}],
-            data_dir=ubc.DATA_DIR, content_files=ubc.FILES),
-        "dungeon_crawler": FuzzHooks(
-            configs=[{"num_players": 2}, {"num_players": 4, "auto_advance": False},
-                     {"num_players": 8}],
-            data_dir=dcc.DATA_DIR, content_files=dcc.FILES,
-            extra_args={"num_players": 2}),
-        "dungeon_kart": FuzzHooks(
-            configs=[{"num_players": 2}, {"num_players": 4, "auto_advance": False},
-                     {"num_players": 6, "draft": "random"}],
-            data_dir=kart.DATA_DIR, content_files=kart.FILES,
-            extra_args={"num_players": 2}),
-        "dcc_unstoppable": FuzzHooks(
-            configs=[{"num_players": 1}, {"floor": 2, "auto_advance": False},
-                     {"floor": 3, "difficulty": "hard", "reward": "score"}],
-            data_dir=carl.DATA_DIR, content_files=carl.FILES),
-    }
+    import dungeonrl  # noqa: F401  (registers the games)
+    from ..envs import catalog
+    return {name: game_hooks(name) for name in catalog.GAMES}
 
 
 HOOKS = _hooks()
@@ -124,8 +122,8 @@ HOOKS = _hooks()
 
 def hooks_for(name: str) -> FuzzHooks:
     if name not in HOOKS:
-        raise KeyError(f"game {name!r} has no fuzz hooks: add a FuzzHooks entry to HOOKS in "
-                       "benchmarks/fuzz.py")
+        raise KeyError(f"game {name!r} has no fuzz hooks: it is not in dungeonrl.envs.catalog "
+                       "(or has no FUZZ_CONFIGS in envs/<game>/validate.py)")
     return HOOKS[name]
 
 

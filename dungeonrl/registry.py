@@ -1,7 +1,8 @@
 """The game registry: every game of the suite, registered with Gymnasium at
 package import.
 
-``GAMES`` lists the module of each game. A game module exports ``SPEC`` (a
+``GAMES`` lists the module of each game (derived from
+:mod:`dungeonrl.envs.catalog`, the one list a new game joins). A game module exports ``SPEC`` (a
 :class:`~dungeonrl.envs.core.spec.GameSpec`) and ``make_core(**kwargs)``;
 optional companions are looked up by the CLI (``<module>.cli`` with
 ``play(args)`` / ``bench(args)``).
@@ -32,6 +33,7 @@ import importlib
 
 import gymnasium
 
+from .envs import catalog
 from .envs.core.errors import UnknownGameError
 from .envs.core.spec import GameSpec
 
@@ -39,13 +41,9 @@ __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
            "SELFPLAY_VECTOR_ENTRY_POINT", "register_game", "register_module",
            "register_all", "get_spec", "list_games", "game_module"]
 
-#: Modules of the games of the suite, in registration order.
-GAMES: list[str] = [
-    "dungeonrl.envs.unbroken",
-    "dungeonrl.envs.dungeon_crawler",
-    "dungeonrl.envs.dungeon_kart",
-    "dungeonrl.envs.dcc_unstoppable",
-]
+#: Modules of the games of the suite, in registration order (from the one
+#: list a game joins, :data:`dungeonrl.envs.catalog.GAMES`).
+GAMES: list[str] = [catalog.package(name) for name in catalog.GAMES]
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
 VECTOR_ENTRY_POINT = "dungeonrl.envs.core.vector:make_vector_env"

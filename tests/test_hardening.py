@@ -175,7 +175,10 @@ def test_header_rules_declared_once_cover_the_header():
 
 def test_every_registered_game_has_fuzz_hooks():
     missing = [g for g in GAMES if g not in HOOKS]
-    assert not missing, f"add FuzzHooks for {missing} to benchmarks/fuzz.py HOOKS"
+    assert not missing, f"add FUZZ_CONFIGS to envs/<game>/validate.py for {missing}"
+    for g in GAMES:   # the configurations build cores (a typo in FUZZ_CONFIGS fails here)
+        h = HOOKS[g]
+        assert h.configs and all(isinstance(c, dict) for c in h.configs), g
 
 
 # --- reached records pass; the reported holes are refused by name ------------------------------

@@ -52,6 +52,7 @@ import sys
 from pathlib import Path
 
 
+from .. import catalog  # noqa: E402
 from .facts import KernelFacts  # noqa: E402  (re-exported)
 
 
@@ -448,7 +449,7 @@ ROOT = ENVS_DIR.parent
 
 #: games whose kernels are generated: the package under dungeonrl.envs, or
 #: "module:ATTR" naming a KernelFacts elsewhere (the test fixtures)
-GAME_PACKAGES = ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
+GAME_PACKAGES = catalog.GAMES
 
 
 def facts_of(game: str) -> KernelFacts:

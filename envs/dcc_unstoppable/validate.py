@@ -26,6 +26,11 @@ P = C.NPLAYERS_MAX
 S = C.NSLEEVE
 BOSS0 = C.NSTART_THREAT + C.NFLOOR_THREAT      # first boss sleeve id
 
+#: configurations whose records the fuzzers corrupt and restore
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+FUZZ_CONFIGS = ({"num_players": 1}, {"floor": 2, "auto_advance": False},
+                {"floor": 3, "difficulty": "hard", "reward": "score"})
+
 PARAMS = {
     "forced_lo": 0, "forced_hi": 127,
     "min_players": 1, "max_players": P,

@@ -27,6 +27,11 @@ STAT_MAX = 4 + C.ROLL_BASE + C.REBAL_MAX      # best roll plus every rebalanced 
 HP_MAX = STAT_MAX + C.NSLOT * 20              # base HP plus the item cap (content: <= 20)
 MOD_MAX = C.HAND_MAX * 10                     # a hand of cards at the content cap (10)
 
+#: configurations whose records the fuzzers corrupt and restore
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
+                {"num_players": 8})
+
 PARAMS = {
     "forced_lo": 1, "forced_hi": 6,          # forced results are d6 / d4 faces
     "min_players": C.MIN_P, "max_players": C.MAX_P,

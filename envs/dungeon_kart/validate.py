@@ -30,6 +30,11 @@ COIN_MAX = 20_000
 #: MP in one turn: a dial value plus spells, powers, Smash faces (all <= 9 each)
 MP_MAX = 2_000
 
+#: configurations whose records the fuzzers corrupt and restore
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
+                {"num_players": 6, "draft": "random"})
+
 PARAMS = {
     "forced_lo": 0, "forced_hi": 127,        # below(n) results and d6 faces share the queue
     "min_players": C.MIN_P, "max_players": C.MAX_P,

@@ -18,6 +18,11 @@ from . import consts as C
 
 INT16_MAX = 2**15 - 1
 
+#: configurations whose records the fuzzers corrupt and restore
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+FUZZ_CONFIGS = ({"character": "random"},
+                {"difficulty": "hard", "character": "random", "auto_advance": False})
+
 #: the game's values for the shared header rules
 PARAMS = {
     "forced_lo": 1, "forced_hi": 6,          # forced results are Slashes Die faces
