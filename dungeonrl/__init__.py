@@ -1,7 +1,9 @@
 """dungeonrl: an RL environment suite of numba-compiled board and card games.
 
-Importing the package registers every game of :data:`dungeonrl.registry.GAMES`
-with Gymnasium, so after ``import dungeonrl``::
+Importing the package registers every game of :mod:`dungeonrl.envs.catalog`
+with Gymnasium (and the multi-seat ones with PettingZoo) by id, without
+importing the games themselves (each loads on first use), so after
+``import dungeonrl``::
 
     env = gymnasium.make("dungeonrl/Unbroken-v0")             # DungeonEnv
     envs = gymnasium.make_vec("dungeonrl/Unbroken-v0", 64)    # DungeonVectorEnv
@@ -25,7 +27,7 @@ from .envs.core.gym_env import DungeonEnv, make_env
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
 from .envs.core.vector import DungeonVectorEnv, make_vector_env
-from .registry import GAMES, get_spec, list_games, register_all, register_game
+from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
 
 __version__ = "0.1.0"
 
@@ -35,11 +37,11 @@ __all__ = [
     "ResetNeededError", "SnapshotError", "UnknownGameError",
     "DungeonEnv", "DungeonVectorEnv", "DungeonSB3VecEnv", "Snapshot",
     "GameCore", "GameSpec", "GAMES",
-    "get_spec", "list_games", "make_env", "make_vector_env", "register_all", "register_game",
+    "get_spec", "list_games", "make_env", "make_vector_env", "register_all",
+    "register_catalog", "register_game",
 ]
 
-register_all()
-from .envs import dungeon_crawler_v0  # noqa: E402,F401  (registers the PettingZoo env)
+register_catalog()   # ids only: a game's package is imported when first used
 
 
 def __getattr__(name: str):

@@ -39,7 +39,8 @@ from .envs.core.spec import GameSpec
 
 __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
            "SELFPLAY_VECTOR_ENTRY_POINT", "register_game", "register_module",
-           "register_all", "get_spec", "list_games", "game_module"]
+           "register_all", "register_catalog", "get_spec", "list_games", "game_module",
+           "make_game_env", "make_game_vector_env"]
 
 #: Modules of the games of the suite, in registration order (from the one
 #: list a game joins, :data:`dungeonrl.envs.catalog.GAMES`).
@@ -49,6 +50,9 @@ ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
 VECTOR_ENTRY_POINT = "dungeonrl.envs.core.vector:make_vector_env"
 SELFPLAY_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_env"
 SELFPLAY_VECTOR_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_vector_env"
+#: entry points of the catalog's games, registered before the game is imported
+LAZY_ENTRY_POINT = "dungeonrl.registry:make_game_env"
+LAZY_VECTOR_ENTRY_POINT = "dungeonrl.registry:make_game_vector_env"
 
 _SPECS: dict[str, GameSpec] = {}     # name -> spec
 _MODULES: dict[str, str] = {}        # name -> module that defines the game
@@ -123,24 +127,84 @@ def register_all(games: list[str] | None = None) -> list[GameSpec]:
     return out
 
 
+def register_catalog() -> None:
+    """Register every game of :mod:`dungeonrl.envs.catalog` by name, without
+    importing it (run by ``import dungeonrl``): its Gymnasium id (entry
+    points :func:`make_game_env` / :func:`make_game_vector_env`, which import
+    the game when first called) and, where the game has a PettingZoo module,
+    its PettingZoo ids (string entry points, imported on first make). The
+    game's spec is loaded on first use (:func:`get_spec`)."""
+    from importlib.util import find_spec
+
+    from .envs.core.pz_module import register as register_pettingzoo
+    for name, env_id in catalog.ENV_IDS.items():
+        if name in _SPECS:
+            continue
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=LAZY_ENTRY_POINT,
+                               vector_entry_point=LAZY_VECTOR_ENTRY_POINT,
+                               kwargs={"game": name}, max_episode_steps=None)
+        pz = catalog.pettingzoo_module(name)
+        if find_spec(pz) is not None:
+            register_pettingzoo(env_id, pz)
+
+
+def make_game_env(game: str, **kwargs):
+    """Gymnasium entry point of a catalog game: the single-agent env, or the
+    self-play view of a multi-seat game."""
+    if get_spec(game).multi_agent:
+        from .agents.selfplay_env import make_selfplay_env
+        return make_selfplay_env(game=game, **kwargs)
+    from .envs.core.gym_env import make_env
+    return make_env(game=game, **kwargs)
+
+
+def make_game_vector_env(game: str, **kwargs):
+    """Gymnasium vector entry point of a catalog game (see :func:`make_game_env`)."""
+    if get_spec(game).multi_agent:
+        from .agents.selfplay_env import make_selfplay_vector_env
+        return make_selfplay_vector_env(game=game, **kwargs)
+    from .envs.core.vector import make_vector_env
+    return make_vector_env(game=game, **kwargs)
+
+
+def _catalog_name(name: str) -> str | None:
+    if name in catalog.ENV_IDS:
+        return name
+    for short, env_id in catalog.ENV_IDS.items():
+        if env_id == name:
+            return short
+    return None
+
+
 def get_spec(name: str) -> GameSpec:
     """The spec of a registered game, by short name (``"unbroken"``) or env
-    id (``"dungeonrl/Unbroken-v0"``)."""
+    id (``"dungeonrl/Unbroken-v0"``); a catalog game is imported on first
+    use."""
     if name in _SPECS:
         return _SPECS[name]
     for spec in _SPECS.values():
         if spec.env_id == name:
             return spec
-    known = ", ".join(f"{s.name} ({s.env_id})" for s in _SPECS.values()) or "none registered"
+    short = _catalog_name(name)
+    if short is not None:
+        spec = register_module(catalog.package(short))
+        if spec is not None:
+            return spec
+    known = ", ".join([f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]
+                      + [f"{s.name} ({s.env_id})" for s in _SPECS.values()
+                         if s.name not in catalog.ENV_IDS]) or "none registered"
     raise UnknownGameError(f"unknown game {name!r}; known games: {known}")
 
 
 def list_games() -> list[str]:
-    """Short names of the registered games, in registration order."""
-    return list(_SPECS)
+    """Short names of the registered games, in registration order (the
+    catalog's first, imported or not)."""
+    return list(catalog.ENV_IDS) + [n for n in _SPECS if n not in catalog.ENV_IDS]
 
 
 def game_module(name: str) -> str | None:
     """Module that defines a registered game (``None`` if registered by hand
     without one)."""
-    return _MODULES.get(get_spec(name).name)
+    spec_name = get_spec(name).name
+    return _MODULES.get(spec_name)

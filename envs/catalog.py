@@ -1,8 +1,9 @@
 """The games of the suite: the one list a new game joins.
 
 A game is the package ``dungeonrl.envs.<name>`` for each ``<name>`` of
-:data:`GAMES`. Everything else is found from that name, by convention, so
-adding a game is one line here plus its own files:
+:data:`ENV_IDS` (its short name and environment id). Everything else is
+found from that name, by convention, so adding a game is one line here plus
+its own files:
 
 ==============================================  ========================================
 what                                            where (``<name>`` = the game's short name)
@@ -29,10 +30,33 @@ This module imports nothing, so every layer (the code generator included)
 can read it.
 """
 
+#: short name -> environment id of each game of the suite, in registration
+#: order. ``import dungeonrl`` registers these ids with Gymnasium (and, for a
+#: game with a ``dungeonrl.envs.<name>_v<N>`` module, with PettingZoo)
+#: without importing the games: a game's package is imported when one of its
+#: envs is first made or its spec is first asked for.
+ENV_IDS: dict[str, str] = {
+    "unbroken": "dungeonrl/Unbroken-v0",
+    "dungeon_crawler": "dungeonrl/DungeonCrawler-v0",
+    "dungeon_kart": "dungeonrl/DungeonKart-v0",
+    "dcc_unstoppable": "dungeonrl/DCCUnstoppable-v0",
+}
+
 #: short names of the games of the suite, in registration order
-GAMES: tuple[str, ...] = ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
+GAMES: tuple[str, ...] = tuple(ENV_IDS)
 
 
 def package(name: str) -> str:
     """The import name of a game's package."""
     return f"dungeonrl.envs.{name}"
+
+
+def version(name: str) -> int:
+    """The version number of a game's environment id (``...-v0`` -> 0)."""
+    return int(ENV_IDS[name].rpartition("-v")[2])
+
+
+def pettingzoo_module(name: str) -> str:
+    """The import name of a game's PettingZoo module (it may not exist: a
+    one-seat-only game has none)."""
+    return f"dungeonrl.envs.{name}_v{version(name)}"

@@ -969,11 +969,11 @@ def test_unbroken_model_with_options_is_refused_by_the_league(unbroken_model, tm
 
 # --- play: saved models as opponents --------------------------------------------------------------
 def test_play_policies_accept_a_saved_model(ppo_run):
-    from dungeonrl.games.dungeon_crawler import _policies
+    from dungeonrl.play import seat_policies
     _, out, _ = ppo_run
     path = str(out / "model.pt")
     core = core_for(2)
-    pols = _policies([path, "heuristic", path], core, 0)
+    pols = seat_policies([path, "heuristic", path], core, 0)
     assert len(pols) == 3 and pols[0] is pols[2]       # one model loaded once
     greedy = make_agent(path, core, deterministic=True)
     states = core.alloc(1)
@@ -984,7 +984,7 @@ def test_play_policies_accept_a_saved_model(ppo_run):
         if core.is_over(states[0]):
             break
         mask = np.asarray(states[0]["legal"], np.uint8)
-        a = pols[0](states, mask)
+        a = pols[0](states)
         assert isinstance(a, int) and mask[a] == 1
         # greedy, from the seat to act's point of view
         seat = core.to_play(states)
@@ -993,10 +993,10 @@ def test_play_policies_accept_a_saved_model(ppo_run):
         assert a == int(greedy.act(buf, np.zeros(1, np.int64))[0])
         core.step(states, np.array([a]), np.zeros((1, 2), np.float32), np.zeros(1, bool),
                   np.zeros(1, bool), np.zeros(1, bool))
-    with pytest.raises(ValueError, match="unknown opponent"):
-        _policies([str(out / "nope.pt")], core, 0)
-    with pytest.raises(ValueError, match="unknown opponent"):
-        _policies(["heuristc"], core, 0)
+    with pytest.raises(ValueError, match="unknown agent"):
+        seat_policies([str(out / "nope.pt")], core, 0)
+    with pytest.raises(ValueError, match="unknown agent"):
+        seat_policies(["heuristc"], core, 0)
 
 
 def test_cli_play_with_a_model_opponent(ppo_run, capsys):
@@ -1007,7 +1007,7 @@ def test_cli_play_with_a_model_opponent(ppo_run, capsys):
     assert "stopped after 60 decisions" in capsys.readouterr().out
     rc = cli_main(["play", "dungeon_crawler", "--players", "2", "--opponents", "nope.pt",
                    "--watch"])
-    assert rc == 2 and "unknown opponent" in capsys.readouterr().err
+    assert rc == 2 and "unknown agent 'nope.pt'" in capsys.readouterr().err
 
 
 # --- learning ---------------------------------------------------------------------------------

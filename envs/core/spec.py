@@ -37,7 +37,9 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -319,11 +321,53 @@ def normalised_source(text: str, filename: str = "<source>") -> str:
     return ast.unparse(_strip_docstrings(ast.parse(text, filename=filename)))
 
 
+#: on-disk memo of :func:`_file_digest` (one small JSON file per source
+#: folder, in its ``__pycache__``): normalising a long rules file takes
+#: ~0.1 s, a process start should not pay it for unchanged files
+_DIGEST_MEMO = "dungeonrl-source-digests.json"
+
+
+def _memo_path(path: str) -> str:
+    return os.path.join(os.path.dirname(path), "__pycache__", _DIGEST_MEMO)
+
+
+def _read_memo(path: str) -> dict:
+    try:
+        with open(_memo_path(path), encoding="utf-8") as f:
+            memo = json.load(f)
+        return memo if isinstance(memo, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_memo(path: str, memo: dict) -> None:
+    target = _memo_path(path)
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        tmp = f"{target}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(memo, f)
+        os.replace(tmp, target)            # atomic: parallel processes never see half a file
+    except OSError:
+        pass                               # a read-only install: compute every time
+
+
 @functools.lru_cache(maxsize=64)
 def _file_digest(path: str, mtime_ns: int, size: int) -> str:
-    with open(path, encoding="utf-8") as f:
-        code = normalised_source(f.read(), path)
-    return hashlib.sha256(code.encode()).hexdigest()
+    with open(path, "rb") as f:
+        raw = f.read()
+    # the memo is keyed by the exact bytes and the Python version (ast.unparse's output)
+    key = (f"{os.path.basename(path)}:{sys.version_info[0]}.{sys.version_info[1]}:"
+           f"{hashlib.sha256(raw).hexdigest()}")
+    memo = _read_memo(path)
+    if key in memo:
+        return memo[key]
+    code = normalised_source(raw.decode("utf-8"), path)
+    digest = hashlib.sha256(code.encode()).hexdigest()
+    memo = {k: v for k, v in memo.items() if not k.startswith(os.path.basename(path) + ":")}
+    memo[key] = digest
+    _write_memo(path, memo)
+    return digest
 
 
 def source_digest(*sources) -> str:
