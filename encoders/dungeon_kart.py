@@ -101,6 +101,11 @@ def _feature_names():
 
 
 FEATURE_NAMES = _feature_names()
+
+
+def feature_names():
+    """One name per observation column."""
+    return FEATURE_NAMES
 assert len(FEATURE_NAMES) == OBS_SIZE
 
 O_PHASE, O_TOACT, O_NP, O_ROUND = OFF["phase"], OFF["to_act"], OFF["num_players"], OFF["round"]

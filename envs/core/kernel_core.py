@@ -136,6 +136,30 @@ class KernelCore(GameCore):
         self.kernels.policy_rows(states, self.TR, np.ascontiguousarray(rows, np.int64), prng,
                                  out)
 
+    # --- words and pictures (not hot): the game's ``consts`` and ``render`` ----
+    def game_module(self, name: str):
+        """The game's module ``name`` (``consts``, ``render``...), next to its
+        generated kernels."""
+        import importlib
+        package = self.kernels.__name__.rpartition(".")[0]
+        return importlib.import_module(f"{package}.{name}" if package else name)
+
+    def phase_name(self, state) -> str:
+        """``consts.PHASE_NAMES`` of the record's phase."""
+        return self.game_module("consts").PHASE_NAMES[int(state["phase"])]
+
+    def render_ansi(self, state) -> str:
+        """``render.render_ansi(state, content)`` of the game."""
+        return self.game_module("render").render_ansi(state, self.content)
+
+    def render_rgb(self, state):
+        """``render.render_rgb(state, content)`` of the game (an RGB array)."""
+        return self.game_module("render").render_rgb(state, self.content)
+
+    def action_label(self, state, a) -> str:
+        """``render.describe_action(state, a, content)``: action ``a`` in words."""
+        return self.game_module("render").describe_action(state, int(a), self.content)
+
     # --- helpers (not hot) -----------------------------------------------------
     def is_over(self, state) -> bool:
         return int(state["outcome"]) != O_PLAYING

@@ -402,3 +402,24 @@ def layout_version(state_dtype, content_digest: str, version: int,
     if rules_digest:
         h.update(rules_digest.encode())
     return h.hexdigest()[:16]
+
+
+def game_spec(*, name: str, title: str, version: int, consts, encoder, state_dtype, content,
+              sources: Sequence, action_names: Sequence[str], **facts) -> GameSpec:
+    """A game's :class:`GameSpec` from its modules: ``env_id``
+    ``dungeonrl/<title>-v<version>``, the action count and illegal penalty of
+    ``consts`` (``NUM_ACTIONS``, ``ILLEGAL_PENALTY``), the observation size
+    and feature names of ``encoder`` (``OBS_SIZE``, ``feature_names()``),
+    and the layout version over ``state_dtype``, the content's digest and
+    the code of ``sources`` (the rules, constants, state and encoder
+    modules). ``facts``: every other field (players, rewards, utility...);
+    ``render_modes`` defaults to ``("ansi", "rgb_array")``."""
+    facts.setdefault("render_modes", ("ansi", "rgb_array"))
+    return GameSpec(
+        name=name, env_id=f"dungeonrl/{title}-v{version}", version=version,
+        num_actions=consts.NUM_ACTIONS, action_names=tuple(action_names),
+        obs_size=encoder.OBS_SIZE, feature_names=tuple(encoder.feature_names()),
+        illegal_penalty=consts.ILLEGAL_PENALTY,
+        layout_version=layout_version(state_dtype, content.digest, version,
+                                      source_digest(*sources)),
+        **facts)

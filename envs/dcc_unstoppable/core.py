@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
+from ..core.spec import GameSpec, game_spec
 from ...encoders import dcc_unstoppable as enc
 from . import consts as C, kernels, rules, state
 from .config import make_config
@@ -15,6 +15,8 @@ from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
 VERSION = 0
+#: the modules whose code is the game: a snapshot or saved model refuses any change to them
+RULES_SOURCES = (rules, C, state, enc)
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_WIN: "win", C.O_LOSS_HEALTH: "loss_health", C.O_LOSS_SKULL: "loss_skull"}
 
@@ -29,15 +31,12 @@ def _campaign(value):
 
 def make_spec(content=None) -> GameSpec:
     content = content or default_content()
-    return GameSpec(
-        name="dcc_unstoppable", env_id=f"dungeonrl/DCCUnstoppable-v{VERSION}", version=VERSION,
-        min_players=1, max_players=C.NPLAYERS_MAX, num_actions=C.NUM_ACTIONS,
-        action_names=tuple(C.action_names()), obs_size=enc.OBS_SIZE,
-        feature_names=tuple(enc.feature_names()), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
-                                             source_digest(rules, C, state, enc)),
-        render_modes=("ansi", "rgb_array"), multi_agent=False, make_core=make_core,
+    return game_spec(
+        name="dcc_unstoppable", title="DCCUnstoppable", version=VERSION, consts=C, encoder=enc,
+        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        action_names=C.action_names(),
+        min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0), multi_agent=False, make_core=make_core,
         reset_options={"campaign": _campaign},
         utility="team", teams=lambda n: (tuple(range(n)),), ties=False, turn_order="state",
         chance="explicit", information="imperfect")
@@ -82,21 +81,6 @@ class DCCCore(KernelCore):
                                  self.auto_advance, self.reward_mode, cfg)
 
     # -- helpers (not hot) ------------------------------------------------------
-    def phase_name(self, state) -> str:
-        return C.PHASE_NAMES[int(state["phase"])]
-
-    def render_ansi(self, state) -> str:
-        from .render import render_ansi
-        return render_ansi(state, self.content)
-
-    def render_rgb(self, state):
-        from .render import render_rgb
-        return render_rgb(state, self.content)
-
-    def action_label(self, state, a) -> str:
-        from .render import describe_action
-        return describe_action(state, a, self.content)
-
     def episode_info(self, state) -> dict:
         return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
                 "floor": int(state["cfg_floor"]), "xp": int(state["xp"]),

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.errors import CorruptStateError
 from ..core.kernel_core import KernelCore, int_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
+from ..core.spec import game_spec
 from ...encoders import dungeon_crawler as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
@@ -20,25 +20,14 @@ VERSION = 0
 RULES_SOURCES = (rules, C, state, enc)
 
 
-def action_names(content):
-    """One name per action index, from the declared layout ``consts.ACTIONS``."""
-    return C.ACTIONS.names(content)
-
-
-def layout_version(content):
-    return shared_layout_version(STATE_DTYPE, content.digest, VERSION, source_digest(*RULES_SOURCES))
-
-
 def make_spec(content=None):
     content = content or load_content()
-    return GameSpec(
-        name="dungeon_crawler", env_id=f"dungeonrl/DungeonCrawler-v{VERSION}", version=VERSION,
-        min_players=C.MIN_P, max_players=C.MAX_P, num_actions=C.NUM_ACTIONS,
-        action_names=action_names(content), obs_size=enc.OBS_SIZE,
-        feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
-        multi_agent=True, make_core=make_core,
+    return game_spec(
+        name="dungeon_crawler", title="DungeonCrawler", version=VERSION, consts=C, encoder=enc,
+        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        action_names=C.ACTIONS.names(content),
+        min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0), multi_agent=True, make_core=make_core,
         # one winner (the boss's killer), every other seat loses; rivals act
         # out of turn (combat replies, the killer's loot pick); hidden hands
         utility="zero_sum_ranking", ties=False, turn_order="state", chance="explicit",
@@ -72,9 +61,6 @@ class DungeonCrawlerCore(KernelCore):
         self._configure(players, max_steps, auto_advance, C.REWARD_MODES.index(reward))
 
     # -- helpers -----------------------------------------------------------------
-    def phase_name(self, state):
-        return C.PHASE_NAMES[int(state["phase"])]
-
     def render_ansi(self, state):
         from .render import render_text
         return render_text(self, state)

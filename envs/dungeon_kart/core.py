@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.errors import ContentError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
+from ..core.spec import GameSpec, game_spec
 from ...encoders import dungeon_kart as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
@@ -17,20 +17,18 @@ DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_RACE_OVER: "finished"}
 
-def action_names() -> tuple:
-    return tuple(C.action_name(a) for a in range(C.NUM_ACTIONS))
+#: the modules whose code is the game: a snapshot or saved model refuses any change to them
+RULES_SOURCES = (rules, C, state, enc)
+
 
 def make_spec(content=None) -> GameSpec:
     content = content or load_content()
-    return GameSpec(
-        name="dungeon_kart", env_id=f"dungeonrl/DungeonKart-v{VERSION}", version=VERSION,
-        min_players=C.MIN_P, max_players=C.MAX_P, num_actions=C.NUM_ACTIONS,
-        action_names=action_names(), obs_size=enc.OBS_SIZE,
-        feature_names=tuple(enc.FEATURE_NAMES), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
-                                             source_digest(rules, C, state, enc)),
-        render_modes=("ansi", "rgb_array"), multi_agent=True, make_core=make_core,
+    return game_spec(
+        name="dungeon_kart", title="DungeonKart", version=VERSION, consts=C, encoder=enc,
+        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        action_names=[C.action_name(a) for a in range(C.NUM_ACTIONS)],
+        min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0), multi_agent=True, make_core=make_core,
         utility="zero_sum_ranking", ties=True, turn_order="fixed", chance="explicit",
         information="imperfect")
 
@@ -71,17 +69,6 @@ class DungeonKartCore(KernelCore):
                         cfg=(self.track, self.draft, rounds))
 
     # -- helpers (not hot) ------------------------------------------------------
-    def phase_name(self, state) -> str:
-        return C.PHASE_NAMES[int(state["phase"])]
-
-    def render_ansi(self, state) -> str:
-        from .render import render_ansi
-        return render_ansi(state, self.content)
-
-    def render_rgb(self, state):
-        from .render import render_rgb
-        return render_rgb(state, self.content)
-
     def action_label(self, state, a) -> str:
         from .render import describe_action
         return describe_action(state, self.content, a)

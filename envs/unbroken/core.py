@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core.errors import ContentError, CorruptStateError
 from ..core.kernel_core import KernelCore, choice_arg
-from ..core.spec import GameSpec, layout_version as shared_layout_version, source_digest
+from ..core.spec import game_spec
 from ...encoders import unbroken as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
@@ -20,25 +20,14 @@ VERSION = 0
 RULES_SOURCES = (rules, C, state, enc)
 
 
-def action_names(content):
-    """One name per action index, from the declared layout ``consts.ACTIONS``."""
-    return C.ACTIONS.names(content)
-
-
-def layout_version(content):
-    return shared_layout_version(STATE_DTYPE, content.digest, VERSION, source_digest(*RULES_SOURCES))
-
-
 def make_spec(content=None):
     content = content or load_content()
-    return GameSpec(
-        name="unbroken", env_id=f"dungeonrl/Unbroken-v{VERSION}", version=VERSION,
-        min_players=1, max_players=1, num_actions=C.NUM_ACTIONS,
-        action_names=action_names(content), obs_size=enc.OBS_SIZE,
-        feature_names=enc.feature_names(), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 2.0), illegal_penalty=C.ILLEGAL_PENALTY,
-        layout_version=layout_version(content), render_modes=("ansi", "rgb_array"),
-        obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
+    return game_spec(
+        name="unbroken", title="Unbroken", version=VERSION, consts=C, encoder=enc,
+        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        action_names=C.ACTIONS.names(content),
+        min_players=1, max_players=1, max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 2.0), obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
         multi_agent=False, make_core=make_core,
         # one seat against the dungeon; undrawn decks and monsters are hidden
         utility="general", ties=False, turn_order="fixed", chance="explicit",
@@ -75,9 +64,6 @@ class UnbrokenCore(KernelCore):
                         cfg=(self.character, self.difficulty))
 
     # -- helpers -----------------------------------------------------------------
-    def phase_name(self, state):
-        return C.PHASE_NAMES[int(state["phase"])]
-
     def action_label(self, state, a):
         """A readable description of action ``a`` in this state (for play)."""
         from .render import describe_action
