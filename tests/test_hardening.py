@@ -81,7 +81,7 @@ def test_every_state_field_of_the_new_games_has_a_rule(name):
     core = importlib.import_module(f"dungeonrl.envs.{name}.core").make_core()
     st = core.alloc(1)
     core.reset(st, np.array([3], np.uint64))
-    mod.check_state(core, st[0])
+    core.check_state(st[0])
 
 
 def _new_core(name, **kw):

@@ -164,6 +164,19 @@ class KernelCore(GameCore):
     def is_over(self, state) -> bool:
         return int(state["outcome"]) != O_PLAYING
 
+    def check_state(self, state) -> None:
+        """Raise ``CorruptStateError`` unless the record is one the rules can
+        reach: the field rules (``FIELD_RULES``, ``PARAMS``) and cross-field
+        rules (``CROSS_RULES``) of the game's ``validate`` module, then the
+        stored legal mask against a fresh recompute (only for a record that
+        passed every rule, so the kernel never reads out of bounds)."""
+        from .validate import check_record
+        V = self.game_module("validate")
+        s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
+        check_record(s, V.FIELD_RULES, V.CROSS_RULES, tables=self.T, params=V.PARAMS,
+                     game=V.GAME)
+        self.check_mask(s, V.GAME)
+
     def check_mask(self, state, what: str) -> None:
         """Raise CorruptStateError when the stored mask is not the rules' mask."""
         arr = state.reshape(1) if isinstance(state, np.ndarray) else np.array([state])

@@ -52,7 +52,7 @@ import numbers
 import numpy as np
 
 from .errors import CorruptStateError, SnapshotError
-from .header import FORCED_CAP
+from .header import FORCED_CAP, O_PLAYING
 
 __all__ = ["R", "OneOf", "Prefix", "ANY", "Rule", "Ctx", "HEADER_RULES", "check_record",
            "uncovered", "check_seed", "check_seed_list", "check_num_envs", "check_max_steps",
@@ -297,6 +297,29 @@ _forced_cursor.needs = ("forced_i", "forced_n")
 
 #: cross rules of the header fields (run for every record that has them)
 HEADER_CROSS = (_forced_cursor,)
+
+
+def turn_flow(ctx, phase_names, over_phase: int, noun: str = "game") -> bool:
+    """The cross rules every turn-based game shares, for a game's own
+    ``flow`` rule: the phase is ``over_phase`` exactly when the outcome is
+    not "playing", a seat acts (``actor`` >= 0) exactly while the game runs,
+    a running game is below its step cap, and the stored mask is all zero
+    exactly when the game is over. Returns whether the game is over."""
+    ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
+    over = ph == over_phase
+    if over != (out != O_PLAYING):
+        ctx.fail("outcome", out, f"phase {phase_names[ph]} disagrees on whether the {noun} "
+                                 "is over")
+    if over != (actor == -1):
+        ctx.fail("actor", actor, f"a seat acts exactly while the {noun} runs")
+    steps, cap = ctx.i("steps"), ctx.i("max_steps")
+    if not over and steps >= cap:
+        ctx.fail("steps", steps, f"a running {noun} at its step cap {cap}")
+    legal = ctx.a("legal")
+    if legal.any() == over:
+        ctx.fail("legal", legal, f"the stored mask must be all zero exactly when the {noun} "
+                                 "is over")
+    return over
 
 
 # --- arguments and seeds -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Valid values of every Dungeon Crawler Carl: Unstoppable state field
-(``state.py``), as data, and the cross-field rules; :func:`check_state`
+(``state.py``), as data, and the cross-field rules; ``KernelCore.check_state``
 proves a record is one the rules could reach, or raises
 :class:`~dungeonrl.envs.core.errors.CorruptStateError` naming the field and the
 value.
@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.header import O_PLAYING
-from ..core.validate import FLAG, R, OneOf, Prefix, check_record
+from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
 from . import consts as C
 
 INT16_MAX = 2**15 - 1
@@ -25,6 +24,9 @@ INT32_MAX = 2**31 - 1
 P = C.NPLAYERS_MAX
 S = C.NSLEEVE
 BOSS0 = C.NSTART_THREAT + C.NFLOOR_THREAT      # first boss sleeve id
+
+#: the game's name in error messages
+GAME = "DCC Unstoppable"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
@@ -171,19 +173,8 @@ SETUP = (C.PH_RACE, C.PH_CLASS)
 
 # --- cross-field rules --------------------------------------------------------------------
 def flow(ctx):
+    over = turn_flow(ctx, C.PHASE_NAMES, C.PH_OVER)
     ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
-    over = ph == C.PH_OVER
-    if over != (out != O_PLAYING):
-        ctx.fail("outcome", out, f"phase {C.PHASE_NAMES[ph]} disagrees on whether the game "
-                                 "is over")
-    if over != (actor == -1):
-        ctx.fail("actor", actor, "a seat acts exactly while the game runs")
-    steps, cap = ctx.i("steps"), ctx.i("max_steps")
-    if not over and steps >= cap:
-        ctx.fail("steps", steps, f"a running game at its step cap {cap}")
-    legal = ctx.a("legal")
-    if legal.any() == over:
-        ctx.fail("legal", legal, "the stored mask must be all zero exactly when the game is over")
     if ctx.i("pend_i") > ctx.i("pend_n"):
         ctx.fail("pend_i", ctx.i("pend_i"), f"past the {ctx.i('pend_n')} pending ops")
     # a Cleanup space decision stays recorded through the next Draft (start_main clears it)
@@ -319,12 +310,3 @@ def pending(ctx):
 
 
 CROSS_RULES = (flow, seats, zones, pending)
-
-
-def check_state(core, state) -> None:
-    """Field rules, cross rules, then the stored legal mask against a fresh
-    recompute (only for a record that passed every rule)."""
-    s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-    check_record(s, FIELD_RULES, CROSS_RULES, tables=core.T, params=PARAMS,
-                 game="DCC Unstoppable")
-    core.check_mask(s, "DCC Unstoppable")

@@ -3,10 +3,6 @@
 the batch kernels themselves accept a different size per row."""
 from __future__ import annotations
 
-
-import numpy as np
-
-from ..core.errors import CorruptStateError
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
 from ...encoders import dungeon_crawler as enc
@@ -81,11 +77,6 @@ class DungeonCrawlerCore(KernelCore):
                 "deaths": state["deaths"][:n].tolist(), "kills": state["kills"][:n].tolist()}
         return info
 
-    def check_state(self, state):
-        """Raise ``CorruptStateError`` unless the record is one the rules can reach
-        (every field's declared range, the zones, the stored mask): see ``validate``."""
-        from .validate import check_state
-        check_state(self, state)
 
 
 def make_core(**kwargs):

@@ -1,5 +1,5 @@
 """Valid values of every Dungeon Crawler state field (``state.py``), as data,
-and the cross-field rules; :func:`check_state` proves a record is one the
+and the cross-field rules; ``KernelCore.check_state`` proves a record is one the
 rules could reach, or raises
 :class:`~dungeonrl.envs.core.errors.CorruptStateError` naming the field and the
 value.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import FLAG, R, OneOf, Prefix, check_record
+from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
 from . import consts as C
 from .consts import AUTO_LIMIT
 
@@ -26,6 +26,9 @@ P = C.MAX_P
 STAT_MAX = 4 + C.ROLL_BASE + C.REBAL_MAX      # best roll plus every rebalanced point
 HP_MAX = STAT_MAX + C.NSLOT * 20              # base HP plus the item cap (content: <= 20)
 MOD_MAX = C.HAND_MAX * 10                     # a hand of cards at the content cap (10)
+
+#: the game's name in error messages
+GAME = "Dungeon Crawler"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
@@ -173,24 +176,14 @@ def _max_hp(ctx, h):
 
 # --- cross-field rules --------------------------------------------------------------------
 def flow(ctx):
-    n, ph, out, actor = ctx.i("num_players"), ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
-    over = ph == C.PH_OVER
-    if over != (out != C.O_PLAYING):
-        ctx.fail("outcome", out, f"phase {C.PHASE_NAMES[ph]} disagrees on whether the game "
-                                 "is over")
-    if over != (actor == -1):
-        ctx.fail("actor", actor, "a seat acts exactly while the game runs")
+    over = turn_flow(ctx, C.PHASE_NAMES, C.PH_OVER)
+    ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
     win = ctx.i("winner")
     if (out == C.O_WIN) != (win >= 0):
         ctx.fail("winner", win, "a winning seat exactly when the game is won")
     steps, cap = ctx.i("steps"), ctx.i("max_steps")
-    if not over and steps >= cap:
-        ctx.fail("steps", steps, f"a running game at its step cap {cap}")
     if out == C.O_TRUNCATED and steps != cap:
         ctx.fail("steps", steps, f"truncated before the step cap {cap}")
-    legal = ctx.a("legal")
-    if legal.any() == over:
-        ctx.fail("legal", legal, "the stored mask must be all zero exactly when the game is over")
     turn = ctx.i("turn")
     creation = ph in CREATION
     if not over:
@@ -498,18 +491,3 @@ def loot(ctx):
 #: run in order after the field rules
 CROSS_RULES = (flow, seats, heroes, item_zones, card_zones, offers, pending, board, combat,
                loot)
-
-
-def check_state(core, state) -> None:
-    """Field rules, cross rules, then the stored legal mask against a fresh
-    recompute (only for a record that passed every rule, so the kernel never
-    reads out of bounds)."""
-    from ..core.errors import CorruptStateError
-    s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-    check_record(s, FIELD_RULES, CROSS_RULES, tables=core.T, params=PARAMS,
-                 game="Dungeon Crawler")
-    arr = np.array([s], dtype=s.dtype)
-    want = core.recompute_mask(arr)[0]
-    if not np.array_equal(want, np.asarray(s["legal"])):
-        raise CorruptStateError("corrupt Dungeon Crawler state: field 'legal' does not match "
-                                "the legal actions the rules give for this record")

@@ -1,5 +1,5 @@
 """Valid values of every Dungeon Kart state field (``state.py``), as data,
-and the cross-field rules; :func:`check_state` proves a record is one the
+and the cross-field rules; ``KernelCore.check_state`` proves a record is one the
 rules could reach, or raises
 :class:`~dungeonrl.envs.core.errors.CorruptStateError` naming the field and the
 value.
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.header import O_PLAYING, O_TRUNCATED
-from ..core.validate import FLAG, R, OneOf, Prefix, check_record
+from ..core.header import O_TRUNCATED
+from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
 from . import consts as C
 from .hexgeo import NCELL
 
@@ -29,6 +29,9 @@ PIPS = np.array(C.TERRAIN_PIPS, np.int64)
 COIN_MAX = 20_000
 #: MP in one turn: a dial value plus spells, powers, Smash faces (all <= 9 each)
 MP_MAX = 2_000
+
+#: the game's name in error messages
+GAME = "Dungeon Kart"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
@@ -151,27 +154,16 @@ TURN = (C.PH_FACING, C.PH_SPEED, C.PH_MOVE)
 
 # --- cross-field rules --------------------------------------------------------------------
 def flow(ctx):
+    over = turn_flow(ctx, C.PHASE_NAMES, C.PH_OVER, "race")
     ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
-    over = ph == C.PH_OVER
-    if over != (out != O_PLAYING):
-        ctx.fail("outcome", out, f"phase {C.PHASE_NAMES[ph]} disagrees on whether the race "
-                                 "is over")
-    if over != (actor == -1):
-        ctx.fail("actor", actor, "a seat acts exactly while the race runs")
     if not over and actor != ctx.i("cur"):
         ctx.fail("actor", actor, f"the deciding seat is cur = {ctx.i('cur')}")
-    steps, cap = ctx.i("steps"), ctx.i("max_steps")
-    if not over and steps >= cap:
-        ctx.fail("steps", steps, f"a running race at its step cap {cap}")
-    legal = ctx.a("legal")
-    if legal.any() == over:
-        ctx.fail("legal", legal, "the stored mask must be all zero exactly when the race is over")
     rnd, mr = ctx.i("round"), ctx.i("max_rounds")
     if not over and rnd >= mr:
         ctx.fail("round", rnd, f"a running race at its round cap {mr}")
     if out == C.O_RACE_OVER and not ctx.i("final_round"):
         ctx.fail("final_round", 0, "the race ended as finished before anyone crossed the line")
-    if out == O_TRUNCATED and steps != cap and rnd != mr:
+    if out == O_TRUNCATED and ctx.i("steps") != ctx.i("max_steps") and rnd != mr:
         ctx.fail("outcome", out, "truncated before the step cap and the round cap")
     if ctx.i("draft_mode") == C.DRAFT_RANDOM and ph in DRAFT:
         ctx.fail("phase", ph, "a draft phase with the random draft")
@@ -359,13 +351,3 @@ def draft(ctx):
 
 
 CROSS_RULES = (flow, seats, board, zones, draft)
-
-
-def check_state(core, state) -> None:
-    """Field rules, cross rules, then the stored legal mask against a fresh
-    recompute (only for a record that passed every rule, so the kernel never
-    reads out of bounds)."""
-    s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-    check_record(s, FIELD_RULES, CROSS_RULES, tables=core.T, params=PARAMS,
-                 game="Dungeon Kart")
-    core.check_mask(s, "Dungeon Kart")

@@ -1,5 +1,5 @@
 """Valid values of every Unbroken state field (``state.py``), as data, and the
-cross-field rules; :func:`check_state` proves a record is one the rules could
+cross-field rules; ``KernelCore.check_state`` proves a record is one the rules could
 reach, or raises :class:`~dungeonrl.envs.core.errors.CorruptStateError`
 naming the field and the value.
 
@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import ANY, FLAG, R, OneOf, Prefix, check_record  # noqa: F401
+from ..core.validate import ANY, FLAG, R, OneOf, Prefix  # noqa: F401
 from . import consts as C
 
 INT16_MAX = 2**15 - 1
+
+#: the game's name in error messages
+GAME = "Unbroken"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
@@ -277,17 +280,3 @@ def monster(ctx):
 
 #: run in order after the field rules
 CROSS_RULES = (flow, score, encounter_zones, skill_zones, weapons, conditions, monster)
-
-
-def check_state(core, state) -> None:
-    """Field rules, cross rules, then the stored legal mask against a fresh
-    recompute (only for a record that passed every rule, so the kernel never
-    reads out of bounds)."""
-    from ..core.errors import CorruptStateError
-    s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-    check_record(s, FIELD_RULES, CROSS_RULES, tables=core.T, params=PARAMS, game="Unbroken")
-    arr = np.array([s], dtype=s.dtype)
-    want = core.recompute_mask(arr)[0]
-    if not np.array_equal(want, np.asarray(s["legal"])):
-        raise CorruptStateError("corrupt Unbroken state: field 'legal' does not match the legal "
-                                "actions the rules give for this record")
