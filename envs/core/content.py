@@ -218,6 +218,12 @@ class ContentCache:
     def __init__(self, names, maxsize=16):
         self.names, self.maxsize, self._d = tuple(names), maxsize, {}
 
+    def load(self, folder, default: str, build):
+        """``build(folder)`` for ``folder`` (``default`` when None), made
+        absolute, through the cache: a game's ``load_content``."""
+        folder = os.path.abspath(os.fspath(folder) if folder is not None else default)
+        return self.get(folder, build)
+
     def get(self, folder, build):
         key = (folder, folder_digest(folder, self.names))
         if key not in self._d:

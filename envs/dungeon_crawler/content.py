@@ -294,8 +294,7 @@ def load_content(folder=None) -> CrawlerContent:
     """Load and compile a content folder (default: the shipped data). Compiled
     content is cached by the digest of the files' bytes, so an edited folder
     is always compiled and validated again."""
-    folder = os.path.abspath(os.fspath(folder) if folder is not None else DATA_DIR)
-    return _CACHE.get(folder, _compile_folder)
+    return _CACHE.load(folder, DATA_DIR, _compile_folder)
 
 
 def _compile_folder(folder) -> CrawlerContent:
