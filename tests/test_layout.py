@@ -202,10 +202,10 @@ OLD_CARL_FEATURES = (
     2635, 4), ('extras', 2639, 5), ('passes', 2644, 1),
 )
 OLD_CARL_LAYOUT_VERSION = "95a3a07f71b26a77"
-OLD_KART_ACTION_NAMES = (71, "KART_A_SHA")
-OLD_KART_FEATURE_NAMES = (3633, "KART_F_SHA")
-OLD_CARL_ACTION_NAMES = (116, "CARL_A_SHA")
-OLD_CARL_FEATURE_NAMES = (2645, "CARL_F_SHA")
+OLD_KART_ACTION_NAMES = (71, "5cdc175ac850fe2f83974f567fcdedf27755a6d004869a11ab8457ad18361ceb")
+OLD_KART_FEATURE_NAMES = (3633, "995f54ab91bde7f2c1d0ac48b77e514282830e69d8cacbd7c50e228325455d3f")
+OLD_CARL_ACTION_NAMES = (116, "64519c30cf1fcc3c12417a8d7038ce6d528b36a9e039da7bffcdf8dd509239d8")
+OLD_CARL_FEATURE_NAMES = (2645, "0186603daca08b30409ef6aca36500a6c020304ca29393d9ebc78d1ce3cf0878")
 
 OLD = {
     "unbroken": (OLD_UNB_ACTIONS, OLD_UNB_OBS, OLD_UNB_FEATURES, OLD_UNB_ACTION_NAMES,
@@ -520,7 +520,8 @@ def test_play_labels_come_from_the_layout():
     ks = kcore.alloc(1)
     kcore.reset(ks, np.array([5], np.uint64))
     K = importlib.import_module("dungeonrl.envs.dungeon_kart.consts")
-    assert kcore.action_label(ks[0], K.A_FACE + 1) == "after a Crash: face direction SE"
+    assert kcore.action_label(ks[0], K.A_PICK + 2) == (
+        "setup draft: take offer slot 2 (a Racer or a dashboard)")
     assert kcore.action_label(ks[0], K.A_BRAKE) == K.ACTIONS.doc(K.A_BRAKE)
     assert kcore.spec.action_names[K.A_POWER + K.MAX_P + 2] == "power:lower_next2"
     for a in range(K.NUM_ACTIONS):
