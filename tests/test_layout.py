@@ -133,7 +133,7 @@ OLD_DC_LAYOUT_VERSION = "22f8a56aa3fd92e7"
 
 #: Dungeon Kart and Carl: the offsets, counts and blocks before the change
 #: (355e199); their action and feature names changed format with it
-#: (``pick[0]`` -> ``pick_0``, ``hand[3]`` -> ``hand_3``, ``own.hand[40]`` ->
+#: (``pick[0]`` -> ``pick_0``, ``hand[3]`` -> ``hand_3``, ``own.hand[36]`` ->
 #: ``own.hand:h1:core_present``), so the names are pinned as (count, sha256
 #: of "\n".join(names)) recorded at the change
 #: kart: every A_* constant and NUM_ACTIONS before the change
