@@ -18,17 +18,20 @@ Never read: the order of any deck below its public top card (``deck``,
 ``tdeck``, ``udeck``, ``cdeck``, ``dungeon``, ``quest_order``), threat sides
 of unrevealed sleeves, and the header's rng/seed/forced queue.
 
-``FEATURES`` lists ``(name, size)`` blocks in order; ``feature_names()``
-gives one name per column; ``OBS_SIZE`` is the total.
+``OBSERVATION`` declares the blocks (name, shape, meaning, value range);
+``FEATURES`` lists ``(name, offset, size)`` of each, ``feature_names()`` one
+name per column; ``OBS_SIZE`` is the total.
 """
 from __future__ import annotations
 
 from numba import njit
 
 from ..envs.core.jit import JIT
+from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 
-# per-card feature sizes
+# per-card feature sizes (the column names below follow core_feats,
+# threat_feats and upg_feats)
 CORE_F = 20     # core side
 THREAT_F = 16   # threat side
 UPG_F = 26
@@ -43,52 +46,120 @@ THREAT_NAMES = (["known", "attack", "health", "damage", "remaining", "looming",
                 + [f"kw_{k}" for k in C.KEYWORD_NAMES])
 UPG_NAMES = (["present", "cost", "top", "bottom", "req_any", "req_tactic",
               "req_ally"] + [f"discount_{s}" for s in C.STAT_NAMES]
-             + ["discount", "atk", "def", "ap", "tough", "damage", "gold",
-                "health", "mana", "other"] + [f"kw_{k}" for k in C.KEYWORD_NAMES[:2]])
+             + ["discount", "atk", "def", "ap_cost", "tough", "damage", "gold",
+                "health", "mana", "ap", "spell", "other", "kw_fast", "kw_other"])
 
-_SEAT = [
-    ("present", 1), ("crawler", 2), ("race", C.NRACE + 1), ("class", C.NCLASS + 1),
-    ("health", 1), ("mana", 1), ("gold", 1), ("ap", 1), ("level", 1), ("small", 1),
-    ("descended", 2), ("main_done", 1), ("deck_n", 1), ("hand_n", 1), ("disc_n", 1),
-    ("play_n", 1), ("bf_n", 1), ("sacrifice_owed", 1), ("stairs_in_deck", 1),
-    ("defeats", 1), ("turn_defeats", 1), ("is_actor", 1),
-    ("hand", C.HAND_SLOTS * (CORE_F + THREAT_F)),
-    ("play", C.PLAY_SLOTS * (CORE_F + 2)),
-    ("battlefield", C.BF_CAP * THREAT_F),
-    ("ondeck", THREAT_F),
-]
-_GLOBAL = [
-    ("phase", C.NPHASE), ("decision", C.NDEC), ("i_decide", 1),
-    ("pending_op", len(C.OP_NAMES)), ("pending_n", 1), ("pending_spell", 1),
-    ("pending_left", 1),
-    ("draft", 2 * C.DRAFT_DUO * (CORE_F + 2)),
-    ("race_offer", 3 * C.NRACE), ("class_offer", 3 * C.NCLASS),
-    ("market", C.MARKET_SIZE * UPG_F),
-    ("core_deck_top", C.MAX_LEVEL_DECK * CORE_F), ("core_deck_n", C.MAX_LEVEL_DECK),
-    ("floor", C.NFLOOR), ("mode", 2), ("difficulty", 4),
-    ("danger_pos", 1), ("danger_level", 1), ("spaces_left", 1),
-    ("ahead_level", AHEAD), ("ahead_effect", AHEAD * 2), ("ahead_skull", AHEAD),
-    ("space_queue", 3),
-    ("quest_active", 1), ("quest_part", 1), ("quest_progress", 1),
-    ("quest_req", len(C.QREQ_NAMES)), ("quest_effect", len(C.QACTIVE_NAMES)),
-    ("quests_done", 1), ("bosses", C.NBK), ("stairs_need", C.NBK + 1),
-    ("turn", 1), ("threat_deck_n", 1), ("upgrade_deck_n", 1), ("dungeon_n", 1),
-    ("achievements", C.ACH_PER_FLOOR), ("extras", C.NEXTRA), ("passes", 1),
-]
-FEATURES = ([("own." + n, k) for n, k in _SEAT] + [("mate." + n, k) for n, k in _SEAT]
-            + _GLOBAL)
-OBS_SIZE = sum(k for _, k in FEATURES)
-SEAT_SIZE = sum(k for _, k in _SEAT)
+INF = float("inf")
+#: hand slots: the core side's columns, then the threat side's
+HAND_NAMES = tuple(f"core_{n}" for n in CORE_NAMES) + tuple(f"threat_{n}" for n in THREAT_NAMES)
+#: play-area slots: the core side, then exhausted and damage
+PLAY_NAMES = tuple(CORE_NAMES) + ("exhausted", "ally_damage")
+#: draft reveal slots: the core side, then "mine" and "second pick"
+DRAFT_NAMES = tuple(CORE_NAMES) + ("mine", "second_pick")
+_RACES = ("none",) + tuple(f"race{k}" for k in range(C.NRACE))
+_CLASSES = ("none",) + tuple(f"class{k}" for k in range(C.NCLASS))
+
+
+def _seat(who: str, whose: str) -> list:
+    """The blocks of one seat (``own`` the observer, ``mate`` the teammate)."""
+    return [
+        block(f"{who}.present", 1, f"1 when {whose} seat is in the game"),
+        block(f"{who}.crawler", 2, f"{whose} crawler (one-hot)"),
+        block(f"{who}.race", C.NRACE + 1, f"{whose} race (one-hot; none first)", labels=_RACES),
+        block(f"{who}.class", C.NCLASS + 1, f"{whose} class (one-hot; none first)",
+              labels=_CLASSES),
+        block(f"{who}.health", 1, "health / 10"),
+        block(f"{who}.mana", 1, "mana / 10"),
+        block(f"{who}.gold", 1, "gold (at most 40) / 20", high=2.0),
+        block(f"{who}.ap", 1, "action points / 6"),
+        block(f"{who}.level", 1, "level (at most 12) / 6", high=2.0),
+        block(f"{who}.small", 1, "small level disc / 6"),
+        block(f"{who}.descended", 2, "descended the stairs (one-hot: 1st, 2nd)"),
+        block(f"{who}.main_done", 1, "1 when the Main Phase is done"),
+        block(f"{who}.deck_n", 1, "cards in the deck / 40", high=C.PILE_CAP / 40),
+        block(f"{who}.hand_n", 1, "cards in the hand / 20", high=C.PILE_CAP / 20),
+        block(f"{who}.disc_n", 1, "cards in the discard pile / 40", high=C.PILE_CAP / 40),
+        block(f"{who}.play_n", 1, "cards in the play area / 12", high=C.PLAY_CAP / 12),
+        block(f"{who}.bf_n", 1, "threats on the battlefield / 6", high=C.BF_CAP / 6),
+        block(f"{who}.sacrifice_owed", 1, "Sacrifices owed", high=INF),
+        block(f"{who}.stairs_in_deck", 1, "1 while the stairs card is in the deck"),
+        block(f"{who}.defeats", 1, "threats defeated (at most 100) / 40", high=2.5),
+        block(f"{who}.turn_defeats", 1, "threats defeated this turn / 5", high=INF),
+        block(f"{who}.is_actor", 1, "1 when this seat acts"),
+        block(f"{who}.hand", (C.HAND_SLOTS, CORE_F + THREAT_F), "each hand card: core side "
+              "(level, cost, type, effects / 5), threat side once revealed", high=INF,
+              labels=([f"h{h}" for h in range(C.HAND_SLOTS)], HAND_NAMES)),
+        block(f"{who}.play", (C.PLAY_SLOTS, CORE_F + 2), "each play-area card: core side, "
+              "exhausted, damage", high=INF,
+              labels=([f"k{k}" for k in range(C.PLAY_SLOTS)], PLAY_NAMES)),
+        block(f"{who}.battlefield", (C.BF_CAP, THREAT_F), "each battlefield threat: attack / 5, "
+              "health / 10, damage, keywords", high=INF,
+              labels=([f"t{t}" for t in range(C.BF_CAP)], THREAT_NAMES)),
+        block(f"{who}.ondeck", THREAT_F, "the threat on top of the deck, once revealed",
+              high=INF, labels=THREAT_NAMES),
+    ]
+
+
+OBSERVATION = ObsLayout("dcc_unstoppable", _seat("own", "the observer's") + _seat(
+    "mate", "the teammate's (zeros in solo)") + [
+    block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
+    block("decision", C.NDEC, "the pending Main Phase decision (one-hot)", labels=C.DEC_NAMES),
+    block("i_decide", 1, "1 when this seat acts"),
+    block("pending_op", len(C.OP_NAMES), "the pending effect's op (one-hot)", labels=C.OP_NAMES),
+    block("pending_n", 1, "its amount / 5", high=INF),
+    block("pending_spell", 1, "its spell amount / 5", high=INF),
+    block("pending_left", 1, "pending effects left / 6", high=INF),
+    block("draft", (2 * C.DRAFT_DUO, CORE_F + 2), "each revealed core card: core side, mine, "
+          "second pick", high=INF,
+          labels=([f"r{i}" for i in range(2 * C.DRAFT_DUO)], DRAFT_NAMES)),
+    block("race_offer", (3, C.NRACE), "the three race offers (one-hot each)"),
+    block("class_offer", (3, C.NCLASS), "the three class offers (one-hot each)"),
+    block("market", (C.MARKET_SIZE, UPG_F), "each market upgrade: cost / 6, cut-out, "
+          "requirement, discounts, stats, AP cost (-2..2), effects", low=-2.0, high=INF,
+          labels=([f"m{m}" for m in range(C.MARKET_SIZE)], UPG_NAMES)),
+    block("core_deck_top", (C.MAX_LEVEL_DECK, CORE_F), "the top card of each core deck",
+          high=INF, labels=([f"level{d + 1}" for d in range(C.MAX_LEVEL_DECK)], CORE_NAMES)),
+    block("core_deck_n", C.MAX_LEVEL_DECK, "cards in each core deck / 20",
+          high=C.CDECK_CAP / 20),
+    block("floor", C.NFLOOR, "the floor (one-hot)"),
+    block("mode", 2, "arcade or campaign (one-hot)", labels=C.MODES),
+    block("difficulty", 4, "the difficulty (one-hot)", labels=C.DIFFICULTIES),
+    block("danger_pos", 1, "the danger marker's space / 30", high=INF),
+    block("danger_level", 1, "its danger level / 5", high=INF),
+    block("spaces_left", 1, "spaces left to the skull / 30", high=INF),
+    block("ahead_level", AHEAD, "danger level of the next spaces / 5", high=INF),
+    block("ahead_effect", (AHEAD, 2), "effect of the next spaces (one-hot)"),
+    block("ahead_skull", AHEAD, "1 on the skull space"),
+    block("space_queue", 3, "space effects waiting to resolve (each seat, then the shared one)"),
+    block("quest_active", 1, "1 while a quest is active"),
+    block("quest_part", 1, "the quest part / 4"),
+    block("quest_progress", 1, "its progress / its need (progress counts on past the need)",
+          high=INF),
+    block("quest_req", len(C.QREQ_NAMES), "its requirement (one-hot)", labels=C.QREQ_NAMES),
+    block("quest_effect", len(C.QACTIVE_NAMES), "its active effect (one-hot)",
+          labels=C.QACTIVE_NAMES),
+    block("quests_done", 1, "quests done / 3", high=INF),
+    block("bosses", C.NBK, "bosses of each kind defeated / 2", high=INF,
+          labels=C.BOSS_KIND_NAMES),
+    block("stairs_need", C.NBK + 1, "bosses needed for the stairs x players / 2", high=INF),
+    block("turn", 1, "turn / 40", high=INF),
+    block("threat_deck_n", 1, "cards in the threat deck / 60", high=INF),
+    block("upgrade_deck_n", 1, "cards in the upgrade deck / 36", high=INF),
+    block("dungeon_n", 1, "cards in the dungeon / 6", high=INF),
+    block("achievements", C.ACH_PER_FLOOR, "this floor's achievements reached"),
+    block("extras", C.NEXTRA, "extra achievements reached"),
+    block("passes", 1, "initiative passes this Main Phase / 8"),
+])
+FEATURES = OBSERVATION.features          # (name, offset, size) of every block
+OBS_SIZE = OBSERVATION.size
+assert (len(CORE_NAMES), len(THREAT_NAMES), len(UPG_NAMES)) == (CORE_F, THREAT_F, UPG_F)
+#: the columns of one seat (the ``own.*`` blocks; ``mate.*`` follows at this offset)
+SEAT_SIZE = OBSERVATION.offset("mate.present")
 
 
 def feature_names():
-    names = []
-    for n, k in FEATURES:
-        if k == 1:
-            names.append(n)
-        else:
-            names += [f"{n}[{i}]" for i in range(k)]
-    return names
+    """One name per observation column (``OBSERVATION.names()``)."""
+    return OBSERVATION.names()
 
 
 @njit(**JIT)

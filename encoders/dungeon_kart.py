@@ -14,8 +14,9 @@ float32 vector.
   a spell card or marker, crashed / frozen / finished), plus the draft offer.
 
 It never reads another seat's spell card kind, the deck orders, the hazard
-bag, the random generator or the forced-chance queue. ``FEATURES`` lists
-``(name, offset, size)`` blocks and ``FEATURE_NAMES`` one name per column.
+bag, the random generator or the forced-chance queue. ``OBSERVATION``
+declares the blocks (name, shape, meaning, value range), ``FEATURES`` lists
+``(name, offset, size)`` of each and ``FEATURE_NAMES`` one name per column.
 ``encode_row(st, T, seat, out)`` is a numba kernel writing ``OBS_SIZE``
 floats into a preallocated row.
 """
@@ -66,47 +67,68 @@ RIV_NAMES = (["present", "finished", "place", "coins", "speed", "has_spell", "ma
              + [f"racer_{r}" for r in range(C.NRACER)] + [f"dash_{d}" for d in range(C.NDASH)])
 RIVF = len(RIV_NAMES)
 
-_BLOCKS = [
-    ("phase", len(C.PHASE_NAMES)), ("to_act", 1), ("num_players", 1), ("round", 1),
-    ("final_round", 1), ("track_kind", 2), ("facing", 6), ("speed", C.NSET), ("mp", 1),
-    ("coins", 1), ("marker", 1), ("spell", C.MAX_SPELL_KINDS), ("powers", 4),
-    ("racer", C.NRACER), ("abilities", 6), ("dash_mp", C.NSET), ("dash_pen", 4),
-    ("turn", 12), ("progress", 4), ("place", 1),
-    ("offer", (C.MAX_P + 1) * C.NRACER),
-    ("patch", NPATCH * HEXF), ("rival", NRIV * RIVF),
-]
-FEATURES = []
-_o = 0
-for _name, _size in _BLOCKS:
-    FEATURES.append((_name, _o, _size))
-    _o += _size
-OBS_SIZE = _o
+INF = float("inf")
+#: the seat's own once-per-turn flags and counters (``turn`` block)
+TURN_NAMES = ("turn_used", "drift_used", "brake_used", "extra_turns", "extra_drifts", "acted",
+              "no_cast", "worst_penalty", "tailwind_mp", "crashed", "frozen", "finished")
+#: the seat's race progress (``progress`` block)
+PROGRESS_NAMES = ("tiles_visited", "tile_rank", "exit_dist", "finish_mp")
+#: relative offset of each patch hex in the kart's frame (``q,r``), patch order
+PATCH_LABELS = tuple(f"{q},{r}" for q, r in _off)
+#: the largest |offset| / 10 on the 40 x 40 board (a rotated axial offset
+#: reaches |dq| + |dr|), the low end of the rivals' relative position
+REL_MAX = 2 * (max(H.BOARD_W, H.BOARD_H) - 1) / 10.0
+
+from ..envs.core.layout import ObsLayout, block  # noqa: E402
+
+OBSERVATION = ObsLayout("dungeon_kart", [
+    block("phase", len(C.PHASE_NAMES), "the phase (one-hot)", labels=C.PHASE_NAMES),
+    block("to_act", 1, "1 when this seat must act"),
+    block("num_players", 1, "number of racers / 8"),
+    block("round", 1, "round / the round cap"),
+    block("final_round", 1, "1 in the final round"),
+    block("track_kind", 2, "circuit or sprint (one-hot)", labels=C.TRACK_KINDS),
+    block("facing", 6, "the kart's facing (one-hot, board directions)", labels=H.DIR_NAMES),
+    block("speed", C.NSET, "the kart's speed setting (one-hot; none before the first)",
+          labels=[f"setting{k}" for k in range(1, C.NSET + 1)]),
+    block("mp", 1, "movement points left / 20 (own Move step only)", high=INF),
+    block("coins", 1, "coins / 10", high=INF),
+    block("marker", 1, "1 while holding a spell marker"),
+    block("spell", C.MAX_SPELL_KINDS, "the kind of the held spell card (one-hot, own only)"),
+    block("powers", 4, "upper / lower power unused this race, upper / lower affordable",
+          labels=("upper_unused", "lower_unused", "upper_affordable", "lower_affordable")),
+    block("racer", C.NRACER, "the seat's Racer (one-hot)"),
+    block("abilities", 6, "the dashboard's abilities", labels=C.ABILITY_NAMES),
+    block("dash_mp", C.NSET, "the dashboard's MP at each speed setting / 12", high=20 / 12,
+          labels=[f"setting{k}" for k in range(1, C.NSET + 1)]),
+    block("dash_pen", 4, "the dashboard's terrain penalty markers (speed setting / 6)",
+          labels=C.PENALTY_TERRAINS),
+    block("turn", len(TURN_NAMES), "own turn: turn / drift / brake used, extra turns and "
+          "drifts, acted, no cast, worst penalty / 7, tailwind MP / 5; crashed, frozen, finished",
+          high=INF, labels=TURN_NAMES),
+    block("progress", 4, "tiles visited / tiles, tile rank / tiles, hexes to the tile exit / "
+          "16 (at most 4), MP left at the finish / 20", high=INF, labels=PROGRESS_NAMES),
+    block("place", 1, "Placement / 8"),
+    block("offer", (C.MAX_P + 1, C.NRACER), "draft: the Racer or dashboard in each offer slot "
+          "(one-hot)", labels=([f"slot{i}" for i in range(C.MAX_P + 1)],
+                               [f"item{k}" for k in range(C.NRACER)])),
+    block("patch", (NPATCH, HEXF), "each hex of the radius-4 patch in the kart's frame: "
+          "terrain, walls, tokens, karts (0.5 each), route progress, exit distance / 16",
+          high=4.0, labels=(PATCH_LABELS, HEX_NAMES)),
+    block("rival", (NRIV, RIVF), "the public facts of each rival, in seat order after this "
+          "one (position relative to the kart / 10)", low=-REL_MAX, high=INF,
+          labels=([f"rival{k + 1}" for k in range(NRIV)], RIV_NAMES), prefix=False),
+])
+OBS_SIZE = OBSERVATION.size
+FEATURES = OBSERVATION.features          # (name, offset, size) of every block
 OFF = {name: off for name, off, _ in FEATURES}
-
-
-def _feature_names():
-    names = []
-    for name, _, size in FEATURES:
-        if name == "patch":
-            for i, (q, r) in enumerate(_off):
-                names += [f"patch[{q},{r}].{h}" for h in HEX_NAMES]
-        elif name == "rival":
-            for k in range(NRIV):
-                names += [f"rival{k + 1}.{h}" for h in RIV_NAMES]
-        elif size == 1:
-            names.append(name)
-        else:
-            names += [f"{name}[{i}]" for i in range(size)]
-    return names
-
-
-FEATURE_NAMES = _feature_names()
+FEATURE_NAMES = OBSERVATION.names()
 
 
 def feature_names():
-    """One name per observation column."""
+    """One name per observation column (``OBSERVATION.names()``)."""
     return FEATURE_NAMES
-assert len(FEATURE_NAMES) == OBS_SIZE
+
 
 O_PHASE, O_TOACT, O_NP, O_ROUND = OFF["phase"], OFF["to_act"], OFF["num_players"], OFF["round"]
 O_FINAL, O_TKIND, O_FACING, O_SPEED = (OFF["final_round"], OFF["track_kind"], OFF["facing"],

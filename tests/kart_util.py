@@ -40,7 +40,7 @@ def legal(s, ct=None):
 def step(s, a, ct=None):
     ct = ct or content()
     m = legal(s, ct)
-    assert m[a], f"action {C.action_name(a)} not legal in phase {C.PHASE_NAMES[s[0]['phase']]}"
+    assert m[a], f"action {C.ACTIONS.names()[a]} not legal in phase {C.PHASE_NAMES[s[0]['phase']]}"
     rew = np.zeros(int(s[0]["num_players"]), np.float32)
     R.apply_row(s[0], ct.record[0], a, rew)
     return rew

@@ -92,7 +92,7 @@ def resample_hidden(arr, rng):
 
 def test_feature_spec():
     names = E.feature_names()
-    assert len(names) == E.OBS_SIZE == sum(k for _, k in E.FEATURES)
+    assert len(names) == E.OBS_SIZE == sum(k for _, _, k in E.FEATURES)
     assert len(set(names)) == len(names)
     assert E.SEAT_SIZE * 2 < E.OBS_SIZE
 

@@ -19,7 +19,7 @@ from dungeonrl.envs.dcc_unstoppable.state import STATE_DTYPE
 CC = default_content()
 T = CC.record[0]
 TT = CC.tables
-NAMES = C.action_names()
+NAMES = C.ACTIONS.names()
 
 
 def cfg(floor=1, diff=0, mode=0, crawler=0, race=C.RC_NONE, klass=C.RC_NONE):

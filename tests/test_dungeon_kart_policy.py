@@ -22,7 +22,7 @@ def _game(n, seed, track, hero_seats, ct, check=False):
         R.legal_row(st, T, mask)
         if st["actor"] in hero_seats:
             a = policy_row(st, T, prng)
-            assert mask[a], C.action_name(a)
+            assert mask[a], C.ACTIONS.names()[a]
         else:
             a = int(r.choice(np.flatnonzero(mask)))
         R.apply_row(st, T, a, rew)

@@ -4,7 +4,8 @@ Checks the layout type itself (offsets contiguous, names unique, decode
 round trips, the markdown tables, errors on bad declarations), that each
 game's declared layouts give exactly the constants, names and offsets the
 games had before they were declared as data (recorded below from the code
-of commit d305a7e: changing one changes what saved models and the golden
+of commit d305a7e for Unbroken and Dungeon Crawler, of 355e199 for Dungeon
+Kart and Carl: changing one changes what saved models and the golden
 trajectories mean), that the game READMEs carry the generated tables, and
 that played games keep every observation column inside its block's
 declared value range.
@@ -20,7 +21,7 @@ import pytest
 from dungeonrl.envs.core import layout_doc
 from dungeonrl.envs.core.layout import ActionLayout, ObsLayout, act, block
 
-GAMES = ("unbroken", "dungeon_crawler")
+GAMES = ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
 
 # ---------------------------------------------------------------------------------
 # the layouts before this change (recorded from the hand-written code)
@@ -130,12 +131,96 @@ OLD_DC_ACTION_NAMES = (
 OLD_DC_FEATURE_NAMES = (841, "4ad0ad4ad4ee7dfc6595b322422c0d685905f0ad03c9d7d902dc498081c2b35c")
 OLD_DC_LAYOUT_VERSION = "22f8a56aa3fd92e7"
 
+#: Dungeon Kart and Carl: the offsets, counts and blocks before the change
+#: (355e199); their action and feature names changed format with it
+#: (``pick[0]`` -> ``pick_0``, ``hand[3]`` -> ``hand_3``, ``own.hand[36]`` ->
+#: ``own.hand:h1:core_present``), so the names are pinned as (count, sha256
+#: of "\n".join(names)) recorded at the change
+#: kart: every A_* constant and NUM_ACTIONS before the change
+OLD_KART_ACTIONS = {
+    "A_PICK": 0, "A_SPEED": 9, "A_FACE": 12, "A_MOVE": 18, "A_TURN_L": 19, "A_TURN_R":
+    20, "A_DRIFT_L": 21, "A_DRIFT_R": 22, "A_BUMP": 23, "A_BRAKE": 44, "A_SPELL": 45,
+    "A_POWER": 53, "A_END": 69, "A_PASS": 70, "NUM_ACTIONS": 71,
+}
+
+OLD_KART_OBS = {
+    "O_PHASE": 0, "O_TOACT": 7, "O_NP": 8, "O_ROUND": 9, "O_FINAL": 10, "O_TKIND": 11,
+    "O_FACING": 13, "O_SPEED": 19, "O_MP": 25, "O_COINS": 26, "O_MARKER": 27, "O_SPELL":
+    28, "O_POWERS": 44, "O_RACER": 48, "O_ABIL": 58, "O_DMP": 64, "O_DPEN": 70,
+    "O_TURN": 74, "O_PROG": 86, "O_PLACE": 90, "O_OFFER": 91, "O_PATCH": 181, "O_RIV":
+    3353, "OBS_SIZE": 3633,
+}
+OLD_KART_FEATURES = (
+    ('phase', 0, 7), ('to_act', 7, 1), ('num_players', 8, 1), ('round', 9, 1),
+    ('final_round', 10, 1), ('track_kind', 11, 2), ('facing', 13, 6), ('speed', 19, 6),
+    ('mp', 25, 1), ('coins', 26, 1), ('marker', 27, 1), ('spell', 28, 16), ('powers',
+    44, 4), ('racer', 48, 10), ('abilities', 58, 6), ('dash_mp', 64, 6), ('dash_pen',
+    70, 4), ('turn', 74, 12), ('progress', 86, 4), ('place', 90, 1), ('offer', 91, 90),
+    ('patch', 181, 3172), ('rival', 3353, 280),
+)
+OLD_KART_LAYOUT_VERSION = "fa49967580d0e9e8"
+#: carl: every A_* constant and NUM_ACTIONS before the change
+OLD_CARL_ACTIONS = {
+    "A_HAND0": 0, "A_PLAY0": 16, "A_EXH0": 28, "A_DISC0": 52, "A_TGT0": 68, "A_BUY0":
+    90, "A_SPELL_DMG": 96, "A_SPELL_HEAL": 97, "A_PLAYER0": 98, "A_YES": 100, "A_SKIP":
+    101, "A_DESCEND": 102, "A_PASS": 103, "A_END": 104, "A_DRAFT0": 105, "A_RACE0": 109,
+    "A_CLASS0": 112, "A_PRESET": 115, "NUM_ACTIONS": 116,
+}
+
+OLD_CARL_OBS = {
+    "OBS_SIZE": 2645,
+}
+OLD_CARL_FEATURES = (
+    ('own.present', 0, 1), ('own.crawler', 1, 2), ('own.race', 3, 9), ('own.class', 12,
+    9), ('own.health', 21, 1), ('own.mana', 22, 1), ('own.gold', 23, 1), ('own.ap', 24,
+    1), ('own.level', 25, 1), ('own.small', 26, 1), ('own.descended', 27, 2),
+    ('own.main_done', 29, 1), ('own.deck_n', 30, 1), ('own.hand_n', 31, 1),
+    ('own.disc_n', 32, 1), ('own.play_n', 33, 1), ('own.bf_n', 34, 1),
+    ('own.sacrifice_owed', 35, 1), ('own.stairs_in_deck', 36, 1), ('own.defeats', 37,
+    1), ('own.turn_defeats', 38, 1), ('own.is_actor', 39, 1), ('own.hand', 40, 576),
+    ('own.play', 616, 264), ('own.battlefield', 880, 160), ('own.ondeck', 1040, 16),
+    ('mate.present', 1056, 1), ('mate.crawler', 1057, 2), ('mate.race', 1059, 9),
+    ('mate.class', 1068, 9), ('mate.health', 1077, 1), ('mate.mana', 1078, 1),
+    ('mate.gold', 1079, 1), ('mate.ap', 1080, 1), ('mate.level', 1081, 1),
+    ('mate.small', 1082, 1), ('mate.descended', 1083, 2), ('mate.main_done', 1085, 1),
+    ('mate.deck_n', 1086, 1), ('mate.hand_n', 1087, 1), ('mate.disc_n', 1088, 1),
+    ('mate.play_n', 1089, 1), ('mate.bf_n', 1090, 1), ('mate.sacrifice_owed', 1091, 1),
+    ('mate.stairs_in_deck', 1092, 1), ('mate.defeats', 1093, 1), ('mate.turn_defeats',
+    1094, 1), ('mate.is_actor', 1095, 1), ('mate.hand', 1096, 576), ('mate.play', 1672,
+    264), ('mate.battlefield', 1936, 160), ('mate.ondeck', 2096, 16), ('phase', 2112,
+    6), ('decision', 2118, 11), ('i_decide', 2129, 1), ('pending_op', 2130, 10),
+    ('pending_n', 2140, 1), ('pending_spell', 2141, 1), ('pending_left', 2142, 1),
+    ('draft', 2143, 88), ('race_offer', 2231, 24), ('class_offer', 2255, 24), ('market',
+    2279, 156), ('core_deck_top', 2435, 120), ('core_deck_n', 2555, 6), ('floor', 2561,
+    3), ('mode', 2564, 2), ('difficulty', 2566, 4), ('danger_pos', 2570, 1),
+    ('danger_level', 2571, 1), ('spaces_left', 2572, 1), ('ahead_level', 2573, 8),
+    ('ahead_effect', 2581, 16), ('ahead_skull', 2597, 8), ('space_queue', 2605, 3),
+    ('quest_active', 2608, 1), ('quest_part', 2609, 1), ('quest_progress', 2610, 1),
+    ('quest_req', 2611, 5), ('quest_effect', 2616, 5), ('quests_done', 2621, 1),
+    ('bosses', 2622, 4), ('stairs_need', 2626, 5), ('turn', 2631, 1), ('threat_deck_n',
+    2632, 1), ('upgrade_deck_n', 2633, 1), ('dungeon_n', 2634, 1), ('achievements',
+    2635, 4), ('extras', 2639, 5), ('passes', 2644, 1),
+)
+OLD_CARL_LAYOUT_VERSION = "95a3a07f71b26a77"
+OLD_KART_ACTION_NAMES = (71, "5cdc175ac850fe2f83974f567fcdedf27755a6d004869a11ab8457ad18361ceb")
+OLD_KART_FEATURE_NAMES = (3633, "995f54ab91bde7f2c1d0ac48b77e514282830e69d8cacbd7c50e228325455d3f")
+OLD_CARL_ACTION_NAMES = (116, "64519c30cf1fcc3c12417a8d7038ce6d528b36a9e039da7bffcdf8dd509239d8")
+OLD_CARL_FEATURE_NAMES = (2645, "0186603daca08b30409ef6aca36500a6c020304ca29393d9ebc78d1ce3cf0878")
+
 OLD = {
     "unbroken": (OLD_UNB_ACTIONS, OLD_UNB_OBS, OLD_UNB_FEATURES, OLD_UNB_ACTION_NAMES,
                  OLD_UNB_FEATURE_NAMES, OLD_UNB_LAYOUT_VERSION),
     "dungeon_crawler": (OLD_DC_ACTIONS, OLD_DC_OBS, OLD_DC_FEATURES, OLD_DC_ACTION_NAMES,
                         OLD_DC_FEATURE_NAMES, OLD_DC_LAYOUT_VERSION),
+    "dungeon_kart": (OLD_KART_ACTIONS, OLD_KART_OBS, OLD_KART_FEATURES, OLD_KART_ACTION_NAMES,
+                     OLD_KART_FEATURE_NAMES, OLD_KART_LAYOUT_VERSION),
+    "dcc_unstoppable": (OLD_CARL_ACTIONS, OLD_CARL_OBS, OLD_CARL_FEATURES, OLD_CARL_ACTION_NAMES,
+                        OLD_CARL_FEATURE_NAMES, OLD_CARL_LAYOUT_VERSION),
 }
+
+
+def _sha(names) -> str:
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()
 
 
 def _game(name):
@@ -162,10 +247,13 @@ def test_constants_and_names_are_unchanged(name):
     # numba folds module-level ints: the constants must stay plain Python ints
     assert all(type(v) is int for v in (*got_a.values(), *got_o.values()))
     assert tuple(tuple(x) for x in enc.FEATURES) == old_feat
-    assert spec.action_names == old_names
-    assert spec.num_actions == consts.NUM_ACTIONS == len(old_names)
+    if isinstance(old_names[0], int):                 # (count, sha256)
+        assert (len(spec.action_names), _sha(spec.action_names)) == old_names
+    else:
+        assert spec.action_names == old_names
+    assert spec.num_actions == consts.NUM_ACTIONS == len(spec.action_names)
     assert len(spec.feature_names) == n_feat == spec.obs_size
-    assert hashlib.sha256("\n".join(spec.feature_names).encode()).hexdigest() == feat_sha
+    assert _sha(spec.feature_names) == feat_sha
     # the record and content part of the layout version is unchanged (the
     # full version also hashes the rules code, which changes with any rule)
     from dungeonrl.envs.core.spec import layout_version
@@ -258,6 +346,18 @@ def test_named_columns_sit_where_the_encoder_writes_them():
     assert ds.feature_names[de.O_BOARD + 3 * (1 * 32 + 5) + 2] == "board:f2:sq5:mob_kind"
     assert ds.feature_names[de.O_RIV + de.RIV * 2] == "rival3:present"
     assert ds.feature_names[de.O_CB + 16] == "combat:rival_opponent:0"
+    _, ke, ks = _game("dungeon_kart")
+    assert ks.feature_names[ke.O_PATCH + ke.CENTRE * ke.HEXF + ke.H_ME] == "patch:0,0:me"
+    assert ks.feature_names[ke.O_RIV + 2 * ke.RIVF + 9] == "rival3:rel_q"
+    assert ks.feature_names[ke.O_TURN + 11] == "turn:finished"
+    assert ks.feature_names[ke.O_OFFER + 2 * 10 + 4] == "offer:slot2:item4"
+    _, ce, cs = _game("dcc_unstoppable")
+    assert ce.SEAT_SIZE == 1056                       # the teammate's blocks start there
+    assert cs.feature_names[ce.SEAT_SIZE] == "mate.present"
+    hand = ce.OBSERVATION.offset("own.hand")
+    assert cs.feature_names[hand + 1 * 36 + ce.CORE_F + 1] == "own.hand:h1:threat_attack"
+    market = ce.OBSERVATION.offset("market")
+    assert cs.feature_names[market + 2 * ce.UPG_F + 24] == "market:m2:kw_fast"
 
 
 # ---------------------------------------------------------------------------------
@@ -398,7 +498,7 @@ def test_doc_command_prints_checks_and_writes(tmp_path, capsys):
 # labels of the play CLI
 # ---------------------------------------------------------------------------------
 def test_play_labels_come_from_the_layout():
-    from dungeonrl.envs import dungeon_crawler, unbroken
+    from dungeonrl.envs import dcc_unstoppable, dungeon_crawler, dungeon_kart, unbroken
     core = unbroken.make_core()
     st = core.alloc(1)
     core.reset(st, np.array([5], np.uint64))
@@ -416,13 +516,34 @@ def test_play_labels_come_from_the_layout():
         "take the slain rival's slot-gloves item and discard it")
     for a in range(D.NUM_ACTIONS):
         assert dcore.action_label(ds[0], a)
+    kcore = dungeon_kart.make_core(num_players=3)
+    ks = kcore.alloc(1)
+    kcore.reset(ks, np.array([5], np.uint64))
+    K = importlib.import_module("dungeonrl.envs.dungeon_kart.consts")
+    assert kcore.action_label(ks[0], K.A_PICK + 2) == (
+        "setup draft: take offer slot 2 (a Racer or a dashboard)")
+    assert kcore.action_label(ks[0], K.A_BRAKE) == K.ACTIONS.doc(K.A_BRAKE)
+    assert kcore.spec.action_names[K.A_POWER + K.MAX_P + 2] == "power:lower_next2"
+    for a in range(K.NUM_ACTIONS):
+        assert kcore.action_label(ks[0], a)
+    ccore = dcc_unstoppable.make_core(num_players=2)
+    cst = ccore.alloc(1)
+    ccore.reset(cst, np.array([5], np.uint64))
+    U = importlib.import_module("dungeonrl.envs.dcc_unstoppable.consts")
+    assert ccore.spec.action_names[U.A_TGT0 + U.TSLOTS + U.ONDECK] == "target:p1_ondeck"
+    assert ccore.spec.action_names[U.A_EXH0 + 3] == "exhaust:ally1_ability1"
+    assert ccore.action_label(cst[0], U.A_END) == "end your Main Phase"
+    for a in range(U.NUM_ACTIONS):
+        assert ccore.action_label(cst[0], a)
 
 
 # ---------------------------------------------------------------------------------
 # played games stay inside the declared value ranges
 # ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,kwargs", [("unbroken", {"character": "random"}),
-                                         ("dungeon_crawler", {"num_players": 4})])
+                                         ("dungeon_crawler", {"num_players": 4}),
+                                         ("dungeon_kart", {"num_players": 5}),
+                                         ("dcc_unstoppable", {"num_players": 2})])
 def test_observations_stay_in_the_declared_ranges(name, kwargs):
     mod = importlib.import_module(f"dungeonrl.envs.{name}")
     core = mod.make_core(**kwargs)

@@ -20,7 +20,7 @@ table: ``envs/dcc_unstoppable/README.md``.
 
 Actions
 -------
-``Discrete(116)``, one fixed meaning per index (``consts.action_names()``):
+``Discrete(116)``, one fixed meaning per index (``consts.ACTIONS``):
 hand and play slots, exhausting allies, targets on either battlefield,
 market slots, pay / accept, draft picks, pass the initiative to the
 teammate (co-op), end the phase. Masked.

@@ -171,26 +171,40 @@ DEC_NAMES = ("none", "damage_target", "pay_spell", "refresh_ally", "eliminate",
              "sacrifice", "upgrade_card", "market_refresh", "heal_player",
              "space_eliminate", "space_market")
 
-# --- action layout: named ranges, each index with one fixed meaning --------------
-A_HAND0 = 0                               # hand card h: play it, or pick it
-A_PLAY0 = A_HAND0 + HAND_SLOTS            # play-area card k: pick it
-A_EXH0 = A_PLAY0 + PLAY_SLOTS             # exhaust ally k with ability j: k*NEXH+j
-A_DISC0 = A_EXH0 + PLAY_SLOTS * NEXH      # discard-pile card d: pick it
-A_TGT0 = A_DISC0 + DISC_SLOTS             # threat p*TSLOTS+t: target it
-A_BUY0 = A_TGT0 + NPLAYERS_MAX * TSLOTS   # market slot m: buy it / send it under
-A_SPELL_DMG = A_BUY0 + MARKET_SIZE        # basic spell: 4 mana, 1 damage
-A_SPELL_HEAL = A_SPELL_DMG + 1            # basic spell: 3 mana, a player +1 health
-A_PLAYER0 = A_SPELL_HEAL + 1              # choose player p (heal spell, choose effects)
-A_YES = A_PLAYER0 + NPLAYERS_MAX          # pay / accept the pending optional effect
-A_SKIP = A_YES + 1                        # forfeit the pending effect / decline / done
-A_DESCEND = A_SKIP + 1                    # go down the stairs
-A_PASS = A_DESCEND + 1                    # co-op: hand the initiative to the teammate
-A_END = A_PASS + 1                        # end your Main Phase
-A_DRAFT0 = A_END + 1                      # keep revealed core i (4 in co-op)
-A_RACE0 = A_DRAFT0 + 2 * DRAFT_DUO        # keep drawn race i
-A_CLASS0 = A_RACE0 + 3                    # keep drawn class i
-A_PRESET = A_CLASS0 + 3                   # take the portrait's preset race and class
-NUM_ACTIONS = A_PRESET + 1
+# --- action layout (flat Discrete; declared once, envs/core/layout.py) -----------
+from ..core.layout import ActionLayout, act  # noqa: E402
+
+ACTIONS = ActionLayout("dcc_unstoppable", [
+    act("hand", HAND_SLOTS, "hand card K: play it, or pick it (upgrade target, Sacrifice, "
+        "elimination)"),
+    act("play", PLAY_SLOTS, "play-area card K: pick it (upgrade target, refresh, Sacrifice, "
+        "elimination)"),
+    act("exhaust", [f"ally{k}_ability{j}" for k in range(PLAY_SLOTS) for j in range(NEXH)],
+        "exhaust the play-area ally with one of its abilities: K"),
+    act("discard", DISC_SLOTS, "discard-pile card K, newest first: pick it (elimination)"),
+    act("target", [f"p{p}_{'ondeck' if t == ONDECK else f'slot{t}'}"
+                   for p in range(NPLAYERS_MAX) for t in range(TSLOTS)],
+        "target a threat: K (seat p's battlefield slot or its on-deck card)"),
+    act("market", MARKET_SIZE,
+        "market slot K: buy it, or send it under the deck (market refresh)"),
+    act("spell_damage", 1, "basic spell: 4 mana, 1 damage"),
+    act("spell_heal", 1, "basic spell: 3 mana, a player +1 health"),
+    act("player", NPLAYERS_MAX, "choose player K (heal spell, chosen effects)"),
+    act("yes", 1, "pay for / accept the pending optional effect"),
+    act("skip", 1, "forfeit the pending effect, decline, or be done"),
+    act("descend", 1, "go down the stairs"),
+    act("pass", 1, "co-op: hand the initiative to the teammate"),
+    act("end_main", 1, "end your Main Phase"),
+    act("draft", 2 * DRAFT_DUO, "keep revealed core card K (4 in co-op)"),
+    act("race", 3, "keep drawn race K"),
+    act("class", 3, "keep drawn class K"),
+    act("preset", 1, "take the portrait's preset race and class"),
+])
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_HAND0, A_PLAY0, A_EXH0, A_DISC0, A_TGT0, A_BUY0, A_SPELL_DMG, A_SPELL_HEAL, A_PLAYER0,
+ A_YES, A_SKIP, A_DESCEND, A_PASS, A_END, A_DRAFT0, A_RACE0, A_CLASS0,
+ A_PRESET) = ACTIONS.starts()
+NUM_ACTIONS = ACTIONS.size
 
 # --- outcomes ----------------------------------------------------------------------
 O_WIN = O_GAME
@@ -214,26 +228,6 @@ CAMP_DECK = 24                   # deck-list entries per crawler
 CFG_DECK0 = CFG_ACH0 + NFLOOR * ACH_PER_FLOOR  # per seat CAMP_DECK core ids (-1 = none)
 CFG_UPG0 = CFG_DECK0 + NPLAYERS_MAX * CAMP_DECK  # per seat per entry 2 upgrade ids
 CFG_SIZE = CFG_UPG0 + NPLAYERS_MAX * CAMP_DECK * 2
-
-
-def action_names():
-    """One name per action index."""
-    n = []
-    n += [f"hand[{h}]" for h in range(HAND_SLOTS)]
-    n += [f"play[{k}]" for k in range(PLAY_SLOTS)]
-    n += [f"exhaust[{k}].{j}" for k in range(PLAY_SLOTS) for j in range(NEXH)]
-    n += [f"discard[{d}]" for d in range(DISC_SLOTS)]
-    n += [f"target[p{p}].{'ondeck' if t == ONDECK else t}"
-          for p in range(NPLAYERS_MAX) for t in range(TSLOTS)]
-    n += [f"market[{m}]" for m in range(MARKET_SIZE)]
-    n += ["spell_damage", "spell_heal"]
-    n += [f"player[{p}]" for p in range(NPLAYERS_MAX)]
-    n += ["yes", "skip", "descend", "pass", "end_main"]
-    n += [f"draft[{i}]" for i in range(2 * DRAFT_DUO)]
-    n += [f"race[{i}]" for i in range(3)] + [f"class[{i}]" for i in range(3)]
-    n += ["preset"]
-    assert len(n) == NUM_ACTIONS
-    return tuple(n)
 
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------

@@ -34,7 +34,7 @@ def make_spec(content=None) -> GameSpec:
     return game_spec(
         name="dcc_unstoppable", title="DCCUnstoppable", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
-        action_names=C.action_names(),
+        action_names=C.ACTIONS.names(),
         min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0), multi_agent=False, make_core=make_core,
         reset_options={"campaign": _campaign},

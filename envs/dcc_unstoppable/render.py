@@ -78,10 +78,10 @@ def core_text(st, s, content=None):
 
 def describe_action(st, a, content=None):
     cc = _c(content)
-    name = C.action_names()[a]
+    name = C.ACTIONS.names()[a]
     p = st["actor"]
     if p < 0:
-        return name
+        return C.ACTIONS.label(a)
     if C.A_HAND0 <= a < C.A_HAND0 + C.HAND_SLOTS and a - C.A_HAND0 < st["hand_n"][p]:
         return f"{name} {core_text(st, st['hand'][p][a - C.A_HAND0], cc)}"
     if C.A_TGT0 <= a < C.A_TGT0 + C.NPLAYERS_MAX * C.TSLOTS:
@@ -95,7 +95,7 @@ def describe_action(st, a, content=None):
         return f"{name} {cc.upgrade_names[st['market'][a - C.A_BUY0]]}"
     if C.A_DRAFT0 <= a < C.A_DRAFT0 + 4 and st["reveal"][a - C.A_DRAFT0] >= 0:
         return f"{name} {cc.core_names[st['reveal'][a - C.A_DRAFT0]]}"
-    return name
+    return C.ACTIONS.label(a)          # the declared meaning (consts.ACTIONS)
 
 
 def _track_line(st, T):

@@ -20,17 +20,17 @@ dashboards, racers, spells, Epic Heroes) is ours, as data.
 
 Actions
 -------
-``Discrete(71)``, one fixed meaning per index (``consts.ACTION_RANGES``):
+``Discrete(71)``, one fixed meaning per index (``consts.ACTIONS``):
 draft picks, speed change, facing after a crash, move, turns, drifts,
 bumps (target seat x side), brake, spell (target), powers (which x target),
 end, pass. Masked: only legal actions of the seat to act are 1.
 
 Observation
 -----------
-``{"observation": float32[2962], "action_mask": int8[71]}`` of the acting
+``{"observation": float32[3633], "action_mask": int8[71]}`` of the acting
 seat: an egocentric hex patch of 61 cells around the kart (terrain, pips,
 walls, karts with facing and speed, tokens) and global features
-(``encoders/dungeon_kart.py`` ``FEATURE_NAMES``). Opponents' spells, deck
+(``encoders/dungeon_kart.py`` ``OBSERVATION``). Opponents' spells, deck
 orders, the hazard bag and the RNG are never encoded.
 
 Rewards

@@ -82,36 +82,48 @@ TRACK_KINDS = ("circuit", "sprint")
 PHASE_NAMES = ("draft_racer", "draft_dashboard", "freeze", "facing", "speed", "move",
                "over")
 
-# --- flat action layout (named ranges) --------------------------------------------------
-A_PICK = 0                          # draft: pick offered item k (k < MAX_P + 1)
-N_PICK = MAX_P + 1
-A_SPEED = A_PICK + N_PICK           # speed change -1 / 0 / +1 (A_SPEED + 0, 1, 2)
+# --- action layout (flat Discrete; declared once, envs/core/layout.py) -----------------
+N_PICK = MAX_P + 1                  # draft offer slots (racers or dashboards on offer)
 N_SPEED = 3
-A_FACE = A_SPEED + N_SPEED          # after a Crash: face direction d (hexgeo facing)
 N_FACE = 6
-A_MOVE = A_FACE + N_FACE            # Move one hex ahead
-A_TURN_L = A_MOVE + 1
-A_TURN_R = A_TURN_L + 1
-A_DRIFT_L = A_TURN_R + 1
-A_DRIFT_R = A_DRIFT_L + 1
-A_BUMP = A_DRIFT_R + 1              # + 3 * (k - 1) + side: opponent k seats after the
-N_BUMP = 3 * (MAX_P - 1)            #   actor, side 0 forward-left, 1 ahead, 2 forward-right
-A_BRAKE = A_BUMP + N_BUMP
-A_SPELL = A_BRAKE + 1               # + k: cast the held spell on the seat k after the
-N_SPELL = MAX_P                     #   actor (k = 0: no target / self)
-A_POWER = A_SPELL + N_SPELL         # + 8 * which + k: upper (0) / lower (1) power, target k
+N_BUMP = 3 * (MAX_P - 1)            # 3 sides for each opponent 1..7 seats after the actor
+N_SPELL = MAX_P
 N_POWER = 2 * MAX_P
-A_END = A_POWER + N_POWER           # end movement (Crash if MP is left)
-A_PASS = A_END + 1                  # decline to cast Freeze at the start of the round
-NUM_ACTIONS = A_PASS + 1
+#: seat-relative targets of spells and powers: "self" (k = 0: no target or the
+#: actor), "nextk" (the seat k after the actor)
+TARGET_NAMES = ("self",) + tuple(f"next{k}" for k in range(1, MAX_P))
+BUMP_SIDES = ("fwd_left", "ahead", "fwd_right")
 
-ACTION_RANGES = (
-    ("pick", A_PICK, N_PICK), ("speed", A_SPEED, N_SPEED), ("face", A_FACE, N_FACE),
-    ("move", A_MOVE, 1), ("turn_left", A_TURN_L, 1), ("turn_right", A_TURN_R, 1),
-    ("drift_left", A_DRIFT_L, 1), ("drift_right", A_DRIFT_R, 1), ("bump", A_BUMP, N_BUMP),
-    ("brake", A_BRAKE, 1), ("spell", A_SPELL, N_SPELL), ("power", A_POWER, N_POWER),
-    ("end", A_END, 1), ("pass", A_PASS, 1),
-)
+from ..core.layout import ActionLayout, act  # noqa: E402
+from .hexgeo import DIR_NAMES  # noqa: E402
+
+ACTIONS = ActionLayout("dungeon_kart", [
+    act("pick", N_PICK, "setup draft: take offer slot K (a Racer or a dashboard)"),
+    act("speed", ("down", "keep", "up"),
+        "speed K: one setting down / up (keep: only at settings 1 and 6, or when Frozen)"),
+    act("face", DIR_NAMES, "after a Crash: face direction K"),
+    act("move", 1, "Move one hex ahead"),
+    act("turn_left", 1, "Turn 60 degrees left"),
+    act("turn_right", 1, "Turn 60 degrees right"),
+    act("drift_left", 1, "Drift forward-left"),
+    act("drift_right", 1, "Drift forward-right"),
+    act("bump", [f"{t}_{side}" for t in TARGET_NAMES[1:] for side in BUMP_SIDES],
+        "Bump the opponent k seats after you (nextk) to your forward-left / ahead / "
+        "forward-right: K"),
+    act("brake", 1, "Brake (1 MP, speed -2)"),
+    act("spell", TARGET_NAMES, "cast the held spell card on K (self: no target)"),
+    act("power", [f"{w}_{t}" for w in ("upper", "lower") for t in TARGET_NAMES],
+        "use the Racer's power K (upper / lower; target self: none)"),
+    act("end", 1, "end movement (a Crash if MP is left)"),
+    act("pass", 1, "do not cast Freeze at the start of the round"),
+])
+# one constant per range, in declaration order (a plain int each: numba folds it)
+(A_PICK, A_SPEED, A_FACE, A_MOVE, A_TURN_L, A_TURN_R, A_DRIFT_L, A_DRIFT_R, A_BUMP,
+ A_BRAKE, A_SPELL, A_POWER, A_END, A_PASS) = ACTIONS.starts()
+NUM_ACTIONS = ACTIONS.size
+# the counts above are the ranges' sizes (the kernels index with them)
+assert [len(ACTIONS.range_of(r)) for r in ("pick", "speed", "face", "bump", "spell", "power")] \
+    == [N_PICK, N_SPEED, N_FACE, N_BUMP, N_SPELL, N_POWER]
 
 # --- outcomes, rewards, config ------------------------------------------------------------
 O_RACE_OVER = O_GAME               # the final round was played out
@@ -123,13 +135,6 @@ DRAFT_PICK, DRAFT_RANDOM = 0, 1
 
 #: sentinel "no terrain penalty entered this turn"
 NO_PENALTY = 7
-
-
-def action_name(a: int) -> str:
-    for name, lo, n in ACTION_RANGES:
-        if lo <= a < lo + n:
-            return name if n == 1 else f"{name}[{a - lo}]"
-    raise ValueError(f"action {a} out of range 0..{NUM_ACTIONS - 1}")
 
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------

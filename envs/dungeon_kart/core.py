@@ -26,7 +26,7 @@ def make_spec(content=None) -> GameSpec:
     return game_spec(
         name="dungeon_kart", title="DungeonKart", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
-        action_names=[C.action_name(a) for a in range(C.NUM_ACTIONS)],
+        action_names=C.ACTIONS.names(),
         min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0), multi_agent=True, make_core=make_core,
         utility="zero_sum_ranking", ties=True, turn_order="fixed", chance="explicit",

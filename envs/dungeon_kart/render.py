@@ -202,7 +202,7 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
 
 def describe_action(st, ct, a: int) -> str:
     """A short human description of action ``a`` for the actor of ``st``."""
-    name = C.action_name(int(a))
+    name = C.ACTIONS.label(int(a))      # the declared meaning (consts.ACTIONS)
     p = int(st["actor"])
     n = max(1, int(st["num_players"]))
     if C.A_BUMP <= a < C.A_BUMP + C.N_BUMP:
