@@ -19,6 +19,8 @@ Layering rules (issue 9, item 8):
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import os
 from pathlib import Path
 
@@ -251,3 +253,18 @@ def test_commands_the_cli_loads_do_not_import_the_cli():
                     seen.add(dep)
                     stack.append(dep)
     assert not bad, f"imported by the CLI by name, yet importing it: {sorted(set(bad))}"
+
+
+@pytest.mark.parametrize("module", ["dungeonrl.encoders.{}", "dungeonrl.envs.{}.consts",
+                                    "dungeonrl.envs.{}.state"])
+def test_a_games_own_modules_import_first(module):
+    """A game's encoder, constants or state module imported before anything
+    else of the game (a fresh process): no import cycle through the game's
+    package, and the package's exports still load on first use."""
+    from dungeonrl.envs import catalog
+    code = "; ".join(
+        f"import importlib; importlib.import_module({module.format(g)!r}); "
+        f"import dungeonrl.envs.{g} as m; assert m.SPEC.name == {g!r}" for g in catalog.GAMES)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -67,9 +67,15 @@ Version history
   at 8 shift actions (a new ``rebal_n`` field; the layout version changed,
   so models saved before are refused).
 """
-from .content import load_content
-from .core import DungeonCrawlerCore, make_core, make_spec
+from ..core.lazy import lazy_exports  # noqa: E402
 
-SPEC = make_spec()
-
-__all__ = ["SPEC", "DungeonCrawlerCore", "make_core", "make_spec", "load_content"]
+#: exported names -> the module defining each; imported on first use, so the
+#: game's own modules (and its encoder) import without the core and kernels
+_EXPORTS = {
+    "DungeonCrawlerCore": ".core",
+    "make_core": ".core",
+    "make_spec": ".core",
+    "load_content": ".content",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]

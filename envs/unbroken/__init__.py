@@ -72,9 +72,16 @@ Version History
 ---------------
 * v0: initial release.
 """
-from .core import CHARACTERS, UnbrokenCore, make_core, make_spec
-from .content import load_content
+from ..core.lazy import lazy_exports  # noqa: E402
 
-SPEC = make_spec()
-
-__all__ = ["SPEC", "CHARACTERS", "UnbrokenCore", "make_core", "make_spec", "load_content"]
+#: exported names -> the module defining each; imported on first use, so the
+#: game's own modules (and its encoder) import without the core and kernels
+_EXPORTS = {
+    "CHARACTERS": ".core",
+    "UnbrokenCore": ".core",
+    "make_core": ".core",
+    "make_spec": ".core",
+    "load_content": ".content",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
