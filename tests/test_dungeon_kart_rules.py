@@ -713,7 +713,7 @@ def test_look_ahead_random_positions(ct, seed):
         # (a random position may already be hopeless, e.g. 0 MP on a kart:
         # play can never reach it, since the move that led there was refused)
         if not R.can_clear(st, ct.record[0], p, c0, int(st["facing"][p]), int(st["mp"]),
-                           0, 0, 0, 0, 0, 0, 0):
+                           0, 0, 0, 0, 0, 0):
             continue
         assert _every_path_clean(s, ct, p, [4000]) > 0
         tried += 1

@@ -401,8 +401,9 @@ def can_drift(st):
 # mover can still finish its movement legally; ``can_clear`` answers that by a
 # small depth-first search over (hex, facing, MP, once-per-turn flags, Bumps
 # made). Stopped karts never share a hex, so a hex holds at most one other kart
-# and the search is tiny; it allocates nothing (a Bump is tried by moving the
-# bumped kart in the record and moving it back).
+# and the search is tiny; it runs (and allocates its small stack) only when the
+# kart is on another kart's hex (a Bump is tried by moving the bumped kart in
+# the record and moving it back).
 
 # what an entry across a side does to the mover, seen by the look-ahead
 E_STAY, E_FREE, E_ON = 0, 1, 2
@@ -446,86 +447,171 @@ def bump_to(st, T, p, c, f, o, side):
     return True, False, n
 
 
+# look-ahead stack: one frame per decision on the searched path
+LA_DEPTH = 40
+(F_C, F_F, F_MP, F_TU, F_XT, F_DU, F_XD, F_BU, F_BUMPED, F_OPT, F_MO, F_MFROM) = range(12)
+LA_FIELDS = 12
+#: options tried from a frame: 0 Move, 1-2 Drift L/R, 3-4 Turn L/R, 5 Brake,
+#: 6 + 3 * seat + side: Bump that seat to that side
+LA_BUMP0 = 6
+LA_NOPT = LA_BUMP0 + 3 * C.MAX_P
+
+
 @njit(**JIT)
-def _clear(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped, depth):
-    """``can_clear`` with int64 arguments: can mover ``p`` on cell ``c``
-    facing ``f`` with ``mp`` MP and the turn flags (Turn used, extra Turns,
-    Drift used, extra Drifts, Brake used, seats bumped) still end its movement off every other kart (DK-078)?
-    Only the actions legal_row offers are searched (Move, Turn, Drift,
-    Brake, Bumps to hexes without a Boost or a Bomb); spells and powers are
-    left out, so the answer errs on the safe side."""
+def _unwind(st, stk, sp):
+    """Put back every kart the searched path bumped away."""
+    for i in range(sp - 1, -1, -1):
+        if stk[i, F_MO] >= 0:
+            st.pos[stk[i, F_MO]] = stk[i, F_MFROM]
+
+
+@njit(**JIT)
+def can_clear(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
+    """Can mover ``p`` on cell ``c`` facing ``f`` with ``mp`` MP and the
+    turn flags (Turn used, extra Turns, Drift used, extra Drifts, Brake used,
+    seats bumped as a bit set) still end its movement off every other kart
+    (DK-078)? See ``_search``."""
     if kart_at(st, c, p) < 0:
         return True                     # End here (a Crash if MP is left) is fine
-    if depth > 48:
-        return False
-    if mp >= 1:                         # Move
-        k, n = entry_kind(st, T, p, c, f)
-        if k == E_FREE:
-            return True
-        if k == E_ON:
-            cost = pips(st, T, n)
-            if cost > mp:               # last-hex allowance ends the movement in n
-                if kart_at(st, n, p) < 0:
-                    return True
-            elif _clear(st, T, p, n, f, mp - cost, tu, xt, du, xd, bu, bumped, depth + 1):
-                return True
-    if (du == 0 or xd > 0) and mp >= 1:  # Drift (only into a passable hex)
-        trac = du == 0 and has_ability(st, T, p, C.AB_TRACTION)
-        ndu = 1
-        nxd = xd if du == 0 else xd - 1
-        for side in range(2):
-            d = (f + 5) % 6 if side == 0 else (f + 1) % 6
-            k, n = entry_kind(st, T, p, c, d)
-            if k == E_FREE:
-                return True
-            if k == E_ON:
-                cost = 1 if trac else pips(st, T, n)
-                if cost > mp:
-                    if kart_at(st, n, p) < 0:
-                        return True
-                elif _clear(st, T, p, n, f, mp - cost, tu, xt, ndu, nxd, bu, bumped,
-                               depth + 1):
-                    return True
-    tc = 99                             # Turn
-    ntu, nxt = tu, xt
-    if tu == 0:
-        tc = 0 if has_ability(st, T, p, C.AB_HANDLING) else 1
-        ntu = 1
-    elif xt > 0:
-        tc = 1
-        nxt = xt - 1
-    if tc <= mp:
-        for turn in (5, 1):
-            if _clear(st, T, p, c, (f + turn) % 6, mp - tc, ntu, nxt, du, xd, bu, bumped,
-                         depth + 1):
-                return True
-    if bu == 0 and mp >= 1:             # Brake
-        if _clear(st, T, p, c, f, mp - 1, tu, xt, du, xd, 1, bumped, depth + 1):
-            return True
-    bc = 0 if has_ability(st, T, p, C.AB_HEAVY) else 1
-    if bc <= mp:                        # Bump a kart off this hex
-        for o in range(st.num_players):
-            if o == p or st.pos[o] != c or st.finished[o] or (bumped >> o) & 1:
-                continue
-            for side in range(3):
-                ok, blk, n = bump_to(st, T, p, c, f, o, side)
-                if not ok or blk or st.tok[n] == C.K_BOOST or st.tok[n] == C.K_BOMB:
-                    continue
-                st.pos[o] = n
-                r = _clear(st, T, p, c, f, mp - bc, tu, xt, du, xd, bu,
-                              bumped | (1 << o), depth + 1)
-                st.pos[o] = c
-                if r:
-                    return True
-    return False
+    i = np.int64
+    return _search(st, T, i(p), i(c), i(f), i(mp), i(tu), i(xt), i(du), i(xd), i(bu),
+                   i(bumped))
 
 
 @njit(**JIT)
-def can_clear(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped, depth):
-    """The look-ahead of ``_clear`` (arguments cast to one signature)."""
-    i = np.int64
-    return _clear(st, T, i(p), i(c), i(f), i(mp), i(tu), i(xt), i(du), i(xd), i(bu),
-                  i(bumped), i(depth))
+def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
+    """The look-ahead of ``can_clear`` (int64 arguments, ``c`` shared): a
+    depth-first search (an explicit stack of ``LA_DEPTH`` frames; longer
+    paths count as failures) through the actions ``legal_row`` offers:
+    Move, Turn, Drift, Brake and Bumps to hexes without a Boost or a Bomb.
+    Spells and powers are left out, so the answer errs on the safe side."""
+    heavy = has_ability(st, T, p, C.AB_HEAVY)
+    handling = has_ability(st, T, p, C.AB_HANDLING)
+    traction = has_ability(st, T, p, C.AB_TRACTION)
+    bc = 0 if heavy else 1
+    stk = np.empty((LA_DEPTH, LA_FIELDS), np.int64)
+    stk[0, F_C] = c
+    stk[0, F_F] = f
+    stk[0, F_MP] = mp
+    stk[0, F_TU] = tu
+    stk[0, F_XT] = xt
+    stk[0, F_DU] = du
+    stk[0, F_XD] = xd
+    stk[0, F_BU] = bu
+    stk[0, F_BUMPED] = bumped
+    stk[0, F_OPT] = 0
+    stk[0, F_MO] = -1
+    stk[0, F_MFROM] = -1
+    sp = 1
+    while sp > 0:
+        fr = sp - 1
+        opt = stk[fr, F_OPT]
+        if opt >= LA_NOPT:              # every option tried: back up
+            if stk[fr, F_MO] >= 0:
+                st.pos[stk[fr, F_MO]] = stk[fr, F_MFROM]
+            sp -= 1
+            continue
+        stk[fr, F_OPT] = opt + 1
+        c = stk[fr, F_C]
+        f = stk[fr, F_F]
+        mp = stk[fr, F_MP]
+        tu = stk[fr, F_TU]
+        xt = stk[fr, F_XT]
+        du = stk[fr, F_DU]
+        xd = stk[fr, F_XD]
+        bu = stk[fr, F_BU]
+        bumped = stk[fr, F_BUMPED]
+        # the child frame's fields (the same unless the option changes them)
+        nc, nf, nmp, ntu, nxt, ndu, nxd, nbu, nbumped = c, f, mp, tu, xt, du, xd, bu, bumped
+        mo = -1
+        if opt <= 2:                    # Move (0) or Drift (1, 2) into the next hex
+            if mp < 1:
+                stk[fr, F_OPT] = 3 if opt == 0 else opt + 1
+                continue
+            if opt == 0:
+                d = f
+            else:
+                if du != 0 and xd <= 0:
+                    continue
+                d = (f + 5) % 6 if opt == 1 else (f + 1) % 6
+            k, n = entry_kind(st, T, p, c, d)
+            if k == E_FREE:
+                _unwind(st, stk, sp)
+                return True
+            if k == E_STAY:
+                continue                # a Crash in this (shared) hex
+            cost = pips(st, T, n)
+            if opt > 0:
+                if du == 0:
+                    if traction:
+                        cost = 1
+                    ndu = 1
+                else:
+                    nxd = xd - 1
+            if cost > mp:               # last-hex allowance ends the movement in n
+                if kart_at(st, n, p) < 0:
+                    _unwind(st, stk, sp)
+                    return True
+                continue
+            nc = n
+            nmp = mp - cost
+        elif opt <= 4:                  # Turn left (3) / right (4)
+            if tu == 0:
+                tc = 0 if handling else 1
+                ntu = 1
+            elif xt > 0:
+                tc = 1
+                nxt = xt - 1
+            else:
+                stk[fr, F_OPT] = 5
+                continue
+            if tc > mp:
+                stk[fr, F_OPT] = 5
+                continue
+            nf = (f + 5) % 6 if opt == 3 else (f + 1) % 6
+            nmp = mp - tc
+        elif opt == 5:                  # Brake
+            if bu != 0 or mp < 1:
+                continue
+            nbu = 1
+            nmp = mp - 1
+        else:                           # Bump seat o to side
+            o = (opt - LA_BUMP0) // 3
+            side = (opt - LA_BUMP0) % 3
+            if (bc > mp or o == p or o >= st.num_players or st.pos[o] != c
+                    or st.finished[o] or (bumped >> o) & 1):
+                stk[fr, F_OPT] = LA_BUMP0 + 3 * (o + 1)
+                continue
+            ok, blk, n = bump_to(st, T, p, c, f, o, side)
+            if not ok or blk or st.tok[n] == C.K_BOOST or st.tok[n] == C.K_BOMB:
+                continue
+            mo = o
+            st.pos[o] = n
+            nmp = mp - bc
+            nbumped = bumped | (np.int64(1) << o)
+        if kart_at(st, nc, p) < 0:      # the child's hex is free: done
+            if mo >= 0:
+                st.pos[mo] = c
+            _unwind(st, stk, sp)
+            return True
+        if sp >= LA_DEPTH:              # too deep: count it as a failure
+            if mo >= 0:
+                st.pos[mo] = c
+            continue
+        stk[sp, F_C] = nc
+        stk[sp, F_F] = nf
+        stk[sp, F_MP] = nmp
+        stk[sp, F_TU] = ntu
+        stk[sp, F_XT] = nxt
+        stk[sp, F_DU] = ndu
+        stk[sp, F_XD] = nxd
+        stk[sp, F_BU] = nbu
+        stk[sp, F_BUMPED] = nbumped
+        stk[sp, F_OPT] = 0
+        stk[sp, F_MO] = mo
+        stk[sp, F_MFROM] = c
+        sp += 1
+    return False
 
 
 @njit(**JIT)
@@ -533,7 +619,7 @@ def clear_after(st, T, p, c, f, mp, extra_turns, extra_drifts, bumped):
     """``can_clear`` from the current turn flags with a changed MP / extra
     Turns / extra Drifts / Bumps made (a spell or power about to be used)."""
     return can_clear(st, T, p, c, f, mp, st.turn_used, extra_turns, st.drift_used,
-                     extra_drifts, st.brake_used, bumped, 0)
+                     extra_drifts, st.brake_used, bumped)
 
 
 @njit(**JIT)
@@ -556,7 +642,7 @@ def enter_ok(st, T, p, d, cost, drift):
         else:
             xd -= 1
     return can_clear(st, T, p, n, st.facing[p], st.mp - cost, st.turn_used, st.extra_turns,
-                     du, xd, st.brake_used, st.bumped, 0)
+                     du, xd, st.brake_used, st.bumped)
 
 
 @njit(**JIT)
@@ -1176,7 +1262,7 @@ def legal_row(st, T, mask):
         for side in range(2):
             if not shared or can_clear(st, T, p, c, (f + 5) % 6 if side == 0 else (f + 1) % 6,
                                        mp - tcost, ntu, nxt, st.drift_used, st.extra_drifts,
-                                       st.brake_used, st.bumped, 0):
+                                       st.brake_used, st.bumped):
                 mask[C.A_TURN_L + side] = 1
                 cnt += 1
     if can_drift(st) and mp >= 1:                    # DK-097..100
@@ -1204,21 +1290,21 @@ def legal_row(st, T, mask):
                     if blk:                          # o stays: leave the hex after
                         ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
                                        st.extra_turns, st.drift_used, st.extra_drifts,
-                                       st.brake_used, bumped, 0)
+                                       st.brake_used, bumped)
                     elif st.tok[nb] == C.K_BOOST or st.tok[nb] == C.K_BOMB:
                         ok = others == 1             # o may travel on / the blast ends the turn
                     else:
                         st.pos[o] = nb
                         ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
                                        st.extra_turns, st.drift_used, st.extra_drifts,
-                                       st.brake_used, bumped, 0)
+                                       st.brake_used, bumped)
                         st.pos[o] = c
                 if ok:
                     mask[C.A_BUMP + 3 * (k - 1) + side] = 1
                     cnt += 1
     if st.brake_used == 0 and mp >= 1:               # DK-117
         if not shared or can_clear(st, T, p, c, f, mp - 1, st.turn_used, st.extra_turns,
-                                   st.drift_used, st.extra_drifts, 1, st.bumped, 0):
+                                   st.drift_used, st.extra_drifts, 1, st.bumped):
             mask[C.A_BRAKE] = 1
             cnt += 1
     for k in range(n):
