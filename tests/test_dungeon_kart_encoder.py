@@ -113,3 +113,45 @@ def test_rival_in_the_patch_is_egocentric():
         base = E.O_PATCH + i * E.HEXF
         assert ob[base + karts] == 0.5
         assert ob[base + fac0 + 1] == 1.0            # rival faces one side to the right
+
+
+def test_one_pass_encoder_matches_the_reference():
+    """The kernel (patch block written in one pass) gives the same rows as
+    the first, clear-then-write encoder (``kart_encoder_ref``), on states of
+    random races at 2, 4 and 8 seats (tokens, Overgrowth hexes, finished
+    and crashed karts, every phase), for every seat, whatever the output
+    buffer held before."""
+    from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+    from kart_encoder_ref import Fields, encode_row_reference
+    rng = np.random.default_rng(3)
+    checked = 0
+    for n in (2, 4, 8):
+        core = DungeonKartCore(num_players=n, max_rounds=30)
+        st = core.alloc(16)
+        core.reset(st, np.arange(16, dtype=np.uint64) + 7 * n)
+        masks = np.zeros((16, C.NUM_ACTIONS), np.uint8)
+        rew = np.zeros((16, n), np.float32)
+        te, tr, il = np.zeros(16, bool), np.zeros(16, bool), np.zeros(16, bool)
+        T = core.TR[0]
+        TP = Fields(core.TR[0])                      # attribute access in plain Python
+        for t in range(400):
+            core.legal_mask(st, masks)
+            u = rng.random(masks.shape)
+            u[masks == 0] = -1
+            core.step(st, u.argmax(axis=1), rew, te, tr, il)
+            if t % 40 != 39:
+                continue
+            for i in range(16):
+                if t % 80 == 79:                  # some Overgrowth hexes near the karts
+                    for c in st[i]["pos"][:n]:
+                        if c >= 0:
+                            st[i]["grass"][H.neighbour_cell(int(c), int(rng.integers(6)))] = 1
+                for seat in range(n):
+                    got = np.full(E.OBS_SIZE, 7.0, np.float32)
+                    E.encode_row(st[i], T, seat, got)
+                    ref = np.full(E.OBS_SIZE, -3.0, np.float32)
+                    encode_row_reference(Fields(st[i]), TP, seat, ref)
+                    bad = np.flatnonzero(got != ref)
+                    assert not len(bad), [E.FEATURE_NAMES[j] for j in bad[:5]]
+                    checked += 1
+    assert checked > 500
