@@ -123,11 +123,7 @@ def _progress(st, T, c):
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    # one pass over the row: the blocks before and after the patch are
-    # cleared, every patch hex writes all its columns (zeros included), so
-    # the large patch block is stored once instead of cleared then written
-    out[:O_PATCH] = 0.0
-    out[O_RIV:] = 0.0
+    out[:] = 0.0
     n = st.num_players
     p = seat
     tk = st.track
@@ -189,53 +185,45 @@ def encode_row(st, T, seat, out):
             if st.offer[i] >= 0:
                 out[O_OFFER + i * C.NRACER + st.offer[i]] = 1.0
     # ---- egocentric patch
-    if c0 < 0:
-        out[O_PATCH:O_RIV] = 0.0
-    else:
+    if c0 >= 0:
         f = st.facing[p]
         q0 = c0 % H.BOARD_W
         r0 = c0 // H.BOARD_W
         inv_nt = 1.0 / nt
         for i in range(NPATCH):
-            o = O_PATCH + i * HEXF
             q = q0 + ROT_Q[f, i]
             rr = r0 + ROT_R[f, i]
             if q < 0 or q >= H.BOARD_W or rr < 0 or rr >= H.BOARD_H:
-                out[o:o + HEXF] = 0.0
                 continue
             c = rr * H.BOARD_W + q
             t = T.tr_terr[tk, c]
             if t == C.T_OFF:
-                out[o:o + HEXF] = 0.0
                 continue
+            o = O_PATCH + i * HEXF
             out[o] = 1.0
             te = t
             if st.grass[c] != 0 and PIPS[t] > 0:
                 te = C.T_GRASS
             out[o + 1] = PIPS[te] * (1.0 / 3.0)
-            for j in range(7):
-                out[o + 2 + j] = 0.0
             if te >= C.T_ROAD and te <= C.T_PIT:
                 out[o + 2 + te - C.T_ROAD] = 1.0
             k = st.tok[c]
-            out[o + 9] = 1.0 if (t == C.T_OBST or t == C.T_CUT or k == C.K_GRAVE) else 0.0
+            if t == C.T_OBST or t == C.T_CUT or k == C.K_GRAVE:
+                out[o + 9] = 1.0
             w = np.int64(T.tr_walls[tk, c])
             if w != 0:
                 w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
-            for dr in range(6):
-                out[o + 10 + dr] = (w >> dr) & 1
+                for dr in range(6):
+                    out[o + 10 + dr] = (w >> dr) & 1
             out[o + 16] = T.tr_coins[tk, c] * (1.0 / 3.0)
             out[o + 17] = T.tr_spell[tk, c]
             out[o + 18] = T.tr_haz[tk, c]
-            for j in range(H_TOK, H_FINISH):
-                out[o + j] = 0.0
             if k > 0:
                 out[o + H_TOK + k - 1] = 1.0
             if st.grass[c]:
                 out[o + H_TOK + C.K_GRASS - 1] = 1.0
-            out[o + H_FINISH] = 1.0 if T.tr_finish[tk, c] != 0 else 0.0
-            for j in range(H_ME, H_TPROG):
-                out[o + j] = 0.0
+            if T.tr_finish[tk, c] != 0:
+                out[o + H_FINISH] = 1.0
             out[o + H_TPROG] = T.tr_tile[tk, c] * inv_nt
             out[o + H_TDIST] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
         out[O_PATCH + CENTRE * HEXF + H_ME] = 1.0
