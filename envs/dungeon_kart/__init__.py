@@ -27,7 +27,7 @@ end, pass. Masked: only legal actions of the seat to act are 1.
 
 Observation
 -----------
-``{"observation": float32[2962], "action_mask": int8[71]}`` of the acting
+``{"observation": float32[3633], "action_mask": int8[71]}`` of the acting
 seat: an egocentric hex patch of 61 cells around the kart (terrain, pips,
 walls, karts with facing and speed, tokens) and global features
 (``encoders/dungeon_kart.py`` ``FEATURE_NAMES``). Opponents' spells, deck
