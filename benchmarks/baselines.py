@@ -3,6 +3,7 @@
     python -m dungeonrl.benchmarks.baselines list
     python -m dungeonrl.benchmarks.baselines run unbroken-ppo            # train, evaluate, record
     python -m dungeonrl.benchmarks.baselines run dungeon_crawler-selfplay
+    python -m dungeonrl.benchmarks.baselines run dungeon_kart-selfplay
     python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR         # a finished run of that command
     python -m dungeonrl.benchmarks.report --only baselines
 
@@ -45,6 +46,16 @@ BASELINES = {
                  "heuristic:0.5,self:0.3,random:0.2", "--seed", "0", "--eval-games", "1000"],
         "about": "fast-path masked PPO by self-play from a random network; evaluation "
                  "games alternate the seats",
+        "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
+                    (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
+    },
+    "dungeon_kart-selfplay": {
+        "game": "dungeon_kart",
+        "args": ["--players", "2", "--minutes", "6", "--num-envs", "256", "--hidden", "128,128",
+                 "--kickstart", "heuristic", "--bc-steps", "100000", "--seed", "0",
+                 "--eval-games", "1000"],
+        "about": "behaviour cloning of the heuristic, then self-play PPO (the same 6-minute "
+                 "wall-clock budget, cloning included); evaluation games alternate the seats",
         "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
                     (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
     },

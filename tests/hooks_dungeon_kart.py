@@ -23,7 +23,7 @@ import numpy as np
 from game_hooks import GameHooks, Violations, as_batch, as_row
 
 
-#: message of the stacked-karts invariant (a known bug, see ``known_bugs``)
+#: message of the stacked-karts invariant (checked with zero tolerance)
 STACKED = "two karts stopped on one hex"
 
 
@@ -56,14 +56,9 @@ class DungeonKartHooks(GameHooks):
     short_config = {"max_rounds": 3}
     chance_fields = ("rng",)
     soak_games = 250
-    #: Reported: the mask's stranding look-ahead (rules.strands / the End
-    #: rule in legal_row, DK-078) only looks at the last MP: a Brake or Turn
-    #: with 2 MP left on a shared hex, or a Heavy kart's Drift onto a kart it
-    #: then cannot Bump (every destination taken, DK-114), leaves End (a
-    #: Crash in place) as the only choice, so two karts stop on one hex; so
-    #: do the forced returns the README lets stand (DK-A47). Pinned by
-    #: test_dungeon_kart_env.py::test_known_bug_karts_stop_on_one_hex.
-    known_bugs = {STACKED: "chosen moves can strand a kart on another kart's hex (DK-078)"}
+    #: (the stacked-karts bug once listed here, DK-078, is fixed: the mask's
+    #: look-ahead ``rules.can_clear`` and the DK-A47 fix for forced results)
+    known_bugs = {}
     sample_every = 7
 
     # -- invariants ------------------------------------------------------------------------
@@ -158,8 +153,8 @@ class DungeonKartHooks(GameHooks):
         moving = (phase == C.PH_MOVE) | np.isin(outcome, (O_TRUNCATED, O_ILLEGAL))
         mover = np.zeros((N, P), bool)
         mover[rows, np.clip(cur, 0, P - 1)] = moving
-        # (the rules' reading DK-A47 lets forced results stand, but chosen
-        # moves can strand a kart too: see known_bugs)
+        # (forced results included: Boost travel halts in front of a kart and
+        # a return to an occupied hex stays in the hazard's hex, DK-A47 fix)
         stopped = onb & ~mover
         key = np.where(stopped, pos, -100 - np.arange(P)[None, :])
         srt = np.sort(key, axis=1)

@@ -105,6 +105,25 @@ def test_cli_train_and_eval(tmp_path, capsys):
     assert rc == 0, capsys.readouterr().err
     (pair,) = json.loads(js.read_text())["pairings"]
     assert pair["games"] == 20 and pair["win_rate"] > 0.7 and pair["illegal_actions"] == 0
+    # the 4-player league rated from placements (openskill Plackett-Luce): the
+    # 2-player model sits at a 4-player table (the observation does not
+    # depend on the table size); random play twice fills the fourth side
+    js4 = tmp_path / "league4.json"
+    png4 = tmp_path / "league4.png"
+    rc = cli_main(["eval", "dungeon_kart", "--players", "4", "--agent", str(out / "model.pt"),
+                   "--agent", "heuristic", "--agent", "random", "--agent", "random",
+                   "--games", "3", "--json", str(js4), "--plot", str(png4)])
+    text = capsys.readouterr()
+    assert rc == 0, text.err
+    assert "placement league, 4 players" in text.out
+    league = json.loads(js4.read_text())
+    assert league["rating"] == "openskill-plackett-luce"
+    rows = {r["name"]: r for r in league["ratings"]}
+    assert set(rows) == {"model.pt", "heuristic", "random", "random'"}
+    assert all(r["games"] == 12 for r in rows.values())        # 3 games x 4 rotations
+    assert png4.stat().st_size > 0
+    # races that were played out give placements, so the ratings separate
+    assert len({round(r["mu"], 6) for r in rows.values()}) > 1
 
 
 def test_cli_play_watch_with_pictures(tmp_path, capsys):

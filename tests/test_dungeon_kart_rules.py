@@ -17,7 +17,8 @@ TWO = "name: Two\ndir: E\n1 . g . . .\n 2 3 . . . ."
 LAVA = "name: Lava\ndir: E\n1 . L . . .\n 2 3 . . . ."
 BOOK = "name: Book\ndir: E\n1 2 . S . . . ."
 COIN = "name: Coin\ndir: E\n1 2 $ S . . . ."
-BOARDS = (LINE, TWO, LAVA, BOOK, COIN)
+WIDE = "name: Wide\ndir: E\n1 2 . . . .\n 3 4 . . . ."
+BOARDS = (LINE, TWO, LAVA, BOOK, COIN, WIDE)
 PLAIN, TRACTION, HANDLING, HEAVY = 6, 1, 2, 3       # dashboard ids (see dashboards.toml)
 
 
@@ -539,6 +540,184 @@ def test_setup_draft_positions_and_coins(ct):
         assert st["coins"][seat] == (1 if posn >= 4 else 0)
         assert st["place"][seat] == posn
     assert st["cur"] == f and st["phase"] == C.PH_SPEED
+
+
+# ------------------------------------------------------------------ never stopped on a kart
+def test_drive_through_a_kart(ct):
+    """DK-077, DK-079: a kart drives through another kart's hex, but not
+    into it with its last MP."""
+    s = board(ct, "Line")
+    p = int(s[0]["actor"])
+    o = 1 - p
+    put(s, ct, "Line", p, 2, 0)
+    put(s, ct, "Line", o, 3, 0)
+    begin_move(s, p, 1)
+    m = legal(s, ct)
+    assert not m[C.A_MOVE]                              # 0 MP left on the kart's hex
+    begin_move(s, p, 2)
+    step(s, C.A_MOVE, ct)
+    assert s[0]["pos"][p] == cell(ct, "Line", 3, 0) and s[0]["mp"] == 1
+    m = legal(s, ct)
+    assert m[C.A_MOVE] and not m[C.A_END] and not m[C.A_BRAKE]
+    step(s, C.A_MOVE, ct)                               # mud for 3 MP: last-hex allowance
+    assert s[0]["pos"][p] == cell(ct, "Line", 4, 0) and s[0]["cur"] != p
+
+
+def test_no_turn_or_brake_that_strands(ct):
+    """DK-078: with 2 MP on a shared hex, a Brake or a Turn would leave 1 MP
+    and only an occupied hex ahead, so neither is offered (the bug the
+    last-MP check had); the Bump sideways into the barrier (DK-111 allows it:
+    1 MP is left to exit) strands the bumper too and goes."""
+    s = board(ct, "Line", n=3)
+    st = s[0]
+    p = int(st["actor"])
+    o, q = [x for x in range(3) if x != p]
+    put(s, ct, "Line", p, 2, 0)
+    put(s, ct, "Line", o, 2, 0)
+    put(s, ct, "Line", q, 3, 0)
+    begin_move(s, p, 2)
+    m = legal(s, ct)
+    assert np.flatnonzero(m).tolist() == [C.A_MOVE]
+    # with 3 MP the same Brake, Turn and barrier Bump leave a way out
+    begin_move(s, p, 3)
+    m = legal(s, ct)
+    k = (o - p) % 3
+    assert m[C.A_MOVE] and m[C.A_BRAKE] and m[C.A_TURN_L] and m[C.A_TURN_R]
+    assert m[C.A_BUMP + 3 * (k - 1) + 0] and not m[C.A_END]
+    step(s, C.A_BRAKE, ct)
+    m = legal(s, ct)
+    assert m[C.A_MOVE] and not m[C.A_TURN_L] and not m[C.A_END]
+
+
+def test_heavy_drift_onto_a_kart(ct):
+    """DK-078, DK-114: a Heavy kart may not Drift with its last MP onto a
+    kart it then cannot Bump (every destination is taken or a wall with no
+    MP left to exit); it may Move onto a kart it can Bump away for free."""
+    s = board(ct, "Wide", n=4)
+    st = s[0]
+    p = int(st["actor"])
+    o, q, r = [x for x in range(4) if x != p]
+    put(s, ct, "Wide", p, 1, 1, dash=HEAVY)
+    put(s, ct, "Wide", o, 2, 0)                         # forward-left of p
+    put(s, ct, "Wide", q, 3, 0)                         # ahead of o
+    put(s, ct, "Wide", r, 2, 1)                         # forward-right of o, ahead of p
+    begin_move(s, p, 1)
+    m = legal(s, ct)
+    assert not m[C.A_DRIFT_L] and not m[C.A_DRIFT_R]
+    assert m[C.A_MOVE]
+    step(s, C.A_MOVE, ct)
+    assert st["pos"][p] == st["pos"][r] and st["mp"] == 0
+    m = legal(s, ct)
+    k = (r - p) % 4
+    assert not m[C.A_END]
+    assert m[C.A_BUMP + 3 * (k - 1) + 1]                # ahead (3, 1) is free
+    assert not m[C.A_BUMP + 3 * (k - 1) + 0]            # (3, 0) holds q
+    step(s, C.A_BUMP + 3 * (k - 1) + 1, ct)
+    assert st["pos"][r] == cell(ct, "Wide", 3, 1)
+    assert legal(s, ct)[C.A_END]
+    step(s, C.A_END, ct)
+    assert stopped_apart(st, p) and st["cur"] != p
+
+
+def test_boost_halts_in_front_of_a_kart(ct):
+    """DK-A47 fix: Boost travel stops in the hex before a kart (no Crash),
+    and the turn goes on from there."""
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Line", 1 - p, 4, 0)
+    put(s, ct, "Line", p, 1, 0)
+    st["tok"][cell(ct, "Line", 2, 0)] = C.K_BOOST
+    begin_move(s, p, 5)
+    chance.force(st, [6])                               # 3 hexes of travel
+    step(s, C.A_MOVE, ct)
+    assert st["pos"][p] == cell(ct, "Line", 3, 0) and st["mp"] == 4
+    assert st["cur"] == p and not st["crashed"][p]
+
+
+def test_puddle_return_to_an_occupied_hex(ct):
+    """DK-A47 fix: a kart leaving a shared hex into a Lava Puddle Crashes and
+    stays in the puddle's hex instead of going back onto the other kart."""
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    put(s, ct, "Line", p, 2, 0, coins=2)
+    put(s, ct, "Line", o, 2, 0)
+    st["tok"][cell(ct, "Line", 3, 0)] = C.K_LAVAPUDDLE
+    begin_move(s, p, 3)
+    step(s, C.A_MOVE, ct)
+    assert st["pos"][p] == cell(ct, "Line", 3, 0) and st["crashed"][p]
+    assert st["coins"][p] == 1 and st["cur"] != p
+
+
+def _every_path_clean(s, ct, p, budget):
+    """Play every sequence of offered actions to the end of ``p``'s
+    movement (no chance involved); each must end with ``p`` off the other
+    karts. Returns the number of paths."""
+    st = s[0]
+    m = legal(s, ct)
+    shared = not stopped_apart(st, p)
+    acts = np.flatnonzero(m)
+    assert len(acts) > 0
+    if shared:
+        assert C.A_END not in acts, "End (a stop on a kart) offered"
+    paths = 0
+    for a in acts:
+        c = s.copy()
+        R.apply_row(c[0], ct.record[0], int(a), np.zeros(int(st["num_players"]), np.float32))
+        if c[0]["cur"] != p or c[0]["phase"] != C.PH_MOVE:
+            assert c[0]["finished"][p] or stopped_apart(c[0], p), \
+                f"{C.action_name(int(a))} ended the movement on a kart"
+            paths += 1
+        else:
+            paths += _every_path_clean(c, ct, p, budget)
+        budget[0] -= 1
+        if budget[0] <= 0:
+            break
+    return paths
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_look_ahead_random_positions(ct, seed):
+    """DK-077..079, exhaustively: hand random crowded positions on the
+    Beginner Track (no tokens, no spells) to a mover on another kart's hex
+    and play out every sequence of offered actions: none ends with the mover
+    stopped on a kart, End is never offered on a shared hex, and the mask is
+    never empty."""
+    T = ct.tables
+    prng = np.random.default_rng(seed)
+    cells = [c for c in range(H.NCELL) if T.tr_tile[0, c] >= 0
+             and C.TERRAIN_PIPS[int(T.tr_terr[0, c])] > 0]
+    tried = 0
+    for _ in range(40):
+        n = int(prng.integers(2, 6))
+        s = new_state(n, seed=seed, track=0, ct=ct)
+        st = s[0]
+        st["tok"][:] = 0
+        p = int(st["actor"])
+        c0 = int(prng.choice(cells))
+        near = [c for c in cells if 0 < H.cell_distance(c, c0) <= 2]
+        if len(near) < n:
+            continue
+        spots = [c0, c0] + [int(x) for x in prng.choice(near, n - 2, replace=False)]
+        for i, x in enumerate([p] + [o for o in range(n) if o != p]):
+            st["pos"][x] = spots[i]
+            st["facing"][x] = int(prng.integers(6))
+            st["speed"][x] = 3
+            st["dash"][x] = int(prng.integers(C.NDASH))
+            st["coins"][x] = 0
+            st["spell"][x] = -1
+            st["crashed"][x] = 0
+        begin_move(s, p, int(prng.integers(0, 5)))
+        # (a random position may already be hopeless, e.g. 0 MP on a kart:
+        # play can never reach it, since the move that led there was refused)
+        if not R.can_clear(st, ct.record[0], p, c0, int(st["facing"][p]), int(st["mp"]),
+                           0, 0, 0, 0, 0, 0):
+            continue
+        assert _every_path_clean(s, ct, p, [4000]) > 0
+        tried += 1
+    assert tried >= 20
 
 
 # ------------------------------------------------------------------ soaks

@@ -74,13 +74,24 @@ class DungeonKartCore(KernelCore):
         return describe_action(state, self.content, a)
 
     def episode_info(self, state) -> dict:
+        """The race's summary; once the final round was played out also
+        ``placements`` (0 = best, ties share: the final ranking the reward
+        pays, finishers by MP left at the line then coins, the rest by
+        Placement then coins) for leagues rated from placements."""
         n = int(state["num_players"])
-        return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
+        info = {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
                 "rounds": int(state["round"]),
                 "track": self.content.track_names[int(state["track"])],
                 "place": state["place"][:n].tolist(),
                 "finished": state["finished"][:n].astype(bool).tolist(),
                 "coins": state["coins"][:n].tolist()}
+        if int(state["outcome"]) == C.O_RACE_OVER:
+            key = [(1 << 40) + int(state["finish_mp"][s]) * 65536 + int(state["coins"][s])
+                   if state["finished"][s] else
+                   (100 - int(state["place"][s])) * 65536 + int(state["coins"][s])
+                   for s in range(n)]
+            info["placements"] = [sum(k > key[s] for k in key) for s in range(n)]
+        return info
 
 
 def make_core(**kwargs) -> DungeonKartCore:

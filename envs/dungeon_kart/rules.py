@@ -235,7 +235,8 @@ def step_into(st, T, p, d, mode):
     if k == C.K_LAVAPUDDLE:
         crash(st, p)
         lose_coin(st, p)
-        st.pos[p] = c                   # DK-170
+        if kart_at(st, c, p) < 0:       # DK-170; an occupied hex of origin keeps
+            st.pos[p] = c               # the kart in the puddle's hex (DK-A47)
         return R_STOP
     if k == C.K_BOMB:
         crash(st, p)
@@ -270,7 +271,8 @@ def epic_hit(st, T, p, e, n, c):
         st.coins[p] += a
     elif h == C.EH_BOUNCE:
         crash(st, p)
-        st.pos[p] = c
+        if kart_at(st, c, p) < 0:       # not back onto another kart (DK-A47)
+            st.pos[p] = c
     elif h == C.EH_SCROLL:
         spin_out(st, p)
         if st.spell[p] < 0 and st.marker[p] == 0:
@@ -337,7 +339,13 @@ def drive(st, T, p, d, mode):
         if rem <= 0:
             break
         rem -= 1
-        code = step_into(st, T, p, st.facing[p], M_BOOST)
+        c = st.pos[p]
+        f = st.facing[p]
+        if not crossing(st, T, p, c, f) and (T.tr_walls[st.track, c] >> f) & 1 == 0:
+            n = neighbour_cell(c, f)
+            if n >= 0 and kart_at(st, n, p) >= 0:
+                break                   # Boost travel halts in front of a kart (DK-A47)
+        code = step_into(st, T, p, f, M_BOOST)
     if code == R_BOOST:
         code = R_OK
     return code
@@ -387,30 +395,297 @@ def can_drift(st):
     return st.drift_used == 0 or st.extra_drifts > 0
 
 
+# ----------------------------------------------------------------------------- look-ahead
+# DK-077..079: karts may pass through each other's hexes but a Racer may not end
+# its movement on another kart. The mask only offers an action after which the
+# mover can still finish its movement legally; ``can_clear`` answers that by a
+# small depth-first search over (hex, facing, MP, once-per-turn flags, Bumps
+# made). Stopped karts never share a hex, so a hex holds at most one other kart
+# and the search is tiny; it runs (and allocates its small stack) only when the
+# kart is on another kart's hex (a Bump is tried by moving the bumped kart in
+# the record and moving it back).
+
+# what an entry across a side does to the mover, seen by the look-ahead
+E_STAY, E_FREE, E_ON = 0, 1, 2
+
+
 @njit(**JIT)
-def strands(st, T, p, d, cost):
-    """Entering across ``d`` for ``cost`` would end the kart's movement on a
-    hex another Racer occupies with no way to clear it (DK-078, DK-109)."""
-    c = st.pos[p]
+def entry_kind(st, T, p, c, d):
+    """(kind, n) of the mover ``p`` entering across side ``d`` of cell ``c``:
+    E_STAY: it Crashes in ``c`` (wall, obstacle, kart on a hazard, lava, pit);
+    E_FREE: its movement ends off ``c`` on a hex free of karts, or it finishes
+    (a token hex is never shared with a kart, and a return from it to an
+    occupied ``c`` keeps it there, DK-A47); E_ON: it drives on into ``n``."""
     if crossing(st, T, p, c, d):
-        return False
+        return E_FREE, -1
+    if (T.tr_walls[st.track, c] >> d) & 1:
+        return E_STAY, -1
     n = neighbour_cell(c, d)
-    if n < 0:
-        return False
-    o = kart_at(st, n, p)
-    if o < 0:
-        return False
-    if cost < st.mp:
-        return False                    # MP left to drive on or bump
+    if blocked(st, T, n, p) or pips(st, T, n) == 0:
+        return E_STAY, -1
+    if st.tok[n] != C.K_NONE:
+        return E_FREE, n
+    return E_ON, n
+
+
+@njit(**JIT)
+def bump_to(st, T, p, c, f, o, side):
+    """``bump_dest`` for a mover standing on ``c`` facing ``f``: (legal,
+    blocked, destination cell)."""
+    d = (f + side + 5) % 6
+    if (T.tr_finish[st.track, c] >> d) & 1:
+        return False, False, -1         # never bumped across the line (README)
+    if (T.tr_walls[st.track, c] >> d) & 1:
+        return True, True, -1
+    n = neighbour_cell(c, d)
+    if n < 0 or T.tr_terr[st.track, n] == C.T_OFF:
+        return True, True, -1
+    if kart_at(st, n, -1) >= 0:
+        return False, False, -1         # DK-114 (and DK-A24)
+    if blocked(st, T, n, o) or pips(st, T, n) == 0:
+        return True, True, -1
+    return True, False, n
+
+
+# look-ahead stack: one frame per decision on the searched path
+LA_DEPTH = 40
+(F_C, F_F, F_MP, F_TU, F_XT, F_DU, F_XD, F_BU, F_BUMPED, F_OPT, F_MO, F_MFROM) = range(12)
+LA_FIELDS = 12
+#: options tried from a frame: 0 Move, 1-2 Drift L/R, 3-4 Turn L/R, 5 Brake,
+#: 6 + 3 * seat + side: Bump that seat to that side
+LA_BUMP0 = 6
+LA_NOPT = LA_BUMP0 + 3 * C.MAX_P
+
+
+@njit(**JIT)
+def _unwind(st, stk, sp):
+    """Put back every kart the searched path bumped away."""
+    for i in range(sp - 1, -1, -1):
+        if stk[i, F_MO] >= 0:
+            st.pos[stk[i, F_MO]] = stk[i, F_MFROM]
+
+
+@njit(**JIT)
+def can_clear(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
+    """Can mover ``p`` on cell ``c`` facing ``f`` with ``mp`` MP and the
+    turn flags (Turn used, extra Turns, Drift used, extra Drifts, Brake used,
+    seats bumped as a bit set) still end its movement off every other kart
+    (DK-078)? See ``_search``."""
+    if kart_at(st, c, p) < 0:
+        return True                     # End here (a Crash if MP is left) is fine
+    i = np.int64
+    return _search(st, T, i(p), i(c), i(f), i(mp), i(tu), i(xt), i(du), i(xd), i(bu),
+                   i(bumped))
+
+
+@njit(**JIT)
+def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
+    """The look-ahead of ``can_clear`` (int64 arguments, ``c`` shared): a
+    depth-first search (an explicit stack of ``LA_DEPTH`` frames; longer
+    paths count as failures) through the actions ``legal_row`` offers:
+    Move, Turn, Drift, Brake and Bumps to hexes without a Boost or a Bomb.
+    Spells and powers are left out, so the answer errs on the safe side."""
+    heavy = has_ability(st, T, p, C.AB_HEAVY)
+    handling = has_ability(st, T, p, C.AB_HANDLING)
+    traction = has_ability(st, T, p, C.AB_TRACTION)
+    bc = 0 if heavy else 1
+    stk = np.empty((LA_DEPTH, LA_FIELDS), np.int64)
+    stk[0, F_C] = c
+    stk[0, F_F] = f
+    stk[0, F_MP] = mp
+    stk[0, F_TU] = tu
+    stk[0, F_XT] = xt
+    stk[0, F_DU] = du
+    stk[0, F_XD] = xd
+    stk[0, F_BU] = bu
+    stk[0, F_BUMPED] = bumped
+    stk[0, F_OPT] = 0
+    stk[0, F_MO] = -1
+    stk[0, F_MFROM] = -1
+    sp = 1
+    while sp > 0:
+        fr = sp - 1
+        opt = stk[fr, F_OPT]
+        if opt >= LA_NOPT:              # every option tried: back up
+            if stk[fr, F_MO] >= 0:
+                st.pos[stk[fr, F_MO]] = stk[fr, F_MFROM]
+            sp -= 1
+            continue
+        stk[fr, F_OPT] = opt + 1
+        c = stk[fr, F_C]
+        f = stk[fr, F_F]
+        mp = stk[fr, F_MP]
+        tu = stk[fr, F_TU]
+        xt = stk[fr, F_XT]
+        du = stk[fr, F_DU]
+        xd = stk[fr, F_XD]
+        bu = stk[fr, F_BU]
+        bumped = stk[fr, F_BUMPED]
+        # the child frame's fields (the same unless the option changes them)
+        nc, nf, nmp, ntu, nxt, ndu, nxd, nbu, nbumped = c, f, mp, tu, xt, du, xd, bu, bumped
+        mo = -1
+        if opt <= 2:                    # Move (0) or Drift (1, 2) into the next hex
+            if mp < 1:
+                stk[fr, F_OPT] = 3 if opt == 0 else opt + 1
+                continue
+            if opt == 0:
+                d = f
+            else:
+                if du != 0 and xd <= 0:
+                    continue
+                d = (f + 5) % 6 if opt == 1 else (f + 1) % 6
+            k, n = entry_kind(st, T, p, c, d)
+            if k == E_FREE:
+                _unwind(st, stk, sp)
+                return True
+            if k == E_STAY:
+                continue                # a Crash in this (shared) hex
+            cost = pips(st, T, n)
+            if opt > 0:
+                if du == 0:
+                    if traction:
+                        cost = 1
+                    ndu = 1
+                else:
+                    nxd = xd - 1
+            if cost > mp:               # last-hex allowance ends the movement in n
+                if kart_at(st, n, p) < 0:
+                    _unwind(st, stk, sp)
+                    return True
+                continue
+            nc = n
+            nmp = mp - cost
+        elif opt <= 4:                  # Turn left (3) / right (4)
+            if tu == 0:
+                tc = 0 if handling else 1
+                ntu = 1
+            elif xt > 0:
+                tc = 1
+                nxt = xt - 1
+            else:
+                stk[fr, F_OPT] = 5
+                continue
+            if tc > mp:
+                stk[fr, F_OPT] = 5
+                continue
+            nf = (f + 5) % 6 if opt == 3 else (f + 1) % 6
+            nmp = mp - tc
+        elif opt == 5:                  # Brake
+            if bu != 0 or mp < 1:
+                continue
+            nbu = 1
+            nmp = mp - 1
+        else:                           # Bump seat o to side
+            o = (opt - LA_BUMP0) // 3
+            side = (opt - LA_BUMP0) % 3
+            if (bc > mp or o == p or o >= st.num_players or st.pos[o] != c
+                    or st.finished[o] or (bumped >> o) & 1):
+                stk[fr, F_OPT] = LA_BUMP0 + 3 * (o + 1)
+                continue
+            ok, blk, n = bump_to(st, T, p, c, f, o, side)
+            if not ok or blk or st.tok[n] == C.K_BOOST or st.tok[n] == C.K_BOMB:
+                continue
+            mo = o
+            st.pos[o] = n
+            nmp = mp - bc
+            nbumped = bumped | (np.int64(1) << o)
+        if kart_at(st, nc, p) < 0:      # the child's hex is free: done
+            if mo >= 0:
+                st.pos[mo] = c
+            _unwind(st, stk, sp)
+            return True
+        if sp >= LA_DEPTH:              # too deep: count it as a failure
+            if mo >= 0:
+                st.pos[mo] = c
+            continue
+        stk[sp, F_C] = nc
+        stk[sp, F_F] = nf
+        stk[sp, F_MP] = nmp
+        stk[sp, F_TU] = ntu
+        stk[sp, F_XT] = nxt
+        stk[sp, F_DU] = ndu
+        stk[sp, F_XD] = nxd
+        stk[sp, F_BU] = nbu
+        stk[sp, F_BUMPED] = nbumped
+        stk[sp, F_OPT] = 0
+        stk[sp, F_MO] = mo
+        stk[sp, F_MFROM] = c
+        sp += 1
+    return False
+
+
+@njit(**JIT)
+def clear_after(st, T, p, c, f, mp, extra_turns, extra_drifts, bumped):
+    """``can_clear`` from the current turn flags with a changed MP / extra
+    Turns / extra Drifts / Bumps made (a spell or power about to be used)."""
+    return can_clear(st, T, p, c, f, mp, st.turn_used, extra_turns, st.drift_used,
+                     extra_drifts, st.brake_used, bumped)
+
+
+@njit(**JIT)
+def enter_ok(st, T, p, d, cost, drift):
+    """After a Move (``drift`` False) or Drift across side ``d`` for
+    ``cost`` MP, can the mover still end its movement legally?"""
+    c = st.pos[p]
+    k, n = entry_kind(st, T, p, c, d)
+    if k == E_FREE:
+        return True
+    if k == E_STAY:
+        return kart_at(st, c, p) < 0    # a Crash in place
     if cost > st.mp:
-        return True                     # last-hex allowance ends everything
-    # MP hits exactly 0: only a free (Heavy) Bump could clear the hex
-    if has_ability(st, T, p, C.AB_HEAVY):
-        for s in range(st.num_players):
-            if s != p and st.pos[s] == n and st.finished[s] == 0:
-                if (st.bumped >> s) & 1 == 0:
-                    return False
-    return True
+        return kart_at(st, n, p) < 0    # last-hex allowance
+    du = st.drift_used
+    xd = st.extra_drifts
+    if drift:
+        if du == 0:
+            du = 1
+        else:
+            xd -= 1
+    return can_clear(st, T, p, n, st.facing[p], st.mp - cost, st.turn_used, st.extra_turns,
+                     du, xd, st.brake_used, st.bumped)
+
+
+@njit(**JIT)
+def spell_clear(st, T, p, k):
+    """Look-ahead after casting the held spell on relative target ``k``
+    while sharing a hex (Overgrowth is tried on the record and undone)."""
+    kind = T.card_kind[st.spell[p]]
+    e = T.sp_effect[kind]
+    c = st.pos[p]
+    f = st.facing[p]
+    mp = st.mp
+    if e == C.SP_NITRO:
+        mp += T.sp_amount[kind]
+    if e == C.SP_GRASS:
+        g = ahead_free(st, T, rel_seat(st, p, k), st.facing[rel_seat(st, p, k)])
+        old = st.grass[g]
+        st.grass[g] = 1
+        r = clear_after(st, T, p, c, f, mp, st.extra_turns, st.extra_drifts, st.bumped)
+        st.grass[g] = old
+        return r
+    return clear_after(st, T, p, c, f, mp, st.extra_turns, st.extra_drifts, st.bumped)
+
+
+@njit(**JIT)
+def power_clear(st, T, p, w):
+    """Look-ahead after using power ``w`` while sharing a hex."""
+    r = st.racer[p]
+    e = T.pw_effect[r, w]
+    mp = st.mp
+    xt = st.extra_turns
+    xd = st.extra_drifts
+    bumped = st.bumped
+    if e == C.PW_EXTRA_TURN:
+        xt += 1
+    elif e == C.PW_EXTRA_DRIFT:
+        xd += 1
+    elif e == C.PW_SPEED_UP:
+        mp += T.dash_mp[st.dash[p], st.speed[p]] - T.dash_mp[st.dash[p], st.speed[p] - 1]
+    elif e == C.PW_GAIN_MP:
+        mp += T.pw_amount[r, w]
+    elif e == C.PW_REBUMP:
+        bumped = 0
+    return clear_after(st, T, p, st.pos[p], st.facing[p], mp, xt, xd, bumped)
 
 
 @njit(**JIT)
@@ -435,20 +710,8 @@ def exit_cost(st, T, p):
 def bump_dest(st, T, p, o, side):
     """(legal, blocked) for Racer ``p`` bumping seat ``o`` to ``side``
     (0 forward-left, 1 ahead, 2 forward-right of the bumper, DK-104, DK-A11)."""
-    c = st.pos[p]
-    d = (st.facing[p] + side + 5) % 6
-    if (T.tr_finish[st.track, c] >> d) & 1:
-        return False, False             # never bumped across the line (README)
-    if (T.tr_walls[st.track, c] >> d) & 1:
-        return True, True
-    n = neighbour_cell(c, d)
-    if n < 0 or T.tr_terr[st.track, n] == C.T_OFF:
-        return True, True
-    if kart_at(st, n, -1) >= 0:
-        return False, False             # DK-114 (and DK-A24)
-    if blocked(st, T, n, o) or pips(st, T, n) == 0:
-        return True, True
-    return True, False
+    ok, blk, n = bump_to(st, T, p, st.pos[p], st.facing[p], o, side)
+    return ok, blk
 
 
 @njit(**JIT)
@@ -977,82 +1240,87 @@ def legal_row(st, T, mask):
                 mask[C.A_SPELL + k] = 1
                 cnt += 1
         return cnt
-    # PH_MOVE
+    # PH_MOVE. Every action is offered only if the mover can still end its
+    # movement off the other karts afterwards (DK-077..079, ``can_clear``);
+    # on a hex of its own only a Move / Drift needs the look-ahead.
     mp = st.mp
     f = st.facing[p]
     c = st.pos[p]
+    shared = kart_at(st, c, p) >= 0
     if mp >= 1:                                      # DK-080..090
-        cost = entry_cost(st, T, p, f)
-        if not strands(st, T, p, f, cost):
+        if enter_ok(st, T, p, f, entry_cost(st, T, p, f), False):
             mask[C.A_MOVE] = 1
             cnt += 1
     tcost = 99
+    ntu, nxt = 1, st.extra_turns
     if st.turn_used == 0:
         tcost = 0 if has_ability(st, T, p, C.AB_HANDLING) else 1   # DK-058, DK-095
     elif st.extra_turns > 0:
         tcost = 1                                    # DK-059
+        nxt -= 1
     if tcost <= mp:
-        mask[C.A_TURN_L] = 1
-        mask[C.A_TURN_R] = 1
-        cnt += 2
+        for side in range(2):
+            if not shared or can_clear(st, T, p, c, (f + 5) % 6 if side == 0 else (f + 1) % 6,
+                                       mp - tcost, ntu, nxt, st.drift_used, st.extra_drifts,
+                                       st.brake_used, st.bumped):
+                mask[C.A_TURN_L + side] = 1
+                cnt += 1
     if can_drift(st) and mp >= 1:                    # DK-097..100
         for side in range(2):
             d = (f + 5) % 6 if side == 0 else (f + 1) % 6
-            if drift_ok(st, T, p, d) and not strands(st, T, p, d, drift_cost(st, T, p, d)):
+            if drift_ok(st, T, p, d) and enter_ok(st, T, p, d, drift_cost(st, T, p, d), True):
                 mask[C.A_DRIFT_L + side] = 1
                 cnt += 1
     bcost = 0 if has_ability(st, T, p, C.AB_HEAVY) else 1          # DK-060, DK-103
     if bcost <= mp:
+        others = 0
+        for s in range(n):
+            if s != p and st.pos[s] == c and st.finished[s] == 0:
+                others += 1
         for k in range(1, n):
             o = rel_seat(st, p, k)
             if st.finished[o] or st.pos[o] != c or (st.bumped >> o) & 1:
                 continue                             # DK-102, DK-108
             for side in range(3):
-                ok, blk = bump_dest(st, T, p, o, side)
+                ok, blk, nb = bump_to(st, T, p, c, f, o, side)
                 if ok and blk:
                     ok = mp - bcost >= exit_cost(st, T, p)   # DK-111
+                if ok:
+                    bumped = st.bumped | (1 << o)
+                    if blk:                          # o stays: leave the hex after
+                        ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
+                                       st.extra_turns, st.drift_used, st.extra_drifts,
+                                       st.brake_used, bumped)
+                    elif st.tok[nb] == C.K_BOOST or st.tok[nb] == C.K_BOMB:
+                        ok = others == 1             # o may travel on / the blast ends the turn
+                    else:
+                        st.pos[o] = nb
+                        ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
+                                       st.extra_turns, st.drift_used, st.extra_drifts,
+                                       st.brake_used, bumped)
+                        st.pos[o] = c
                 if ok:
                     mask[C.A_BUMP + 3 * (k - 1) + side] = 1
                     cnt += 1
     if st.brake_used == 0 and mp >= 1:               # DK-117
-        mask[C.A_BRAKE] = 1
-        cnt += 1
+        if not shared or can_clear(st, T, p, c, f, mp - 1, st.turn_used, st.extra_turns,
+                                   st.drift_used, st.extra_drifts, 1, st.bumped):
+            mask[C.A_BRAKE] = 1
+            cnt += 1
     for k in range(n):
         if spell_ok(st, T, p, k, C.TM_ANY):          # DK-198
-            mask[C.A_SPELL + k] = 1
-            cnt += 1
+            if not shared or spell_clear(st, T, p, k):
+                mask[C.A_SPELL + k] = 1
+                cnt += 1
     for w in range(2):
         for k in range(n):
             if power_ok(st, T, p, w, k):             # DK-201..206
-                mask[C.A_POWER + C.MAX_P * w + k] = 1
-                cnt += 1
-    # sharing a hex: spending the last MP without leaving it would strand the
-    # kart on another kart, so those choices go while others remain (DK-078)
-    share = 0
-    for s in range(n):
-        if s != p and st.pos[s] == c and st.finished[s] == 0:
-            share += 1
-    if share > 0 and mp > 0:
-        drop = 0
-        if mask[C.A_TURN_L] and tcost == mp:
-            drop += 2
-        if mask[C.A_BRAKE] and mp == 1:
-            drop += 1
-        nb = 0
-        if share > 1 and bcost == mp:
-            for i in range(C.N_BUMP):
-                nb += mask[C.A_BUMP + i]
-        if cnt - drop - nb > 0:
-            if mask[C.A_TURN_L] and tcost == mp:
-                mask[C.A_TURN_L] = 0
-                mask[C.A_TURN_R] = 0
-            if mask[C.A_BRAKE] and mp == 1:
-                mask[C.A_BRAKE] = 0
-            if nb > 0:
-                mask[C.A_BUMP:C.A_BUMP + C.N_BUMP] = 0
-            cnt -= drop + nb
-    # End: not while sharing a hex if anything else is possible (DK-078)
-    if cnt == 0 or share == 0:
+                if not shared or power_clear(st, T, p, w):
+                    mask[C.A_POWER + C.MAX_P * w + k] = 1
+                    cnt += 1
+    # End (a Crash if MP is left): never on another kart's hex (DK-078); the
+    # look-ahead keeps a way out open, End stays only as the last resort
+    if cnt == 0 or not shared:
         mask[C.A_END] = 1
         cnt += 1
     return cnt
