@@ -523,8 +523,9 @@ def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int =
     with :class:`RLlibVectorEnv` through ``gym_env_vectorize_mode=
     "vector_entry_point"``) or ``"python"`` (Gymnasium's ``SyncVectorEnv`` of
     ``num_envs`` :class:`RLlibSingleEnv`); multi-seat games always use
-    RLlib's own multi-agent vectorisation. ``train_batch`` defaults to one
-    fragment of 32 steps per game and runner."""
+    RLlib's own multi-agent vectorisation. ``train_batch`` defaults to
+    ``rollout_fragment`` steps of every game of every runner (with ``"auto"``:
+    32 steps each, at least 4,096)."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from ..registry import get_spec
@@ -536,9 +537,11 @@ def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int =
     if num_envs is None:
         num_envs = 1 if multi else (256 if vectorize == "native" else 16)
     runners = max(env_runners, 1)
-    if train_batch is None:
-        per = 32 if isinstance(rollout_fragment, str) else int(rollout_fragment)
-        train_batch = max(per * num_envs * runners, 256)
+    if train_batch is None:     # a given fragment: one per game; else >= 4,096 steps
+        if isinstance(rollout_fragment, str):
+            train_batch = max(32 * num_envs * runners, 4096)
+        else:
+            train_batch = int(rollout_fragment) * num_envs * runners
     if minibatch is None:
         minibatch = max(64, train_batch // 8)
     register_envs([spec.name])
