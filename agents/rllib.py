@@ -56,7 +56,7 @@ Policy mapping (multi-seat games)
 policies_to_train)`` for ``config.multi_agent(...)``:
 
 =====================  ===========================================================
-``"shared"``           one policy ``"shared"`` plays every seat (self-play)
+``"shared"``           one policy (module ``"shared"``) plays every seat (self-play)
 ``"per_seat"``         ``player_i`` -> ``"seat_i"``: one policy per seat
 ``"learner_vs_frozen"`` per episode one seat (``episode.id_`` hashed, so seats
                        rotate) -> ``"learner"``, the others -> ``"frozen"``; only
@@ -122,8 +122,11 @@ __all__ = ["ENV_PREFIX", "SPEC_FILE", "env_name", "register_envs", "make_rllib_e
 ENV_PREFIX = "dungeonrl-rllib/"
 #: the model spec file written into an RLlib checkpoint folder
 SPEC_FILE = "dungeonrl_model_spec.json"
-#: the one module id of single-agent runs and of the shared multi-agent policy
+#: the module id of single-agent runs (RLlib's default policy)
 DEFAULT_MODULE = "default_policy"
+#: the module id of the one policy every seat plays (a multi-agent config needs
+#: another id than RLlib's default one to be treated as multi-agent)
+SHARED_MODULE = "shared"
 _MASK = np.float32       # the action-masking RLModule takes log(mask): a float mask
 
 
@@ -424,7 +427,7 @@ def _seat(agent_id) -> int:
 
 def map_shared(agent_id, episode=None, **kwargs) -> str:
     """Every seat plays the one shared policy (self-play)."""
-    return DEFAULT_MODULE
+    return SHARED_MODULE
 
 
 def map_per_seat(agent_id, episode=None, **kwargs) -> str:
@@ -458,7 +461,7 @@ def policy_setup(mapping: str, num_players: int) -> tuple[set, Any, list | None]
     """``(policies, policy_mapping_fn, policies_to_train)`` of a mapping
     (see the module doc) for ``config.multi_agent``."""
     if mapping == "shared":
-        return {DEFAULT_MODULE}, map_shared, None
+        return {SHARED_MODULE}, map_shared, None
     if mapping == "per_seat":
         return {f"seat_{i}" for i in range(num_players)}, map_per_seat, None
     if mapping == "learner_vs_frozen":
@@ -831,8 +834,8 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
                 break
     except KeyboardInterrupt:
         interrupted = True
-    module_id = DEFAULT_MODULE if not multi or mapping == "shared" else (
-        "learner" if mapping == "learner_vs_frozen" else "seat_0")
+    module_id = DEFAULT_MODULE if not multi else {
+        "shared": SHARED_MODULE, "learner_vs_frozen": "learner"}.get(mapping, "seat_0")
     ckpt = os.path.join(os.path.abspath(out), "checkpoint")
     algo.save_to_path(ckpt)
     saved_spec = model_spec(core.spec, core_kwargs)

@@ -146,7 +146,7 @@ def test_policy_mappings():
         def __init__(self, i):
             self.id_ = f"ep{i}"
 
-    assert map_shared("player_3") == "default_policy"
+    assert map_shared("player_3") == "shared"
     assert map_per_seat("player_2") == "seat_2"
     with pytest.raises(ValueError, match="player_<seat>"):
         map_per_seat("bob")
@@ -236,7 +236,7 @@ def test_ppo_iteration_dungeon_crawler_shared_policy_in_process(ray_local):
                      num_envs=2, mapping="shared", illegal_action="raise", train_batch=600,
                      minibatch=200, epochs=1, hidden=(32, 32), rollout_fragment=150)
     r = _train_once(cfg)
-    assert set(k for k in r["learners"] if k != "__all_modules__") == {"default_policy"}
+    assert set(k for k in r["learners"] if k != "__all_modules__") == {"shared"}
     agent_steps = r["env_runners"]["num_agent_steps_sampled"]
     assert {"player_0", "player_1"} <= set(agent_steps)         # both seats, one policy
     assert r["num_env_steps_sampled_lifetime"] >= 600
