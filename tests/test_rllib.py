@@ -306,3 +306,25 @@ def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkey
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "rllib:run" in text and "heuristic" in text and (tmp_path / "league.png").exists()
+
+
+def test_cli_rllib_options_are_checked_before_anything_is_written(tmp_path, monkeypatch,
+                                                                   capsys):
+    from dungeonrl.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "unbroken", "--env-runners", "2", "--steps", "64"]) == 2
+    assert "--env-runners apply to --backend rllib only" in capsys.readouterr().err
+    assert main(["train", "unbroken", "--backend", "rllib", "--kickstart", "heuristic"]) == 2
+    assert "--kickstart apply to --backend native only" in capsys.readouterr().err
+    assert main(["train", "unbroken", "--backend", "rllib", "--policy-mapping", "shared"]) == 2
+    assert "does not apply to unbroken" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_module_imports_without_ray():
+    import subprocess
+    import sys
+    code = ("import sys, dungeonrl.agents.rllib, dungeonrl.agents.train as t; "
+            "from dungeonrl.registry import get_spec; t.main_options(get_spec('unbroken')); "
+            "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
