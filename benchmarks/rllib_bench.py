@@ -3,6 +3,7 @@
     python -m dungeonrl.benchmarks.rllib_bench throughput   # -> results/rllib_throughput.json
     python -m dungeonrl.benchmarks.rllib_bench curve --minutes 6   # -> results/rllib_curve.{json,png}
     python -m dungeonrl.benchmarks.rllib_bench scaleout     # -> results/rllib_scaleout.{json,png}
+    python -m dungeonrl.benchmarks.rllib_bench envonly      # adds the envs alone to throughput
 
 ``throughput``: env steps per second sampled by 1 and 2 RLlib env runners
 (remote actors of a local Ray) on Unbroken, each runner holding ``--num-envs``
@@ -75,6 +76,51 @@ def measure(runners: int, vectorize: str, num_envs: int, steps: int) -> dict:
     return {"runners": runners, "vectorize": vectorize, "num_envs_per_runner": num_envs,
             "env_steps": total, "seconds": dt, "steps_per_s": total / dt,
             "per_runner_steps_per_s": total / dt / runners}
+
+
+def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
+    """Env steps per second of the env alone (random legal actions, no RLlib):
+    what sampling would cost without RLlib's per-env bookkeeping."""
+    import gymnasium as gym
+    import numpy as np
+
+    from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+    if vectorize == "native":
+        env = RLlibVectorEnv("unbroken", num_envs=num_envs)
+    else:
+        env = gym.vector.SyncVectorEnv([lambda: RLlibSingleEnv("unbroken")] * num_envs)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+
+    def act(mask):
+        u = rng.random(mask.shape)
+        u[mask == 0] = -1.0
+        return u.argmax(axis=1)
+    for _ in range(20):
+        obs, *_ = env.step(act(obs["action_mask"]))
+    t = time.perf_counter()
+    for _ in range(steps):
+        obs, *_ = env.step(act(obs["action_mask"]))
+    dt = time.perf_counter() - t
+    env.close()
+    return {"vectorize": vectorize, "num_envs": num_envs, "env_steps": steps * num_envs,
+            "seconds": dt, "steps_per_s": steps * num_envs / dt}
+
+
+def cmd_envonly(args) -> int:
+    path = os.path.join(RESULTS, "rllib_throughput.json")
+    with open(path) as f:
+        res = json.load(f)
+    load0 = list(os.getloadavg())
+    rows = [env_only(v, args.num_envs, args.steps) for v in ("python", "native")]
+    for r in rows:
+        print(f"{r['vectorize']:6s} envs alone, {args.num_envs} games: "
+              f"{r['steps_per_s']:,.0f} env steps/s", flush=True)
+    res["env_only"] = {"what": "the same games stepped without RLlib (random legal "
+                               "actions, one process)", "loadavg_before": load0,
+                       "loadavg_after": list(os.getloadavg()), "rows": rows}
+    _write("rllib_throughput.json", res)
+    return 0
 
 
 def cmd_throughput(args) -> int:
@@ -239,8 +285,12 @@ def main(argv=None) -> int:
     c.add_argument("--num-envs", type=int, default=256)
     c.add_argument("--runs", default="runs/rllib-curve")
     sub.add_parser("scaleout")
+    e = sub.add_parser("envonly")
+    e.add_argument("--num-envs", type=int, default=256)
+    e.add_argument("--steps", type=int, default=200)
     args = p.parse_args(argv)
-    return {"throughput": cmd_throughput, "curve": cmd_curve, "scaleout": cmd_scaleout}[
+    return {"throughput": cmd_throughput, "curve": cmd_curve, "scaleout": cmd_scaleout,
+            "envonly": cmd_envonly}[
         args.cmd](args)
 
 

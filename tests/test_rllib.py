@@ -328,3 +328,64 @@ def test_the_module_imports_without_ray():
             "from dungeonrl.registry import get_spec; t.main_options(get_spec('unbroken')); "
             "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.rllib
+@pytest.mark.parametrize("game, core_kwargs", [
+    ("unbroken", {}), ("dungeon_crawler", {"num_players": 3}), ("dungeon_kart", {"num_players": 2}),
+    ("dcc_unstoppable", {}), ("dcc_unstoppable", {"num_players": 2})])
+def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
+    """The creator registered for each game builds the right kind of env,
+    whose observations lie in its spaces through a few legal steps."""
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    from dungeonrl.agents.rllib import env_name, register_envs
+    from dungeonrl.registry import list_games
+    names = register_envs()
+    assert names == [env_name(g) for g in list_games()]
+    env = _global_registry.get(ENV_CREATOR, env_name(game))({"core_kwargs": core_kwargs})
+    multi = core_kwargs.get("num_players", 1) > 1
+    assert isinstance(env, MultiAgentEnv) == multi
+    obs, _ = env.reset(seed=1)
+    for _ in range(20):
+        if multi:
+            (agent, o), = obs.items()
+            assert env.observation_spaces[agent].contains(o)
+            obs, _, te, tr, _ = env.step({agent: _pick(o["observations"], o["action_mask"])})
+            done = te["__all__"] or tr["__all__"]
+        else:
+            assert env.observation_space.contains(obs)
+            obs, _, te, tr, _ = env.step(_pick(obs["observations"], obs["action_mask"]))
+            done = te or tr
+        if done:
+            break
+    assert env.illegal_actions == 0
+
+
+@pytest.mark.rllib
+def test_learner_vs_frozen_trains_the_learner_and_syncs_the_frozen_copy(ray_local):
+    import torch
+
+    from dungeonrl.agents.rllib import ppo_config, sync_frozen
+    cfg = ppo_config("dungeon_crawler", core_kwargs={"num_players": 2}, env_runners=0,
+                     num_envs=1, mapping="learner_vs_frozen", illegal_action="raise",
+                     train_batch=300, minibatch=100, epochs=1, hidden=(16,),
+                     rollout_fragment=300)
+    algo = cfg.build_algo()
+    try:
+        r = algo.train()
+        assert "learner" in r["learners"] and "frozen" not in r["learners"]
+
+        def weights(mid):
+            return algo.learner_group.get_weights(module_ids=[mid])[mid]
+        lw, fw = weights("learner"), weights("frozen")
+        assert any(not np.allclose(lw[k], fw[k]) for k in lw)     # only the learner moved
+        sync_frozen(algo)
+        fw = weights("frozen")
+        assert all(np.allclose(lw[k], fw[k]) for k in lw)
+        local = algo.env_runner_group.local_env_runner.module["frozen"].state_dict()
+        for k, v in local.items():
+            assert torch.allclose(torch.as_tensor(v), torch.as_tensor(lw[k]))
+    finally:
+        algo.stop()
