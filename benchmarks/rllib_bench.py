@@ -186,16 +186,21 @@ def plot_curve(res: dict, path: str) -> None:
     from matplotlib.figure import Figure
 
     from dungeonrl.agents.metrics import smooth_win_rate
-    fig = Figure(figsize=(11, 4))
-    a1, a2 = fig.subplots(1, 2)
+    fig = Figure(figsize=(15, 4))
+    a0, a1, a2 = fig.subplots(1, 3)
     for key, label, color in (("fast_ppo", "fast PPO (agents/ppo.py)", "tab:blue"),
                               ("rllib_ppo", "RLlib PPO (--backend rllib)", "tab:red")):
         h = res[key]["history"]
         t = [x["time_s"] / 60 for x in h]
         w = [100 * v for v in smooth_win_rate(h)]
         ev = res[key]["final_eval_win_rate"]
+        a0.plot(t, [x["mean_return"] for x in h], color=color, label=label)
         a1.plot(t, w, color=color, label=f"{label}: eval {ev:.1%}" if ev is not None else label)
         a2.plot(t, [x["global_step"] / 1e6 for x in h], color=color, label=label)
+    a0.set_xlabel("wall time (min)")
+    a0.set_ylabel("mean training episode return (reward=score)")
+    a0.legend(fontsize=8)
+    a0.grid(alpha=0.3)
     a1.set_xlabel("wall time (min)")
     a1.set_ylabel("training win rate % (last 2,000 episodes)")
     a1.legend(fontsize=8)
