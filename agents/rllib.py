@@ -475,9 +475,19 @@ def sync_frozen(algorithm) -> None:
     current self, and keep it until the next sync."""
     lg = algorithm.learner_group
     w = lg.get_weights(module_ids=["learner"])["learner"]
+    w = {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v))
+         for k, v in w.items()}
     lg.set_weights({"frozen": w})
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=lg,
-                                            inference_only=True)
+
+    # the env runners skip a weight sync whose sequence number they already have
+    # (the last iteration's), so the frozen module is set on each of them directly
+    def _set(env_runner, w=w):
+        import torch
+        module = env_runner.module["frozen"]
+        own = module.state_dict()
+        module.load_state_dict({k: torch.as_tensor(w[k]) for k in own if k in w}, strict=False)
+        return True
+    algorithm.env_runner_group.foreach_env_runner(_set, local_env_runner=True)
 
 
 # --- metrics of the env runners -----------------------------------------------------
