@@ -598,7 +598,7 @@ def init_ray(address: str | None = None, num_cpus: int = 2,
     if ray.is_initialized():
         return
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    # the driver's own modules (this package) must be importable by the workers
+    # workers import dungeonrl themselves: it must be installed on every machine
     if address:
         ray.init(address=address, log_to_driver=False, ignore_reinit_error=True)
     else:
@@ -782,8 +782,6 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
                        num_envs: int | None = None, log=print) -> dict:
     """Train with RLlib PPO and write the run folder (see the module doc);
     returns the metrics dict (the same keys as the native trainers')."""
-    import torch
-
     from ..registry import get_spec
     from .games import core_kwargs_from
     from .metrics import write_csv, write_json
@@ -891,7 +889,6 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
     log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min with RLlib "
         f"({runners} env runners, {vectorize} envs); wrote {out}/: model.pt, checkpoint/, "
         f"metrics.csv, metrics.json" + (", learning_curve.png" if history else ""))
-    del torch
     return metrics
 
 
