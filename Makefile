@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install -e ".[train,dev]"
 	touch $(STAMP)
 
-# Ray RLlib's own virtualenv (ray pins its gymnasium): the [train,rllib] extras, and
+# Ray RLlib's own virtualenv (ray pins its gymnasium): the [rllib] extra, and
 # numpy/numba at the main venv's versions so both share one numba cache.
 RLLIB_VENV  := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.dungeonrl-installed
