@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.dungeonrl-installed
 
-.PHONY: venv test demo
+.PHONY: venv venv-rllib test demo
 
 venv: $(STAMP)
 
@@ -16,8 +16,23 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install -e ".[train,dev]"
 	touch $(STAMP)
 
-test: venv
+# Ray RLlib's own virtualenv (ray pins its gymnasium): the [rllib] extra, and
+# numpy/numba at the main venv's versions so both share one numba cache.
+RLLIB_VENV  := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.dungeonrl-installed
+
+venv-rllib: $(RLLIB_STAMP)
+
+$(RLLIB_STAMP): pyproject.toml $(STAMP)
+	test -x $(RLLIB_VENV)/bin/python || $(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install torch==2.13.0
+	$(VENV)/bin/python -m pip freeze | grep -iE '^(numpy|numba|llvmlite)==' > $(RLLIB_VENV)/constraints.txt
+	$(RLLIB_VENV)/bin/python -m pip install -c $(RLLIB_VENV)/constraints.txt -e ".[rllib]" pytest
+	touch $(RLLIB_STAMP)
+
+test: venv venv-rllib
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
+	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/test_rllib.py
 
 demo: venv
 	$(VENV)/bin/dungeonrl demo

@@ -171,8 +171,9 @@ def format_table(summaries: list, hooks=None) -> str:
 def build_parser(hooks) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dungeonrl eval", description=__doc__.split("\n\n")[0])
     p.add_argument("--agent", action="append", default=None,
-                   help="random, heuristic or a saved model (.pt / SB3 .zip); repeat to compare "
-                        "(default: heuristic and random)")
+                   help="random, heuristic or a saved model (.pt / SB3 .zip / the checkpoint "
+                        "folder of --backend rllib); repeat to compare (default: heuristic and "
+                        "random)")
     p.add_argument("--games", type=int, default=None, help="games per agent (default 1000)")
     p.add_argument("--stochastic", action="store_true",
                    help="sample models' actions instead of taking the most probable")

@@ -198,8 +198,12 @@ def read_model_file_spec(path) -> dict:
     :class:`ModelSpecError` when it has none or it is garbled."""
     from .policy import model_kind
     path = os.fspath(path)
-    if model_kind(path) == "sb3":
+    kind = model_kind(path)
+    if kind == "sb3":
         return read_sb3_spec(path)
+    if kind == "rllib":
+        from .rllib import read_checkpoint_spec
+        return read_checkpoint_spec(path)
     from .ppo import read_model
     saved = read_model(path).get("model_spec")
     if not isinstance(saved, dict):

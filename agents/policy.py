@@ -103,10 +103,15 @@ class SB3Agent:
 # --- saved models ----------------------------------------------------------------------
 def model_kind(path) -> str:
     """``"sb3"`` for a Stable-Baselines3 zip, ``"ppo"`` for a fast-path
-    ``torch.save`` file (also a zip inside, told apart by its entries)."""
+    ``torch.save`` file (also a zip inside, told apart by its entries),
+    ``"rllib"`` for an RLlib checkpoint folder of ``--backend rllib``."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no model file {path!r}")
+    if os.path.isdir(path):
+        from .rllib import is_rllib_checkpoint
+        if is_rllib_checkpoint(path):
+            return "rllib"     # an RLlib checkpoint folder (dungeonrl train --backend rllib)
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:
@@ -126,8 +131,12 @@ def sb3_model_spec(path) -> dict:
 
 def model_core_kwargs(path) -> dict:
     """The core options a saved model was trained with (``{}`` if unknown)."""
-    if model_kind(path) == "sb3":
+    kind = model_kind(path)
+    if kind == "sb3":
         meta = sb3_model_spec(path) or {}
+    elif kind == "rllib":
+        from .rllib import read_checkpoint_spec
+        meta = read_checkpoint_spec(path)
     else:
         from .ppo import read_model
         meta = read_model(path).get("model_spec", {})
@@ -151,6 +160,9 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
     if not os.path.exists(path):
         raise FileNotFoundError(f"unknown agent {name!r}: use random, heuristic or a model file")
     label = os.path.basename(path)
+    if model_kind(path) == "rllib":
+        from .rllib import RLlibAgent
+        return RLlibAgent(path, core, deterministic=deterministic, seed=seed, strict=strict)
     if model_kind(path) == "sb3":
         return SB3Agent(_load_sb3(path, core, strict), deterministic, name=label)
     from .ppo import load_model

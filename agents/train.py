@@ -204,6 +204,8 @@ def main_options(spec) -> list:
     if spec.multi_agent:
         groups.append(_with_default_texts(SelfPlayOptions,
                                           {"opponents": hooks.selfplay_defaults}))
+    from .rllib import train_options     # the option group only: Ray is imported by --backend rllib
+    groups.append(train_options(spec))
     return groups
 
 
@@ -665,6 +667,14 @@ def main(args) -> int:
     metrics so far (exit code 130)."""
     game = args.env
     given = getattr(args, "given", set())
+    if getattr(args, "backend", "native") == "rllib" or given & {"env_runners", "address",
+                                                                 "vectorize", "policy_mapping"}:
+        from . import rllib
+        msg = rllib.check_backend_options(args)
+        if msg:
+            print(f"dungeonrl train: {msg}", file=sys.stderr)
+            return 2
+        return rllib.cli_train(args)
     if args.progress == "rich" and args.algo != "sb3":
         print("dungeonrl train: --progress rich is SB3's own bar: --algo sb3 only",
               file=sys.stderr)
