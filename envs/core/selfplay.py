@@ -387,11 +387,15 @@ def _check_placements(spec, team, place) -> None:
 
 def seat_outcome(place: list | None, seat: int, reward: float = 0.0) -> str:
     """``"win"`` / ``"draw"`` / ``"loss"`` of ``seat`` from the placements
-    (``None``: no result, a draw unless the seat was penalised)."""
+    (``None``: no result, a draw unless the seat was penalised; every seat
+    placed alike: the sign of the seat's reward, so a team that wins
+    together wins)."""
     if place is None:
         return "loss" if reward < 0 else "draw"
     if min(place) == max(place):
-        return "draw"
+        # every seat placed alike: a tie of rivals (zero reward), or one team
+        # that won or lost together (its shared reward says which)
+        return "win" if reward > 0 else "loss" if reward < 0 else "draw"
     return "win" if place[seat] == min(place) else "loss"
 
 
