@@ -3,14 +3,16 @@ either co-op seat): ``policy_row(st, T, prng) -> action`` for ``st.actor``.
 
 Plan: take the portrait's preset race/class; draft the card with the most
 damage per action point; in the Main Phase go down the stairs when allowed,
-exhaust allies, play affordable cards (best value first), cast the damage
-spell with spare mana, heal when low, then end (it never buys upgrades:
-their threat sides make its own deck tougher). Damage goes to a threat it
-defeats (highest attack first, on-deck threats count: they draw a card),
-otherwise to the most dangerous active threat; Looming bosses are woken
-only once a stairs card is in a deck. Optional costs are paid, optional
-eliminations and market refreshes declined. ``prng`` breaks no ties here
-(the heuristic is deterministic); it is accepted for the engine's contract.
+buy an upgrade that adds damage or action points (or makes a card cheaper)
+when the gold allows, exhaust allies, play affordable cards (best value
+first), cast the damage spell with spare mana, heal when low, then end.
+Damage goes to a threat it defeats (highest attack first, on-deck threats
+count: they draw a card), then to an awake boss, otherwise to the most
+dangerous active threat; a Looming boss is woken only when the team still
+needs its kind for the stairs and a stairs card is in a deck (then it is
+the main target). Optional costs are paid, optional eliminations and market
+refreshes declined. ``prng`` breaks no ties here (the heuristic is
+deterministic); it is accepted for the engine's contract.
 """
 from __future__ import annotations
 
