@@ -281,6 +281,82 @@ class DCCUnstoppableHooks(GameHooks):
                "generator key changed or its counter went back")
         v.raise_if_any(B)
 
+    # -- late-game starts --------------------------------------------------------------------
+    def jump_start(self, core, states, rng):
+        """Turn freshly reset records into varied mid-game starts: every row
+        is first played forward by the scripted heuristic for a random
+        number of decisions (0-400: later Levels, bosses and quests in play,
+        bought upgrades; a decision that would end the game is undone and
+        that row stops there), then some rows are pushed towards the end:
+        low health (1-3 per crawler), the danger marker on one of the last
+        two spaces before the skull, a full hand (the discard pile picked
+        up), extra gold and mana. Every edit keeps the invariants of
+        :meth:`check_invariants` and ``validate.check_state``; the decision
+        counter restarts at 0 (an edited start, like a reset) and the
+        stored masks are recomputed. Returns the rows edited."""
+        C = _C()
+        T = core.T
+        n = len(states)
+        cap = states["max_steps"].copy()
+        states["max_steps"] = core.spec.max_episode_steps
+        target = rng.integers(0, 401, n)
+        prng = np.zeros((n, 2), np.uint64)
+        prng[:, 0] = rng.integers(1, 2**63, n, dtype=np.uint64)
+        rew = np.zeros((n, C.NPLAYERS_MAX), np.float32)
+        z = np.zeros(n, bool)
+        acts = np.zeros(n, np.int64)
+        for t in range(int(target.max()) + 1):
+            rows = np.flatnonzero((states["outcome"] == 0) & (target > t))
+            if len(rows) == 0:
+                break
+            snap = states[rows].copy()
+            out = np.zeros(len(rows), np.int64)
+            core.policy_rows(states, rows, prng, out)
+            acts[rows] = out
+            core.step_rows(states, rows, acts, rew, z.copy(), z.copy(), z.copy())
+            ended = states["outcome"][rows] != 0
+            states[rows[ended]] = snap[ended]
+            target[rows[ended]] = t
+        states["steps"] = 0
+        states["max_steps"] = cap
+        done = []
+        crawl = (C.PH_DRAFT, C.PH_MAIN, C.PH_CLEANUP)
+        for i in range(n):
+            s = states[i]
+            if s["outcome"] != 0 or int(s["phase"]) not in crawl:
+                continue
+            k = int(s["num_players"])
+            kind = rng.integers(0, 5)
+            if kind == 0:                       # low health
+                for p in range(k):
+                    s["health"][p] = min(int(s["health"][p]), int(rng.integers(1, 4)))
+            elif kind == 1:                     # the marker near the skull
+                f, m, d = int(s["cfg_floor"]) - 1, int(s["cfg_mode"]), int(s["cfg_difficulty"])
+                sk = int(T.tr_len[f, m]) - 1
+                open_ = [j for j in range(sk) if not (int(T.tr_border[f, m, j]) != C.B_NONE and
+                                                    int(T.tr_border[f, m, j]) == C.SKIP_BORDER[d])]
+                j = open_[-1 - int(rng.integers(0, 2))]
+                s["danger"] = max(int(s["danger"]), j)
+            elif kind == 2:                     # a full hand: the discard pile picked up
+                for p in range(k):
+                    while s["disc_n"][p] > 0 and s["hand_n"][p] < C.HAND_SLOTS:
+                        dn = int(s["disc_n"][p]) - 1
+                        sl = int(s["disc"][p, dn])
+                        s["disc"][p, dn] = -1
+                        s["disc_n"][p] = dn
+                        s["hand"][p, int(s["hand_n"][p])] = sl
+                        s["hand_n"][p] += 1
+                        s["sl_zone"][sl] = C.Z_HAND
+            elif kind == 3:                     # rich: upgrades and spells come into reach
+                for p in range(k):
+                    s["gold"][p] = int(s["gold"][p]) + int(rng.integers(3, 12))
+                    s["mana"][p] = C.MANA_CAP
+            else:
+                continue
+            done.append(i)
+        core.refresh(states)
+        return np.asarray(done, np.int64)
+
     # -- hidden information --------------------------------------------------------------
     def resample_hidden(self, core, state, rng, player=0):
         C = _C()

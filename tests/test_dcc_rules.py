@@ -212,7 +212,7 @@ def scene(num_players=1, seed=1):
 
 def test_damage_assignment_and_defeat():
     arr, st = scene()
-    trog = card(st, tid("Troglodyte"), HAYMAKER, C.Z_BATTLE)
+    trog = card(st, tid("Loot Goblin"), HAYMAKER, C.Z_BATTLE)            # 1/2, +3 gold
     s1 = card(st, 0, STRIKE, C.Z_HAND)
     s2 = card(st, 1, HAYMAKER, C.Z_HAND)
     card(st, 2, STRIKE, C.Z_DECK)                # keep the deck non-empty
@@ -225,9 +225,9 @@ def test_damage_assignment_and_defeat():
     assert st["sl_dmg"][trog] == 1 and st["sl_zone"][trog] == C.Z_BATTLE  # DCC-166/327
     play(st, s2)
     act(st, tgt(0, bf_slot(st, trog)))
-    # 1 + 3 >= 4: defeated, bonus gained, into the hand core side up (DCC-171)
+    # 1 + 3 >= 3: defeated, bonus gained, into the hand core side up (DCC-171)
     assert st["sl_zone"][trog] == C.Z_HAND and st["sl_dmg"][trog] == 0
-    assert st["gold"][0] == gold + 2
+    assert st["gold"][0] == gold + 3
     assert st["sl_zone"][s1] == C.Z_PLAY and st["sl_zone"][s2] == C.Z_PLAY
 
 
@@ -309,7 +309,7 @@ def test_retaliate_per_damage_effect_and_terror():
     assert st["health"][0] == 8                                         # DCC-378
     assert st["sl_dmg"][llama] == 2
     # Terror: lose 1 action point per targeting, never below 0 (DCC-385)
-    sham = card(st, tid("Goblin Shaman"), STRIKE, C.Z_BATTLE)
+    sham = card(st, tid("Cultist Zealot"), STRIKE, C.Z_BATTLE)          # 1/2 Terror
     s = card(st, 3, STRIKE, C.Z_HAND)
     st["ap"][0] = 2
     play(st, s)

@@ -27,14 +27,32 @@ def _campaign(value):
     return value
 
 
-def make_spec(content=None) -> GameSpec:
+def max_score_reward(content) -> float:
+    """An upper bound of the XP a won game can pay with ``reward="score"``
+    (``rules.compute_xp``): every floor's achievements (the best floor),
+    every boss and quest of the box, the top difficulty bonus, every space
+    of the longest track left, every end extra."""
+    T = content.tables
+    ach = int(np.asarray(T.ach_xp, np.int64).sum(axis=1).max())
+    bosses = int(np.asarray(T.t_xp, np.int64).sum())
+    quests = int(np.asarray(T.q_xp, np.int64).sum())
+    spaces = int(np.asarray(T.tr_len, np.int64).max())
+    return float(ach + bosses + quests + max(C.DIFF_XP) + spaces + sum(C.EXTRA_XP))
+
+
+def make_spec(content=None, reward="winloss") -> GameSpec:
+    """The game's spec. ``reward_range`` is true for the reward mode: (-1, 1)
+    for ``"winloss"``, (-1, :func:`max_score_reward`) for ``"score"`` (a won
+    game pays its XP, which can exceed 1)."""
     content = content or default_content()
+    mode = choice_arg(reward, C.REWARD_MODES, "reward")
+    high = 1.0 if mode == C.RM_WINLOSS else max(1.0, max_score_reward(content))
     return GameSpec(
         name="dcc_unstoppable", env_id=f"dungeonrl/DCCUnstoppable-v{VERSION}", version=VERSION,
         min_players=1, max_players=C.NPLAYERS_MAX, num_actions=C.NUM_ACTIONS,
         action_names=tuple(C.action_names()), obs_size=enc.OBS_SIZE,
         feature_names=tuple(enc.feature_names()), max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), illegal_penalty=C.ILLEGAL_PENALTY,
+        reward_range=(-1.0, high), illegal_penalty=C.ILLEGAL_PENALTY,
         layout_version=shared_layout_version(STATE_DTYPE, content.digest, VERSION,
                                              source_digest(rules, C, state, enc)),
         render_modes=("ansi", "rgb_array"), multi_agent=False, make_core=make_core,
@@ -63,7 +81,7 @@ class DCCCore(KernelCore):
         self.content = default_content() if content is None else load_content(content)
         self.T = self.content.tables
         self.TR = self.content.record
-        self.spec = make_spec(self.content)
+        self.spec = make_spec(self.content, reward)
         players = int_arg(num_players, "num_players", 1, C.NPLAYERS_MAX)
         self.options = dict(floor=floor, difficulty=difficulty, mode=mode, crawler=crawler,
                             race=race, klass=klass)

@@ -3,14 +3,16 @@ either co-op seat): ``policy_row(st, T, prng) -> action`` for ``st.actor``.
 
 Plan: take the portrait's preset race/class; draft the card with the most
 damage per action point; in the Main Phase go down the stairs when allowed,
-exhaust allies, play affordable cards (best value first), cast the damage
-spell with spare mana, heal when low, then end (it never buys upgrades:
-their threat sides make its own deck tougher). Damage goes to a threat it
-defeats (highest attack first, on-deck threats count: they draw a card),
-otherwise to the most dangerous active threat; Looming bosses are woken
-only once a stairs card is in a deck. Optional costs are paid, optional
-eliminations and market refreshes declined. ``prng`` breaks no ties here
-(the heuristic is deterministic); it is accepted for the engine's contract.
+buy an upgrade that adds damage or action points (or makes a card cheaper)
+when the gold allows, exhaust allies, play affordable cards (best value
+first), cast the damage spell with spare mana, heal when low, then end.
+Damage goes to a threat it defeats (highest attack first, on-deck threats
+count: they draw a card), then to an awake boss, otherwise to the most
+dangerous active threat; a Looming boss is woken only when the team still
+needs its kind for the stairs and a stairs card is in a deck (then it is
+the main target). Optional costs are paid, optional eliminations and market
+refreshes declined. ``prng`` breaks no ties here (the heuristic is
+deterministic); it is accepted for the engine's contract.
 """
 from __future__ import annotations
 
@@ -48,6 +50,19 @@ def core_value(T, c):
 
 
 @njit(**JIT)
+def boss_needed(st, T, s):
+    """Boss s is of a kind the team still needs for the stairs (quest
+    bosses always: they complete their quest part)."""
+    k = T.t_boss_kind[s]
+    if k < 0:
+        return False
+    if k == C.BK_QUEST:
+        return True
+    f = st.cfg_floor - 1
+    return st.bosses[k] < T.tr_need[f, st.cfg_mode, k] * st.num_players
+
+
+@njit(**JIT)
 def pick_target(st, T, mask, n):
     """Best damage target for n damage, or -1 to skip."""
     best = -1
@@ -65,12 +80,19 @@ def pick_target(st, T, mask, n):
             left = R.t_health(st, T, s) - st.sl_dmg[s]
             atk = R.t_attack(st, T, s)
             kw = R.t_keywords(st, T, s)
+            boss = T.t_group[s] == 6
             v = 0.0
             if left <= n:
                 v = 100.0 + 3.0 * atk - left
-            elif st.sl_loom[s]:
-                # wake a Looming boss only once the stairs are on their way
-                v = (5.0 - 0.1 * left) if hunting else (-50.0 - left)
+            elif boss and st.sl_loom[s]:
+                # wake a Looming boss only when the team needs it and the
+                # stairs are on their way (then it is the main target)
+                if hunting and boss_needed(st, T, s):
+                    v = 20.0 - 0.1 * left
+                else:
+                    v = -50.0 - left
+            elif boss:
+                v = 30.0 + atk - 0.1 * left      # an awake boss: finish it
             elif t == C.ONDECK:
                 v = 1.0 - left
             else:
@@ -83,6 +105,21 @@ def pick_target(st, T, mask, n):
     if best_v < -40.0 and mask[C.A_SKIP]:
         return -1
     return best
+
+
+@njit(**JIT)
+def upgrade_value(T, u):
+    """Worth of upgrade u on a card of the heuristic (damage and cheaper
+    cards; others are not bought: their threat sides hurt)."""
+    v = -0.5 * T.u_atk[u]
+    for i in range(C.UPG_OPS):
+        code = T.u_ops[u, i, 0]
+        if code == C.OP_DAMAGE and T.u_ops[u, i, 3] != C.CD_SPELL:
+            v += 2.0 * T.u_ops[u, i, 1]
+        elif code == C.OP_AP:
+            v += 2.0 * T.u_ops[u, i, 1]
+    v -= 2.0 * T.u_ap[u]
+    return v
 
 
 @njit(**JIT)
@@ -141,6 +178,16 @@ def policy_row(st, T, prng):
     if d == C.DEC_NONE:
         if mask[C.A_DESCEND]:
             return C.A_DESCEND
+        best = -1
+        bv = 0.9
+        for m in range(C.MARKET_SIZE):
+            if mask[C.A_BUY0 + m]:
+                v = upgrade_value(T, st.market[m])
+                if v > bv:
+                    bv = v
+                    best = C.A_BUY0 + m
+        if best >= 0:
+            return best
         for a in range(C.A_EXH0, C.A_EXH0 + C.PLAY_SLOTS * C.NEXH):
             if mask[a]:
                 return a

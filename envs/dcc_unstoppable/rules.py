@@ -1684,6 +1684,63 @@ def main_can_act(st, T, p, a):
 
 
 @njit(**JIT)
+def market_legal(st, T, p, mask):
+    """Set ``mask[A_BUY0 + m]`` for every market slot that seat p can buy
+    for one of its addressable hand / play cards: the same answer as
+    ``main_can_act`` (``can_receive`` over every card), in one pass over
+    the cards. A card that can take upgrade u is one with u's cutout free
+    and u's card type; its price is lower on a card of u's discount stat.
+    Bit ``cut * 2 + type`` of ``free`` notes such cards, bit
+    ``(cut * 2 + type) * NSTAT + stat`` of ``free_stat`` the ones of each
+    stat (no allocation)."""
+    g = st.gold[p]
+    cdisc = has_mod(st, T, p, C.CM_UPGRADE_DISCOUNT)
+    # quick reject: no slot is affordable even at its best discount
+    any_slot = False
+    for m in range(C.MARKET_SIZE):
+        u = st.market[m]
+        if u >= 0 and g >= T.u_cost[u] - T.u_disc[u] - cdisc:
+            any_slot = True
+    if not any_slot:
+        return
+    free = np.int64(0)
+    free_stat = np.int64(0)
+    for k in range(2):
+        n = min(st.hand_n[p], C.HAND_SLOTS) if k == 0 else min(st.play_n[p], C.PLAY_SLOTS)
+        for i in range(n):
+            s = st.hand[p, i] if k == 0 else st.play[p, i]
+            c = st.sl_core[s]
+            if is_stairs(s) or c < 0:
+                continue
+            typ = T.c_type[c]
+            for cut in range(2):
+                if st.sl_up[s, cut] < 0:
+                    b = cut * 2 + typ
+                    free |= np.int64(1) << b
+                    free_stat |= np.int64(1) << (b * C.NSTAT + T.c_stat[c])
+    for m in range(C.MARKET_SIZE):
+        u = st.market[m]
+        if u < 0:
+            continue
+        cut = T.u_cutout[u]
+        req = T.u_req[u]
+        base = max(np.int64(T.u_cost[u]) - cdisc, 0)
+        ds = T.u_dstat[u]
+        cheap = max(np.int64(T.u_cost[u]) - T.u_disc[u] - cdisc, 0) if ds >= 0 else base
+        ok = False
+        for typ in range(2):
+            if (req == 1 and typ != C.TACTIC) or (req == 2 and typ != C.ALLY):
+                continue
+            b = cut * 2 + typ
+            if ((free >> b) & 1) != 0 and g >= base:
+                ok = True
+            elif ds >= 0 and ((free_stat >> (b * C.NSTAT + ds)) & 1) != 0 and g >= cheap:
+                ok = True
+        if ok:
+            mask[C.A_BUY0 + m] = 1
+
+
+@njit(**JIT)
 def legal_row(st, T, mask):
     """Write the legal mask of ``st.actor``; return the number of legal actions."""
     mask[:] = 0
@@ -1716,9 +1773,7 @@ def legal_row(st, T, mask):
                 if T.c_type[core] == C.ALLY and st.sl_exh[s] == 0:
                     for j in range(T.c_nexh[core]):
                         mask[C.A_EXH0 + k * C.NEXH + j] = 1
-            for a in range(C.A_BUY0, C.A_BUY0 + C.MARKET_SIZE):
-                if main_can_act(st, T, p, a):
-                    mask[a] = 1
+            market_legal(st, T, p, mask)
             for a in range(C.A_SPELL_DMG, C.A_END + 1):
                 if a != C.A_PLAYER0 and a != C.A_PLAYER0 + 1 and a != C.A_YES \
                         and a != C.A_SKIP and main_can_act(st, T, p, a):

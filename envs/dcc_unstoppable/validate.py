@@ -141,7 +141,7 @@ FIELD_RULES = {
     "quest_order": R(-1, C.MAX_QUESTS - 1),
     "quest_next": R(0, _n_quests),
     "quest": R(-1, C.MAX_QUESTS - 1),
-    "quest_part": R(0, C.MAX_QUEST_PARTS - 1),
+    "quest_part": R(0, C.MAX_QUEST_PARTS),     # = the part count once the last part is done
     "quest_prog": R(0, 100),
     "quest_owner": R(0, _seat),
     "quest_boss": R(-1, S - 1),
