@@ -374,7 +374,8 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     overwrite = bool(getattr(opts, "overwrite", False))
     spec = get_spec(game)
     # the game's options are checked here; a co-op game is multi-seat at 2+ players
-    players = resolve_core(game, dict(core_kwargs)).num_players
+    probe = resolve_core(game, dict(core_kwargs))
+    players = probe.num_players
     multi = spec.multi_agent or players > 1
     coop = is_coop(spec, players)
     pool = None
@@ -382,6 +383,8 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     if not multi and given_pool is not None:
         raise ValueError(f"--partners: {spec.name} is played solo here; teammates need "
                          f"--players 2")
+    if coop and getattr(opts, "eval_games", 0):
+        _check_eval_partners(opts.eval_partners, probe)
     if multi:
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
         if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
@@ -670,6 +673,20 @@ def _eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
     return rows
 
 
+def _check_eval_partners(text: str, core) -> list:
+    """The ``--eval-partners`` names, each checked (``self``, or an agent
+    :func:`~dungeonrl.agents.policy.make_agent` builds for ``core``) before
+    training starts, so a typo does not cost the evaluation after it."""
+    from .policy import make_agent
+    names = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not names:
+        raise ValueError("--eval-partners is empty: give e.g. heuristic,self")
+    for name in names:
+        if name != "self":
+            make_agent(name, core)
+    return names
+
+
 def _eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
     """Seeded co-op games of the trained agent (its seat alternated) with
     each of ``--eval-partners`` as teammate (``self``: the agent in every
@@ -680,9 +697,7 @@ def _eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
     from .policy import make_agent
     from .selfplay import match_summary, play_team
     ecore = resolve_core(game, {k: v for k, v in core_kwargs.items() if k != "reward"})
-    names = [x.strip() for x in opts.eval_partners.split(",") if x.strip()]
-    if not names:
-        raise ValueError("--eval-partners is empty: give e.g. heuristic,self")
+    names = _check_eval_partners(opts.eval_partners, ecore)
     players = [(agent.name, agent)]
     if hooks.heuristic is not None:
         players.append(("heuristic", make_agent("heuristic", ecore, seed=1)))

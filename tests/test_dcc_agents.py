@@ -269,6 +269,8 @@ def test_cli_train_coop_kickstart_and_pool(tmp_path, capsys):
     (["--players", "2", "--partners", "nobody"], "unknown agent"),
     (["--players", "3"], "num_players"),
     (["--floor", "9"], "floor"),
+    (["--players", "2", "--eval-games", "5", "--eval-partners", "heuristc"], "unknown agent"),
+    (["--players", "2", "--eval-games", "5", "--eval-partners", ","], "empty"),
 ])
 def test_cli_train_bad_options(tmp_path, capsys, extra, match):
     rc = cli_main(["train", GAME, "--steps", "64", "--num-envs", "4", "--eval-games", "0",
