@@ -32,6 +32,16 @@ the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`),
 and writes a PNG of the ratings (``--plot``, default
 ``runs/<game>-league.png``).
 
+Co-op games (Dungeon Crawler Carl: Unstoppable with ``--players 2``, or a
+model trained co-op) are evaluated as teams instead::
+
+    dungeonrl eval dcc_unstoppable --players 2 --agent runs/carl-coop/model.pt --agent heuristic
+
+Each agent plays ``--games`` seeded games (its seat alternated, game ``i``
+from seed ``seed + i``) with the heuristic as teammate and with itself in
+both seats; the table gives the team's win rate
+(:func:`dungeonrl.agents.selfplay.play_team`).
+
 The game's declared facts choose the rating, not its name
 (:func:`dungeonrl.agents.league.rating_kind`): a game of two single-seat
 sides keeps the pairwise Elo table above; a game with teams or more than
@@ -228,8 +238,19 @@ def main(args) -> int:
     given = core_kwargs_from(opts, hooks)
     if getattr(_spec(game), "multi_agent", False):
         return _league_main(args, opts, hooks, agents, games, given)
+    if "num_players" not in given and not getattr(_spec(game), "multi_agent", False):
+        # a model trained co-op makes the scripted agents play co-op too
+        for name in agents:
+            try:
+                mk = {} if name in ("random", "heuristic") else model_core_kwargs(name)
+            except Exception:       # noqa: BLE001 - reported below by make_agent
+                continue
+            if int(mk.get("num_players", 1)) > 1:
+                given["num_players"] = int(mk["num_players"])
+                break
     summaries = []
     cores = {}
+    coop_rows = []
     for name in agents:
         try:
             kw = {}
@@ -246,6 +267,9 @@ def main(args) -> int:
         except (ValueError, OSError) as e:
             print(f"dungeonrl eval: {e}", file=sys.stderr)
             return 2
+        if core.num_players > 1:      # a co-op core: team games with each partner
+            coop_rows += _coop_rows(agent, name, core, games, args.seed, hooks)
+            continue
         res = evaluate(agent, core, games, seed=args.seed, policy_seed=args.seed,
                        fast=not opts.slow)
         s = res.summary
@@ -253,6 +277,8 @@ def main(args) -> int:
         s["core_kwargs"] = dict(kw)
         s["setting"] = hooks.describe(core)
         summaries.append(s)
+    if coop_rows:
+        return _print_coop(args, opts, coop_rows, summaries, games, hooks)
     settings = sorted({s["setting"] for s in summaries})
     print(f"{args.env_id}: {games} games per agent, seeds {args.seed}..{args.seed + games - 1}; "
           f"{' / '.join(settings)}")
@@ -260,6 +286,42 @@ def main(args) -> int:
     if opts.json:
         with open(opts.json, "w") as f:
             json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
+    return 0
+
+
+def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
+    """Team games of ``agent`` with the heuristic as teammate (when the game
+    has one) and with itself in every seat."""
+    from .policy import make_agent
+    from .selfplay import match_summary, play_team
+    label = name if name in ("random", "heuristic") else getattr(agent, "name", name)
+    partners = [("heuristic", make_agent("heuristic", core, seed=seed))] \
+        if hooks.heuristic is not None and name != "heuristic" else []
+    partners.append((label, None))
+    rows = []
+    for plabel, partner in partners:
+        res = play_team(core, agent, partner, games, seed=seed)
+        row = match_summary(res, f"{label} + {plabel}", plabel, seed=seed)
+        row["partner"] = row.pop("opponent")
+        row["setting"] = hooks.describe(core)
+        rows.append(row)
+    return rows
+
+
+def _print_coop(args, opts, rows, solo, games, hooks) -> int:
+    if solo:
+        print("dungeonrl eval: these agents were built for different numbers of players "
+              "(solo and co-op); evaluate them separately, or give --players",
+              file=sys.stderr)
+        return 2
+    settings = sorted({r["setting"] for r in rows})
+    print(f"{args.env_id}: team games, {games} per pairing (seeds {args.seed}.."
+          f"{args.seed + games - 1}, the agent's seat alternated); {' / '.join(settings)}; "
+          f"win rate = the team's")
+    print(format_table(rows))
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump({"env_id": args.env_id, "summaries": rows}, f, indent=1)
     return 0
 
 

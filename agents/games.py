@@ -31,6 +31,9 @@ PvP matches play scripted opponents (code 0 random, 1 heuristic) inside
 numba, and ``selfplay_defaults``, the opponent pool ``dungeonrl train``
 uses unless ``--opponents`` says otherwise. Their ``heuristic`` must be able
 to drive any seat (it reads the records, not the learner's observation).
+Co-op games (Dungeon Crawler Carl: Unstoppable at 2 players: every seat in
+one team) use the same two hooks for the learner's teammates
+(``--partners``).
 """
 from __future__ import annotations
 

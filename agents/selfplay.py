@@ -29,8 +29,8 @@ from ..envs.core.selfplay import Opponent, SelfPlayView
 from .games import hooks_for
 from .metrics import wilson
 
-__all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_table",
-           "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
+__all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_team",
+           "play_table", "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
 
 SCRIPTED_NAMES = ("random", "heuristic")
 
@@ -163,6 +163,51 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
         mine = ret[rows, seat_a]
         others = np.where(side == 1, ret, 0.0)
         result = np.where(mine > 0, 1, np.where((others > 0).any(axis=1), -1, 0))
+        out["seat_a"].append(seat_a.astype(np.int64))
+        out["result"].append(result.astype(np.int64))
+        out["length"].append(r["length"])
+        illegal += r["illegal"]
+    res = {k: np.concatenate(v) for k, v in out.items()}
+    res["illegal"] = illegal
+    return res
+
+
+def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
+              opponent=None, batch: int = 2048) -> dict:
+    """Games ``seed .. seed+games-1`` of a team: ``agent`` in seat ``i % P``
+    of game ``i``, ``partner`` in every other seat of its team (``None``:
+    ``agent`` plays them too, i.e. it partners itself) and ``opponent`` in
+    the rival seats (required when the game has rival teams; a co-op game
+    such as Dungeon Crawler Carl: Unstoppable has none). The games, the
+    scripted sides' generators and the result do not depend on ``batch``,
+    as in :func:`play_match`. Returns per-game arrays ``seat_a``,
+    ``result`` (1: the agent's team won; -1: its seat's return is negative,
+    the team lost, or a rival team won; 0: no result, e.g. truncated) and
+    ``length`` (decisions, all seats), and the ``illegal`` count."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    P = core.num_players
+    team = core.spec.team_of(P)
+    if opponent is None and len(set(team.tolist())) > 1:
+        raise ValueError(f"{core.spec.name} with {P} players has rival teams: give an "
+                         "opponent for their seats")
+    agents = (agent, agent if partner is None else partner, opponent)
+    out = {"seat_a": [], "result": [], "length": []}
+    illegal = 0
+    for lo in range(0, games, batch):
+        n = min(batch, games - lo)
+        seat_a = np.arange(lo, lo + n) % P
+        mate = team[None, :] == team[seat_a][:, None]
+        side = np.where(mate, 1, 2)
+        side[np.arange(n), seat_a] = 0
+        r = _table_batch(core, agents, side,
+                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        mine = r["returns"][np.arange(n), seat_a]
+        # a game's end pays the team: > 0 won, < 0 lost (or a rival side won)
+        result = np.where(mine > 0, 1, np.where(mine < 0, -1, 0))
+        if opponent is not None:
+            rivals = np.where(side == 2, r["returns"], 0.0)
+            result = np.where((result == 0) & (rivals > 0).any(axis=1), -1, result)
         out["seat_a"].append(seat_a.astype(np.int64))
         out["result"].append(result.astype(np.int64))
         out["length"].append(r["length"])

@@ -4,6 +4,8 @@
     dungeonrl train unbroken --algo ppo --minutes 25 --difficulty normal --character sneak
     dungeonrl train unbroken --algo sb3 --steps 200000 --num-envs 64
     dungeonrl train dungeon_crawler --players 2 --minutes 25 --opponents self:0.4,heuristic:0.4,random:0.2
+    dungeonrl train dcc_unstoppable --floor 1 --difficulty normal --minutes 12
+    dungeonrl train dcc_unstoppable --players 2 --partners self:0.5,heuristic:0.5 --minutes 12
 
 ``--algo ppo`` (default) is the fast path (:mod:`dungeonrl.agents.ppo`: the
 numba batch stepped directly, 1,024 envs by default); ``--algo sb3`` is
@@ -68,6 +70,20 @@ win rate is against the training pool; the final evaluation plays
 ``--eval-games`` seeded games (seats alternated) against each of
 ``--eval-opponents`` (default heuristic and random), with the heuristic's
 results against the same opponents for reference.
+
+Co-op games (every seat in one team: Dungeon Crawler Carl: Unstoppable with
+``--players 2``) train on the same view with the learner's *teammate*
+drawn per episode from ``--partners`` (same syntax; default
+``self:0.5,heuristic:0.5``). There ``self`` is the learner's current
+policy: ``--snapshot-every 1 --snapshot-slots 1`` by default, so the
+teammate copy is refreshed after every update and plays the same policy
+the learner samples from during the next rollout (its decisions are not
+training data). The team's reward is shared (the rules pay both seats).
+The live win rate is the team's; the final evaluation plays
+``--eval-games`` seeded games (the agent's seat alternated) with each of
+``--eval-partners`` as teammate (default ``heuristic,self``: the
+heuristic, and the agent itself in both seats), plus the team of two
+heuristics for reference.
 """
 from __future__ import annotations
 
@@ -84,7 +100,8 @@ from ..options import nonneg_float, nonneg_int, option, positive_float, positive
 from .games import add_core_options, core_kwargs_from, hooks_for
 
 __all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",
-           "RUN_FILES", "TrainOptions", "NetworkOptions", "FastPathOptions", "SelfPlayOptions"]
+           "RUN_FILES", "TrainOptions", "NetworkOptions", "FastPathOptions", "SelfPlayOptions",
+           "CoopOptions", "is_coop"]
 
 
 # --- options (the `dungeonrl train GAME` leaf of dungeonrl.cli's tree) --------------------
@@ -174,6 +191,24 @@ class SelfPlayOptions:
                                                      "(comma-separated agents)")
 
 
+@dataclass
+class CoopOptions:
+    """co-op training (--players 2): the learner's teammates"""
+
+    opponents: str | None = option(None, "teammate pool NAME[:WEIGHT],... with names self "
+                                         "(the learner's current policy), heuristic, random "
+                                         "or a saved model; co-op only", metavar="POOL",
+                                   flags=("--partners",))
+    snapshot_every: int = option(1, "refresh the 'self' teammate from the learner every ITERS "
+                                    "iterations (1: it plays the current policy)",
+                                 type=positive_int, metavar="ITERS")
+    snapshot_slots: int = option(1, "learner snapshots kept as teammates (the oldest is "
+                                    "replaced; 1: only the latest)", type=positive_int)
+    eval_partners: str = option("heuristic,self", "teammates of the final evaluation "
+                                                  "(comma-separated agents; self: the "
+                                                  "trained agent in every seat)")
+
+
 #: PPOConfig / SB3Config field behind each per-algo hyperparameter option
 _ALGO_FIELDS = {"num_steps": ("num_steps", "n_steps"), "epochs": ("update_epochs", "n_epochs"),
                 "lr": ("learning_rate", "learning_rate"), "ent_coef": ("ent_coef", "ent_coef"),
@@ -204,9 +239,18 @@ def main_options(spec) -> list:
     if spec.multi_agent:
         groups.append(_with_default_texts(SelfPlayOptions,
                                           {"opponents": hooks.selfplay_defaults}))
+    elif is_coop(spec, spec.max_players):
+        groups.append(_with_default_texts(CoopOptions,
+                                          {"opponents": hooks.selfplay_defaults}))
     from .rllib import train_options     # the option group only: Ray is imported by --backend rllib
     groups.append(train_options(spec))
     return groups
+
+
+def is_coop(spec, num_players: int) -> bool:
+    """Whether ``num_players`` seats of the game form one team (a co-op
+    game: the learner's other seats are teammates, never rivals)."""
+    return num_players > 1 and len(spec.teams(int(num_players))) == 1
 
 
 def _with_default_texts(cls, texts: dict):
@@ -330,10 +374,20 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     device = getattr(opts, "device", None) or "cpu"
     minutes = getattr(opts, "minutes", None)
     overwrite = bool(getattr(opts, "overwrite", False))
-    multi = get_spec(game).multi_agent
+    spec = get_spec(game)
+    # the game's options are checked here; a co-op game is multi-seat at 2+ players
+    probe = resolve_core(game, dict(core_kwargs))
+    players = probe.num_players
+    multi = spec.multi_agent or players > 1
+    coop = is_coop(spec, players)
     pool = None
+    given_pool = getattr(opts, "opponents", None)
+    if not multi and given_pool is not None:
+        raise ValueError(f"--partners: {spec.name} is played solo here; teammates need "
+                         f"--players 2")
+    if coop and getattr(opts, "eval_games", 0):
+        _check_eval_partners(opts.eval_partners, probe)
     if multi:
-        given_pool = getattr(opts, "opponents", None)
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
         if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
@@ -485,7 +539,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
                "sps": steps_done / seconds if seconds else None,
                "model": model_path, "interrupted": interrupted, "history": history}
     if multi:
-        metrics["selfplay"] = {"opponents": [[n, w] for n, w in pool],
+        metrics["selfplay"] = {"opponents": [[n, w] for n, w in pool], "coop": coop,
                                "snapshot_every": opts.snapshot_every,
                                "snapshot_slots": opts.snapshot_slots}
     # the model and the training metrics are on disk before the evaluation starts,
@@ -499,7 +553,8 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             f"saved; no final evaluation")
     else:
         try:
-            refs = _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log)
+            refs = _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
+                               coop)
         except KeyboardInterrupt:
             interrupted = metrics["interrupted"] = True
             metrics.pop("final_eval", None)
@@ -516,7 +571,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     if writer is not None:
         writer.close()
     if history:
-        _plot(metrics, history, out, algo, core, hooks, multi, pool, refs)
+        _plot(metrics, history, out, algo, core, hooks, multi, pool, refs, coop)
     files = [os.path.basename(model_path), "metrics.csv", "metrics.json"]
     if history:
         files.append("learning_curve.png")
@@ -543,13 +598,17 @@ def _hidden(text) -> tuple:
     return sizes
 
 
-def _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log) -> dict:
+def _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
+                coop: bool = False) -> dict:
     """The seeded evaluation after training (into ``metrics["final_eval"]``);
     returns the reference win rates for the learning curve."""
     from ..envs.core._batch import resolve_core
     from .evaluate import evaluate, format_table
     refs = {}
     if not opts.eval_games:
+        return refs
+    if coop:
+        metrics["final_eval"] = _eval_coop(agent, game, core_kwargs, opts, hooks, log)
         return refs
     if multi:
         metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)
@@ -569,10 +628,14 @@ def _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log) -> d
     return refs
 
 
-def _plot(metrics, history, out, algo, core, hooks, multi, pool, refs) -> None:
+def _plot(metrics, history, out, algo, core, hooks, multi, pool, refs,
+          coop: bool = False) -> None:
     from .metrics import plot_learning_curve
     what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
-    if multi:
+    if coop:
+        what += "\nteam win rate, teammates from the pool " + ",".join(
+            f"{n}:{w:g}" for n, w in pool)
+    elif multi:
         what += "\nwin rate against the training pool " + ",".join(
             f"{n}:{w:g}" for n, w in pool)
     if metrics.get("interrupted"):
@@ -612,6 +675,55 @@ def _eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
     return rows
 
 
+def _check_eval_partners(text: str, core) -> list:
+    """The ``--eval-partners`` names, each checked (``self``, or an agent
+    :func:`~dungeonrl.agents.policy.make_agent` builds for ``core``) before
+    training starts, so a typo does not cost the evaluation after it."""
+    from .policy import make_agent
+    names = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not names:
+        raise ValueError("--eval-partners is empty: give e.g. heuristic,self")
+    for name in names:
+        if name != "self":
+            make_agent(name, core)
+    return names
+
+
+def _eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
+    """Seeded co-op games of the trained agent (its seat alternated) with
+    each of ``--eval-partners`` as teammate (``self``: the agent in every
+    seat), and the heuristic with the same partners for reference (the
+    team of two heuristics once)."""
+    from ..envs.core._batch import resolve_core
+    from .evaluate import format_table
+    from .policy import make_agent
+    from .selfplay import match_summary, play_team
+    ecore = resolve_core(game, {k: v for k, v in core_kwargs.items() if k != "reward"})
+    names = _check_eval_partners(opts.eval_partners, ecore)
+    players = [(agent.name, agent)]
+    if hooks.heuristic is not None:
+        players.append(("heuristic", make_agent("heuristic", ecore, seed=1)))
+    rows, done = [], set()
+    for label, a in players:
+        for name in names:
+            if name == "self":
+                plabel, partner = label, None
+            else:
+                plabel = name
+                partner = make_agent(name, ecore, seed=2, deterministic=True)
+            if (label, plabel) in done:
+                continue
+            done.add((label, plabel))
+            res = play_team(ecore, a, partner, opts.eval_games, seed=0)
+            row = match_summary(res, f"{label} + {plabel}", plabel)
+            row["partner"] = row.pop("opponent")
+            rows.append(row)
+    log(f"evaluation, {opts.eval_games} team games per pairing (seeds 0..{opts.eval_games - 1}, "
+        f"the agent's seat alternated), {hooks.describe(ecore)}; win rate = the team's:")
+    log(format_table(rows))
+    return rows
+
+
 def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
@@ -646,6 +758,13 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     if pool is None:
         s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
         what = "of 1,000 games"
+    elif is_coop(core.spec, core.num_players):
+        from .selfplay import match_summary, play_team
+        res = play_team(ecore, TorchAgent(net, deterministic=True),
+                        make_agent("heuristic", ecore, seed=seed), 1000, seed=0)
+        s = match_summary(res, "clone", "heuristic")
+        s["partner"] = s.pop("opponent")
+        what = "of 1,000 games with the heuristic as teammate"
     else:
         from .selfplay import match_summary, play_match
         opp = "heuristic" if "heuristic" in (n for n, _ in pool) else "random"

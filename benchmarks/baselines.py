@@ -4,6 +4,8 @@
     python -m dungeonrl.benchmarks.baselines run unbroken-ppo            # train, evaluate, record
     python -m dungeonrl.benchmarks.baselines run dungeon_crawler-selfplay
     python -m dungeonrl.benchmarks.baselines run dungeon_kart-selfplay
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo      # solo Floor 1 Normal
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop     # 2-player co-op
     python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR         # a finished run of that command
     python -m dungeonrl.benchmarks.report --only baselines
 
@@ -58,6 +60,33 @@ BASELINES = {
                  "wall-clock budget, cloning included); evaluation games alternate the seats",
         "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
                     (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
+    },
+    "dcc_unstoppable-ppo": {
+        "game": "dcc_unstoppable",
+        "args": ["--algo", "ppo", "--minutes", "10", "--floor", "1", "--difficulty", "normal",
+                 "--hidden", "128,128", "--num-envs", "256", "--minibatches", "8", "--lr",
+                 "5e-4", "--seed", "0", "--eval-games", "2000"],
+        "about": "fast-path masked PPO from a random network (128x128 MLPs, 256 games), "
+                 "solo Floor 1 Normal, arcade, Carl",
+        # as unbroken-ppo: the agent beats the scripted heuristic on the same seeded games
+        "targets": [("win rate above the heuristic's (same games)", "ppo (greedy)", None,
+                     "heuristic")],
+    },
+    "dcc_unstoppable-coop": {
+        "game": "dcc_unstoppable",
+        "args": ["--players", "2", "--minutes", "10", "--floor", "1", "--difficulty", "normal",
+                 "--partners", "self:0.5,heuristic:0.5", "--hidden", "128,128", "--num-envs",
+                 "256", "--minibatches", "8", "--lr", "5e-4", "--seed", "0", "--eval-games",
+                 "1000"],
+        "about": "fast-path masked PPO from a random network (128x128 MLPs, 256 games), "
+                 "2-player co-op Floor 1 Normal: the learner takes one "
+                 "seat, its teammate is drawn per game from itself (its current policy) and "
+                 "the heuristic; shared team reward; evaluation alternates the seats",
+        # team win rates, each against the team of two heuristics on the same games
+        "targets": [("with the heuristic as teammate: above two heuristics' team win rate",
+                     "ppo (greedy) + heuristic", None, "heuristic + heuristic"),
+                    ("with itself as teammate: above two heuristics' team win rate",
+                     "ppo (greedy) + ppo (greedy)", None, "heuristic + heuristic")],
     },
 }
 

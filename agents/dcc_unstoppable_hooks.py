@@ -1,0 +1,107 @@
+"""Dungeon Crawler Carl: Unstoppable's entry in :mod:`dungeonrl.agents.games`.
+
+Solo (``--players 1``, the default) the game is a 1-player core: training
+steps the fused batch directly and evaluation plays seeded games against
+the scripted heuristic (``envs/dcc_unstoppable/policy.py``), which also
+plays whole games inside numba here (:func:`play_whole_games`, through the
+generated ``play_rows`` loop).
+
+Co-op (``--players 2``) both seats form one team (``spec.teams``): the
+learner takes one seat (rotating between episodes) of the self-play view
+(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`) and its teammate is
+drawn per episode from the partner pool (``self``: the learner's current
+policy, refreshed every iteration; ``heuristic``; ``random``; saved
+models). The rules pay both seats the same reward (+1 team win, -1 team
+loss), so the learner is trained on the team's result.
+
+Statistics per finished episode, read from the final records: ``win`` (the
+team went down the stairs), ``turns`` (turns started), ``score`` (the
+arcade score: XP x 100 on a won arcade game, 0 otherwise), ``health_loss``
+/ ``skull`` (how a lost game was lost: a crawler at 0 health, the danger
+marker on the skull) and ``truncated`` (the ``max_steps`` cap ended it).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..envs.core.header import O_TRUNCATED
+from ..envs.core.rng import rng_seed
+from ..envs.dcc_unstoppable import consts as C
+from .games import GameHooks
+from .scripted import SCRIPTED_POLICY, HeuristicAgent, scripted_advance
+
+__all__ = ["HOOKS", "episode_stats", "play_whole_games", "describe"]
+
+#: whole-game agents of :func:`play_whole_games` -> seat code of the generated loops
+_CODES = {"heuristic": SCRIPTED_POLICY, "random": 0}
+
+
+def episode_stats(core, final_states, rows, last_reward) -> dict:
+    """Per finished episode (see the module doc); the same for both seats of
+    a co-op game (a team result)."""
+    fs = np.asarray(final_states)[rows]
+    out = fs["outcome"]
+    return {"win": out == C.O_WIN,
+            "turns": fs["turn"].astype(np.float64),
+            "score": fs["score"].astype(np.float64),
+            "health_loss": (out == C.O_LOSS_HEALTH).astype(np.float64),
+            "skull": (out == C.O_LOSS_SKULL).astype(np.float64),
+            "truncated": (out == O_TRUNCATED).astype(np.float64)}
+
+
+def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict | None:
+    """Solo games ``seeds`` played to the end inside numba by the heuristic
+    or random play (every seat, so a co-op core gives the team of two
+    heuristics); game ``s`` is the one ``core.reset`` starts from seed
+    ``s``, and its scripted generator is seeded from ``(policy_seed, s)``,
+    so the result of a game does not depend on the batch it is played in.
+    ``None`` for an agent without a numba path."""
+    code = _CODES.get(policy)
+    if code is None:
+        return None
+    n = len(seeds)
+    seeds = np.ascontiguousarray(seeds, np.uint64)
+    states = core.alloc(n)
+    core.reset(states, seeds)
+    codes = np.full((n, core.kernels.MAX_SEATS), code, np.int8)
+    prng = np.zeros((n, 2), np.uint64)
+    for i in range(n):
+        rng_seed(prng[i], np.uint64(policy_seed), np.uint64(seeds[i]))
+    returns = np.zeros((n, core.kernels.MAX_SEATS), np.float32)
+    length = np.zeros(n, np.int64)
+    core.kernels.play_rows(states, core.TR, codes, prng, returns, length)
+    stats = episode_stats(core, states, np.arange(n), returns[:, 0])
+    stats["return"] = returns[:, 0].astype(np.float64)
+    stats["length"] = length
+    return stats
+
+
+def describe(core) -> str:
+    o = core.options
+    who = "solo" if core.num_players == 1 else f"{core.num_players}-player co-op"
+    crawler = f", {o['crawler']}" if core.num_players == 1 else ""
+    return f"{who}, Floor {o['floor']} {o['difficulty']}, {o['mode']}{crawler}"
+
+
+HOOKS = GameHooks(
+    episode_stats=episode_stats,
+    heuristic=HeuristicAgent,
+    play_whole_games=play_whole_games,
+    core_options=(
+        ("--players", dict(dest="num_players", type=int, default=None,
+                           help="1 (solo, default) or 2 (co-op: one learner seat, its "
+                                "teammate drawn from --partners)")),
+        ("--floor", dict(type=int, default=None, help="floor 1, 2 or 3 (default 1)")),
+        ("--difficulty", dict(default=None,
+                              help="normal, hard, expert or unbeatable (default normal)")),
+        ("--mode", dict(default=None, help="arcade or campaign (default arcade)")),
+        ("--crawler", dict(default=None, help="solo crawler: Carl or Princess Donut "
+                                              "(default Carl)")),
+        ("--reward", dict(default=None,
+                          help="winloss (default: +1 team win, -1 loss) or score")),
+    ),
+    stat_columns=(("turns", "mean turns", "{:.1f}"),),
+    describe=describe,
+    scripted_advance=scripted_advance,
+    selfplay_defaults="self:0.5,heuristic:0.5",
+)
