@@ -1004,3 +1004,21 @@ def test_stairs_wait_on_top_only_when_usable():
     R.refill(st, T, 0, rew)
     assert st["deck_n"][0] == 1 and R.ondeck(st, 0) == C.STAIRS0     # usable: wait
     assert st["level"][0] == 1
+
+
+def test_a_full_play_area_takes_no_more_cards():
+    """The play area holds PLAY_CAP cards (README): a hand card is offered
+    only while a slot is free (a 17th card once overran the pile and a
+    10,000-game co-op run never ended)."""
+    arr, st = scene()
+    st["ap"][0] = 6
+    for s in range(C.PLAY_CAP - 1):
+        card(st, s, STRIKE, C.Z_PLAY)
+    h = card(st, 40, STRIKE, C.Z_HAND)
+    card(st, 41, STRIKE, C.Z_DECK)
+    assert C.A_HAND0 + hand_slot(st, h) in legal(st)          # one slot left: playable
+    card(st, C.PLAY_CAP - 1, STRIKE, C.Z_PLAY)
+    assert st["play_n"][0] == C.PLAY_CAP
+    hand_actions = {C.A_HAND0 + k for k in range(C.HAND_SLOTS)}
+    assert not legal(st) & hand_actions                       # full: no card is playable
+    assert C.A_END in legal(st)

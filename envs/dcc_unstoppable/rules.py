@@ -1764,8 +1764,10 @@ def legal_row(st, T, mask):
     elif ph == C.PH_MAIN or ph == C.PH_CLEANUP:
         d = st.dec
         if d == C.DEC_NONE:
+            # a card is played only into a free play-area slot (PLAY_CAP, README)
+            room = st.play_n[p] < C.PLAY_CAP
             for h in range(min(st.hand_n[p], C.HAND_SLOTS)):
-                if card_cost(st, T, st.hand[p, h]) <= st.ap[p]:
+                if room and card_cost(st, T, st.hand[p, h]) <= st.ap[p]:
                     mask[C.A_HAND0 + h] = 1
             for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
                 s = st.play[p, k]
