@@ -163,10 +163,20 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
         mine = ret[rows, seat_a]
         others = np.where(side == 1, ret, 0.0)
         result = np.where(mine > 0, 1, np.where((others > 0).any(axis=1), -1, 0))
-        out["seat_a"].append(seat_a.astype(np.int64))
-        out["result"].append(result.astype(np.int64))
-        out["length"].append(r["length"])
-        illegal += r["illegal"]
+        illegal += _add_chunk(out, seat_a, result, r)
+    return _results(out, illegal)
+
+
+def _add_chunk(out: dict, seat_a, result, r) -> int:
+    """Append one batch of games (the agent's seat, its result, the
+    lengths) to ``out``; returns the batch's illegal-action count."""
+    out["seat_a"].append(seat_a.astype(np.int64))
+    out["result"].append(result.astype(np.int64))
+    out["length"].append(r["length"])
+    return r["illegal"]
+
+
+def _results(out: dict, illegal: int) -> dict:
     res = {k: np.concatenate(v) for k, v in out.items()}
     res["illegal"] = illegal
     return res
@@ -208,13 +218,8 @@ def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
         if opponent is not None:
             rivals = np.where(side == 2, r["returns"], 0.0)
             result = np.where((result == 0) & (rivals > 0).any(axis=1), -1, result)
-        out["seat_a"].append(seat_a.astype(np.int64))
-        out["result"].append(result.astype(np.int64))
-        out["length"].append(r["length"])
-        illegal += r["illegal"]
-    res = {k: np.concatenate(v) for k, v in out.items()}
-    res["illegal"] = illegal
-    return res
+        illegal += _add_chunk(out, seat_a, result, r)
+    return _results(out, illegal)
 
 
 def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
