@@ -15,6 +15,15 @@ import sys
 from typing import Callable
 
 
+def game_exports(package: str, *core_names: str) -> tuple:
+    """``(__getattr__, __all__)`` of a game package exporting ``SPEC``,
+    ``make_core``, ``make_spec``, ``load_content`` (from its ``content``) and
+    ``core_names`` (from its ``core``: the core class and the like)."""
+    names = {n: ".core" for n in (*core_names, "make_core", "make_spec")}
+    names["load_content"] = ".content"
+    return lazy_exports(package, names), ["SPEC", *names]
+
+
 def lazy_exports(package: str, names: dict) -> Callable[[str], object]:
     """The ``__getattr__`` of ``package``: ``names`` maps each exported
     attribute to the relative module that defines it (``".core"``); a value

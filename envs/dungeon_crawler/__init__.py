@@ -67,15 +67,8 @@ Version history
   at 8 shift actions (a new ``rebal_n`` field; the layout version changed,
   so models saved before are refused).
 """
-from ..core.lazy import lazy_exports  # noqa: E402
+from ..core.lazy import game_exports  # noqa: E402
 
-#: exported names -> the module defining each; imported on first use, so the
-#: game's own modules (and its encoder) import without the core and kernels
-_EXPORTS = {
-    "DungeonCrawlerCore": ".core",
-    "make_core": ".core",
-    "make_spec": ".core",
-    "load_content": ".content",
-}
-__getattr__ = lazy_exports(__name__, _EXPORTS)
-__all__ = ["SPEC", *_EXPORTS]
+# imported on first use, so the game's own modules (and its encoder) import
+# without the core and the kernels
+__getattr__, __all__ = game_exports(__name__, "DungeonCrawlerCore")
