@@ -29,6 +29,8 @@ UNBROKEN_CONFIGS = [
     for r in ("win_loss",)
 ] + [dict(character="random", difficulty="normal", reward="score")]
 DC_PLAYERS = (2, 3, 4, 5, 6, 7, 8)
+KART_PLAYERS = (2, 4, 8)
+DCC_SOLO = [dict(floor=f, difficulty=d) for f, d in ((1, "normal"), (2, "hard"), (3, "expert"))]
 
 
 def _feed(h, *arrays):
@@ -39,9 +41,14 @@ def _feed(h, *arrays):
 
 
 def unbroken_single(cfg: dict, games: int) -> str:
+    return gym_hash("dungeonrl/Unbroken-v0", cfg, games)
+
+
+def gym_hash(env_id: str, cfg: dict, games: int) -> str:
+    """Whole random games of a one-seat Gymnasium env."""
     import gymnasium as gym
     import dungeonrl  # noqa: F401
-    env = gym.make("dungeonrl/Unbroken-v0", **cfg)
+    env = gym.make(env_id, **cfg)
     h = hashlib.sha256()
     for g in range(games):
         rng = np.random.default_rng(1000 + g)
@@ -59,10 +66,15 @@ def unbroken_single(cfg: dict, games: int) -> str:
 
 
 def unbroken_vector(num_envs: int, steps: int) -> str:
+    return vector_hash("dungeonrl/Unbroken-v0", dict(difficulty="hard", character="hunter"),
+                       num_envs, steps)
+
+
+def vector_hash(env_id: str, cfg: dict, num_envs: int, steps: int) -> str:
+    """The native vector env (batched kernels, autoreset) under random play."""
     import gymnasium as gym
     import dungeonrl  # noqa: F401
-    vec = gym.make_vec("dungeonrl/Unbroken-v0", num_envs=num_envs, difficulty="hard",
-                       character="hunter")
+    vec = gym.make_vec(env_id, num_envs=num_envs, **cfg)
     h = hashlib.sha256()
     rng = np.random.default_rng(7)
     obs, infos = vec.reset(seed=11)
@@ -77,11 +89,16 @@ def unbroken_vector(num_envs: int, steps: int) -> str:
 
 
 def dc_aec(num_players: int, games: int) -> str:
-    from dungeonrl.envs import dungeon_crawler_v0
-    env = dungeon_crawler_v0.env(num_players=num_players)
+    return aec_hash("dungeon_crawler_v0", dict(num_players=num_players), games, 5000)
+
+
+def aec_hash(module: str, cfg: dict, games: int, policy_seed: int) -> str:
+    """Whole random games of a PettingZoo AEC env (``dungeonrl.envs.<module>``)."""
+    import importlib
+    env = importlib.import_module(f"dungeonrl.envs.{module}").env(**cfg)
     h = hashlib.sha256()
     for g in range(games):
-        rng = np.random.default_rng(5000 + g)
+        rng = np.random.default_rng(policy_seed + g)
         env.reset(seed=g)
         for agent in env.agent_iter():
             obs, r, te, tr, info = env.last()
@@ -104,6 +121,17 @@ def compute(small: bool = False) -> dict:
     out["unbroken/vector64"] = unbroken_vector(64, 60 if small else 300)
     for p in DC_PLAYERS:
         out[f"dungeon_crawler/aec,players={p}"] = dc_aec(p, n_dc)
+    for p in KART_PLAYERS:
+        out[f"dungeon_kart/aec,players={p}"] = aec_hash("dungeon_kart_v0", dict(num_players=p),
+                                                        n_dc, 7000)
+    for cfg in DCC_SOLO:
+        key = "dcc_unstoppable/" + ",".join(f"{k}={v}" for k, v in cfg.items())
+        out[key] = gym_hash("dungeonrl/DCCUnstoppable-v0", cfg, n_dc)
+    out["dcc_unstoppable/vector16"] = vector_hash("dungeonrl/DCCUnstoppable-v0",
+                                                  dict(floor=2, difficulty="normal"), 16,
+                                                  60 if small else 300)
+    out["dcc_unstoppable/aec,players=2"] = aec_hash("dcc_unstoppable_v0", dict(num_players=2),
+                                                    n_dc, 9000)
     return out
 
 

@@ -261,6 +261,25 @@ def test_snapshot_restore_and_errors():
         e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
 
 
+def test_set_state_refuses_a_half_assigned_hero_whose_stats_are_not_its_rolls():
+    """While a hero is still placing its rolls, each stat is the roll placed
+    on it (found by the snapshot fuzzer: a zeroed stat was accepted, and the
+    hero later finished with stats that did not sum to its rolls)."""
+    import dataclasses
+    e = dungeon_crawler_v0.raw_env(num_players=2)
+    e.reset(seed=4)
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    snap = e.get_state()
+    rec = np.frombuffer(snap.state, dtype=e.core.state_dtype).copy()
+    h = int(rec[0]["actor"])
+    s = int(np.flatnonzero(rec[0]["rolled"][h])[0])       # the roll just placed
+    assert rec[0]["base"][h, s] == rec[0]["rolled"][h, s] > 0
+    e.set_state(dataclasses.replace(snap, state=rec.tobytes()))   # the record as reached
+    rec[0]["base"][h, s] = 0
+    with pytest.raises(CorruptStateError, match="still assigning"):
+        e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
+
+
 def Snapshot_from(snap):
     from dungeonrl.envs.core.snapshot import Snapshot
     return Snapshot.from_bytes(snap.to_bytes())

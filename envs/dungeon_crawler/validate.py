@@ -256,6 +256,9 @@ def heroes(ctx):
         done = ctx.i("turn") >= 0 or (creating and h < actor)     # a finished hero
         if done and (rolled[h] == 0).any():
             ctx.fail("rolled", rolled[h], f"hero {h} is finished but has an open stat")
+        if not (rolled[h] > 0).all() and (base[h] != rolled[h]).any():
+            ctx.fail("base", base[h], f"hero {h} is still assigning rolls, so its stats "
+                                      f"are its rolls")
         if (rolled[h] > 0).all():
             if base[h].sum() != rolled[h].sum():
                 ctx.fail("base", base[h], f"hero {h}'s stats do not sum to its rolls")
