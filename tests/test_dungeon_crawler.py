@@ -261,10 +261,10 @@ def test_snapshot_restore_and_errors():
         e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
 
 
-def test_set_state_refuses_a_half_assigned_hero_whose_stats_are_not_its_rolls():
-    """While a hero is still placing its rolls, each stat is the roll placed
-    on it (found by the snapshot fuzzer: a zeroed stat was accepted, and the
-    hero later finished with stats that did not sum to its rolls)."""
+def test_set_state_refuses_creation_records_the_game_cannot_reach():
+    """Found by the snapshot fuzzer (each accepted, then broke in play): while
+    a hero is still placing its rolls each stat is the roll placed on it; a
+    seated hero waits on the entrance square until the first turn."""
     import dataclasses
     e = dungeon_crawler_v0.raw_env(num_players=2)
     e.reset(seed=4)
@@ -277,6 +277,10 @@ def test_set_state_refuses_a_half_assigned_hero_whose_stats_are_not_its_rolls():
     e.set_state(dataclasses.replace(snap, state=rec.tobytes()))   # the record as reached
     rec[0]["base"][h, s] = 0
     with pytest.raises(CorruptStateError, match="still assigning"):
+        e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
+    rec = np.frombuffer(snap.state, dtype=e.core.state_dtype).copy()
+    rec[0]["pos"][1] = -1                    # a seated hero off the board before turn 1
+    with pytest.raises(CorruptStateError, match="entrance"):
         e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
 
 

@@ -238,6 +238,9 @@ def seats(ctx):
     fl, pos = ctx.a("floor"), ctx.a("pos")
     for h in range(n):
         flen = int(ctx.T.floor_len[fl[h]])
+        if not started and (pos[h] != 0 or fl[h] != 0):
+            ctx.fail("pos", pos[h], f"hero {h} waits at the entrance (floor 0, square 0) "
+                                    f"until the first turn")
         if started and not 0 <= pos[h] < flen:
             ctx.fail("pos", pos[h], f"hero {h} outside floor {fl[h]}'s {flen} squares")
         if pos[h] >= flen:
