@@ -24,7 +24,7 @@ from numba import njit
 from ..envs.core.jit import JIT
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.rules import eff_atk, eff_def, eff_spd, max_hp, rebal_moved
+from ..envs.dungeon_crawler.rules import hero_stats, rebal_moved
 
 #: small helpers are inlined into their callers (numba IR level)
 JIT_INLINE = dict(JIT, inline="always")
@@ -194,14 +194,14 @@ def encode_row(st, T, p, out):
     out[O_MYTURN] = 1.0 if st.turn == p else 0.0
     out[O_ROUND] = st.round / 100.0
     out[O_STEP] = st.steps / max(st.max_steps, 1)
-    # own hero (the stat formulas are the rules' own: rules.max_hp / eff_atk / ...)
+    # own hero (the stat formulas are the rules' own: rules.hero_stats)
     for s in range(C.NSTAT):
         out[O_BASE + s] = st.base[p, s] * R10
-    mh = max_hp(st, T, p)
-    out[O_EFF + 0] = eff_atk(st, T, p) * R10
-    out[O_EFF + 1] = eff_def(st, T, p) * R10
+    atk, dfn, mh, spd = hero_stats(st, T, p)
+    out[O_EFF + 0] = atk * R10
+    out[O_EFF + 1] = dfn * R10
     out[O_EFF + 2] = mh * R10
-    out[O_EFF + 3] = eff_spd(st, T, p) * R10
+    out[O_EFF + 3] = spd * R10
     out[O_HP] = st.hp[p] * R10
     out[O_HPF] = _frac(st.hp[p], mh) if mh > 0 else 0.0
     out[O_GOLD] = st.gold[p] * R10
@@ -277,10 +277,11 @@ def encode_row(st, T, p, out):
         out[b + 1 + st.floor[q]] = 1.0
         out[b + 4] = st.pos[q] * RSQ
         out[b + 5] = st.hp[q] * R10
-        out[b + 6] = max_hp(st, T, q) * R10
-        out[b + 7] = eff_atk(st, T, q) * R10
-        out[b + 8] = eff_def(st, T, q) * R10
-        out[b + 9] = eff_spd(st, T, q) * R10
+        atk, dfn, mh_q, spd = hero_stats(st, T, q)
+        out[b + 6] = mh_q * R10
+        out[b + 7] = atk * R10
+        out[b + 8] = dfn * R10
+        out[b + 9] = spd * R10
         out[b + 10] = st.gold[q] * R10
         out[b + 11] = st.hand_n[q] * RHAND
         for sl in range(C.NSLOT):

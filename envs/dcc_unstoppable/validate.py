@@ -201,6 +201,9 @@ def seats(ctx):
     cr = ctx.a("crawler")[:n]
     if (cr < 0).any() or (n == 2 and sorted(cr.tolist()) != [0, 1]):
         ctx.fail("crawler", cr, "each seat plays its own crawler")
+    if ctx.i("phase") != C.PH_OVER and (ctx.a("descended")[:n] == 2).all():
+        ctx.fail("descended", ctx.a("descended")[:n], "every crawler went down the stairs in an "
+                                                      "earlier turn, yet the floor goes on")
     if ctx.i("phase") not in SETUP:
         lv, sm = ctx.a("level")[:n], ctx.a("small")[:n]
         if (lv < 1).any() or (sm < 1).any():

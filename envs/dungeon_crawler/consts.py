@@ -23,6 +23,11 @@ ROLL_BASE = 6                     # each roll is 6 + 1d4
 REBAL_MAX = 4                     # points that may be moved out of stats in total
 REBAL_SHIFTS = 2 * REBAL_MAX      # shift actions a hero may take (see rules.legal_mask)
 DRAFT_N = 3
+#: combat rounds counted (the counter saturates here; a combat cannot last
+#: this long: every round costs a fighter at least 1 HP, and healing is finite)
+CB_ROUND_MAX = 10000
+#: the episode statistics deaths / kills (int16) saturate here
+STAT_COUNT_MAX = 2**15 - 1
 
 # --- board -----------------------------------------------------------------------
 NFLOOR = 3

@@ -66,6 +66,21 @@ def gear_sum(st, T, h, stat):
     return s
 
 
+# The hero stat formulas, each written once: ``_atk``/``_def`` take the gear
+# bonus, so one pass over the slots (``hero_stats``, the encoder's) and one
+# stat at a time (``eff_atk``..., the rules') share them.
+@njit(**JIT_INLINE)
+def _atk(st, h, gear):
+    v = np.int64(st.base[h, C.ST_ATK]) + gear + st.enchant[h] - st.curse[h] + st.cb_atk[h]
+    return v if v > 0 else 0
+
+
+@njit(**JIT_INLINE)
+def _def(st, h, gear):
+    v = np.int64(st.base[h, C.ST_DEF]) + gear + st.cb_def[h]
+    return v if v > 0 else 0
+
+
 @njit(**JIT_INLINE)
 def max_hp(st, T, h):
     return np.int64(st.base[h, C.ST_HP]) + gear_sum(st, T, h, C.ST_HP)
@@ -73,20 +88,36 @@ def max_hp(st, T, h):
 
 @njit(**JIT_INLINE)
 def eff_atk(st, T, h):
-    v = (np.int64(st.base[h, C.ST_ATK]) + gear_sum(st, T, h, C.ST_ATK) + st.enchant[h]
-         - st.curse[h] + st.cb_atk[h])
-    return v if v > 0 else 0
+    return _atk(st, h, gear_sum(st, T, h, C.ST_ATK))
 
 
 @njit(**JIT_INLINE)
 def eff_def(st, T, h):
-    v = np.int64(st.base[h, C.ST_DEF]) + gear_sum(st, T, h, C.ST_DEF) + st.cb_def[h]
-    return v if v > 0 else 0
+    return _def(st, h, gear_sum(st, T, h, C.ST_DEF))
 
 
 @njit(**JIT_INLINE)
 def eff_spd(st, T, h):
     return np.int64(st.base[h, C.ST_SPD]) + gear_sum(st, T, h, C.ST_SPD)
+
+
+@njit(**JIT_INLINE)
+def hero_stats(st, T, h):
+    """(ATK, DEF, max HP, SPD) of hero ``h`` in one pass over its gear:
+    ``eff_atk``, ``eff_def``, ``max_hp``, ``eff_spd`` together."""
+    ga = 0
+    gd = 0
+    gh = 0
+    gs = 0
+    for sl in range(C.NSLOT):
+        it = st.equip[h, sl]
+        if it >= 0:
+            ga += T.item_atk[it]
+            gd += T.item_def[it]
+            gh += T.item_hp[it]
+            gs += T.item_spd[it]
+    return (_atk(st, h, ga), _def(st, h, gd), np.int64(st.base[h, C.ST_HP]) + gh,
+            np.int64(st.base[h, C.ST_SPD]) + gs)
 
 
 @njit(**JIT_INLINE)
@@ -336,7 +367,8 @@ def hero_dies(st, T, v, killer):
     """Hero ``v`` reached 0 HP. A hero killer loots afterwards (phase LOOT);
     a monster kill loses random unvaulted items to the item discard. The
     victim respawns at the start square of the floor at full HP."""
-    st.deaths[v] += 1
+    if st.deaths[v] < C.STAT_COUNT_MAX:
+        st.deaths[v] += 1
     due = st.floor[v] + 1
     st.pos[v] = 0
     st.poison[v] = 0
@@ -346,7 +378,8 @@ def hero_dies(st, T, v, killer):
     if v == st.turn:
         st.turn_dead = 1
     if killer >= 0:
-        st.kills[killer] += 1
+        if st.kills[killer] < C.STAT_COUNT_MAX:
+            st.kills[killer] += 1
         k = n_unvaulted(st, v)
         st.loot_left = due if due < k else k
         st.loot_killer = killer
@@ -444,7 +477,8 @@ def end_combat(st, T):
 @njit(**JIT)
 def monster_killed(st, T, h):
     k = st.cb_kind
-    st.kills[h] += 1
+    if st.kills[h] < C.STAT_COUNT_MAX:
+        st.kills[h] += 1
     if k == C.OPP_MOB:
         gain_gold(st, T, h, T.mob_gold[st.sq_mob[st.cb_f, st.cb_sq]])
         st.sq_alive[st.cb_f, st.cb_sq] = 0
@@ -509,7 +543,8 @@ def resolve_round(st, T):
     spa = eff_spd(st, T, a)
     spb = eff_spd(st, T, st.cb_b) if st.cb_kind == C.OPP_HERO else mon_stat(st, T, 3)
     first = 0 if (spa > spb or (spa == spb and st.cb_init_a)) else 1
-    st.cb_round += 1
+    if st.cb_round < C.CB_ROUND_MAX:
+        st.cb_round += 1
     if strike_hero_side(st, T, first):
         return True
     return strike_hero_side(st, T, 1 - first)

@@ -123,8 +123,8 @@ FIELD_RULES = {
     # str_bonus (up to the field's 127) is added at the start of a combat
     "cb_atk": R(-MOD_MAX - 10, 127),
     "cb_def": R(-MOD_MAX, MOD_MAX),
-    "deaths": R(0, INT16_MAX),
-    "kills": R(0, INT16_MAX),
+    "deaths": R(0, C.STAT_COUNT_MAX),
+    "kills": R(0, C.STAT_COUNT_MAX),
     "boss_dmg": R(0, _final_hp),
     # board
     "sq_alive": FLAG,
@@ -156,7 +156,7 @@ FIELD_RULES = {
     "cb_mhp": R(-999, _monster_hp),
     "cb_init_a": FLAG,
     "cb_win": FLAG,
-    "cb_round": R(0, INT16_MAX),
+    "cb_round": R(0, C.CB_ROUND_MAX),
     # loot
     "loot_killer": R(-1, _seat),
     "loot_victim": R(-1, _seat),

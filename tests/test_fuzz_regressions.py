@@ -1,0 +1,106 @@
+"""Shrunk snapshot-fuzz failures kept as fixed regression cases.
+
+Each case is a record the state rules once accepted although the game could
+never reach it, and which then broke later in play (a counter wrapped, a
+field left its range). Here the same edit is made to a record reached by
+seeded random play; loading it must either be refused with
+``CorruptStateError`` or give a game on which every following random step
+keeps passing ``check_state`` (the contract of ``tests/test_fuzz_snapshots.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dungeonrl.benchmarks.fuzz import REFUSED, GameEnv
+from dungeonrl.envs.core.snapshot import Snapshot
+from dungeonrl.envs.dungeon_crawler import consts as DC
+from dungeonrl.envs.dungeon_crawler.validate import FIELD_RULES as DC_RULES
+
+
+def _dc_max(field: str) -> int:
+    """The largest value the state rules accept for ``field``."""
+    return int(DC_RULES[field].hi)
+
+
+def _dc_creating(rec):
+    return rec["turn"] < 0 and rec["phase"] != DC.PH_OVER
+
+
+def _dc_assigning_last(rec):
+    """The last seat is placing its rolls, one roll already placed."""
+    h = int(rec["actor"])
+    return (rec["phase"] == DC.PH_ASSIGN and h == rec["num_players"] - 1
+            and 0 < int((rec["rolled"][h] > 0).sum()) < DC.NSTAT)
+
+
+def _dc_fighting(rec):
+    return rec["cb_kind"] != DC.OPP_NONE and rec["phase"] != DC.PH_OVER
+
+
+def _dcc_drafting(rec):
+    from dungeonrl.envs.dcc_unstoppable import consts as C
+    return rec["phase"] == C.PH_DRAFT
+
+
+def _dc_placed(rec):
+    h = int(rec["actor"])
+    return int(np.flatnonzero(rec["rolled"][h])[0])
+
+
+# (id, game, config, when (a predicate on the reached record), edit(record))
+CASES = [
+    # a zeroed stat of a hero still placing its rolls: it finished with stats
+    # that did not sum to its rolls
+    ("dc-half-assigned-stat", "dungeon_crawler", {"num_players": 8}, _dc_assigning_last,
+     lambda r: r["base"].__setitem__((int(r["actor"]), _dc_placed(r)), 0)),
+    # a seated hero off the board before the first turn
+    ("dc-pos-before-start", "dungeon_crawler", {"num_players": 2}, _dc_creating,
+     lambda r: r["pos"].__setitem__(1, -1)),
+    # the combat round counter at its largest value: the next round wrapped it
+    ("dc-combat-round-max", "dungeon_crawler", {"num_players": 4, "auto_advance": False},
+     _dc_fighting, lambda r: r.__setitem__("cb_round", _dc_max("cb_round"))),
+    # the episode statistics at their largest value
+    ("dc-kills-max", "dungeon_crawler", {"num_players": 2}, _dc_fighting,
+     lambda r: (r["kills"].__setitem__(slice(0, 2), _dc_max("kills")),
+                r["deaths"].__setitem__(slice(0, 2), _dc_max("deaths")))),
+    # the only crawler "descended in an earlier turn" while the floor goes on
+    ("dcc-solo-all-descended", "dcc_unstoppable", {}, _dcc_drafting,
+     lambda r: r["descended"].__setitem__(0, 2)),
+]
+
+
+def _reach(env: GameEnv, when, seed: int = 0):
+    """A snapshot of a record, reached by seeded random play, where ``when`` holds."""
+    rng = np.random.default_rng(seed)
+    for game in range(200):
+        env.reset(seed + game)
+        for _ in range(400):
+            if when(env.record()):
+                return env.snapshot()
+            if env.play(rng, 1, check=False) == 0:
+                break
+    raise AssertionError("no reached record satisfies the case's condition")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_fuzz_regression(case):
+    _, game, config, when, edit = case
+    env = GameEnv(game, config)
+    base = _reach(env, when)
+    rec = np.frombuffer(base.state, dtype=env.core.state_dtype).copy()
+    edit(rec[0])
+    snap = Snapshot(game=base.game, layout_version=base.layout_version, state=rec.tobytes(),
+                    step_count=base.step_count, episode_return=base.episode_return,
+                    done=base.done)
+    try:
+        env.restore(snap)
+    except REFUSED:
+        assert env.snapshot() == base
+        return
+    env.core.check_state(env.record())
+    rng = np.random.default_rng(1)
+    for _ in range(20):                     # several games' worth of checked steps
+        env.play(rng, 300)                  # check_state after every step
+        if env.record()["outcome"] != 0:
+            break
