@@ -43,6 +43,23 @@ def _dcc_drafting(rec):
     return rec["phase"] == C.PH_DRAFT
 
 
+def _dk_turned(rec):
+    """A kart moving after its free Turn, with no extra Turn left."""
+    from dungeonrl.envs.dungeon_kart import consts as K
+    return (rec["phase"] == K.PH_MOVE and rec["turn_used"] == 1 and rec["extra_turns"] == 0
+            and rec["mp"] >= 1)
+
+
+def _dk_max(field: str) -> int:
+    from dungeonrl.envs.dungeon_kart.validate import FIELD_RULES
+    return int(FIELD_RULES[field].hi)
+
+
+def _dcc_after_main(rec):
+    from dungeonrl.envs.dcc_unstoppable import consts as C
+    return rec["phase"] == C.PH_CLEANUP
+
+
 def _dc_placed(rec):
     h = int(rec["actor"])
     return int(np.flatnonzero(rec["rolled"][h])[0])
@@ -64,6 +81,13 @@ CASES = [
     ("dc-kills-max", "dungeon_crawler", {"num_players": 2}, _dc_fighting,
      lambda r: (r["kills"].__setitem__(slice(0, 2), _dc_max("kills")),
                 r["deaths"].__setitem__(slice(0, 2), _dc_max("deaths")))),
+    # Movement Points beyond the "no Turn left" sentinel of the mask: a Turn
+    # was offered without one and the extra-Turn counter went to -1
+    ("dk-mp-max", "dungeon_kart", {"num_players": 4, "auto_advance": False}, _dk_turned,
+     lambda r: r.__setitem__("mp", _dk_max("mp"))),
+    # the only crawler "descended this turn" outside the Main Phase
+    ("dcc-solo-descended-after-main", "dcc_unstoppable", {}, _dcc_after_main,
+     lambda r: r["descended"].__setitem__(0, 1)),
     # the only crawler "descended in an earlier turn" while the floor goes on
     ("dcc-solo-all-descended", "dcc_unstoppable", {}, _dcc_drafting,
      lambda r: r["descended"].__setitem__(0, 2)),

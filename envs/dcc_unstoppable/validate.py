@@ -201,9 +201,18 @@ def seats(ctx):
     cr = ctx.a("crawler")[:n]
     if (cr < 0).any() or (n == 2 and sorted(cr.tolist()) != [0, 1]):
         ctx.fail("crawler", cr, "each seat plays its own crawler")
-    if ctx.i("phase") != C.PH_OVER and (ctx.a("descended")[:n] == 2).all():
-        ctx.fail("descended", ctx.a("descended")[:n], "every crawler went down the stairs in an "
-                                                      "earlier turn, yet the floor goes on")
+    # descended: 1 from the Descend action (Main Phase) to the next turn's start, then 2;
+    # the floor ends (a win) at the end of the Main Phase in which the last crawler left
+    ph, desc = ctx.i("phase"), ctx.a("descended")[:n]
+    if ph != C.PH_OVER:
+        if (desc == 2).all() or (ph != C.PH_MAIN and (desc != 0).all()):
+            ctx.fail("descended", desc, "every crawler went down the stairs, yet the floor "
+                                        "goes on")
+        if ph not in (C.PH_MAIN, C.PH_CLEANUP) and (desc == 1).any():
+            ctx.fail("descended", desc, "a crawler that descended this turn in phase "
+                                        f"{C.PHASE_NAMES[ph]}")
+        if ph in SETUP and desc.any():
+            ctx.fail("descended", desc, "a crawler descended during the setup")
     if ctx.i("phase") not in SETUP:
         lv, sm = ctx.a("level")[:n], ctx.a("small")[:n]
         if (lv < 1).any() or (sm < 1).any():

@@ -688,11 +688,15 @@ def power_clear(st, T, p, w):
     return clear_after(st, T, p, st.pos[p], st.facing[p], mp, xt, xd, bumped)
 
 
+#: the cost of what cannot be done: above any Movement Points a kart can hold
+NO_COST = 1 << 40
+
+
 @njit(**JIT)
 def exit_cost(st, T, p):
     """Cheapest full cost of a Move or Drift out of the kart's hex (for the
-    Bump-into-a-wall check, DK-111, DK-A13); 99 if none."""
-    best = 99
+    Bump-into-a-wall check, DK-111, DK-A13); ``NO_COST`` if none."""
+    best = NO_COST
     f = st.facing[p]
     c = st.pos[p]
     if (T.tr_walls[st.track, c] >> f) & 1 == 0 or crossing(st, T, p, c, f):
@@ -1251,7 +1255,7 @@ def legal_row(st, T, mask):
         if enter_ok(st, T, p, f, entry_cost(st, T, p, f), False):
             mask[C.A_MOVE] = 1
             cnt += 1
-    tcost = 99
+    tcost = NO_COST                                  # no Turn left this movement
     ntu, nxt = 1, st.extra_turns
     if st.turn_used == 0:
         tcost = 0 if has_ability(st, T, p, C.AB_HANDLING) else 1   # DK-058, DK-095
