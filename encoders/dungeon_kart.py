@@ -138,6 +138,55 @@ O_POWERS, O_RACER, O_ABIL, O_DMP = OFF["powers"], OFF["racer"], OFF["abilities"]
 O_DPEN, O_TURN, O_PROG, O_PLACE = OFF["dash_pen"], OFF["turn"], OFF["progress"], OFF["place"]
 O_OFFER, O_PATCH, O_RIV = OFF["offer"], OFF["patch"], OFF["rival"]
 PEN_T = np.array([C.T_DIRT, C.T_GRASS, C.T_MUD, C.T_WATER], np.int64)
+# encode_row zeroes the columns outside the patch only: the patch is one run
+# of NPATCH x HEXF columns right before the rivals, which end the vector
+assert O_RIV == O_PATCH + NPATCH * HEXF and O_RIV + NRIV * RIVF == OBS_SIZE
+
+#: the features of a patch hex that the race never changes (terrain, pips,
+#: impassable terrain, walls in board sides, coins, spellbook, hazard hex,
+#: finish edge, route progress) come from the content table ``hex_static``
+H_IMPASS, H_WALL, H_GRASS_TOK = (HEX_NAMES.index("impassable"), HEX_NAMES.index("wall_0"),
+                                 HEX_NAMES.index("token_grass"))
+H_TERR = HEX_NAMES.index("terrain_road")
+H_COINS, H_SPELLBOOK, H_HAZ = (HEX_NAMES.index("coins"), HEX_NAMES.index("spellbook"),
+                               HEX_NAMES.index("hazard_hex"))
+#: WALL_BITS[w, d] = bit d of the 6-bit wall set w, as float32 (a relative wall row)
+WALL_BITS = np.array([[(w >> d) & 1 for d in range(6)] for w in range(64)], np.float32)
+
+
+def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, tr_tile,
+                     tr_dist, tr_ntiles):
+    """float32 ``[track, cell, HEXF]``: the patch features of each board cell
+    that stay fixed during a race, as a kart facing direction 0 sees them
+    (walls in board sides), each computed with the float64 expression the
+    encoder evaluates per step, so the float32 values are the same. Cells
+    off the track are all zero; the dynamic features (grass, tokens, karts,
+    ``me``) are zero here and laid over by ``encode_row``."""
+    n_tr, n_cell = tr_terr.shape
+    out = np.zeros((n_tr, n_cell, HEXF), np.float32)
+    pips = np.asarray(C.TERRAIN_PIPS, np.int64)
+    for tk in range(n_tr):
+        nt = int(tr_ntiles[tk])
+        for c in range(n_cell):
+            t = int(tr_terr[tk, c])
+            if t == C.T_OFF:
+                continue
+            row = out[tk, c]
+            row[0] = 1.0
+            row[1] = pips[t] * (1.0 / 3.0)
+            if C.T_ROAD <= t <= C.T_PIT:
+                row[H_TERR + t - C.T_ROAD] = 1.0
+            if t == C.T_OBST or t == C.T_CUT:
+                row[H_IMPASS] = 1.0
+            row[H_WALL:H_WALL + 6] = WALL_BITS[int(tr_walls[tk, c]) & 63]
+            row[H_COINS] = int(tr_coins[tk, c]) * (1.0 / 3.0)
+            row[H_SPELLBOOK] = int(tr_spell[tk, c])
+            row[H_HAZ] = int(tr_haz[tk, c])
+            if tr_finish[tk, c] != 0:
+                row[H_FINISH] = 1.0
+            row[H_TPROG] = int(tr_tile[tk, c]) * (1.0 / nt)
+            row[H_TDIST] = min(int(tr_dist[tk, c]), 64) * (1.0 / 16.0)
+    return out
 
 
 @njit(**JIT)
@@ -150,7 +199,12 @@ def _progress(st, T, c):
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    out[:] = 0.0
+    # every column outside the patch is zeroed here; the patch loop writes
+    # each of its columns (a copied table row or zeros), so it is not
+    for j in range(O_PATCH):
+        out[j] = 0.0
+    for j in range(O_RIV, OBS_SIZE):
+        out[j] = 0.0
     n = st.num_players
     p = seat
     tk = st.track
@@ -170,10 +224,10 @@ def encode_row(st, T, seat, out):
         out[O_SPELL + T.card_kind[st.spell[p]]] = 1.0
     r = st.racer[p]
     if r >= 0:
-        out[O_RACER + r] = 1.0
         for w in range(2):
             out[O_POWERS + w] = 1.0 - st.pw_used[p, w]
             out[O_POWERS + 2 + w] = 1.0 if st.coins[p] >= T.pw_cost[r, w] else 0.0
+        out[O_RACER + r] = 1.0
     d = st.dash[p]
     if d >= 0:
         for a in range(6):
@@ -211,48 +265,56 @@ def encode_row(st, T, seat, out):
         for i in range(st.offer_n):
             if st.offer[i] >= 0:
                 out[O_OFFER + i * C.NRACER + st.offer[i]] = 1.0
-    # ---- egocentric patch
-    if c0 >= 0:
+    # ---- egocentric patch: per hex one copy of its static row, then the
+    # few dynamic features (grass, tokens, walls turned to the kart, karts)
+    if c0 < 0:
+        for j in range(O_PATCH, O_RIV):
+            out[j] = 0.0
+    else:
         f = st.facing[p]
         q0 = c0 % H.BOARD_W
         r0 = c0 // H.BOARD_W
-        inv_nt = 1.0 / nt
+        stat = T.hex_static[tk]
+        terr = T.tr_terr[tk]
+        walls = T.tr_walls[tk]
+        grass = st.grass
+        tok = st.tok
         for i in range(NPATCH):
+            o = O_PATCH + i * HEXF
             q = q0 + ROT_Q[f, i]
             rr = r0 + ROT_R[f, i]
             if q < 0 or q >= H.BOARD_W or rr < 0 or rr >= H.BOARD_H:
+                for j in range(HEXF):
+                    out[o + j] = 0.0
                 continue
             c = rr * H.BOARD_W + q
-            t = T.tr_terr[tk, c]
+            row = stat[c]
+            for j in range(HEXF):
+                out[o + j] = row[j]
+            g = grass[c]
+            k = tok[c]
+            if f != 0:
+                w = np.int64(walls[c])
+                if w != 0:
+                    w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
+                    for dr in range(6):
+                        out[o + H_WALL + dr] = WALL_BITS[w, dr]
+            if g == 0 and k == 0:
+                continue
+            t = terr[c]
             if t == C.T_OFF:
                 continue
-            o = O_PATCH + i * HEXF
-            out[o] = 1.0
-            te = t
-            if st.grass[c] != 0 and PIPS[t] > 0:
-                te = C.T_GRASS
-            out[o + 1] = PIPS[te] * (1.0 / 3.0)
-            if te >= C.T_ROAD and te <= C.T_PIT:
-                out[o + 2 + te - C.T_ROAD] = 1.0
-            k = st.tok[c]
-            if t == C.T_OBST or t == C.T_CUT or k == C.K_GRAVE:
-                out[o + 9] = 1.0
-            w = np.int64(T.tr_walls[tk, c])
-            if w != 0:
-                w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
-                for dr in range(6):
-                    out[o + 10 + dr] = (w >> dr) & 1
-            out[o + 16] = T.tr_coins[tk, c] * (1.0 / 3.0)
-            out[o + 17] = T.tr_spell[tk, c]
-            out[o + 18] = T.tr_haz[tk, c]
+            if g != 0:
+                if PIPS[t] > 0:                    # grass covers the terrain
+                    out[o + 1] = PIPS[C.T_GRASS] * (1.0 / 3.0)
+                    if t >= C.T_ROAD and t <= C.T_PIT:
+                        out[o + H_TERR + t - C.T_ROAD] = 0.0
+                    out[o + H_TERR + C.T_GRASS - C.T_ROAD] = 1.0
+                out[o + H_GRASS_TOK] = 1.0
             if k > 0:
                 out[o + H_TOK + k - 1] = 1.0
-            if st.grass[c]:
-                out[o + H_TOK + C.K_GRASS - 1] = 1.0
-            if T.tr_finish[tk, c] != 0:
-                out[o + H_FINISH] = 1.0
-            out[o + H_TPROG] = T.tr_tile[tk, c] * inv_nt
-            out[o + H_TDIST] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
+            if k == C.K_GRAVE:
+                out[o + H_IMPASS] = 1.0
         out[O_PATCH + CENTRE * HEXF + H_ME] = 1.0
         # karts: place each rival once (patch index from its relative offset)
         for s in range(n):
