@@ -2,10 +2,12 @@
 ``random_rollout`` (uniform random legal play with autoreset, writing the
 acting seat's observation and mask after every step) against the same loop
 without the observation (rules + mask alone), and the encoder alone
-(``observe_batch`` on a batch of mid-race states, ns per observation).
+(``encode_row`` of a batch of mid-race states, each into the same row the
+way ``random_rollout`` writes it, ns per observation).
 
 Run: ``python -m dungeonrl.benchmarks.kart_kernel_bench [--players 4]
-[--envs 64] [--steps 2000] [--repeats 7]``. Prints the median and best of
+[--envs 64] [--steps 2000] [--repeats 7] [--blocks]`` (``--blocks``: each
+block of the encoder alone too). Prints the median and best of
 the repeats, interleaved so that both figures see the same machine load,
 and the load average (record it with the figures).
 """
@@ -18,6 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
+from ..encoders import dungeon_kart as E
 from ..envs.core.jit import JIT
 from ..envs.dungeon_kart import kernels as K
 from ..envs.dungeon_kart.core import DungeonKartCore
@@ -47,6 +50,36 @@ def rollout_no_obs(states, tabs, n_steps, policy_seed, masks, stats):
                 masks[i, b] = st.legal[b]
 
 
+@njit(**JIT)
+def encode_rows(states, tabs, seats, out, reps):
+    """``reps`` times the observation of every row into one row ``out``
+    (the way ``random_rollout`` writes it: a row that stays in cache)."""
+    T = tabs[0]
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            K.encode_row(states[i], T, seats[i], out)
+
+
+#: the encoder's blocks timed by ``--blocks`` (``encode_row`` runs them in order)
+BLOCKS = ("encode_globals", "encode_patch", "encode_rivals", "encode_row")
+
+
+@njit(**JIT)
+def encode_block(states, tabs, seats, out, reps, which):
+    """Like ``encode_rows`` for one block of the encoder (index into BLOCKS)."""
+    T = tabs[0]
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            if which == 0:
+                E.encode_globals(states[i], T, seats[i], out)
+            elif which == 1:
+                E.encode_patch(states[i], T, seats[i], out)
+            elif which == 2:
+                E.encode_rivals(states[i], T, seats[i], out)
+            else:
+                E.encode_row(states[i], T, seats[i], out)
+
+
 def _setup(players, envs):
     core = DungeonKartCore(num_players=players)
     st = core.alloc(envs)
@@ -56,7 +89,7 @@ def _setup(players, envs):
     return core, st, obs, masks
 
 
-def measure(players=4, envs=64, steps=2000, repeats=7):
+def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
     core, st, obs, masks = _setup(players, envs)
     stats = np.zeros(4, np.int64)
     core.random_rollout(st, 10, 1, obs, masks, stats)        # compile / load the cache
@@ -66,7 +99,8 @@ def measure(players=4, envs=64, steps=2000, repeats=7):
     frozen = st.copy()
     seats = np.asarray(frozen["actor"], np.int64) % players
     enc_reps = max(1, steps // 10)
-    core.observe(frozen, seats, obs)
+    one = np.zeros(core.spec.obs_size, np.float32)
+    encode_rows(frozen, core.TR, seats, one, 1)
     rates = {"with_obs": [], "no_obs": [], "encoder_ns": []}
     for r in range(repeats):
         stats[:] = 0
@@ -78,11 +112,19 @@ def measure(players=4, envs=64, steps=2000, repeats=7):
         rollout_no_obs(st, core.TR, steps, np.uint64(2 + r), masks, stats)
         rates["no_obs"].append(stats[0] / (time.perf_counter() - t0))
         t0 = time.perf_counter()
-        for _ in range(enc_reps):
-            core.observe(frozen, seats, obs)
+        encode_rows(frozen, core.TR, seats, one, enc_reps)
         rates["encoder_ns"].append((time.perf_counter() - t0) / (enc_reps * envs) * 1e9)
+    if blocks:
+        encode_block(frozen, core.TR, seats, one, 1, 0)
+        for b, name in enumerate(BLOCKS):
+            ns = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                encode_block(frozen, core.TR, seats, one, enc_reps, b)
+                ns.append((time.perf_counter() - t0) / (enc_reps * envs) * 1e9)
+            rates[name + "_ns"] = ns
     out = {k: {"median": float(np.median(v)),
-               "best": float(min(v) if k == "encoder_ns" else max(v))}
+               "best": float(min(v) if k.endswith("_ns") else max(v))}
            for k, v in rates.items()}
     out["loadavg"] = list(os.getloadavg())
     return out
@@ -94,8 +136,10 @@ def main(argv=None):
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--blocks", action="store_true",
+                   help="also time each block of the encoder alone (ns per observation)")
     a = p.parse_args(argv)
-    r = measure(a.players, a.envs, a.steps, a.repeats)
+    r = measure(a.players, a.envs, a.steps, a.repeats, a.blocks)
     la = ", ".join(f"{x:.2f}" for x in r["loadavg"])
     print(f"dungeon_kart kernel ({a.players}p, {a.envs} envs, {a.steps} steps, 1 thread, "
           f"{a.repeats} repeats; load average {la})")
@@ -104,6 +148,9 @@ def main(argv=None):
               f"best {r[k]['best']:>12,.0f} steps/s")
     print(f"  encoder alone       : median {r['encoder_ns']['median']:>9,.0f} ns/obs, "
           f"best {r['encoder_ns']['best']:>9,.0f} ns/obs")
+    for name in BLOCKS if a.blocks else ():
+        print(f"    {name:18s}: median {r[name + '_ns']['median']:>9,.0f} ns/obs, "
+              f"best {r[name + '_ns']['best']:>9,.0f} ns/obs")
 
 
 if __name__ == "__main__":

@@ -249,8 +249,15 @@ def _progress(st, T, c):
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    # every column outside the patch is zeroed here; the patch loop writes
-    # each of its columns (a copied table row or zeros), so it is not
+    encode_globals(st, T, seat, out)
+    encode_patch(st, T, seat, out)
+    encode_rivals(st, T, seat, out)
+
+
+@njit(**JIT)
+def encode_globals(st, T, seat, out):
+    """Zero every column outside the patch (``encode_patch`` writes each of
+    its own) and write the global blocks before it."""
     for j in range(O_PATCH):
         out[j] = 0.0
     for j in range(O_RIV, OBS_SIZE):
@@ -315,8 +322,17 @@ def encode_row(st, T, seat, out):
         for i in range(st.offer_n):
             if st.offer[i] >= 0:
                 out[O_OFFER + i * C.NRACER + st.offer[i]] = 1.0
-    # ---- egocentric patch: per hex one copy of its static row, then the
-    # few dynamic features (grass, tokens, walls turned to the kart, karts)
+
+
+@njit(**JIT)
+def encode_patch(st, T, seat, out):
+    """Every column of the patch: per hex one copy of its static row
+    (``hex_static``), then the few dynamic features: walls turned to the
+    kart, grass, tokens, and the karts from their own positions."""
+    n = st.num_players
+    p = seat
+    tk = st.track
+    c0 = st.pos[p]
     if c0 < 0:
         for j in range(O_PATCH, O_RIV):
             out[j] = 0.0
@@ -380,7 +396,14 @@ def encode_row(st, T, seat, out):
                 out[o + H_KFACE + (st.facing[s] - f + 6) % 6] = 1.0
                 out[o + H_KSPEED] = st.speed[s] * (1.0 / 6.0)
             out[o + H_KARTS] += 0.5
-    # ---- rivals, in seat order after the seat
+
+
+@njit(**JIT)
+def encode_rivals(st, T, seat, out):
+    """The rival blocks (their columns are already zero)."""
+    n = st.num_players
+    p = seat
+    c0 = st.pos[p]
     for k in range(1, n):
         s = (p + k) % n
         o = O_RIV + (k - 1) * RIVF
