@@ -154,16 +154,23 @@ H_COINS, H_SPELLBOOK, H_HAZ = (HEX_NAMES.index("coins"), HEX_NAMES.index("spellb
                                HEX_NAMES.index("hazard_hex"))
 #: WALL_BITS[w, d] = bit d of the 6-bit wall set w, as float32 (a relative wall row)
 WALL_BITS = np.array([[(w >> d) & 1 for d in range(6)] for w in range(64)], np.float32)
+#: ``hex_static[track, cell]`` holds the static columns only: the run
+#: 0 .. hazard_hex (S_RUN columns, copied as one block), then finish_edge,
+#: tile_progress and tile_dist, padded to SW floats (96 bytes a cell)
+S_RUN = H_HAZ + 1
+STATIC_COLS = np.array(list(range(S_RUN)) + [H_FINISH, H_TPROG, H_TDIST], np.int64)
+SW = 24
 
 
 def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, tr_tile,
                      tr_dist, tr_ntiles):
-    """float32 ``[track, cell, HEXF]``: the patch features of each board cell
-    that stay fixed during a race, as a kart facing direction 0 sees them
-    (walls in board sides), each computed with the float64 expression the
-    encoder evaluates per step, so the float32 values are the same. Cells
-    off the track are all zero; the dynamic features (grass, tokens, karts,
-    ``me``) are zero here and laid over by ``encode_row``."""
+    """float32 ``[track, cell, SW]``: the patch features of each board cell
+    that stay fixed during a race (the ``STATIC_COLS`` of its patch row), as
+    a kart facing direction 0 sees them (walls in board sides), each
+    computed with the float64 expression the encoder evaluated per step, so
+    the float32 values are the same. Cells off the track are all zero; the
+    other columns (grass, tokens, karts, ``me``) are dynamic: zero in a
+    patch row until ``encode_patch`` lays them over."""
     n_tr, n_cell = tr_terr.shape
     out = np.zeros((n_tr, n_cell, HEXF), np.float32)
     pips = np.asarray(C.TERRAIN_PIPS, np.int64)
@@ -188,7 +195,9 @@ def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, t
                 row[H_FINISH] = 1.0
             row[H_TPROG] = int(tr_tile[tk, c]) * (1.0 / nt)
             row[H_TDIST] = min(int(tr_dist[tk, c]), 64) * (1.0 / 16.0)
-    return out
+    compact = np.zeros((n_tr, n_cell, SW), np.float32)
+    compact[:, :, :len(STATIC_COLS)] = out[:, :, STATIC_COLS]
+    return compact
 
 
 @intrinsic
@@ -326,8 +335,8 @@ def encode_globals(st, T, seat, out):
 
 @njit(**JIT)
 def encode_patch(st, T, seat, out):
-    """Every column of the patch: per hex one copy of its static row
-    (``hex_static``), then the few dynamic features: walls turned to the
+    """Every column of the patch: per hex one copy of its static run and
+    three static columns (``hex_static``), zeros elsewhere, then the few dynamic features: walls turned to the
     kart, grass, tokens, and the karts from their own positions."""
     n = st.num_players
     p = seat
@@ -354,7 +363,12 @@ def encode_patch(st, T, seat, out):
                     out[o + j] = 0.0
                 continue
             c = rr * H.BOARD_W + q
-            copy_row(out, o, stat, c, HEXF)
+            copy_row(out, o, stat, c, S_RUN)
+            for j in range(S_RUN, HEXF):
+                out[o + j] = 0.0
+            out[o + H_FINISH] = stat[c, S_RUN]
+            out[o + H_TPROG] = stat[c, S_RUN + 1]
+            out[o + H_TDIST] = stat[c, S_RUN + 2]
             g = grass[c]
             k = tok[c]
             if f != 0:

@@ -112,10 +112,14 @@ def test_custom_board_and_a_dirty_row_match_the_reference():
 def test_static_table_is_what_the_encoder_documents():
     ct = load_content()
     tab = ct.tables.hex_static
-    assert tab.dtype == np.float32 and tab.shape == (C.MAX_TRACKS, H.NCELL, enc.HEXF)
+    assert tab.dtype == np.float32 and tab.shape == (C.MAX_TRACKS, H.NCELL, enc.SW)
     off = ct.tables.tr_terr == C.T_OFF
     assert not tab[off].any()                           # off-track cells are all zero
     assert (tab[~off][:, 0] == 1.0).all()
+    assert not tab[..., len(enc.STATIC_COLS):].any()    # the padding
+    # the static columns are the run before the tokens plus three; every
+    # other patch column is dynamic (overlaid from the state)
     dyn = [enc.H_ME, enc.H_KARTS, enc.H_KSPEED, *range(enc.H_TOK, enc.H_FINISH),
            *range(enc.H_KFACE, enc.H_KFACE + 6)]
-    assert not tab[..., dyn].any()                      # the dynamic features are overlaid
+    assert sorted(set(range(enc.HEXF)) - set(dyn)) == list(enc.STATIC_COLS)
+    assert enc.S_RUN == enc.H_TOK
