@@ -335,8 +335,9 @@ def encode_globals(st, T, seat, out):
 
 @njit(**JIT)
 def encode_patch(st, T, seat, out):
-    """Every column of the patch: per hex one copy of its static run and
-    three static columns (``hex_static``), zeros elsewhere, then the few dynamic features: walls turned to the
+    """Every column of the patch: per hex its static columns from
+    ``hex_static`` (the run before the tokens in one copy, then three) and
+    zeros elsewhere, then the few dynamic features: walls turned to the
     kart, grass, tokens, and the karts from their own positions."""
     n = st.num_players
     p = seat
