@@ -23,7 +23,9 @@ floats into a preallocated row.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from ..envs.core.jit import JIT
 from ..envs.dungeon_kart import consts as C
@@ -138,6 +140,112 @@ O_POWERS, O_RACER, O_ABIL, O_DMP = OFF["powers"], OFF["racer"], OFF["abilities"]
 O_DPEN, O_TURN, O_PROG, O_PLACE = OFF["dash_pen"], OFF["turn"], OFF["progress"], OFF["place"]
 O_OFFER, O_PATCH, O_RIV = OFF["offer"], OFF["patch"], OFF["rival"]
 PEN_T = np.array([C.T_DIRT, C.T_GRASS, C.T_MUD, C.T_WATER], np.int64)
+# encode_row zeroes the columns outside the patch only: the patch is one run
+# of NPATCH x HEXF columns right before the rivals, which end the vector
+assert O_RIV == O_PATCH + NPATCH * HEXF and O_RIV + NRIV * RIVF == OBS_SIZE
+
+#: the features of a patch hex that the race never changes (terrain, pips,
+#: impassable terrain, walls in board sides, coins, spellbook, hazard hex,
+#: finish edge, route progress) come from the content table ``hex_static``
+H_IMPASS, H_WALL, H_GRASS_TOK = (HEX_NAMES.index("impassable"), HEX_NAMES.index("wall_0"),
+                                 HEX_NAMES.index("token_grass"))
+H_TERR = HEX_NAMES.index("terrain_road")
+H_COINS, H_SPELLBOOK, H_HAZ = (HEX_NAMES.index("coins"), HEX_NAMES.index("spellbook"),
+                               HEX_NAMES.index("hazard_hex"))
+#: WALL_BITS[w, d] = bit d of the 6-bit wall set w, as float32 (a relative wall row)
+WALL_BITS = np.array([[(w >> d) & 1 for d in range(6)] for w in range(64)], np.float32)
+#: ``hex_static[track, cell]`` holds the static columns only: the run
+#: 0 .. hazard_hex (S_RUN columns, copied as one block), then finish_edge,
+#: tile_progress and tile_dist, padded to SW floats (96 bytes a cell)
+S_RUN = H_HAZ + 1
+STATIC_COLS = np.array(list(range(S_RUN)) + [H_FINISH, H_TPROG, H_TDIST], np.int64)
+SW = 24
+
+
+def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, tr_tile,
+                     tr_dist, tr_ntiles):
+    """float32 ``[track, cell, SW]``: the patch features of each board cell
+    that stay fixed during a race (the ``STATIC_COLS`` of its patch row), as
+    a kart facing direction 0 sees them (walls in board sides), each
+    computed with the float64 expression the encoder evaluated per step, so
+    the float32 values are the same. Cells off the track are all zero; the
+    other columns (grass, tokens, karts, ``me``) are dynamic: zero in a
+    patch row until ``encode_patch`` lays them over."""
+    n_tr, n_cell = tr_terr.shape
+    out = np.zeros((n_tr, n_cell, HEXF), np.float32)
+    pips = np.asarray(C.TERRAIN_PIPS, np.int64)
+    for tk in range(n_tr):
+        nt = int(tr_ntiles[tk])
+        for c in range(n_cell):
+            t = int(tr_terr[tk, c])
+            if t == C.T_OFF:
+                continue
+            row = out[tk, c]
+            row[0] = 1.0
+            row[1] = pips[t] * (1.0 / 3.0)
+            if C.T_ROAD <= t <= C.T_PIT:
+                row[H_TERR + t - C.T_ROAD] = 1.0
+            if t == C.T_OBST or t == C.T_CUT:
+                row[H_IMPASS] = 1.0
+            row[H_WALL:H_WALL + 6] = WALL_BITS[int(tr_walls[tk, c]) & 63]
+            row[H_COINS] = int(tr_coins[tk, c]) * (1.0 / 3.0)
+            row[H_SPELLBOOK] = int(tr_spell[tk, c])
+            row[H_HAZ] = int(tr_haz[tk, c])
+            if tr_finish[tk, c] != 0:
+                row[H_FINISH] = 1.0
+            row[H_TPROG] = int(tr_tile[tk, c]) * (1.0 / nt)
+            row[H_TDIST] = min(int(tr_dist[tk, c]), 64) * (1.0 / 16.0)
+    compact = np.zeros((n_tr, n_cell, SW), np.float32)
+    compact[:, :, :len(STATIC_COLS)] = out[:, :, STATIC_COLS]
+    return compact
+
+
+@intrinsic
+def _memcpy_f32(typingctx, dst, d0, src, s0, n):
+    """``n`` float32 from element ``s0`` of the C-contiguous ``src`` to element
+    ``d0`` of the C-contiguous ``dst`` as one ``memcpy`` (with a constant
+    ``n`` LLVM writes it as a few vector moves; the element loop it replaces
+    stays scalar, as LLVM cannot rule out that the two arrays overlap).
+    The caller keeps both runs inside their arrays and apart."""
+    if not (all(isinstance(a, types.Array) and a.dtype == types.float32 and a.layout == "C"
+                for a in (dst, src))
+            and all(isinstance(a, types.Integer) for a in (d0, s0, n))):
+        return None
+    sig = types.void(dst, d0, src, s0, n)
+
+    def codegen(context, builder, signature, args):
+        dv, d0v, sv, s0v, nv = args
+        ty = signature.args
+        d = context.make_array(ty[0])(context, builder, dv)
+        s = context.make_array(ty[2])(context, builder, sv)
+        d0v = context.cast(builder, d0v, ty[1], types.intp)
+        s0v = context.cast(builder, s0v, ty[3], types.intp)
+        nv = context.cast(builder, nv, ty[4], types.intp)
+        cgutils.raw_memcpy(builder, builder.gep(d.data, [d0v]), builder.gep(s.data, [s0v]),
+                           nv, 4)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+def copy_row(dst, d0, rows, r, n):
+    """``dst[d0:d0 + n] = rows[r, :n]``: one table row into an observation
+    (a single ``memcpy`` when both are C-contiguous float32, else a loop)."""
+    dst[d0:d0 + n] = rows[r, :n]
+
+
+@overload(copy_row, inline="always")
+def _copy_row_impl(dst, d0, rows, r, n):
+    if (isinstance(dst, types.Array) and isinstance(rows, types.Array) and dst.layout == "C"
+            and rows.layout == "C" and dst.dtype == types.float32
+            and rows.dtype == types.float32):
+        def fast(dst, d0, rows, r, n):
+            _memcpy_f32(dst, d0, rows, r * rows.shape[1], n)
+        return fast
+
+    def loop(dst, d0, rows, r, n):
+        for j in range(n):
+            dst[d0 + j] = rows[r, j]
+    return loop
 
 
 @njit(**JIT)
@@ -150,7 +258,19 @@ def _progress(st, T, c):
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    out[:] = 0.0
+    encode_globals(st, T, seat, out)
+    encode_patch(st, T, seat, out)
+    encode_rivals(st, T, seat, out)
+
+
+@njit(**JIT)
+def encode_globals(st, T, seat, out):
+    """Zero every column outside the patch (``encode_patch`` writes each of
+    its own) and write the global blocks before it."""
+    for j in range(O_PATCH):
+        out[j] = 0.0
+    for j in range(O_RIV, OBS_SIZE):
+        out[j] = 0.0
     n = st.num_players
     p = seat
     tk = st.track
@@ -170,10 +290,10 @@ def encode_row(st, T, seat, out):
         out[O_SPELL + T.card_kind[st.spell[p]]] = 1.0
     r = st.racer[p]
     if r >= 0:
-        out[O_RACER + r] = 1.0
         for w in range(2):
             out[O_POWERS + w] = 1.0 - st.pw_used[p, w]
             out[O_POWERS + 2 + w] = 1.0 if st.coins[p] >= T.pw_cost[r, w] else 0.0
+        out[O_RACER + r] = 1.0
     d = st.dash[p]
     if d >= 0:
         for a in range(6):
@@ -211,48 +331,69 @@ def encode_row(st, T, seat, out):
         for i in range(st.offer_n):
             if st.offer[i] >= 0:
                 out[O_OFFER + i * C.NRACER + st.offer[i]] = 1.0
-    # ---- egocentric patch
-    if c0 >= 0:
+
+
+@njit(**JIT)
+def encode_patch(st, T, seat, out):
+    """Every column of the patch: per hex its static columns from
+    ``hex_static`` (the run before the tokens in one copy, then three) and
+    zeros elsewhere, then the few dynamic features: walls turned to the
+    kart, grass, tokens, and the karts from their own positions."""
+    n = st.num_players
+    p = seat
+    tk = st.track
+    c0 = st.pos[p]
+    if c0 < 0:
+        for j in range(O_PATCH, O_RIV):
+            out[j] = 0.0
+    else:
         f = st.facing[p]
         q0 = c0 % H.BOARD_W
         r0 = c0 // H.BOARD_W
-        inv_nt = 1.0 / nt
+        stat = T.hex_static[tk]
+        terr = T.tr_terr[tk]
+        walls = T.tr_walls[tk]
+        grass = st.grass
+        tok = st.tok
         for i in range(NPATCH):
+            o = O_PATCH + i * HEXF
             q = q0 + ROT_Q[f, i]
             rr = r0 + ROT_R[f, i]
             if q < 0 or q >= H.BOARD_W or rr < 0 or rr >= H.BOARD_H:
+                for j in range(HEXF):
+                    out[o + j] = 0.0
                 continue
             c = rr * H.BOARD_W + q
-            t = T.tr_terr[tk, c]
+            copy_row(out, o, stat, c, S_RUN)
+            for j in range(S_RUN, HEXF):
+                out[o + j] = 0.0
+            out[o + H_FINISH] = stat[c, S_RUN]
+            out[o + H_TPROG] = stat[c, S_RUN + 1]
+            out[o + H_TDIST] = stat[c, S_RUN + 2]
+            g = grass[c]
+            k = tok[c]
+            if f != 0:
+                w = np.int64(walls[c])
+                if w != 0:
+                    w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
+                    for dr in range(6):
+                        out[o + H_WALL + dr] = WALL_BITS[w, dr]
+            if g == 0 and k == 0:
+                continue
+            t = terr[c]
             if t == C.T_OFF:
                 continue
-            o = O_PATCH + i * HEXF
-            out[o] = 1.0
-            te = t
-            if st.grass[c] != 0 and PIPS[t] > 0:
-                te = C.T_GRASS
-            out[o + 1] = PIPS[te] * (1.0 / 3.0)
-            if te >= C.T_ROAD and te <= C.T_PIT:
-                out[o + 2 + te - C.T_ROAD] = 1.0
-            k = st.tok[c]
-            if t == C.T_OBST or t == C.T_CUT or k == C.K_GRAVE:
-                out[o + 9] = 1.0
-            w = np.int64(T.tr_walls[tk, c])
-            if w != 0:
-                w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
-                for dr in range(6):
-                    out[o + 10 + dr] = (w >> dr) & 1
-            out[o + 16] = T.tr_coins[tk, c] * (1.0 / 3.0)
-            out[o + 17] = T.tr_spell[tk, c]
-            out[o + 18] = T.tr_haz[tk, c]
+            if g != 0:
+                if PIPS[t] > 0:                    # grass covers the terrain
+                    out[o + 1] = PIPS[C.T_GRASS] * (1.0 / 3.0)
+                    if t >= C.T_ROAD and t <= C.T_PIT:
+                        out[o + H_TERR + t - C.T_ROAD] = 0.0
+                    out[o + H_TERR + C.T_GRASS - C.T_ROAD] = 1.0
+                out[o + H_GRASS_TOK] = 1.0
             if k > 0:
                 out[o + H_TOK + k - 1] = 1.0
-            if st.grass[c]:
-                out[o + H_TOK + C.K_GRASS - 1] = 1.0
-            if T.tr_finish[tk, c] != 0:
-                out[o + H_FINISH] = 1.0
-            out[o + H_TPROG] = T.tr_tile[tk, c] * inv_nt
-            out[o + H_TDIST] = min(T.tr_dist[tk, c], 64) * (1.0 / 16.0)
+            if k == C.K_GRAVE:
+                out[o + H_IMPASS] = 1.0
         out[O_PATCH + CENTRE * HEXF + H_ME] = 1.0
         # karts: place each rival once (patch index from its relative offset)
         for s in range(n):
@@ -270,7 +411,14 @@ def encode_row(st, T, seat, out):
                 out[o + H_KFACE + (st.facing[s] - f + 6) % 6] = 1.0
                 out[o + H_KSPEED] = st.speed[s] * (1.0 / 6.0)
             out[o + H_KARTS] += 0.5
-    # ---- rivals, in seat order after the seat
+
+
+@njit(**JIT)
+def encode_rivals(st, T, seat, out):
+    """The rival blocks (their columns are already zero)."""
+    n = st.num_players
+    p = seat
+    c0 = st.pos[p]
     for k in range(1, n):
         s = (p + k) % n
         o = O_RIV + (k - 1) * RIVF

@@ -158,7 +158,7 @@ OLD_KART_FEATURES = (
     70, 4), ('turn', 74, 12), ('progress', 86, 4), ('place', 90, 1), ('offer', 91, 90),
     ('patch', 181, 3172), ('rival', 3353, 280),
 )
-OLD_KART_LAYOUT_VERSION = "fa49967580d0e9e8"
+OLD_KART_LAYOUT_VERSION = "42305b6d506a0bd2"   # record + content with the hex_static table (kartspeed)
 #: carl: every A_* constant and NUM_ACTIONS before the change
 OLD_CARL_ACTIONS = {
     "A_HAND0": 0, "A_PLAY0": 16, "A_EXH0": 28, "A_DISC0": 52, "A_TGT0": 68, "A_BUY0":

@@ -60,6 +60,8 @@ TABLE_FIELDS = (
     "n_tracks", "tr_kind", "tr_ntiles", "tr_nstart", "tr_start_dir",
     "tr_terr", "tr_coins", "tr_spell", "tr_haz", "tr_start", "tr_tile", "tr_dist",
     "tr_walls", "tr_finish",
+    # the encoder's static patch features per (track, cell), float32 (NT x NCELL x HEXF)
+    "hex_static",
     # dashboards
     "dash_mp", "dash_pen", "dash_abil",
     # racers
@@ -534,6 +536,10 @@ def _compile_tracks(tracks, t):
         t["tr_ntiles"][ti] = len(tr.tiles)
         t["tr_nstart"][ti] = int((t["tr_start"][ti] > 0).sum())
         t["tr_start_dir"][ti] = tr.start_dir
+    from ...encoders.dungeon_kart import static_hex_table     # the encoder imports this package
+    t["hex_static"] = static_hex_table(t["tr_terr"], t["tr_walls"], t["tr_coins"], t["tr_spell"],
+                                       t["tr_haz"], t["tr_finish"], t["tr_tile"], t["tr_dist"],
+                                       t["tr_ntiles"])
 
 
 def _dashboards(raw, t, names, texts):
