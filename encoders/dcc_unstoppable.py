@@ -292,7 +292,86 @@ def upg_feats(T, u, out, o):
 
 
 @njit(**JIT)
-def seat_block(st, T, p, out, o):
+def feature_tables(T, c_feat, u_feat):
+    """Fill the content's derived tables (``content.DERIVED_FIELDS``): row c
+    of ``c_feat`` is :func:`core_id_feats` of core c (also :func:`core_feats`
+    of a sleeve holding c with no upgrade: costs are never negative), row u
+    of ``u_feat`` is :func:`upg_feats` of upgrade u. The encoder copies these
+    rows, so every observation stays bit-identical to the per-call path."""
+    for c in range(c_feat.shape[0]):
+        c_feat[c, :] = 0.0
+        core_id_feats(T, c, c_feat[c], 0)
+    for u in range(u_feat.shape[0]):
+        u_feat[u, :] = 0.0
+        upg_feats(T, u, u_feat[u], 0)
+
+
+@njit(**JIT)
+def _copy_row(src, out, o):
+    for j in range(src.shape[0]):
+        out[o + j] = src[j]
+
+
+@njit(**JIT)
+def _core_slot(st, T, s, out, o):
+    """Core side of sleeve s >= 0: the precomputed row of its card, or
+    :func:`core_feats` when an upgrade is slid in."""
+    c = st.sl_core[s]
+    if c < 0:
+        return
+    if st.sl_up[s, 0] < 0 and st.sl_up[s, 1] < 0:
+        _copy_row(T.c_feat[c], out, o)
+    else:
+        core_feats(st, T, s, out, o)
+
+
+@njit(**JIT)
+def _threat_slot(st, T, s, lvl, out, o):
+    """:func:`threat_feats` with the danger level ``lvl`` looked up once."""
+    if s < 0 or st.sl_seen[s] == 0:
+        return
+    out[o] = 1.0
+    if s >= C.STAIRS0:
+        out[o + 7] = 1.0
+        return
+    a = T.t_atk[s]
+    h = T.t_atk[s] + T.t_def[s]
+    kw = T.t_kw[s]
+    for k in range(2):
+        u = st.sl_up[s, k]
+        if u >= 0:
+            a += T.u_atk[u]
+            h += T.u_atk[u] + T.u_def[u]
+            kw |= T.u_kw[u]
+    datk = T.t_datk[s]
+    ddef = T.t_ddef[s]
+    if datk:
+        a += lvl
+        h += lvl
+    if ddef:
+        h += lvl
+    loom = st.sl_loom[s]
+    if loom == 0:
+        kw &= ~C.KW_LOOMING
+    dmg = st.sl_dmg[s]
+    out[o + 1] = a / 5.0
+    out[o + 2] = h / 10.0
+    out[o + 3] = dmg / 10.0
+    out[o + 4] = max(h - dmg, 0) / 10.0
+    out[o + 5] = loom
+    out[o + 6] = 1.0 if T.t_group[s] == 6 else 0.0
+    out[o + 8] = datk
+    out[o + 9] = ddef
+    if kw != 0:
+        for b in range(6):
+            if kw & (1 << b):
+                out[o + 10 + b] = 1.0
+
+
+@njit(**JIT)
+def seat_block(st, T, p, lvl, out, o):
+    """The blocks of seat p from offset o (nothing when p is not seated);
+    ``out[o:o+SEAT_SIZE]`` must be zero."""
     if p >= st.num_players:
         return
     out[o] = 1.0
@@ -314,44 +393,53 @@ def seat_block(st, T, p, out, o):
     if st.descended[p] > 0:
         out[o + st.descended[p] - 1] = 1.0
     o += 2
+    hand_n = st.hand_n[p]
+    play_n = st.play_n[p]
+    bf_n = st.bf_n[p]
+    deck_n = st.deck_n[p]
     out[o] = st.main_done[p]
-    out[o + 1] = st.deck_n[p] / 40.0
-    out[o + 2] = st.hand_n[p] / 20.0
+    out[o + 1] = deck_n / 40.0
+    out[o + 2] = hand_n / 20.0
     out[o + 3] = st.disc_n[p] / 40.0
-    out[o + 4] = st.play_n[p] / 12.0
-    out[o + 5] = st.bf_n[p] / 6.0
+    out[o + 4] = play_n / 12.0
+    out[o + 5] = bf_n / 6.0
     out[o + 6] = st.sac_queue[p]
     out[o + 7] = 1.0 if st.sl_zone[C.STAIRS0 + p] == C.Z_DECK else 0.0
     out[o + 8] = min(st.defeats[p], 100) / 40.0
     out[o + 9] = st.turn_defeats[p] / 5.0
     out[o + 10] = 1.0 if st.actor == p else 0.0
     o += 11
-    for h in range(C.HAND_SLOTS):
-        s = st.hand[p, h] if h < st.hand_n[p] else -1
-        core_feats(st, T, s, out, o)
-        threat_feats(st, T, s, out, o + CORE_F)
-        o += CORE_F + THREAT_F
-    for k in range(C.PLAY_SLOTS):
-        s = st.play[p, k] if k < st.play_n[p] else -1
-        core_feats(st, T, s, out, o)
+    for h in range(min(hand_n, C.HAND_SLOTS)):
+        s = st.hand[p, h]
         if s >= 0:
-            out[o + CORE_F] = st.sl_exh[s]
-            out[o + CORE_F + 1] = st.sl_dmg[s]
-        o += CORE_F + 2
-    for i in range(C.BF_CAP):
-        if i < st.bf_n[p]:
-            threat_feats(st, T, st.bf[p, i], out, o)
-        o += THREAT_F
-    if st.deck_n[p] > 0:
-        threat_feats(st, T, st.deck[p, st.deck_n[p] - 1], out, o)
+            q = o + h * (CORE_F + THREAT_F)
+            _core_slot(st, T, s, out, q)
+            _threat_slot(st, T, s, lvl, out, q + CORE_F)
+    o += C.HAND_SLOTS * (CORE_F + THREAT_F)
+    for k in range(min(play_n, C.PLAY_SLOTS)):
+        s = st.play[p, k]
+        if s >= 0:
+            q = o + k * (CORE_F + 2)
+            _core_slot(st, T, s, out, q)
+            out[q + CORE_F] = st.sl_exh[s]
+            out[q + CORE_F + 1] = st.sl_dmg[s]
+    o += C.PLAY_SLOTS * (CORE_F + 2)
+    for i in range(min(bf_n, C.BF_CAP)):
+        _threat_slot(st, T, st.bf[p, i], lvl, out, o + i * THREAT_F)
+    o += C.BF_CAP * THREAT_F
+    if deck_n > 0:
+        _threat_slot(st, T, st.deck[p, deck_n - 1], lvl, out, o)
 
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
     out[:] = 0.0
-    seat_block(st, T, seat, out, 0)
+    f = st.cfg_floor - 1
+    m = st.cfg_mode
+    lvl = T.tr_level[f, m, st.danger]
+    seat_block(st, T, seat, lvl, out, 0)
     if st.num_players == 2:
-        seat_block(st, T, 1 - seat, out, SEAT_SIZE)
+        seat_block(st, T, 1 - seat, lvl, out, SEAT_SIZE)
     o = 2 * SEAT_SIZE
     out[o + st.phase] = 1.0
     o += C.NPHASE
@@ -366,13 +454,13 @@ def encode_row(st, T, seat, out):
         out[o + len(C.OP_NAMES) + 1] = op[4] / 5.0 if op[3] == C.CD_SPELL else 0.0
         out[o + len(C.OP_NAMES) + 2] = (st.pend_n - st.pend_i) / 6.0
     o += len(C.OP_NAMES) + 3
+    second = st.phase == C.PH_DRAFT and st.draft_first >= 0
     for i in range(2 * C.DRAFT_DUO):
         c = st.reveal[i]
-        core_id_feats(T, c, out, o)
         if c >= 0:
+            _copy_row(T.c_feat[c], out, o)
             out[o + CORE_F] = 1.0 if st.reveal_set[i] == seat else 0.0
-            out[o + CORE_F + 1] = 1.0 if (st.phase == C.PH_DRAFT and st.reveal_set[i] != st.draft_first
-                                           and st.draft_first >= 0) else 0.0
+            out[o + CORE_F + 1] = 1.0 if (second and st.reveal_set[i] != st.draft_first) else 0.0
         o += CORE_F + 2
     for j in range(3):
         r = st.race_offer[seat, j] if seat < C.NPLAYERS_MAX else -1
@@ -384,18 +472,21 @@ def encode_row(st, T, seat, out):
         if k >= 0:
             out[o + j * C.NCLASS + k] = 1.0
     o += 3 * C.NCLASS
-    for m in range(C.MARKET_SIZE):
-        upg_feats(T, st.market[m], out, o)
+    for mk in range(C.MARKET_SIZE):
+        u = st.market[mk]
+        if u >= 0:
+            _copy_row(T.u_feat[u], out, o)
         o += UPG_F
     for d in range(C.MAX_LEVEL_DECK):
-        if st.cdeck_n[d] > 0:
-            core_id_feats(T, st.cdeck[d, st.cdeck_n[d] - 1], out, o)
+        n = st.cdeck_n[d]
+        if n > 0:
+            c = st.cdeck[d, n - 1]
+            if c >= 0:
+                _copy_row(T.c_feat[c], out, o)
         o += CORE_F
     for d in range(C.MAX_LEVEL_DECK):
         out[o + d] = st.cdeck_n[d] / 20.0
     o += C.MAX_LEVEL_DECK
-    f = st.cfg_floor - 1
-    m = st.cfg_mode
     out[o + f] = 1.0
     o += C.NFLOOR
     out[o + m] = 1.0
