@@ -27,6 +27,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..envs.core.jit import JIT
+from ..envs.core.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 
@@ -36,6 +37,7 @@ CORE_F = 20     # core side
 THREAT_F = 16   # threat side
 UPG_F = 26
 AHEAD = 8       # danger spaces shown ahead of the marker
+TRACK_F = 3 + 4 * AHEAD   # danger_pos, danger_level, spaces_left, ahead_*
 
 CORE_NAMES = (["present", "level", "cost", "tactic", "ally", "tough", "nexh",
                "damage", "gold", "health", "mana", "ap", "spell", "train_or_other",
@@ -292,24 +294,64 @@ def upg_feats(T, u, out, o):
 
 
 @njit(**JIT)
-def feature_tables(T, c_feat, u_feat):
+def track_feats(T, f, m, difficulty, danger, out, o):
+    """The danger blocks (``danger_pos`` .. ``ahead_skull``, TRACK_F columns)
+    of floor f, mode m, a difficulty and the marker's space into out[o:]."""
+    ln = T.tr_len[f, m]
+    out[o] = danger / 30.0
+    out[o + 1] = T.tr_level[f, m, danger] / 5.0
+    skip_b = C.SKIP_BORDER[difficulty]
+    left = 0
+    for i in range(danger + 1, ln - 1):
+        b = T.tr_border[f, m, i]
+        if not (b != C.B_NONE and b == skip_b):
+            left += 1
+    out[o + 2] = left / 30.0
+    o += 3
+    i = danger + 1
+    k = 0
+    while i < ln and k < AHEAD:
+        b = T.tr_border[f, m, i]
+        if b != C.B_NONE and b == skip_b and i < ln - 1:
+            i += 1
+            continue
+        out[o + k] = T.tr_level[f, m, i] / 5.0
+        e = T.tr_effect[f, m, i]
+        if e > 0:
+            out[o + AHEAD + 2 * k + e - 1] = 1.0
+        if i == ln - 1:
+            out[o + 3 * AHEAD + k] = 1.0
+        k += 1
+        i += 1
+
+
+@njit(**JIT)
+def feature_tables(T, c_feat, u_feat, tr_feat):
     """Fill the content's derived tables (``content.DERIVED_FIELDS``): row c
     of ``c_feat`` is :func:`core_id_feats` of core c (also :func:`core_feats`
     of a sleeve holding c with no upgrade: costs are never negative), row u
-    of ``u_feat`` is :func:`upg_feats` of upgrade u. The encoder copies these
-    rows, so every observation stays bit-identical to the per-call path."""
+    of ``u_feat`` is :func:`upg_feats` of upgrade u, ``tr_feat[f, m, d, x]``
+    is :func:`track_feats` of floor f, mode m, difficulty d, marker on space
+    x. The encoder copies these rows, so every observation stays
+    bit-identical to the per-call path."""
     for c in range(c_feat.shape[0]):
         c_feat[c, :] = 0.0
         core_id_feats(T, c, c_feat[c], 0)
     for u in range(u_feat.shape[0]):
         u_feat[u, :] = 0.0
         upg_feats(T, u, u_feat[u], 0)
+    for f in range(tr_feat.shape[0]):
+        for m in range(tr_feat.shape[1]):
+            for d in range(tr_feat.shape[2]):
+                for x in range(tr_feat.shape[3]):
+                    tr_feat[f, m, d, x, :] = 0.0
+                    track_feats(T, f, m, d, x, tr_feat[f, m, d, x], 0)
 
 
 @njit(**JIT)
 def _copy_row(src, out, o):
-    for j in range(src.shape[0]):
-        out[o + j] = src[j]
+    """out[o:o+len(src)] = src (one memcpy)."""
+    copy_f32(out, o, src, 0, src.shape[0])
 
 
 @njit(**JIT)
@@ -433,7 +475,7 @@ def seat_block(st, T, p, lvl, out, o):
 
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    out[:] = 0.0
+    zero_f32(out)
     f = st.cfg_floor - 1
     m = st.cfg_mode
     lvl = T.tr_level[f, m, st.danger]
@@ -493,33 +535,8 @@ def encode_row(st, T, seat, out):
     o += 2
     out[o + st.cfg_difficulty] = 1.0
     o += 4
-    ln = T.tr_len[f, m]
-    out[o] = st.danger / 30.0
-    out[o + 1] = T.tr_level[f, m, st.danger] / 5.0
-    skip_b = C.SKIP_BORDER[st.cfg_difficulty]
-    left = 0
-    for i in range(st.danger + 1, ln - 1):
-        b = T.tr_border[f, m, i]
-        if not (b != C.B_NONE and b == skip_b):
-            left += 1
-    out[o + 2] = left / 30.0
-    o += 3
-    i = st.danger + 1
-    k = 0
-    while i < ln and k < AHEAD:
-        b = T.tr_border[f, m, i]
-        if b != C.B_NONE and b == skip_b and i < ln - 1:
-            i += 1
-            continue
-        out[o + k] = T.tr_level[f, m, i] / 5.0
-        e = T.tr_effect[f, m, i]
-        if e > 0:
-            out[o + AHEAD + 2 * k + e - 1] = 1.0
-        if i == ln - 1:
-            out[o + 3 * AHEAD + k] = 1.0
-        k += 1
-        i += 1
-    o += 4 * AHEAD
+    _copy_row(T.tr_feat[f, m, st.cfg_difficulty, st.danger], out, o)
+    o += TRACK_F
     for j in range(3):
         out[o + j] = st.space_queue[j]
     o += 3

@@ -85,7 +85,15 @@ def test_derived_tables_are_the_per_card_features():
         row = np.zeros(E.UPG_F, np.float32)
         E.upg_feats(T, u, row, 0)
         assert CC.tables.u_feat[u].tobytes() == row.tobytes(), u
-    assert CC.record[0]["c_feat"].tobytes() == CC.tables.c_feat.tobytes()
+    for f in DERIVED_FIELDS:
+        assert CC.record[0][f].tobytes() == getattr(CC.tables, f).tobytes(), f
+    for f in range(C.NFLOOR):
+        for m in range(len(C.MODES)):
+            for d in range(len(C.DIFFICULTIES)):
+                for x in range(C.TRACK_MAX):
+                    row = np.zeros(E.TRACK_F, np.float32)
+                    E.track_feats(T, f, m, d, x, row, 0)
+                    assert CC.tables.tr_feat[f, m, d, x].tobytes() == row.tobytes(), (f, m, d, x)
 
 
 def test_derived_tables_stay_out_of_the_content_digest():

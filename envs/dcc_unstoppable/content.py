@@ -54,11 +54,12 @@ TABLE_FIELDS = (
     "be_kind", "be_n", "be_xp", "be_circles", "n_benefits",
 )
 #: tables derived from the ones above by the encoder (``feature_tables``):
-#: each core's and each upgrade's fixed observation features, float32, so a
-#: card slot of the observation is one row copy. Left out of ``digest``
+#: each core's and each upgrade's fixed observation features and the danger
+#: blocks of every (floor, mode, difficulty, marker space), float32, so a
+#: card slot or the danger blocks of the observation are one row copy. Left out of ``digest``
 #: (a function of the tables above and of the encoder's source, which the
 #: rules digest covers).
-DERIVED_FIELDS = ("c_feat", "u_feat")
+DERIVED_FIELDS = ("c_feat", "u_feat", "tr_feat")
 Tables = namedtuple("Tables", TABLE_FIELDS + DERIVED_FIELDS)
 _BaseTables = namedtuple("_BaseTables", TABLE_FIELDS)
 
@@ -696,11 +697,14 @@ def _derive(base) -> Tables:
     from ...encoders import dcc_unstoppable as enc
     c_feat = np.zeros((C.NCORE, enc.CORE_F), np.float32)
     u_feat = np.zeros((C.NUPGRADE, enc.UPG_F), np.float32)
-    scratch = tables_record(Tables(**base._asdict(), c_feat=c_feat.copy(), u_feat=u_feat.copy()))
-    enc.feature_tables(scratch[0], c_feat, u_feat)
-    c_feat.flags.writeable = False
-    u_feat.flags.writeable = False
-    return Tables(**base._asdict(), c_feat=c_feat, u_feat=u_feat)
+    tr_feat = np.zeros((C.NFLOOR, len(C.MODES), len(C.DIFFICULTIES), C.TRACK_MAX, enc.TRACK_F),
+                       np.float32)
+    derived = dict(c_feat=c_feat, u_feat=u_feat, tr_feat=tr_feat)
+    scratch = tables_record(Tables(**base._asdict(), **{k: v.copy() for k, v in derived.items()}))
+    enc.feature_tables(scratch[0], c_feat, u_feat, tr_feat)
+    for v in derived.values():
+        v.flags.writeable = False
+    return Tables(**base._asdict(), **derived)
 
 
 _CACHE = {}
