@@ -9,6 +9,7 @@ from numba import njit
 
 from dungeonrl.encoders import dcc_unstoppable as E
 from dungeonrl.envs.core.jit import JIT
+from dungeonrl.envs.core.rng import rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K
 from dungeonrl.envs.dcc_unstoppable.content import DERIVED_FIELDS, default_content
@@ -32,7 +33,7 @@ def _compare_along(states, tabs, n_steps, seed, fast, ref, counts):
     fb = fast.view(np.uint32)
     rb = ref.view(np.uint32)
     for i in range(states.shape[0]):
-        K.rng_seed(prng, seed, i)
+        rng_seed(prng, seed, i)
         st = states[i]
         for t in range(n_steps):
             a = K.sample_legal(prng, st.legal)
