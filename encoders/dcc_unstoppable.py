@@ -244,45 +244,6 @@ def core_id_feats(T, c, out, o):
 
 
 @njit(**JIT)
-def threat_feats(st, T, s, out, o):
-    """Threat side of sleeve s, only if publicly revealed."""
-    if s < 0 or st.sl_seen[s] == 0:
-        return
-    out[o] = 1.0
-    if s >= C.STAIRS0:
-        out[o + 7] = 1.0
-        return
-    a = T.t_atk[s]
-    h = T.t_atk[s] + T.t_def[s]
-    kw = T.t_kw[s]
-    for k in range(2):
-        u = st.sl_up[s, k]
-        if u >= 0:
-            a += T.u_atk[u]
-            h += T.u_atk[u] + T.u_def[u]
-            kw |= T.u_kw[u]
-    lvl = T.tr_level[st.cfg_floor - 1, st.cfg_mode, st.danger]
-    if T.t_datk[s]:
-        a += lvl
-        h += lvl
-    if T.t_ddef[s]:
-        h += lvl
-    if st.sl_loom[s] == 0:
-        kw &= ~C.KW_LOOMING
-    out[o + 1] = a / 5.0
-    out[o + 2] = h / 10.0
-    out[o + 3] = st.sl_dmg[s] / 10.0
-    out[o + 4] = max(h - st.sl_dmg[s], 0) / 10.0
-    out[o + 5] = st.sl_loom[s]
-    out[o + 6] = 1.0 if T.t_group[s] == 6 else 0.0
-    out[o + 8] = T.t_datk[s]
-    out[o + 9] = T.t_ddef[s]
-    for b in range(6):
-        if kw & (1 << b):
-            out[o + 10 + b] = 1.0
-
-
-@njit(**JIT)
 def upg_feats(T, u, out, o):
     if u < 0:
         return
@@ -376,6 +337,10 @@ def _core_slot(st, T, s, out, o):
         core_feats(st, T, s, out, o)
 
 
+# The hot functions below scale integers with ``x * (1.0 / d)`` instead of
+# ``x / d``: the same float32 once stored, for every integer |x| < 2**20 and
+# every d used here (checked exhaustively by tests/test_dcc_encoder_speed.py),
+# and a multiply costs a fraction of a divide.
 @njit(**JIT)
 def _threat_slot(st, T, s, lvl, out, o):
     """:func:`threat_feats` with the danger level ``lvl`` looked up once."""
@@ -405,10 +370,10 @@ def _threat_slot(st, T, s, lvl, out, o):
     if loom == 0:
         kw &= ~C.KW_LOOMING
     dmg = st.sl_dmg[s]
-    out[o + 1] = a / 5.0
-    out[o + 2] = h / 10.0
-    out[o + 3] = dmg / 10.0
-    out[o + 4] = max(h - dmg, 0) / 10.0
+    out[o + 1] = a * (1.0 / 5.0)
+    out[o + 2] = h * (1.0 / 10.0)
+    out[o + 3] = dmg * (1.0 / 10.0)
+    out[o + 4] = max(h - dmg, 0) * (1.0 / 10.0)
     out[o + 5] = loom
     out[o + 6] = 1.0 if T.t_group[s] == 6 else 0.0
     out[o + 8] = datk
@@ -434,12 +399,12 @@ def seat_block(st, T, p, lvl, out, o):
     o += C.NRACE + 1
     out[o + (st.klass[p] + 1)] = 1.0
     o += C.NCLASS + 1
-    out[o] = st.health[p] / 10.0
-    out[o + 1] = st.mana[p] / 10.0
-    out[o + 2] = min(st.gold[p], 40) / 20.0
-    out[o + 3] = st.ap[p] / 6.0
-    out[o + 4] = min(st.level[p], 12) / 6.0
-    out[o + 5] = st.small[p] / 6.0
+    out[o] = st.health[p] * (1.0 / 10.0)
+    out[o + 1] = st.mana[p] * (1.0 / 10.0)
+    out[o + 2] = min(st.gold[p], 40) * (1.0 / 20.0)
+    out[o + 3] = st.ap[p] * (1.0 / 6.0)
+    out[o + 4] = min(st.level[p], 12) * (1.0 / 6.0)
+    out[o + 5] = st.small[p] * (1.0 / 6.0)
     o += 6
     if st.descended[p] > 0:
         out[o + st.descended[p] - 1] = 1.0
@@ -449,15 +414,15 @@ def seat_block(st, T, p, lvl, out, o):
     bf_n = st.bf_n[p]
     deck_n = st.deck_n[p]
     out[o] = st.main_done[p]
-    out[o + 1] = deck_n / 40.0
-    out[o + 2] = hand_n / 20.0
-    out[o + 3] = st.disc_n[p] / 40.0
-    out[o + 4] = play_n / 12.0
-    out[o + 5] = bf_n / 6.0
+    out[o + 1] = deck_n * (1.0 / 40.0)
+    out[o + 2] = hand_n * (1.0 / 20.0)
+    out[o + 3] = st.disc_n[p] * (1.0 / 40.0)
+    out[o + 4] = play_n * (1.0 / 12.0)
+    out[o + 5] = bf_n * (1.0 / 6.0)
     out[o + 6] = st.sac_queue[p]
     out[o + 7] = 1.0 if st.sl_zone[C.STAIRS0 + p] == C.Z_DECK else 0.0
-    out[o + 8] = min(st.defeats[p], 100) / 40.0
-    out[o + 9] = st.turn_defeats[p] / 5.0
+    out[o + 8] = min(st.defeats[p], 100) * (1.0 / 40.0)
+    out[o + 9] = st.turn_defeats[p] * (1.0 / 5.0)
     out[o + 10] = 1.0 if st.actor == p else 0.0
     o += 11
     for h in range(min(hand_n, C.HAND_SLOTS)):
@@ -501,9 +466,9 @@ def encode_row(st, T, seat, out):
     if st.pend_i < st.pend_n:
         op = st.pend[st.pend_i]
         out[o + op[0]] = 1.0
-        out[o + len(C.OP_NAMES)] = op[1] / 5.0
-        out[o + len(C.OP_NAMES) + 1] = op[4] / 5.0 if op[3] == C.CD_SPELL else 0.0
-        out[o + len(C.OP_NAMES) + 2] = (st.pend_n - st.pend_i) / 6.0
+        out[o + len(C.OP_NAMES)] = op[1] * (1.0 / 5.0)
+        out[o + len(C.OP_NAMES) + 1] = op[4] * (1.0 / 5.0) if op[3] == C.CD_SPELL else 0.0
+        out[o + len(C.OP_NAMES) + 2] = (st.pend_n - st.pend_i) * (1.0 / 6.0)
     o += len(C.OP_NAMES) + 3
     second = st.phase == C.PH_DRAFT and st.draft_first >= 0
     for i in range(2 * C.DRAFT_DUO):
@@ -536,7 +501,7 @@ def encode_row(st, T, seat, out):
                 _copy_row(T.c_feat[c], out, o)
         o += CORE_F
     for d in range(C.MAX_LEVEL_DECK):
-        out[o + d] = st.cdeck_n[d] / 20.0
+        out[o + d] = st.cdeck_n[d] * (1.0 / 20.0)
     o += C.MAX_LEVEL_DECK
     out[o + f] = 1.0
     o += C.NFLOOR
@@ -552,23 +517,23 @@ def encode_row(st, T, seat, out):
     if st.quest >= 0:
         card = T.quest_first[st.quest] + st.quest_part
         out[o] = 1.0
-        out[o + 1] = st.quest_part / 4.0
+        out[o + 1] = st.quest_part * (1.0 / 4.0)
         out[o + 2] = st.quest_prog / max(1, T.q_n[card])
         out[o + 3 + T.q_req[card]] = 1.0
         out[o + 3 + len(C.QREQ_NAMES) + T.q_active[card]] = 1.0
     o += 3 + len(C.QREQ_NAMES) + len(C.QACTIVE_NAMES)
-    out[o] = st.quests_done / 3.0
+    out[o] = st.quests_done * (1.0 / 3.0)
     o += 1
     for b in range(C.NBK):
-        out[o + b] = st.bosses[b] / 2.0
+        out[o + b] = st.bosses[b] * (1.0 / 2.0)
     o += C.NBK
     for b in range(C.NBK + 1):
-        out[o + b] = T.tr_need[f, m, b] * st.num_players / 2.0
+        out[o + b] = T.tr_need[f, m, b] * st.num_players * (1.0 / 2.0)
     o += C.NBK + 1
-    out[o] = st.turn / 40.0
-    out[o + 1] = st.tdeck_n / 60.0
-    out[o + 2] = st.udeck_n / 36.0
-    out[o + 3] = st.dungeon_n / 6.0
+    out[o] = st.turn * (1.0 / 40.0)
+    out[o + 1] = st.tdeck_n * (1.0 / 60.0)
+    out[o + 2] = st.udeck_n * (1.0 / 36.0)
+    out[o + 3] = st.dungeon_n * (1.0 / 6.0)
     o += 4
     for j in range(C.ACH_PER_FLOOR):
         out[o + j] = st.ach[j]

@@ -106,3 +106,18 @@ def test_derived_tables_stay_out_of_the_content_digest():
     assert tables_digest(base) == CC.digest
     assert set(DERIVED_FIELDS) <= set(CC.record.dtype.names)
     assert not CC.tables.c_feat.flags.writeable and not CC.tables.u_feat.flags.writeable
+
+
+def test_reciprocal_scaling_is_exact_for_every_divisor_used():
+    """The fast encoder writes ``x * (1.0 / d)`` where the reference wrote
+    ``x / d``: the float32 stored is the same for every integer |x| < 2**20
+    (state fields are small ints), for each divisor the source uses."""
+    import inspect
+    import re
+    used = {float(d) for d in re.findall(r"\(1\.0 / (\d+\.0)\)", inspect.getsource(E))}
+    assert {5.0, 10.0, 40.0} <= used
+    x = np.arange(-(1 << 20), 1 << 20, dtype=np.int64).astype(np.float64)
+    for d in sorted(used):
+        a = (x / d).astype(np.float32).view(np.uint32)
+        b = (x * (1.0 / d)).astype(np.float32).view(np.uint32)
+        assert np.array_equal(a, b), d
