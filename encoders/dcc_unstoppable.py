@@ -41,7 +41,7 @@ from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 
 # per-card feature sizes (the column names below follow core_feats,
-# threat_feats and upg_feats)
+# _threat_slot and upg_feats)
 CORE_F = 20     # core side
 THREAT_F = 16   # threat side
 UPG_F = 26
@@ -343,7 +343,8 @@ def _core_slot(st, T, s, out, o):
 # and a multiply costs a fraction of a divide.
 @njit(**JIT)
 def _threat_slot(st, T, s, lvl, out, o):
-    """:func:`threat_feats` with the danger level ``lvl`` looked up once."""
+    """Threat side of sleeve s into out[o:o+THREAT_F], only if publicly
+    revealed; ``lvl`` is the danger level (looked up once per observation)."""
     if s < 0 or st.sl_seen[s] == 0:
         return
     out[o] = 1.0
