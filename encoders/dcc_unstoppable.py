@@ -21,21 +21,32 @@ of unrevealed sleeves, and the header's rng/seed/forced queue.
 ``OBSERVATION`` declares the blocks (name, shape, meaning, value range);
 ``FEATURES`` lists ``(name, offset, size)`` of each, ``feature_names()`` one
 name per column; ``OBS_SIZE`` is the total.
+
+Speed (issue #14): what depends on the content alone is computed once, at
+content compile time, by this module's own per-card functions
+(:func:`feature_tables` -> ``T.c_feat``, ``T.u_feat``, ``T.tr_feat``), so a
+core or upgrade slot and the danger blocks are one ``memcpy`` each
+(``envs/core/memops.py``); a sleeve with an upgrade slid in still goes
+through :func:`core_feats`. The row is cleared by one ``memset`` and only
+filled slots are visited. The observation is bit-identical to the per-call
+encoder (``tests/test_dcc_encoder_speed.py``).
 """
 from __future__ import annotations
 
 from numba import njit
 
 from ..envs.core.jit import JIT
+from ..envs.core.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 
 # per-card feature sizes (the column names below follow core_feats,
-# threat_feats and upg_feats)
+# _threat_slot and upg_feats)
 CORE_F = 20     # core side
 THREAT_F = 16   # threat side
 UPG_F = 26
 AHEAD = 8       # danger spaces shown ahead of the marker
+TRACK_F = 3 + 4 * AHEAD   # danger_pos, danger_level, spaces_left, ahead_*
 
 CORE_NAMES = (["present", "level", "cost", "tactic", "ally", "tough", "nexh",
                "damage", "gold", "health", "mana", "ap", "spell", "train_or_other",
@@ -233,45 +244,6 @@ def core_id_feats(T, c, out, o):
 
 
 @njit(**JIT)
-def threat_feats(st, T, s, out, o):
-    """Threat side of sleeve s, only if publicly revealed."""
-    if s < 0 or st.sl_seen[s] == 0:
-        return
-    out[o] = 1.0
-    if s >= C.STAIRS0:
-        out[o + 7] = 1.0
-        return
-    a = T.t_atk[s]
-    h = T.t_atk[s] + T.t_def[s]
-    kw = T.t_kw[s]
-    for k in range(2):
-        u = st.sl_up[s, k]
-        if u >= 0:
-            a += T.u_atk[u]
-            h += T.u_atk[u] + T.u_def[u]
-            kw |= T.u_kw[u]
-    lvl = T.tr_level[st.cfg_floor - 1, st.cfg_mode, st.danger]
-    if T.t_datk[s]:
-        a += lvl
-        h += lvl
-    if T.t_ddef[s]:
-        h += lvl
-    if st.sl_loom[s] == 0:
-        kw &= ~C.KW_LOOMING
-    out[o + 1] = a / 5.0
-    out[o + 2] = h / 10.0
-    out[o + 3] = st.sl_dmg[s] / 10.0
-    out[o + 4] = max(h - st.sl_dmg[s], 0) / 10.0
-    out[o + 5] = st.sl_loom[s]
-    out[o + 6] = 1.0 if T.t_group[s] == 6 else 0.0
-    out[o + 8] = T.t_datk[s]
-    out[o + 9] = T.t_ddef[s]
-    for b in range(6):
-        if kw & (1 << b):
-            out[o + 10 + b] = 1.0
-
-
-@njit(**JIT)
 def upg_feats(T, u, out, o):
     if u < 0:
         return
@@ -292,128 +264,21 @@ def upg_feats(T, u, out, o):
 
 
 @njit(**JIT)
-def seat_block(st, T, p, out, o):
-    if p >= st.num_players:
-        return
-    out[o] = 1.0
-    o += 1
-    if st.crawler[p] >= 0:
-        out[o + st.crawler[p]] = 1.0
-    o += 2
-    out[o + (st.race[p] + 1)] = 1.0
-    o += C.NRACE + 1
-    out[o + (st.klass[p] + 1)] = 1.0
-    o += C.NCLASS + 1
-    out[o] = st.health[p] / 10.0
-    out[o + 1] = st.mana[p] / 10.0
-    out[o + 2] = min(st.gold[p], 40) / 20.0
-    out[o + 3] = st.ap[p] / 6.0
-    out[o + 4] = min(st.level[p], 12) / 6.0
-    out[o + 5] = st.small[p] / 6.0
-    o += 6
-    if st.descended[p] > 0:
-        out[o + st.descended[p] - 1] = 1.0
-    o += 2
-    out[o] = st.main_done[p]
-    out[o + 1] = st.deck_n[p] / 40.0
-    out[o + 2] = st.hand_n[p] / 20.0
-    out[o + 3] = st.disc_n[p] / 40.0
-    out[o + 4] = st.play_n[p] / 12.0
-    out[o + 5] = st.bf_n[p] / 6.0
-    out[o + 6] = st.sac_queue[p]
-    out[o + 7] = 1.0 if st.sl_zone[C.STAIRS0 + p] == C.Z_DECK else 0.0
-    out[o + 8] = min(st.defeats[p], 100) / 40.0
-    out[o + 9] = st.turn_defeats[p] / 5.0
-    out[o + 10] = 1.0 if st.actor == p else 0.0
-    o += 11
-    for h in range(C.HAND_SLOTS):
-        s = st.hand[p, h] if h < st.hand_n[p] else -1
-        core_feats(st, T, s, out, o)
-        threat_feats(st, T, s, out, o + CORE_F)
-        o += CORE_F + THREAT_F
-    for k in range(C.PLAY_SLOTS):
-        s = st.play[p, k] if k < st.play_n[p] else -1
-        core_feats(st, T, s, out, o)
-        if s >= 0:
-            out[o + CORE_F] = st.sl_exh[s]
-            out[o + CORE_F + 1] = st.sl_dmg[s]
-        o += CORE_F + 2
-    for i in range(C.BF_CAP):
-        if i < st.bf_n[p]:
-            threat_feats(st, T, st.bf[p, i], out, o)
-        o += THREAT_F
-    if st.deck_n[p] > 0:
-        threat_feats(st, T, st.deck[p, st.deck_n[p] - 1], out, o)
-
-
-@njit(**JIT)
-def encode_row(st, T, seat, out):
-    out[:] = 0.0
-    seat_block(st, T, seat, out, 0)
-    if st.num_players == 2:
-        seat_block(st, T, 1 - seat, out, SEAT_SIZE)
-    o = 2 * SEAT_SIZE
-    out[o + st.phase] = 1.0
-    o += C.NPHASE
-    out[o + st.dec] = 1.0
-    o += C.NDEC
-    out[o] = 1.0 if st.actor == seat else 0.0
-    o += 1
-    if st.pend_i < st.pend_n:
-        op = st.pend[st.pend_i]
-        out[o + op[0]] = 1.0
-        out[o + len(C.OP_NAMES)] = op[1] / 5.0
-        out[o + len(C.OP_NAMES) + 1] = op[4] / 5.0 if op[3] == C.CD_SPELL else 0.0
-        out[o + len(C.OP_NAMES) + 2] = (st.pend_n - st.pend_i) / 6.0
-    o += len(C.OP_NAMES) + 3
-    for i in range(2 * C.DRAFT_DUO):
-        c = st.reveal[i]
-        core_id_feats(T, c, out, o)
-        if c >= 0:
-            out[o + CORE_F] = 1.0 if st.reveal_set[i] == seat else 0.0
-            out[o + CORE_F + 1] = 1.0 if (st.phase == C.PH_DRAFT and st.reveal_set[i] != st.draft_first
-                                           and st.draft_first >= 0) else 0.0
-        o += CORE_F + 2
-    for j in range(3):
-        r = st.race_offer[seat, j] if seat < C.NPLAYERS_MAX else -1
-        if r >= 0:
-            out[o + j * C.NRACE + r] = 1.0
-    o += 3 * C.NRACE
-    for j in range(3):
-        k = st.class_offer[seat, j]
-        if k >= 0:
-            out[o + j * C.NCLASS + k] = 1.0
-    o += 3 * C.NCLASS
-    for m in range(C.MARKET_SIZE):
-        upg_feats(T, st.market[m], out, o)
-        o += UPG_F
-    for d in range(C.MAX_LEVEL_DECK):
-        if st.cdeck_n[d] > 0:
-            core_id_feats(T, st.cdeck[d, st.cdeck_n[d] - 1], out, o)
-        o += CORE_F
-    for d in range(C.MAX_LEVEL_DECK):
-        out[o + d] = st.cdeck_n[d] / 20.0
-    o += C.MAX_LEVEL_DECK
-    f = st.cfg_floor - 1
-    m = st.cfg_mode
-    out[o + f] = 1.0
-    o += C.NFLOOR
-    out[o + m] = 1.0
-    o += 2
-    out[o + st.cfg_difficulty] = 1.0
-    o += 4
+def track_feats(T, f, m, difficulty, danger, out, o):
+    """The danger blocks (``danger_pos`` .. ``ahead_skull``, TRACK_F columns)
+    of floor f, mode m, a difficulty and the marker's space into out[o:]."""
     ln = T.tr_len[f, m]
-    out[o] = st.danger / 30.0
-    out[o + 1] = T.tr_level[f, m, st.danger] / 5.0
-    skip_b = C.SKIP_BORDER[st.cfg_difficulty]
+    out[o] = danger / 30.0
+    out[o + 1] = T.tr_level[f, m, danger] / 5.0
+    skip_b = C.SKIP_BORDER[difficulty]
     left = 0
-    for i in range(st.danger + 1, ln - 1):
+    for i in range(danger + 1, ln - 1):
         b = T.tr_border[f, m, i]
         if not (b != C.B_NONE and b == skip_b):
             left += 1
     out[o + 2] = left / 30.0
     o += 3
-    i = st.danger + 1
+    i = danger + 1
     k = 0
     while i < ln and k < AHEAD:
         b = T.tr_border[f, m, i]
@@ -428,30 +293,248 @@ def encode_row(st, T, seat, out):
             out[o + 3 * AHEAD + k] = 1.0
         k += 1
         i += 1
-    o += 4 * AHEAD
+
+
+@njit(**JIT)
+def feature_tables(T, c_feat, u_feat, tr_feat):
+    """Fill the content's derived tables (``content.DERIVED_FIELDS``): row c
+    of ``c_feat`` is :func:`core_id_feats` of core c (also :func:`core_feats`
+    of a sleeve holding c with no upgrade: costs are never negative), row u
+    of ``u_feat`` is :func:`upg_feats` of upgrade u, ``tr_feat[f, m, d, x]``
+    is :func:`track_feats` of floor f, mode m, difficulty d, marker on space
+    x. The encoder copies these rows, so every observation stays
+    bit-identical to the per-call path."""
+    for c in range(c_feat.shape[0]):
+        c_feat[c, :] = 0.0
+        core_id_feats(T, c, c_feat[c], 0)
+    for u in range(u_feat.shape[0]):
+        u_feat[u, :] = 0.0
+        upg_feats(T, u, u_feat[u], 0)
+    for f in range(tr_feat.shape[0]):
+        for m in range(tr_feat.shape[1]):
+            for d in range(tr_feat.shape[2]):
+                for x in range(tr_feat.shape[3]):
+                    tr_feat[f, m, d, x, :] = 0.0
+                    track_feats(T, f, m, d, x, tr_feat[f, m, d, x], 0)
+
+
+@njit(**JIT)
+def _copy_row(src, out, o):
+    """out[o:o+len(src)] = src (one memcpy)."""
+    copy_f32(out, o, src, 0, src.shape[0])
+
+
+@njit(**JIT)
+def _core_slot(st, T, s, out, o):
+    """Core side of sleeve s >= 0: the precomputed row of its card, or
+    :func:`core_feats` when an upgrade is slid in."""
+    c = st.sl_core[s]
+    if c < 0:
+        return
+    if st.sl_up[s, 0] < 0 and st.sl_up[s, 1] < 0:
+        _copy_row(T.c_feat[c], out, o)
+    else:
+        core_feats(st, T, s, out, o)
+
+
+# The hot functions below scale integers with ``x * (1.0 / d)`` instead of
+# ``x / d``: the same float32 once stored, for every integer |x| < 2**20 and
+# every d used here (checked exhaustively by tests/test_dcc_encoder_speed.py),
+# and a multiply costs a fraction of a divide.
+@njit(**JIT)
+def _threat_slot(st, T, s, lvl, out, o):
+    """Threat side of sleeve s into out[o:o+THREAT_F], only if publicly
+    revealed; ``lvl`` is the danger level (looked up once per observation)."""
+    if s < 0 or st.sl_seen[s] == 0:
+        return
+    out[o] = 1.0
+    if s >= C.STAIRS0:
+        out[o + 7] = 1.0
+        return
+    a = T.t_atk[s]
+    h = T.t_atk[s] + T.t_def[s]
+    kw = T.t_kw[s]
+    for k in range(2):
+        u = st.sl_up[s, k]
+        if u >= 0:
+            a += T.u_atk[u]
+            h += T.u_atk[u] + T.u_def[u]
+            kw |= T.u_kw[u]
+    datk = T.t_datk[s]
+    ddef = T.t_ddef[s]
+    if datk:
+        a += lvl
+        h += lvl
+    if ddef:
+        h += lvl
+    loom = st.sl_loom[s]
+    if loom == 0:
+        kw &= ~C.KW_LOOMING
+    dmg = st.sl_dmg[s]
+    out[o + 1] = a * (1.0 / 5.0)
+    out[o + 2] = h * (1.0 / 10.0)
+    out[o + 3] = dmg * (1.0 / 10.0)
+    out[o + 4] = max(h - dmg, 0) * (1.0 / 10.0)
+    out[o + 5] = loom
+    out[o + 6] = 1.0 if T.t_group[s] == 6 else 0.0
+    out[o + 8] = datk
+    out[o + 9] = ddef
+    if kw != 0:
+        for b in range(6):
+            if kw & (1 << b):
+                out[o + 10 + b] = 1.0
+
+
+@njit(**JIT)
+def seat_block(st, T, p, lvl, out, o):
+    """The blocks of seat p from offset o (nothing when p is not seated);
+    ``out[o:o+SEAT_SIZE]`` must be zero."""
+    if p >= st.num_players:
+        return
+    out[o] = 1.0
+    o += 1
+    if st.crawler[p] >= 0:
+        out[o + st.crawler[p]] = 1.0
+    o += 2
+    out[o + (st.race[p] + 1)] = 1.0
+    o += C.NRACE + 1
+    out[o + (st.klass[p] + 1)] = 1.0
+    o += C.NCLASS + 1
+    out[o] = st.health[p] * (1.0 / 10.0)
+    out[o + 1] = st.mana[p] * (1.0 / 10.0)
+    out[o + 2] = min(st.gold[p], 40) * (1.0 / 20.0)
+    out[o + 3] = st.ap[p] * (1.0 / 6.0)
+    out[o + 4] = min(st.level[p], 12) * (1.0 / 6.0)
+    out[o + 5] = st.small[p] * (1.0 / 6.0)
+    o += 6
+    if st.descended[p] > 0:
+        out[o + st.descended[p] - 1] = 1.0
+    o += 2
+    hand_n = st.hand_n[p]
+    play_n = st.play_n[p]
+    bf_n = st.bf_n[p]
+    deck_n = st.deck_n[p]
+    out[o] = st.main_done[p]
+    out[o + 1] = deck_n * (1.0 / 40.0)
+    out[o + 2] = hand_n * (1.0 / 20.0)
+    out[o + 3] = st.disc_n[p] * (1.0 / 40.0)
+    out[o + 4] = play_n * (1.0 / 12.0)
+    out[o + 5] = bf_n * (1.0 / 6.0)
+    out[o + 6] = st.sac_queue[p]
+    out[o + 7] = 1.0 if st.sl_zone[C.STAIRS0 + p] == C.Z_DECK else 0.0
+    out[o + 8] = min(st.defeats[p], 100) * (1.0 / 40.0)
+    out[o + 9] = st.turn_defeats[p] * (1.0 / 5.0)
+    out[o + 10] = 1.0 if st.actor == p else 0.0
+    o += 11
+    for h in range(min(hand_n, C.HAND_SLOTS)):
+        s = st.hand[p, h]
+        if s >= 0:
+            q = o + h * (CORE_F + THREAT_F)
+            _core_slot(st, T, s, out, q)
+            _threat_slot(st, T, s, lvl, out, q + CORE_F)
+    o += C.HAND_SLOTS * (CORE_F + THREAT_F)
+    for k in range(min(play_n, C.PLAY_SLOTS)):
+        s = st.play[p, k]
+        if s >= 0:
+            q = o + k * (CORE_F + 2)
+            _core_slot(st, T, s, out, q)
+            out[q + CORE_F] = st.sl_exh[s]
+            out[q + CORE_F + 1] = st.sl_dmg[s]
+    o += C.PLAY_SLOTS * (CORE_F + 2)
+    for i in range(min(bf_n, C.BF_CAP)):
+        _threat_slot(st, T, st.bf[p, i], lvl, out, o + i * THREAT_F)
+    o += C.BF_CAP * THREAT_F
+    if deck_n > 0:
+        _threat_slot(st, T, st.deck[p, deck_n - 1], lvl, out, o)
+
+
+@njit(**JIT)
+def encode_row(st, T, seat, out):
+    zero_f32(out)
+    f = st.cfg_floor - 1
+    m = st.cfg_mode
+    lvl = T.tr_level[f, m, st.danger]
+    seat_block(st, T, seat, lvl, out, 0)
+    if st.num_players == 2:
+        seat_block(st, T, 1 - seat, lvl, out, SEAT_SIZE)
+    o = 2 * SEAT_SIZE
+    out[o + st.phase] = 1.0
+    o += C.NPHASE
+    out[o + st.dec] = 1.0
+    o += C.NDEC
+    out[o] = 1.0 if st.actor == seat else 0.0
+    o += 1
+    if st.pend_i < st.pend_n:
+        op = st.pend[st.pend_i]
+        out[o + op[0]] = 1.0
+        out[o + len(C.OP_NAMES)] = op[1] * (1.0 / 5.0)
+        out[o + len(C.OP_NAMES) + 1] = op[4] * (1.0 / 5.0) if op[3] == C.CD_SPELL else 0.0
+        out[o + len(C.OP_NAMES) + 2] = (st.pend_n - st.pend_i) * (1.0 / 6.0)
+    o += len(C.OP_NAMES) + 3
+    second = st.phase == C.PH_DRAFT and st.draft_first >= 0
+    for i in range(2 * C.DRAFT_DUO):
+        c = st.reveal[i]
+        if c >= 0:
+            _copy_row(T.c_feat[c], out, o)
+            out[o + CORE_F] = 1.0 if st.reveal_set[i] == seat else 0.0
+            out[o + CORE_F + 1] = 1.0 if (second and st.reveal_set[i] != st.draft_first) else 0.0
+        o += CORE_F + 2
+    for j in range(3):
+        r = st.race_offer[seat, j] if seat < C.NPLAYERS_MAX else -1
+        if r >= 0:
+            out[o + j * C.NRACE + r] = 1.0
+    o += 3 * C.NRACE
+    for j in range(3):
+        k = st.class_offer[seat, j]
+        if k >= 0:
+            out[o + j * C.NCLASS + k] = 1.0
+    o += 3 * C.NCLASS
+    for mk in range(C.MARKET_SIZE):
+        u = st.market[mk]
+        if u >= 0:
+            _copy_row(T.u_feat[u], out, o)
+        o += UPG_F
+    for d in range(C.MAX_LEVEL_DECK):
+        n = st.cdeck_n[d]
+        if n > 0:
+            c = st.cdeck[d, n - 1]
+            if c >= 0:
+                _copy_row(T.c_feat[c], out, o)
+        o += CORE_F
+    for d in range(C.MAX_LEVEL_DECK):
+        out[o + d] = st.cdeck_n[d] * (1.0 / 20.0)
+    o += C.MAX_LEVEL_DECK
+    out[o + f] = 1.0
+    o += C.NFLOOR
+    out[o + m] = 1.0
+    o += 2
+    out[o + st.cfg_difficulty] = 1.0
+    o += 4
+    _copy_row(T.tr_feat[f, m, st.cfg_difficulty, st.danger], out, o)
+    o += TRACK_F
     for j in range(3):
         out[o + j] = st.space_queue[j]
     o += 3
     if st.quest >= 0:
         card = T.quest_first[st.quest] + st.quest_part
         out[o] = 1.0
-        out[o + 1] = st.quest_part / 4.0
+        out[o + 1] = st.quest_part * (1.0 / 4.0)
         out[o + 2] = st.quest_prog / max(1, T.q_n[card])
         out[o + 3 + T.q_req[card]] = 1.0
         out[o + 3 + len(C.QREQ_NAMES) + T.q_active[card]] = 1.0
     o += 3 + len(C.QREQ_NAMES) + len(C.QACTIVE_NAMES)
-    out[o] = st.quests_done / 3.0
+    out[o] = st.quests_done * (1.0 / 3.0)
     o += 1
     for b in range(C.NBK):
-        out[o + b] = st.bosses[b] / 2.0
+        out[o + b] = st.bosses[b] * (1.0 / 2.0)
     o += C.NBK
     for b in range(C.NBK + 1):
-        out[o + b] = T.tr_need[f, m, b] * st.num_players / 2.0
+        out[o + b] = T.tr_need[f, m, b] * st.num_players * (1.0 / 2.0)
     o += C.NBK + 1
-    out[o] = st.turn / 40.0
-    out[o + 1] = st.tdeck_n / 60.0
-    out[o + 2] = st.udeck_n / 36.0
-    out[o + 3] = st.dungeon_n / 6.0
+    out[o] = st.turn * (1.0 / 40.0)
+    out[o + 1] = st.tdeck_n * (1.0 / 60.0)
+    out[o + 2] = st.udeck_n * (1.0 / 36.0)
+    out[o + 3] = st.dungeon_n * (1.0 / 6.0)
     o += 4
     for j in range(C.ACH_PER_FLOOR):
         out[o + j] = st.ach[j]

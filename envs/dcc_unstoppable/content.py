@@ -53,7 +53,15 @@ TABLE_FIELDS = (
     "ach_kind", "ach_n", "ach_xp",
     "be_kind", "be_n", "be_xp", "be_circles", "n_benefits",
 )
-Tables = namedtuple("Tables", TABLE_FIELDS)
+#: tables derived from the ones above by the encoder (``feature_tables``):
+#: each core's and each upgrade's fixed observation features and the danger
+#: blocks of every (floor, mode, difficulty, marker space), float32, so a
+#: card slot or the danger blocks of the observation are one row copy. Left out of ``digest``
+#: (a function of the tables above and of the encoder's source, which the
+#: rules digest covers).
+DERIVED_FIELDS = ("c_feat", "u_feat", "tr_feat")
+Tables = namedtuple("Tables", TABLE_FIELDS + DERIVED_FIELDS)
+_BaseTables = namedtuple("_BaseTables", TABLE_FIELDS)
 
 
 @dataclass
@@ -182,7 +190,7 @@ class _Compiler:
         self._upgrades(t, names)
         self._crawlers(t, names)
         self._floors(t, names)
-        return Tables(**t), names
+        return _BaseTables(**t), names
 
     # -- cores -----------------------------------------------------------------
     def _cores(self, t, names):
@@ -671,15 +679,32 @@ class _Compiler:
 def load_content(folder=None) -> DCCContent:
     """Read, validate and compile the content folder (default: ``data/``)."""
     folder = DATA_DIR if folder is None else folder
-    tables, names = _Compiler(folder).compile()
+    base, names = _Compiler(folder).compile()
+    tables = _derive(base)
     return DCCContent(
         tables=tables, record=tables_record(tables), folder=folder,
-        digest=tables_digest(tables), core_names=names["core"],
+        digest=tables_digest(base), core_names=names["core"],
         threat_names=names["threat"], quest_names=names["quest"],
         quest_titles=names["quest_title"], upgrade_names=names["upgrade"],
         race_names=names["race"], class_names=names["class"],
         crawler_names=names["crawler"], achievement_names=names["achievement"],
         benefit_names=names["benefit"])
+
+
+def _derive(base) -> Tables:
+    """The full tables: ``base`` plus the encoder's derived feature tables
+    (``DERIVED_FIELDS``), computed by the encoder's own per-card functions."""
+    from ...encoders import dcc_unstoppable as enc
+    c_feat = np.zeros((C.NCORE, enc.CORE_F), np.float32)
+    u_feat = np.zeros((C.NUPGRADE, enc.UPG_F), np.float32)
+    tr_feat = np.zeros((C.NFLOOR, len(C.MODES), len(C.DIFFICULTIES), C.TRACK_MAX, enc.TRACK_F),
+                       np.float32)
+    derived = dict(c_feat=c_feat, u_feat=u_feat, tr_feat=tr_feat)
+    scratch = tables_record(Tables(**base._asdict(), **{k: v.copy() for k, v in derived.items()}))
+    enc.feature_tables(scratch[0], c_feat, u_feat, tr_feat)
+    for v in derived.values():
+        v.flags.writeable = False
+    return Tables(**base._asdict(), **derived)
 
 
 _CACHE = {}
