@@ -23,11 +23,10 @@ floats into a preallocated row.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba import njit
 
 from ..envs.core.jit import JIT
+from ..envs.core.memops import copy_row_f32
 from ..envs.dungeon_kart import consts as C
 from ..envs.dungeon_kart import hexgeo as H
 from ..envs.dungeon_kart.rules import PIPS
@@ -200,54 +199,6 @@ def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, t
     return compact
 
 
-@intrinsic
-def _memcpy_f32(typingctx, dst, d0, src, s0, n):
-    """``n`` float32 from element ``s0`` of the C-contiguous ``src`` to element
-    ``d0`` of the C-contiguous ``dst`` as one ``memcpy`` (with a constant
-    ``n`` LLVM writes it as a few vector moves; the element loop it replaces
-    stays scalar, as LLVM cannot rule out that the two arrays overlap).
-    The caller keeps both runs inside their arrays and apart."""
-    if not (all(isinstance(a, types.Array) and a.dtype == types.float32 and a.layout == "C"
-                for a in (dst, src))
-            and all(isinstance(a, types.Integer) for a in (d0, s0, n))):
-        return None
-    sig = types.void(dst, d0, src, s0, n)
-
-    def codegen(context, builder, signature, args):
-        dv, d0v, sv, s0v, nv = args
-        ty = signature.args
-        d = context.make_array(ty[0])(context, builder, dv)
-        s = context.make_array(ty[2])(context, builder, sv)
-        d0v = context.cast(builder, d0v, ty[1], types.intp)
-        s0v = context.cast(builder, s0v, ty[3], types.intp)
-        nv = context.cast(builder, nv, ty[4], types.intp)
-        cgutils.raw_memcpy(builder, builder.gep(d.data, [d0v]), builder.gep(s.data, [s0v]),
-                           nv, 4)
-        return context.get_dummy_value()
-    return sig, codegen
-
-
-def copy_row(dst, d0, rows, r, n):
-    """``dst[d0:d0 + n] = rows[r, :n]``: one table row into an observation
-    (a single ``memcpy`` when both are C-contiguous float32, else a loop)."""
-    dst[d0:d0 + n] = rows[r, :n]
-
-
-@overload(copy_row, inline="always")
-def _copy_row_impl(dst, d0, rows, r, n):
-    if (isinstance(dst, types.Array) and isinstance(rows, types.Array) and dst.layout == "C"
-            and rows.layout == "C" and dst.dtype == types.float32
-            and rows.dtype == types.float32):
-        def fast(dst, d0, rows, r, n):
-            _memcpy_f32(dst, d0, rows, r * rows.shape[1], n)
-        return fast
-
-    def loop(dst, d0, rows, r, n):
-        for j in range(n):
-            dst[d0 + j] = rows[r, j]
-    return loop
-
-
 @njit(**JIT)
 def _progress(st, T, c):
     """(tile rank / tiles, hexes to the tile's exit / 16) of cell ``c``."""
@@ -364,7 +315,7 @@ def encode_patch(st, T, seat, out):
                     out[o + j] = 0.0
                 continue
             c = rr * H.BOARD_W + q
-            copy_row(out, o, stat, c, S_RUN)
+            copy_row_f32(out, o, stat, c, S_RUN)
             for j in range(S_RUN, HEXF):
                 out[o + j] = 0.0
             out[o + H_FINISH] = stat[c, S_RUN]

@@ -1,6 +1,8 @@
 """Raw memory copies for hot encoders: ``copy_f32(dst, d0, src, s0, n)``
-copies ``n`` float32 from ``src[s0:]`` to ``dst[d0:]`` and ``zero_f32(dst)``
-clears a whole float32 array, as single LLVM ``memcpy`` / ``memset`` calls
+copies ``n`` float32 from ``src[s0:]`` to ``dst[d0:]``,
+``copy_row_f32(dst, d0, rows, r, n)`` the first ``n`` floats of row ``r`` of
+a 2-D table to ``dst[d0:]``, and ``zero_f32(dst)`` clears a whole float32
+array, as single LLVM ``memcpy`` / ``memset`` calls
 (inlined as a few vector moves when ``n`` is a compile-time constant).
 
 Numba compiles an element loop over two arrays as scalar loads and stores
@@ -68,6 +70,11 @@ def copy_f32(dst, d0, src, s0, n):
     dst[d0:d0 + n] = src[s0:s0 + n]
 
 
+def copy_row_f32(dst, d0, rows, r, n):
+    """``dst[d0:d0 + n] = rows[r, :n]`` (no overlap)."""
+    dst[d0:d0 + n] = rows[r, :n]
+
+
 def zero_f32(dst):
     """Set every element of the float32 array ``dst`` to 0.0."""
     dst[:] = 0.0
@@ -82,6 +89,18 @@ def _copy_f32_ol(dst, d0, src, s0, n):
         def impl(dst, d0, src, s0, n):
             for j in range(n):
                 dst[d0 + j] = src[s0 + j]
+    return impl
+
+
+@overload(copy_row_f32, jit_options={"cache": True})
+def _copy_row_f32_ol(dst, d0, rows, r, n):
+    if _c_f32(dst) and _c_f32(rows) and rows.ndim == 2:
+        def impl(dst, d0, rows, r, n):
+            _memcpy_f32(dst, d0, rows, r * rows.shape[1], n)
+    else:
+        def impl(dst, d0, rows, r, n):
+            for j in range(n):
+                dst[d0 + j] = rows[r, j]
     return impl
 
 
