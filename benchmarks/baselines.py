@@ -63,25 +63,29 @@ BASELINES = {
     },
     "dcc_unstoppable-ppo": {
         "game": "dcc_unstoppable",
-        "args": ["--algo", "ppo", "--minutes", "10", "--floor", "1", "--difficulty", "normal",
-                 "--hidden", "128,128", "--num-envs", "256", "--minibatches", "8", "--lr",
-                 "5e-4", "--seed", "0", "--eval-games", "2000"],
-        "about": "fast-path masked PPO from a random network (128x128 MLPs, 256 games), "
-                 "solo Floor 1 Normal, arcade, Carl",
+        "args": ["--algo", "ppo", "--minutes", "12", "--floor", "1", "--difficulty", "normal",
+                 "--hidden", "256,256", "--num-envs", "256", "--minibatches", "8", "--lr",
+                 "3e-4", "--kickstart", "heuristic", "--bc-steps", "200000",
+                 "--dagger-rounds", "1", "--seed", "0", "--eval-games", "1000"],
+        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
+                 "PPO (256x256 MLPs, 256 games; the same 12-minute wall-clock budget, cloning "
+                 "included), solo Floor 1 Normal, arcade, Carl",
         # as unbroken-ppo: the agent beats the scripted heuristic on the same seeded games
         "targets": [("win rate above the heuristic's (same games)", "ppo (greedy)", None,
                      "heuristic")],
     },
     "dcc_unstoppable-coop": {
         "game": "dcc_unstoppable",
-        "args": ["--players", "2", "--minutes", "10", "--floor", "1", "--difficulty", "normal",
-                 "--partners", "self:0.5,heuristic:0.5", "--hidden", "128,128", "--num-envs",
-                 "256", "--minibatches", "8", "--lr", "5e-4", "--seed", "0", "--eval-games",
-                 "1000"],
-        "about": "fast-path masked PPO from a random network (128x128 MLPs, 256 games), "
-                 "2-player co-op Floor 1 Normal: the learner takes one "
-                 "seat, its teammate is drawn per game from itself (its current policy) and "
-                 "the heuristic; shared team reward; evaluation alternates the seats",
+        "args": ["--players", "2", "--minutes", "12", "--floor", "1", "--difficulty", "normal",
+                 "--partners", "self:0.5,heuristic:0.5", "--hidden", "256,256", "--num-envs",
+                 "256", "--minibatches", "8", "--lr", "3e-4", "--kickstart", "heuristic",
+                 "--bc-steps", "200000", "--dagger-rounds", "1", "--seed", "0",
+                 "--eval-games", "1000"],
+        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
+                 "PPO (256x256 MLPs, 256 games, 12 minutes in all), 2-player co-op Floor 1 "
+                 "Normal: the learner takes one seat, its teammate is drawn per game from "
+                 "itself (its current policy) and the heuristic; shared team reward; "
+                 "evaluation alternates the seats",
         # team win rates, each against the team of two heuristics on the same games
         "targets": [("with the heuristic as teammate: above two heuristics' team win rate",
                      "ppo (greedy) + heuristic", None, "heuristic + heuristic"),
