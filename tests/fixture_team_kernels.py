@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.jit import JIT
+from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.rng import rng_below, rng_seed
 from fixture_team import encode_row
 from fixture_team import apply_row, configure_row, legal_row, reset_row as game_reset_row
@@ -22,7 +22,7 @@ AUTO_LIMIT = 1000000
 AUTO_COUNTS_STEPS = True
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def refresh(st, T):
     """Bring ``st.legal`` up to date; returns (legal count, last legal action)."""
     if st.outcome != O_PLAYING:
@@ -38,7 +38,7 @@ def refresh(st, T):
     return n, last
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def settle(st, T, rew):
     """Refresh the mask and, with auto-advance on, take every decision that
     has exactly one legal action."""
@@ -93,7 +93,7 @@ def restart_batch(states, tabs):
         restart(states[i], T)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def step_row(st, T, a, rew):
     """One agent decision. Writes every seat's reward into ``rew`` and
     returns (terminated, truncated, illegal). A finished game is left as it is."""
@@ -226,7 +226,7 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
             masks[i, a] = st.legal[a]
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def sample_legal(r, mask):
     """A uniformly random legal action (-1 if none)."""
     n = 0
