@@ -53,10 +53,10 @@ BASELINES = {
     },
     "dungeon_kart-selfplay": {
         "game": "dungeon_kart",
-        "args": ["--players", "2", "--minutes", "6", "--num-envs", "256", "--hidden", "128,128",
+        "args": ["--players", "2", "--minutes", "8", "--num-envs", "256", "--hidden", "128,128",
                  "--kickstart", "heuristic", "--bc-steps", "100000", "--seed", "0",
                  "--eval-games", "1000"],
-        "about": "behaviour cloning of the heuristic, then self-play PPO (the same 6-minute "
+        "about": "behaviour cloning of the heuristic, then self-play PPO (the same 8-minute "
                  "wall-clock budget, cloning included); evaluation games alternate the seats",
         "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
                     (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
