@@ -701,7 +701,8 @@ def _derive(base) -> Tables:
                        np.float32)
     derived = dict(c_feat=c_feat, u_feat=u_feat, tr_feat=tr_feat)
     scratch = tables_record(Tables(**base._asdict(), **{k: v.copy() for k, v in derived.items()}))
-    enc.feature_tables(scratch[0], c_feat, u_feat, tr_feat)
+    # a record view: its fields read as attributes in the interpreter too (NUMBA_DISABLE_JIT)
+    enc.feature_tables(scratch.view(np.recarray)[0], c_feat, u_feat, tr_feat)
     for v in derived.values():
         v.flags.writeable = False
     return Tables(**base._asdict(), **derived)
