@@ -181,6 +181,10 @@ def flow(ctx):
     if ph in (C.PH_CLEANUP, C.PH_DRAFT) + SETUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM, C.DEC_SPACE_MARKET,
                                                    C.DEC_NONE):
         ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase decision")
+    # the Cleanup phase waits on a player only for an optional danger-space effect
+    if not over and ph == C.PH_CLEANUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM,
+                                                               C.DEC_SPACE_MARKET):
+        ctx.fail("dec", ctx.i("dec"), "the Cleanup phase waits only on a danger-space decision")
     n = ctx.i("num_players")
     if not over and ph in SETUP and ctx.i("setup_seat") >= n:
         ctx.fail("setup_seat", ctx.i("setup_seat"), "a setup choice after the setup")
