@@ -55,6 +55,11 @@ def _dk_max(field: str) -> int:
     return int(FIELD_RULES[field].hi)
 
 
+def _dk_drafting(rec):
+    from dungeonrl.envs.dungeon_kart import consts as K
+    return rec["phase"] == K.PH_DRAFT_RACER
+
+
 def _dcc_after_main(rec):
     from dungeonrl.envs.dcc_unstoppable import consts as C
     return rec["phase"] == C.PH_CLEANUP
@@ -85,6 +90,10 @@ CASES = [
     # was offered without one and the extra-Turn counter went to -1
     ("dk-mp-max", "dungeon_kart", {"num_players": 4, "auto_advance": False}, _dk_turned,
      lambda r: r.__setitem__("mp", _dk_max("mp"))),
+    # "MP left when it crossed the line" on a seat still drafting: the race
+    # began with a non-finisher holding finish MP
+    ("dk-finish-mp-in-draft", "dungeon_kart", {"num_players": 3}, _dk_drafting,
+     lambda r: r["finish_mp"].__setitem__(1, 5)),
     # the only crawler "descended this turn" outside the Main Phase
     ("dcc-solo-descended-after-main", "dcc_unstoppable", {}, _dcc_after_main,
      lambda r: r["descended"].__setitem__(0, 1)),

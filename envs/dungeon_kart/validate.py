@@ -225,8 +225,11 @@ def seats(ctx):
     if ph in DRAFT:
         if ph == C.PH_DRAFT_DASH and (racer < 0).any():
             ctx.fail("racer", racer, "the dashboard draft follows the racer draft")
-        for f, v in (("dash", -1), ("pos", -1), ("prev", -1), ("speed", 0), ("coins", 0),
-                     ("spell", -1), ("finished", 0), ("visited", 0), ("place", 0)):
+        # the race fields stay as the reset left them until the karts are placed
+        for f, v in (("dash", -1), ("pos", -1), ("prev", -1), ("facing", 0), ("speed", 0),
+                     ("coins", 0), ("spell", -1), ("marker", 0), ("crashed", 0),
+                     ("frozen", 0), ("finished", 0), ("finish_mp", 0), ("finish_no", 0),
+                     ("visited", 0), ("place", 0), ("pw_used", 0)):
             if (ctx.a(f)[:n] != v).any() and not (f == "dash" and ph == C.PH_DRAFT_DASH):
                 ctx.fail(f, ctx.a(f)[:n], f"must be {v} during the draft")
         for f, a, hi in (("racer", racer, C.NRACER), ("dash", dash, C.NDASH)):
