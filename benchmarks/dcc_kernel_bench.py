@@ -10,10 +10,10 @@ to other jobs taking turns on the cores) and the load average (the wall
 figure depends on how busy the machine is: record the load with it).
 
 ``--split`` also times, interleaved with the full rollout in every repeat so
-that all three see the same load: the same rollout without the observation
-(rules + mask alone), and ``encode_row`` alone over the states the rollout
-visits (ns per observation, 128 records that stay in cache, as the row
-being stepped does in the rollout). The encoder's share is the difference
+that all three see the same load: the same games without the observation
+(``core.random_rollout_rules``: rules + mask alone), and ``encode_row``
+alone over the states the rollout visits (ns per observation, 128 records
+that stay in cache, as the row being stepped does in the rollout). The encoder's share is the difference
 of the first two.
 """
 from __future__ import annotations
@@ -26,34 +26,8 @@ import numpy as np
 from numba import njit
 
 from ..envs.core.jit import JIT
-from ..envs.core.rng import rng_seed
 from ..envs.dcc_unstoppable import kernels as K
 from ..envs.dcc_unstoppable.core import DCCCore
-
-
-@njit(**JIT)
-def rollout_no_obs(states, tabs, n_steps, policy_seed, masks, stats):
-    """``kernels.random_rollout`` without ``encode_row``: the rules, the
-    legal mask and its copy only (same random stream, same games)."""
-    T = tabs[0]
-    prng = np.zeros(2, np.uint64)
-    rew = np.zeros(K.MAX_SEATS, np.float32)
-    for i in range(states.shape[0]):
-        rng_seed(prng, policy_seed, i)
-        st = states[i]
-        for _ in range(n_steps):
-            a = K.sample_legal(prng, st.legal)
-            te, tr, il = K.step_row(st, T, a, rew)
-            stats[0] += 1
-            if il:
-                stats[3] += 1
-            if te or tr:
-                stats[1] += 1
-                if st.outcome == K.WIN_OUTCOME:
-                    stats[2] += 1
-                K.restart(st, T)
-            for b in range(K.NUM_ACTIONS):
-                masks[i, b] = st.legal[b]
 
 
 @njit(**JIT)
@@ -79,7 +53,7 @@ def _snapshots(core, num_players, count=128, seed=7):
     out = []
     k = 0
     while sum(len(x) for x in out) < count:
-        rollout_no_obs(st, core.TR, 3, seed + k, masks, stats)
+        core.random_rollout_rules(st, 3, seed + k, masks, stats)
         out.append(st.copy())
         k += 1
     return np.concatenate(out)[:count]
@@ -96,7 +70,7 @@ def measure(envs=64, steps=2000, repeats=5, num_players=1, split=False):
     if split:
         st2 = core.alloc(envs)
         core.reset(st2, np.arange(envs, dtype=np.uint64))
-        rollout_no_obs(st2, core.TR, 10, 1, masks, stats)
+        core.random_rollout_rules(st2, 10, 1, masks, stats)
         snaps = _snapshots(core, num_players)
         encode_only(snaps[:4], core.TR, 1, obs)
     rates, cpu_rates, bare, bare_cpu, enc_ns = [], [], [], [], []
@@ -110,7 +84,7 @@ def measure(envs=64, steps=2000, repeats=5, num_players=1, split=False):
         if split:
             stats[:] = 0
             t0, c0 = time.perf_counter(), time.process_time()
-            rollout_no_obs(st2, core.TR, steps, 2 + r, masks, stats)
+            core.random_rollout_rules(st2, steps, 2 + r, masks, stats)
             bare.append(stats[0] / (time.perf_counter() - t0))
             bare_cpu.append(stats[0] / max(time.process_time() - c0, 1e-9))
             c0 = time.process_time()

@@ -1,9 +1,10 @@
 """Dungeon Kart kernel throughput on one thread: the generated
 ``random_rollout`` (uniform random legal play with autoreset, writing the
-acting seat's observation and mask after every step) against the same loop
-without the observation (rules + mask alone), and the encoder alone
-(``encode_row`` of a batch of mid-race states, each into the same row the
-way ``random_rollout`` writes it, ns per observation).
+acting seat's observation and mask after every step) against the same
+games without the observation (``random_rollout_rules``: rules + mask
+alone), and the encoder alone (``encode_row`` of a batch of mid-race
+states, each into the same row the way ``random_rollout`` writes it, ns per
+observation).
 
 Run: ``python -m dungeonrl.benchmarks.kart_kernel_bench [--players 4]
 [--envs 64] [--steps 2000] [--repeats 7] [--blocks]`` (``--blocks``: each
@@ -27,30 +28,6 @@ from ..encoders import dungeon_kart as E
 from ..envs.core.jit import JIT
 from ..envs.dungeon_kart import kernels as K
 from ..envs.dungeon_kart.core import DungeonKartCore
-
-
-@njit(**JIT)
-def rollout_no_obs(states, tabs, n_steps, policy_seed, masks, stats):
-    """``kernels.random_rollout`` less ``encode_row``: rules + mask alone."""
-    T = tabs[0]
-    prng = np.zeros(2, np.uint64)
-    rew = np.zeros(K.MAX_SEATS, np.float32)
-    for i in range(states.shape[0]):
-        K.rng_seed(prng, policy_seed, i)
-        st = states[i]
-        for _ in range(n_steps):
-            a = K.sample_legal(prng, st.legal)
-            te, tr, il = K.step_row(st, T, a, rew)
-            stats[0] += 1
-            if il:
-                stats[3] += 1
-            if te or tr:
-                stats[1] += 1
-                if st.outcome == K.WIN_OUTCOME:
-                    stats[2] += 1
-                K.restart(st, T)
-            for b in range(K.NUM_ACTIONS):
-                masks[i, b] = st.legal[b]
 
 
 @njit(**JIT)
@@ -96,7 +73,7 @@ def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
     core, st, obs, masks = _setup(players, envs)
     stats = np.zeros(4, np.int64)
     core.random_rollout(st, 10, 1, obs, masks, stats)        # compile / load the cache
-    rollout_no_obs(st, core.TR, 10, np.uint64(1), masks, stats)
+    core.random_rollout_rules(st, 10, 1, masks, stats)
     # mid-race states for the encoder alone: play on, keep a copy
     core.random_rollout(st, 300, 99, obs, masks, stats)
     frozen = st.copy()
@@ -112,7 +89,7 @@ def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
         rates["with_obs"].append(stats[0] / (time.thread_time() - t0))
         stats[:] = 0
         t0 = time.thread_time()
-        rollout_no_obs(st, core.TR, steps, np.uint64(2 + r), masks, stats)
+        core.random_rollout_rules(st, steps, 2 + r, masks, stats)
         rates["no_obs"].append(stats[0] / (time.thread_time() - t0))
         t0 = time.thread_time()
         encode_rows(frozen, core.TR, seats, one, enc_reps)

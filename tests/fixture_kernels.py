@@ -242,6 +242,22 @@ def sample_legal(r, mask):
     return -1
 
 
+@njit(**JIT_INLINE)
+def random_move(st, T, prng, rew, stats):
+    """One uniformly random legal decision on row ``st``, restarted in place
+    if its game ended; ``stats`` as in ``random_rollout``."""
+    a = sample_legal(prng, st.legal)
+    te, tr, il = step_row(st, T, a, rew)
+    stats[0] += 1
+    if il:
+        stats[3] += 1
+    if te or tr:
+        stats[1] += 1
+        if st.outcome == WIN_OUTCOME:
+            stats[2] += 1
+        restart(st, T)
+
+
 @njit(**JIT)
 def random_rollout(states, tabs, n_steps, policy_seed, obs, masks, stats):
     """Uniform random legal play for ``n_steps`` decisions on every row, with
@@ -254,17 +270,24 @@ def random_rollout(states, tabs, n_steps, policy_seed, obs, masks, stats):
         rng_seed(prng, policy_seed, i)
         st = states[i]
         for _ in range(n_steps):
-            a = sample_legal(prng, st.legal)
-            te, tr, il = step_row(st, T, a, rew)
-            stats[0] += 1
-            if il:
-                stats[3] += 1
-            if te or tr:
-                stats[1] += 1
-                if st.outcome == WIN_OUTCOME:
-                    stats[2] += 1
-                restart(st, T)
+            random_move(st, T, prng, rew, stats)
             encode_row(st, T, st.actor, obs[i])
+            for b in range(NUM_ACTIONS):
+                masks[i, b] = st.legal[b]
+
+
+@njit(**JIT)
+def random_rollout_rules(states, tabs, n_steps, policy_seed, masks, stats):
+    """``random_rollout`` with the observation switched off: the same games
+    (same actions, same seeds), the rules and the mask alone."""
+    T = tabs[0]
+    prng = np.zeros(2, np.uint64)
+    rew = np.zeros(MAX_SEATS, np.float32)
+    for i in range(states.shape[0]):
+        rng_seed(prng, policy_seed, i)
+        st = states[i]
+        for _ in range(n_steps):
+            random_move(st, T, prng, rew, stats)
             for b in range(NUM_ACTIONS):
                 masks[i, b] = st.legal[b]
 

@@ -87,3 +87,31 @@ def test_game_outcomes_start_after_the_engine_ones():
     from dungeonrl.envs.unbroken import consts as UB
     assert min(UB.O_WIN, UB.O_LOSS, DC.O_WIN) >= O_GAME
     assert UB.OUTCOME_NAMES[UB.O_TRUNCATED] == DC.OUTCOME_NAMES[DC.O_TRUNCATED] == "truncated"
+
+
+@pytest.mark.parametrize("game, kwargs", [
+    ("fixture", {}), ("unbroken", {}), ("dungeon_crawler", {"num_players": 3, "max_steps": 120})])
+def test_random_rollout_rules_plays_the_same_games_without_observations(game, kwargs):
+    """``random_rollout_rules`` (the benchmarks' "rules alone") takes the same
+    random actions as ``random_rollout`` and leaves the same records, masks
+    and statistics; it only skips the observation."""
+    from dungeonrl.envs.core._batch import resolve_core
+    if game == "fixture":
+        from fixture_game import make_core
+        core = make_core(**kwargs)
+    else:
+        core = resolve_core(game, kwargs)
+    n = 8
+    a, b = core.alloc(n), core.alloc(n)
+    core.reset(a, np.arange(n, dtype=np.uint64))
+    core.reset(b, np.arange(n, dtype=np.uint64))
+    obs = np.full((n, core.spec.obs_size), -7.0, np.float32)
+    ma, mb = (np.zeros((n, core.spec.num_actions), np.uint8) for _ in range(2))
+    sa, sb = np.zeros(4, np.int64), np.zeros(4, np.int64)
+    core.random_rollout(a, 300, 5, obs, ma, sa)
+    core.random_rollout_rules(b, 300, 5, mb, sb)
+    assert sa[0] == sb[0] == 300 * n and sa[1] > 0 and sa[3] == 0
+    np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_array_equal(ma, mb)
+    assert a.tobytes() == b.tobytes()
+    assert (obs != -7.0).any()                  # the full rollout did write observations

@@ -20,7 +20,10 @@ and compared with the fused paths and the adapters over them:
 * **fused**: the core's ``step_autoreset`` (step, final observation, reset,
   mask and observation in one call), the vector envs' kernel;
 * **kernel**: ``core.random_rollout`` on one thread (the same work with the
-  random policy inside numba: the engine's ceiling);
+  random policy inside numba: the engine's ceiling), and the same rollout
+  with the observation switched off (``core.random_rollout_rules``: what
+  the rules and the mask cost inside the kernel, so kernel - rules is the
+  encoder's in-kernel share);
 * **dispatch**: what one kernel call costs beyond its work (a one-env
   ``legal_mask`` call minus the per-env cost of the batched call): the
   Python shim plus numba's type dispatch of record arguments;
@@ -69,6 +72,7 @@ PARTS = (
     ("unfused_us", "sum of the four, separate calls"),
     ("fused_us", "fused `step_autoreset` (the vector envs' kernel)"),
     ("kernel_us", "in-kernel rollout, 1 thread (policy inside numba)"),
+    ("kernel_rules_us", "the same rollout with observations off (`random_rollout_rules`)"),
     ("dispatch_us", "dispatch + shim, per kernel call"),
     ("vector_adapter_us", "vector env adapter (vector env - fused)"),
     ("vector_us", "vector env step"),
@@ -204,6 +208,7 @@ def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: i
     if out["fused_us"] is not None:      # bench_batch times the policy too
         out["fused_us"] = max(0.0, out["fused_us"] - out["policy_batch_us"])
     out["kernel_us"] = _rate_us(bench_kernel(core, s, 1))
+    out["kernel_rules_us"] = _rate_us(bench_kernel(core, s, 1, observe=False))
     # dispatch: a one-env call minus the per-env work of a batched call
     one = BatchBuffers(core, 1)
     one.reset(np.array([seed], np.uint64))

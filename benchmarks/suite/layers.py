@@ -13,9 +13,11 @@ from .measure import measure, unavailable
 from .settings import Settings
 
 
-def bench_kernel(core, settings: Settings, threads: int, pool=None) -> dict:
+def bench_kernel(core, settings: Settings, threads: int, pool=None,
+                 observe: bool = True) -> dict:
     """``core.random_rollout`` on ``kernel_envs`` games split over
-    ``threads`` slices run concurrently."""
+    ``threads`` slices run concurrently; ``observe=False``: the same games
+    with the observation switched off (``core.random_rollout_rules``)."""
     n = max(threads, settings.kernel_envs)
     per = n // threads
     spec = core.spec
@@ -36,8 +38,11 @@ def bench_kernel(core, settings: Settings, threads: int, pool=None) -> dict:
 
     def one(t, k):
         st, obs, masks, stats = slices[t]
-        core.random_rollout(st, k, settings.seed * 1_000_003 + calls[0] * 64 + t, obs, masks,
-                            stats)
+        seed = settings.seed * 1_000_003 + calls[0] * 64 + t
+        if observe:
+            core.random_rollout(st, k, seed, obs, masks, stats)
+        else:
+            core.random_rollout_rules(st, k, seed, masks, stats)
 
     def run(k):
         for s in slices:

@@ -119,6 +119,10 @@ class KernelCore(GameCore):
         self.kernels.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed),
                                     obs, masks, stats)
 
+    def random_rollout_rules(self, states, n_steps, policy_seed, masks, stats):
+        self.kernels.random_rollout_rules(states, self.TR, int(n_steps),
+                                          np.uint64(policy_seed), masks, stats)
+
     def recompute_mask(self, states):
         """Legal masks recomputed from the other fields (uint8, (n, A))."""
         out = np.zeros((len(states), self.spec.num_actions), np.uint8)

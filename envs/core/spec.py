@@ -245,6 +245,12 @@ class GameCore:
         finished episodes, wins (any seat) and illegal actions (must stay 0)."""
         raise NotImplementedError
 
+    def random_rollout_rules(self, states, n_steps, policy_seed, masks, stats) -> None:
+        """``random_rollout`` with the observation switched off: the same
+        games (same seeds, same actions), the rules and the mask alone, so a
+        benchmark can tell the rules' cost from the encoder's."""
+        raise NotImplementedError
+
     # --- row subsets (the self-play view and PvP matches) ----------------------
     def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal) -> None:
         """``step`` applied to the rows ``rows`` (int64) only: row ``r`` takes
