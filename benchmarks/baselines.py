@@ -2,6 +2,7 @@
 
     python -m dungeonrl.benchmarks.baselines list
     python -m dungeonrl.benchmarks.baselines run unbroken-ppo            # train, evaluate, record
+    python -m dungeonrl.benchmarks.baselines run unbroken-ppo-kickstart  # cloned heuristic, then PPO
     python -m dungeonrl.benchmarks.baselines run dungeon_crawler-selfplay
     python -m dungeonrl.benchmarks.baselines run dungeon_kart-selfplay
     python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo      # solo Floor 1 Normal
@@ -40,6 +41,20 @@ BASELINES = {
         "about": "fast-path masked PPO from a random network, Normal, Sneak",
         # the agent beats the scripted heuristic on the same seeded games
         "targets": [("win rate above the heuristic's (same games)", "ppo (greedy)", None,
+                     "heuristic")],
+    },
+    "unbroken-ppo-kickstart": {
+        "game": "unbroken",
+        "args": ["--algo", "ppo", "--minutes", "25", "--difficulty", "normal",
+                 "--character", "sneak", "--kickstart", "heuristic", "--bc-steps", "400000",
+                 "--bc-epochs", "4", "--dagger-rounds", "1", "--lr", "2e-4", "--seed", "0",
+                 "--eval-games", "2000"],
+        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
+                 "PPO; the same 25-minute wall-clock budget as unbroken-ppo, cloning "
+                 "included, and the same 2,000 seeded games, Normal, Sneak",
+        # issue #12's second PPO target, with the heuristic as the starting point
+        "targets": [(">= 65% greedy win rate after 25 min", "ppo (greedy)", 0.65, None),
+                    ("win rate above the heuristic's (same games)", "ppo (greedy)", None,
                      "heuristic")],
     },
     "dungeon_crawler-selfplay": {
