@@ -168,7 +168,7 @@ def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
         "steps": m.get("steps"), "train_minutes": round(m.get("train_seconds", 0) / 60, 1),
         "sps": m.get("sps"), "final_eval": rows,
         "last_training_win_rate": hist[-1].get("win_rate") if hist else None,
-        "minutes_to_heuristic": _minutes_to_heuristic(rows, hist),
+        "minutes_to_heuristic": _minutes_to_heuristic(rows, hist, _kickstart_seconds(m)),
         "targets": _check(name, rows), "machine": _machine(),
         "recorded": time.strftime("%Y-%m-%d"),
     }
@@ -183,12 +183,22 @@ def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
     return entry
 
 
-def _minutes_to_heuristic(rows: list, history: list) -> float | None:
+def _minutes_to_heuristic(rows: list, history: list, before_s: float = 0.0) -> float | None:
     """Training minutes until the training win rate first reached the
     heuristic's evaluated win rate (a speed target; None without a
-    heuristic row)."""
+    heuristic row). ``before_s``: seconds spent before PPO's clock started
+    (``--kickstart`` cloning), counted in."""
     ref = next((r["win_rate"] for r in rows if r.get("agent") == "heuristic"), None)
-    return None if ref is None else minutes_to_reach(history, ref)
+    if ref is None:
+        return None
+    m = minutes_to_reach(history, ref)
+    return None if m is None else m + before_s / 60
+
+
+def _kickstart_seconds(metrics: dict) -> float:
+    """Seconds of behaviour cloning before PPO started (0 without ``--kickstart``)."""
+    kick = (metrics.get("config") or {}).get("kickstart") or {}
+    return float(kick.get("seconds") or 0.0)
 
 
 def markdown(data: dict) -> str:

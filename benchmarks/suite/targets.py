@@ -63,6 +63,9 @@ TARGETS = (
 TARGET_BY_ID = {t.id: t for t in TARGETS}
 #: the baseline run the training targets are read from
 BASELINE_RUN = "unbroken-ppo"
+#: further recorded runs read against the same targets, each in its own row:
+#: run name -> how the row names it
+BASELINE_VARIANTS = {"unbroken-ppo-kickstart": "unbroken, cloned start"}
 
 
 def targets_spec() -> dict:
@@ -145,22 +148,27 @@ def evaluate_targets(res: dict, baselines: dict | None = None) -> list:
 
 
 def baseline_targets(baselines: dict) -> list:
-    """The training targets from the recorded baseline run."""
-    e = baselines.get(BASELINE_RUN) or {}
-    basis = (f"baselines.json {BASELINE_RUN}, recorded {e.get('recorded')}, "
-             f"{e.get('train_minutes')} min" if e else "no recorded baseline run")
-    greedy = next((r.get("win_rate") for r in e.get("final_eval", [])
-                   if r.get("agent") == "ppo (greedy)"), None)
+    """The training targets from the recorded baseline run (plain PPO from a
+    random network), then from each recorded run of
+    :data:`BASELINE_VARIANTS` (rows named after the variant)."""
     rows = []
-    for tid, value in (("ppo_minutes_to_heuristic", e.get("minutes_to_heuristic")),
-                       ("ppo_win_rate_25min", greedy)):
-        t = TARGET_BY_ID[tid]
-        goal = t.goal_for("unbroken")
-        rows.append({"id": tid, "game": "unbroken", "players": None, "label": t.label,
-                     "short": t.short,
-                     "value": value, "target": goal, "direction": t.direction,
-                     "unit": t.unit, "met": _verdict(value, goal, t.direction),
-                     "basis": basis, "value_cpu": None, "today": t.today})
+    runs = [(BASELINE_RUN, "unbroken")]
+    runs += [(k, label) for k, label in BASELINE_VARIANTS.items() if k in baselines]
+    for run, who in runs:
+        e = baselines.get(run) or {}
+        basis = (f"baselines.json {run}, recorded {e.get('recorded')}, "
+                 f"{e.get('train_minutes')} min" if e else "no recorded baseline run")
+        greedy = next((r.get("win_rate") for r in e.get("final_eval", [])
+                       if r.get("agent") == "ppo (greedy)"), None)
+        for tid, value in (("ppo_minutes_to_heuristic", e.get("minutes_to_heuristic")),
+                           ("ppo_win_rate_25min", greedy)):
+            t = TARGET_BY_ID[tid]
+            goal = t.goal_for("unbroken")
+            rows.append({"id": tid, "game": who, "players": None, "label": t.label,
+                         "short": t.short,
+                         "value": value, "target": goal, "direction": t.direction,
+                         "unit": t.unit, "met": _verdict(value, goal, t.direction),
+                         "basis": basis, "value_cpu": None, "today": t.today})
     return rows
 
 
