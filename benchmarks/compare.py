@@ -74,6 +74,7 @@ def figures(res: dict, cpu: bool = False) -> dict:
             v = t.get("value_cpu")
         if isinstance(v, (int, float)) and v > 0:
             who = t.get("game", "") + (f"[{t['players']}p]" if t.get("players") else "")
+            who += f"[{t['variant']}]" if t.get("variant") else ""
             out[f"target {t['id']} {who}"] = (float(v), t.get("direction", ">=") != "<=")
     return out
 

@@ -11,8 +11,8 @@ def _run(win, minutes):
 
 def test_plain_run_only_when_no_variant_is_recorded():
     rows = baseline_targets({BASELINE_RUN: _run(0.574, None)})
-    assert [(r["id"], r["game"]) for r in rows] == [
-        ("ppo_minutes_to_heuristic", "unbroken"), ("ppo_win_rate_25min", "unbroken")]
+    assert [(r["id"], r["game"], r["variant"]) for r in rows] == [
+        ("ppo_minutes_to_heuristic", "unbroken", None), ("ppo_win_rate_25min", "unbroken", None)]
     win = rows[1]
     assert win["value"] == 0.574 and win["target"] == 0.65 and win["met"] is False
     assert rows[0]["met"] is None                      # not measured
@@ -21,7 +21,8 @@ def test_plain_run_only_when_no_variant_is_recorded():
 def test_each_recorded_variant_is_read_against_the_same_targets():
     variant, label = next(iter(BASELINE_VARIANTS.items()))
     rows = baseline_targets({BASELINE_RUN: _run(0.574, 5.0), variant: _run(0.70, 2.0)})
-    by = {(r["id"], r["game"]): r for r in rows}
+    assert {r["game"] for r in rows} == {"unbroken"}
+    by = {(r["id"], r["variant"] or "unbroken"): r for r in rows}
     assert by[("ppo_win_rate_25min", "unbroken")]["met"] is False
     assert by[("ppo_win_rate_25min", label)]["met"] is True
     assert by[("ppo_minutes_to_heuristic", label)]["met"] is True

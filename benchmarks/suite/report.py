@@ -90,6 +90,7 @@ def target_lines(res: dict) -> list:
     for t in current_targets(res):
         shown, goal, state = fmt_target(t)
         who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
+        who += f", {t['variant']}" if t.get("variant") else ""
         what = t.get("short") or t["label"]
         lines.append(f"  {who:<18s} {what:<27s} {shown:>22s}  {goal:<10s} {state}")
     return lines
@@ -193,6 +194,7 @@ def targets_markdown(targets: list) -> list:
         for r in (r for r in targets if r["id"] == t.id):
             shown, _, state = fmt_target({**r, "value_cpu": None})
             who = r["game"] + (f" {r['players']}p" if r["players"] and r["players"] > 1 else "")
+            who += f", {r['variant']}" if r.get("variant") else ""
             got.append(f"{who} {shown} ({state})")
         lines.append(f"| {t.label} | {t.today} | {_goal_text(t)} | "
                      f"{'; '.join(got) or 'not measured'} |")

@@ -64,8 +64,8 @@ TARGET_BY_ID = {t.id: t for t in TARGETS}
 #: the baseline run the training targets are read from
 BASELINE_RUN = "unbroken-ppo"
 #: further recorded runs read against the same targets, each in its own row:
-#: run name -> how the row names it
-BASELINE_VARIANTS = {"unbroken-ppo-kickstart": "unbroken, cloned start"}
+#: run name -> the row's ``variant`` (shown after the game's name)
+BASELINE_VARIANTS = {"unbroken-ppo-kickstart": "cloned start"}
 
 
 def targets_spec() -> dict:
@@ -152,7 +152,7 @@ def baseline_targets(baselines: dict) -> list:
     random network), then from each recorded run of
     :data:`BASELINE_VARIANTS` (rows named after the variant)."""
     rows = []
-    runs = [(BASELINE_RUN, "unbroken")]
+    runs = [(BASELINE_RUN, None)]
     runs += [(k, label) for k, label in BASELINE_VARIANTS.items() if k in baselines]
     for run, who in runs:
         e = baselines.get(run) or {}
@@ -164,7 +164,8 @@ def baseline_targets(baselines: dict) -> list:
                            ("ppo_win_rate_25min", greedy)):
             t = TARGET_BY_ID[tid]
             goal = t.goal_for("unbroken")
-            rows.append({"id": tid, "game": who, "players": None, "label": t.label,
+            rows.append({"id": tid, "game": "unbroken", "variant": who, "players": None,
+                         "label": t.label,
                          "short": t.short,
                          "value": value, "target": goal, "direction": t.direction,
                          "unit": t.unit, "met": _verdict(value, goal, t.direction),
