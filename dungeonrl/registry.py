@@ -40,7 +40,7 @@ from .envs.core.spec import GameSpec
 __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
            "SELFPLAY_VECTOR_ENTRY_POINT", "register_game", "register_module",
            "register_all", "register_catalog", "get_spec", "list_games", "game_module",
-           "make_game_env", "make_game_vector_env"]
+           "make_game_env", "make_game_vector_env", "aec_factory"]
 
 #: Modules of the games of the suite, in registration order (from the one
 #: list a game joins, :data:`dungeonrl.envs.catalog.GAMES`).
@@ -208,3 +208,23 @@ def game_module(name: str) -> str | None:
     without one)."""
     spec_name = get_spec(name).name
     return _MODULES.get(spec_name)
+
+
+def aec_factory(game):
+    """``factory(num_players=N)`` building the PettingZoo AEC env of a
+    multi-agent game (a registered name, env id or :class:`GameSpec`), the
+    way a PettingZoo user does: ``dungeonrl.envs.<name>_v<version>.env`` if
+    that module exists, else ``pettingzoo.make("aec", spec.env_id, ...)``."""
+    spec = game if isinstance(game, GameSpec) else get_spec(game)
+    name = f"dungeonrl.envs.{spec.name}_v{spec.version}"
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not name.startswith(e.name):
+            raise
+        import pettingzoo
+        if spec.env_id not in pettingzoo.aec_registry:
+            raise ImportError(f"no module {name} and {spec.env_id} is not in "
+                              "pettingzoo's AEC registry") from None
+        return lambda **kw: pettingzoo.make("aec", spec.env_id, **kw)
+    return mod.env

@@ -3,9 +3,7 @@ PettingZoo envs are built (through the registry and the GameCore contract
 only, so a new game joins with no benchmark code)."""
 from __future__ import annotations
 
-import importlib
-from typing import Callable
-
+from ...registry import aec_factory  # noqa: F401  (re-exported: the suite's AEC envs)
 from .settings import MULTI_PLAYERS
 
 
@@ -23,24 +21,6 @@ def core_kwargs(spec, players: int) -> dict:
 def make_core(spec, players: int):
     from ...envs.core._batch import resolve_core
     return resolve_core(spec, core_kwargs(spec, players))
-
-
-def aec_factory(spec) -> Callable:
-    """``factory(num_players=N)`` building the PettingZoo AEC env of a
-    multi-agent game: ``dungeonrl.envs.<name>_v<version>.env`` if that module
-    exists, else ``pettingzoo.make("aec", spec.env_id, ...)``."""
-    name = f"dungeonrl.envs.{spec.name}_v{spec.version}"
-    try:
-        mod = importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name is None or not name.startswith(e.name):
-            raise
-        import pettingzoo
-        if spec.env_id not in pettingzoo.aec_registry:
-            raise ImportError(f"no module {name} and {spec.env_id} is not in "
-                              "pettingzoo's AEC registry") from None
-        return lambda **kw: pettingzoo.make("aec", spec.env_id, **kw)
-    return mod.env
 
 
 def unknown_game_error(names) -> str | None:

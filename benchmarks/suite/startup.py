@@ -41,15 +41,9 @@ if not spec.multi_agent:
     _, info = env.reset(seed=0)
     mask = info["action_mask"]
 else:
-    # what a PettingZoo user writes: the game's own module, not the suite
-    import importlib
-    from dungeonrl.envs import catalog
-    try:
-        factory = importlib.import_module(catalog.pettingzoo_module(spec.name)).env
-    except ModuleNotFoundError:     # a game without its own module (test fixtures)
-        from dungeonrl.benchmarks.suite import aec_factory
-        factory = aec_factory(spec)
-    env = factory(num_players=players)
+    # the game's own PettingZoo module, as a user builds it (not through the suite)
+    from dungeonrl.registry import aec_factory
+    env = aec_factory(spec)(num_players=players)
     t_make = time.perf_counter()
     env.reset(seed=0)
     mask = env.last()[0]["action_mask"]
