@@ -123,6 +123,11 @@ def _warnings(base: dict, new: dict) -> list:
         w.append(f"different machines: base {mb.get('cpu')} ({mb.get('cores')} cores), "
                  f"new {mn.get('cpu')} ({mn.get('cores')} cores): medians are not comparable, "
                  "ratios roughly are")
+    paired = [any("unpaired" in t for t in r.get("targets", [])) for r in (base, new)]
+    if paired[0] != paired[1]:
+        w.append("the ratio targets of the {} run are medians of paired rounds, those of "
+                 "the {} run ratios of two medians: they move differently with the "
+                 "machine".format(*(("base", "new") if paired[0] else ("new", "base"))))
     if base.get("mode") != new.get("mode"):
         w.append(f"different modes: base {base.get('mode')!r}, new {new.get('mode')!r}")
     for name, res in (("base", base), ("new", new)):

@@ -89,6 +89,15 @@ def test_other_machine_or_mode_warns():
     assert "different machines" in compare.report(r)
 
 
+def test_paired_against_unpaired_targets_warns():
+    new = suite_run()
+    new["targets"][0]["unpaired"] = {"value": 5.0, "value_cpu": None}
+    r = compare.compare(suite_run(), new)
+    assert len(r["warnings"]) == 1 and "paired rounds" in r["warnings"][0]
+    assert "new run are medians of paired rounds" in r["warnings"][0]
+    assert compare.compare(new, new)["warnings"] == []
+
+
 def test_layer_profiles_compare_microseconds():
     base = {"kind": "layer-profile", "machine": {}, "mode": "quick",
             "configs": [{"game": "g", "players": 1, "rules_us": 0.5, "encoder_us": 0.2,

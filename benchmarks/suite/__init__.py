@@ -31,7 +31,11 @@ game joins with no benchmark code:
 * ``start`` and ``memory`` (:mod:`.startup`): time to the first step in a
   fresh process (cold and warm numba cache); bytes per record and per env,
   and peak RSS of a process holding 65,536 envs;
-* ``profile`` (:mod:`.profile`): where the time of each configuration goes.
+* ``profile`` (:mod:`.profile`): where the time of each configuration goes;
+* ``paired`` (:mod:`.paired`): the loops the ratio targets compare (kernel,
+  vector env or batched core at 4,096 envs, Python API loop, and the peers
+  leduc_poker and CartPole or connect_four) timed in turns, round after
+  round; the targets' ratios are the medians of the per-round ratios.
 
 Peers, same run, same machine (:mod:`.peers`): Gymnasium ``CartPole-v1``
 (single env and numpy vector env), EnvPool's C++ CartPole (1 and 4,096
@@ -50,10 +54,12 @@ Timing (:mod:`.measure`): each figure calibrates its loop to about
 ``min_time`` seconds (the calibration doubles as warm-up), then reports the
 median steps/s of ``repeats`` timed runs, and beside it the median steps
 per CPU-second of this process (``cpu_median``). The targets are stated
-once, in :mod:`.targets`.
+once, in :mod:`.targets`, and read from the paired rounds: a shared core's
+speed changes from one minute to the next, and a ratio of two medians
+measured minutes apart moves with it, while a per-round ratio does not.
 
 Modules: :mod:`.settings` (budgets), :mod:`.checks`, :mod:`.measure`,
-:mod:`.games`, :mod:`.layers`, :mod:`.peers`, :mod:`.startup`,
+:mod:`.games`, :mod:`.layers`, :mod:`.peers`, :mod:`.paired`, :mod:`.startup`,
 :mod:`.training`, :mod:`.profile`, :mod:`.breakdown` (the per-layer
 table), :mod:`.targets`, :mod:`.runner` (one run), :mod:`.validate`,
 :mod:`.fmt`, :mod:`.report` (terminal table and README section),

@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from-json", default=None, metavar="PATH",
                    help="measure nothing: print the table and redraw the plots of a saved run")
     p.add_argument("--no-peers", action="store_true")
+    p.add_argument("--paired-rounds", type=int, default=None, metavar="N",
+                   help="rounds in which the loops a ratio target compares take turns "
+                        "(the targets are read from them; default 7, 0 = off)")
     p.add_argument("--no-train", action="store_true")
     p.add_argument("--no-start", action="store_true")
     p.add_argument("--no-cold", action="store_true", help="skip the cold (compile) start")
@@ -82,6 +85,10 @@ def settings_from_args(a) -> Settings:
             changes[key] = False
     if a.profile is not None:
         changes["profile"] = a.profile
+    if a.paired_rounds is not None:
+        if a.paired_rounds < 0:
+            raise SystemExit("--paired-rounds must be >= 0")
+        changes["paired_rounds"] = a.paired_rounds
     if a.torch_threads is not None:
         changes["torch_threads"] = a.torch_threads
     return dataclasses.replace(s, **changes)

@@ -13,11 +13,16 @@ from .measure import measure, unavailable
 from .settings import Settings
 
 
-def bench_kernel(core, settings: Settings, threads: int, pool=None,
-                 observe: bool = True) -> dict:
-    """``core.random_rollout`` on ``kernel_envs`` games split over
-    ``threads`` slices run concurrently; ``observe=False``: the same games
-    with the observation switched off (``core.random_rollout_rules``)."""
+class ContractError(NotImplementedError):
+    """A core that does not follow the GameCore contract a loop needs."""
+
+
+def kernel_loop(core, settings: Settings, threads: int, pool=None, observe: bool = True):
+    """``run(k)`` for :func:`measure`: ``core.random_rollout`` on
+    ``kernel_envs`` games split over ``threads`` slices run concurrently
+    (``observe=False``: ``core.random_rollout_rules``, the same games with
+    the observation off), and the ``totals`` it accumulates (episodes,
+    steps). Raises :class:`ContractError` for a core without the method."""
     n = max(threads, settings.kernel_envs)
     per = n // threads
     spec = core.spec
@@ -30,11 +35,11 @@ def bench_kernel(core, settings: Settings, threads: int, pool=None,
     try:
         inspect.signature(core.random_rollout).bind(*slices[0][:1], 1, 0, *slices[0][1:])
     except TypeError as e:
-        return unavailable(
+        raise ContractError(
             f"{type(core).__name__}.random_rollout does not follow the GameCore contract "
-            f"random_rollout(states, n_steps, policy_seed, obs, masks, stats): {e}")
+            f"random_rollout(states, n_steps, policy_seed, obs, masks, stats): {e}") from None
     calls = [0]
-    totals = {"episodes": 0, "steps": 0}
+    totals = {"episodes": 0, "steps": 0, "num_envs": per * threads}
 
     def one(t, k):
         st, obs, masks, stats = slices[t]
@@ -64,16 +69,27 @@ def bench_kernel(core, settings: Settings, threads: int, pool=None,
         totals["steps"] += steps
         return steps
 
+    return run, totals
+
+
+def bench_kernel(core, settings: Settings, threads: int, pool=None,
+                 observe: bool = True) -> dict:
+    """The in-kernel rollout (:func:`kernel_loop`) timed by :func:`measure`."""
+    try:
+        run, totals = kernel_loop(core, settings, threads, pool, observe)
+    except ContractError as e:
+        return unavailable(str(e))
     fig = measure(run, settings.repeats, settings.min_time)
-    fig.update(num_envs=per * threads, threads=threads, episodes=totals["episodes"],
+    fig.update(num_envs=totals["num_envs"], threads=threads, episodes=totals["episodes"],
                mean_episode_length=(totals["steps"] / totals["episodes"]
                                     if totals["episodes"] else None))
     return fig
 
 
-def bench_batch(core, num_envs: int, settings: Settings, sampler) -> dict:
-    """The core's fused ``step_autoreset`` on preallocated buffers, actions
-    sampled from the masks in numpy (the adapter-free batched path)."""
+def batch_loop(core, num_envs: int, settings: Settings, sampler):
+    """``run(k)``: the core's fused ``step_autoreset`` on preallocated
+    buffers, actions sampled from the masks in numpy (the adapter-free
+    batched path)."""
     from ...envs.core._batch import BatchBuffers
     buf = BatchBuffers(core, num_envs)
     buf.reset(np.arange(num_envs, dtype=np.uint64) + np.uint64(settings.seed))
@@ -89,15 +105,21 @@ def bench_batch(core, num_envs: int, settings: Settings, sampler) -> dict:
                 raise IllegalActionInBenchmark(f"{where}: the core flagged an illegal action")
         return k * num_envs
 
-    fig = measure(run, settings.repeats, settings.min_time)
+    return run
+
+
+def bench_batch(core, num_envs: int, settings: Settings, sampler) -> dict:
+    """:func:`batch_loop` timed by :func:`measure`."""
+    fig = measure(batch_loop(core, num_envs, settings, sampler), settings.repeats,
+                  settings.min_time)
     fig["num_envs"] = num_envs
     return fig
 
 
-def bench_vector(spec, num_envs: int, settings: Settings, sampler, **env_kwargs) -> dict:
-    """``DungeonVectorEnv`` (what ``gymnasium.make_vec`` builds), with its
-    default options unless ``env_kwargs`` say otherwise; actions sampled
-    from the returned ``action_mask``."""
+def vector_loop(spec, num_envs: int, settings: Settings, sampler, **env_kwargs):
+    """``(run, env)``: ``DungeonVectorEnv`` (what ``gymnasium.make_vec``
+    builds), with its default options unless ``env_kwargs`` say otherwise;
+    actions sampled from the returned ``action_mask``."""
     from ...envs.core.vector import DungeonVectorEnv
     env = DungeonVectorEnv(spec.name, num_envs=num_envs, **env_kwargs)
     _, infos = env.reset(seed=settings.seed)
@@ -117,6 +139,12 @@ def bench_vector(spec, num_envs: int, settings: Settings, sampler, **env_kwargs)
         state["masks"] = masks
         return k * num_envs
 
+    return run, env
+
+
+def bench_vector(spec, num_envs: int, settings: Settings, sampler, **env_kwargs) -> dict:
+    """:func:`vector_loop` timed by :func:`measure`."""
+    run, env = vector_loop(spec, num_envs, settings, sampler, **env_kwargs)
     fig = measure(run, settings.repeats, settings.min_time)
     fig["num_envs"] = num_envs
     env.close()
@@ -125,21 +153,10 @@ def bench_vector(spec, num_envs: int, settings: Settings, sampler, **env_kwargs)
 
 def vector_variant(spec, num_envs: int, settings: Settings, sampler, **env_kwargs) -> dict:
     """The vector env with non-default options (profiling), fewer repeats."""
-    from ...envs.core.vector import DungeonVectorEnv
-    env = DungeonVectorEnv(spec.name, num_envs=num_envs, **env_kwargs)
-    _, infos = env.reset(seed=settings.seed)
-    actions = np.zeros(num_envs, np.int64)
-    box = {"masks": infos["action_mask"]}
-
-    def run(k):
-        for _ in range(k):
-            sampler.batch(box["masks"], actions)
-            check_batch(box["masks"], actions, "vector variant")
-            _, _, _, _, inf = env.step(actions)
-            box["masks"] = inf["action_mask"]
-        return k * num_envs
-
-    return measure(run, max(1, settings.repeats // 2), settings.min_time)
+    run, env = vector_loop(spec, num_envs, settings, sampler, **env_kwargs)
+    fig = measure(run, max(1, settings.repeats // 2), settings.min_time)
+    env.close()
+    return fig
 
 
 def single_loop(env, mask_of, sampler, where, seed, check_info=True):
@@ -164,12 +181,19 @@ def single_loop(env, mask_of, sampler, where, seed, check_info=True):
     return run
 
 
-def bench_single(spec, settings: Settings, sampler) -> dict:
-    """``gymnasium.make(env_id).step`` with masked random legal actions."""
+def single_env_loop(spec, settings: Settings, sampler):
+    """``(run, env)``: ``gymnasium.make(env_id).step`` with masked random
+    legal actions."""
     import gymnasium as gym
     env = gym.make(spec.env_id)
     run = single_loop(env, lambda info: info["action_mask"], sampler,
-                       f"single env ({spec.name})", settings.seed)
+                      f"single env ({spec.name})", settings.seed)
+    return run, env
+
+
+def bench_single(spec, settings: Settings, sampler) -> dict:
+    """:func:`single_env_loop` timed by :func:`measure`."""
+    run, env = single_env_loop(spec, settings, sampler)
     fig = measure(run, settings.repeats, settings.python_min_time or settings.min_time)
     env.close()
     return fig
@@ -203,12 +227,18 @@ def aec_loop(env, sampler, where, seed, check_info=False):
     return run
 
 
-def bench_aec(spec, players: int, settings: Settings, sampler) -> dict:
+def aec_env_loop(spec, players: int, settings: Settings, sampler):
+    """``(run, env)``: the game's PettingZoo AEC env with ``players`` seats
+    in the masked loop of :func:`aec_loop`."""
     env = aec_factory(spec)(num_players=players)
     run = aec_loop(env, sampler, f"AEC ({spec.name}, {players} players)", settings.seed,
-                    check_info=True)
+                   check_info=True)
+    return run, env
+
+
+def bench_aec(spec, players: int, settings: Settings, sampler) -> dict:
+    """:func:`aec_env_loop` timed by :func:`measure`."""
+    run, env = aec_env_loop(spec, players, settings, sampler)
     fig = measure(run, settings.repeats, settings.python_min_time or settings.min_time)
     env.close()
     return fig
-
-

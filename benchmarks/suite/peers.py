@@ -17,12 +17,18 @@ from .measure import guarded, measure, pool_figures
 from .settings import Settings
 
 
-def peer_cartpole_single(settings: Settings, sampler) -> dict:
+def cartpole_single_loop(settings: Settings, sampler):
+    """``(run, env)``: Gymnasium's CartPole-v1 stepped one env at a time."""
     import gymnasium as gym
     env = gym.make("CartPole-v1")
     ones = np.ones(env.action_space.n, np.int8)
     run = single_loop(env, lambda info: ones, sampler, "CartPole-v1 single", settings.seed,
-                       check_info=False)
+                      check_info=False)
+    return run, env
+
+
+def peer_cartpole_single(settings: Settings, sampler) -> dict:
+    run, env = cartpole_single_loop(settings, sampler)
     fig = measure(run, settings.repeats, settings.python_min_time or settings.min_time)
     env.close()
     return fig
@@ -49,20 +55,26 @@ def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
     return fig
 
 
-def peer_pettingzoo(env_id: str, settings: Settings, sampler) -> dict:
-    """A PettingZoo classic env from its registry (``pettingzoo.make``, the
-    1.27 way; the module factories are deprecated), AEC loop with masks."""
+def pettingzoo_loop(env_id: str, settings: Settings, sampler):
+    """``(run, env)``: a PettingZoo classic env from its registry
+    (``pettingzoo.make``, the 1.27 way; the module factories are
+    deprecated), AEC loop with masks."""
     import pettingzoo
     env = pettingzoo.make("aec", env_id)
-    run = aec_loop(env, sampler, f"pettingzoo {env_id}", settings.seed)
+    return aec_loop(env, sampler, f"pettingzoo {env_id}", settings.seed), env
+
+
+def peer_pettingzoo(env_id: str, settings: Settings, sampler) -> dict:
+    run, env = pettingzoo_loop(env_id, settings, sampler)
     fig = measure(run, settings.repeats, settings.python_min_time or settings.min_time)
     env.close()
     return fig
 
 
-def peer_openspiel(name: str, settings: Settings, sampler) -> dict:
-    """pyspiel with ``state.observation_tensor()`` every decision; chance
-    nodes are resolved by their probabilities (not counted as steps)."""
+def openspiel_loop(name: str, settings: Settings, sampler):
+    """``run(k)``: pyspiel with ``state.observation_tensor()`` every
+    decision; chance nodes are resolved by their probabilities (not counted
+    as steps)."""
     import random
     import pyspiel
     game = pyspiel.load_game(name)
@@ -90,7 +102,12 @@ def peer_openspiel(name: str, settings: Settings, sampler) -> dict:
         box["state"] = state
         return n
 
-    return measure(run, settings.repeats, settings.python_min_time or settings.min_time)
+    return run
+
+
+def peer_openspiel(name: str, settings: Settings, sampler) -> dict:
+    return measure(openspiel_loop(name, settings, sampler), settings.repeats,
+                   settings.python_min_time or settings.min_time)
 
 
 def peer_envpool_cartpole(num_envs: int, threads: int, settings: Settings, sampler) -> dict:

@@ -193,6 +193,8 @@ def targets_markdown(targets: list) -> list:
         got = []
         for r in (r for r in targets if r["id"] == t.id):
             shown, _, state = fmt_target({**r, "value_cpu": None})
+            if r.get("range"):
+                shown += f" (rounds {r['range'][0]:.2f}-{r['range'][1]:.2f})"
             who = r["game"] + (f" {r['players']}p" if r["players"] and r["players"] > 1 else "")
             who += f", {r['variant']}" if r.get("variant") else ""
             got.append(f"{who} {shown} ({state})")
@@ -219,7 +221,12 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         "",
         "Targets, one row each, read in this one run (reported, not asserted; the JSON "
         "and the terminal table also give each ratio in steps per CPU-second of the "
-        "process, which other processes on the machine disturb less):",
+        "process, which other processes on the machine disturb less). "
+        + (f"Ratios come from paired rounds: the two loops a ratio compares take turns, "
+           f"{s['paired_rounds']} rounds of ~{s['paired_time']:g} s per loop, and the ratio "
+           "is the median of the per-round ratios (their range in brackets), so a change "
+           "of the machine's speed between two measurements cancels out:"
+           if s.get("paired_rounds") else "Ratios are of the two medians:"),
         "",
     ]
     lines += targets_markdown(current_targets(res))

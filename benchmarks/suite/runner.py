@@ -14,6 +14,7 @@ from .fmt import fmt_fig, fmt_memory, fmt_start
 from .games import core_kwargs, make_core, player_counts
 from .layers import bench_aec, bench_batch, bench_kernel, bench_single, bench_vector
 from .measure import guarded, safe, skipped
+from .paired import fmt_paired, paired_config
 from .peers import run_peers
 from .profile import profile_config
 from .settings import REF_ENVS, SCHEMA, Settings
@@ -127,4 +128,7 @@ def run_config(spec, players: int, counts: list, settings: Settings, sampler, po
                          if settings.memory else "disabled"}
     if settings.profile:
         cfg["profile"] = profile_config(spec, core, players, cfg, settings, sampler)
+    if settings.paired_rounds:
+        cfg["paired"] = guarded(paired_config, spec, core, players, settings, sampler)
+        log(f"  paired rounds: {fmt_paired(cfg['paired'])}")
     return cfg

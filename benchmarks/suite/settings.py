@@ -54,6 +54,12 @@ class Settings:
     torch_threads: int = 0                    #: 0 = the fast PPO's default, used for both
     envpool_envs: tuple = (1, REF_ENVS)       #: num_envs of the EnvPool CartPole peer
     envpool_threads: tuple = (1, 2)           #: its worker threads
+    paired_rounds: int = 7                    #: rounds of the paired ratios (0 = off)
+    paired_time: float = 0.4                  #: seconds per loop and round
+
+    def paired_envs(self) -> int:
+        """num_envs of the vector loop in the paired rounds."""
+        return REF_ENVS if REF_ENVS in self.num_envs else max(self.num_envs)
 
     def thread_counts(self) -> tuple:
         if self.threads:
@@ -72,13 +78,15 @@ MODES = {
     "quick": Settings(mode="quick", repeats=3, min_time=0.25, num_envs=(1, 256, 4096),
                       sweep_batch=False, kernel_envs=1024, train_steps_sb3=1024,
                       train_steps_fast=2048, start_cold=False, start_repeats=1,
-                      memory_all_configs=False, profile=False),
+                      memory_all_configs=False, profile=False, paired_rounds=5,
+                      paired_time=0.15),
     # for the tests: every code path, tiny budgets, no meaningful figures
     "tiny": Settings(mode="tiny", repeats=1, min_time=0.01, num_envs=(1, 32),
                      sweep_batch=True, kernel_envs=32, train_steps_sb3=64,
                      train_steps_fast=128, start_cold=False,
                      start_repeats=1, memory_envs=256, memory_all_configs=False,
-                     profile=True, max_configs=1, envpool_envs=(1, 32)),
+                     profile=True, max_configs=1, envpool_envs=(1, 32), paired_rounds=2,
+                     paired_time=0.005),
 }
 
 

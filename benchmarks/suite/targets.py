@@ -4,9 +4,13 @@
 the README section and the JSON (``targets_spec``) all read it. A target's
 ``goal`` maps a game name to its threshold (``"*"``: every game); a game
 without a goal is still measured and reported ("reported", no verdict).
-Ratios are read in one run on one machine, so the load of the machine
-cancels out as far as it can; ``value_cpu`` is the same ratio in steps per
-CPU-second of the benchmark process, which other processes disturb less.
+Ratios are read in one run on one machine, from the paired rounds where
+the run has them (:mod:`.paired`: the two loops take turns, and the ratio is
+the median of the per-round ratios, so a change of the machine's speed
+between two measurements cancels out); a run without them (``--paired-rounds
+0``, an older JSON) falls back to the ratio of the two medians, which each
+paired row keeps as ``unpaired``. ``value_cpu`` is the same ratio in steps
+per CPU-second of the benchmark process, which other processes disturb less.
 
 Two targets are outcomes of training, not of ``dungeonrl bench``: they are
 read from the recorded baseline run (``benchmarks/results/baselines.json``,
@@ -84,6 +88,17 @@ def ref_vector(cfg: dict) -> tuple[str, dict | None]:
     return layer, cfg.get(layer, {}).get(str(REF_ENVS))
 
 
+def paired_ratio_of(cfg: dict, tid: str) -> dict | None:
+    """Target ``tid``'s ratio from the configuration's paired rounds, when
+    they ran and timed both loops (the vector loop at :data:`REF_ENVS`)."""
+    pr = cfg.get("paired")
+    if not ok(pr) or tid not in pr.get("ratios", {}):
+        return None
+    if tid == "vector_vs_kernel" and pr.get("num_envs") != REF_ENVS:
+        return None
+    return pr["ratios"][tid]
+
+
 def load_baselines(path: str | None = None) -> dict:
     """The recorded baseline runs (``{}`` when the file is missing)."""
     path = path or os.path.join(RESULTS, "baselines.json")
@@ -108,35 +123,50 @@ def evaluate_targets(res: dict, baselines: dict | None = None) -> list:
            "c4": peers.get("pz_connect_four")}
     out = []
 
-    def add(tid, game, players, value, basis="", cpu=None):
+    def add(tid, game, players, value, basis="", cpu=None, unpaired=None, spread=None):
         t = TARGET_BY_ID[tid]
         goal = t.goal_for(game)
-        out.append({"id": tid, "game": game, "players": players, "label": t.label,
-                    "short": t.short,
-                    "value": value, "target": goal, "direction": t.direction,
-                    "unit": t.unit, "met": _verdict(value, goal, t.direction),
-                    "basis": basis, "value_cpu": cpu, "today": t.today})
+        row = {"id": tid, "game": game, "players": players, "label": t.label,
+               "short": t.short,
+               "value": value, "target": goal, "direction": t.direction,
+               "unit": t.unit, "met": _verdict(value, goal, t.direction),
+               "basis": basis, "value_cpu": cpu, "today": t.today}
+        if unpaired is not None:
+            row["unpaired"] = unpaired
+        if spread is not None:
+            row["range"] = spread
+        out.append(row)
 
     def both(a, b):
         return ratio(median_of(a), median_of(b)), ratio(cpu_of(a), cpu_of(b))
+
+    def read(tid, name, p, cfg, a, b, basis):
+        """The paired ratio when the run has one (the median of per-round
+        ratios, see :mod:`.paired`), else the ratio of the two medians."""
+        v, c = both(a, b)
+        pr = paired_ratio_of(cfg, tid)
+        if pr is None:
+            add(tid, name, p, v, basis, c)
+        else:
+            add(tid, name, p, pr["value"],
+                f"{basis}; paired: median of {pr['rounds']} per-round ratios "
+                f"[{pr['min']:.2f}, {pr['max']:.2f}]", pr.get("cpu"),
+                unpaired={"value": v, "value_cpu": c}, spread=[pr["min"], pr["max"]])
 
     for name, g in res.get("games", {}).items():
         for pkey, cfg in g["configs"].items():
             p = int(pkey)
             kfig = cfg.get("kernel", {}).get("1")
-            v, c = both(kfig, ref["leduc"])
-            add("kernel_vs_leduc", name, p, v, "core.random_rollout, 1 thread", c)
+            read("kernel_vs_leduc", name, p, cfg, kfig, ref["leduc"],
+                 "core.random_rollout, 1 thread")
             layer, fig = ref_vector(cfg)
-            v, c = both(fig, kfig)
-            add("vector_vs_kernel", name, p, v,
-                "vector env" if layer == "vector" else "batched core (multi-agent: no vector env)",
-                c)
+            read("vector_vs_kernel", name, p, cfg, fig, kfig,
+                 "vector env" if layer == "vector" else "batched core (multi-agent: no vector env)")
             if g["multi_agent"]:
-                v, c = both(cfg.get("python"), ref["c4"])
-                add("aec_vs_connect_four", name, p, v, "AEC loop", c)
+                read("aec_vs_connect_four", name, p, cfg, cfg.get("python"), ref["c4"], "AEC loop")
             else:
-                v, c = both(cfg.get("python"), ref["cartpole"])
-                add("single_vs_cartpole", name, p, v, "gymnasium.make", c)
+                read("single_vs_cartpole", name, p, cfg, cfg.get("python"), ref["cartpole"],
+                     "gymnasium.make")
         st = g.get("start", {})
         add("warm_start_s", name, None, st.get("warm_s") if ok(st) else None,
             "fresh process, first line to first step")

@@ -14,6 +14,22 @@ PEER_FIELDS = tuple(PEERS) + ("cartpole_vector",)
 TARGET_FIELDS = ("id", "game", "players", "label", "value", "target", "direction", "met")
 
 
+def _check_paired(fig, where, problems):
+    """The paired rounds of a configuration (optional: older runs, and runs
+    with ``--paired-rounds 0``, have none)."""
+    if not isinstance(fig, dict) or "status" not in fig:
+        problems.append(f"{where}: not a figure")
+    elif fig["status"] != "ok":
+        _check_fig(fig, where, problems)
+    else:
+        problems += [f"{where}: missing {k!r}" for k in ("rounds", "rates", "ratios")
+                     if k not in fig]
+        for name, rates in fig.get("rates", {}).items():
+            if len(rates) != fig.get("rounds"):
+                problems.append(f"{where}: {name} has {len(rates)} rates for "
+                                f"{fig.get('rounds')} rounds")
+
+
 def _check_fig(fig, where, problems):
     if not isinstance(fig, dict) or "status" not in fig:
         problems.append(f"{where}: not a figure")
@@ -48,6 +64,8 @@ def validate(res: dict) -> list:
                 for key, fig in cfg.get(layer, {}).items():
                     _check_fig(fig, f"{w}.{layer}[{key}]", problems)
             _check_fig(cfg.get("python"), f"{w}.python", problems)
+            if "paired" in cfg:
+                _check_paired(cfg["paired"], f"{w}.paired", problems)
             mem = cfg.get("memory", {})
             problems += [f"{w}.memory: missing {k!r}" for k in MEMORY_FIELDS if k not in mem]
         tr = g.get("training", {})

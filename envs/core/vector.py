@@ -338,9 +338,8 @@ class DungeonVectorEnv(VectorEnv):
             zero = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
             for j, i in enumerate(done_idx.tolist()):
                 final_obs[i] = {"observation": fo[j], "action_mask": zero.copy()}
-        else:
-            for j, i in enumerate(done_idx.tolist()):    # row views of the one copy
-                final_obs[i] = fo[j]
+        else:   # row views of the one copy, made by numpy's iterator (no Python loop)
+            final_obs[done_idx] = np.fromiter(fo, dtype=object, count=len(done_idx))
         return final_obs
 
     def action_masks(self) -> np.ndarray:
