@@ -46,8 +46,8 @@ BASELINES = {
     "unbroken-ppo-kickstart": {
         "game": "unbroken",
         "args": ["--algo", "ppo", "--minutes", "25", "--difficulty", "normal",
-                 "--character", "sneak", "--kickstart", "heuristic", "--bc-steps", "400000",
-                 "--bc-epochs", "4", "--dagger-rounds", "1", "--lr", "2e-4", "--seed", "0",
+                 "--character", "sneak", "--kickstart", "heuristic", "--bc-steps", "200000",
+                 "--bc-epochs", "2", "--dagger-rounds", "1", "--lr", "3e-4", "--seed", "0",
                  "--eval-games", "2000"],
         "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
                  "PPO; the same 25-minute wall-clock budget as unbroken-ppo, cloning "
