@@ -224,8 +224,9 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         "process, which other processes on the machine disturb less). "
         + (f"Ratios come from paired rounds: the two loops a ratio compares take turns, "
            f"{s['paired_rounds']} rounds of ~{s['paired_time']:g} s per loop, and the ratio "
-           "is the median of the per-round ratios (the range over the rounds follows each value), so a change "
-           "of the machine's speed between two measurements cancels out:"
+           "is the median of the per-round ratios (the range over the rounds follows "
+           "each value), so a change of the machine's speed between two measurements "
+           "cancels out:"
            if s.get("paired_rounds") else "Ratios are of the two medians:"),
         "",
     ]
