@@ -87,6 +87,7 @@ def test_tiny_profile_end_to_end(tmp_path, capsys):
     for key, _ in breakdown.PARTS:
         assert cfg.get(key) is not None and cfg[key] >= 0, key   # Unbroken games are short
     assert cfg["rules_us"] > 0 and cfg["encoder_us"] > 0 and cfg["mask_us"] > 0
+    assert cfg["paired_rounds"] == breakdown.PAIRED_ROUNDS     # fused, kernels, vector in turns
     assert cfg["unfused_us"] == pytest.approx(
         cfg["rules_us"] + cfg["reset_us"] + cfg["mask_us"] + cfg["encoder_us"])
     md = (tmp_path / "layers_tiny.md").read_text()

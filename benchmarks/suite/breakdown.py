@@ -35,6 +35,10 @@ and compared with the fused paths and the adapters over them:
 * **policy**: the benchmark's own random legal sampling (not a layer of the
   library; shown so the sums add up).
 
+The fused step, the two rollouts and the vector env take turns in paired
+rounds (:func:`paired_layers`), so the subtractions between them are read
+inside one round, not across a change of the machine's speed.
+
 The **physical limit**: the bytes a step must write (observation, mask and
 reward of the acting seat's row) over the memory bandwidth measured on
 this machine with a numpy copy of a large array (the best of several
@@ -194,31 +198,66 @@ def _rate_us(fig) -> float | None:
     return 1e6 / fig["median"] if fig.get("status") == "ok" and fig["median"] else None
 
 
+#: rounds in which the fused step, the kernels and the vector env take turns
+PAIRED_ROUNDS = 5
+
+
+def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
+    """The fused ``step_autoreset``, the in-kernel rollouts (observations on
+    and off) and the vector env, timed in turns (:func:`.paired.interleave`,
+    :data:`PAIRED_ROUNDS` rounds of about ``s.min_time / 2`` per loop), so
+    the differences the table shows are read inside one round and a change
+    of the machine's speed between two loops does not enter them: each row
+    is the median over the rounds, and the vector adapter the median of the
+    per-round ``vector - fused``. Both the batch loop and the vector loop
+    sample actions in numpy, so ``policy_us`` is taken off the fused row."""
+    from statistics import median
+
+    from .layers import ContractError, batch_loop, kernel_loop, vector_loop
+    from .paired import interleave
+    loops, closers = {"fused": batch_loop(core, n, s, sampler)}, []
+    for key, observe in (("kernel", True), ("kernel_rules", False)):
+        try:
+            loops[key] = kernel_loop(core, s, 1, observe=observe)[0]
+        except ContractError:
+            pass                           # a core without random_rollout: no row
+    if not spec.multi_agent:
+        run, env = vector_loop(spec, n, s, sampler)
+        loops["vector"] = run
+        closers.append(env)
+    try:
+        timed = interleave(loops, PAIRED_ROUNDS, s.min_time / 2)
+    finally:
+        for env in closers:
+            env.close()
+    us = {k: [1e6 / r for r in v] for k, v in timed["rates"].items()}
+    out: dict[str, Any] = {"paired_rounds": PAIRED_ROUNDS,
+                           "fused_us": max(0.0, median(us["fused"]) - policy_us),
+                           "kernel_us": median(us["kernel"]) if "kernel" in us else None,
+                           "kernel_rules_us": (median(us["kernel_rules"])
+                                               if "kernel_rules" in us else None)}
+    if "vector" in us:
+        out["vector_us"] = median(us["vector"])
+        out["vector_adapter_us"] = max(0.0, median(
+            [v - f for v, f in zip(us["vector"], us["fused"])]))
+    return out
+
+
 def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: int = 0) -> dict:
     """Every row of :data:`PARTS` (but the limit) for one configuration."""
     from types import SimpleNamespace
 
     from ...envs.core._batch import BatchBuffers
-    from .layers import bench_batch, bench_kernel, bench_vector
     core = make_core(spec, players)
     out: dict[str, Any] = {"game": spec.name, "players": players, "num_envs": n}
     out.update(unfused_parts(core, n, min_time, sampler, seed))
     s = SimpleNamespace(repeats=3, min_time=min_time, kernel_envs=n, seed=seed)
-    out["fused_us"] = _rate_us(bench_batch(core, n, s, sampler))
-    if out["fused_us"] is not None:      # bench_batch times the policy too
-        out["fused_us"] = max(0.0, out["fused_us"] - out["policy_batch_us"])
-    out["kernel_us"] = _rate_us(bench_kernel(core, s, 1))
-    out["kernel_rules_us"] = _rate_us(bench_kernel(core, s, 1, observe=False))
+    out.update(paired_layers(spec, core, n, s, sampler, out["policy_batch_us"]))
     # dispatch: a one-env call minus the per-env work of a batched call
     one = BatchBuffers(core, 1)
     one.reset(np.array([seed], np.uint64))
     call_us = per_call_us(lambda: core.legal_mask(one.states, one.masks), 1, min_time)
     out["dispatch_us"] = max(0.0, call_us - out["mask_us"])
-    if not spec.multi_agent:
-        out["vector_us"] = _rate_us(bench_vector(spec, n, s, sampler))
-        if out["vector_us"] is not None and out["fused_us"] is not None:
-            out["vector_adapter_us"] = max(
-                0.0, out["vector_us"] - out["policy_batch_us"] - out["fused_us"])
     out.update(_python_api(spec, players, core, min_time, sampler, seed))
     return out
 
