@@ -251,7 +251,7 @@ def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: i
     core = make_core(spec, players)
     out: dict[str, Any] = {"game": spec.name, "players": players, "num_envs": n}
     out.update(unfused_parts(core, n, min_time, sampler, seed))
-    s = SimpleNamespace(repeats=3, min_time=min_time, kernel_envs=n, seed=seed)
+    s = SimpleNamespace(min_time=min_time, kernel_envs=n, seed=seed)
     out.update(paired_layers(spec, core, n, s, sampler, out["policy_batch_us"]))
     # dispatch: a one-env call minus the per-env work of a batched call
     one = BatchBuffers(core, 1)

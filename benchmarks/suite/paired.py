@@ -108,23 +108,15 @@ def config_loops(spec, core, players: int, settings: Settings, sampler) -> tuple
     loops, closers, missing = {}, [], {}
 
     def add(name, opener):
-        box = {}
-
-        def open_it():
-            box["loop"] = opener()
-            return {"status": "ok"}
-
-        fig = guarded(open_it)
-        if fig.get("status") != "ok":
-            missing[name] = fig.get("reason", "unavailable")
+        fig = guarded(lambda: {"status": "ok", "loop": opener()})
+        if fig["status"] != "ok":
+            missing[name] = fig["reason"]
             return
-        got = box["loop"]
+        got = fig["loop"]
         if isinstance(got, tuple):
-            run, obj = got
+            got, obj = got
             closers.append(obj)
-        else:
-            run = got
-        loops[name] = run
+        loops[name] = got
 
     n = settings.paired_envs()
     peers = settings.peers
