@@ -64,9 +64,9 @@ the game {game!r} -- do not edit; regenerate with
 The engine's loops over this game's row functions (see
 :mod:`dungeonrl.envs.core.codegen` for what each kernel does).
 """
-import numpy as np
 from numba import njit
 
+from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.rng import rng_below, rng_seed
@@ -139,7 +139,7 @@ def reset_row(st, T, seed, episode):
     st.actor = 0
     st.last_actor = -1
     game_reset_row(st, T)
-    rew = np.zeros(MAX_SEATS, np.float32)
+    rew = scratch_f32(MAX_SEATS)
     settle(st, T, rew)
 
 
@@ -206,6 +206,7 @@ def reset_batch(states, tabs, seeds, num_players, max_steps, auto_advance, rewar
 @njit(**JIT)
 def step_batch(states, tabs, actions, rewards, terminated, truncated, illegal):
     T = tabs[0]
+    rewards = borrow(rewards)
     for i in range(states.shape[0]):
         te, tr, il = step_row(states[i], T, actions[i], rewards[i])
         terminated[i] = te
@@ -223,6 +224,7 @@ def mask_batch(states, tabs, masks):
 @njit(**JIT)
 def observe_batch(states, tabs, players, obs):
     T = tabs[0]
+    obs = borrow(obs)
     for i in range(states.shape[0]):
         encode_row(states[i], T, players[i], obs[i])
 
@@ -232,6 +234,8 @@ def step_observe(states, tabs, actions, players, obs, masks, rewards, terminated
                  truncated, illegal):
     """``step_batch``, then the mask and the observation of ``players[i]``."""
     T = tabs[0]
+    obs = borrow(obs)
+    rewards = borrow(rewards)
     for i in range(states.shape[0]):
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
@@ -247,6 +251,7 @@ def step_observe(states, tabs, actions, players, obs, masks, rewards, terminated
 def step_rows(states, tabs, rows, actions, rewards, terminated, truncated, illegal):
     """``step_batch`` on the rows ``rows`` only (outputs indexed by row)."""
     T = tabs[0]
+    rewards = borrow(rewards)
     for j in range(rows.shape[0]):
         r = rows[j]
         te, tr, il = step_row(states[r], T, actions[r], rewards[r])
@@ -259,6 +264,7 @@ def step_rows(states, tabs, rows, actions, rewards, terminated, truncated, illeg
 def observe_rows(states, tabs, rows, players, obs, masks):
     """Observation from ``players[r]`` and the mask of every row ``r`` in ``rows``."""
     T = tabs[0]
+    obs = borrow(obs)
     for j in range(rows.shape[0]):
         r = rows[j]
         encode_row(states[r], T, players[r], obs[r])
@@ -274,6 +280,9 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     step leaves its last acting seat's view in ``final_obs[i]`` and its
     final record in ``final_states[i]``, then restarts in place."""
     T = tabs[0]
+    obs = borrow(obs)
+    rewards = borrow(rewards)
+    final_obs = borrow(final_obs)
     for i in range(states.shape[0]):
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
@@ -328,8 +337,10 @@ def random_rollout(states, tabs, n_steps, policy_seed, obs, masks, stats):
     autoreset, writing the acting seat's observation and mask after every
     step. ``stats`` (int64[4]) accumulates: steps, episodes, wins, illegal."""
     T = tabs[0]
-    prng = np.zeros(2, np.uint64)
-    rew = np.zeros(MAX_SEATS, np.float32)
+    prng = scratch_u64(2)
+    rew = scratch_f32(MAX_SEATS)
+    stats = borrow(stats)
+    obs = borrow(obs)
     for i in range(states.shape[0]):
         rng_seed(prng, policy_seed, i)
         st = states[i]
@@ -345,8 +356,9 @@ def random_rollout_rules(states, tabs, n_steps, policy_seed, masks, stats):
     """``random_rollout`` with the observation switched off: the same games
     (same actions, same seeds), the rules and the mask alone."""
     T = tabs[0]
-    prng = np.zeros(2, np.uint64)
-    rew = np.zeros(MAX_SEATS, np.float32)
+    prng = scratch_u64(2)
+    rew = scratch_f32(MAX_SEATS)
+    stats = borrow(stats)
     for i in range(states.shape[0]):
         rng_seed(prng, policy_seed, i)
         st = states[i]
@@ -361,6 +373,7 @@ def refresh_batch(states, tabs, out_mask):
     """Each row's legal mask recomputed from its other fields (a finished
     game's is all zero)."""
     T = tabs[0]
+    out_mask = borrow(out_mask)
     for i in range(states.shape[0]):
         st = states[i]
         if st.outcome != O_PLAYING:
@@ -390,6 +403,7 @@ def policy_rows(states, tabs, rows, prng, out):
     """``out[j]`` = the scripted policy's action in row ``rows[j]``
     (its generator ``prng[rows[j]]`` breaks ties)."""
     T = tabs[0]
+    prng = borrow(prng)
     for j in range(rows.shape[0]):
         r = rows[j]
         out[j] = policy_row(states[r], T, prng[r])
@@ -405,7 +419,8 @@ def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminat
     ``terminated[r]`` / ``truncated[r]``. Stops at the learner's turn or at
     a seat played by a network (code -1)."""
     T = tabs[0]
-    rew = np.zeros(MAX_SEATS, np.float32)
+    rew = scratch_f32(MAX_SEATS)
+    prng = borrow(prng)
     for j in range(rows.shape[0]):
         r = rows[j]
         st = states[r]
@@ -434,7 +449,8 @@ def play_rows(states, tabs, codes, prng, returns, length):
     ``prng[i]``. ``returns[i]`` receives each seat's total reward, ``length[i]``
     the number of decisions; the final record stays in ``states[i]``."""
     T = tabs[0]
-    rew = np.zeros(MAX_SEATS, np.float32)
+    rew = scratch_f32(MAX_SEATS)
+    prng = borrow(prng)
     for i in range(states.shape[0]):
         st = states[i]
         n = 0

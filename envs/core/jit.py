@@ -5,7 +5,7 @@
 identical with ``NUMBA_DISABLE_JIT=1``), and no parallel loops (batch kernels
 are plain loops; determinism never depends on threads).
 """
-JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
+JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 #: the same, inlined into every caller at numba IR level: for the engine's
 #: small per-step helpers (mask refresh, auto-advance, the step wrapper, the
 #: random-action draw), which cost ~10% of a Dungeon Crawler step as calls
