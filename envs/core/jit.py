@@ -2,8 +2,10 @@
 
 ``JIT`` is the keyword set passed to ``numba.njit`` everywhere: cached to disk
 (so a warm start skips compilation), no fastmath (results must be exact and
-identical with ``NUMBA_DISABLE_JIT=1``), and no parallel loops (batch kernels
-are plain loops; determinism never depends on threads).
+identical with ``NUMBA_DISABLE_JIT=1``), no parallel loops (batch kernels
+are plain loops; determinism never depends on threads), and numpy's error
+model: no zero test before each integer division or modulo (the rules never
+divide by zero; with the JIT off, Python would still raise).
 """
 JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 #: the same, inlined into every caller at numba IR level: for the engine's
