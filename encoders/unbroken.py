@@ -128,6 +128,14 @@ O_EDISC = OFF["encounter_discard_size"]
 O_SDECK = OFF["skill_deck_size"]
 O_STEP = OFF["step_fraction"]
 
+# Scaling by a constant reciprocal instead of dividing (a division is slow):
+# for an integer |x| < 2**24 and a small integer divisor d, float32(x * (1/d))
+# equals float32(x / d) (the argument is written out in the Dungeon Crawler
+# encoder). The fields scaled this way are small counters and card numbers;
+# the unbounded ones (pending attack power, the step counter) and the
+# content-dependent bars keep their division.
+R5, R10, R50 = 1.0 / 5.0, 1.0 / 10.0, 1.0 / 50.0
+
 
 def feature_names():
     """One name per observation column."""
@@ -153,14 +161,14 @@ def encode_row(st, T, seat, out):
     out[O_WEAPON + st.wstack[st.wstack_n - 1]] = 1.0
     out[O_WSTACK] = st.wstack_n / C.WSTACK
     out[O_WASIDE] = st.waside_n / C.WSTACK
-    out[O_WASIDE_R] = st.waside_rounds / 10.0
+    out[O_WASIDE_R] = st.waside_rounds * R10
     for i in range(C.MAX_SKILLS):
         out[O_SKILL + i] = st.skill_owned[i]
     for c in range(C.NCOND):
         out[O_CACT + c] = st.cond[c] & 1
         out[O_CWAIT + c] = (st.cond[c] >> 1) & 1
-        out[O_CTOK + c] = st.cond_tokens[c] / 5.0
-        out[O_CRND + c] = st.cond_rounds[c] / 5.0
+        out[O_CTOK + c] = st.cond_tokens[c] * R5
+        out[O_CRND + c] = st.cond_rounds[c] * R5
     if st.m_revealed == 1 and st.monster >= 0:
         out[O_MREV] = 1.0
         out[O_MON + st.monster] = 1.0
@@ -171,7 +179,7 @@ def encode_row(st, T, seat, out):
     out[O_DEF] = st.defend
     out[O_AMB] = st.ambushed
     out[O_INB] = st.in_battle
-    out[O_ROUND] = min(st.round, 50) / 50.0
+    out[O_ROUND] = min(st.round, 50) * R50
     out[O_COMMIT] = st.commit
     out[O_COMMITN] = st.commit_now
     out[O_RBONUS] = st.reveal_bonus / 8.0
@@ -179,11 +187,11 @@ def encode_row(st, T, seat, out):
         card = st.revealed[i]
         o = O_CARD + i * N_CARD
         out[o] = 1.0
-        out[o + 1] = T.e_time[card] / 5.0
+        out[o + 1] = T.e_time[card] * R5
         for r in range(C.NCOST):
-            out[o + 2 + r] = T.e_spend[card, r] / 5.0
+            out[o + 2 + r] = T.e_spend[card, r] * R5
         for r in range(C.NRES):
-            out[o + 2 + C.NCOST + r] = T.e_gain[card, r] / 5.0
+            out[o + 2 + C.NCOST + r] = T.e_gain[card, r] * R5
         f = o + 2 + C.NCOST + C.NRES
         for k in range(C.MAXOPS):
             code = T.e_ops[card, k, 0]
