@@ -1,0 +1,241 @@
+"""Paired A/B of the kernels between two checkouts.
+
+Did a change to the rules, an encoder or the engine template make the
+kernels faster? Timing the two versions one after the other on a shared
+machine mostly measures the machine (its speed moves by 1.5x within
+seconds). This command starts one measuring process per version and lets
+them take turns, each timing ``random_rollout`` (random legal play with
+observations and masks, one thread, the figure of the kernel/leduc target)
+for about 0.15 s per turn; the result is the median over the rounds of the
+per-round speed ratio ``base time / this time``, with its quartiles::
+
+    python -m dungeonrl.benchmarks.ab --base-ref main~1
+    python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout --games unbroken,dungeon_crawler:4
+    python -m dungeonrl.benchmarks.ab --base-ref v0 --rules --rounds 60 --json ab.json
+
+``--base-ref`` checks the revision out with ``git worktree`` into a
+temporary folder (removed afterwards); ``--base`` uses a checkout as it
+is. Each side runs from its own source tree, with its own numba cache (the
+first run of a side compiles its kernels: about a minute per game). The
+measuring processes use only the registry and the benchmark suite's
+``make_core``, so any revision that has those can be the base.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: the measuring process: started once per side, then one timed call of
+#: the rollout per line read on stdin, answering microseconds per step
+SERVER = r'''
+import sys, time
+import numpy as np
+import dungeonrl  # noqa: F401
+from dungeonrl.registry import get_spec
+from dungeonrl.benchmarks.suite.games import make_core
+game, players, rules, turn_s = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", float(sys.argv[4])
+core = make_core(get_spec(game), players)
+n = 1024
+st = core.alloc(n)
+core.reset(st, np.arange(n, dtype=np.uint64))
+obs = np.zeros((n, core.spec.obs_size), np.float32)
+masks = np.zeros((n, core.spec.num_actions), np.int8)
+stats = np.zeros(4, np.int64)
+def run(k, seed):
+    if rules:
+        core.random_rollout_rules(st, k, seed, masks, stats)
+    else:
+        core.random_rollout(st, k, seed, obs, masks, stats)
+run(1, 0)
+k = 1
+while True:
+    t = time.perf_counter(); run(k, 1); dt = time.perf_counter() - t
+    if dt > 0.03:
+        break
+    k *= 2
+k = max(1, int(k * turn_s / dt))
+print("ready", flush=True)
+r = 0
+for line in sys.stdin:
+    stats[:] = 0
+    r += 1
+    t = time.perf_counter(); run(k, 100 + r); dt = time.perf_counter() - t
+    print(f"{dt / max(int(stats[0]), 1) * 1e6:.6f}", flush=True)
+'''
+
+#: top-level folders that become subpackages of ``dungeonrl`` (pyproject's
+#: [tool.setuptools.package-dir])
+SUBPACKAGES = ("envs", "encoders", "agents", "benchmarks")
+
+
+def package_root(tree: Path, dest: Path) -> Path:
+    """A folder holding ``dungeonrl/`` made of links into checkout ``tree``
+    (the layout an installed copy has), for ``PYTHONPATH``."""
+    tree = Path(tree).resolve()
+    if not (tree / "dungeonrl" / "__init__.py").is_file():
+        raise SystemExit(f"{tree} is not a dungeonrl checkout (no dungeonrl/__init__.py)")
+    pkg = dest / "dungeonrl"
+    pkg.mkdir(parents=True, exist_ok=True)
+    for item in (tree / "dungeonrl").iterdir():
+        if item.name != "__pycache__":
+            (pkg / item.name).symlink_to(item)
+    for sub in SUBPACKAGES:
+        if (tree / sub).is_dir():
+            (pkg / sub).symlink_to(tree / sub)
+    return dest
+
+
+def here() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def revision(tree: Path) -> str:
+    """The commit checked out in ``tree`` (short hash, ``+changes`` when the
+    working tree differs from it), or "unknown" outside git."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tree), *args], capture_output=True,
+                              text=True).stdout.strip()
+    rev = git("rev-parse", "--short", "HEAD")
+    if not rev:
+        return "unknown"
+    return rev + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def parse_games(text: str) -> list[tuple[str, int]]:
+    """``unbroken,dungeon_crawler:4`` -> [("unbroken", 1), ("dungeon_crawler", 4)]."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, p = part.partition(":")
+        try:
+            players = int(p) if p else 0
+        except ValueError:
+            raise SystemExit(f"bad game {part!r}: expected NAME or NAME:PLAYERS") from None
+        out.append((name, players))
+    if not out:
+        raise SystemExit("no games given")
+    return out
+
+
+def default_players(name: str) -> int:
+    import dungeonrl  # noqa: F401
+    from dungeonrl.registry import get_spec
+    spec = get_spec(name)
+    return max(2, spec.min_players, 4 if spec.max_players >= 4 else 2) if spec.multi_agent else 1
+
+
+def summarize(base_us, this_us) -> dict:
+    """Per-round ratios base/this (> 1: this version is faster)."""
+    ratios = sorted(b / t for b, t in zip(base_us, this_us))
+    q = len(ratios)
+    return {"rounds": q, "base_us": statistics.median(base_us),
+            "this_us": statistics.median(this_us), "speedup": statistics.median(ratios),
+            "q1": ratios[q // 4], "q3": ratios[(3 * q) // 4],
+            "min": ratios[0], "max": ratios[-1]}
+
+
+class Side:
+    def __init__(self, root: Path, game: str, players: int, rules: bool, turn_s: float):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(root)
+        self.p = subprocess.Popen(
+            [sys.executable, "-c", SERVER, game, str(players), "1" if rules else "0",
+             str(turn_s)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, cwd=tempfile.gettempdir())
+        line = self.p.stdout.readline().strip()
+        if line != "ready":
+            self.close()
+            raise SystemExit(f"the measuring process for {root} did not start "
+                             f"(exit {self.p.returncode}); run it by hand to see why")
+
+    def turn(self) -> float:
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+        return float(self.p.stdout.readline())
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        self.p.wait(timeout=60)
+
+
+def compare(base_root: Path, this_root: Path, game: str, players: int, rounds: int,
+            rules: bool, turn_s: float) -> dict:
+    a = Side(base_root, game, players, rules, turn_s)
+    b = Side(this_root, game, players, rules, turn_s)
+    try:
+        ta, tb = [], []
+        for i in range(rounds):
+            if i % 2:
+                tb.append(b.turn())
+                ta.append(a.turn())
+            else:
+                ta.append(a.turn())
+                tb.append(b.turn())
+    finally:
+        a.close()
+        b.close()
+    return dict(game=game, players=players, rules_only=rules, **summarize(ta, tb))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--base", type=Path, help="a checkout to compare against, as it is")
+    src.add_argument("--base-ref", help="a git revision of this checkout to compare against")
+    ap.add_argument("--games", default="unbroken,dungeon_crawler:4,dungeon_kart:4,dcc_unstoppable",
+                    help="NAME or NAME:PLAYERS, comma-separated")
+    ap.add_argument("--rounds", type=int, default=40, help="turns of each side per game")
+    ap.add_argument("--turn-seconds", type=float, default=0.15)
+    ap.add_argument("--rules", action="store_true",
+                    help="time random_rollout_rules (observations off) instead")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    a = ap.parse_args(argv)
+    if a.rounds < 2:
+        ap.error("--rounds must be at least 2")
+    games = [(g, p or default_players(g)) for g, p in parse_games(a.games)]
+    tmp = Path(tempfile.mkdtemp(prefix="dungeonrl-ab-"))
+    worktree = None
+    try:
+        if a.base_ref:
+            worktree = tmp / "base"
+            subprocess.run(["git", "-C", str(here()), "worktree", "add", "--detach",
+                            str(worktree), a.base_ref], check=True, capture_output=True)
+            base_tree = worktree
+        else:
+            base_tree = a.base
+        base_root = package_root(base_tree, tmp / "base-pkg")
+        this_root = package_root(here(), tmp / "this-pkg")
+        rows = []
+        for game, players in games:
+            r = compare(base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds)
+            rows.append(r)
+            print(f"{game} {players}p: base {r['base_us']:.4f} us/step, this {r['this_us']:.4f}; "
+                  f"speedup {r['speedup']:.3f}x (quartiles {r['q1']:.3f}-{r['q3']:.3f}, "
+                  f"{r['rounds']} rounds)", flush=True)
+        if a.json:
+            a.json.write_text(json.dumps({
+                "kind": "ab", "base": revision(base_tree), "this": revision(here()),
+                "rules_only": a.rules, "turn_seconds": a.turn_seconds, "results": rows},
+                indent=1) + "\n")
+    finally:
+        if worktree is not None:
+            subprocess.run(["git", "-C", str(here()), "worktree", "remove", "--force",
+                            str(worktree)], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
