@@ -98,14 +98,17 @@ def here() -> Path:
 
 def revision(tree: Path) -> str:
     """The commit checked out in ``tree`` (short hash, ``+changes`` when the
-    working tree differs from it), or "unknown" outside git."""
+    working tree differs from it outside ``benchmarks/results``), or
+    "unknown" outside git."""
     def git(*args):
         return subprocess.run(["git", "-C", str(tree), *args], capture_output=True,
                               text=True).stdout.strip()
     rev = git("rev-parse", "--short", "HEAD")
     if not rev:
         return "unknown"
-    return rev + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                  ":(exclude)benchmarks/results")
+    return rev + ("+changes" if changed else "")
 
 
 def parse_games(text: str) -> list[tuple[str, int]]:
