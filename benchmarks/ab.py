@@ -32,15 +32,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: the measuring process: started once per side, then one timed call of
-#: the rollout per line read on stdin, answering microseconds per step
-SERVER = r'''
+#: what both measuring scripts start with (this one and perf_profile's):
+#: argv[1:4] = game, players, "1" for observations off; the game's core
+#: with 1,024 rows reset, and ``run(k, seed)``: ``k`` decisions per row of
+#: random legal play inside numba. It uses only the registry and the suite's
+#: ``make_core``, so it runs against older checkouts too.
+ROLLOUT_PRELUDE = r'''
 import sys, time
 import numpy as np
 import dungeonrl  # noqa: F401
 from dungeonrl.registry import get_spec
 from dungeonrl.benchmarks.suite.games import make_core
-game, players, rules, turn_s = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", float(sys.argv[4])
+game, players, rules = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 core = make_core(get_spec(game), players)
 n = 1024
 st = core.alloc(n)
@@ -54,6 +57,13 @@ def run(k, seed):
     else:
         core.random_rollout(st, k, seed, obs, masks, stats)
 run(1, 0)
+'''
+
+#: the measuring process: started once per side (argv[4]: seconds per
+#: turn), then one timed call of the rollout per line read on stdin,
+#: answering microseconds per step
+SERVER = ROLLOUT_PRELUDE + r'''
+turn_s = float(sys.argv[4])
 k = 1
 while True:
     t = time.perf_counter(); run(k, 1); dt = time.perf_counter() - t

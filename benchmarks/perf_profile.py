@@ -31,27 +31,12 @@ import tempfile
 import time
 from pathlib import Path
 
-#: the sampled process: warm the kernels, say "ready", roll out until killed
-CHILD = r'''
-import sys, time
-import numpy as np
-import dungeonrl  # noqa: F401
-from dungeonrl.registry import get_spec
-from dungeonrl.benchmarks.suite.games import make_core
-game, players, rules, limit = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", float(sys.argv[4])
-core = make_core(get_spec(game), players)
-n = 1024
-st = core.alloc(n)
-core.reset(st, np.arange(n, dtype=np.uint64))
-obs = np.zeros((n, core.spec.obs_size), np.float32)
-masks = np.zeros((n, core.spec.num_actions), np.int8)
-stats = np.zeros(4, np.int64)
-def run(k, seed):
-    if rules:
-        core.random_rollout_rules(st, k, seed, masks, stats)
-    else:
-        core.random_rollout(st, k, seed, obs, masks, stats)
-run(2, 0)
+from .ab import ROLLOUT_PRELUDE
+
+#: the sampled process (argv[4]: seconds to run at most): warm the
+#: kernels, say "ready", roll out until killed
+CHILD = ROLLOUT_PRELUDE + r'''
+limit = float(sys.argv[4])
 print("ready", flush=True)
 t0 = time.time()
 seed = 1

@@ -25,18 +25,21 @@ kernels the same kind of array for the rest:
     return one or store it.
 
 Nothing is checked and nothing changes in what is computed: the values
-are the same arrays' values, only the counting is gone.
+are the same arrays' values, only the counting is gone. Under
+``NUMBA_DISABLE_JIT=1`` (the interpreter harness of the conformance tests)
+the three are plain Python: the array itself, and ``np.zeros``.
 """
 from __future__ import annotations
 
-from numba import types
+import numpy as np
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 
 @intrinsic
-def borrow(typingctx, arr):
+def _borrow(typingctx, arr):
     """``arr`` without its owner reference (see the module doc)."""
     if not isinstance(arr, types.Array):
         return None
@@ -73,12 +76,28 @@ def _scratch_sig(dtype, n):
 
 
 @intrinsic
-def scratch_f32(typingctx, n):
+def _scratch_f32(typingctx, n):
     """``n`` zeroed float32 on the calling kernel's stack (see the module doc)."""
     return _scratch_sig(types.float32, n)
 
 
 @intrinsic
-def scratch_u64(typingctx, n):
+def _scratch_u64(typingctx, n):
     """``n`` zeroed uint64 on the calling kernel's stack (see the module doc)."""
     return _scratch_sig(types.uint64, n)
+
+
+if config.DISABLE_JIT:
+    def borrow(arr):
+        """``arr`` itself (interpreter)."""
+        return arr
+
+    def scratch_f32(n):
+        """``np.zeros(n, float32)`` (interpreter)."""
+        return np.zeros(n, np.float32)
+
+    def scratch_u64(n):
+        """``np.zeros(n, uint64)`` (interpreter)."""
+        return np.zeros(n, np.uint64)
+else:
+    borrow, scratch_f32, scratch_u64 = _borrow, _scratch_f32, _scratch_u64
