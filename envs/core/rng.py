@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit import JIT
+from .jit import JIT, JIT_INLINE
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -53,6 +53,20 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1) << np.uint64(32)
 
 
+@njit(**JIT_INLINE)
+def _accept(x, nn):
+    """Lemire's map of 32 random bits ``x`` to [0, nn): the value, or -1 for
+    the few low products that would make the map uneven (draw again)."""
+    m = x * nn
+    low = m & _MASK32
+    if low >= nn:
+        return np.int64(m >> np.uint64(32))
+    t = (_TWO32 - nn) % nn          # a division only in this rare case
+    if low >= t:
+        return np.int64(m >> np.uint64(32))
+    return np.int64(-1)
+
+
 @njit(**JIT)
 def rng_below(r, n):
     """Uniform integer in [0, n) for 1 <= n < 2**32, without bias: Lemire's
@@ -62,14 +76,9 @@ def rng_below(r, n):
     if nn <= np.uint64(1):
         return 0
     while True:
-        x = rng_next(r) >> np.uint64(32)
-        m = x * nn
-        low = m & _MASK32
-        if low >= nn:
-            return np.int64(m >> np.uint64(32))
-        t = (_TWO32 - nn) % nn
-        if low >= t:
-            return np.int64(m >> np.uint64(32))
+        v = _accept(rng_next(r) >> np.uint64(32), nn)
+        if v >= 0:
+            return v
 
 
 @njit(**JIT)
@@ -80,12 +89,24 @@ def rng_die(r):
 
 @njit(**JIT)
 def rng_shuffle(r, arr, n):
-    """Unbiased Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    """Unbiased Fisher-Yates shuffle of ``arr[:n]`` in place: the draws of
+    ``rng_below(r, i + 1)`` for i = n-1 .. 1, with the counter kept in a
+    register for the whole shuffle (``arr`` often lies in the same record
+    as ``r``, so a store to it would otherwise force a reload of the counter
+    on every draw)."""
+    key = r[0]
+    c = r[1]
     for i in range(n - 1, 0, -1):
-        j = rng_below(r, i + 1)
+        nn = np.uint64(i + 1)
+        while True:
+            c += np.uint64(1)
+            j = _accept(mix64(key + c * _GOLDEN) >> np.uint64(32), nn)
+            if j >= 0:
+                break
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+    r[1] = c
 
 
 @njit(**JIT)
