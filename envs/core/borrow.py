@@ -8,7 +8,7 @@ atomic instructions (``lock inc``/``lock dec``, ~20 cycles each). In the
 generated kernels that happens several times per step: the reward vector
 handed to the game's ``apply_row``, the observation row handed to the
 encoder, the policy's generator state. Profiled with ``perf`` on the
-Unbroken rollout, the two reference-count helpers were ~15 % of the step.
+Unbroken rollout, the two reference-count helpers were ~14 % of the samples.
 
 A view of a structured record's array field (``st.legal``) carries no
 owner, so the counting on it is a null test. These helpers give the
