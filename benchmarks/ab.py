@@ -122,7 +122,8 @@ def revision(tree: Path) -> str:
 
 
 def parse_games(text: str) -> list[tuple[str, int]]:
-    """``unbroken,dungeon_crawler:4`` -> [("unbroken", 1), ("dungeon_crawler", 4)]."""
+    """``unbroken,dungeon_crawler:4`` -> [("unbroken", 0), ("dungeon_crawler", 4)]
+    (0: the game's default, see :func:`seats`)."""
     out = []
     for part in text.split(","):
         part = part.strip()
@@ -139,11 +140,28 @@ def parse_games(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def default_players(name: str) -> int:
+def seats(name: str, players: int = 0) -> int:
+    """The seats to measure ``name`` with: ``players``, or 0 for 4 where the
+    suite measures 4 (else the game's first measured count, 1 for a solo
+    game). An unknown game or an unsupported count exits with the
+    registry's message."""
     import dungeonrl  # noqa: F401
+    from dungeonrl.envs.core.errors import UnknownGameError
     from dungeonrl.registry import get_spec
-    spec = get_spec(name)
-    return max(2, spec.min_players, 4 if spec.max_players >= 4 else 2) if spec.multi_agent else 1
+
+    from .suite.games import player_counts
+    try:
+        spec = get_spec(name)
+    except UnknownGameError as e:
+        raise SystemExit(str(e)) from None
+    if not players:
+        counts = player_counts(spec)
+        return 4 if 4 in counts else counts[0]
+    try:
+        spec.api_for(players)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
+    return players
 
 
 def summarize(base_us, this_us) -> dict:
@@ -217,7 +235,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.rounds < 2:
         ap.error("--rounds must be at least 2")
-    games = [(g, p or default_players(g)) for g, p in parse_games(a.games)]
+    games = [(g, seats(g, p)) for g, p in parse_games(a.games)]
     tmp = Path(tempfile.mkdtemp(prefix="dungeonrl-ab-"))
     worktree = None
     try:

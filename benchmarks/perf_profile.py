@@ -147,8 +147,8 @@ def main(argv=None) -> int:
                          "older commit) instead of this one's")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    from .ab import default_players, package_root, revision
-    players = a.players or default_players(a.game)
+    from .ab import here, package_root, revision, seats
+    players = seats(a.game, a.players)
     with tempfile.TemporaryDirectory() as tmp:
         root = str(package_root(a.tree, Path(tmp))) if a.tree else None
         rows = profile(a.game, players, a.seconds, a.rules, root)
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
     for name, pct in rows[:a.top]:
         print(f"{pct:6.2f}%  {name}")
     if a.json:
-        tree = a.tree or Path(__file__).resolve().parent.parent
+        tree = a.tree or here()
         a.json.write_text(json.dumps({"kind": "perf-profile", "revision": revision(tree),
                                       "game": a.game, "players": players,
                                       "rules_only": a.rules, "seconds": a.seconds,

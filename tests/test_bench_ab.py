@@ -20,9 +20,13 @@ def test_parse_games():
         ab.parse_games(" , ")
 
 
-def test_default_players():
-    assert ab.default_players("unbroken") == 1
-    assert ab.default_players("dungeon_crawler") == 4
+def test_seats():
+    assert ab.seats("unbroken") == 1
+    assert ab.seats("dungeon_crawler") == 4 and ab.seats("dungeon_crawler", 2) == 2
+    with pytest.raises(SystemExit, match="not 99"):
+        ab.seats("dungeon_crawler", 99)
+    with pytest.raises(SystemExit, match="no_such_game"):
+        ab.seats("no_such_game")
 
 
 def test_summary_is_median_of_per_round_ratios():
