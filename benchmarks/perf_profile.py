@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -31,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .ab import ROLLOUT_PRELUDE
+from .ab import ROLLOUT_PRELUDE, child_env, fill_cache
 
 #: the sampled process (argv[4]: seconds to run at most): warm the
 #: kernels, say "ready", roll out until killed
@@ -107,12 +106,10 @@ def profile(game: str, players: int, seconds: float, rules: bool,
     for tool in ("perf", "gdb"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not on the PATH (this profile needs perf and gdb)")
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
+    fill_cache(pythonpath, game, players, rules)      # the child loads, never compiles
     child = subprocess.Popen([sys.executable, "-c", CHILD, game, str(players),
                               "1" if rules else "0", str(seconds + 120)],
-                             stdout=subprocess.PIPE, text=True, env=env,
+                             stdout=subprocess.PIPE, text=True, env=child_env(pythonpath),
                              cwd=tempfile.gettempdir())
     try:
         if child.stdout.readline().strip() != "ready":
