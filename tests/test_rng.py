@@ -1,12 +1,13 @@
 """The shared generator (envs/core/rng.py): the shuffle is exactly the
-sequence of ``rng_below`` draws it stands for, and Lemire's acceptance
-step rejects exactly the uneven products."""
+sequence of ``rng_below`` draws it stands for, Lemire's acceptance step
+rejects exactly the uneven products, and ``rng_choice_mask`` is the k-th
+legal entry for one ``rng_below`` draw."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from dungeonrl.envs.core.rng import _accept, rng_below, rng_seed, rng_shuffle
+from dungeonrl.envs.core.rng import _accept, rng_below, rng_choice_mask, rng_seed, rng_shuffle
 
 
 @njit(cache=False)
@@ -16,6 +17,18 @@ def _shuffle_by_draws(r, arr, n):
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+
+
+@njit(cache=False)
+def _choices(r, masks, out):
+    for i in range(masks.shape[0]):
+        out[i] = rng_choice_mask(r, masks[i])
+
+
+@njit(cache=False)
+def _draws(r, counts, out):
+    for i in range(counts.shape[0]):
+        out[i] = rng_below(r, counts[i]) if counts[i] > 0 else -1
 
 
 @njit(cache=False)
@@ -51,3 +64,22 @@ def test_accept_rejects_exactly_the_uneven_products():
             assert g == want, (nn, x)
         if threshold > 2**30:
             assert (got < 0).any()           # these bounds reject often
+
+
+def test_choice_mask_is_the_kth_legal_entry_of_one_draw():
+    rng = np.random.default_rng(1)
+    for width, density in ((1, 0.5), (7, 0.3), (80, 0.1), (80, 0.9), (131, 0.05)):
+        masks = (rng.random((500, width)) < density).astype(np.int8)
+        masks[::7] = 0                                   # rows with no legal action
+        masks[3::11] *= np.int8(-3)                      # any nonzero value counts as legal
+        a = np.zeros(2, np.uint64)
+        rng_seed(a, width, 3)
+        b = a.copy()
+        got = np.zeros(len(masks), np.int64)
+        _choices(a, masks, got)
+        ks = np.zeros(len(masks), np.int64)
+        _draws(b, (masks != 0).sum(1).astype(np.int64), ks)
+        assert np.array_equal(a, b)                      # one draw per row with a legal action
+        for row, g, k in zip(masks, got.tolist(), ks.tolist()):
+            legal = np.flatnonzero(row)
+            assert g == (legal[k] if len(legal) else -1)

@@ -5,13 +5,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...envs.core.borrow import borrow
 from ...envs.core.jit import JIT
 from ...envs.core.rng import rng_choice_mask, rng_seed
 
 
 @njit(**JIT)
 def sample_from_masks(prng, masks, out):
-    """One uniformly random legal action per row of ``masks`` (numba)."""
+    """One uniformly random legal action per row of ``masks`` (numba). The
+    arguments are borrowed (no reference counting per row, as in the
+    generated kernels' own random policy), so the benchmark's policy costs
+    about what the in-kernel rollout's does."""
+    prng = borrow(prng)
+    masks = borrow(masks)
+    out = borrow(out)
     for i in range(masks.shape[0]):
         out[i] = rng_choice_mask(prng, masks[i])
 

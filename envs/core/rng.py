@@ -109,20 +109,20 @@ def rng_shuffle(r, arr, n):
     r[1] = c
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def rng_choice_mask(r, mask):
     """A uniformly random index among the nonzero entries of ``mask`` (a
-    legal-action mask); -1 if there is none."""
+    legal-action mask); -1 if there is none. The k-th nonzero entry for
+    ``k = rng_below(r, count)``. Inlined into its caller; the count adds
+    ``mask[a] != 0`` without a branch (the compiler vectorises it)."""
     n = 0
     for a in range(mask.shape[0]):
-        if mask[a]:
-            n += 1
+        n += mask[a] != 0
     if n == 0:
         return -1
     k = rng_below(r, n)
     for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
+        k -= mask[a] != 0
+        if k < 0:
+            return a
     return -1
