@@ -12,6 +12,7 @@ per-round speed ratio ``base time / this time``, with its quartiles::
     python -m dungeonrl.benchmarks.ab --base-ref main~1
     python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout --games unbroken,dungeon_crawler:4
     python -m dungeonrl.benchmarks.ab --base-ref v0 --rules --rounds 60 --json ab.json
+    python -m dungeonrl.benchmarks.ab --base-ref main~1 --batch 4096   # the vector envs' fused step
 
 ``--base-ref`` checks the revision out with ``git worktree`` into a
 temporary folder (removed afterwards); ``--base`` uses a checkout as it
@@ -35,29 +36,51 @@ import tempfile
 from pathlib import Path
 
 #: what both measuring scripts start with (this one and perf_profile's):
-#: argv[1:4] = game, players, "1" for observations off; the game's core
-#: with 1,024 rows reset, and ``run(k, seed)``: ``k`` decisions per row of
-#: random legal play inside numba. It uses only the registry and the suite's
-#: ``make_core``, so it runs against older checkouts too.
+#: argv[1:4] = game, players, mode: "0" random legal play with observations
+#: and masks inside numba (``random_rollout``), "1" the same with
+#: observations off (``random_rollout_rules``), "batch:N" the vector envs'
+#: fused ``step_autoreset`` on N rows, with actions drawn from the masks by
+#: the benchmark suite's sampler and the observation written into one of
+#: three arrays in turn (as a training loop's vector env hands them out).
+#: ``run(k, seed)`` plays ``k`` decisions per row (``k`` fused steps), and
+#: ``stats[0]`` counts the env-steps. It uses only the registry, the
+#: suite's ``make_core`` and sampler and the batch buffers, so it runs
+#: against older checkouts too.
 ROLLOUT_PRELUDE = r'''
 import sys, time
 import numpy as np
 import dungeonrl  # noqa: F401
 from dungeonrl.registry import get_spec
 from dungeonrl.benchmarks.suite.games import make_core
-game, players, rules = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+game, players, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 core = make_core(get_spec(game), players)
-n = 1024
-st = core.alloc(n)
-core.reset(st, np.arange(n, dtype=np.uint64))
-obs = np.zeros((n, core.spec.obs_size), np.float32)
-masks = np.zeros((n, core.spec.num_actions), np.int8)
 stats = np.zeros(4, np.int64)
-def run(k, seed):
-    if rules:
-        core.random_rollout_rules(st, k, seed, masks, stats)
-    else:
-        core.random_rollout(st, k, seed, obs, masks, stats)
+if mode.startswith("batch:"):
+    from dungeonrl.envs.core._batch import BatchBuffers
+    from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
+    n = int(mode[6:])
+    buf = BatchBuffers(core, n)
+    buf.reset(np.arange(n, dtype=np.uint64))
+    sampler = RandomLegalSampler(0)
+    pool = [buf.obs, np.zeros_like(buf.obs), np.zeros_like(buf.obs)]
+    def run(k, seed):
+        for j in range(k):
+            sampler.batch(buf.masks, buf.actions)
+            buf.obs = pool[j % 3]
+            buf.step_autoreset()
+        stats[0] += k * n
+else:
+    rules = mode == "1"
+    n = 1024
+    st = core.alloc(n)
+    core.reset(st, np.arange(n, dtype=np.uint64))
+    obs = np.zeros((n, core.spec.obs_size), np.float32)
+    masks = np.zeros((n, core.spec.num_actions), np.int8)
+    def run(k, seed):
+        if rules:
+            core.random_rollout_rules(st, k, seed, masks, stats)
+        else:
+            core.random_rollout(st, k, seed, obs, masks, stats)
 run(1, 0)
 '''
 
@@ -185,7 +208,14 @@ def child_env(root) -> dict:
     return env
 
 
-def fill_cache(root, game: str, players: int, rules: bool) -> None:
+def mode_arg(rules: bool, batch: int = 0) -> str:
+    """The prelude's mode argument (see ``ROLLOUT_PRELUDE``)."""
+    if batch:
+        return f"batch:{int(batch)}"
+    return "1" if rules else "0"
+
+
+def fill_cache(root, game: str, players: int, mode: str) -> None:
     """Load (compiling if needed) ``root``'s kernels for ``game`` once in a
     process of its own, so that the measuring process loads them from
     numba's disk cache. A process that compiled its kernels itself runs
@@ -193,7 +223,7 @@ def fill_cache(root, game: str, players: int, rules: bool) -> None:
     Unbroken rollout here, same code on both sides), which would favour
     whichever side had a warm cache."""
     r = subprocess.run([sys.executable, "-c", ROLLOUT_PRELUDE, game, str(players),
-                        "1" if rules else "0"], env=child_env(root), capture_output=True,
+                        mode], env=child_env(root), capture_output=True,
                        text=True, cwd=tempfile.gettempdir())
     if r.returncode != 0:
         raise SystemExit(f"loading the kernels of {root or 'this checkout'} failed:\n"
@@ -201,11 +231,10 @@ def fill_cache(root, game: str, players: int, rules: bool) -> None:
 
 
 class Side:
-    def __init__(self, root: Path, game: str, players: int, rules: bool, turn_s: float):
-        fill_cache(root, game, players, rules)
+    def __init__(self, root: Path, game: str, players: int, mode: str, turn_s: float):
+        fill_cache(root, game, players, mode)
         self.p = subprocess.Popen(
-            [sys.executable, "-c", SERVER, game, str(players), "1" if rules else "0",
-             str(turn_s)], env=child_env(root), stdin=subprocess.PIPE,
+            [sys.executable, "-c", SERVER, game, str(players), mode, str(turn_s)], env=child_env(root), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, cwd=tempfile.gettempdir())
         line = self.p.stdout.readline().strip()
         if line != "ready":
@@ -227,9 +256,10 @@ class Side:
 
 
 def compare(base_root: Path, this_root: Path, game: str, players: int, rounds: int,
-            rules: bool, turn_s: float) -> dict:
-    a = Side(base_root, game, players, rules, turn_s)
-    b = Side(this_root, game, players, rules, turn_s)
+            rules: bool, turn_s: float, batch: int = 0) -> dict:
+    mode = mode_arg(rules, batch)
+    a = Side(base_root, game, players, mode, turn_s)
+    b = Side(this_root, game, players, mode, turn_s)
     try:
         ta, tb = [], []
         for i in range(rounds):
@@ -242,7 +272,7 @@ def compare(base_root: Path, this_root: Path, game: str, players: int, rounds: i
     finally:
         a.close()
         b.close()
-    return dict(game=game, players=players, rules_only=rules, **summarize(ta, tb))
+    return dict(game=game, players=players, rules_only=rules, batch=batch, **summarize(ta, tb))
 
 
 def main(argv=None) -> int:
@@ -256,10 +286,15 @@ def main(argv=None) -> int:
     ap.add_argument("--turn-seconds", type=float, default=0.15)
     ap.add_argument("--rules", action="store_true",
                     help="time random_rollout_rules (observations off) instead")
+    ap.add_argument("--batch", type=int, default=0, metavar="N",
+                    help="time the vector envs' fused step on N rows instead (actions from "
+                         "each side's benchmark sampler; us per env-step)")
     ap.add_argument("--json", type=Path, help="also write the results here")
     a = ap.parse_args(argv)
     if a.rounds < 2:
         ap.error("--rounds must be at least 2")
+    if a.batch < 0 or (a.batch and a.rules):
+        ap.error("--batch takes a positive number of rows and excludes --rules")
     games = [(g, seats(g, p)) for g, p in parse_games(a.games)]
     tmp = Path(tempfile.mkdtemp(prefix="dungeonrl-ab-"))
     worktree = None
@@ -275,7 +310,8 @@ def main(argv=None) -> int:
         this_root = package_root(here(), tmp / "this-pkg")
         rows = []
         for game, players in games:
-            r = compare(base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds)
+            r = compare(base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds,
+                        a.batch)
             rows.append(r)
             print(f"{game} {players}p: base {r['base_us']:.4f} us/step, this {r['this_us']:.4f}; "
                   f"speedup {r['speedup']:.3f}x (quartiles {r['q1']:.3f}-{r['q3']:.3f}, "
@@ -283,7 +319,8 @@ def main(argv=None) -> int:
         if a.json:
             a.json.write_text(json.dumps({
                 "kind": "ab", "base": revision(base_tree), "this": revision(here()),
-                "rules_only": a.rules, "turn_seconds": a.turn_seconds, "results": rows},
+                "rules_only": a.rules, "batch": a.batch, "turn_seconds": a.turn_seconds,
+                "results": rows},
                 indent=1) + "\n")
     finally:
         if worktree is not None:

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .ab import ROLLOUT_PRELUDE, child_env, fill_cache
+from .ab import ROLLOUT_PRELUDE, child_env, fill_cache, mode_arg
 
 #: the sampled process (argv[4]: seconds to run at most): warm the
 #: kernels, say "ready", roll out until killed
@@ -106,9 +106,9 @@ def profile(game: str, players: int, seconds: float, rules: bool,
     for tool in ("perf", "gdb"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not on the PATH (this profile needs perf and gdb)")
-    fill_cache(pythonpath, game, players, rules)      # the child loads, never compiles
+    fill_cache(pythonpath, game, players, mode_arg(rules))   # the child loads, never compiles
     child = subprocess.Popen([sys.executable, "-c", CHILD, game, str(players),
-                              "1" if rules else "0", str(seconds + 120)],
+                              mode_arg(rules), str(seconds + 120)],
                              stdout=subprocess.PIPE, text=True, env=child_env(pythonpath),
                              cwd=tempfile.gettempdir())
     try:

@@ -69,3 +69,25 @@ def test_checkout_against_itself(tmp_path):
     assert doc["base"] == doc["this"] == ab.revision(ab.here())
     res = doc["results"][0]
     assert res["game"] == "unbroken" and res["rounds"] == 2 and res["speedup"] > 0
+
+
+def test_mode_argument_and_its_checks():
+    assert ab.mode_arg(False) == "0" and ab.mode_arg(True) == "1"
+    assert ab.mode_arg(False, 4096) == "batch:4096"
+    for bad in (["--batch", "-1"], ["--batch", "8", "--rules"]):
+        with pytest.raises(SystemExit):
+            ab.main(["--base", str(ab.here()), *bad])
+
+
+def test_batch_mode_against_itself(tmp_path):
+    out = tmp_path / "ab.json"
+    r = subprocess.run([sys.executable, "-m", "dungeonrl.benchmarks.ab", "--base", str(ab.here()),
+                        "--games", "dungeon_crawler:2", "--batch", "16", "--rounds", "2",
+                        "--turn-seconds", "0.01", "--json", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    import json
+    doc = json.loads(out.read_text())
+    res = doc["results"][0]
+    assert doc["batch"] == 16 and res["batch"] == 16 and res["players"] == 2
+    assert res["base_us"] > 0 and res["this_us"] > 0

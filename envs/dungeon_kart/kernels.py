@@ -10,8 +10,9 @@ from numba import njit
 from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
 from dungeonrl.envs.core.rng import rng_below, rng_seed
-from dungeonrl.encoders.dungeon_kart import encode_row
+from dungeonrl.encoders.dungeon_kart import OBS_SIZE, encode_row
 from dungeonrl.envs.dungeon_kart.rules import apply_row, configure_row, legal_row, reset_row as game_reset_row
 from dungeonrl.envs.dungeon_kart.rules import finish_row
 from dungeonrl.envs.dungeon_kart.policy import policy_row
@@ -222,6 +223,10 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     obs = borrow(obs)
     rewards = borrow(rewards)
     final_obs = borrow(final_obs)
+    # a batch of big rows: encode each into a stack row (in the L1 cache),
+    # then stream it out without reading the line first (core.memops)
+    stream = obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
+    row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
@@ -233,9 +238,15 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
             final_states[i] = st
             restart(st, T)
         players[i] = st.actor
-        encode_row(st, T, st.actor, obs[i])
+        if stream:
+            encode_row(st, T, st.actor, row)
+            stream_f32(obs[i], row)
+        else:
+            encode_row(st, T, st.actor, obs[i])
         for a in range(NUM_ACTIONS):
             masks[i, a] = st.legal[a]
+    if stream:
+        store_fence()
 
 
 @njit(**JIT_INLINE)
