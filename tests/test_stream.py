@@ -1,6 +1,6 @@
 """Streaming stores for big observation batches (envs/core/memops.py,
 issue 12): ``stream_f32`` writes exactly what a plain copy writes, at any
-offset and length; the vector-env kernel of a game with big rows gives the
+offset and length; the vector-env kernel of a game that streams gives the
 same observations, masks, rewards and final rows whether a batch is big
 enough to be streamed or not."""
 from __future__ import annotations
@@ -12,8 +12,7 @@ from numba import njit
 from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.benchmarks.suite.games import make_core
 from dungeonrl.envs.core._batch import BatchBuffers
-from dungeonrl.envs.core.memops import (STREAM_BATCH_BYTES, STREAM_ROW_BYTES, store_fence,
-                                        stream_f32, stream_rows)
+from dungeonrl.envs.core.memops import STREAM_BATCH_BYTES, store_fence, stream_f32, stream_rows
 from dungeonrl.registry import get_spec
 
 
@@ -53,12 +52,19 @@ def test_stream_copy_of_unaligned_and_strided_destinations():
     assert np.array_equal(m[:, 1], s2) and (m[:, 0] == 0).all()
 
 
-def test_only_big_batches_of_big_rows_are_streamed():
-    row = STREAM_ROW_BYTES // 4
-    need = -(-STREAM_BATCH_BYTES // STREAM_ROW_BYTES)   # rows for a big enough batch
-    assert _decide(need, row) and not _decide(need - 1, row)
-    assert not _decide(1 << 20, row - 1)             # short rows never
+def test_only_big_batches_are_streamed():
+    for row in (428, 841, 3633):
+        need = -(-STREAM_BATCH_BYTES // (4 * row))      # rows for a big enough batch
+        assert _decide(need, row) and not _decide(need - 1, row)
     assert not _decide(1, 3633)                      # one env (AEC, single env) never
+
+
+def test_the_games_that_stream_declare_it():
+    import importlib
+    kernels = {g: importlib.import_module(f"dungeonrl.envs.{g}.kernels")
+               for g in ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")}
+    assert {g for g, k in kernels.items() if k.STREAM_OBS} == {
+        "unbroken", "dungeon_kart", "dcc_unstoppable"}
 
 
 def _step_all(game, players, n, chunk, steps):
@@ -84,7 +90,8 @@ def _step_all(game, players, n, chunk, steps):
     return out
 
 
-@pytest.mark.parametrize("game,players", [("dungeon_kart", 2), ("dcc_unstoppable", 1)])
+@pytest.mark.parametrize("game,players", [("unbroken", 1), ("dungeon_kart", 2),
+                                          ("dcc_unstoppable", 1)])
 def test_streamed_batches_match_plain_ones(game, players):
     size = get_spec(game).obs_size
     n = -(-STREAM_BATCH_BYTES // (4 * size)) + 3        # just big enough to stream

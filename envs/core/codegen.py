@@ -35,7 +35,8 @@ kernel              what it does
 ``step_autoreset``  the hot loop: step, final observation and record of games
                     that ended, in-place reset (next episode of the row's seed
                     stream), seat to act, its observation and mask (big
-                    batches of big rows streamed out, see ``core.memops``)
+                    batches streamed out where the game declares
+                    ``stream_obs``, see ``core.memops``)
 ``random_rollout``  uniform random legal play inside numba (benchmarks, soaks)
 ``random_rollout_rules``  the same games without observations (the rules' own cost)
 ``refresh_batch``   masks recomputed from the other fields (snapshot checks)
@@ -86,6 +87,7 @@ ILLEGAL_PENALTY = {illegal_penalty!r}
 WIN_OUTCOME = {win_outcome}
 AUTO_LIMIT = {auto_limit}
 AUTO_COUNTS_STEPS = {auto_counts_steps}
+STREAM_OBS = {stream_obs}
 
 
 @njit(**JIT_INLINE)
@@ -285,9 +287,10 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     obs = borrow(obs)
     rewards = borrow(rewards)
     final_obs = borrow(final_obs)
-    # a batch of big rows: encode each into a stack row (in the L1 cache),
-    # then stream it out without reading the line first (core.memops)
-    stream = obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
+    # a big batch: encode each row into a stack row (in the L1 cache), then
+    # stream it out without reading the line first (core.memops)
+    stream = (STREAM_OBS and obs.shape[1] == OBS_SIZE
+              and stream_rows(states.shape[0], OBS_SIZE))
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
@@ -490,6 +493,7 @@ def generate(facts: KernelFacts) -> str:
                        illegal_penalty=float(facts.illegal_penalty),
                        win_outcome=facts.win_outcome, auto_limit=facts.auto_limit,
                        auto_counts_steps=bool(facts.auto_counts_steps),
+                       stream_obs=bool(facts.stream_obs),
                        finish_call=finish_call)
     if facts.has_policy:
         src += POLICY_BODY

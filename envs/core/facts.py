@@ -19,6 +19,9 @@ class KernelFacts:
     auto_limit: int = 1_000_000    #: most automatic decisions in a row (safety bound)
     has_finish: bool = False       #: rules define finish_row (terminal layout on engine end)
     has_policy: bool = False       #: the policy module defines policy_row
+    #: the vector-env kernel streams big observation batches to memory
+    #: (``core.memops``; declared where a paired measurement found it faster)
+    stream_obs: bool = False
     #: where the row functions live (defaults: the game's package in dungeonrl)
     rules_module: str = ""
     encoder_module: str = ""

@@ -23,18 +23,20 @@ of ``dst`` (plain stores for the partial lines at both ends, and for a
 destination not aligned to 4 bytes), and ``store_fence()`` orders them
 before anything that follows (``sfence`` on x86, once per kernel call).
 
-Why: a plain store to a line that is not in the cache first reads the line
-from memory (read for ownership), so writing an observation batch that does
-not fit in the cache moves every byte twice. A streaming store writes the
-line without reading it. The generated vector-env kernel
-(``step_autoreset``) encodes each row into a stack buffer, which stays in
-the L1 cache, and streams it to the batch when :func:`stream_rows` says the
-batch is big: rows of at least ``STREAM_ROW_BYTES`` (Dungeon Kart's and
-Carl's 10-15 KB observations, not Unbroken's or Dungeon Crawler's 1.7-3.4
-KB, where the partial lines at the row ends and the lost cache residency
-cost more than they save) in a batch of at least ``STREAM_BATCH_BYTES``
-(smaller batches stay in the cache, where plain stores are faster). The
-bytes written are the same; only how they reach memory differs.
+Why: a plain store to a line that is not in the cache first reads the
+line from memory (read for ownership), so writing an observation batch that
+does not fit in the cache moves every byte twice. A streaming store writes
+the line without reading it. The generated vector-env kernel
+(``step_autoreset``) of a game that declares ``stream_obs`` in its
+``KernelFacts`` encodes each row into a stack buffer, which stays in the L1
+cache, and streams it to the batch when :func:`stream_rows` says the batch
+is big (at least ``STREAM_BATCH_BYTES``; smaller batches stay in the
+caches, where plain stores are faster). Whether it pays depends on how the
+game's encoder writes its row, so each game declares it from a paired
+measurement of its fused step (``python -m dungeonrl.benchmarks.ab
+--batch N``, saved in ``benchmarks/results/ab_stream*.json``): Unbroken,
+Dungeon Kart and Carl do; Dungeon Crawler does not (0.91-1.02x at 4,096
+envs). The bytes written are the same; only how they reach memory differs.
 """
 from __future__ import annotations
 
@@ -47,10 +49,9 @@ from numba.extending import intrinsic, overload
 
 from .jit import JIT_INLINE
 
-#: observation rows shorter than this are never streamed (see the module doc)
-STREAM_ROW_BYTES = 8192
-#: nor is a batch of rows smaller than this (it fits in the caches)
-STREAM_BATCH_BYTES = 32 << 20
+#: a batch of observation rows smaller than this is never streamed (it fits
+#: in the caches; see the module doc)
+STREAM_BATCH_BYTES = 4 << 20
 _LINE = 64   # bytes per cache line; the streamed body is whole aligned lines
 
 
@@ -247,6 +248,5 @@ def _store_fence_ol():
 @njit(**JIT_INLINE)
 def stream_rows(n_rows, row_floats):
     """Whether a batch of ``n_rows`` float32 rows of ``row_floats`` each is
-    written with :func:`stream_f32` (see the module doc)."""
-    row = row_floats * 4
-    return row >= STREAM_ROW_BYTES and n_rows * row >= STREAM_BATCH_BYTES
+    big enough to be written with :func:`stream_f32` (see the module doc)."""
+    return n_rows * row_floats * 4 >= STREAM_BATCH_BYTES

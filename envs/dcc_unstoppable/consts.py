@@ -237,4 +237,5 @@ ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="dcc_unstoppable", num_actions=NUM_ACTIONS,
                            max_seats=NPLAYERS_MAX, illegal_penalty=ILLEGAL_PENALTY,
                            win_outcome=O_WIN, auto_counts_steps=True, has_finish=True,
-                           has_policy=True)
+                           has_policy=True,
+                           stream_obs=True)

@@ -143,4 +143,5 @@ from ..core.facts import KernelFacts  # noqa: E402
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="dungeon_kart", num_actions=NUM_ACTIONS, max_seats=MAX_P,
                            illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_RACE_OVER,
-                           auto_counts_steps=True, has_finish=True, has_policy=True)
+                           auto_counts_steps=True, has_finish=True, has_policy=True,
+                           stream_obs=True)

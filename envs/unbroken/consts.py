@@ -143,4 +143,5 @@ from ..core.facts import KernelFacts  # noqa: E402
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="unbroken", num_actions=NUM_ACTIONS, max_seats=1,
                            illegal_penalty=ILLEGAL_PENALTY, win_outcome=O_WIN,
-                           auto_counts_steps=True, has_finish=True, has_policy=True)
+                           auto_counts_steps=True, has_finish=True, has_policy=True,
+                           stream_obs=True)

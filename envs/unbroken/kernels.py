@@ -23,6 +23,7 @@ ILLEGAL_PENALTY = -1.0
 WIN_OUTCOME = 3
 AUTO_LIMIT = 1000000
 AUTO_COUNTS_STEPS = True
+STREAM_OBS = True
 
 
 @njit(**JIT_INLINE)
@@ -223,9 +224,10 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     obs = borrow(obs)
     rewards = borrow(rewards)
     final_obs = borrow(final_obs)
-    # a batch of big rows: encode each into a stack row (in the L1 cache),
-    # then stream it out without reading the line first (core.memops)
-    stream = obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
+    # a big batch: encode each row into a stack row (in the L1 cache), then
+    # stream it out without reading the line first (core.memops)
+    stream = (STREAM_OBS and obs.shape[1] == OBS_SIZE
+              and stream_rows(states.shape[0], OBS_SIZE))
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
