@@ -234,8 +234,9 @@ class Side:
     def __init__(self, root: Path, game: str, players: int, mode: str, turn_s: float):
         fill_cache(root, game, players, mode)
         self.p = subprocess.Popen(
-            [sys.executable, "-c", SERVER, game, str(players), mode, str(turn_s)], env=child_env(root), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True, cwd=tempfile.gettempdir())
+            [sys.executable, "-c", SERVER, game, str(players), mode, str(turn_s)],
+            env=child_env(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            cwd=tempfile.gettempdir())
         line = self.p.stdout.readline().strip()
         if line != "ready":
             self.close()
