@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.envs import dungeon_crawler_v0
 from dungeonrl.envs.core._batch import draw_seeds, scatter_columns
 from dungeonrl.envs.core.aec import CheckedAECEnv, OrderError, OutOfBoundsActionError
@@ -67,12 +68,15 @@ def test_vector_env_returned_arrays_are_never_written_again():
         kept.append(obs.copy())
 
 
-def test_vector_final_info_columns_match_per_row_infos():
-    env = DungeonVectorEnv("unbroken", num_envs=64)
+@pytest.mark.parametrize("game", ["unbroken", "dcc_unstoppable"])
+def test_vector_final_info_columns_match_per_row_infos(game):
+    env = DungeonVectorEnv(game, num_envs=64)
     _, infos = env.reset(seed=2)
     core, seen = env.core, 0
-    for _ in range(200):
-        a = infos["action_mask"].argmax(1).astype(np.int64)
+    sampler = RandomLegalSampler(4)
+    a = np.zeros(env.num_envs, np.int64)
+    for _ in range(400):
+        sampler.batch(infos["action_mask"], a)
         _, _, te, tr, infos = env.step(a)
         done = np.flatnonzero(te | tr)
         if not len(done):

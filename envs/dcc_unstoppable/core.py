@@ -19,6 +19,8 @@ VERSION = 0
 RULES_SOURCES = (rules, C, state, enc)
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_WIN: "win", C.O_LOSS_HEALTH: "loss_health", C.O_LOSS_SKULL: "loss_skull"}
+_OUTCOME_LUT = np.array([OUTCOME_NAMES.get(k, "?") for k in range(max(OUTCOME_NAMES) + 1)],
+                        dtype=object)
 
 
 def _campaign(value):
@@ -103,6 +105,18 @@ class DCCCore(KernelCore):
         return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
                 "floor": int(state["cfg_floor"]), "xp": int(state["xp"]),
                 "score": int(state["score"])}
+
+    def episode_info_batch(self, states, rows):
+        """:meth:`episode_info` of the rows ``rows`` of ``states`` at once (the
+        vector env's finished rows), as ``{key: (values, None)}`` columns in
+        the same key order; reads single fields, never copies whole records."""
+        out = states["outcome"][rows].astype(np.int64)
+        known = (out >= 0) & (out < len(_OUTCOME_LUT))
+        names = np.where(known, _OUTCOME_LUT[np.where(known, out, 0)], "?").astype(object)
+        return {"outcome": (names, None),
+                "floor": (states["cfg_floor"][rows].astype(np.int64), None),
+                "xp": (states["xp"][rows].astype(np.int64), None),
+                "score": (states["score"][rows].astype(np.int64), None)}
 
 
 
