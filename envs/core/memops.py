@@ -35,7 +35,7 @@ caches, where plain stores are faster). Whether it pays depends on how the
 game's encoder writes its row, so each game declares it from a paired
 measurement of its fused step (``python -m dungeonrl.benchmarks.ab
 --batch N``, saved in ``benchmarks/results/ab_stream*.json``): Unbroken,
-Dungeon Kart and Carl do; Dungeon Crawler does not (0.91-1.02x at 4,096
+Dungeon Kart and Carl do; Dungeon Crawler does not (0.94-0.99x at 4,096
 envs). The bytes written are the same; only how they reach memory differs.
 """
 from __future__ import annotations
