@@ -72,7 +72,8 @@ from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
-from dungeonrl.envs.core.rng import rng_below, rng_seed
+# sample_legal: a uniformly random legal action (-1 if none), inlined
+from dungeonrl.envs.core.rng import rng_choice_mask as sample_legal, rng_seed
 from {encoder} import OBS_SIZE, encode_row
 from {rules} import apply_row, configure_row, legal_row, reset_row as game_reset_row
 '''
@@ -312,22 +313,6 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
             masks[i, a] = st.legal[a]
     if stream:
         store_fence()
-
-
-@njit(**JIT_INLINE)
-def sample_legal(r, mask):
-    """A uniformly random legal action (-1 if none)."""
-    n = 0
-    for a in range(mask.shape[0]):
-        n += mask[a] != 0
-    if n == 0:
-        return -1
-    k = rng_below(r, n)
-    for a in range(mask.shape[0]):
-        k -= mask[a] != 0
-        if k < 0:
-            return a
-    return -1
 
 
 @njit(**JIT_INLINE)
