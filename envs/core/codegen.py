@@ -6,9 +6,10 @@ argument (or closes over them) is compiled again in every process and for
 every game. So the engine's loops are written here once, as a template, and
 :func:`generate` instantiates it for one game into an ordinary module,
 ``envs/<game>/kernels.py``, which imports that game's row functions by name.
-The generated file is checked in (no code runs at import time, warm start
-stays a cache load) and ``tests/test_engine.py`` regenerates every game's
-file and fails if one differs, so the template stays the single source.
+The generated file is checked in (at import it only re-hashes its sources,
+a few milliseconds, see below; warm start stays a cache load) and
+``tests/test_engine.py`` regenerates every game's file and fails if one
+differs, so the template stays the single source.
 
 Regenerate after editing the template, a game's :class:`KernelFacts`, or
 anything compiled into the kernels (rules, encoder, policy, engine helpers)::
