@@ -37,7 +37,7 @@ PLAY = textwrap.dedent("""
     core.step(st, np.array([G.STEP_2]), np.zeros((1, 1), np.float32), *flags)
     print(json.dumps({"pos": int(st[0]["pos"]), "regenerated": freshness.regenerated,
                       "file": K.step_batch.py_func.__code__.co_filename,
-                      "digest": K.SOURCE_DIGEST}))
+                      "digest": getattr(K, "SOURCE_DIGEST", None)}))
 """)
 
 
