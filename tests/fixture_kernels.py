@@ -8,6 +8,7 @@ The engine's loops over this game's row functions (see
 from numba import njit
 
 from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.freshness import ensure_fresh
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
@@ -315,3 +316,27 @@ def refresh_batch(states, tabs, out_mask):
                 out_mask[i, a] = 0
         else:
             legal_row(st, T, out_mask[i])
+
+
+# --- freshness (dungeonrl.envs.core.freshness) ---------------------------------
+#: the code generator's name of this game (its KernelFacts)
+KERNEL_KEY = 'fixture_game:KERNEL_FACTS'
+#: every module compiled into this file, found from the sources: the ones
+#: imported above, the facts, and all they import within dungeonrl
+SOURCE_MODULES = (
+    'dungeonrl.envs.core.borrow',
+    'dungeonrl.envs.core.chance',
+    'dungeonrl.envs.core.errors',
+    'dungeonrl.envs.core.facts',
+    'dungeonrl.envs.core.header',
+    'dungeonrl.envs.core.jit',
+    'dungeonrl.envs.core.kernel_core',
+    'dungeonrl.envs.core.memops',
+    'dungeonrl.envs.core.rng',
+    'dungeonrl.envs.core.spec',
+    'fixture_game',
+)
+#: SHA-256 of the template and of those modules' contents: on import, a
+#: mismatch regenerates this file (numba then compiles it again)
+SOURCE_DIGEST = '65d2c045bcdabdfac7be2e3e82a29e4d72c26110d9478b735de82dd23079aef6'
+ensure_fresh(globals())

@@ -13,8 +13,9 @@ ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS", "fixture_team:
 @pytest.mark.parametrize("game", ALL)
 def test_generated_kernels_match_the_template(game):
     """The checked-in kernels.py of every game is exactly what the template
-    generates (edit the template, then run ``python -m
-    dungeonrl.envs.core.codegen``)."""
+    generates, its source digest included: editing the template, the rules,
+    the encoder, the policy or a helper they import makes it stale (then run
+    ``python -m dungeonrl.envs.core.codegen``)."""
     path = codegen.kernel_path(game)
     assert path.read_text() == codegen.generate(codegen.facts_of(game)), (
         f"{path} is stale: regenerate with python -m dungeonrl.envs.core.codegen")

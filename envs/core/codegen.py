@@ -6,14 +6,32 @@ argument (or closes over them) is compiled again in every process and for
 every game. So the engine's loops are written here once, as a template, and
 :func:`generate` instantiates it for one game into an ordinary module,
 ``envs/<game>/kernels.py``, which imports that game's row functions by name.
-The generated file is checked in (no code runs at import time, warm start
-stays a cache load) and ``tests/test_engine.py`` regenerates every game's
-file and fails if one differs, so the template stays the single source.
+The generated file is checked in (at import it only re-hashes its sources,
+a few milliseconds, see below; warm start stays a cache load) and
+``tests/test_engine.py`` regenerates every game's file and fails if one
+differs, so the template stays the single source.
 
-Regenerate after editing the template or a game's :class:`KernelFacts`::
+Regenerate after editing the template, a game's :class:`KernelFacts`, or
+anything compiled into the kernels (rules, encoder, policy, engine helpers)::
 
     python -m dungeonrl.envs.core.codegen          # rewrite every game's kernels.py
+                                                   # (and, in a checkout, the test fixtures')
     python -m dungeonrl.envs.core.codegen --check  # exit 1 if any file is stale
+
+Every generated module ends with its source digest (:mod:`.freshness`):
+``SOURCE_MODULES``, the modules compiled into it (the ones it imports, the
+module holding its facts, and every module they import at module level
+within dungeonrl, transitively, found from the sources), and
+``SOURCE_DIGEST``, SHA-256 of :data:`TEMPLATE_HASH` and of those modules'
+contents. Content (``data/*.toml``) is not in it: the tables reach the
+kernels as the argument ``T`` at run time, never as compiled constants. On
+import, a digest that no longer matches the sources regenerates the file in
+place (numba then compiles it again, and the numba caches of the listed
+modules are flushed so no callee runs its old code); a read-only file is
+regenerated into a per-user cache folder instead, with a warning; with
+``DUNGEONRL_STALE_KERNELS=error`` (set by the test suite) the import fails
+naming this command. A stale checked-in file is caught by
+``tests/test_engine.py``, which compares each file, digest included.
 
 What the template provides (every game gets all of them):
 
@@ -48,14 +66,15 @@ kernel              what it does
 """
 from __future__ import annotations
 
-import argparse
-import dataclasses
+import ast
+import hashlib
 import importlib
 import sys
 from pathlib import Path
 
 
 from .. import catalog  # noqa: E402
+from . import freshness  # noqa: E402
 from .facts import KernelFacts  # noqa: E402  (re-exported)
 
 
@@ -69,6 +88,7 @@ The engine's loops over this game's row functions (see
 from numba import njit
 
 from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.freshness import ensure_fresh
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
@@ -465,8 +485,43 @@ def play_rows(states, tabs, codes, prng, returns, length):
 
 
 
-def generate(facts: KernelFacts) -> str:
-    """Source of ``envs/<game>/kernels.py`` for ``facts``."""
+TAIL = '''
+
+# --- freshness (dungeonrl.envs.core.freshness) ---------------------------------
+#: the code generator's name of this game (its KernelFacts)
+KERNEL_KEY = {key!r}
+#: every module compiled into this file, found from the sources: the ones
+#: imported above, the facts, and all they import within dungeonrl
+SOURCE_MODULES = (
+{modules})
+#: SHA-256 of the template and of those modules' contents: on import, a
+#: mismatch regenerates this file (numba then compiles it again)
+SOURCE_DIGEST = {digest!r}
+ensure_fresh(globals())
+'''
+
+#: SHA-256 of the template: part of every kernel module's source digest
+TEMPLATE_HASH = hashlib.sha256("\0".join(
+    (HEADER, FINISH_IMPORT, POLICY_IMPORT, BODY, POLICY_BODY, TAIL)).encode()).hexdigest()
+
+
+def default_key(facts: KernelFacts) -> str:
+    """The generator's name of ``facts``: the game's short name, or, for
+    facts declared outside a game package (``kernel_file`` set), their
+    ``KERNEL_FACTS`` in the rules module."""
+    return f"{facts.module('rules')}:KERNEL_FACTS" if facts.kernel_file else facts.game
+
+
+def facts_module(key: str) -> str:
+    """The module holding the KernelFacts named ``key``."""
+    return key.split(":")[0] if ":" in key else f"dungeonrl.envs.{key}.consts"
+
+
+def generate(facts: KernelFacts, key: str | None = None) -> str:
+    """Source of ``envs/<game>/kernels.py`` for ``facts`` (``key``: how
+    :func:`facts_of` finds them, see :func:`default_key`), ending with the
+    digest of the sources it compiles in (:mod:`.freshness`)."""
+    key = default_key(facts) if key is None else key
     src = HEADER.format(game=facts.game, encoder=facts.module("encoder"),
                         rules=facts.module("rules"))
     if facts.has_finish:
@@ -482,7 +537,27 @@ def generate(facts: KernelFacts) -> str:
                        finish_call=finish_call)
     if facts.has_policy:
         src += POLICY_BODY
-    return src
+    roots = [facts_module(key)] + [m for m in _imports_of(src)
+                                   if m.split(".")[0] != "numba"]
+    modules = freshness.source_modules(roots)
+    return src + TAIL.format(key=key, modules="".join(f"    {m!r},\n" for m in modules),
+                             digest=freshness.digest(TEMPLATE_HASH, modules))
+
+
+def _imports_of(src: str) -> list[str]:
+    """Modules named by the import statements of a generated source."""
+    out = []
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+        elif isinstance(node, ast.Import):
+            out.extend(a.name for a in node.names)
+    return out
+
+
+def source(game: str) -> str:
+    """The kernel module ``game`` (a short name or "module:ATTR") should hold."""
+    return generate(facts_of(game), game)
 
 
 ENVS_DIR = Path(__file__).resolve().parent.parent
@@ -508,12 +583,15 @@ def kernel_path(game: str) -> Path:
 
 
 def stale(games=GAME_PACKAGES) -> list[str]:
-    """Games whose checked-in kernels.py differs from the template's output."""
+    """Games whose checked-in kernels.py differs from the template's output
+    (the source digest included: a rules edit makes the file stale). The
+    imports it makes regenerate nothing."""
     out = []
-    for g in games:
-        p = kernel_path(g)
-        if not p.exists() or p.read_text() != generate(facts_of(g)):
-            out.append(g)
+    with freshness.suspended():
+        for g in games:
+            p = kernel_path(g)
+            if not p.exists() or p.read_text() != source(g):
+                out.append(g)
     return out
 
 
@@ -523,36 +601,55 @@ def write(games=GAME_PACKAGES) -> list[str]:
     kernels, and a stale file (or a missing one, for a new game) must not
     stop its own regeneration."""
     old = {}
-    for g in games:
-        p = kernel_path(g)
-        old[g] = p.read_text() if p.exists() else None
-        p.write_text("# being regenerated by dungeonrl.envs.core.codegen\n")
-    written = []
-    for g in games:
-        try:
-            src = generate(facts_of(g))
-        except Exception:
-            for h, text in old.items():      # leave the tree as it was
-                if text is not None:
-                    kernel_path(h).write_text(text)
-            raise
-        kernel_path(g).write_text(src)
-        if src != old[g]:
-            written.append(str(kernel_path(g)))
+    with freshness.suspended():
+        for g in games:
+            p = kernel_path(g)
+            old[g] = p.read_text() if p.exists() else None
+            p.write_text("# being regenerated by dungeonrl.envs.core.codegen\n")
+        written = []
+        for g in games:
+            try:
+                src = source(g)
+            except Exception:
+                for h, text in old.items():      # leave the tree as it was
+                    if text is not None:
+                        kernel_path(h).write_text(text)
+                raise
+            kernel_path(g).write_text(src)
+            if src != old[g]:
+                written.append(str(kernel_path(g)))
     return written
 
 
+#: the test fixtures' kernels (generated too when the checkout has tests/)
+FIXTURES = ("fixture_game:KERNEL_FACTS", "fixture_team:KERNEL_FACTS")
+
+
+def default_games() -> list[str]:
+    """Every game's kernels, and the fixtures' in a checkout with tests/."""
+    tests = ROOT / "tests"
+    if not (tests / "fixture_game.py").exists():
+        return list(GAME_PACKAGES)
+    if str(tests) not in sys.path:
+        sys.path.append(str(tests))
+    return [*GAME_PACKAGES, *FIXTURES]
+
+
 def main(argv=None) -> int:
+    import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a kernels.py is stale")
-    ap.add_argument("games", nargs="*", default=list(GAME_PACKAGES))
+    ap.add_argument("games", nargs="*",
+                    help="short names or module:ATTR (default: every game and, in a "
+                         "checkout, the test fixtures)")
     a = ap.parse_args(argv)
+    games = a.games or default_games()
     if a.check:
-        bad = stale(a.games)
+        bad = stale(games)
         for g in bad:
             print(f"stale: {kernel_path(g)}")
         return 1 if bad else 0
-    for p in write(a.games):
+    for p in write(games):
         print(f"wrote {p}")
     return 0
 

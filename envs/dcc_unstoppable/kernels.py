@@ -8,6 +8,7 @@ The engine's loops over this game's row functions (see
 from numba import njit
 
 from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.freshness import ensure_fresh
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
@@ -396,3 +397,28 @@ def play_rows(states, tabs, codes, prng, returns, length):
                 returns[i, k] += rew[k]
             n += 1
         length[i] = n
+
+
+# --- freshness (dungeonrl.envs.core.freshness) ---------------------------------
+#: the code generator's name of this game (its KernelFacts)
+KERNEL_KEY = 'dcc_unstoppable'
+#: every module compiled into this file, found from the sources: the ones
+#: imported above, the facts, and all they import within dungeonrl
+SOURCE_MODULES = (
+    'dungeonrl.encoders.dcc_unstoppable',
+    'dungeonrl.envs.core.borrow',
+    'dungeonrl.envs.core.chance',
+    'dungeonrl.envs.core.facts',
+    'dungeonrl.envs.core.header',
+    'dungeonrl.envs.core.jit',
+    'dungeonrl.envs.core.layout',
+    'dungeonrl.envs.core.memops',
+    'dungeonrl.envs.core.rng',
+    'dungeonrl.envs.dcc_unstoppable.consts',
+    'dungeonrl.envs.dcc_unstoppable.policy',
+    'dungeonrl.envs.dcc_unstoppable.rules',
+)
+#: SHA-256 of the template and of those modules' contents: on import, a
+#: mismatch regenerates this file (numba then compiles it again)
+SOURCE_DIGEST = 'c200cf16086ebb187e3c06f783a972ba69d80a14d80c2d9f5821c8bd66605c74'
+ensure_fresh(globals())

@@ -8,6 +8,7 @@ The engine's loops over this game's row functions (see
 from numba import njit
 
 from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.freshness import ensure_fresh
 from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
@@ -396,3 +397,29 @@ def play_rows(states, tabs, codes, prng, returns, length):
                 returns[i, k] += rew[k]
             n += 1
         length[i] = n
+
+
+# --- freshness (dungeonrl.envs.core.freshness) ---------------------------------
+#: the code generator's name of this game (its KernelFacts)
+KERNEL_KEY = 'dungeon_kart'
+#: every module compiled into this file, found from the sources: the ones
+#: imported above, the facts, and all they import within dungeonrl
+SOURCE_MODULES = (
+    'dungeonrl.encoders.dungeon_kart',
+    'dungeonrl.envs.core.borrow',
+    'dungeonrl.envs.core.chance',
+    'dungeonrl.envs.core.facts',
+    'dungeonrl.envs.core.header',
+    'dungeonrl.envs.core.jit',
+    'dungeonrl.envs.core.layout',
+    'dungeonrl.envs.core.memops',
+    'dungeonrl.envs.core.rng',
+    'dungeonrl.envs.dungeon_kart.consts',
+    'dungeonrl.envs.dungeon_kart.hexgeo',
+    'dungeonrl.envs.dungeon_kart.policy',
+    'dungeonrl.envs.dungeon_kart.rules',
+)
+#: SHA-256 of the template and of those modules' contents: on import, a
+#: mismatch regenerates this file (numba then compiles it again)
+SOURCE_DIGEST = '55d243ee905c8cb9e983c4b0b98002a917935fa836106df645a3cdc643bd35be'
+ensure_fresh(globals())

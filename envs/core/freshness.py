@@ -1,0 +1,377 @@
+"""Generated kernels that never run a stale compilation of the rules.
+
+Numba's disk cache checks only a function's own file: a kernel compiled
+into ``envs/<game>/kernels.py`` keeps running the cached machine code of the
+rules, encoder, policy and engine helpers it was compiled with, whatever has
+been edited in their modules since. So every generated kernel module (see
+:mod:`.codegen`) carries
+
+* ``SOURCE_MODULES``: every module compiled into it -- the ones it imports
+  (engine helpers, the game's rules, encoder and policy), the module holding
+  its :class:`~.facts.KernelFacts`, and everything those import at module
+  level within dungeonrl (or from their own folder, for the test fixtures),
+  transitively. The list is found from the sources (``ast``), never kept by
+  hand;
+* ``SOURCE_DIGEST``: SHA-256 over the engine template and the contents of
+  those modules (contents, not paths or times, with line endings
+  normalised: a fresh clone or an installed wheel has the same digest).
+
+The last line of the module calls :func:`ensure_fresh`, which re-hashes the
+listed files (a millisecond or two: no parsing; a new import can only come
+from an edit to a listed module, which changes the digest). On a mismatch:
+
+* default: the file is regenerated in place (written atomically: a temp file
+  and ``os.replace``, so concurrent processes never see half a file) and its
+  new source is executed in the module being imported; the changed file
+  makes numba compile the kernels again;
+* ``DUNGEONRL_STALE_KERNELS=error`` (the test suite sets it, so a stale
+  checked-in file fails CI instead of being fixed on the fly):
+  :class:`StaleKernelsError` names the file and the command that
+  regenerates it;
+* a file that cannot be written (a read-only install): the regenerated
+  source goes to a per-user cache folder (``DUNGEONRL_KERNEL_DIR``, else
+  ``$XDG_CACHE_HOME/dungeonrl/kernels`` or ``~/.cache/dungeonrl/kernels``),
+  under a name carrying its digest, and is compiled from there, with a
+  ``RuntimeWarning`` giving the command to regenerate for good; if no
+  folder can be written either, :class:`StaleKernelsError`.
+
+Recompiling the kernel file is not enough on its own: compiling it loads
+its callees from *their* caches (``apply_row`` in an unchanged ``rules.py``
+still holds an edited helper's old code). So the digest the numba cache was
+built against is kept next to the kernel's cache files
+(``<stem>.source-digest``); when it differs from the module's digest, the
+disk caches of every numba function defined in the listed modules (and the
+kernel module) are flushed before anything is compiled.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+import stat
+import sys
+import tempfile
+import warnings
+
+#: the environment variable choosing what a stale kernel module does on import
+MODE_VAR = "DUNGEONRL_STALE_KERNELS"
+MODES = ("regenerate", "error")
+#: where a read-only install's regenerated kernels go
+DIR_VAR = "DUNGEONRL_KERNEL_DIR"
+REGENERATE = "python -m dungeonrl.envs.core.codegen"
+#: the freshness hook and the generator are no part of what is compiled (the
+#: template is hashed on its own)
+NOT_COMPILED = ("dungeonrl.envs.core.freshness", "dungeonrl.envs.core.codegen")
+_VERSION = b"dungeonrl kernel source digest 1\n"
+
+#: files regenerated on import in this process (path of each)
+regenerated: list[str] = []
+_suspended = 0
+
+
+class StaleKernelsError(RuntimeError):
+    """A generated kernel module no longer matches the sources compiled into it."""
+
+
+class suspended:
+    """Context: imports inside it never regenerate a kernel module (the code
+    generator itself, while it checks or rewrites the files)."""
+
+    def __enter__(self):
+        global _suspended
+        _suspended += 1
+
+    def __exit__(self, *exc):
+        global _suspended
+        _suspended -= 1
+
+
+# --- the module set -------------------------------------------------------------
+def module_file(name: str) -> str | None:
+    """The source file of module ``name`` (imported or not); None if none."""
+    m = sys.modules.get(name)
+    f = getattr(m, "__file__", None) if m is not None else None
+    if f:
+        return f
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None or not spec.has_location or not spec.origin:
+        return None
+    return spec.origin
+
+
+def _is_module(name: str) -> bool:
+    return module_file(name) is not None
+
+
+def _package_of(name: str, path: str) -> str:
+    return name if os.path.basename(path).startswith("__init__.") else name.rpartition(".")[0]
+
+
+def module_imports(name: str, path: str) -> list[str]:
+    """Modules that module ``name`` (source ``path``) imports when it is
+    imported: its import statements outside function bodies (and outside
+    ``if TYPE_CHECKING:``). ``from M import x`` names ``M.x`` when that is a
+    module, else ``M``."""
+    with open(path, "rb") as f:
+        tree = ast.parse(f.read(), path)
+    package = _package_of(name, path)
+    out = []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            todo.extend(node.orelse)        # never executed: the body is for type checkers
+            continue
+        if isinstance(node, ast.Import):
+            out.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            try:
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""),
+                                                   package) if node.level else node.module
+            except (ImportError, ValueError):
+                continue
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                out.append(sub if a.name != "*" and _is_module(sub) else base)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def source_modules(roots) -> tuple[str, ...]:
+    """Sorted names of ``roots`` and of every module they import (module
+    level), transitively, that belongs to the project: ``dungeonrl`` and its
+    subpackages, or a module in the same folder as a root (the test
+    fixtures' rules next to their generated kernels)."""
+    root_dirs = set()
+    for r in roots:
+        f = module_file(r)
+        if f is None:
+            raise ImportError(f"cannot find the source of module {r!r}")
+        root_dirs.add(os.path.dirname(os.path.abspath(f)))
+
+    def ours(name, f):
+        if name in NOT_COMPILED or f is None or not f.endswith(".py"):
+            return False
+        return (name.split(".")[0] == "dungeonrl"
+                or os.path.dirname(os.path.abspath(f)) in root_dirs)
+
+    seen, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        f = module_file(name)
+        if not ours(name, f):
+            continue
+        seen.add(name)
+        todo.extend(module_imports(name, f))
+    return tuple(sorted(seen))
+
+
+# --- the digest -----------------------------------------------------------------
+def file_hash(path: str) -> bytes:
+    """SHA-256 of a file's contents, line endings normalised to ``\\n``."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).digest()
+
+
+def digest(template_hash: str, modules) -> str | None:
+    """The source digest of ``modules`` under the template ``template_hash``;
+    None if one of the modules cannot be found."""
+    h = hashlib.sha256(_VERSION)
+    h.update(template_hash.encode())
+    for name in sorted(modules):
+        f = module_file(name)
+        if f is None:
+            return None
+        try:
+            fh = file_hash(f)
+        except OSError:
+            return None
+        h.update(b"\n" + name.encode() + b"\0" + fh)
+    return h.hexdigest()
+
+
+# --- on import ------------------------------------------------------------------
+def mode() -> str:
+    m = os.environ.get(MODE_VAR, "") or "regenerate"
+    if m not in MODES:
+        raise ValueError(f"{MODE_VAR} must be one of {list(MODES)}, got {m!r}")
+    return m
+
+
+def ensure_fresh(g: dict) -> None:
+    """Called with ``globals()`` by the last line of a generated kernel
+    module: regenerate the module if its sources changed (see the module
+    docstring), and flush numba caches built against other sources."""
+    if _suspended:
+        return
+    from . import codegen
+    want = g["SOURCE_DIGEST"]
+    if digest(codegen.TEMPLATE_HASH, g["SOURCE_MODULES"]) == want:
+        _settle_cache(g, want)
+        return
+    path = g["__file__"]
+    if g.get("_REGENERATING_"):
+        raise StaleKernelsError(f"{path}: regenerated, yet its digest still differs "
+                                "from its sources (were they edited meanwhile?)")
+    if mode() == "error":
+        raise StaleKernelsError(
+            f"{path} is stale: a module compiled into it changed since it was generated "
+            f"(or the template did). Regenerate it: {REGENERATE}")
+    with suspended():
+        src = codegen.generate(codegen.facts_of(g["KERNEL_KEY"]), g["KERNEL_KEY"])
+    target = _write_kernels(path, src, g)
+    regenerated.append(target)
+    g["_REGENERATING_"] = True
+    try:
+        exec(compile(src, target, "exec"), g)
+    finally:
+        g.pop("_REGENERATING_", None)
+
+
+def _write_atomic(path: str, text: str) -> None:
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            if f.read() == text:          # another process got there first
+                return
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except OSError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def fallback_dir() -> str:
+    d = os.environ.get(DIR_VAR)
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "dungeonrl", "kernels")
+
+
+def _write_kernels(path: str, src: str, g: dict) -> str:
+    """Write the regenerated ``src`` over ``path``, or where a read-only
+    install can; returns the file written."""
+    if path.endswith(".py"):
+        try:
+            _write_atomic(path, src)
+            return path
+        except OSError as e:
+            why = e
+    else:
+        why = f"{path} is not a source file"
+    digest_now = g.get("SOURCE_DIGEST", "")
+    dirs = [fallback_dir(), os.path.join(tempfile.gettempdir(),
+                                         f"dungeonrl-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}")]
+    for d in dirs:
+        try:
+            os.makedirs(d, exist_ok=True)
+            name = g["__name__"].replace(".", "_")
+            target = os.path.join(d, f"{name}_{_digest_of(src)[:16]}.py")
+            _write_atomic(target, src)
+        except OSError:
+            continue
+        warnings.warn(f"{path} is stale and cannot be rewritten ({why}); its regenerated "
+                      f"kernels are compiled from {target}. Regenerate it for good: "
+                      f"{REGENERATE}", RuntimeWarning, stacklevel=3)
+        return target
+    raise StaleKernelsError(f"{path} is stale (digest {digest_now[:12]}...) and neither it "
+                            f"nor a cache folder ({', '.join(dirs)}) can be written; "
+                            f"regenerate it: {REGENERATE}")
+
+
+def _digest_of(src: str) -> str:
+    return hashlib.sha256(src.encode()).hexdigest()
+
+
+# --- the numba caches of the callees --------------------------------------------
+def _dispatchers(module_names):
+    try:
+        from numba.core.dispatcher import Dispatcher
+    except ImportError:      # pragma: no cover
+        return []
+    out, seen = [], set()
+    for name in module_names:
+        m = sys.modules.get(name)
+        if m is None:
+            continue
+        for v in list(vars(m).values()):
+            if (isinstance(v, Dispatcher) and id(v) not in seen
+                    and getattr(v.py_func, "__module__", None) == name):
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+def _cache_dir(g: dict) -> str | None:
+    for v in _dispatchers([g["__name__"]]):
+        path = getattr(getattr(v, "_cache", None), "cache_path", None)
+        if path:
+            return path
+    return None
+
+
+def marker_path(g: dict) -> str | None:
+    """The file recording the digest this kernel module's numba cache was
+    built against (None with the JIT off or no disk cache)."""
+    d = _cache_dir(g)
+    if d is None:
+        return None
+    stem = os.path.splitext(os.path.basename(g["__file__"]))[0]
+    return os.path.join(d, f"{stem}.source-digest")
+
+
+def flush_caches(module_names) -> int:
+    """Empty the disk cache index of every numba function defined in
+    ``module_names`` that has one; returns how many were flushed."""
+    n = 0
+    for v in _dispatchers(module_names):
+        cache = getattr(v, "_cache", None)
+        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+        if index is not None and not os.path.exists(index):
+            continue
+        try:
+            cache.flush()
+            n += 1
+        except (OSError, AttributeError):
+            pass
+    return n
+
+
+def _settle_cache(g: dict, want: str) -> None:
+    marker = marker_path(g)
+    if marker is None:
+        return
+    try:
+        with open(marker, encoding="ascii") as f:
+            if f.read().strip() == want:
+                return
+    except OSError:
+        pass
+    flush_caches((*g["SOURCE_MODULES"], g["__name__"]))
+    try:
+        _write_atomic(marker, want + "\n")
+    except OSError:
+        pass

@@ -1,0 +1,10 @@
+"""Suite-wide settings.
+
+A generated kernel module whose sources changed since it was generated
+regenerates itself on import (``dungeonrl.envs.core.freshness``); under the
+tests it raises instead, naming the command that regenerates it, so a stale
+checked-in file fails CI rather than being fixed on the fly in CI's checkout.
+"""
+import os
+
+os.environ.setdefault("DUNGEONRL_STALE_KERNELS", "error")

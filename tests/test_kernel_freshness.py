@@ -1,0 +1,194 @@
+"""Generated kernels never run a stale compilation of the rules
+(``dungeonrl.envs.core.freshness``): a kernel module carries the digest of
+every source compiled into it, and a new process after an edit runs the
+edited game, with the same numba cache folder and nothing cleared by hand.
+
+The end-to-end tests copy the fixture game ("Race to 10": ``step_2`` moves 2)
+and its generated kernels into a temp folder and play one forced step in
+subprocesses sharing a temp ``NUMBA_CACHE_DIR``."""
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dungeonrl.envs.core import codegen, freshness
+
+TESTS = Path(__file__).resolve().parent
+
+#: one game from a forced roll of 2 (step_2 is legal), then step_2: where it lands
+PLAY = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import fixture_game as G
+    import fixture_kernels as K
+    from dungeonrl.envs.core import chance, freshness
+    core = G.RaceCore()
+    st = np.zeros(1, G.STATE_DTYPE)
+    chance.force(st[0], [2, 2])
+    core.reset(st, np.zeros(1, np.uint64))
+    assert int(st[0]["last_roll"]) == 2 and st[0]["legal"][G.STEP_2] == 1
+    flags = [np.zeros(1, np.bool_) for _ in range(3)]
+    core.step(st, np.array([G.STEP_2]), np.zeros((1, 1), np.float32), *flags)
+    print(json.dumps({"pos": int(st[0]["pos"]), "regenerated": freshness.regenerated,
+                      "file": K.step_batch.py_func.__code__.co_filename,
+                      "digest": getattr(K, "SOURCE_DIGEST", None)}))
+""")
+
+
+def _race_copy(tmp_path, helper=False) -> Path:
+    """The fixture game and its checked-in kernels in a folder of their own;
+    with ``helper``, step_2's distance comes from a numba function in a
+    module of its own (an edit there changes no file the kernels import)."""
+    pkg = tmp_path / "race"
+    pkg.mkdir()
+    shutil.copy(TESTS / "fixture_kernels.py", pkg)
+    src = (TESTS / "fixture_game.py").read_text()
+    assert src.count("        st.pos += 2\n") == 1
+    if helper:
+        (pkg / "race_moves.py").write_text(
+            "from numba import njit\n\nfrom dungeonrl.envs.core.jit import JIT\n\n\n"
+            "@njit(**JIT)\ndef step2_size():\n    return 2\n")
+        src = src.replace("from dungeonrl.envs.core.spec import GameSpec\n",
+                          "from dungeonrl.envs.core.spec import GameSpec\n"
+                          "from race_moves import step2_size\n")
+        src = src.replace("        st.pos += 2\n", "        st.pos += step2_size()\n")
+    (pkg / "fixture_game.py").write_text(src)
+    (pkg / "play.py").write_text(PLAY)
+    return pkg
+
+
+def _run(pkg: Path, cache: Path, script="play.py", mode="regenerate", extra_env=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
+    env.update(NUMBA_CACHE_DIR=str(cache), DUNGEONRL_STALE_KERNELS=mode, **(extra_env or {}))
+    return subprocess.run([sys.executable, str(pkg / script)], cwd=pkg.parent, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _play(pkg, cache, **kw):
+    r = _run(pkg, cache, **kw)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _edit(path: Path, old: str, new: str):
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+
+
+def test_a_rule_edit_reaches_the_next_process(tmp_path):
+    """Edit the rule (step_2 moves 1 instead of 2): the next process, with
+    the same numba cache, plays the new rule (before the digest it ran the
+    cached old kernels)."""
+    pkg, cache = _race_copy(tmp_path), tmp_path / "numba-cache"
+    first = _play(pkg, cache)
+    assert first["pos"] == 2 and first["regenerated"] == []
+    _edit(pkg / "fixture_game.py", "        st.pos += 2\n", "        st.pos += 1\n")
+    second = _play(pkg, cache)
+    assert second["pos"] == 1
+    assert second["regenerated"] == [str(pkg / "fixture_kernels.py")]
+    assert second["digest"] != first["digest"]
+    # the rewritten file is fresh: the next process regenerates nothing
+    third = _play(pkg, cache)
+    assert third["pos"] == 1 and third["regenerated"] == []
+
+
+def test_an_edit_to_a_module_the_rules_import_reaches_the_next_process(tmp_path):
+    """The edited function is in a module of its own: the rules' file is
+    unchanged, so its cached ``apply_row`` (holding the old callee) must be
+    dropped too, not only the kernel file recompiled."""
+    pkg, cache = _race_copy(tmp_path, helper=True), tmp_path / "numba-cache"
+    assert _play(pkg, cache)["pos"] == 2
+    _edit(pkg / "race_moves.py", "return 2", "return 1")
+    assert _play(pkg, cache)["pos"] == 1
+
+
+def test_error_mode_refuses_a_stale_file_and_names_the_command(tmp_path):
+    pkg = _race_copy(tmp_path)
+    _edit(pkg / "fixture_game.py", "        st.pos += 2\n", "        st.pos += 1\n")
+    before = (pkg / "fixture_kernels.py").read_text()
+    r = _run(pkg, tmp_path / "numba-cache", mode="error")
+    assert r.returncode != 0
+    assert "StaleKernelsError" in r.stderr and "fixture_kernels.py is stale" in r.stderr
+    assert "python -m dungeonrl.envs.core.codegen" in r.stderr
+    assert (pkg / "fixture_kernels.py").read_text() == before
+
+
+def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
+    """The kernel file cannot be written: the regenerated source goes to
+    DUNGEONRL_KERNEL_DIR (named by its digest), is compiled from there and a
+    warning gives the command; the installed file is left alone."""
+    pkg = _race_copy(tmp_path)
+    _edit(pkg / "fixture_game.py", "        st.pos += 2\n", "        st.pos += 1\n")
+    kernels = pkg / "fixture_kernels.py"
+    before = kernels.read_text()
+    (pkg / "ro.py").write_text(textwrap.dedent(f"""
+        import warnings
+        from dungeonrl.envs.core import freshness
+        real = freshness._write_atomic
+        def refuse(path, text):
+            if path == {str(kernels)!r}:
+                raise PermissionError(13, "Permission denied", path)
+            real(path, text)
+        freshness._write_atomic = refuse
+        warnings.simplefilter("always")
+        exec(open({str(pkg / "play.py")!r}).read())
+    """))
+    out = tmp_path / "kernel-dir"
+    r = _run(pkg, tmp_path / "numba-cache", script="ro.py",
+             extra_env={"DUNGEONRL_KERNEL_DIR": str(out)})
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["pos"] == 1
+    assert kernels.read_text() == before
+    (written,) = out.iterdir()
+    assert got["file"] == str(written) == got["regenerated"][0]
+    assert f"SOURCE_DIGEST = {got['digest']!r}" in written.read_text()
+    assert "cannot be rewritten" in r.stderr and "python -m dungeonrl.envs.core.codegen" in r.stderr
+
+
+def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
+    """Module-level imports count, transitively (``from pkg import sub``
+    names the submodule); imports inside functions or under
+    ``if TYPE_CHECKING:`` and modules outside the project do not."""
+    (tmp_path / "fr_rules.py").write_text(
+        "import numpy as np\nfrom dungeonrl.envs.core import chance\n"
+        "try:\n    import fr_helper\nexcept ImportError:\n    pass\n"
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import fr_lazy\n"
+        "def later():\n    import fr_lazy\n")
+    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.zones import pile_push\n")
+    (tmp_path / "fr_lazy.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mods = freshness.source_modules(["fr_rules"])
+    assert mods == ("dungeonrl.envs.core.chance", "dungeonrl.envs.core.header",
+                    "dungeonrl.envs.core.jit", "dungeonrl.envs.core.rng", "dungeonrl.envs.core.zones",
+                    "fr_helper", "fr_rules")
+    d = freshness.digest(codegen.TEMPLATE_HASH, mods)
+    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.zones import pile_push\n#\n")
+    assert freshness.digest(codegen.TEMPLATE_HASH, mods) != d
+    (tmp_path / "fr_helper.py").write_bytes(b"from dungeonrl.envs.core.zones import pile_push\r\n")
+    assert freshness.digest(codegen.TEMPLATE_HASH, mods) == d      # line endings do not count
+
+
+@pytest.mark.parametrize("game", codegen.GAME_PACKAGES)
+def test_each_game_digest_covers_its_rules_encoder_and_helpers(game):
+    k = importlib.import_module(f"dungeonrl.envs.{game}.kernels")
+    mods = set(k.SOURCE_MODULES)
+    assert {f"dungeonrl.envs.{game}.rules", f"dungeonrl.envs.{game}.consts",
+            f"dungeonrl.encoders.{game}", "dungeonrl.envs.core.chance",
+            "dungeonrl.envs.core.rng", "dungeonrl.envs.core.jit"} <= mods
+    assert not mods & {"dungeonrl.envs.core.codegen", "dungeonrl.envs.core.freshness",
+                       "dungeonrl.envs.core.vector", "dungeonrl.envs.core.gym_env"}
+    assert k.SOURCE_DIGEST == freshness.digest(codegen.TEMPLATE_HASH, k.SOURCE_MODULES)
+
+
+def test_a_bad_mode_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv(freshness.MODE_VAR, "sometimes")
+    with pytest.raises(ValueError, match="DUNGEONRL_STALE_KERNELS must be one of"):
+        freshness.mode()
