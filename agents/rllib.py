@@ -252,7 +252,10 @@ class RLlibVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(self, game, num_envs: int = 1, illegal_action: str = "penalize",
-                 **core_kwargs):
+                 unknown_reset_options: str = "warn", **core_kwargs):
+        from ..envs.core.spec import check_unknown_reset_options
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         core = self.core = resolve_core(game, core_kwargs)
         if core.num_players != 1:
             raise ValueError(f"RLlibVectorEnv needs a one-seat core; {core.spec.name} has "
@@ -277,7 +280,8 @@ class RLlibVectorEnv(VectorEnv):
         else:
             seeds = seed_batch(seed, self.num_envs)
             super().reset(seed=int(seeds[0]))
-        opts = self.core.spec.check_reset_options(options)
+        opts = self.core.spec.check_reset_options(options, self.unknown_reset_options,
+                                                  self._warned_reset_keys)
         self.buf.reset(seeds)
         if opts:
             self.core.apply_reset_options(self.buf.states, opts)

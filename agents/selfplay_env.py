@@ -60,7 +60,7 @@ from ..envs.core._batch import (
 from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.gym_env import RenderModeError, observation_spaces
 from ..envs.core.selfplay import Opponent, SelfPlayView
-from ..envs.core.spec import GameCore, GameSpec
+from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from .games import hooks_for
 
 __all__ = ["SelfPlayEnv", "make_selfplay_env", "make_selfplay_vector_env", "opponent_pool"]
@@ -106,14 +106,20 @@ class SelfPlayEnv(gym.Env):
     Arguments: ``game`` (name, env id, spec or core), ``opponents`` (pool
     string), ``seat`` (``"rotate"`` or a seat index), ``render_mode``
     (``None`` or one of the game's modes), ``illegal_action``
-    (``"penalize"`` / ``"raise"``), ``dict_obs``, ``**core_kwargs``.
+    (``"penalize"`` / ``"raise"``), ``dict_obs``, ``unknown_reset_options``
+    (``"warn"``: a reset option the game does not declare is ignored with
+    one warning per env and key; ``"raise"``: ``ValueError``),
+    ``**core_kwargs``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, game="dungeon_crawler", opponents: str = "heuristic", seat="rotate",
                  render_mode: str | None = None, illegal_action: str = "penalize",
-                 dict_obs: bool = False, **core_kwargs):
+                 dict_obs: bool = False, unknown_reset_options: str = "warn",
+                 **core_kwargs):
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         self.core = _core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
@@ -140,7 +146,8 @@ class SelfPlayEnv(gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        self.core.spec.check_reset_options(options)      # unknown keys: ValueError
+        options = self.core.spec.check_reset_options(options, self.unknown_reset_options,
+                                                     self._warned_reset_keys)
         super().reset(seed=seed)
         if seed is not None or self._view is None:
             view_seed = int(seed) if seed is not None else int(draw_seeds(self.np_random, 1)[0])
@@ -230,9 +237,11 @@ def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heu
     :class:`SelfPlayView` of ``num_envs`` games (learner seat per row:
     ``"rotate"`` or a seat; ``seed`` seeds the opponent draws)."""
     from ..envs.core.vector import DungeonVectorEnv
-    vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info")
+    vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info",
+                "unknown_reset_options")
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}
     core = _core(game, kwargs)
     pool, advance = opponent_pool(core, opponents, seed)
-    view = SelfPlayView(core, int(num_envs), pool, seats=seat, advance=advance, seed=seed)
+    view = SelfPlayView(core, int(num_envs), pool, seats=seat, advance=advance, seed=seed,
+                        unknown_reset_options=vec_kwargs.get("unknown_reset_options", "warn"))
     return DungeonVectorEnv(view, **vec_kwargs)

@@ -5,6 +5,18 @@ multi-seat game by :mod:`.core.pz_module`. The two seats win or lose
 together (team reward); the interleaved Main Phase is a sequence of
 decisions where the seat holding the initiative acts or passes it to its
 teammate. Solo play is the Gymnasium env ``dungeonrl/DCCUnstoppable-v0``.
+
+``env(num_players=2, render_mode=None, **kwargs)``: keyword arguments are
+those of :class:`~dungeonrl.envs.dcc_unstoppable.DCCCore` plus
+``render_mode``, ``illegal_action`` and ``unknown_reset_options``.
+``reset(options={"campaign": sheet})`` starts from a campaign sheet (a bad
+value is a ``ValueError``); another key is ignored with one ``UserWarning``
+per env and key (the PettingZoo convention), or raises ``ValueError`` with
+``unknown_reset_options="raise"``. The default constructors pass
+PettingZoo's own tests as they are (``api_test``, ``parallel_api_test``,
+``seed_test``, ``parallel_seed_test``, ``render_test``);
+``max_cycles_test`` does not apply (one parallel step is one decision; the
+cap is ``max_steps`` decisions).
 """
 from __future__ import annotations
 

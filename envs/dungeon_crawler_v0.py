@@ -8,8 +8,20 @@ an action outside the action space fails loudly; ``OrderEnforcingWrapper``:
 no ``step``, ``observe`` or episode attributes before ``reset``) built in,
 without their per-call cost. Keyword arguments are those of
 :class:`~dungeonrl.envs.dungeon_crawler.DungeonCrawlerCore` plus
-``render_mode`` and ``illegal_action``; see the game's doc page
-(``dungeonrl.envs.dungeon_crawler``).
+``render_mode``, ``illegal_action`` and ``unknown_reset_options``; see the
+game's doc page (``dungeonrl.envs.dungeon_crawler``). The game declares no
+reset options: ``reset(options=...)`` ignores any key with one
+``UserWarning`` per env and key (the PettingZoo convention), or raises
+``ValueError`` with ``unknown_reset_options="raise"``.
+
+The default constructors pass PettingZoo's own tests as they are
+(``api_test``, ``parallel_api_test``, ``seed_test``,
+``parallel_seed_test``, ``render_test``; ``tests/test_pettingzoo_official.py``).
+``max_cycles_test`` does not apply: it counts a cycle as every agent acting
+once, and needs one parallel step to be such a cycle, while here one
+parallel step is one decision and a seat takes several decisions per turn;
+the cap is ``max_steps`` (decisions), and there is no ``max_cycles``
+argument.
 
 ``parallel_env(num_players=4, render_mode=None, **kwargs)`` is the
 PettingZoo Parallel form (:class:`~dungeonrl.envs.core.parallel.DungeonParallelEnv`):

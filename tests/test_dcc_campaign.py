@@ -171,10 +171,26 @@ def test_bad_arguments(kwargs, match):
 
 
 @pytest.mark.parametrize("options,match", [
-    ({"floor": 4}, "floor"), ({"level": 2}, "unknown reset options"),
+    ({"floor": 4}, "floor"),
     ({"campaign": {"gold": 1}}, "unknown campaign keys"), ({"campaign": 3}, "dict"),
 ])
 def test_bad_reset_options(options, match):
     e = DCCCampaignEnv()
     with pytest.raises(ValueError, match=match):
         e.reset(seed=0, options=options)
+
+
+def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
+    e = DCCCampaignEnv()
+    with pytest.warns(UserWarning, match="unknown reset option 'level'"):
+        obs, info = e.reset(seed=0, options={"level": 2, "floor": 2})
+    assert info["floor"] == 2                  # the known key still applies
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # the same key again: no second warning
+        e.reset(seed=0, options={"level": 2})
+    with pytest.raises(ValueError, match="unknown_reset_options"):
+        DCCCampaignEnv(unknown_reset_options="ignore")
+    strict = DCCCampaignEnv(unknown_reset_options="raise")
+    with pytest.raises(ValueError, match=r"unknown reset options \['level'\]; "
+                                         r"accepted: \['campaign', 'floor'\]"):
+        strict.reset(seed=0, options={"level": 2})

@@ -124,19 +124,34 @@ def test_campaign_benefits_and_achievements_loaded():
     ({"campaign": {"decks": [["No Such Card"]]}}, "deck card"),
     ({"campaign": {"achievements": [[1, 0]]}}, "achievements"),
     ({"campaign": {"benefits": [-1]}}, "benefits"),
-    ({"seed_deck": 1}, "seed_deck"),
 ])
 def test_bad_campaign_options_are_clear_errors(options, match):
+    # a known option with a bad value is an error in the default mode
     e = gym.make(ENV_ID, mode="campaign", disable_env_checker=True)
     with pytest.raises(ValueError, match=match):
         e.reset(seed=0, options=options)
     e.close()
 
 
+def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
+    e = gym.make(ENV_ID, mode="campaign", disable_env_checker=True)
+    with pytest.warns(UserWarning, match="unknown reset option 'seed_deck'.*'campaign'"):
+        e.reset(seed=0, options={"seed_deck": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # the same key again: no second warning
+        e.reset(seed=0, options={"seed_deck": 1})
+    e.close()
+    e = gym.make(ENV_ID, mode="campaign", unknown_reset_options="raise",
+                 disable_env_checker=True)
+    with pytest.raises(ValueError, match="unknown reset option 'seed_deck'; accepted: "
+                                         r"\['campaign'\]"):
+        e.reset(seed=0, options={"seed_deck": 1})
+    e.close()
+
+
 # --- PettingZoo (co-op) ------------------------------------------------------------
 def test_pettingzoo_api_seed_render_coop():
-    # (api_test probes reset with a made-up option key, an error by default)
-    api_test(dcc_unstoppable_v0.env(num_players=2, unknown_reset_options="warn"), num_cycles=200)
+    api_test(dcc_unstoppable_v0.env(num_players=2), num_cycles=200)
     seed_test(lambda: dcc_unstoppable_v0.env(num_players=2), num_cycles=200)
     render_test(lambda render_mode=None: dcc_unstoppable_v0.env(num_players=2,
                                                                 render_mode=render_mode))

@@ -136,8 +136,7 @@ def test_soak_invariants(n):
 # --- PettingZoo tests ------------------------------------------------------------------
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
 def test_pettingzoo_api_seed_render(n):
-    # (api_test probes reset with a made-up option key, an error by default)
-    api_test(dungeon_crawler_v0.env(num_players=n, unknown_reset_options="warn"), num_cycles=300)
+    api_test(dungeon_crawler_v0.env(num_players=n), num_cycles=300)
     seed_test(lambda: dungeon_crawler_v0.env(num_players=n), num_cycles=300)
     render_test(lambda render_mode=None: dungeon_crawler_v0.env(num_players=n,
                                                                  render_mode=render_mode))

@@ -27,18 +27,14 @@ dir: E
 
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
 def test_pettingzoo_api_seed_render(n):
-    api_test(dungeon_kart_v0.env(num_players=n, max_rounds=6, unknown_reset_options="warn"),
-             num_cycles=300)
-    seed_test(lambda: dungeon_kart_v0.env(num_players=n, max_rounds=6,
-                                            unknown_reset_options="warn"), num_cycles=300)
+    api_test(dungeon_kart_v0.env(num_players=n, max_rounds=6), num_cycles=300)
+    seed_test(lambda: dungeon_kart_v0.env(num_players=n, max_rounds=6), num_cycles=300)
     render_test(lambda render_mode=None: dungeon_kart_v0.env(num_players=n, max_rounds=6,
-                                                           unknown_reset_options="warn",
                                                              render_mode=render_mode))
 
 
 def test_parallel_api():
-    parallel_api_test(dungeon_kart_v0.parallel_env(num_players=3, max_rounds=4,
-                                                   unknown_reset_options="warn"),
+    parallel_api_test(dungeon_kart_v0.parallel_env(num_players=3, max_rounds=4),
                       num_cycles=400)
 
 

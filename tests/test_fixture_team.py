@@ -165,23 +165,30 @@ def test_spec_rejects_bad_facts():
 
 
 # --- reset options, every registered game -----------------------------------------------------
-def _envs(name):
+def _envs(name, **kw):
     from dungeonrl.envs.core.aec import DungeonAECEnv
     from dungeonrl.envs.core.gym_env import DungeonEnv
     from dungeonrl.envs.core.vector import DungeonVectorEnv
     spec = registry.get_spec(name)
     if spec.multi_agent:
+        from dungeonrl.agents.selfplay_env import SelfPlayEnv, make_selfplay_vector_env
         from dungeonrl.envs.core.multi import BatchedMultiAgentEnv
         from dungeonrl.envs.core.parallel import DungeonParallelEnv
-        return [DungeonAECEnv(name), DungeonParallelEnv(name), BatchedMultiAgentEnv(name, 2)]
-    return [DungeonEnv(name), DungeonVectorEnv(name, num_envs=2)]
+        return [DungeonAECEnv(name, **kw), DungeonParallelEnv(name, **kw),
+                BatchedMultiAgentEnv(name, 2, **kw),
+                SelfPlayEnv(name, opponents="random", **kw),
+                make_selfplay_vector_env(name, num_envs=2, opponents="random", **kw)]
+    return [DungeonEnv(name, **kw), DungeonVectorEnv(name, num_envs=2, **kw)]
 
 
-@pytest.mark.parametrize("name", [s.name for s in registry.register_all()] + ["relay"])
-def test_unknown_reset_option_is_a_clear_error(name):
+GAME_NAMES = [s.name for s in registry.register_all()] + ["relay"]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_unknown_reset_option_is_a_clear_error_in_strict_mode(name):
     spec = registry.get_spec(name)
     accepted = sorted(spec.reset_options)
-    for env in _envs(name):
+    for env in _envs(name, unknown_reset_options="raise"):
         with pytest.raises(ValueError) as e:
             env.reset(seed=1, options={"no_such_option": 3})
         msg = str(e.value)
@@ -191,6 +198,30 @@ def test_unknown_reset_option_is_a_clear_error(name):
         env.reset(seed=1, options=None)
         env.close()
     assert spec.check_reset_options(None) == {}
+    with pytest.raises(ValueError, match="'no_such_option'"):
+        spec.check_reset_options({"no_such_option": 3}, "raise")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_unknown_reset_option_is_ignored_with_one_warning_by_default(name):
+    """The Gymnasium / PettingZoo convention: an option the env does not
+    use is ignored; each adapter warns once per key, not on every reset."""
+    import warnings
+    for env in _envs(name):
+        assert env.unknown_reset_options == "warn"
+        with pytest.warns(UserWarning, match="unknown reset option 'no_such_option'") as rec:
+            for _ in range(3):
+                env.reset(seed=1, options={"no_such_option": 3})
+        assert sum("no_such_option" in str(w.message) for w in rec) == 1
+        with pytest.warns(UserWarning, match="unknown reset option 'other'"):
+            env.reset(seed=1, options={"other": 1})          # a new key: its own warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env.reset(seed=1, options={"no_such_option": 3, "other": 1})
+        env.close()
+    for bad in ("ignore", None, True):
+        with pytest.raises(ValueError, match="unknown_reset_options must be one of"):
+            _envs(name, unknown_reset_options=bad)
 
 
 def test_reset_option_values_are_validated_and_applied():
@@ -381,7 +412,7 @@ def _pz_env():
     from pettingzoo.utils import wrappers
 
     from dungeonrl.envs.core.aec import DungeonAECEnv
-    e = DungeonAECEnv(F.SPEC, unknown_reset_options="warn")   # api_test probes a made-up key
+    e = DungeonAECEnv(F.SPEC)
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
 
 
@@ -392,8 +423,7 @@ def test_pettingzoo_api_and_seed_tests():
     api_test(_pz_env(), num_cycles=100)
     seed_test(_pz_env, num_cycles=100)
     with pytest.warns(UserWarning, match="unknown reset option 'options'"):
-        parallel_api_test(DungeonParallelEnv(F.SPEC, unknown_reset_options="warn"),
-                          num_cycles=100)
+        parallel_api_test(DungeonParallelEnv(F.SPEC), num_cycles=100)
 
 
 def test_cli_eval_of_a_team_game_is_a_placement_league(tmp_path, capsys):
@@ -421,7 +451,11 @@ def test_self_play_view_and_its_vector_env_take_reset_options():
     v.reset(np.arange(3, dtype=np.uint64), options={"handicap": 3})
     assert (v.states["bonus"][:, 1] == 3).all()
     with pytest.raises(ValueError, match="'bogus'.*accepted: \\['handicap'\\]"):
-        v.reset(np.arange(3, dtype=np.uint64), options={"bogus": 1})
+        SelfPlayView(core, 3, [_Random("random")], seed=0, unknown_reset_options="raise").reset(
+            np.arange(3, dtype=np.uint64), options={"bogus": 1})
+    with pytest.warns(UserWarning, match="'bogus'"):       # the default: ignored, the rest applied
+        v.reset(np.arange(3, dtype=np.uint64), options={"bogus": 1, "handicap": 1})
+    assert (v.states["bonus"][:, 1] == 1).all()
     env = DungeonVectorEnv(v)
     obs, _ = env.reset(seed=0, options={"handicap": 2})
     col = F.SPEC.feature_names.index("own_bonus"), F.SPEC.feature_names.index("rival_bonus")
@@ -451,6 +485,10 @@ def test_make_view_with_a_partner_pool():
 def test_sb3_vec_env_checks_the_options_of_set_options():
     from dungeonrl.envs.core.vector import DungeonSB3VecEnv
     env = DungeonSB3VecEnv("unbroken", num_envs=2)
+    env.set_options({"typo": 1})
+    with pytest.warns(UserWarning, match="unknown reset option 'typo'"):
+        env.reset()
+    env = DungeonSB3VecEnv("unbroken", num_envs=2, unknown_reset_options="raise")
     env.reset()
     env.set_options({"typo": 1})
     with pytest.raises(ValueError, match="unknown reset option 'typo'; accepted: none"):
@@ -468,8 +506,12 @@ def test_gymnasium_single_seat_view_validates_reset_options():
     obs, info = env.reset(seed=0, options={"handicap": 1})
     # seat 1 is on team 1: its own bonus column shows the handicap
     assert obs[F.SPEC.feature_names.index("own_bonus")] == pytest.approx(0.1)
+    with pytest.warns(UserWarning, match="unknown reset option 'x'"):
+        obs, info = env.reset(seed=0, options={"x": 1, "handicap": 1})
+    assert obs[F.SPEC.feature_names.index("own_bonus")] == pytest.approx(0.1)
     with pytest.raises(ValueError, match="unknown reset option 'x'"):
-        env.reset(seed=0, options={"x": 1})
+        SelfPlayEnv("relay", opponents="random", seat=1,
+                    unknown_reset_options="raise").reset(seed=0, options={"x": 1})
     done = False
     while not done:
         a = int(np.flatnonzero(info["action_mask"])[0])

@@ -38,10 +38,7 @@ def _quiet():
 def test_parallel_api_seed_and_state(n):
     ctx = _quiet()
     try:
-        # (the api test probes reset with a made-up option key, an error by default)
-        parallel_api_test(dungeon_crawler_v0.parallel_env(num_players=n,
-                                                          unknown_reset_options="warn"),
-                          num_cycles=300)
+        parallel_api_test(dungeon_crawler_v0.parallel_env(num_players=n), num_cycles=300)
         parallel_seed_test(lambda: dungeon_crawler_v0.parallel_env(num_players=n),
                            num_cycles=300)
         state_test(dungeon_crawler_v0.env(num_players=n),

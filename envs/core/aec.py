@@ -28,10 +28,12 @@ Conventions
   seat gets ``spec.illegal_penalty`` and ``infos[agent]["illegal_action"]``
   is True; ``"raise"`` raises :class:`IllegalActionError` and changes
   nothing;
-* ``reset(options=...)`` accepts only the game's ``spec.reset_options``:
-  an unknown key raises ``ValueError`` naming it and the accepted ones
-  (``unknown_reset_options="warn"``: a warning instead, for PettingZoo's
-  ``api_test``, which probes ``reset`` with a made-up key);
+* ``reset(options=...)`` applies the game's ``spec.reset_options`` (a bad
+  value raises ``ValueError``); an unknown key is ignored with one
+  ``UserWarning`` per env and key, as PettingZoo's own envs ignore options
+  they do not use (its ``api_test`` probes ``reset`` with a made-up key);
+  ``unknown_reset_options="raise"`` makes it a ``ValueError`` naming the key
+  and the accepted ones;
 * ``state()`` is the global view: every seat's observation concatenated
   (``float32[num_players * obs_size]``, space ``state_space``; each seat's
   private information is in it, deck orders and the generator are not),
@@ -63,6 +65,7 @@ from .errors import IllegalActionError, InvalidActionError, ResetNeededError, Sn
 from .fastcall import bind
 from .multi import global_state_space, observe_seats
 from .snapshot import Snapshot
+from .spec import check_unknown_reset_options
 from .validate import check_seed, snapshot_fields
 
 __all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError",
@@ -89,13 +92,11 @@ class DungeonAECEnv(AECEnv):
                 "render_fps": 4}
 
     def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", unknown_reset_options: str = "raise",
+                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
                  **core_kwargs):
         super().__init__()
-        if unknown_reset_options not in ("raise", "warn"):
-            raise ValueError("unknown_reset_options must be 'raise' or 'warn', got "
-                             f"{unknown_reset_options!r}")
-        self.unknown_reset_options = unknown_reset_options
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         self.core = resolve_core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         modes = list(spec.render_modes)
@@ -149,7 +150,8 @@ class DungeonAECEnv(AECEnv):
     # --- AEC API -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
-        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options)
+        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options,
+                                                  self._warned_reset_keys)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
             seeds = seed_batch(seed, 1)
@@ -450,9 +452,10 @@ class CheckedAECEnv(DungeonAECEnv):
     """
 
     def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", **core_kwargs):
+                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
+                 **core_kwargs):
         super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
-                         **core_kwargs)
+                         unknown_reset_options=unknown_reset_options, **core_kwargs)
         self._has_reset = False
         self._has_updated = False
         for name in ("rewards", "terminations", "truncations", "infos", "agent_selection",

@@ -29,6 +29,7 @@ from ._batch import (
 from .errors import IllegalActionError, ResetNeededError, SnapshotError
 from .fastcall import bind
 from .snapshot import Snapshot
+from .spec import check_unknown_reset_options
 from .validate import check_seed, snapshot_fields
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
@@ -134,6 +135,11 @@ class DungeonEnv(gym.Env):
       for every game).
     * ``illegal_action``: ``"penalize"`` or ``"raise"`` (see above).
     * ``dict_obs``: return ``{"observation", "action_mask"}`` observations.
+    * ``unknown_reset_options``: ``"warn"`` (default: a ``reset(options=...)``
+      key the game does not declare in ``spec.reset_options`` is ignored
+      with one ``UserWarning`` per env and key, the Gymnasium convention) or
+      ``"raise"`` (strict: ``ValueError`` naming the key and the accepted
+      ones). A declared key with a bad value always raises ``ValueError``.
     * ``**core_kwargs``: passed to ``spec.make_core`` (difficulty, character...).
 
     ``gymnasium.make(spec.env_id, **kwargs)`` builds the same env.
@@ -160,7 +166,9 @@ class DungeonEnv(gym.Env):
 
     def __init__(self, game, render_mode: str | None = None,
                  illegal_action: str = "penalize", dict_obs: bool = False,
-                 **core_kwargs):
+                 unknown_reset_options: str = "warn", **core_kwargs):
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         self.core = resolve_core(game, core_kwargs)
         require_single_agent(self.core, type(self).__name__)
         spec = self.game_spec = self.core.spec
@@ -188,7 +196,8 @@ class DungeonEnv(gym.Env):
     # --- gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
-        opts = self.game_spec.check_reset_options(options)
+        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options,
+                                                  self._warned_reset_keys)
         super().reset(seed=seed)
         if seed is None:
             seeds = draw_seeds(self.np_random, 1)

@@ -89,6 +89,7 @@ from ._batch import (
     seed_batch,
 )
 from .errors import ResetNeededError
+from .spec import check_unknown_reset_options
 
 __all__ = ["BatchedMultiAgentEnv", "observe_seats", "global_state_space", "OBSERVE_MODES"]
 
@@ -125,8 +126,10 @@ class BatchedMultiAgentEnv:
     ``GameCore``), ``num_envs``, ``observe`` (``"all"``: every seat's
     observation ``(N, P, O)``, P extra encodes per step; ``"actor"``: only
     the acting seat's ``(N, O)``, the kernel's own output), ``illegal_action``
-    (``"penalize"`` / ``"raise"``), ``**core_kwargs`` for ``spec.make_core``
-    (e.g. ``num_players``).
+    (``"penalize"`` / ``"raise"``), ``unknown_reset_options`` (``"warn"``: a
+    reset option the game does not declare is ignored with one warning per
+    key; ``"raise"``: ``ValueError``), ``**core_kwargs`` for
+    ``spec.make_core`` (e.g. ``num_players``).
 
     Attributes: ``num_envs``, ``num_players``, ``possible_agents``
     (``player_0`` ...), ``single_observation_space`` (one seat's ``Box``),
@@ -135,7 +138,10 @@ class BatchedMultiAgentEnv:
     """
 
     def __init__(self, game, num_envs: int = 1, *, observe: str = "all",
-                 illegal_action: str = "penalize", **core_kwargs):
+                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
+                 **core_kwargs):
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
@@ -181,8 +187,10 @@ class BatchedMultiAgentEnv:
         gets ``s + i``), a sequence of ``num_envs`` seeds, or ``None`` (drawn
         from ``np_random``). Returns ``(obs, infos)``; infos hold ``to_play``
         and ``action_mask``. ``options``: the game's reset options
-        (``spec.reset_options``; an unknown key raises ``ValueError``)."""
-        opts = self.core.spec.check_reset_options(options)
+        (``spec.reset_options``; an unknown key is ignored with a warning, or
+        raises ``ValueError`` with ``unknown_reset_options="raise"``)."""
+        opts = self.core.spec.check_reset_options(options, self.unknown_reset_options,
+                                                  self._warned_reset_keys)
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:

@@ -53,12 +53,17 @@ class DungeonParallelEnv(ParallelEnv):
     """A dungeonrl multi-agent game as a PettingZoo ``ParallelEnv`` (see the
     module doc). Arguments as for
     :class:`~dungeonrl.envs.core.aec.DungeonAECEnv`: ``game``,
-    ``render_mode``, ``illegal_action``, ``**core_kwargs``."""
+    ``render_mode``, ``illegal_action``, ``unknown_reset_options``
+    (``"warn"``: an unknown reset option is ignored with one warning;
+    ``"raise"``: ``ValueError``), ``**core_kwargs``."""
 
     def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", **core_kwargs):
+                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
+                 **core_kwargs):
         self._aec = DungeonAECEnv(game, render_mode=render_mode,
-                                  illegal_action=illegal_action, **core_kwargs)
+                                  illegal_action=illegal_action,
+                                  unknown_reset_options=unknown_reset_options, **core_kwargs)
+        self.unknown_reset_options = self._aec.unknown_reset_options
         self.core = self._aec.core
         self.game_spec = self._aec.game_spec
         self.metadata = dict(self._aec.metadata)

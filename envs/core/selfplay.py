@@ -64,7 +64,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._batch import MASK_DTYPE, draw_seeds
-from .spec import GameCore
+from .spec import GameCore, check_unknown_reset_options
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
 
@@ -97,11 +97,16 @@ class SelfPlayView:
     ``advance``: the game's scripted-opponent kernel, ``advance(states, rows,
     learner, codes, prng, returns, terminated, truncated)`` (``None``: every
     opponent is called through ``act``); ``seed``: seeds the opponent draws,
-    the scripted opponents' generators and the seeds of later episodes."""
+    the scripted opponents' generators and the seeds of later episodes;
+    ``unknown_reset_options``: ``"warn"`` (a reset option the game does not
+    declare is ignored with one warning per key) or ``"raise"``."""
 
     def __init__(self, core: GameCore, num_envs: int, opponents: Sequence, *,
                  seats="rotate", advance: Callable | None = None, seed: int = 0,
-                 snapshot_slots: int = 0, snapshot_weight: float = 0.0):
+                 snapshot_slots: int = 0, snapshot_weight: float = 0.0,
+                 unknown_reset_options: str = "warn"):
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         P = int(core.num_players)
         if P < 2:
             raise ValueError(f"SelfPlayView needs a multi-seat core; {core.spec.name} was "
@@ -237,7 +242,8 @@ class SelfPlayView:
         opponents, play them up to the learner's first decision, observe.
         ``options``: the game's reset options (``spec.reset_options``),
         applied to these games (not to the later autoreset ones)."""
-        opts = self.spec.check_reset_options(options)
+        opts = self.spec.check_reset_options(options, self.unknown_reset_options,
+                                             self._warned_reset_keys)
         self.seeds[:] = seeds
         self.core.reset(self.states, self.seeds)
         if opts:

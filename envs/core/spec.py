@@ -50,6 +50,20 @@ UTILITIES = ("zero_sum_ranking", "team", "general")
 TURN_ORDERS = ("fixed", "state")
 CHANCE_KINDS = ("explicit", "none")
 INFORMATION_KINDS = ("perfect", "imperfect")
+#: what an adapter does with an unknown ``reset(options=...)`` key
+#: (:func:`check_unknown_reset_options`)
+UNKNOWN_RESET_OPTIONS = ("warn", "raise")
+
+
+def check_unknown_reset_options(value) -> str:
+    """The ``unknown_reset_options`` argument every adapter takes: ``"warn"``
+    (default: an unknown reset option is ignored with one ``UserWarning`` per
+    env and key, as Gymnasium and PettingZoo envs do) or ``"raise"`` (strict:
+    ``ValueError`` naming the key and the accepted ones)."""
+    if not isinstance(value, str) or value not in UNKNOWN_RESET_OPTIONS:
+        raise ValueError(f"unknown_reset_options must be one of {list(UNKNOWN_RESET_OPTIONS)}, "
+                         f"got {value!r}")
+    return value
 
 
 def _solo_teams(n: int) -> tuple:
@@ -78,8 +92,10 @@ class GameSpec:
     * ``chance``: ``"explicit"`` (through :mod:`.chance`) or ``"none"``;
       ``information``: ``"perfect"`` or ``"imperfect"``;
     * ``reset_options``: ``{key: validator}``; ``reset(options=...)`` of the
-      adapters accepts only these keys (:meth:`check_reset_options`), each
-      validator returns the value to use or raises ``ValueError``.
+      adapters applies these keys (:meth:`check_reset_options`), each
+      validator returns the value to use or raises ``ValueError``; other
+      keys are ignored with a warning (``unknown_reset_options="raise"``:
+      refused).
     """
 
     name: str                      #: short name used by the CLI, e.g. "unbroken"
@@ -146,11 +162,19 @@ class GameSpec:
             out[list(team)] = t
         return out
 
-    def check_reset_options(self, options, unknown: str = "raise") -> dict:
+    def check_reset_options(self, options, unknown: str = "warn",
+                            warned: set | None = None) -> dict:
         """The validated ``reset(options=...)``: ``{}`` for ``None``; a value
-        its validator refuses raises ``ValueError``, and so does an unknown
-        key (``unknown="warn"``: a warning, and the key is dropped; PettingZoo's
-        ``api_test`` probes ``reset`` with a made-up key)."""
+        its validator refuses raises ``ValueError`` (a known key with a bad
+        value is always an error). An unknown key follows ``unknown`` (see
+        :func:`check_unknown_reset_options`): ``"warn"`` (the default, the
+        Gymnasium / PettingZoo convention: the key is ignored with a
+        ``UserWarning``; PettingZoo's ``api_test`` probes ``reset`` with a
+        made-up key) or ``"raise"`` (``ValueError`` naming the key and the
+        accepted ones). ``warned``: the adapter's set of keys already warned
+        about; a key in it is ignored silently and each warned key is added,
+        so an env warns once per key instead of on every reset."""
+        unknown = check_unknown_reset_options(unknown)
         if options is None:
             return {}
         if not isinstance(options, Mapping):
@@ -162,11 +186,15 @@ class GameSpec:
             if key not in self.reset_options:
                 msg = (f"{self.name}: unknown reset option {key!r}; accepted: "
                        f"{accepted if accepted else 'none'}")
-                if unknown == "warn":
+                if unknown != "warn":
+                    raise ValueError(msg)
+                if warned is None or key not in warned:
                     import warnings
-                    warnings.warn(msg + " (ignored)", UserWarning, stacklevel=3)
-                    continue
-                raise ValueError(msg)
+                    warnings.warn(msg + " (ignored; pass unknown_reset_options='raise' "
+                                  "to make it an error)", UserWarning, stacklevel=3)
+                    if warned is not None:
+                        warned.add(key)
+                continue
             out[key] = self.reset_options[key](value)
         return out
 

@@ -51,6 +51,7 @@ from ._batch import (
 )
 from .errors import ResetNeededError
 from .gym_env import observation_spaces
+from .spec import check_unknown_reset_options
 from .validate import UINT64_SPAN, check_num_envs, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
@@ -98,8 +99,11 @@ class _Runner:
     tracker, validation and the fused step."""
 
     def __init__(self, game, num_envs: int, illegal_action: str, dict_obs: bool,
-                 episode_info: bool, core_kwargs: dict, adapter: str):
+                 episode_info: bool, core_kwargs: dict, adapter: str,
+                 unknown_reset_options: str = "warn"):
         from .selfplay import SelfPlayView
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self.warned_reset_keys: set = set()     # unknown reset options warned about
         if isinstance(game, SelfPlayView):     # a multi-seat game seen from one seat
             if core_kwargs:
                 raise TypeError(f"core options {sorted(core_kwargs)} given with a ready "
@@ -119,10 +123,16 @@ class _Runner:
         self.obs_pool = _ArrayPool(self.buf.obs)
         self.started = False
 
+    def check_options(self, options) -> dict:
+        """``options`` validated (``GameSpec.check_reset_options``) under the
+        adapter's ``unknown_reset_options`` policy."""
+        return self.spec.check_reset_options(options, self.unknown_reset_options,
+                                             self.warned_reset_keys)
+
     def reset(self, seeds: np.ndarray, options=None) -> None:
         """New games; ``options``: the validated reset options (see
         ``GameSpec.check_reset_options``) applied to them."""
-        opts = self.spec.check_reset_options(options)
+        opts = self.check_options(options)
         if isinstance(self.buf, BatchBuffers):
             self.buf.reset(seeds)
             if opts:
@@ -226,7 +236,10 @@ class DungeonVectorEnv(VectorEnv):
     a tuple of strings), ``illegal_action`` (``"penalize"`` / ``"raise"``),
     ``dict_obs`` (``{"observation", "action_mask"}`` observations),
     ``episode_info`` (put the core's ``episode_info`` in ``final_info``; costs
-    one state copy per step), ``**core_kwargs`` for ``spec.make_core``.
+    one state copy per step), ``unknown_reset_options`` (``"warn"``: a reset
+    option the game does not declare is ignored with one warning per env
+    and key; ``"raise"``: ``ValueError``), ``**core_kwargs`` for
+    ``spec.make_core``.
 
     ``step`` returns infos as a dict of arrays, each key ``k`` with a bool
     ``_k`` array telling which envs have it:
@@ -246,9 +259,10 @@ class DungeonVectorEnv(VectorEnv):
 
     def __init__(self, game, num_envs: int = 1, render_mode: str | None = None,
                  illegal_action: str = "penalize", dict_obs: bool = False,
-                 episode_info: bool = True, **core_kwargs):
+                 episode_info: bool = True, unknown_reset_options: str = "warn",
+                 **core_kwargs):
         self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
-                            core_kwargs, type(self).__name__)
+                            core_kwargs, type(self).__name__, unknown_reset_options)
         spec = self.game_spec = self._run.spec
         self.core = self._run.core
         if render_mode is not None and render_mode not in spec.render_modes:
@@ -268,13 +282,18 @@ class DungeonVectorEnv(VectorEnv):
     def illegal_action(self) -> str:
         return self._run.illegal_action
 
+    @property
+    def unknown_reset_options(self) -> str:
+        return self._run.unknown_reset_options
+
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):
         """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
         sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
         ``self.np_random``). ``options``: the game's reset options
-        (``spec.reset_options``; an unknown key raises ``ValueError``)."""
-        self._run.spec.check_reset_options(options)
+        (``spec.reset_options``; an unknown key is ignored with a warning, or
+        raises ``ValueError`` with ``unknown_reset_options="raise"``)."""
+        options = self._run.check_options(options)
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
@@ -389,7 +408,8 @@ def _build_sb3_class():
         a ``SelfPlayView`` as for :class:`DungeonVectorEnv`),
         ``num_envs``, ``seed`` (seeds the first ``reset``: env ``i`` gets
         ``seed + i``; ``None`` draws seeds), ``illegal_action``, ``dict_obs``,
-        ``episode_info``, ``render_mode``, ``**core_kwargs`` -- as for
+        ``episode_info``, ``render_mode``, ``unknown_reset_options`` (for the
+        options of ``set_options``), ``**core_kwargs`` -- as for
         :class:`DungeonVectorEnv`.
 
         ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``;
@@ -408,9 +428,9 @@ def _build_sb3_class():
         def __init__(self, game, num_envs: int = 1, seed: int | None = None,
                      illegal_action: str = "penalize", dict_obs: bool = False,
                      episode_info: bool = True, render_mode: str | None = None,
-                     **core_kwargs):
+                     unknown_reset_options: str = "warn", **core_kwargs):
             self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
-                                core_kwargs, type(self).__name__)
+                                core_kwargs, type(self).__name__, unknown_reset_options)
             spec = self.game_spec = self._run.spec
             self.core = self._run.core
             if render_mode is not None and render_mode not in spec.render_modes:
@@ -513,6 +533,10 @@ def _build_sb3_class():
         @property
         def illegal_action(self) -> str:
             return self._run.illegal_action
+
+        @property
+        def unknown_reset_options(self) -> str:
+            return self._run.unknown_reset_options
 
         def get_images(self) -> list:
             """One ``rgb_array`` frame per env (SB3's ``render`` and

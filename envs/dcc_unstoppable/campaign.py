@@ -44,12 +44,14 @@ the observation shows the floor being played.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import gymnasium as gym
 import numpy as np
 
 from ..core.gym_env import DungeonEnv
+from ..core.spec import check_unknown_reset_options
 from . import consts as C
 from .config import make_config
 from .content import default_content
@@ -74,7 +76,10 @@ class DCCCampaignEnv(gym.Env):
     affordable benefit with a free circle, repeatedly; "none"; or a callable
     ``buy(sheet) -> list of benefit names or ids`` bought in order),
     ``max_attempts`` (games per floor, >= 1), ``max_steps`` (decisions per
-    game), ``render_mode``, ``illegal_action``, ``dict_obs``.
+    game), ``render_mode``, ``illegal_action``, ``dict_obs``,
+    ``unknown_reset_options`` (``"warn"``: a reset option other than
+    ``campaign`` / ``floor`` is ignored with one warning per env and key;
+    ``"raise"``: ``ValueError``).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -82,7 +87,10 @@ class DCCCampaignEnv(gym.Env):
     def __init__(self, difficulty="normal", crawler="Carl", race="draft", klass="draft",
                  buy: str | Callable = "greedy", max_attempts: int = 3,
                  max_steps: int = MAX_EPISODE_STEPS, render_mode=None,
-                 illegal_action: str = "penalize", dict_obs: bool = False):
+                 illegal_action: str = "penalize", dict_obs: bool = False,
+                 unknown_reset_options: str = "warn"):
+        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
+        self._warned_reset_keys: set = set()     # unknown reset options warned about
         self.content = default_content()
         make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
                     race=race, klass=klass, content=self.content)     # validates
@@ -147,13 +155,22 @@ class DCCCampaignEnv(gym.Env):
         """``options={"campaign": sheet}`` starts from a campaign sheet (the
         keys of the ``campaign`` reset option: xp, benefits, achievements,
         decks, upgrades); ``options={"floor": f}`` resumes a campaign at
-        Floor ``f`` (default 1); any other key raises ``ValueError``."""
+        Floor ``f`` (default 1); any other key is ignored with one warning
+        (``unknown_reset_options="raise"``: ``ValueError``)."""
         super().reset(seed=seed)
         options = dict(options or {})
-        unknown = set(options) - {"campaign", "floor"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; accepted: "
+        unknown = sorted(set(options) - {"campaign", "floor"}, key=repr)
+        if unknown and self.unknown_reset_options == "raise":
+            raise ValueError(f"unknown reset options {unknown}; accepted: "
                              "['campaign', 'floor']")
+        for key in unknown:
+            if key not in self._warned_reset_keys:
+                self._warned_reset_keys.add(key)
+                warnings.warn(f"{CAMPAIGN_ENV_ID}: unknown reset option {key!r}; accepted: "
+                              "['campaign', 'floor'] (ignored; pass "
+                              "unknown_reset_options='raise' to make it an error)",
+                              UserWarning, stacklevel=2)
+            del options[key]
         floor = options.get("floor", 1)
         if isinstance(floor, bool) or floor not in (1, 2, 3):
             raise ValueError(f"reset option 'floor' must be 1, 2 or 3, got {floor!r}")
