@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '65d2c045bcdabdfac7be2e3e82a29e4d72c26110d9478b735de82dd23079aef6'
+SOURCE_DIGEST = 'fb42e9d15c93463c7e1534e593ef9bd9269c6c700b6c9e976d75d30311f6eb56'
 ensure_fresh(globals())

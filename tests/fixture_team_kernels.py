@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2baee6bbf823de1ed2e6fe51faceef906206bc916fd38a72d0d1ebe9c81fe9c9'
+SOURCE_DIGEST = '75d79afa7f06df6374a9c6f41d6aa59d731a38a5829d817b250409116acdc36e'
 ensure_fresh(globals())
