@@ -64,6 +64,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._batch import MASK_DTYPE, draw_seeds
+from .copying import Copyable
 from .spec import GameCore
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
@@ -91,13 +92,15 @@ class Opponent:
         self.role = role
 
 
-class SelfPlayView:
+class SelfPlayView(Copyable):
     """``n`` games of a multi-seat ``core`` seen from the learner's seat (see
     the module doc). ``opponents``: agents or :class:`Opponent` entries;
     ``advance``: the game's scripted-opponent kernel, ``advance(states, rows,
     learner, codes, prng, returns, terminated, truncated)`` (``None``: every
     opponent is called through ``act``); ``seed``: seeds the opponent draws,
     the scripted opponents' generators and the seeds of later episodes."""
+
+    _derived = ("reward",)     # a view of ``rewards``: rebuilt on a copy (see .copying)
 
     def __init__(self, core: GameCore, num_envs: int, opponents: Sequence, *,
                  seats="rotate", advance: Callable | None = None, seed: int = 0,
@@ -173,6 +176,10 @@ class SelfPlayView:
         self._refresh_probs()
         if self._probs is None and not self._slot_max:
             raise ValueError("every opponent of the pool has weight 0")
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.reward = self.rewards[:, 0]
 
     # --- the pool ------------------------------------------------------------------
     def _refresh_probs(self) -> None:
