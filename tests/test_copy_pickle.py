@@ -565,3 +565,30 @@ def test_pickled_env_plays_on_in_another_process(tmp_path):
     subprocess.run([sys.executable, "-c", code, str(path), str(tmp_path / "actions.pkl"),
                     str(tmp_path / "outs.pkl")], check=True, cwd=root, timeout=600)
     assert_same(pickle.loads((tmp_path / "outs.pkl").read_bytes()), outs)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_rllib_envs_copy(how):
+    """The RLlib single and vector envs hold the game's hooks: they copy and
+    pickle too, and the copy plays the same games. Hooks of a game without
+    its own (``GENERIC``) pickle as well (their default ``describe`` was a
+    lambda)."""
+    from dungeonrl.agents.games import GENERIC
+    from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+    assert COPIERS[how](GENERIC) == GENERIC
+    single = RLlibSingleEnv("unbroken", max_steps=8, character="random")
+    vec = RLlibVectorEnv("unbroken", 2, max_steps=8, character="random")
+    for env in (single, vec):
+        env.reset(seed=2)
+        cp = COPIERS[how](env)
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            if env is single:
+                mask = env.env.action_masks()
+                if not mask.any():
+                    assert_same(cp.reset(), env.reset())
+                    continue
+                action = _pick(rng, mask)
+            else:
+                action = np.array([_pick(rng, m) if m.any() else 0 for m in env.buf.masks])
+            assert_same(cp.step(action), env.step(action))
