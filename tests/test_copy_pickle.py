@@ -540,6 +540,9 @@ def test_copy_has_its_own_buffers_and_views():
     # the immutable rules and tables are shared by deep copies, stored by pickle
     assert copies["deepcopy"].core is env.core and copies["clone"].core is env.core
     assert copies["pickle"].core is not env.core
+    # a clone (for search) shares the spaces too; a deep copy has its own
+    assert copies["clone"].action_space is env.action_space
+    assert copies["deepcopy"].action_space is not env.action_space
 
 
 def test_pickled_env_plays_on_in_another_process(tmp_path):

@@ -32,11 +32,18 @@ arrays the compiled kernels were typed for), ``pickle`` stores them by value
 (read-only flags kept). A render window or handle is never copied; the
 shipped render modes (``"ansi"``, ``"rgb_array"``) hold none.
 
-``clone()`` is ``copy.deepcopy`` made explicit for search (MCTS, rollouts
-from a position): the same independent copy, taken without walking the
-core or spec (also its ``_clone_shared`` objects are shared). For a single
-env it copies the one-row buffers, the bookkeeping and the generator; for a
-vector env the whole batch.
+``clone()`` is the copy for search (MCTS, rollouts from a position): the
+same independent game as ``copy.deepcopy``, but the adapter's spaces and
+metadata are shared with the original too (``_clone_shared``; so is
+``action_space.sample``'s generator). For a single env it copies the
+one-row buffers, the bookkeeping and the generators, a fraction of a
+millisecond; for a vector env the whole batch. ``set_state`` restores a
+:class:`~.snapshot.Snapshot` instead: it validates every field of the
+record it is given (milliseconds), which a copy of a live env does not need.
+
+Arrays of records are copied as raw bytes and numpy generators from their
+state (:func:`deep`): numpy's own deep copy of a record array goes field by
+field and pickles a generator, several times slower.
 """
 from __future__ import annotations
 
