@@ -52,6 +52,12 @@ def generic_episode_stats(core, final_states, rows, last_reward) -> dict:
     return {"win": np.asarray(last_reward) > 0}
 
 
+def describe_env_id(core) -> str:
+    """The default one-line description of a core: its env id (a named
+    function, so hooks, and the RLlib envs holding them, can be pickled)."""
+    return core.spec.env_id
+
+
 @dataclass(frozen=True)
 class GameHooks:
     episode_stats: Callable = generic_episode_stats
@@ -64,7 +70,7 @@ class GameHooks:
     #: extra per-episode statistics for tables: ``(key, label, format)``
     stat_columns: tuple = ()
     #: one-line description of a core's configuration, for reports
-    describe: Callable = lambda core: core.spec.env_id
+    describe: Callable = describe_env_id
     #: multi-seat games: ``scripted_advance(core)`` -> the SelfPlayView ``advance`` kernel
     scripted_advance: Callable | None = None
     #: multi-seat games: default ``--opponents`` pool of ``dungeonrl train``

@@ -69,6 +69,16 @@ class TorchAgent:
         self.gen = torch.Generator().manual_seed(seed)
         self.name = name
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["torch"]              # a module: imported again on load
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        import torch
+        self.__dict__.update(state)
+        self.torch = torch
+
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
         from .ppo import masked_logits, sample_actions
         torch = self.torch

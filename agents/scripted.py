@@ -37,12 +37,27 @@ class HeuristicAgent:
         return out
 
 
-def scripted_advance(core):
+class ScriptedAdvance:
     """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
-    for any core whose game has a scripted policy."""
-    TR, kernel = core.TR, core.kernels.advance_scripted
+    for any core whose game has a scripted policy: the game's
+    ``advance_scripted`` kernel. It holds the core, not the kernel, so a view
+    (and an env) holding it can be pickled and deep-copied; the kernel is
+    looked up by name on the core's kernel module."""
 
-    def advance(states, rows, learner, codes, prng, returns, terminated, truncated):
-        kernel(states, TR, np.ascontiguousarray(rows, np.int64), learner, codes, prng,
-               returns, terminated, truncated)
-    return advance
+    __slots__ = ("core",)
+
+    def __init__(self, core):
+        if not hasattr(core.kernels, "advance_scripted"):
+            raise ValueError(f"{core.spec.name} has no advance_scripted kernel")
+        self.core = core
+
+    def __call__(self, states, rows, learner, codes, prng, returns, terminated, truncated):
+        core = self.core
+        core.kernels.advance_scripted(states, core.TR, np.ascontiguousarray(rows, np.int64),
+                                      learner, codes, prng, returns, terminated, truncated)
+
+
+def scripted_advance(core) -> ScriptedAdvance:
+    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    for any core whose game has a scripted policy (see :class:`ScriptedAdvance`)."""
+    return ScriptedAdvance(core)

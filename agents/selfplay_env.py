@@ -57,6 +57,7 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
+from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.gym_env import RenderModeError, observation_spaces
 from ..envs.core.selfplay import Opponent, SelfPlayView
@@ -99,7 +100,7 @@ def opponent_pool(core, opponents: str, seed: int = 0) -> tuple[list, Any]:
     return pool, advance
 
 
-class SelfPlayEnv(gym.Env):
+class SelfPlayEnv(Copyable, gym.Env):
     """One seat of a multi-seat game against an opponent pool, as a
     ``gymnasium.Env`` (see the module doc).
 

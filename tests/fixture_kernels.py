@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'fb42e9d15c93463c7e1534e593ef9bd9269c6c700b6c9e976d75d30311f6eb56'
+SOURCE_DIGEST = '361a93314c02b9d121d291f1b7df48da59946755a745de12795f20b19dfdd384'
 ensure_fresh(globals())

@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '75d79afa7f06df6374a9c6f41d6aa59d731a38a5829d817b250409116acdc36e'
+SOURCE_DIGEST = 'e83636af233906be6450d24c4b2dd46303bfd04cd5a7cd156bd49c9d6e0b526e'
 ensure_fresh(globals())

@@ -25,6 +25,7 @@ import numbers
 
 import numpy as np
 
+from .copying import Copyable
 from .errors import IllegalActionError, InvalidActionError
 from .fastcall import entry_point
 from .spec import GameCore, GameSpec
@@ -178,8 +179,10 @@ def _is_seed_scalar(seed) -> bool:
     return not (isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) == 1)
 
 
-class BatchBuffers:
+class BatchBuffers(Copyable):
     """The preallocated arrays of a batch of ``n`` games (see module doc)."""
+
+    _derived = ("_fns",)    # compiled entry points: looked up again on a copy
 
     def __init__(self, core: GameCore, n: int):
         n = check_num_envs(n)
@@ -217,6 +220,10 @@ class BatchBuffers:
         if self.fast:
             self.players_out = np.zeros(self.n, np.int64)   # seat to act, written by the kernel
             self._nump = np.full(self.n, core.num_players, np.int8)
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._fns = {}
 
     def _call(self, name: str, *args) -> None:
         fn = self._fns.get(name)

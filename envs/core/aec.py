@@ -61,6 +61,7 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
+from .copying import Copyable
 from .errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
 from .fastcall import bind
 from .multi import global_state_space, observe_seats
@@ -83,13 +84,15 @@ class OutOfBoundsActionError(InvalidActionError, AssertionError):
     ``AssertOutOfBoundsWrapper``)."""
 
 
-class DungeonAECEnv(AECEnv):
+class DungeonAECEnv(Copyable, AECEnv):
     """A dungeonrl multi-agent game as a PettingZoo AEC environment (see the
     module doc for the conventions; the game's module doc for its actions,
     observation columns and rewards)."""
 
     metadata = {"render_modes": ["ansi"], "name": "dungeonrl", "is_parallelizable": False,
                 "render_fps": 4}
+    # the kernels bound to the buffers: bound again on a copy (see .copying)
+    _derived = ("_step_call", "_observe_call", "_mask_call")
 
     def __init__(self, game, render_mode: str | None = None,
                  illegal_action: str = "penalize", unknown_reset_options: str = "warn",
@@ -197,6 +200,21 @@ class DungeonAECEnv(AECEnv):
         self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
                                   self._seat_obs1)
         self._mask_call = bind(kernels.mask_batch, self._states, TR, self._mask)
+
+    def _clone_shared(self) -> tuple:
+        # a clone for search shares the spaces (and their sample generators)
+        return (self.observation_spaces, self.action_spaces, self.state_space, self.metadata)
+
+    def _after_copy(self) -> None:
+        """Bind the copy's kernels to its own buffers (the step kernel on its
+        first step, as after ``_bind_kernels``)."""
+        super()._after_copy()
+        if self._fast:
+            kernels, TR = self.core.kernels, self.core.TR
+            self._step_call = None
+            self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
+                                      self._seat_obs1)
+            self._mask_call = bind(kernels.mask_batch, self._states, TR, self._mask)
 
     def _fill_cache(self) -> None:
         """Observation and mask of the seat to act (after reset / set_state)."""

@@ -26,6 +26,7 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
+from .copying import Copyable
 from .errors import IllegalActionError, ResetNeededError, SnapshotError
 from .fastcall import bind
 from .snapshot import Snapshot
@@ -54,7 +55,7 @@ def observation_spaces(spec, dict_obs: bool) -> spaces.Space:
     return spaces.Dict({"observation": box, "action_mask": mask})
 
 
-class DungeonEnv(gym.Env):
+class DungeonEnv(Copyable, gym.Env):
     """A dungeonrl game as a single-agent Gymnasium environment.
 
     ## Description
@@ -156,6 +157,10 @@ class DungeonEnv(gym.Env):
     refused snapshot leaves the env as it was. The ``np_random`` used for
     unseeded resets is not part of a snapshot.
 
+    ``copy.deepcopy(env)`` and ``pickle`` give an exact, independent copy
+    (``np_random`` included); ``env.clone()`` is the same copy for search,
+    sharing the core, spec and spaces (see :mod:`.copying`).
+
     ## Version History
 
     The adapter has no version of its own: each game's ``-vN`` (in
@@ -163,6 +168,8 @@ class DungeonEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
+    _derived = ("_obs_row", "_mask_row", "_step_call")
 
     def __init__(self, game, render_mode: str | None = None,
                  illegal_action: str = "penalize", dict_obs: bool = False,
@@ -255,6 +262,17 @@ class DungeonEnv(gym.Env):
                                    buf.terminated, buf.truncated, buf.illegal)
         else:
             self._step_call = buf.step
+
+    def _clone_shared(self) -> tuple:
+        # a clone for search shares the spaces (and their sample generator)
+        return (self.action_space, self.observation_space, self.metadata)
+
+    def _after_copy(self) -> None:
+        """A copy's row views point at its own buffers; its kernel is bound
+        again on its first step (see :mod:`.copying`)."""
+        super()._after_copy()
+        self._obs_row, self._mask_row = self._buf.obs[0], self._buf.masks[0]
+        self._step_call = None
 
     def render(self):
         if self.render_mode is None:

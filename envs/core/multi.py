@@ -88,6 +88,7 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
+from .copying import Copyable
 from .errors import ResetNeededError
 from .spec import check_unknown_reset_options
 
@@ -117,7 +118,7 @@ def global_state_space(spec, num_players: int) -> spaces.Box:
                       np.float32)
 
 
-class BatchedMultiAgentEnv:
+class BatchedMultiAgentEnv(Copyable):
     """``num_envs`` games of a multi-seat game, every seat visible, stepped
     in one kernel call (see the module doc for shapes, autoreset, seeding
     and the illegal-action policy).

@@ -44,12 +44,13 @@ from pettingzoo import ParallelEnv
 
 from ._batch import action_index
 from .aec import DungeonAECEnv
+from .copying import Copyable
 from .errors import InvalidActionError, ResetNeededError
 
 __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 
 
-class DungeonParallelEnv(ParallelEnv):
+class DungeonParallelEnv(Copyable, ParallelEnv):
     """A dungeonrl multi-agent game as a PettingZoo ``ParallelEnv`` (see the
     module doc). Arguments as for
     :class:`~dungeonrl.envs.core.aec.DungeonAECEnv`: ``game``,

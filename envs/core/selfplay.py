@@ -64,6 +64,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._batch import MASK_DTYPE, draw_seeds
+from .copying import Copyable
 from .spec import GameCore, check_unknown_reset_options
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
@@ -91,7 +92,7 @@ class Opponent:
         self.role = role
 
 
-class SelfPlayView:
+class SelfPlayView(Copyable):
     """``n`` games of a multi-seat ``core`` seen from the learner's seat (see
     the module doc). ``opponents``: agents or :class:`Opponent` entries;
     ``advance``: the game's scripted-opponent kernel, ``advance(states, rows,
@@ -100,6 +101,8 @@ class SelfPlayView:
     the scripted opponents' generators and the seeds of later episodes;
     ``unknown_reset_options``: ``"warn"`` (a reset option the game does not
     declare is ignored with one warning per key) or ``"raise"``."""
+
+    _derived = ("reward",)     # a view of ``rewards``: rebuilt on a copy (see .copying)
 
     def __init__(self, core: GameCore, num_envs: int, opponents: Sequence, *,
                  seats="rotate", advance: Callable | None = None, seed: int = 0,
@@ -178,6 +181,10 @@ class SelfPlayView:
         self._refresh_probs()
         if self._probs is None and not self._slot_max:
             raise ValueError("every opponent of the pool has weight 0")
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.reward = self.rewards[:, 0]
 
     # --- the pool ------------------------------------------------------------------
     def _refresh_probs(self) -> None:

@@ -155,6 +155,10 @@ class GameSpec:
                              f"{self.max_players} players, not {num_players!r}")
         return "gymnasium" if num_players == 1 else "pettingzoo"
 
+    def __deepcopy__(self, memo) -> "GameSpec":
+        """The spec itself (it is frozen): copies of an env share it."""
+        return self
+
     def team_of(self, num_players: int) -> np.ndarray:
         """Team index of every seat (int64, length ``num_players``)."""
         out = np.full(int(num_players), -1, np.int64)
@@ -324,6 +328,20 @@ class GameCore:
     def check_state(self, state) -> None:
         """Raise ``CorruptStateError`` if the record breaks an invariant the
         kernels rely on (used by ``set_state``)."""
+
+    # --- copies (see .copying): a core is never written after construction --------
+    def __deepcopy__(self, memo) -> "GameCore":
+        """The core itself: the copies of an env share its rules and content
+        (the read-only tables the compiled kernels were typed for)."""
+        return self
+
+    def __getstate__(self) -> dict:
+        from .copying import core_state
+        return core_state(self)
+
+    def __setstate__(self, state: dict) -> None:
+        from .copying import restore_core_state
+        restore_core_state(self, state)
 
 
 def action_name_table(groups: Sequence[tuple]) -> tuple:

@@ -49,6 +49,7 @@ from ._batch import (
     scatter_columns,
     seed_batch,
 )
+from .copying import Copyable
 from .errors import ResetNeededError
 from .gym_env import observation_spaces
 from .spec import check_unknown_reset_options
@@ -94,9 +95,11 @@ class _ArrayPool:
         return a
 
 
-class _Runner:
+class _Runner(Copyable):
     """What both batched adapters share: the core, the buffers, the episode
     tracker, validation and the fused step."""
+
+    _derived = ("obs_pool",)   # a copy starts a pool of its own arrays
 
     def __init__(self, game, num_envs: int, illegal_action: str, dict_obs: bool,
                  episode_info: bool, core_kwargs: dict, adapter: str,
@@ -128,6 +131,10 @@ class _Runner:
         adapter's ``unknown_reset_options`` policy."""
         return self.spec.check_reset_options(options, self.unknown_reset_options,
                                              self.warned_reset_keys)
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.obs_pool = _ArrayPool(self.buf.obs)
 
     def reset(self, seeds: np.ndarray, options=None) -> None:
         """New games; ``options``: the validated reset options (see
@@ -224,7 +231,7 @@ def batch_infos(infos: list, rows: list, n: int) -> dict:
     return out
 
 
-class DungeonVectorEnv(VectorEnv):
+class DungeonVectorEnv(Copyable, VectorEnv):
     """A batch of ``num_envs`` games of one configuration as a native
     ``gymnasium.vector.VectorEnv`` (see the module doc for seeding, actions
     and autoreset).
@@ -400,7 +407,7 @@ def _build_sb3_class():
     """Define ``DungeonSB3VecEnv`` (imports stable_baselines3 on first use)."""
     from stable_baselines3.common.vec_env import VecEnv
 
-    class DungeonSB3VecEnv(VecEnv):
+    class DungeonSB3VecEnv(Copyable, VecEnv):
         """A batch of ``num_envs`` games as a native Stable-Baselines3 ``VecEnv``,
         ready for sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")``).
 

@@ -50,6 +50,7 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 
+from ..core.copying import Copyable
 from ..core.gym_env import DungeonEnv
 from ..core.spec import check_unknown_reset_options
 from . import consts as C
@@ -67,7 +68,7 @@ def _blank_sheet(n_benefits: int) -> dict:
             "decks": [], "upgrades": []}
 
 
-class DCCCampaignEnv(gym.Env):
+class DCCCampaignEnv(Copyable, gym.Env):
     """A solo campaign (Floors 1-3) as one episode; see the module doc.
 
     Arguments: ``difficulty`` (one for the whole campaign, A-19),
@@ -83,6 +84,9 @@ class DCCCampaignEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    # the packaged content (read-only tables): not copied nor pickled, the
+    # copy takes the process's own (see ..core.copying)
+    _derived = ("content",)
 
     def __init__(self, difficulty="normal", crawler="Carl", race="draft", klass="draft",
                  buy: str | Callable = "greedy", max_attempts: int = 3,
@@ -113,6 +117,10 @@ class DCCCampaignEnv(gym.Env):
         self.metadata = dict(self._env.metadata)
         self.sheet = None
         self._started = False
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.content = default_content()
 
     # --- inner games ------------------------------------------------------------------
     def _floor_env(self, floor: int) -> DungeonEnv:

@@ -44,6 +44,12 @@ def max_score_reward(content) -> float:
     return float(ach + bosses + quests + max(C.DIFF_XP) + spaces + sum(C.EXTRA_XP))
 
 
+def one_team(n: int) -> tuple:
+    """The crawlers' one team (co-op): every seat plays together (a named
+    function, so a spec, and an env holding it, can be pickled)."""
+    return (tuple(range(n)),)
+
+
 def make_spec(content=None, reward="winloss") -> GameSpec:
     """The game's spec. ``reward_range`` is true for the reward mode: (-1, 1)
     for ``"winloss"``, (-1, :func:`max_score_reward`) for ``"score"`` (a won
@@ -58,7 +64,7 @@ def make_spec(content=None, reward="winloss") -> GameSpec:
         min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, high), multi_agent=False, make_core=make_core,
         reset_options={"campaign": _campaign},
-        utility="team", teams=lambda n: (tuple(range(n)),), ties=False, turn_order="state",
+        utility="team", teams=one_team, ties=False, turn_order="state",
         chance="explicit", information="imperfect")
 
 
