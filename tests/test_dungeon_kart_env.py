@@ -128,3 +128,64 @@ def test_karts_never_stop_on_one_hex(n):
         core.step(st, u.argmax(axis=1), rew, te, tr, il)
         h.check_invariants(core, st[live])
         assert not il.any()
+
+
+SPRINT3 = """name: Dash
+dir: E
+1 2 3 . . g . . . .
+ 4 . . . m . . . ."""
+
+
+def test_placements_are_the_rewards_ranking(monkeypatch):
+    """``episode_info["placements"]`` is the ranking the rewards pay: both
+    come from ``rules.final_ranks`` (spied on here), and on every finished
+    race of a random soak (a few hundred games on small sprints, 2-4
+    players) the placements order the seats exactly as their rewards do,
+    and each reward is the mean score of the places its tie group spans.
+    The random play leans to Move and speeding up, so most races finish."""
+    from dungeonrl.envs.dungeon_kart import rules
+    calls = []
+    real = rules.final_ranks
+
+    def spy(state, out):
+        calls.append(1)
+        return real(state, out)
+
+    monkeypatch.setattr(rules, "final_ranks", spy)
+    finished = ties = unfinished = 0
+    for n, track, games in ((2, MUD, 120), (3, SPRINT3, 100), (4, SPRINT3, 100)):
+        core = DungeonKartCore(num_players=n, track=track, draft="random", max_rounds=30)
+        st = core.alloc(games)
+        core.reset(st, np.arange(games, dtype=np.uint64) + 7 * n)
+        masks = np.zeros((games, C.NUM_ACTIONS), np.uint8)
+        rew = np.zeros((games, n), np.float32)
+        total = np.zeros((games, n), np.float64)
+        te, tr, il = np.zeros(games, bool), np.zeros(games, bool), np.zeros(games, bool)
+        rng = np.random.default_rng(n)
+        for _ in range(2000):
+            core.legal_mask(st, masks)
+            if not masks.any():
+                break
+            u = rng.random(masks.shape)
+            u[:, C.A_MOVE] += 0.6
+            u[:, C.A_SPEED + 2] += 0.3
+            u[masks == 0] = -1
+            core.step(st, u.argmax(axis=1), rew, te, tr, il)
+            total += rew
+            assert not il.any()
+        assert (st["outcome"] != 0).all()
+        for i in np.flatnonzero(st["outcome"] == C.O_RACE_OVER):
+            before = len(calls)
+            place = core.episode_info(st[i])["placements"]
+            assert len(calls) == before + 1
+            r = total[i]
+            # the same order as the rewards (ties included)
+            assert place == [int((r > r[s] + 1e-6).sum()) for s in range(n)]
+            for s in range(n):
+                tie = place.count(place[s])
+                want = np.mean([1 - 2 * k / (n - 1) for k in range(place[s], place[s] + tie)])
+                assert abs(r[s] - want) < 1e-5
+            finished += 1
+            ties += len(set(place)) < n
+            unfinished += not all(st["finished"][i, :n])
+    assert finished >= 250 and ties >= 5 and unfinished >= 20, (finished, ties, unfinished)
