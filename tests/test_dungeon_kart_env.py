@@ -1,6 +1,6 @@
 """Dungeon Kart through its adapters: PettingZoo (AEC and parallel, the
 checks of ``pettingzoo.test`` at 2, 3, 5 and 8 players), the Gymnasium
-single-agent view (``gym.make("dungeonrl/DungeonKart-v0")``), a custom text
+single-agent view (``gym.make("dungeonrl/DungeonKart-v1")``), a custom text
 board as ``track=``, clear errors for bad arguments, and random play with
 the conformance invariants at zero tolerance."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs import dungeon_kart_v0
+from dungeonrl.envs import dungeon_kart_v1
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 
@@ -27,23 +27,23 @@ dir: E
 
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
 def test_pettingzoo_api_seed_render(n):
-    api_test(dungeon_kart_v0.env(num_players=n, max_rounds=6, unknown_reset_options="warn"),
+    api_test(dungeon_kart_v1.env(num_players=n, max_rounds=6, unknown_reset_options="warn"),
              num_cycles=300)
-    seed_test(lambda: dungeon_kart_v0.env(num_players=n, max_rounds=6,
+    seed_test(lambda: dungeon_kart_v1.env(num_players=n, max_rounds=6,
                                             unknown_reset_options="warn"), num_cycles=300)
-    render_test(lambda render_mode=None: dungeon_kart_v0.env(num_players=n, max_rounds=6,
+    render_test(lambda render_mode=None: dungeon_kart_v1.env(num_players=n, max_rounds=6,
                                                            unknown_reset_options="warn",
                                                              render_mode=render_mode))
 
 
 def test_parallel_api():
-    parallel_api_test(dungeon_kart_v0.parallel_env(num_players=3, max_rounds=4,
+    parallel_api_test(dungeon_kart_v1.parallel_env(num_players=3, max_rounds=4,
                                                    unknown_reset_options="warn"),
                       num_cycles=400)
 
 
 def test_rgb_picture_from_the_aec_env():
-    e = dungeon_kart_v0.env(num_players=3, render_mode="rgb_array")
+    e = dungeon_kart_v1.env(num_players=3, render_mode="rgb_array")
     e.reset(seed=2)
     img = e.render()
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
@@ -51,7 +51,7 @@ def test_rgb_picture_from_the_aec_env():
 
 
 def test_gym_make_single_agent_view():
-    env = gym.make("dungeonrl/DungeonKart-v0", num_players=2, max_rounds=8)
+    env = gym.make("dungeonrl/DungeonKart-v1", num_players=2, max_rounds=8)
     obs, info = env.reset(seed=5)
     assert env.observation_space.contains(obs)
     rng = np.random.default_rng(0)
@@ -70,7 +70,7 @@ def test_gym_make_single_agent_view():
 
 
 def test_custom_text_board_as_track():
-    e = dungeon_kart_v0.env(num_players=2, track=MUD)
+    e = dungeon_kart_v1.env(num_players=2, track=MUD)
     e.reset(seed=1)
     core = e.unwrapped.core
     assert core.content.track_names[core.track] == "Mud Straight"
@@ -91,11 +91,11 @@ def test_custom_text_board_as_track():
 
 def test_bad_arguments_clear_errors():
     with pytest.raises(ValueError, match="start hexes"):
-        dungeon_kart_v0.env(num_players=3, track=MUD)          # 2 start hexes, 3 racers
+        dungeon_kart_v1.env(num_players=3, track=MUD)          # 2 start hexes, 3 racers
     with pytest.raises(Exception, match="unknown track 'Nowhere'"):
-        dungeon_kart_v0.env(num_players=2, track="Nowhere")
+        dungeon_kart_v1.env(num_players=2, track="Nowhere")
     with pytest.raises(ValueError, match="num_players"):
-        dungeon_kart_v0.env(num_players=9)
+        dungeon_kart_v1.env(num_players=9)
     with pytest.raises(ValueError, match="num_players"):
         DungeonKartCore(num_players=1)
     with pytest.raises(ValueError, match="draft"):

@@ -14,7 +14,7 @@ from .content import load_content
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
-VERSION = 0
+VERSION = 1
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_RACE_OVER: "finished"}

@@ -1,5 +1,5 @@
 """PettingZoo-style module of Dungeon Kart (``from dungeonrl.envs import
-dungeon_kart_v0``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``,
+dungeon_kart_v1``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``,
 written once for every multi-seat game by :mod:`.core.pz_module`.
 
 ``env(num_players=4, track="Beginner Track", render_mode=None, **kwargs)``:
@@ -9,7 +9,7 @@ and ``illegal_action``; see the game's doc page
 (``dungeonrl.envs.dungeon_kart``). The race is turn-based, so the parallel
 form steps one decision of the seat to act per call (the other seats'
 actions are ignored). Importing this module registers
-``"dungeonrl/DungeonKart-v0"`` with PettingZoo's registries.
+``"dungeonrl/DungeonKart-v1"`` with PettingZoo's registries.
 """
 from __future__ import annotations
 
