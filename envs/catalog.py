@@ -38,7 +38,7 @@ can read it.
 ENV_IDS: dict[str, str] = {
     "unbroken": "dungeonrl/Unbroken-v0",
     "dungeon_crawler": "dungeonrl/DungeonCrawler-v0",
-    "dungeon_kart": "dungeonrl/DungeonKart-v0",
+    "dungeon_kart": "dungeonrl/DungeonKart-v1",
     "dcc_unstoppable": "dungeonrl/DCCUnstoppable-v0",
 }
 

@@ -122,7 +122,7 @@ def compute(small: bool = False) -> dict:
     for p in DC_PLAYERS:
         out[f"dungeon_crawler/aec,players={p}"] = dc_aec(p, n_dc)
     for p in KART_PLAYERS:
-        out[f"dungeon_kart/aec,players={p}"] = aec_hash("dungeon_kart_v0", dict(num_players=p),
+        out[f"dungeon_kart/aec,players={p}"] = aec_hash("dungeon_kart_v1", dict(num_players=p),
                                                         n_dc, 7000)
     for cfg in DCC_SOLO:
         key = "dcc_unstoppable/" + ",".join(f"{k}={v}" for k, v in cfg.items())

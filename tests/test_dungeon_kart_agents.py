@@ -165,7 +165,7 @@ def test_kart_table_script():
 @pytest.mark.parametrize("n", [2, 8])
 def test_selfplay_view_with_scripted_opponents(n):
     import gymnasium as gym
-    env = gym.make("dungeonrl/DungeonKart-v0", num_players=n, opponents="heuristic")
+    env = gym.make("dungeonrl/DungeonKart-v1", num_players=n, opponents="heuristic")
     obs, info = env.reset(seed=1)
     for _ in range(200):
         a = int(np.flatnonzero(info["action_mask"])[0])

@@ -1034,3 +1034,149 @@ def test_powers_steal_spin_and_rebump(ct):
     step(s, C.A_POWER + C.MAX_P, ct)                    # lower: rebump
     step(s, C.A_BUMP + 1, ct)
     assert st["pos"][o] == cell(ct, "Line", 4, 0)
+
+
+# ------------------------------------------------------------------ issue 24
+def test_any_time_spell_before_the_speed_change(ct):
+    """DK-198, DK-253: a spell with no timing may be cast at any point of the
+    owner's turn, so also before the speed choice (turn step 1); the speed
+    choice is still there afterwards. A Nitro cast then adds its MP at the
+    speed change."""
+    T = ct.tables
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    put(s, ct, "Line", o, 4, 0, speed=4)
+    put(s, ct, "Line", p, 2, 0, speed=3)
+    fire = _card(ct, "Fireball")
+    _take(st, fire)
+    st["spell"][p] = fire
+    assert st["phase"] == C.PH_SPEED and st["actor"] == p
+    m = legal(s, ct)
+    assert m[C.A_SPELL + 1] and not m[C.A_SPELL]        # a rival, never self
+    assert m[C.A_SPEED] and m[C.A_SPEED + 2]
+    step(s, C.A_SPELL + 1, ct)
+    assert st["crashed"][o] == 1 and st["speed"][o] == 1 and st["spell"][p] == -1
+    assert st["phase"] == C.PH_SPEED and st["actor"] == p   # the speed choice follows
+    step(s, C.A_SPEED + 2, ct)
+    assert st["mp"] == T.dash_mp[PLAIN, 3]
+    # Goblin Nitro before the speed change: its MP come with the new setting
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Line", 1 - p, 0, 0)
+    put(s, ct, "Line", p, 2, 0, speed=3)
+    nitro = _card(ct, "Goblin Nitro")
+    _take(st, nitro)
+    st["spell"][p] = nitro
+    step(s, C.A_SPELL, ct)
+    step(s, C.A_SPEED, ct)                              # 3 -> 2
+    assert st["mp"] == T.dash_mp[PLAIN, 1] + T.sp_amount[T.card_kind[nitro]]
+
+
+@pytest.mark.parametrize("spell,at_speed,in_move", [
+    ("Freeze", False, False), ("Tailwind", True, False), ("Fireball", True, True)])
+def test_spell_timings_by_step(ct, spell, at_speed, in_move):
+    """DK-196..198: start-of-round spells only at the round start, start-of-
+    turn spells only before the speed change, the rest at both steps."""
+    T = ct.tables
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Line", 1 - p, 4, 0)
+    put(s, ct, "Line", p, 2, 0, speed=3)
+    card = _card(ct, spell)
+    _take(st, card)
+    st["spell"][p] = card
+    k = 1 if T.sp_target[T.card_kind[card]] else 0
+    assert bool(legal(s, ct)[C.A_SPELL + k]) == at_speed
+    begin_move(s, p, 3)
+    assert bool(legal(s, ct)[C.A_SPELL + k]) == in_move
+
+
+def _circuit_line(ct):
+    """(track, cell, side) of a finish crossing straight ahead on a shipped
+    circuit whose hex beyond the line has pips."""
+    T = ct.tables
+    for tk in range(len(ct.track_names)):
+        if T.tr_kind[tk] != C.TR_CIRCUIT:
+            continue
+        for c in np.flatnonzero(T.tr_finish[tk]):
+            for d in range(6):
+                n = H.neighbour_cell(int(c), d)
+                if (T.tr_finish[tk, c] >> d) & 1 and n >= 0 \
+                        and C.TERRAIN_PIPS[int(T.tr_terr[tk, n])] > 0:
+                    return tk, int(c), d
+    raise AssertionError("no circuit finish found")
+
+
+@pytest.mark.parametrize("mp", [1, 3])
+def test_crossing_the_line_is_free_on_a_circuit(ct, mp):
+    """README "Finish" (DK-A41, DK-084, DK-231): the crossing enters no hex,
+    so it costs nothing; the MP held at the line is the score. (Before, a
+    circuit charged the pips of tile 1's hex beyond the line.)"""
+    T = ct.tables
+    tk, c, d = _circuit_line(ct)
+    s = new_state(2, seed=0, track=tk, ct=ct)
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    st["tok"][:] = 0
+    st["pos"][p], st["facing"][p], st["dash"][p] = c, d, PLAIN
+    st["visited"][p] = (1 << int(T.tr_ntiles[tk])) - 1
+    st["pos"][o] = int(np.flatnonzero((T.tr_tile[tk] == 0) & (T.tr_start[tk] == 2))[0])
+    begin_move(s, p, mp)
+    assert R.entry_cost(st, ct.record[0], p, d) == 0
+    step(s, C.A_MOVE, ct)
+    assert st["finished"][p] and st["finish_mp"][p] == mp and st["crashed"][p] == 0
+
+
+@pytest.mark.parametrize("act,dash", [(C.A_MOVE, PLAIN), (C.A_DRIFT_L, TRACTION),
+                                      (C.A_DRIFT_L, PLAIN)])
+def test_crossing_the_line_is_free_on_a_sprint(ct, act, dash):
+    """The same rule on a sprint, by Move or Drift, with Traction too (its
+    1-MP Drift does not apply: nothing is drifted into)."""
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Line", 1 - p, 0, 0)
+    put(s, ct, "Line", p, 9, 0, dash=dash)              # the last hex before the line
+    begin_move(s, p, 2)
+    step(s, act, ct)
+    assert st["finished"][p] and st["finish_mp"][p] == 2
+
+
+def test_crossing_needs_one_mp_held(ct):
+    """DK-090: free as it is, the crossing is a Move, which 0 MP cannot make."""
+    s = board(ct, "Line")
+    st = s[0]
+    p = int(st["actor"])
+    put(s, ct, "Line", 1 - p, 0, 0)
+    put(s, ct, "Line", p, 9, 0)
+    begin_move(s, p, 0)
+    m = legal(s, ct)
+    assert not m[C.A_MOVE] and not m[C.A_DRIFT_L] and m[C.A_END]
+
+
+@pytest.mark.parametrize("speed,after", [(1, 1), (2, 2), (4, 2)])
+def test_spin_out_at_setting_one_keeps_setting_one(ct, speed, after):
+    """DK-123, DK-A17 (the reading taken): a Spin Out sets the second-lowest
+    setting but never raises speed, so a kart at setting 1 stays at 1. The
+    Smash die is forced to its Spin Out face (4)."""
+    s = board(ct, "Book")
+    st = s[0]
+    p = int(st["actor"])
+    o = 1 - p
+    put(s, ct, "Book", o, 0, 0)
+    put(s, ct, "Book", p, 4, 0, speed=speed)
+    target = cell(ct, "Book", 5, 0)
+    st["tok"][target] = C.K_SMASH
+    assert ct.tables.smash_eff[3] == C.SM_SPIN
+    begin_move(s, p, 3)
+    chance.force(st, [4])
+    step(s, C.A_MOVE, ct)
+    assert st["last_smash"] == 4
+    assert st["pos"][p] == target and st["crashed"][p] == 0
+    assert st["speed"][p] == after                      # and so after the turn's end
+    assert st["cur"] == o                               # the movement (and turn) ended

@@ -158,7 +158,9 @@ OLD_KART_FEATURES = (
     70, 4), ('turn', 74, 12), ('progress', 86, 4), ('place', 90, 1), ('offer', 91, 90),
     ('patch', 181, 3172), ('rival', 3353, 280),
 )
-OLD_KART_LAYOUT_VERSION = "42305b6d506a0bd2"   # record + content with the hex_static table (kartspeed)
+#: record + content with the hex_static table (kartspeed: 42305b6d506a0bd2 at
+#: v0), then the same record and content at v1 (issue 24's rule changes)
+OLD_KART_LAYOUT_VERSION = "d08d345306edbe08"
 #: carl: every A_* constant and NUM_ACTIONS before the change
 OLD_CARL_ACTIONS = {
     "A_HAND0": 0, "A_PLAY0": 16, "A_EXH0": 28, "A_DISC0": 52, "A_TGT0": 68, "A_BUY0":

@@ -31,9 +31,9 @@ from pettingzoo.test import (
 from pettingzoo.utils import conversions, wrappers
 
 from dungeonrl import registry
-from dungeonrl.envs import dcc_unstoppable_v0, dungeon_crawler_v0, dungeon_kart_v0
+from dungeonrl.envs import dcc_unstoppable_v0, dungeon_crawler_v0, dungeon_kart_v1
 
-MODULES = [dungeon_crawler_v0, dungeon_kart_v0, dcc_unstoppable_v0]
+MODULES = [dungeon_crawler_v0, dungeon_kart_v1, dcc_unstoppable_v0]
 CYCLES = 40         # PettingZoo's checks loop on their own; a few dozen cycles each
 
 
@@ -64,7 +64,7 @@ def _ours(rec) -> list:
 def test_cases_cover_two_seats_and_the_largest_count():
     assert [(m.__name__.rsplit(".", 1)[-1], n) for m, n in CASES] == [
         ("dungeon_crawler_v0", 2), ("dungeon_crawler_v0", 8),
-        ("dungeon_kart_v0", 2), ("dungeon_kart_v0", 8), ("dcc_unstoppable_v0", 2)]
+        ("dungeon_kart_v1", 2), ("dungeon_kart_v1", 8), ("dcc_unstoppable_v0", 2)]
     assert _kw(dcc_unstoppable_v0, 2) == {}           # Carl's co-op: the bare env()
 
 

@@ -47,12 +47,18 @@ the round cap (``max_rounds``) or the decision cap (``max_steps``).
 
 Arguments
 ---------
-``dungeon_kart_v0.env(num_players=4, track="Beginner Track", draft="pick",
+``dungeon_kart_v1.env(num_players=4, track="Beginner Track", draft="pick",
 max_rounds=60, auto_advance=True, max_steps=10000, render_mode=None,
 illegal_action="penalize", content=None)``.
 
 Version history
 ---------------
+* v1: rules (issue 24): a spell with no timing may also be cast before the
+  speed choice (DK-198; the action indices are unchanged, the mask offers
+  more); crossing the finish line costs 0 MP on circuits as on sprints
+  (DK-A41; circuits used to charge the pips of the hex beyond the line).
+  The module is ``dungeon_kart_v1``; models and snapshots saved with v0 are
+  refused (layout version).
 * v0: initial release.
 """
 from ..core.lazy import game_exports  # noqa: E402

@@ -2,6 +2,8 @@
 generated kernels (``kernels.py``); everything hot is the engine's."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.errors import ContentError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
@@ -12,7 +14,7 @@ from .content import load_content
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
-VERSION = 0
+VERSION = 1
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_RACE_OVER: "finished"}
@@ -75,9 +77,10 @@ class DungeonKartCore(KernelCore):
 
     def episode_info(self, state) -> dict:
         """The race's summary; once the final round was played out also
-        ``placements`` (0 = best, ties share: the final ranking the reward
-        pays, finishers by MP left at the line then coins, the rest by
-        Placement then coins) for leagues rated from placements."""
+        ``placements`` (0 = best, ties share) for leagues rated from
+        placements: ``rules.final_ranks``, the ranking the reward pays
+        (finishers by MP left at the line then coins, the rest by Placement
+        then coins)."""
         n = int(state["num_players"])
         info = {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
                 "rounds": int(state["round"]),
@@ -86,11 +89,9 @@ class DungeonKartCore(KernelCore):
                 "finished": state["finished"][:n].astype(bool).tolist(),
                 "coins": state["coins"][:n].tolist()}
         if int(state["outcome"]) == C.O_RACE_OVER:
-            key = [(1 << 40) + int(state["finish_mp"][s]) * 65536 + int(state["coins"][s])
-                   if state["finished"][s] else
-                   (100 - int(state["place"][s])) * 65536 + int(state["coins"][s])
-                   for s in range(n)]
-            info["placements"] = [sum(k > key[s] for k in key) for s in range(n)]
+            ranks = np.zeros(C.MAX_P, np.int64)
+            rules.final_ranks(state, ranks)             # the rewards' own ranking
+            info["placements"] = ranks[:n].tolist()
         return info
 
 

@@ -134,7 +134,10 @@ def policy_row(st, T, prng):
             st.facing[p] = old
         elif ph == C.PH_SPEED:
             if a >= C.A_SPELL and a < C.A_SPELL + C.N_SPELL:
-                v = 100.0                            # start-of-turn MP spells
+                if T.sp_timing[T.card_kind[st.spell[p]]] == C.TM_TURN:
+                    v = 100.0                        # start-of-turn MP spells
+                else:
+                    v = NEG / 2                      # any-time spells: cast them while moving
             else:
                 sp = st.speed[p] + a - C.A_SPEED - 1
                 mp = T.dash_mp[st.dash[p], sp - 1]

@@ -3,8 +3,9 @@
 ``apply_row`` work on ONE state record ``st`` and the content record ``T``.
 
 A turn is a chain of small decisions (see ``consts`` for the action layout):
-free facing after a Crash -> speed change (start-of-turn spells may be cast
-first) -> Move / Turn / Drift / Bump / Brake / spell / power ... -> End. The
+free facing after a Crash -> speed change (start-of-turn spells and spells
+with no timing may be cast first) -> Move / Turn / Drift / Bump / Brake /
+spell / power ... -> End. The
 automatic rules between decisions (hazards, dice, Bumps' effects, the end of
 the turn and of the round, Placement, spell hand-out, the final round) run
 inside ``apply_row``. All chance goes through ``envs/core/chance``.
@@ -353,12 +354,12 @@ def drive(st, T, p, d, mode):
 
 @njit(**JIT)
 def entry_cost(st, T, p, d):
-    """MP a Move / Drift across side ``d`` is charged (0 when it cannot enter)."""
+    """MP a Move / Drift across side ``d`` is charged (0 when it cannot enter).
+    Crossing the finish line costs nothing on every track kind: the kart's
+    movement stops as it crosses, so it enters no hex beyond the line and
+    only entered hexes are paid for (DK-084, DK-A41, README "Finish")."""
     c = st.pos[p]
     if crossing(st, T, p, c, d):
-        n = neighbour_cell(c, d)
-        if n >= 0 and T.tr_terr[st.track, n] != C.T_OFF:
-            return pips(st, T, n)
         return 0
     if (T.tr_walls[st.track, c] >> d) & 1:
         return 0
@@ -385,6 +386,8 @@ def drift_ok(st, T, p, d):
 
 @njit(**JIT)
 def drift_cost(st, T, p, d):
+    if crossing(st, T, p, st.pos[p], d):
+        return 0                        # free like any crossing (DK-A41)
     if st.drift_used == 0 and has_ability(st, T, p, C.AB_TRACTION):
         return 1                        # DK-061 (dashboard Drift only, DK-062)
     return entry_cost(st, T, p, d)
@@ -695,18 +698,19 @@ NO_COST = 1 << 40
 @njit(**JIT)
 def exit_cost(st, T, p):
     """Cheapest full cost of a Move or Drift out of the kart's hex (for the
-    Bump-into-a-wall check, DK-111, DK-A13); ``NO_COST`` if none."""
+    Bump-into-a-wall check, DK-111, DK-A13); ``NO_COST`` if none. A free
+    crossing of the finish line counts 1: a Move needs 1 MP held (DK-090)."""
     best = NO_COST
     f = st.facing[p]
     c = st.pos[p]
     if (T.tr_walls[st.track, c] >> f) & 1 == 0 or crossing(st, T, p, c, f):
         n = neighbour_cell(c, f)
         if crossing(st, T, p, c, f) or (not blocked(st, T, n, p) and pips(st, T, n) > 0):
-            best = min(best, entry_cost(st, T, p, f))
+            best = min(best, max(1, entry_cost(st, T, p, f)))
     if can_drift(st):
         for d in ((f + 5) % 6, (f + 1) % 6):
             if drift_ok(st, T, p, d):
-                best = min(best, drift_cost(st, T, p, d))
+                best = min(best, max(1, drift_cost(st, T, p, d)))
     return best
 
 
@@ -787,7 +791,10 @@ def cast(st, T, p, k):
     elif e == C.SP_BOMB:
         st.tok[ahead_free(st, T, p, (st.facing[p] + 3) % 6)] = C.K_BOMB
     elif e == C.SP_NITRO:
-        st.mp += a
+        if st.phase == C.PH_SPEED:      # cast before the speed change: added at it
+            st.tail_mp += a
+        else:
+            st.mp += a
     elif e == C.SP_TAILWIND:
         st.tail_mp += a
     elif e == C.SP_GRASS:
@@ -1076,11 +1083,12 @@ def _draw(st, d):
 
 
 @njit(**JIT)
-def rank_rewards(st, T, rew):
-    """Final ranking -> zero-sum score (DK-231..234, DK-G22): finishers by MP
-    left then coins, then the rest by Placement then coins; tied Racers share
-    the mean score of the places they span. Place k (0-based) of n is worth
-    1 - 2k / (n - 1)."""
+def final_ranks(st, out):
+    """The final ranking (DK-231..234, DK-G22), the one both the rewards and
+    ``episode_info["placements"]`` read: ``out[s]`` = how many Racers rank
+    strictly ahead of seat ``s`` (0 = best; tied Racers share a value).
+    Finishers first, by MP left at the line then coins; then the rest by
+    Placement then coins."""
     n = st.num_players
     key = np.zeros(C.MAX_P, np.int64)
     for s in range(n):
@@ -1090,14 +1098,27 @@ def rank_rewards(st, T, rew):
             key[s] = np.int64(100 - st.place[s]) * 65536 + st.coins[s]
     for s in range(n):
         better = 0
-        equal = 0
         for o in range(n):
             if key[o] > key[s]:
                 better += 1
-            elif key[o] == key[s]:
+        out[s] = better
+
+
+@njit(**JIT)
+def rank_rewards(st, T, rew):
+    """Final ranking (``final_ranks``) -> zero-sum score: tied Racers share
+    the mean score of the places they span. Place k (0-based) of n is worth
+    1 - 2k / (n - 1)."""
+    n = st.num_players
+    better = np.zeros(C.MAX_P, np.int64)
+    final_ranks(st, better)
+    for s in range(n):
+        equal = 0
+        for o in range(n):
+            if better[o] == better[s]:
                 equal += 1
         tot = 0.0
-        for k in range(better, better + equal):
+        for k in range(better[s], better[s] + equal):
             tot += 1.0 - 2.0 * k / (n - 1)
         rew[s] += np.float32(tot / equal)
 
@@ -1239,10 +1260,13 @@ def legal_row(st, T, mask):
             if sp < C.NSET:
                 mask[C.A_SPEED + 2] = 1
                 cnt += 1
-        for k in range(n):
-            if spell_ok(st, T, p, k, C.TM_TURN):     # DK-197
-                mask[C.A_SPELL + k] = 1
-                cnt += 1
+        if st.spell[p] >= 0:
+            tm = T.sp_timing[T.card_kind[st.spell[p]]]
+            if tm == C.TM_TURN or tm == C.TM_ANY:    # DK-197; DK-198: at any point
+                for k in range(n):
+                    if spell_ok(st, T, p, k, tm):
+                        mask[C.A_SPELL + k] = 1
+                        cnt += 1
         return cnt
     # PH_MOVE. Every action is offered only if the mover can still end its
     # movement off the other karts afterwards (DK-077..079, ``can_clear``);

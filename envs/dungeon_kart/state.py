@@ -67,7 +67,7 @@ GAME_FIELDS = [
     ("acted", np.int8),                # an action was taken after the speed change
     ("no_cast", np.int8),              # Crashed / Spun Out this turn: no spells, no powers
     ("pen_worst", np.int8),            # lowest penalty setting entered (NO_PENALTY none)
-    ("tail_mp", np.int8),              # MP from a start-of-turn spell, added at the speed change
+    ("tail_mp", np.int8),              # MP from a spell cast before the speed change, added at it
     ("move_over", np.int8),            # movement ended (turn end is due)
     ("ended_ok", np.int8),             # movement ended without a Crash / Spin Out
     # board

@@ -1,5 +1,5 @@
 """PettingZoo-style module of Dungeon Kart (``from dungeonrl.envs import
-dungeon_kart_v0``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``,
+dungeon_kart_v1``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``,
 written once for every multi-seat game by :mod:`.core.pz_module`.
 
 ``env(num_players=4, track="Beginner Track", render_mode=None, **kwargs)``:
@@ -16,7 +16,7 @@ constructors pass PettingZoo's own tests as they are (``api_test``,
 ``render_test``); ``max_cycles_test`` does not apply (one parallel step is
 one decision, not a cycle in which every seat acts once; the caps are
 ``max_rounds`` and ``max_steps``). Importing this module registers
-``"dungeonrl/DungeonKart-v0"`` with PettingZoo's registries.
+``"dungeonrl/DungeonKart-v1"`` with PettingZoo's registries.
 """
 from __future__ import annotations
 
