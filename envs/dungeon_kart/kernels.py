@@ -421,5 +421,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '55d243ee905c8cb9e983c4b0b98002a917935fa836106df645a3cdc643bd35be'
+SOURCE_DIGEST = '4d324fbe691b4ca49d3cd9d5bf5f3c3e2435612a715b2fca1ade70e7f92fbab7'
 ensure_fresh(globals())
