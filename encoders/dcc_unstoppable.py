@@ -114,7 +114,8 @@ def _seat(who: str, whose: str) -> list:
 OBSERVATION = ObsLayout("dcc_unstoppable", _seat("own", "the observer's") + _seat(
     "mate", "the teammate's (zeros in solo)") + [
     block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
-    block("decision", C.NDEC, "the pending Main Phase decision (one-hot)", labels=C.DEC_NAMES),
+    block("decision", C.NDEC, "the pending decision (one-hot; Main Phase, Cleanup spaces, "
+          "solo Draft order)", labels=C.DEC_NAMES),
     block("i_decide", 1, "1 when this seat acts"),
     block("pending_op", len(C.OP_NAMES), "the pending effect's op (one-hot)", labels=C.OP_NAMES),
     block("pending_n", 1, "its amount / 5", high=INF),

@@ -119,9 +119,11 @@ class DCCUnstoppableHooks(GameHooks):
         v.need(~over | (actor == -1), "finished game with a seat to act", actor)
         dec = i64("dec")
         v.need((dec >= 0) & (dec < C.NDEC), "pending decision out of range", dec)
-        # (danger-space effects are asked in the Clean-up too)
-        v.need((dec == C.DEC_NONE) | (phase == C.PH_MAIN) | (phase == C.PH_CLEANUP) | over,
-               "a pending decision outside the Main Phase and Clean-up",
+        # (danger-space effects are asked in the Clean-up too, the solo
+        # bottom order in the Draft)
+        v.need((dec == C.DEC_NONE) | (phase == C.PH_MAIN) | (phase == C.PH_CLEANUP) | over
+               | ((phase == C.PH_DRAFT) & (dec == C.DEC_BOTTOM)),
+               "a pending decision outside the Main Phase, Clean-up and Draft order",
                np.stack([phase, dec], 1))
         floor, mode, diff = i64("cfg_floor"), i64("cfg_mode"), i64("cfg_difficulty")
         v.need((floor >= 1) & (floor <= C.NFLOOR), "floor outside 1..3", floor)

@@ -42,3 +42,16 @@ def test_score_rewards_stay_in_the_declared_range():
 def test_bad_reward_name():
     with pytest.raises(ValueError, match="reward"):
         DCCCore(reward="points")
+
+
+def test_docs_state_the_difficulties_and_the_unscaled_score_reward():
+    """The docstrings say what the code does: the four difficulty names of
+    ``consts.DIFFICULTIES``, and ``reward="score"`` paying the raw XP of a
+    win (not a value scaled into [-1, 1]; see the test above)."""
+    import dungeonrl.envs.dcc_unstoppable as pkg
+    doc = " ".join(DCCCore.__doc__.split())
+    named = doc.split("``difficulty``")[1].split("``mode``")[0]
+    assert [d for d in C.DIFFICULTIES if f'"{d}"' in named] == list(C.DIFFICULTIES)
+    assert named.count('"') == 2 * len(C.DIFFICULTIES), named
+    rewards = " ".join(pkg.__doc__.split("Rewards")[1].split("Episode end")[0].split())
+    assert "[-1, 1]" not in rewards and "XP unscaled" in rewards

@@ -9,7 +9,7 @@ functions are called directly.
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core.chance import force
+from dungeonrl.envs.core.chance import force, order_for
 from dungeonrl.envs.core.rng import rng_choice_mask, rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import rules as R
@@ -31,13 +31,17 @@ def cfg(floor=1, diff=0, mode=0, crawler=0, race=C.RC_NONE, klass=C.RC_NONE):
     return c
 
 
-def new(num_players=1, seed=0, **kw):
+def new(num_players=1, seed=0, forced=(), **kw):
+    """A reset record; ``forced``: chance results / shuffle orders queued
+    before the setup (``chance.force``)."""
     arr = np.zeros(1, STATE_DTYPE)
     st = arr[0]
     rng_seed(st["rng"], seed, 0)
     st["num_players"] = num_players
     st["max_steps"] = 5000
     st["auto_advance"] = 0
+    if forced:
+        force(st, forced)
     R.configure_row(st, cfg(**kw))
     R.reset_row(st, T)
     return arr, st
@@ -153,19 +157,34 @@ def test_setup_solo_defaults():
     kept = st["reveal"][1]
     top_threat = st["tdeck"][st["tdeck_n"] - 1]
     act(st, C.A_DRAFT0 + 1)
+    assert st["phase"] == C.PH_DRAFT and st["dec"] == C.DEC_BOTTOM      # DCC-125
+    act(st, C.A_DRAFT0)
     # DCC-126/127: kept core sleeved with the top threat, into the hand
     assert st["sl_core"][top_threat] == kept and st["sl_zone"][top_threat] == C.Z_HAND
     assert st["sl_seen"][top_threat] == 0          # DCC-129: not looked at
-    assert st["cdeck"][0][0] in st["reveal"] or True
     assert st["phase"] == C.PH_MAIN and st["hand_n"][0] == 4
 
 
-def test_unkept_draft_cards_go_to_the_bottom():
-    arr, st = new(seed=4)
-    rev = list(st["reveal"][:3])
-    act(st, C.A_DRAFT0)
-    # each returned card goes under the deck in reveal order (DCC-125)
-    assert list(st["cdeck"][0][:2]) == [rev[2], rev[1]]
+LEVEL1 = [c for c in range(C.NCORE_LEVELED) if TT.c_level[c] == 1]   # the deck as built
+
+
+@pytest.mark.parametrize("lowest", [1, 2])
+def test_unkept_draft_cards_go_to_the_bottom_in_the_chosen_order(lowest):
+    # the setup's first shuffle (the level-1 core deck) forced: a, b, c on top
+    a, b, c = LEVEL1[0], LEVEL1[4], LEVEL1[2]
+    arr, st = new(seed=4, forced=[order_for(LEVEL1, [a, b, c])])
+    assert list(st["reveal"][:3]) == [c, b, a]         # revealed from the top (DCC-124)
+    rest = [x for x in LEVEL1 if x not in (a, b, c)]
+    assert list(st["cdeck"][0][:st["cdeck_n"][0]]) == rest
+    act(st, C.A_DRAFT0)                                  # keep c
+    # both orders of the two others are offered (DCC-125), nothing else
+    assert st["phase"] == C.PH_DRAFT and st["dec"] == C.DEC_BOTTOM and st["actor"] == 0
+    assert legal(st) == {C.A_DRAFT0 + 1, C.A_DRAFT0 + 2}
+    act(st, C.A_DRAFT0 + lowest)                         # this one goes lowest
+    low, above = (b, a) if lowest == 1 else (a, b)
+    assert list(st["cdeck"][0][:st["cdeck_n"][0]]) == [low, above] + rest
+    assert st["phase"] == C.PH_MAIN and st["dec"] == C.DEC_NONE
+    assert st["core_zone"][a] == st["core_zone"][b] == C.CZ_CDECK
 
 
 def test_arcade_race_and_class_choice_and_preset():
@@ -532,6 +551,7 @@ def test_two_player_draft_cross_pick():
     assert legal(st) == {C.A_DRAFT0, C.A_DRAFT0 + 1}                    # DCC-274
     other = st["reveal"][0]
     act(st, C.A_DRAFT0)
+    assert st["phase"] == C.PH_MAIN          # co-op: no bottom order to choose (DCC-273)
     hands = [{st["sl_core"][s] for s in st["hand"][p][:st["hand_n"][p]]} for p in range(2)]
     assert picked in hands[0] and other in hands[1]
     # same-set pick: the teammate must take from the other set
@@ -658,6 +678,37 @@ def test_descend_and_win():
     rew = act(st, C.A_END)
     assert st["outcome"] == C.O_WIN and rew[0] == 1.0                    # DCC-004
     assert st["score"] == st["xp"] * 100 and st["xp"] >= 1 + 2 + 4 - 2  # DCC-314
+
+
+def test_no_cleanup_refill_or_level_up_after_the_stairs():
+    """A crawler down the stairs this turn has left the floor: the Cleanup
+    adds no threat to its battlefield, so no cleanup level up (DCC-196,
+    DCC-230; README "Bosses, quests, stairs"); Unstoppable (DCC-310) needs
+    Main Phase level ups (DCC-227)."""
+    arr, st = scene(seed=17)
+    st["bosses"][C.BK_NEIGHBORHOOD] = 1
+    st["bosses"][C.BK_BOROUGH] = 1
+    foe = card(st, 2, STRIKE, C.Z_BATTLE)          # an active threat: no main level up
+    card(st, 3, STRIKE, C.Z_DISCARD)               # a refill would level up twice
+    R.put_deck_bottom(st, C.STAIRS0, 0)
+    level = st["level"][0]
+    act(st, C.A_DESCEND)
+    assert st["deck_n"][0] == 0 and st["level"][0] == level
+    act(st, C.A_END)
+    assert st["outcome"] == C.O_WIN
+    assert st["level"][0] == level and st["levels_after_stairs"][0] == 0
+    assert st["extra"][C.EX_UNSTOPPABLE] == 0
+    assert list(st["bf"][0][:st["bf_n"][0]]) == [foe] and st["disc_n"][0] == 1
+    # a Main Phase level up after the stairs still counts for Unstoppable
+    arr, st = scene(seed=17)
+    st["bosses"][C.BK_NEIGHBORHOOD] = 1
+    st["bosses"][C.BK_BOROUGH] = 1
+    card(st, 3, STRIKE, C.Z_DISCARD)
+    R.put_deck_bottom(st, C.STAIRS0, 0)
+    act(st, C.A_DESCEND)                           # empty deck, no active threat
+    assert st["level"][0] == level + 1 and st["levels_after_stairs"][0] == 1
+    act(st, C.A_END)
+    assert st["outcome"] == C.O_WIN and st["levels_after_stairs"][0] == 1
 
 
 def test_descend_requires_the_bosses():

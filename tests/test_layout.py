@@ -170,9 +170,9 @@ OLD_CARL_ACTIONS = {
 }
 
 OLD_CARL_OBS = {
-    "OBS_SIZE": 2645,
+    "OBS_SIZE": 2646,      # the decision one-hot gained "bottom_order" (DCC-125)
 }
-OLD_CARL_FEATURES = (
+OLD_CARL_FEATURES = (  # the decision one-hot has 12 columns since DCC-125's bottom order
     ('own.present', 0, 1), ('own.crawler', 1, 2), ('own.race', 3, 9), ('own.class', 12,
     9), ('own.health', 21, 1), ('own.mana', 22, 1), ('own.gold', 23, 1), ('own.ap', 24,
     1), ('own.level', 25, 1), ('own.small', 26, 1), ('own.descended', 27, 2),
@@ -190,24 +190,24 @@ OLD_CARL_FEATURES = (
     ('mate.stairs_in_deck', 1092, 1), ('mate.defeats', 1093, 1), ('mate.turn_defeats',
     1094, 1), ('mate.is_actor', 1095, 1), ('mate.hand', 1096, 576), ('mate.play', 1672,
     264), ('mate.battlefield', 1936, 160), ('mate.ondeck', 2096, 16), ('phase', 2112,
-    6), ('decision', 2118, 11), ('i_decide', 2129, 1), ('pending_op', 2130, 10),
-    ('pending_n', 2140, 1), ('pending_spell', 2141, 1), ('pending_left', 2142, 1),
-    ('draft', 2143, 88), ('race_offer', 2231, 24), ('class_offer', 2255, 24), ('market',
-    2279, 156), ('core_deck_top', 2435, 120), ('core_deck_n', 2555, 6), ('floor', 2561,
-    3), ('mode', 2564, 2), ('difficulty', 2566, 4), ('danger_pos', 2570, 1),
-    ('danger_level', 2571, 1), ('spaces_left', 2572, 1), ('ahead_level', 2573, 8),
-    ('ahead_effect', 2581, 16), ('ahead_skull', 2597, 8), ('space_queue', 2605, 3),
-    ('quest_active', 2608, 1), ('quest_part', 2609, 1), ('quest_progress', 2610, 1),
-    ('quest_req', 2611, 5), ('quest_effect', 2616, 5), ('quests_done', 2621, 1),
-    ('bosses', 2622, 4), ('stairs_need', 2626, 5), ('turn', 2631, 1), ('threat_deck_n',
-    2632, 1), ('upgrade_deck_n', 2633, 1), ('dungeon_n', 2634, 1), ('achievements',
-    2635, 4), ('extras', 2639, 5), ('passes', 2644, 1),
+    6), ('decision', 2118, 12), ('i_decide', 2130, 1), ('pending_op', 2131, 10),
+    ('pending_n', 2141, 1), ('pending_spell', 2142, 1), ('pending_left', 2143, 1),
+    ('draft', 2144, 88), ('race_offer', 2232, 24), ('class_offer', 2256, 24), ('market',
+    2280, 156), ('core_deck_top', 2436, 120), ('core_deck_n', 2556, 6), ('floor', 2562,
+    3), ('mode', 2565, 2), ('difficulty', 2567, 4), ('danger_pos', 2571, 1),
+    ('danger_level', 2572, 1), ('spaces_left', 2573, 1), ('ahead_level', 2574, 8),
+    ('ahead_effect', 2582, 16), ('ahead_skull', 2598, 8), ('space_queue', 2606, 3),
+    ('quest_active', 2609, 1), ('quest_part', 2610, 1), ('quest_progress', 2611, 1),
+    ('quest_req', 2612, 5), ('quest_effect', 2617, 5), ('quests_done', 2622, 1),
+    ('bosses', 2623, 4), ('stairs_need', 2627, 5), ('turn', 2632, 1), ('threat_deck_n',
+    2633, 1), ('upgrade_deck_n', 2634, 1), ('dungeon_n', 2635, 1), ('achievements',
+    2636, 4), ('extras', 2640, 5), ('passes', 2645, 1),
 )
 OLD_CARL_LAYOUT_VERSION = "74f9d7cc4ff78ffb"   # record + content after the balance pass (floors, threats)
 OLD_KART_ACTION_NAMES = (71, "5cdc175ac850fe2f83974f567fcdedf27755a6d004869a11ab8457ad18361ceb")
 OLD_KART_FEATURE_NAMES = (3633, "995f54ab91bde7f2c1d0ac48b77e514282830e69d8cacbd7c50e228325455d3f")
 OLD_CARL_ACTION_NAMES = (116, "64519c30cf1fcc3c12417a8d7038ce6d528b36a9e039da7bffcdf8dd509239d8")
-OLD_CARL_FEATURE_NAMES = (2645, "0186603daca08b30409ef6aca36500a6c020304ca29393d9ebc78d1ce3cf0878")
+OLD_CARL_FEATURE_NAMES = (2646, "ca0177c710b287aac9c3de940eaac6bfdfe190b57b2ecc97377b77ffc943d22e")
 
 OLD = {
     "unbroken": (OLD_UNB_ACTIONS, OLD_UNB_OBS, OLD_UNB_FEATURES, OLD_UNB_ACTION_NAMES,

@@ -270,9 +270,11 @@ HEADER_RULES = {
     "rng": ANY,                        # any (key, counter) pair is a stream position
     "seed": ANY,                       # every uint64 is a seed
     "episode": R(0, INT64_MAX),
-    # forced chance results: games that use a forced value as the die face
-    # itself narrow this with params forced_lo / forced_hi
-    "forced": Prefix("forced_n", _p("forced_lo", 0), _p("forced_hi", 127), fill=(0, 127)),
+    # forced chance (see chance.py): results 0..127 (games that use a forced
+    # value as the die face itself narrow them with params forced_lo /
+    # forced_hi, checked by _forced_results) and forced shuffle orders
+    # (negative entries, any of which the shuffle reads as a permutation)
+    "forced": Prefix("forced_n", -128, _p("forced_hi", 127), fill=(0, 127)),
     "forced_n": R(0, FORCED_CAP),
     "forced_i": R(0, FORCED_CAP),
     "steps": R(0, _max_steps),
@@ -295,8 +297,22 @@ def _forced_cursor(ctx):
 
 _forced_cursor.needs = ("forced_i", "forced_n")
 
+
+def _forced_results(ctx):
+    """Queued results (the non-negative entries) within the game's range."""
+    lo, hi = ctx.params.get("forced_lo", 0), ctx.params.get("forced_hi", 127)
+    head = ctx.a("forced")[:ctx.i("forced_n")]
+    bad = (head >= 0) & ((head < lo) | (head > hi))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        ctx.fail("forced", head[k], f"element {k}: a forced result must be in [{lo}, {hi}] "
+                                    "(negative entries are forced shuffle orders)")
+
+
+_forced_results.needs = ("forced", "forced_n")
+
 #: cross rules of the header fields (run for every record that has them)
-HEADER_CROSS = (_forced_cursor,)
+HEADER_CROSS = (_forced_cursor, _forced_results)
 
 
 def turn_flow(ctx, phase_names, over_phase: int, noun: str = "game") -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from . import chance
 from .jit import JIT
-from .rng import rng_shuffle
 
 
 @njit(**JIT)
@@ -52,9 +52,11 @@ def pile_contains(cards, count, card):
 
 
 @njit(**JIT)
-def pile_refill(r, deck, deck_n, discard, discard_n):
+def pile_refill(st, deck, deck_n, discard, discard_n):
     """Shuffle the whole discard pile under the deck (the deck is normally
-    empty when this is called). Returns (new deck count, new discard count)."""
+    empty when this is called) with ``chance.shuffle`` on the record ``st``
+    (so a test can force the new order). Returns (new deck count, new
+    discard count)."""
     start = deck_n
     # move the discards below the existing deck cards, then shuffle only them
     for i in range(deck_n - 1, -1, -1):
@@ -62,16 +64,16 @@ def pile_refill(r, deck, deck_n, discard, discard_n):
     for i in range(discard_n):
         deck[i] = discard[i]
         discard[i] = -1
-    rng_shuffle(r, deck, discard_n)
+    chance.shuffle(st, deck, discard_n)
     return start + discard_n, 0
 
 
 @njit(**JIT)
-def pile_draw(r, deck, deck_n, discard, discard_n):
+def pile_draw(st, deck, deck_n, discard, discard_n):
     """Draw the top card, reshuffling the discard pile into the deck first if
     the deck is empty. Returns (card, deck count, discard count); card is -1
     when both piles are empty."""
     if deck_n == 0 and discard_n > 0:
-        deck_n, discard_n = pile_refill(r, deck, deck_n, discard, discard_n)
+        deck_n, discard_n = pile_refill(st, deck, deck_n, discard, discard_n)
     c, deck_n = pile_pop(deck, deck_n)
     return c, deck_n, discard_n

@@ -22,12 +22,13 @@ Actions
 -------
 ``Discrete(116)``, one fixed meaning per index (``consts.ACTIONS``):
 hand and play slots, exhausting allies, targets on either battlefield,
-market slots, pay / accept, draft picks, pass the initiative to the
-teammate (co-op), end the phase. Masked.
+market slots, pay / accept, draft picks (solo: then which of the two cards
+not kept goes lowest under the deck), pass the initiative to the teammate
+(co-op), end the phase. Masked.
 
 Observation
 -----------
-``float32[2645]`` from the deciding crawler's seat: own hand, battlefield
+``float32[2646]`` from the deciding crawler's seat: own hand, battlefield
 (active, looming, on deck), market, resources, levels, the danger track
 ahead; in co-op the teammate's public state (hands are open between
 teammates). Deck order, unseen threat sides and the RNG are never encoded.
@@ -35,9 +36,10 @@ teammates). Deck order, unseen threat sides and the RNG are never encoded.
 Rewards
 -------
 ``reward="winloss"`` (default): +1 to every seat when the team wins, -1 when
-it loses (a team reward); ``"score"``: the arcade score shaped into
-[-1, 1]. 0 on other steps and on truncation; an illegal action ends the
-game with -1 for the acting seat.
+it loses (a team reward); ``"score"``: a win pays the game's XP unscaled
+(``xp``, the arcade score / 100; at most ``core.max_score_reward(content)``,
+the top of ``spec.reward_range``), a loss -1. 0 on other steps and on
+truncation; an illegal action ends the game with -1 for the acting seat.
 
 Episode end
 -----------
@@ -54,7 +56,13 @@ reward="winloss", max_steps=3000)``; co-op:
 
 Version history
 ---------------
-* v0: initial release.
+* v0: initial release. During development: the solo Draft asks which of
+  the two cards not kept goes lowest under the core deck (DCC-125: pending
+  decision ``bottom_order``, answered with the ``draft_K`` actions; the
+  observation's decision one-hot grew by one column to 2646), and a crawler
+  down the stairs gets no Cleanup refill, hence no cleanup level up, in that
+  turn (DCC-196/230). The layout version changed, so models and snapshots
+  saved before are refused.
 """
 from ..core.lazy import game_exports  # noqa: E402
 

@@ -163,13 +163,15 @@ NEXH = 2                # exhaust abilities of one ally
 (PH_RACE, PH_CLASS, PH_DRAFT, PH_MAIN, PH_CLEANUP, PH_OVER) = range(6)
 NPHASE = 6
 PHASE_NAMES = ("race", "class", "draft", "main", "cleanup", "game_over")
-# pending decisions inside the Main Phase (``dec``)
+# pending decisions (``dec``): inside the Main Phase, the Cleanup's danger
+# spaces (DEC_SPACE_*) and the solo Draft's bottom order (DEC_BOTTOM, DCC-125)
 (DEC_NONE, DEC_TARGET, DEC_PAY, DEC_REFRESH, DEC_ELIM, DEC_SACRIFICE,
- DEC_UPGRADE, DEC_MARKET, DEC_HEAL, DEC_SPACE_ELIM, DEC_SPACE_MARKET) = range(11)
-NDEC = 11
+ DEC_UPGRADE, DEC_MARKET, DEC_HEAL, DEC_SPACE_ELIM, DEC_SPACE_MARKET,
+ DEC_BOTTOM) = range(12)
+NDEC = 12
 DEC_NAMES = ("none", "damage_target", "pay_spell", "refresh_ally", "eliminate",
              "sacrifice", "upgrade_card", "market_refresh", "heal_player",
-             "space_eliminate", "space_market")
+             "space_eliminate", "space_market", "bottom_order")
 
 # --- action layout (flat Discrete; declared once, envs/core/layout.py) -----------
 from ..core.layout import ActionLayout, act  # noqa: E402
@@ -195,7 +197,8 @@ ACTIONS = ActionLayout("dcc_unstoppable", [
     act("descend", 1, "go down the stairs"),
     act("pass", 1, "co-op: hand the initiative to the teammate"),
     act("end_main", 1, "end your Main Phase"),
-    act("draft", 2 * DRAFT_DUO, "keep revealed core card K (4 in co-op)"),
+    act("draft", 2 * DRAFT_DUO, "keep revealed core card K (4 in co-op); in the solo "
+        "bottom order: unkept card K goes lowest"),
     act("race", 3, "keep drawn race K"),
     act("class", 3, "keep drawn class K"),
     act("preset", 1, "take the portrait's preset race and class"),

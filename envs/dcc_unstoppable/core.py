@@ -72,8 +72,8 @@ class DCCCore(KernelCore):
     """Dungeon Crawler Carl: Unstoppable for one configuration, batched.
 
     Arguments: ``num_players`` (1 solo, 2 co-op), ``floor`` (1-3),
-    ``difficulty`` ("easy", "normal", "hard"), ``mode`` ("arcade",
-    "campaign"), ``crawler`` (a crawler name), ``race`` / ``klass`` (a name,
+    ``difficulty`` ("normal", "hard", "expert", "unbeatable"), ``mode``
+    ("arcade", "campaign"), ``crawler`` (a crawler name), ``race`` / ``klass`` (a name,
     "draft", "preset" or "none"; one value or a pair per seat), ``campaign``
     (carry-over: see ``config.make_config``), ``reward`` ("winloss",
     "score"), ``auto_advance``, ``max_steps``, ``content``.

@@ -2,7 +2,8 @@
 either co-op seat): ``policy_row(st, T, prng) -> action`` for ``st.actor``.
 
 Plan: take the portrait's preset race/class; draft the card with the most
-damage per action point; in the Main Phase go down the stairs when allowed,
+damage per action point (solo: the weaker of the two others goes lowest
+under the deck); in the Main Phase go down the stairs when allowed,
 buy an upgrade that adds damage or action points (or makes a card cheaper)
 when the gold allows, exhaust allies, play affordable cards (best value
 first), cast the damage spell with spare mana, heal when low, then end.
@@ -137,12 +138,17 @@ def policy_row(st, T, prng):
             if mask[C.A_CLASS0 + i]:
                 return C.A_CLASS0 + i
     if ph == C.PH_DRAFT:
+        # keep the most valuable card; in the bottom order (DCC-125) send the
+        # least valuable one lowest, so the better one comes back sooner
+        low = st.dec == C.DEC_BOTTOM
         best = -1
         bv = -1.0
         for i in range(2 * C.DRAFT_DUO):
             if mask[C.A_DRAFT0 + i]:
                 v = core_value(T, st.reveal[i])
-                if v > bv:
+                if low:
+                    v = -v
+                if best < 0 or v > bv:
                     bv = v
                     best = C.A_DRAFT0 + i
         return best

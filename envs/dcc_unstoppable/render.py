@@ -94,7 +94,8 @@ def describe_action(st, a, content=None):
     if C.A_BUY0 <= a < C.A_BUY0 + C.MARKET_SIZE and st["market"][a - C.A_BUY0] >= 0:
         return f"{name} {cc.upgrade_names[st['market'][a - C.A_BUY0]]}"
     if C.A_DRAFT0 <= a < C.A_DRAFT0 + 4 and st["reveal"][a - C.A_DRAFT0] >= 0:
-        return f"{name} {cc.core_names[st['reveal'][a - C.A_DRAFT0]]}"
+        lowest = " lowest under the deck" if st["dec"] == C.DEC_BOTTOM else ""
+        return f"{name} {cc.core_names[st['reveal'][a - C.A_DRAFT0]]}{lowest}"
     return C.ACTIONS.label(a)          # the declared meaning (consts.ACTIONS)
 
 

@@ -7,8 +7,9 @@ Flow of one game (README "Design" has the full story):
 
 * setup: supply, floor, crawlers; arcade race/class choice (PH_RACE,
   PH_CLASS) unless configured; then turn 1 starts.
-* turn: Upkeep (automatic) -> Draft (PH_DRAFT: keep one revealed core; in
-  co-op 2+2 with the cross-pick rule) -> Main (PH_MAIN: play cards, use basic
+* turn: Upkeep (automatic) -> Draft (PH_DRAFT: keep one revealed core, then
+  in solo order the two others under the deck, ``DEC_BOTTOM``; in co-op 2+2
+  with the cross-pick rule) -> Main (PH_MAIN: play cards, use basic
   spells, exhaust allies, buy upgrades, descend; effects needing a choice
   raise a pending decision ``dec``; in co-op the seat with the initiative
   acts, ``A_PASS`` hands it over, ``A_END`` ends that seat's Main Phase) ->
@@ -1186,6 +1187,40 @@ def apply_draft(st, T, i, rew):
             st.actor = q
             if any_draft_choice(st, T):
                 return
+    after_picks(st, T, rew)
+
+
+@njit(**JIT)
+def after_picks(st, T, rew):
+    """Every pick made. Solo with two cards not kept: their order under the
+    deck is the crawler's choice (DCC-125, ``DEC_BOTTOM``); otherwise the
+    draft ends (co-op: each unkept card under the deck it came from,
+    DCC-273, which gives no order choice)."""
+    if st.num_players == 1:
+        n = 0
+        for i in range(2 * C.DRAFT_DUO):
+            if st.reveal[i] >= 0:
+                n += 1
+        if n >= 2:
+            st.dec = C.DEC_BOTTOM
+            st.draft_seat = 0
+            st.actor = 0
+            return
+    end_draft(st, T, rew)
+
+
+@njit(**JIT)
+def apply_bottom(st, T, i, rew):
+    """DCC-125: the unkept card in reveal slot ``i`` goes lowest, the other
+    one just above it; then the draft ends."""
+    for j in range(2 * C.DRAFT_DUO):
+        c = st.reveal[j]
+        if c >= 0 and j != i:
+            core_to_bottom(st, c, st.reveal_lv[j])
+            st.reveal[j] = -1
+    core_to_bottom(st, st.reveal[i], st.reveal_lv[i])
+    st.reveal[i] = -1
+    st.dec = C.DEC_NONE
     end_draft(st, T, rew)
 
 
@@ -1199,7 +1234,8 @@ def any_draft_choice(st, T):
 
 @njit(**JIT)
 def end_draft(st, T, rew):
-    # unkept cores to the bottom of their decks, in reveal order (DCC-125)
+    # unkept cores left (co-op, or a skipped draft) to the bottom of their
+    # decks in reveal order (DCC-273, D-18); solo orders them first (DCC-125)
     for i in range(2 * C.DRAFT_DUO):
         c = st.reveal[i]
         if c >= 0:
@@ -1277,6 +1313,12 @@ def end_main(st, T, rew):
                 continue
             i += 1
         st.ap[p] = 0
+        if st.descended[p] == 1:
+            # down the stairs this turn: the crawler has left the floor, so
+            # no threat has to be added to its battlefield (DCC-196) and no
+            # cleanup level up follows (DCC-230); Unstoppable's level ups
+            # (DCC-310) come from its own Main Phase play (DCC-227). README
+            continue
         refill(st, T, p, rew)
         if st.outcome != 0:
             return
@@ -1758,8 +1800,9 @@ def legal_row(st, T, mask):
             if st.class_offer[p, i] >= 0:
                 mask[C.A_CLASS0 + i] = 1
     elif ph == C.PH_DRAFT:
+        bottom = st.dec == C.DEC_BOTTOM
         for i in range(2 * C.DRAFT_DUO):
-            if draft_legal(st, T, i):
+            if (st.reveal[i] >= 0) if bottom else draft_legal(st, T, i):
                 mask[C.A_DRAFT0 + i] = 1
     elif ph == C.PH_MAIN or ph == C.PH_CLEANUP:
         d = st.dec
@@ -1870,7 +1913,10 @@ def apply_row(st, T, a, rew):
         next_setup_choice(st, T)
         return
     if ph == C.PH_DRAFT:
-        apply_draft(st, T, a - C.A_DRAFT0, rew)
+        if st.dec == C.DEC_BOTTOM:
+            apply_bottom(st, T, a - C.A_DRAFT0, rew)
+        else:
+            apply_draft(st, T, a - C.A_DRAFT0, rew)
         return
     d = st.dec
     if d == C.DEC_SPACE_ELIM:

@@ -180,7 +180,11 @@ def flow(ctx):
     # a Cleanup space decision stays recorded through the next Draft (start_main clears it)
     if ph in (C.PH_CLEANUP, C.PH_DRAFT) + SETUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM, C.DEC_SPACE_MARKET,
                                                    C.DEC_NONE):
-        ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase decision")
+        if not (ph == C.PH_DRAFT and ctx.i("dec") == C.DEC_BOTTOM):   # solo order, DCC-125
+            ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase "
+                                          "decision")
+    if ctx.i("dec") == C.DEC_BOTTOM and (ph != C.PH_DRAFT or ctx.i("num_players") != 1):
+        ctx.fail("dec", ctx.i("dec"), "the bottom-order decision belongs to the solo Draft")
     # the Cleanup phase waits on a player only for an optional danger-space effect
     if not over and ph == C.PH_CLEANUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM,
                                                                C.DEC_SPACE_MARKET):

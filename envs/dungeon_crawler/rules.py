@@ -151,15 +151,15 @@ def discard_item(st, it):
 
 @njit(**JIT)
 def draw_item(st):
-    it, st.item_deck_n, st.item_disc_n = pile_draw(st.rng, st.item_deck, st.item_deck_n,
-                                                   st.item_disc, st.item_disc_n)
+    it, st.item_deck_n, st.item_disc_n = pile_draw(st, st.item_deck, st.item_deck_n,
+                                                st.item_disc, st.item_disc_n)
     return it
 
 
 @njit(**JIT)
 def draw_card(st):
-    c, st.card_deck_n, st.card_disc_n = pile_draw(st.rng, st.card_deck, st.card_deck_n,
-                                                  st.card_disc, st.card_disc_n)
+    c, st.card_deck_n, st.card_disc_n = pile_draw(st, st.card_deck, st.card_deck_n,
+                                               st.card_disc, st.card_disc_n)
     return c
 
 

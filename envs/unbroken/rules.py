@@ -797,7 +797,7 @@ def run_stage(st, T, stage):
         st.reveal_bonus = 0
         st.revealed_n = 0
         for _ in range(n):
-            card, dn, sn = pile_draw(st.rng, st.enc_deck, st.enc_deck_n, st.enc_disc, st.enc_disc_n)
+            card, dn, sn = pile_draw(st, st.enc_deck, st.enc_deck_n, st.enc_disc, st.enc_disc_n)
             st.enc_deck_n = dn
             st.enc_disc_n = sn
             if card < 0:
