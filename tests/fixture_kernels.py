@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '361a93314c02b9d121d291f1b7df48da59946755a745de12795f20b19dfdd384'
+SOURCE_DIGEST = '8ebe567f51f70350d418ae6b150ebed5c70683862e3f2593305ee8deea32284d'
 ensure_fresh(globals())

@@ -338,5 +338,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e83636af233906be6450d24c4b2dd46303bfd04cd5a7cd156bd49c9d6e0b526e'
+SOURCE_DIGEST = '3c5e50878c2eb36f1363f4751d5a2599e61f2836fcefd1fe74438e4d41812898'
 ensure_fresh(globals())

@@ -420,5 +420,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c200cf16086ebb187e3c06f783a972ba69d80a14d80c2d9f5821c8bd66605c74'
+SOURCE_DIGEST = '46e55eb9ea73f18401e226c5acb60b75175dd342907fb928a86119ec629764ff'
 ensure_fresh(globals())

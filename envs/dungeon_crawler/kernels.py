@@ -421,5 +421,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '0416ca103d2fd4e5923754af56993b232ee01b55685ebefda02e43003af25f5f'
+SOURCE_DIGEST = 'eacfe5f6865e46196074946a088807a41bb042ccacc0485d8e040fc3620e5dd9'
 ensure_fresh(globals())

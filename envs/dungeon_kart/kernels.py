@@ -421,5 +421,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4d324fbe691b4ca49d3cd9d5bf5f3c3e2435612a715b2fca1ade70e7f92fbab7'
+SOURCE_DIGEST = 'c9022382cd2d739bbca7547e736007e108a268c55938e51913aaeff8efb6baf2'
 ensure_fresh(globals())

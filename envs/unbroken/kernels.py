@@ -423,5 +423,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ab8e1b00a143c352754ee6f04946a7845bfd9218c9e6c4f5a2c59411dacd54de'
+SOURCE_DIGEST = 'abbaf691136a06fd4a354ca6109e04d1606cc27f73092cc2f1fb39200bcae46d'
 ensure_fresh(globals())
