@@ -1037,3 +1037,17 @@ def test_selfplay_ppo_learns_to_beat_random():
     assert (baseline["result"] == 1).mean() < 0.65
     assert rate >= 0.80, rate
     assert trained["illegal"] == 0
+
+
+def test_step_cap_shorter_than_the_opponents_turns_is_an_error_not_a_hang():
+    """A view whose games keep ending (truncated at ``max_steps``) before the
+    learner's seat acts used to redraw forever; it now stops after
+    ``START_ATTEMPTS`` games in a row with a message naming ``max_steps``."""
+    import gymnasium as gym
+    from dungeonrl.envs.core.selfplay import START_ATTEMPTS
+    assert START_ATTEMPTS >= 8
+    env = gym.make("dungeonrl/DungeonCrawler-v0", opponents="random", num_players=3,
+                   max_steps=1)
+    with pytest.raises(ValueError, match=r"max_steps=1 is shorter .* raise max_steps"):
+        for seed in range(6):       # the learner's seat rotates: some seat waits
+            env.reset(seed=seed)

@@ -69,6 +69,10 @@ from .spec import GameCore, check_unknown_reset_options
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
 
+#: fresh games drawn in a row for a row whose game keeps ending before the
+#: learner acts (see ``SelfPlayView._start``) before the view gives up
+START_ATTEMPTS = 64
+
 
 ROLES = ("both", "opponent", "partner")
 
@@ -262,8 +266,18 @@ class SelfPlayView(Copyable):
 
     def _start(self, rows: np.ndarray) -> None:
         """Opponents for fresh games in ``rows``, played to the learner's turn
-        (a game that ends before it is restarted)."""
+        (a game that ends before it is restarted, at most
+        ``START_ATTEMPTS`` times in a row: a step cap shorter than the
+        opponents' decisions before the learner's turn would loop forever)."""
+        attempts = 0
         while len(rows):
+            attempts += 1
+            if attempts > START_ATTEMPTS:
+                raise ValueError(
+                    f"{self.core.spec.name}: {len(rows)} game(s) ended {START_ATTEMPTS} times "
+                    f"in a row before the learner's seat could act (max_steps="
+                    f"{int(self.states['max_steps'][rows[0]])} is shorter than the opponents' "
+                    f"decisions before that seat's first turn); raise max_steps")
             self._draw_opponents(rows)
             self._ret[rows] = 0.0
             self._te[rows] = False
