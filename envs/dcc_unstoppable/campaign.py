@@ -51,7 +51,7 @@ import numpy as np
 
 from ..core.gym_env import DungeonEnv
 from . import consts as C
-from .config import make_config
+from .config import XP_MAX, check_campaign, make_config
 from .content import default_content
 from .core import MAX_EPISODE_STEPS, DCCCore
 
@@ -84,8 +84,9 @@ class DCCCampaignEnv(gym.Env):
                  max_steps: int = MAX_EPISODE_STEPS, render_mode=None,
                  illegal_action: str = "penalize", dict_obs: bool = False):
         self.content = default_content()
-        make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
-                    race=race, klass=klass, content=self.content)     # validates
+        cfg = make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
+                          race=race, klass=klass, content=self.content)     # validates
+        self._crawler_id = int(cfg[C.CFG_CRAWLER])
         if not (callable(buy) or buy in BUY_STRATEGIES):
             raise ValueError(f"buy must be one of {list(BUY_STRATEGIES)} or a callable, "
                              f"got {buy!r}")
@@ -125,7 +126,8 @@ class DCCCampaignEnv(gym.Env):
 
     def _carry(self) -> dict:
         s = self.sheet
-        return {"xp": s["xp"], "benefits": list(s["benefits"]),
+        # the record's XP box (camp_xp) is an int16 field; the sheet's keeps counting
+        return {"xp": min(s["xp"], XP_MAX), "benefits": list(s["benefits"]),
                 "achievements": [list(r) for r in s["achievements"]],
                 "decks": [list(d) for d in s["decks"]],
                 "upgrades": [list(u) for u in s["upgrades"]]}
@@ -148,6 +150,8 @@ class DCCCampaignEnv(gym.Env):
         keys of the ``campaign`` reset option: xp, benefits, achievements,
         decks, upgrades); ``options={"floor": f}`` resumes a campaign at
         Floor ``f`` (default 1); any other key raises ``ValueError``."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - {"campaign", "floor"}
@@ -155,19 +159,22 @@ class DCCCampaignEnv(gym.Env):
             raise ValueError(f"unknown reset options {sorted(unknown)}; accepted: "
                              "['campaign', 'floor']")
         floor = options.get("floor", 1)
-        if isinstance(floor, bool) or floor not in (1, 2, 3):
+        if (isinstance(floor, (bool, np.bool_)) or not isinstance(floor, (int, np.integer))
+                or floor not in (1, 2, 3)):
             raise ValueError(f"reset option 'floor' must be 1, 2 or 3, got {floor!r}")
-        start = options.get("campaign") or {}
+        start = options.get("campaign")
+        start = {} if start is None else start
         if not isinstance(start, dict):
-            raise ValueError("reset option 'campaign' must be a dict")
-        make_config(mode="campaign", campaign=start, content=self.content)   # validates
-        nb = len(self.content.benefit_names)
-        sheet = _blank_sheet(nb)
-        for k, v in start.items():
-            sheet[k] = v
-        sheet["xp"] = int(sheet["xp"])
-        sheet["benefits"] = [int(b) for b in sheet["benefits"]] + [0] * (nb - len(sheet["benefits"]))
-        sheet["achievements"] = (np.asarray(sheet["achievements"]) != 0).astype(int).tolist()
+            raise ValueError("reset option 'campaign' must be a dict, got "
+                             f"{type(start).__name__}")
+        # the whole sheet is checked before anything changes (one seat, this crawler)
+        norm = check_campaign(start, self.content, num_players=1, crawler=self._crawler_id)
+        sheet = _blank_sheet(len(self.content.benefit_names))
+        sheet.update(xp=norm["xp"], benefits=norm["benefits"],
+                     achievements=norm["achievements"])
+        # deck lists as given (names stay names); they resolve the same way every game
+        sheet["decks"] = [list(d) for d in start.get("decks", [])]
+        sheet["upgrades"] = [[tuple(x) for x in u] for u in start.get("upgrades", [])]
         sheet.update(floor=int(floor), attempt=1, floor_scores=[0] * C.NFLOOR,
                      defeats=[0] * C.NFLOOR, bought=[], score=None, result=None)
         self.sheet = sheet

@@ -1448,13 +1448,26 @@ def _clear(st):
 
 
 @njit(**JIT)
+def on_deck_list(st, c):
+    """Is core ``c`` on the campaign deck list of a seat at the table?"""
+    for p in range(st.num_players):
+        for k in range(C.CAMP_DECK):
+            if st.camp_deck[p, k] == c:
+                return True
+    return False
+
+
+@njit(**JIT)
 def reset_row(st, T):
     """Supply (A), floor (B) and crawler (C) setup; the arcade race/class
     choice becomes decisions when configured as ``RC_DRAFT``."""
     _clear(st)
     f = st.cfg_floor - 1
-    # A. supply: core decks by level, shuffled (DCC-088..090)
+    # A. supply: core decks by level, shuffled (DCC-088..090); a levelled core
+    # on a campaign deck list is that crawler's card, not the supply's (DCC-257/258)
     for c in range(C.NCORE_LEVELED):
+        if on_deck_list(st, c):
+            continue
         d = T.c_level[c] - 1
         st.cdeck[d, st.cdeck_n[d]] = c
         st.cdeck_n[d] += 1

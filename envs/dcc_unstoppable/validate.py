@@ -325,4 +325,55 @@ def pending(ctx):
             ctx.fail("pend", r, f"pending op {i} is no op of the content")
 
 
-CROSS_RULES = (flow, seats, zones, pending)
+def campaign(ctx):
+    """The campaign sheet in the record is one ``config.check_campaign``
+    accepts: benefit circles within the table size's, deck lists only for
+    seats at the table, listed first, each core once over both seats (a
+    levelled one never back in the supply), a seat's starting and character
+    cards its own crawler's; upgrades on listed entries, in their own
+    cutout, fitting the card's type, each upgrade once."""
+    T = ctx.T
+    n = ctx.i("num_players")
+    ben = ctx.a("camp_ben")
+    nb = int(T.n_benefits)
+    hi = np.zeros(C.MAX_BENEFITS, np.int64)
+    hi[:nb] = np.asarray(T.be_circles)[:nb, n - 1]
+    if (ben > hi).any():
+        b = int(np.flatnonzero(ben > hi)[0])
+        ctx.fail("camp_ben", ben, f"benefit {b} has {int(hi[b])} circles at {n} seat(s)")
+    deck, upg = ctx.a("camp_deck"), ctx.a("camp_upg")
+    if (deck[n:] != -1).any() or (upg[n:] != -1).any():
+        ctx.fail("camp_deck", deck, f"a deck list for a seat not at the table ({n} seat(s))")
+    listed = deck[deck >= 0]
+    if len(set(listed.tolist())) != listed.size:
+        ctx.fail("camp_deck", deck, "a core card listed twice")
+    cr = ctx.a("crawler")
+    owner = np.asarray(T.c_crawler)
+    for p in range(n):
+        k = int((deck[p] >= 0).sum())
+        if (deck[p, :k] < 0).any():
+            ctx.fail("camp_deck", deck[p], f"seat {p}: the deck list has a gap")
+        own = owner[deck[p, :k]]
+        if ((own >= 0) & (own != cr[p])).any():
+            ctx.fail("camp_deck", deck[p], f"seat {p}: another crawler's starting card")
+        for e in range(C.CAMP_DECK):
+            for cut in range(2):
+                u = int(upg[p, e, cut])
+                if u < 0:
+                    continue
+                if e >= k:
+                    ctx.fail("camp_upg", upg[p], f"seat {p}: an upgrade on empty entry {e}")
+                typ, req = int(T.c_type[deck[p, e]]), int(T.u_req[u])
+                if int(T.u_cutout[u]) != cut or (req == 1 and typ != C.TACTIC) or \
+                        (req == 2 and typ != C.ALLY):
+                    ctx.fail("camp_upg", upg[p], f"seat {p}: upgrade {u} does not fit entry {e}")
+    ups = upg[upg >= 0]
+    if len(set(ups.tolist())) != ups.size:
+        ctx.fail("camp_upg", upg, "an upgrade listed twice")
+    lev = listed[listed < C.NCORE_LEVELED]
+    cz = ctx.a("core_zone")[lev]
+    if np.isin(cz, [C.CZ_CDECK, C.CZ_REVEAL]).any():
+        ctx.fail("core_zone", cz, "a core card of a deck list is in the supply")
+
+
+CROSS_RULES = (flow, seats, zones, pending, campaign)
