@@ -245,13 +245,12 @@ def test_set_state_refuses_a_record_of_another_configuration():
 def test_a_record_with_a_duplicated_deck_list_entry_is_refused():
     env = coop()
     env.reset(seed=2, options={"campaign": {"decks": [["Strike", "Haymaker"], ["Rest"]]}})
-    rec = record(env).copy()
-    deck = rec["camp_deck"].copy()
-    deck[1, 1] = deck[0, 1]                  # Haymaker listed for both seats
-    rec["camp_deck"] = deck
     snap = env.get_state()
+    arr = np.frombuffer(snap.state, env.core.state_dtype).copy()
+    arr[0]["camp_deck"][1, 1] = arr[0]["camp_deck"][0, 1]     # Haymaker listed for both seats
     with pytest.raises(CorruptStateError, match="camp_deck"):
-        env.set_state(dataclasses.replace(snap, state=rec.tobytes()))
+        env.set_state(dataclasses.replace(snap, state=arr.tobytes()))
+    assert env.get_state() == snap
 
 
 # --- content: unknown keys per card entry -------------------------------------------------
@@ -270,3 +269,42 @@ def test_a_misspelled_count_is_named(tmp_path, fname, old, card):
     open(path, "w").write(text.replace(old, old.replace("count", "cuont"), 1))
     with pytest.raises(ContentError, match=rf"{fname}.toml, {card}, field 'cuont': unknown field"):
         load_content(str(d))
+
+
+# --- counters at their bound; the XP a record claims ---------------------------------------
+def test_counters_at_their_bound_stay_valid_when_they_count():
+    """The co-op record fuzz found it: ``defeats`` at 32767 (accepted) wrapped
+    to -32768 at the next defeat and the record was refused; the sacrifice
+    queue and the levels after the stairs could pass their 100 the same way."""
+    from dungeonrl.envs.dcc_unstoppable import rules as R
+    env = solo(mode="arcade")
+    env.reset(seed=6)
+    arr = np.frombuffer(env.get_state().state, env.core.state_dtype).copy()
+    st = arr[0]
+    s = int(st["bf"][0, 0])
+    st["defeats"][0] = 32767
+    st["sac_queue"][0] = 100
+    rew = np.zeros(C.NPLAYERS_MAX, np.float32)
+    R.defeat(st, CC.record[0], 0, 0, s, rew)
+    assert st["defeats"][0] == 32767 and 0 <= st["sac_queue"][0] <= 100
+    st["descended"][0] = 1
+    st["levels_after_stairs"][0] = 100
+    R.level_up(st, CC.record[0], 0, rew)
+    assert st["levels_after_stairs"][0] == 100
+
+
+@pytest.mark.parametrize("field,value", [("boss_xp", 30000), ("quest_xp", 5), ("bosses", 1)])
+def test_a_record_claiming_xp_it_did_not_earn_is_refused(field, value):
+    """A ``boss_xp`` of 30000 used to pass the rules, and a won game then
+    paid 30000+ with ``reward="score"`` (range declared up to 31)."""
+    env = gym.make(ENV_ID, disable_env_checker=True, reward="score", floor=3).unwrapped
+    env.reset(seed=3)
+    snap = env.get_state()
+    arr = np.frombuffer(snap.state, env.core.state_dtype).copy()
+    if field == "bosses":
+        arr[0]["bosses"][0] = value
+    else:
+        arr[0][field] = value
+    with pytest.raises(CorruptStateError, match=f"'{field}'"):
+        env.set_state(dataclasses.replace(snap, state=arr.tobytes()))
+    assert env.get_state() == snap

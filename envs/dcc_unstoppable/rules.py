@@ -472,7 +472,7 @@ def level_up(st, T, p, rew):
     if heal > 0:
         st.health[p] = min(C.HEALTH_CAP, st.health[p] + heal)
     if st.descended[p] == 1:
-        st.levels_after_stairs[p] += 1
+        st.levels_after_stairs[p] = min(100, st.levels_after_stairs[p] + 1)
     # discard pile -> new deck; a stairs card still in the deck (the refill
     # found only the stairs, see ``refill``) goes back under it
     had_stairs = st.sl_zone[C.STAIRS0 + p] == C.Z_DECK
@@ -867,11 +867,11 @@ def defeat(st, T, a, q, s, rew):
     take(st, s)
     # Sacrifice is part of the defeat, before the card joins a hand
     if (kw & C.KW_SACRIFICE) and can_sacrifice(st, T, a):
-        st.sac_queue[a] += 1
+        st.sac_queue[a] = min(100, st.sac_queue[a] + 1)
         st.sac_excl[a] = s
     if from_deck:
         reveal_top(st, q)
-    st.defeats[a] += 1
+    st.defeats[a] = min(32767, st.defeats[a] + 1)
     st.turn_defeats[a] = min(100, st.turn_defeats[a] + 1)
     if st.quest >= 0:
         card = T.quest_first[st.quest] + st.quest_part

@@ -376,4 +376,37 @@ def campaign(ctx):
         ctx.fail("core_zone", cz, "a core card of a deck list is in the supply")
 
 
-CROSS_RULES = (flow, seats, zones, pending, campaign)
+def scoring(ctx):
+    """The XP the end of the game pays is the rules': ``bosses`` counts and
+    ``boss_xp`` sums the bosses in the trophy piles, ``quests_done`` and
+    ``quest_xp`` the quests drawn and finished (a record claiming more could
+    pay a reward outside the declared range)."""
+    T = ctx.T
+    trophy = np.flatnonzero(ctx.a("sl_zone")[:C.NTHREAT] == C.Z_TROPHY)
+    if (trophy < BOSS0).any():
+        ctx.fail("sl_zone", ctx.a("sl_zone"), "only bosses go to a trophy pile")
+    kinds = np.bincount(np.asarray(T.t_boss_kind)[trophy], minlength=len(ctx.a("bosses")))
+    if not np.array_equal(kinds[:len(ctx.a("bosses"))], ctx.a("bosses")):
+        ctx.fail("bosses", ctx.a("bosses"), f"the trophy piles hold {kinds.tolist()} bosses by kind")
+    want = int(np.asarray(T.t_xp, np.int64)[trophy].sum())
+    if ctx.i("boss_xp") != want:
+        ctx.fail("boss_xp", ctx.i("boss_xp"), f"the trophy bosses are worth {want} XP")
+    nxt, q = ctx.i("quest_next"), ctx.i("quest")
+    order = ctx.a("quest_order")
+    nq = int(T.n_quests)
+    if ctx.i("cfg_floor") == C.NFLOOR:
+        if sorted(order[:nq].tolist()) != list(range(nq)) or (order[nq:] != -1).any():
+            ctx.fail("quest_order", order, f"Floor 3 shuffles the {nq} quests")
+    elif (order != -1).any() or nxt or q >= 0:
+        ctx.fail("quest_order", order, "quests are drawn on Floor 3 only")
+    if q >= 0 and (nxt < 1 or int(order[nxt - 1]) != q):
+        ctx.fail("quest", q, "the active quest is not the last one drawn")
+    done = [int(x) for x in order[:nxt] if int(x) != q]
+    if ctx.i("quests_done") != len(done):
+        ctx.fail("quests_done", ctx.i("quests_done"), f"{len(done)} quests drawn and finished")
+    xp = sum(int(T.q_xp[int(T.quest_first[d]) + int(T.quest_nparts[d]) - 1]) for d in done)
+    if ctx.i("quest_xp") != xp:
+        ctx.fail("quest_xp", ctx.i("quest_xp"), f"the finished quests are worth {xp} XP")
+
+
+CROSS_RULES = (flow, seats, zones, pending, campaign, scoring)
