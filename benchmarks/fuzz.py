@@ -145,14 +145,15 @@ class GameEnv:
         self.spec = spec = get_spec(name)
         self.name = name
         mode = "ansi" if "ansi" in spec.render_modes else None
-        if spec.multi_agent:
+        seats = config.get("num_players", 1)
+        if spec.multi_agent or (isinstance(seats, int) and seats > 1):   # Carl's co-op: AEC
             from ..envs.core.aec import DungeonAECEnv
             self.env = DungeonAECEnv(spec, render_mode=mode, **config)
         else:
             from ..envs.core.gym_env import DungeonEnv
             self.env = DungeonEnv(spec, render_mode=mode, **config)
         self.core = self.env.core
-        self.multi = spec.multi_agent
+        self.multi = spec.multi_agent or (isinstance(seats, int) and seats > 1)
 
     def reset(self, seed):
         self.env.reset(seed=seed)

@@ -109,8 +109,11 @@ def test_start_sheet_deck_list_is_carried_into_every_game():
     names = ["Strike"] * 3 + ["Rest", "Haymaker", "Haymaker"]
     e = DCCCampaignEnv(max_attempts=3, buy="none")
     e.reset(seed=2, options={"campaign": {"decks": [names], "xp": 2}})
-    want = sorted(CC.core_names.index(n) for n in names)
-    assert owned_cores(e.state) == want and int(e.state["camp_xp"]) == 2
+    # one physical card per entry: three of Carl's Strikes, both Haymakers
+    want = owned_cores(e.state)
+    assert len(set(want)) == len(want) == len(names)
+    assert sorted(CC.core_names[c] for c in want) == sorted(names)
+    assert int(e.state["camp_xp"]) == 2
     obs, r, te, tr, info = play_until_game_ends(e, lambda env, i: random_legal(env, rng, i))
     assert not te and info["attempt"] == 2
     assert owned_cores(e.state) == want

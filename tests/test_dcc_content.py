@@ -170,7 +170,9 @@ def test_make_config():
                               "upgrades": [[(0, "Serrated Edge")]]})
     assert (c[C.CFG_FLOOR], c[C.CFG_DIFFICULTY], c[C.CFG_MODE], c[C.CFG_CRAWLER]) == (2, 1, 1, 1)
     assert c[C.CFG_RACE0] == C.RC_NONE and c[C.CFG_XP] == 5
-    assert c[C.CFG_DECK0] == CC.core_names.index("Strike")
+    # Donut's deck list: "Strike" is her own Strike, not Carl's
+    assert c[C.CFG_DECK0] == CC.core_names.index("Strike", 108)
+    assert T.c_crawler[c[C.CFG_DECK0]] == 1 and c[C.CFG_DECK0 + 1] == CC.core_names.index("Rest", 108)
     u = CC.upgrade_names.index("Serrated Edge")
     assert c[C.CFG_UPG0 + T.u_cutout[u]] == u
     assert make_config()[C.CFG_RACE0] == C.RC_DRAFT

@@ -94,8 +94,11 @@ def test_campaign_reset_option_carries_deck_and_xp():
     default = owned_cores(e.unwrapped._buf.states[0])
     obs, info = e.reset(seed=5, options={"campaign": {"xp": 9, "decks": [names]}})
     st = e.unwrapped._buf.states[0]
-    want = sorted(CC.core_names.index(n) for n in names)
-    assert owned_cores(st) == want != default
+    # each name takes its own physical copy (Carl's Strikes 0..3, one Haymaker)
+    got = owned_cores(st)
+    assert len(set(got)) == len(got) and sorted(CC.core_names[c] for c in got) == sorted(names)
+    assert got != default
+    e.unwrapped.core.check_state(st)
     assert int(st["camp_xp"]) == 9 and int(st["cfg_floor"]) == 2
     assert info["action_mask"].any() and obs.shape == (SPEC.obs_size,)
     # a plain reset afterwards goes back to the default deck (the option is per reset)
@@ -121,7 +124,7 @@ def test_campaign_benefits_and_achievements_loaded():
 @pytest.mark.parametrize("options,match", [
     ({"campaign": {"gold": 3}}, "unknown campaign keys"),
     ({"campaign": [1, 2]}, "must be a dict"),
-    ({"campaign": {"decks": [["No Such Card"]]}}, "deck card"),
+    ({"campaign": {"decks": [["No Such Card"]]}}, r"decks\[0\]\[0\].*no core card"),
     ({"campaign": {"achievements": [[1, 0]]}}, "achievements"),
     ({"campaign": {"benefits": [-1]}}, "benefits"),
 ])

@@ -908,7 +908,8 @@ def test_floor3_quest_parts_in_order_and_boss_battle():
 def test_campaign_deck_list_and_benefits_carry_over():
     c = cfg(mode=1)
     strike, rest = cid("Strike"), cid("Rest")
-    deck = [strike] * 4 + [rest, cid("Haymaker"), cid("Steel-Toed Stomp")]
+    deck = [strike + i for i in range(4)] + [rest, cid("Haymaker"), cid("Steel-Toed Stomp")]
+    assert all(CC.core_names[c] == "Strike" for c in deck[:4])    # four physical Strikes
     c[C.CFG_DECK0:C.CFG_DECK0 + len(deck)] = deck
     u = [i for i, n in enumerate(CC.upgrade_names) if n == "Serrated Edge"][0]
     c[C.CFG_UPG0 + 5 * 2 + TT.u_cutout[u]] = u              # on the Haymaker
@@ -931,6 +932,8 @@ def test_campaign_deck_list_and_benefits_carry_over():
     hay = [s for s in owned if st["sl_core"][s] == cid("Haymaker")][0]
     assert st["sl_up"][hay][TT.u_cutout[u]] == u and st["upg_zone"][u] == 2
     assert u not in list(st["market"]) and u not in list(st["udeck"][:st["udeck_n"]])
+    # the Haymaker on the deck list is the crawler's, not the supply's (DCC-257/258)
+    assert cid("Haymaker") not in st["cdeck"] and st["core_zone"][cid("Haymaker")] == C.CZ_SLEEVE
 
 
 def test_unbeatable_level_up_advances_danger():

@@ -54,7 +54,7 @@ from ..core.copying import Copyable
 from ..core.gym_env import DungeonEnv
 from ..core.spec import check_unknown_reset_options
 from . import consts as C
-from .config import make_config
+from .config import XP_MAX, check_campaign, make_config
 from .content import default_content
 from .core import MAX_EPISODE_STEPS, DCCCore
 
@@ -96,8 +96,9 @@ class DCCCampaignEnv(Copyable, gym.Env):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()     # unknown reset options warned about
         self.content = default_content()
-        make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
-                    race=race, klass=klass, content=self.content)     # validates
+        cfg = make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
+                          race=race, klass=klass, content=self.content)     # validates
+        self._crawler_id = int(cfg[C.CFG_CRAWLER])
         if not (callable(buy) or buy in BUY_STRATEGIES):
             raise ValueError(f"buy must be one of {list(BUY_STRATEGIES)} or a callable, "
                              f"got {buy!r}")
@@ -141,7 +142,8 @@ class DCCCampaignEnv(Copyable, gym.Env):
 
     def _carry(self) -> dict:
         s = self.sheet
-        return {"xp": s["xp"], "benefits": list(s["benefits"]),
+        # the record's XP box (camp_xp) is an int16 field; the sheet's keeps counting
+        return {"xp": min(s["xp"], XP_MAX), "benefits": list(s["benefits"]),
                 "achievements": [list(r) for r in s["achievements"]],
                 "decks": [list(d) for d in s["decks"]],
                 "upgrades": [list(u) for u in s["upgrades"]]}
@@ -165,6 +167,8 @@ class DCCCampaignEnv(Copyable, gym.Env):
         decks, upgrades); ``options={"floor": f}`` resumes a campaign at
         Floor ``f`` (default 1); any other key is ignored with one warning
         (``unknown_reset_options="raise"``: ``ValueError``)."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = sorted(set(options) - {"campaign", "floor"}, key=repr)
@@ -180,19 +184,22 @@ class DCCCampaignEnv(Copyable, gym.Env):
                               UserWarning, stacklevel=2)
             del options[key]
         floor = options.get("floor", 1)
-        if isinstance(floor, bool) or floor not in (1, 2, 3):
+        if (isinstance(floor, (bool, np.bool_)) or not isinstance(floor, (int, np.integer))
+                or floor not in (1, 2, 3)):
             raise ValueError(f"reset option 'floor' must be 1, 2 or 3, got {floor!r}")
-        start = options.get("campaign") or {}
+        start = options.get("campaign")
+        start = {} if start is None else start
         if not isinstance(start, dict):
-            raise ValueError("reset option 'campaign' must be a dict")
-        make_config(mode="campaign", campaign=start, content=self.content)   # validates
-        nb = len(self.content.benefit_names)
-        sheet = _blank_sheet(nb)
-        for k, v in start.items():
-            sheet[k] = v
-        sheet["xp"] = int(sheet["xp"])
-        sheet["benefits"] = [int(b) for b in sheet["benefits"]] + [0] * (nb - len(sheet["benefits"]))
-        sheet["achievements"] = (np.asarray(sheet["achievements"]) != 0).astype(int).tolist()
+            raise ValueError("reset option 'campaign' must be a dict, got "
+                             f"{type(start).__name__}")
+        # the whole sheet is checked before anything changes (one seat, this crawler)
+        norm = check_campaign(start, self.content, num_players=1, crawler=self._crawler_id)
+        sheet = _blank_sheet(len(self.content.benefit_names))
+        sheet.update(xp=norm["xp"], benefits=norm["benefits"],
+                     achievements=norm["achievements"])
+        # deck lists as given (names stay names); they resolve the same way every game
+        sheet["decks"] = [list(d) for d in start.get("decks", [])]
+        sheet["upgrades"] = [[tuple(x) for x in u] for u in start.get("upgrades", [])]
         sheet.update(floor=int(floor), attempt=1, floor_scores=[0] * C.NFLOOR,
                      defeats=[0] * C.NFLOOR, bought=[], score=None, result=None)
         self.sheet = sheet

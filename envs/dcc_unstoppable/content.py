@@ -149,14 +149,15 @@ def _ops(ctx, lst, field, cap, simple=False):
     return out, len(lst)
 
 
-def _expand(ctx, entries, field):
+def _expand(ctx, entries, field, keys):
+    """Each entry ``count`` times; an entry's keys are checked first (a
+    misspelled ``count`` is named, not just seen in the total)."""
     if not isinstance(entries, list) or not entries:
         ctx.err(field, f"needs a non-empty list '{field} = [...]'")
     out = []
-    for e in entries:
-        if not isinstance(e, dict):
-            ctx.err(field, "entries must be tables")
-        ctx.card = e.get("name", "?")
+    for i, e in enumerate(entries):
+        _table_entry(ctx, e, i, field)
+        check_fields(ctx, e, keys)
         n = read_int(ctx, e, "count", default=1, lo=1, hi=10)
         out += [e] * n
     ctx.card = None
@@ -197,12 +198,14 @@ class _Compiler:
         ctx = Ctx("cores")
         raw = self.raw["cores"]
         check_fields(ctx, raw, {"starting", "characters", "levelled"})
-        lev = _expand(ctx, raw.get("levelled"), "levelled")
+        keys = {"name", "level", "cost", "stat", "type", "count", "crawler", "play", "exhaust",
+                "tough"}
+        lev = _expand(ctx, raw.get("levelled"), "levelled", keys)
         # sort key only: a level that is not an int is refused by read_int below
         lev = sorted(enumerate(lev), key=lambda ie: (_sort_level(ie[1].get("level")), ie[0]))
         lev = [e for _, e in lev]
-        start = _expand(ctx, raw.get("starting"), "starting")
-        chars = _expand(ctx, raw.get("characters"), "characters")
+        start = _expand(ctx, raw.get("starting"), "starting", keys)
+        chars = _expand(ctx, raw.get("characters"), "characters", keys)
         if len(lev) != C.NCORE_LEVELED:
             ctx.err("levelled", f"needs {C.NCORE_LEVELED} cards (counts included), found {len(lev)}")
         if len(start) != 16:
@@ -224,8 +227,7 @@ class _Compiler:
         per_level = np.zeros(7, int)
         for i, (e, kind) in enumerate(order):
             ctx.card = e.get("name", f"#{i}")
-            check_fields(ctx, e, {"name", "level", "cost", "stat", "type", "count",
-                                  "crawler", "play", "exhaust", "tough"})
+            check_fields(ctx, e, keys)
             name = read_str(ctx, e, "name")
             if kind == CK_LEVELLED:
                 lv = read_int(ctx, e, "level", lo=1, hi=6)
@@ -294,12 +296,13 @@ class _Compiler:
         ctx = Ctx("threats")
         raw = self.raw["threats"]
         check_fields(ctx, raw, {"starting", "threats"})
-        start = _expand(ctx, raw.get("starting"), "starting")
-        thr = _expand(ctx, raw.get("threats"), "threats")
+        base = {"name", "atk", "def", "datk", "ddef", "kw", "count"}
+        start = _expand(ctx, raw.get("starting"), "starting", base | {"group", "bonus"})
+        thr = _expand(ctx, raw.get("threats"), "threats", base | {"group", "bonus"})
         bctx = Ctx("bosses")
         braw = self.raw["bosses"]
         check_fields(bctx, braw, {"bosses"})
-        boss = _expand(bctx, braw.get("bosses"), "bosses")
+        boss = _expand(bctx, braw.get("bosses"), "bosses", base | {"kind", "xp", "flip"})
         if len(start) != C.NSTART_THREAT:
             ctx.err("starting", f"needs {C.NSTART_THREAT} threats, found {len(start)}")
         if len(thr) != C.NFLOOR_THREAT:
@@ -319,7 +322,6 @@ class _Compiler:
                 + [(e, bctx, "boss") for e in boss])
         for i, (e, cx, kind) in enumerate(rows):
             cx.card = e.get("name", f"#{i}")
-            base = {"name", "atk", "def", "datk", "ddef", "kw", "count"}
             if kind == "boss":
                 check_fields(cx, e, base | {"kind", "xp", "flip"})
                 t["t_group"][i] = G_BOSS
@@ -449,7 +451,9 @@ class _Compiler:
         ctx = Ctx("upgrades")
         raw = self.raw["upgrades"]
         check_fields(ctx, raw, {"upgrades"})
-        ups = _expand(ctx, raw.get("upgrades"), "upgrades")
+        ukeys = {"name", "cutout", "cost", "req", "discount_stat", "discount", "count", "ops",
+                 "ap", "tough", "atk", "def", "kw"}
+        ups = _expand(ctx, raw.get("upgrades"), "upgrades", ukeys)
         if len(ups) != C.NUPGRADE:
             ctx.err("upgrades", f"needs {C.NUPGRADE} upgrades, found {len(ups)}")
         n = C.NUPGRADE
@@ -460,9 +464,7 @@ class _Compiler:
         un = []
         for i, e in enumerate(ups):
             ctx.card = e.get("name", f"#{i}")
-            check_fields(ctx, e, {"name", "cutout", "cost", "req", "discount_stat",
-                                  "discount", "count", "ops", "ap", "tough", "atk",
-                                  "def", "kw"})
+            check_fields(ctx, e, ukeys)
             t["u_cutout"][i] = ("top", "bottom").index(read_str(ctx, e, "cutout", ("top", "bottom")))
             t["u_cost"][i] = read_int(ctx, e, "cost", lo=0, hi=20)
             t["u_req"][i] = ("any", "tactic", "ally").index(read_str(ctx, e, "req", ("any", "tactic", "ally"), "any"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import CorruptStateError, SnapshotError
 from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
@@ -24,11 +25,29 @@ _OUTCOME_LUT = np.array([OUTCOME_NAMES.get(k, "?") for k in range(max(OUTCOME_NA
 
 
 def _campaign(value):
+    """The spec-level check of the ``campaign`` reset option (any table
+    size, the default content); an env's core checks the sheet again for
+    its own seats, crawler and content (:meth:`DCCCore.check_campaign_option`)
+    before its reset changes anything."""
     if not isinstance(value, dict):
         raise ValueError("reset option 'campaign' must be a dict (xp, benefits, "
                          f"achievements, decks, upgrades), got {type(value).__name__}")
     make_config(campaign=value)          # validates every key and value
     return value
+
+
+class CampaignOption:
+    """A campaign sheet checked by a core: the config vector its reset uses."""
+
+    __slots__ = ("cfg",)
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+
+#: record fields that hold the configuration, with the names of their values
+_CONFIG_NAMES = {"cfg_difficulty": C.DIFFICULTIES, "cfg_mode": C.MODES,
+                 "reward_mode": C.REWARD_MODES}
 
 
 def max_score_reward(content) -> float:
@@ -50,10 +69,11 @@ def one_team(n: int) -> tuple:
     return (tuple(range(n)),)
 
 
-def make_spec(content=None, reward="winloss") -> GameSpec:
+def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameSpec:
     """The game's spec. ``reward_range`` is true for the reward mode: (-1, 1)
     for ``"winloss"``, (-1, :func:`max_score_reward`) for ``"score"`` (a won
-    game pays its XP, which can exceed 1)."""
+    game pays its XP, which can exceed 1). ``campaign_check``: the validator
+    of the ``campaign`` reset option (a core passes its own)."""
     content = content or default_content()
     mode = choice_arg(reward, C.REWARD_MODES, "reward")
     high = 1.0 if mode == C.RM_WINLOSS else max(1.0, max_score_reward(content))
@@ -63,7 +83,7 @@ def make_spec(content=None, reward="winloss") -> GameSpec:
         action_names=C.ACTIONS.names(),
         min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, high), multi_agent=False, make_core=make_core,
-        reset_options={"campaign": _campaign},
+        reset_options={"campaign": campaign_check},
         utility="team", teams=one_team, ties=False, turn_order="state",
         chance="explicit", information="imperfect")
 
@@ -88,23 +108,82 @@ class DCCCore(KernelCore):
         self.content = default_content() if content is None else load_content(content)
         self.T = self.content.tables
         self.TR = self.content.record
-        self.spec = make_spec(self.content, reward)
+        self.spec = make_spec(self.content, reward, campaign_check=self.check_campaign_option)
         players = int_arg(num_players, "num_players", 1, C.NPLAYERS_MAX)
         self.options = dict(floor=floor, difficulty=difficulty, mode=mode, crawler=crawler,
                             race=race, klass=klass)
-        cfg = make_config(campaign=campaign, content=self.content, **self.options)
+        cfg = make_config(campaign=campaign, content=self.content, num_players=players,
+                          **self.options)
         self._configure(players, max_steps, auto_advance,
                         choice_arg(reward, C.REWARD_MODES, "reward"), cfg=cfg)
 
+    def check_campaign_option(self, value) -> CampaignOption:
+        """The ``campaign`` reset option checked whole for this core (its
+        seats, crawler and content) before the adapters reset anything:
+        ``ValueError`` naming the field, or the config its reset uses."""
+        if not isinstance(value, dict):
+            raise ValueError("reset option 'campaign' must be a dict (xp, benefits, "
+                             f"achievements, decks, upgrades), got {type(value).__name__}")
+        return CampaignOption(make_config(campaign=value, content=self.content,
+                                          num_players=self.num_players, **self.options))
+
     def apply_reset_options(self, states, options) -> None:
         """``campaign``: restart these games with the carried-over deck list,
-        XP, benefits and achievements (same seeds)."""
+        XP, benefits and achievements (same seeds). The sheet was checked
+        whole before (:meth:`check_campaign_option`); the first reset record
+        is then checked by the game's own rules as well (``check_state``), so
+        a sheet the checks let through by mistake fails here, loudly."""
         if "campaign" not in options:
             return
-        cfg = make_config(campaign=options["campaign"], content=self.content, **self.options)
+        opt = options["campaign"]
+        if not isinstance(opt, CampaignOption):
+            opt = self.check_campaign_option(opt)
         self.kernels.reset_batch(states, self.TR, np.ascontiguousarray(states["seed"]),
                                  np.ascontiguousarray(states["num_players"]), self.max_steps,
-                                 self.auto_advance, self.reward_mode, cfg)
+                                 self.auto_advance, self.reward_mode, opt.cfg)
+        if len(states):
+            try:
+                self.check_state(states[0])
+            except CorruptStateError as e:
+                raise CorruptStateError(f"the campaign sheet was accepted, but the game it "
+                                        f"set up breaks the rules (a bug): {e}") from e
+
+    def check_state(self, state) -> None:
+        """The game's rules (``validate.py``, see ``KernelCore.check_state``),
+        then the configuration: a record made under another floor,
+        difficulty, mode, crawler, race / class setting, reward mode, step
+        cap or auto-advance setting than this core's raises
+        ``SnapshotError`` naming the field and both values."""
+        super().check_state(state)
+        s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
+        want = {"cfg_floor": self.cfg[C.CFG_FLOOR], "cfg_difficulty": self.cfg[C.CFG_DIFFICULTY],
+                "cfg_mode": self.cfg[C.CFG_MODE], "cfg_crawler": self.cfg[C.CFG_CRAWLER],
+                "reward_mode": self.reward_mode, "max_steps": self.max_steps,
+                "auto_advance": self.auto_advance}
+        for p in range(C.NPLAYERS_MAX):
+            want[f"cfg_race[{p}]"] = self.cfg[C.CFG_RACE0 + p]
+            want[f"cfg_class[{p}]"] = self.cfg[C.CFG_CLASS0 + p]
+        for key, env_value in want.items():
+            field, _, idx = key.partition("[")
+            got = s[field][int(idx[:-1])] if idx else s[field]
+            if int(got) != int(env_value):
+                raise SnapshotError(
+                    f"snapshot made under another configuration: {key} is "
+                    f"{self._config_word(field, int(got))} in the record, "
+                    f"{self._config_word(field, int(env_value))} in this env")
+
+    def _config_word(self, field, v) -> str:
+        names = _CONFIG_NAMES.get(field)
+        if field == "cfg_crawler":
+            names = self.content.crawler_names
+        elif field in ("cfg_race", "cfg_class"):
+            rc = {C.RC_DRAFT: "draft", C.RC_PRESET: "preset", C.RC_NONE: "none"}
+            if v in rc:
+                return f"{v} ({rc[v]})"
+            names = self.content.race_names if field == "cfg_race" else self.content.class_names
+        if names is not None and 0 <= v < len(names):
+            return f"{v} ({names[v]})"
+        return str(v)
 
     # -- helpers (not hot) ------------------------------------------------------
     def episode_info(self, state) -> dict:

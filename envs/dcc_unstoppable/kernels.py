@@ -420,5 +420,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '46e55eb9ea73f18401e226c5acb60b75175dd342907fb928a86119ec629764ff'
+SOURCE_DIGEST = '974fda946a523eba362cd8795c27b2ec5a8378f3a6b4018df0ab23717b0183c4'
 ensure_fresh(globals())

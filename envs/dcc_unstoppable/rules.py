@@ -473,7 +473,7 @@ def level_up(st, T, p, rew):
     if heal > 0:
         st.health[p] = min(C.HEALTH_CAP, st.health[p] + heal)
     if st.descended[p] == 1:
-        st.levels_after_stairs[p] += 1
+        st.levels_after_stairs[p] = min(100, st.levels_after_stairs[p] + 1)
     # discard pile -> new deck; a stairs card still in the deck (the refill
     # found only the stairs, see ``refill``) goes back under it
     had_stairs = st.sl_zone[C.STAIRS0 + p] == C.Z_DECK
@@ -868,11 +868,11 @@ def defeat(st, T, a, q, s, rew):
     take(st, s)
     # A-10: Sacrifice is part of the defeat, before the card joins a hand
     if (kw & C.KW_SACRIFICE) and can_sacrifice(st, T, a):
-        st.sac_queue[a] += 1
+        st.sac_queue[a] = min(100, st.sac_queue[a] + 1)
         st.sac_excl[a] = s
     if from_deck:
         reveal_top(st, q)
-    st.defeats[a] += 1
+    st.defeats[a] = min(32767, st.defeats[a] + 1)
     st.turn_defeats[a] = min(100, st.turn_defeats[a] + 1)
     if st.quest >= 0:
         card = T.quest_first[st.quest] + st.quest_part
@@ -1490,13 +1490,26 @@ def _clear(st):
 
 
 @njit(**JIT)
+def on_deck_list(st, c):
+    """Is core ``c`` on the campaign deck list of a seat at the table?"""
+    for p in range(st.num_players):
+        for k in range(C.CAMP_DECK):
+            if st.camp_deck[p, k] == c:
+                return True
+    return False
+
+
+@njit(**JIT)
 def reset_row(st, T):
     """Supply (A), floor (B) and crawler (C) setup; the arcade race/class
     choice becomes decisions when configured as ``RC_DRAFT``."""
     _clear(st)
     f = st.cfg_floor - 1
-    # A. supply: core decks by level, shuffled (DCC-088..090)
+    # A. supply: core decks by level, shuffled (DCC-088..090); a levelled core
+    # on a campaign deck list is that crawler's card, not the supply's (DCC-257/258)
     for c in range(C.NCORE_LEVELED):
+        if on_deck_list(st, c):
+            continue
         d = T.c_level[c] - 1
         st.cdeck[d, st.cdeck_n[d]] = c
         st.cdeck_n[d] += 1

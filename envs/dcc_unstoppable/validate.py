@@ -329,4 +329,88 @@ def pending(ctx):
             ctx.fail("pend", r, f"pending op {i} is no op of the content")
 
 
-CROSS_RULES = (flow, seats, zones, pending)
+def campaign(ctx):
+    """The campaign sheet in the record is one ``config.check_campaign``
+    accepts: benefit circles within the table size's, deck lists only for
+    seats at the table, listed first, each core once over both seats (a
+    levelled one never back in the supply), a seat's starting and character
+    cards its own crawler's; upgrades on listed entries, in their own
+    cutout, fitting the card's type, each upgrade once."""
+    T = ctx.T
+    n = ctx.i("num_players")
+    ben = ctx.a("camp_ben")
+    nb = int(T.n_benefits)
+    hi = np.zeros(C.MAX_BENEFITS, np.int64)
+    hi[:nb] = np.asarray(T.be_circles)[:nb, n - 1]
+    if (ben > hi).any():
+        b = int(np.flatnonzero(ben > hi)[0])
+        ctx.fail("camp_ben", ben, f"benefit {b} has {int(hi[b])} circles at {n} seat(s)")
+    deck, upg = ctx.a("camp_deck"), ctx.a("camp_upg")
+    if (deck[n:] != -1).any() or (upg[n:] != -1).any():
+        ctx.fail("camp_deck", deck, f"a deck list for a seat not at the table ({n} seat(s))")
+    listed = deck[deck >= 0]
+    if len(set(listed.tolist())) != listed.size:
+        ctx.fail("camp_deck", deck, "a core card listed twice")
+    cr = ctx.a("crawler")
+    owner = np.asarray(T.c_crawler)
+    for p in range(n):
+        k = int((deck[p] >= 0).sum())
+        if (deck[p, :k] < 0).any():
+            ctx.fail("camp_deck", deck[p], f"seat {p}: the deck list has a gap")
+        own = owner[deck[p, :k]]
+        if ((own >= 0) & (own != cr[p])).any():
+            ctx.fail("camp_deck", deck[p], f"seat {p}: another crawler's starting card")
+        for e in range(C.CAMP_DECK):
+            for cut in range(2):
+                u = int(upg[p, e, cut])
+                if u < 0:
+                    continue
+                if e >= k:
+                    ctx.fail("camp_upg", upg[p], f"seat {p}: an upgrade on empty entry {e}")
+                typ, req = int(T.c_type[deck[p, e]]), int(T.u_req[u])
+                if int(T.u_cutout[u]) != cut or (req == 1 and typ != C.TACTIC) or \
+                        (req == 2 and typ != C.ALLY):
+                    ctx.fail("camp_upg", upg[p], f"seat {p}: upgrade {u} does not fit entry {e}")
+    ups = upg[upg >= 0]
+    if len(set(ups.tolist())) != ups.size:
+        ctx.fail("camp_upg", upg, "an upgrade listed twice")
+    lev = listed[listed < C.NCORE_LEVELED]
+    cz = ctx.a("core_zone")[lev]
+    if np.isin(cz, [C.CZ_CDECK, C.CZ_REVEAL]).any():
+        ctx.fail("core_zone", cz, "a core card of a deck list is in the supply")
+
+
+def scoring(ctx):
+    """The XP the end of the game pays is the rules': ``bosses`` counts and
+    ``boss_xp`` sums the bosses in the trophy piles, ``quests_done`` and
+    ``quest_xp`` the quests drawn and finished (a record claiming more could
+    pay a reward outside the declared range)."""
+    T = ctx.T
+    trophy = np.flatnonzero(ctx.a("sl_zone")[:C.NTHREAT] == C.Z_TROPHY)
+    if (trophy < BOSS0).any():
+        ctx.fail("sl_zone", ctx.a("sl_zone"), "only bosses go to a trophy pile")
+    kinds = np.bincount(np.asarray(T.t_boss_kind)[trophy], minlength=len(ctx.a("bosses")))
+    if not np.array_equal(kinds[:len(ctx.a("bosses"))], ctx.a("bosses")):
+        ctx.fail("bosses", ctx.a("bosses"), f"the trophy piles hold {kinds.tolist()} bosses by kind")
+    want = int(np.asarray(T.t_xp, np.int64)[trophy].sum())
+    if ctx.i("boss_xp") != want:
+        ctx.fail("boss_xp", ctx.i("boss_xp"), f"the trophy bosses are worth {want} XP")
+    nxt, q = ctx.i("quest_next"), ctx.i("quest")
+    order = ctx.a("quest_order")
+    nq = int(T.n_quests)
+    if ctx.i("cfg_floor") == C.NFLOOR:
+        if sorted(order[:nq].tolist()) != list(range(nq)) or (order[nq:] != -1).any():
+            ctx.fail("quest_order", order, f"Floor 3 shuffles the {nq} quests")
+    elif (order != -1).any() or nxt or q >= 0:
+        ctx.fail("quest_order", order, "quests are drawn on Floor 3 only")
+    if q >= 0 and (nxt < 1 or int(order[nxt - 1]) != q):
+        ctx.fail("quest", q, "the active quest is not the last one drawn")
+    done = [int(x) for x in order[:nxt] if int(x) != q]
+    if ctx.i("quests_done") != len(done):
+        ctx.fail("quests_done", ctx.i("quests_done"), f"{len(done)} quests drawn and finished")
+    xp = sum(int(T.q_xp[int(T.quest_first[d]) + int(T.quest_nparts[d]) - 1]) for d in done)
+    if ctx.i("quest_xp") != xp:
+        ctx.fail("quest_xp", ctx.i("quest_xp"), f"the finished quests are worth {xp} XP")
+
+
+CROSS_RULES = (flow, seats, zones, pending, campaign, scoring)
