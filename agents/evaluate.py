@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
+from ..options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .metrics import wilson
 
@@ -189,7 +190,8 @@ def build_parser(hooks) -> argparse.ArgumentParser:
                    help="sample models' actions instead of taking the most probable")
     p.add_argument("--allow-content-change", action="store_true",
                    help="load a model trained on another content of the same layout (warns)")
-    p.add_argument("--json", default=None, help="write the summaries to this JSON file")
+    p.add_argument("--json", default=None, type=writable_file, metavar="PATH",
+                   help="write the summaries to this JSON file (its folder must exist)")
     p.add_argument("--slow", action="store_true",
                    help="evaluate random/heuristic through the batched loop, not whole games in numba")
     p.add_argument("--plot", default=None,
@@ -284,9 +286,20 @@ def main(args) -> int:
           f"{' / '.join(settings)}")
     print(format_table(summaries, hooks))
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
     return 0
+
+
+def _open_json(path):
+    """``open(path, "w")`` for ``--json``; a path that became unwritable since
+    the command line was read is one line on stderr (exit code 2)."""
+    try:
+        return open(path, "w")
+    except OSError as e:
+        print(f"dungeonrl eval: error: --json {path!r}: cannot write it ({e.strerror or e})",
+              file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
@@ -320,7 +333,7 @@ def _print_coop(args, opts, rows, solo, games, hooks) -> int:
           f"win rate = the team's")
     print(format_table(rows))
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "summaries": rows}, f, indent=1)
     return 0
 
@@ -385,7 +398,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     except ImportError:       # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
                        "pairings": rows, "ratings": league.table()}, f, indent=1)
     return 0
@@ -412,7 +425,7 @@ def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
     except ImportError:       # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
                        "rating": "openskill-plackett-luce", "ratings": league.table()},
                       f, indent=1)
