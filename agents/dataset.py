@@ -173,9 +173,9 @@ def _check_target(root: str, dataset_id: str, overwrite: bool) -> str:
     for k in range(1, len(parts) + 1):
         ns = os.path.join(root, *parts[:k])
         if os.path.exists(ns) and (not os.path.isdir(ns) or _is_dataset(ns)):
+            what = "a dataset" if _is_dataset(ns) else "a file"
             raise ValueError(f"dataset_id {dataset_id!r}: its namespace "
-                             f"{'/'.join(parts[:k])!r} is {'a dataset' if _is_dataset(ns) else 'a file'} "
-                             f"in {root}; choose another id")
+                             f"{'/'.join(parts[:k])!r} is {what} in {root}; choose another id")
     if os.path.lexists(target):
         if not os.path.isdir(target) or not _is_dataset(target):
             raise ValueError(f"dataset_id {dataset_id!r}: {target} exists and is not a Minari "
@@ -455,8 +455,8 @@ def cli_dataset(args) -> int:
         ds = record_dataset(args.env, args.agent, args.episodes, dataset_id=args.dataset_id,
                             seed=seed, root=args.root, overwrite=args.overwrite, **env_kwargs)
     except FileExistsError as e:
-        print(f"dungeonrl dataset {args.env}: error: {str(e).replace('overwrite=True (--overwrite)', '--overwrite')}",
-              file=sys.stderr)
+        why = str(e).replace("overwrite=True (--overwrite)", "--overwrite")
+        print(f"dungeonrl dataset {args.env}: error: {why}", file=sys.stderr)
         return 2
     except (ValueError, OSError, ImportError, DungeonRLError) as e:
         print(f"dungeonrl dataset {args.env}: error: {e}", file=sys.stderr)

@@ -229,6 +229,7 @@ DATASET_REFUSED = [
     (["dungeon_crawler", "--agent", "UB"], ["is a model of unbroken, not dungeon_crawler"]),
     (["dungeon_crawler", "--players", "9"], ["--players", "[2, 8]"]),
     (["dungeon_crawler", "--players", "1"], ["--players", "[2, 8]"]),
+    (["dungeon_crawler", "--opponents", "nobody"], ["nobody"]),
     (["unbroken", "--dataset-id", "bad id!"], ["--dataset-id", "NAMESPACE/]NAME-vN"]),
     (["unbroken", "--dataset-id", "no-version"], ["--dataset-id"]),
     (["unbroken", "--dataset-id", "x/y-v0"], ["--dataset-id", "2 characters"]),

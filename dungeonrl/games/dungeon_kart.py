@@ -69,7 +69,8 @@ def play(args):
             parent = os.path.dirname(parent)
         if not args.pictures or (os.path.exists(folder) and not os.path.isdir(folder)) \
                 or not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
-            why = ("it exists and is not a folder" if os.path.exists(folder) else
+            why = ("an empty path" if not args.pictures else
+                   "it exists and is not a folder" if os.path.exists(folder) else
                    f"{parent!r} is not a writable folder")
             print(f"{prog}: error: --pictures {args.pictures!r}: cannot save pictures there "
                   f"({why})", file=sys.stderr)
