@@ -245,10 +245,11 @@ def main(args) -> int:
         for name in agents:
             try:
                 mk = {} if name in ("random", "heuristic") else model_core_kwargs(name)
+                players = int(mk.get("num_players", 1))
             except Exception:       # noqa: BLE001 - reported below by make_agent
                 continue
-            if int(mk.get("num_players", 1)) > 1:
-                given["num_players"] = int(mk["num_players"])
+            if players > 1:
+                given["num_players"] = players
                 break
     summaries = []
     cores = {}
@@ -260,9 +261,9 @@ def main(args) -> int:
                 check_model_game(name, _spec(game))   # another game's model: ModelSpecError
                 kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
             kw.update(given)
-            key = tuple(sorted(kw.items()))
+            key = repr(sorted(kw.items(), key=repr))   # a file's values may not hash
             if key not in cores:
-                cores[key] = resolve_core(game, kw)
+                cores[key] = _core_for(game, kw, name)
             core = cores[key]
             agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
                                strict=not opts.allow_content_change)
@@ -289,6 +290,20 @@ def main(args) -> int:
         with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
     return 0
+
+
+def _core_for(game, kw: dict, model):
+    """``resolve_core(game, kw)``, where ``kw`` holds the options a saved
+    model was trained with (read from the file): options the game does not
+    take are a ``ModelSpecError`` naming the file, not a ``TypeError``."""
+    try:
+        return resolve_core(game, dict(kw))
+    except (TypeError, ValueError) as e:
+        if model is None or model in ("random", "heuristic"):
+            raise
+        from .modelspec import ModelSpecError
+        raise ModelSpecError(f"{model}: the game options stored with the model "
+                             f"({dict(kw)!r:.200}) do not build {game}: {e}") from None
 
 
 def _open_json(path):
@@ -362,7 +377,8 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
                 kw.update({k: v for k, v in mk.items() if k != "reward"})
                 break
         kw.update(given)
-        core = resolve_core(args.env, kw)
+        core = _core_for(args.env, kw, next((a for a in agents
+                                              if a not in ("random", "heuristic")), None))
         built, labels = {}, []
         for name in agents:
             agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,

@@ -147,7 +147,10 @@ def read_sb3_spec(path) -> dict:
                     f"{path}: no {SB3_META_NAME} inside: not saved by dungeonrl's save_sb3, so "
                     "the game it was trained on cannot be checked")
             raw = z.read(SB3_META_NAME)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
+    except ModelSpecError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
+            RuntimeError, NotImplementedError) as e:   # a garbled entry name, method...
         if isinstance(e, FileNotFoundError):
             raise
         raise ModelSpecError(f"{path}: not a readable SB3 zip ({type(e).__name__}: {e})") from e

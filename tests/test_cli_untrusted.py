@@ -116,6 +116,24 @@ def test_broken_pt_model_is_a_model_spec_error(ub_payload, tmp_path, case):
     assert "broken.pt" in str(ei.value) and words in str(ei.value), str(ei.value)
 
 
+def test_garbled_zip_entry_name_is_a_model_spec_error(ub_payload, tmp_path):
+    """Found by the model fuzz: one flipped byte in a zip entry's name made
+    telling .pt from SB3 .zip raise a raw UnicodeDecodeError."""
+    from dungeonrl.agents.modelspec import ModelSpecError, read_sb3_spec
+    from dungeonrl.agents.policy import make_agent
+    path, _, core = ub_payload
+    raw = bytearray(Path(path).read_bytes())
+    at = raw.rfind(b"ub/data.pkl")          # the name in the zip's central directory
+    assert at > 0
+    raw[at] = 0xED                          # not UTF-8
+    bad = tmp_path / "flipped.pt"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ModelSpecError, match="flipped.pt"):
+        make_agent(str(bad), core)
+    with pytest.raises(ModelSpecError, match="flipped.pt"):
+        read_sb3_spec(str(bad))
+
+
 @pytest.mark.parametrize("case", ["no arch", "string arch", "negative layer", "nan weights"])
 def test_broken_model_on_the_command_line(ub_payload, in_tmp, capsys, case):
     """``play`` and ``eval`` with a broken model: exit code 2 and the file
@@ -127,6 +145,20 @@ def test_broken_model_on_the_command_line(ub_payload, in_tmp, capsys, case):
     torch.save(q, in_tmp / "m.pt")
     _refused(["play", "unbroken", "--agent", "m.pt", "--max-steps", "2"], capsys, "m.pt")
     _refused(["eval", "unbroken", "--agent", "m.pt", "--games", "2"], capsys, "m.pt")
+
+
+@pytest.mark.parametrize("stored", [{"bogus": 1}, {"": 0}, {"num_players": "x"},
+                                    {"character": ["a"]}])
+def test_eval_with_bad_stored_game_options(ub_payload, in_tmp, capsys, stored):
+    """The game options saved with a model build eval's core: options the
+    game does not take were a TypeError traceback (ValueError for
+    ``num_players='x'``, unhashable values a TypeError too)."""
+    _, payload, _ = ub_payload
+    q = _copy(payload)
+    q["model_spec"]["core_kwargs"] = stored
+    torch.save(q, in_tmp / "opts.pt")
+    _refused(["eval", "unbroken", "--agent", "opts.pt", "--games", "2"], capsys, "opts.pt",
+             "game options stored with the model")
 
 
 def test_another_games_model_names_both_games(ub_payload, capsys):
