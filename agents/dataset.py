@@ -44,11 +44,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import warnings
 
 import numpy as np
 
-__all__ = ["record_dataset", "default_dataset_id", "build_parser", "main"]
+__all__ = ["record_dataset", "default_dataset_id", "check_dataset_id", "build_parser", "main"]
 
 
 def _minari():
@@ -83,6 +84,118 @@ def _buffers(env):
     return buf
 
 
+#: a dataset id: ``[NAMESPACE/]NAME-vN``; the namespace is one or more
+#: ``/``-separated parts of letters, digits, ``_`` and ``-`` (two characters at
+#: least, as Minari's parser wants), the version is required
+_PART = r"[-\w]+"
+DATASET_ID_RE = re.compile(rf"(?:(?P<namespace>{_PART}(?:/{_PART})*)/)?"
+                           rf"(?P<name>{_PART}?)-v(?P<version>[0-9]+)")
+MAX_ID_LENGTH = 200
+
+
+def check_dataset_id(dataset_id, what: str = "dataset_id") -> str:
+    """``dataset_id`` if it is a Minari dataset id ``[NAMESPACE/]NAME-vN``
+    (see :data:`DATASET_ID_RE`), else ``ValueError`` naming ``what`` and the
+    allowed form. Checked before anything is created: Minari makes the
+    dataset's folder before it parses the id, and a folder of a malformed id
+    breaks every later listing of the same root."""
+    form = ("[NAMESPACE/]NAME-vN: letters, digits, '_' and '-', parts separated by '/', "
+            "a namespace of 2 characters or more, a version number (e.g. "
+            "dungeonrl/unbroken/heuristic-v0)")
+    if not isinstance(dataset_id, str):
+        raise ValueError(f"{what} must be a string {form}, got {dataset_id!r}")
+    m = DATASET_ID_RE.fullmatch(dataset_id)
+    if m is None or len(dataset_id) > MAX_ID_LENGTH or (
+            m.group("namespace") is not None and len(m.group("namespace")) < 2):
+        raise ValueError(f"{what} {dataset_id!r} is not a Minari dataset id: use {form}, at "
+                         f"most {MAX_ID_LENGTH} characters")
+    try:        # Minari's own parser agrees (when it is installed)
+        from minari.dataset.minari_dataset import parse_dataset_id
+        parse_dataset_id(dataset_id)
+    except ImportError:  # pragma: no cover - the datasets extra is missing
+        pass
+    except Exception as e:  # pragma: no cover - a Minari with stricter ids
+        raise ValueError(f"{what} {dataset_id!r}: Minari refuses it ({e})") from None
+    return dataset_id
+
+
+def _datasets_root(root) -> str:
+    """The absolute folder datasets go to (``root``, else
+    ``$MINARI_DATASETS_PATH``, else ``~/.minari/datasets``), checked: an
+    existing path must be a writable folder, a missing one must be creatable
+    under a writable folder. ``ValueError`` naming it otherwise."""
+    what = "root"
+    if root is None:
+        root = os.environ.get("MINARI_DATASETS_PATH") or os.path.join(
+            os.path.expanduser("~"), ".minari", "datasets")
+        what = "the dataset folder ($MINARI_DATASETS_PATH or ~/.minari/datasets)"
+    if not isinstance(root, (str, os.PathLike)) or not os.fspath(root):
+        raise ValueError(f"{what} must be a folder path, got {root!r}")
+    path = os.path.abspath(os.path.expanduser(os.fspath(root)))
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise ValueError(f"{what} {os.fspath(root)!r} exists and is not a folder")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{what} {os.fspath(root)!r} is not writable")
+        return path
+    parent = path
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {os.fspath(root)!r} cannot be created: {parent!r} is not a "
+                         "writable folder")
+    made = _missing_dirs(path)        # try it (permissions, read-only mounts), then undo
+    try:
+        os.makedirs(path)
+    except OSError as e:
+        raise ValueError(f"{what} {os.fspath(root)!r} cannot be created "
+                         f"({e.strerror or e})") from None
+    finally:
+        for d in made:
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+    return path
+
+
+def _is_dataset(path) -> bool:
+    return os.path.isdir(os.path.join(path, "data"))
+
+
+def _check_target(root: str, dataset_id: str, overwrite: bool) -> str:
+    """The folder of ``dataset_id`` under ``root``; ``FileExistsError`` when it
+    is a dataset already and not ``overwrite``; ``ValueError`` when it, or a
+    folder of its namespace, is something else (a file, a namespace, a
+    dataset) that writing there would damage."""
+    target = os.path.join(root, *dataset_id.split("/"))
+    parts = dataset_id.split("/")[:-1]
+    for k in range(1, len(parts) + 1):
+        ns = os.path.join(root, *parts[:k])
+        if os.path.exists(ns) and (not os.path.isdir(ns) or _is_dataset(ns)):
+            what = "a dataset" if _is_dataset(ns) else "a file"
+            raise ValueError(f"dataset_id {dataset_id!r}: its namespace "
+                             f"{'/'.join(parts[:k])!r} is {what} in {root}; choose another id")
+    if os.path.lexists(target):
+        if not os.path.isdir(target) or not _is_dataset(target):
+            raise ValueError(f"dataset_id {dataset_id!r}: {target} exists and is not a Minari "
+                             "dataset (a namespace or another file); choose another id")
+        if not overwrite:
+            raise FileExistsError(f"a local Minari dataset {dataset_id!r} exists already in "
+                                  f"{root}; pass overwrite=True (--overwrite) or another "
+                                  "dataset id")
+    return target
+
+
+def _missing_dirs(path: str) -> list:
+    """The folders ``os.makedirs(path)`` would create, deepest first."""
+    out = []
+    while not os.path.exists(path):
+        out.append(path)
+        path = os.path.dirname(path)
+    return out
+
+
 def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
                    dataset_id: str | None = None, seed: int = 0, root: str | None = None,
                    overwrite: bool = False, description: str | None = None,
@@ -93,7 +206,13 @@ def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
     dataset and return it (a ``minari.MinariDataset``). ``env_kwargs`` go to
     ``gymnasium.make`` (e.g. ``character=``, ``difficulty=`` for Unbroken;
     ``num_players=``, ``opponents=`` for Dungeon Crawler). See the module
-    doc for what is recorded."""
+    doc for what is recorded.
+
+    Everything is checked before anything is written (``ValueError`` /
+    ``TypeError`` naming the argument, ``FileExistsError`` for an existing
+    id without ``overwrite``, ``ModelSpecError`` for a model file that is
+    garbled or of another game); a failure while writing removes what was
+    written and leaves a replaced dataset in place."""
     import gymnasium as gym
 
     from .. import registry
@@ -101,61 +220,105 @@ def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) \
             or episodes < 1:
         raise ValueError(f"episodes must be an integer >= 1, got {episodes!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0 \
+            or int(seed) + int(episodes) - 1 >= 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64 - episodes], got {seed!r}")
     spec = registry.get_spec(game)
     minari = _minari()
     from minari.data_collector.episode_buffer import EpisodeBuffer
-    if root is not None:
-        os.makedirs(root, exist_ok=True)
-        os.environ["MINARI_DATASETS_PATH"] = os.path.abspath(root)
-    dataset_id = dataset_id or default_dataset_id(spec.name, agent)
-    if dataset_id in minari.list_local_datasets():
-        if not overwrite:
-            raise FileExistsError(f"a local Minari dataset {dataset_id!r} exists already; "
-                                  "pass overwrite=True (--overwrite) or another dataset id")
-        minari.delete_dataset(dataset_id)
+    dataset_id = check_dataset_id(dataset_id or default_dataset_id(spec.name, agent))
+    root_path = _datasets_root(root)
+    target = _check_target(root_path, dataset_id, overwrite)
     env = gym.make(spec.env_id, disable_env_checker=True, **env_kwargs)
-    policy = make_agent(agent, env.unwrapped.core, seed=seed, deterministic=True)
-    rows = np.zeros(1, np.int64)
-    episodes_out, returns = [], []
-    for k in range(int(episodes)):
-        obs, info = env.reset(seed=int(seed) + k)
-        observations, masks = [obs], [np.asarray(info["action_mask"], np.int8)]
-        actions, rewards, terms, truncs = [], [], [], []
-        done = False
-        while not done:
-            action = int(policy.act(_buffers(env), rows)[0])
-            obs, reward, terminated, truncated, info = env.step(action)
-            observations.append(obs)
-            masks.append(np.asarray(info["action_mask"], np.int8))
-            actions.append(action)
-            rewards.append(float(reward))
-            terms.append(bool(terminated))
-            truncs.append(bool(truncated))
-            done = terminated or truncated
-        returns.append(sum(rewards))
-        # Minari's DataCollector would build these with jax; the buffers are plain lists
-        episodes_out.append(EpisodeBuffer(
-            id=k, seed=int(seed) + k, observations=observations, actions=actions,
-            rewards=rewards, terminations=terms, truncations=truncs,
-            infos={"action_mask": masks}))
-    name = getattr(policy, "name", str(agent))
-    what = ("one seat (the learner of the single-agent view) of " if spec.multi_agent
-            else "")
-    desc = description or (
-        f"{episodes} episodes of {what}{spec.env_id} played by the {name} agent "
-        f"(episode k: seed {seed} + k), recorded by dungeonrl; mean return "
-        f"{float(np.mean(returns)):.3f}. infos['action_mask'] is the legal-action mask "
-        "(int8) of each observation.")
-    with warnings.catch_warnings():
-        # the optional metadata Minari asks for (permalink, e-mail...) is the caller's
-        warnings.filterwarnings("ignore", message=r".*is set to None.*")
-        dataset = minari.create_dataset_from_buffers(
-            dataset_id=dataset_id, buffer=episodes_out, env=env,
-            algorithm_name=f"dungeonrl-{name}", author=author or "dungeonrl",
-            author_email=author_email, code_permalink=code_permalink, description=desc)
-    env.close()
+    try:
+        policy = make_agent(agent, env.unwrapped.core, seed=seed, deterministic=True)
+        rows = np.zeros(1, np.int64)
+        episodes_out, returns = [], []
+        for k in range(int(episodes)):
+            obs, info = env.reset(seed=int(seed) + k)
+            observations, masks = [obs], [np.asarray(info["action_mask"], np.int8)]
+            actions, rewards, terms, truncs = [], [], [], []
+            done = False
+            while not done:
+                action = int(policy.act(_buffers(env), rows)[0])
+                obs, reward, terminated, truncated, info = env.step(action)
+                observations.append(obs)
+                masks.append(np.asarray(info["action_mask"], np.int8))
+                actions.append(action)
+                rewards.append(float(reward))
+                terms.append(bool(terminated))
+                truncs.append(bool(truncated))
+                done = terminated or truncated
+            returns.append(sum(rewards))
+            # Minari's DataCollector would build these with jax; the buffers are plain lists
+            episodes_out.append(EpisodeBuffer(
+                id=k, seed=int(seed) + k, observations=observations, actions=actions,
+                rewards=rewards, terminations=terms, truncations=truncs,
+                infos={"action_mask": masks}))
+        name = getattr(policy, "name", str(agent))
+        what = ("one seat (the learner of the single-agent view) of " if spec.multi_agent
+                else "")
+        desc = description or (
+            f"{episodes} episodes of {what}{spec.env_id} played by the {name} agent "
+            f"(episode k: seed {seed} + k), recorded by dungeonrl; mean return "
+            f"{float(np.mean(returns)):.3f}. infos['action_mask'] is the legal-action mask "
+            "(int8) of each observation.")
+        return _write(minari, root_path, root is not None, target, dataset_id, dict(
+            buffer=episodes_out, env=env, algorithm_name=f"dungeonrl-{name}",
+            author=author or "dungeonrl", author_email=author_email,
+            code_permalink=code_permalink, description=desc))
+    finally:
+        env.close()
+
+
+def _restore_env(old):
+    if old is None:
+        os.environ.pop("MINARI_DATASETS_PATH", None)
+    else:
+        os.environ["MINARI_DATASETS_PATH"] = old
+
+
+def _write(minari, root: str, set_root: bool, target: str, dataset_id: str, kwargs):
+    """Write the dataset; on any failure remove what was created (folders
+    included) and put back a dataset being replaced."""
+    import shutil
+    import uuid
+    created = _missing_dirs(os.path.dirname(target))      # root and namespaces, deepest first
+    old_env = os.environ.get("MINARI_DATASETS_PATH")
+    os.environ["MINARI_DATASETS_PATH"] = root
+    aside, started = None, False
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):       # overwrite: keep the old one until the new is written
+            hidden = os.path.join(os.path.dirname(target),
+                                  f".{os.path.basename(target)}.replaced-{uuid.uuid4().hex[:8]}")
+            os.rename(target, hidden)
+            aside = hidden
+        started = True
+        with warnings.catch_warnings():
+            # the optional metadata Minari asks for (permalink, e-mail...) is the caller's
+            warnings.filterwarnings("ignore", message=r".*is set to None.*")
+            dataset = minari.create_dataset_from_buffers(dataset_id=dataset_id, **kwargs)
+    except BaseException:
+        if started:
+            shutil.rmtree(target, ignore_errors=True)
+        if aside is not None:
+            os.rename(aside, target)
+        for d in created:
+            try:
+                os.remove(os.path.join(d, "namespace_metadata.json"))
+            except OSError:
+                pass
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+        _restore_env(old_env)
+        raise
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+    if not set_root:          # root= sets the variable for this process (documented)
+        _restore_env(old_env)
     return dataset
 
 
@@ -199,9 +362,12 @@ def main(argv=None) -> int:
     if given:
         flags = ", ".join("--players" if k == "num_players" else f"--{k}" for k in given)
         parser.error(f"{flags} does not apply to {spec.name}")
-    ds = record_dataset(args.game, args.agent, args.episodes, dataset_id=args.dataset_id,
-                        seed=args.seed, root=args.root, overwrite=args.overwrite,
-                        **env_kwargs)
+    try:
+        ds = record_dataset(args.game, args.agent, args.episodes, dataset_id=args.dataset_id,
+                            seed=args.seed, root=args.root, overwrite=args.overwrite,
+                            **env_kwargs)
+    except (ValueError, OSError, ImportError) as e:     # ModelSpecError is a ValueError
+        parser.error(str(e))
     print(f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
           f"{ds.total_steps} steps, in {os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}")
     return 0
@@ -212,9 +378,24 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 # --- the `dungeonrl dataset GAME` leaf of the CLI tree ------------------------------------
+def _id_type(text: str) -> str:
+    try:
+        return check_dataset_id(text, "the id")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _root_type(text: str) -> str:
+    try:
+        _datasets_root(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("root ", "", 1)) from None
+    return text
+
+
 def cli_dataset_options(spec):
     """Option groups of ``dungeonrl dataset GAME`` (see :mod:`dungeonrl.cli`)."""
-    from ..options import option, positive_int
+    from ..options import int_range, option, positive_int
 
     @dataclasses.dataclass
     class DatasetOptions:
@@ -223,28 +404,38 @@ def cli_dataset_options(spec):
         agent: str = option("heuristic", "heuristic, random or a saved model file (.pt / .zip)")
         episodes: int = option(100, "episodes to record (episode k plays seed SEED + k)",
                                type=positive_int)
-        dataset_id: str | None = option(None, "Minari dataset id (default "
-                                              "dungeonrl/GAME/AGENT-v0)", metavar="ID")
+        dataset_id: str | None = option(None, "Minari dataset id [NAMESPACE/]NAME-vN (default "
+                                              "dungeonrl/GAME/AGENT-v0)", metavar="ID",
+                                        type=_id_type)
         root: str | None = option(None, "dataset folder (default $MINARI_DATASETS_PATH or "
-                                        "~/.minari/datasets)", metavar="DIR")
+                                        "~/.minari/datasets)", metavar="DIR", type=_root_type)
         overwrite: bool = option(False, "replace an existing dataset id")
 
     @dataclasses.dataclass
     class SeatOptions:
         """the other seats"""
 
-        num_players: int | None = option(None, "seats at the table (default 2)",
-                                         flags=("--players",), type=positive_int)
+        num_players: int | None = option(
+            None, f"seats at the table, {spec.min_players}-{spec.max_players} (default: the "
+                  "game's default)", flags=("--players",),
+            type=int_range(spec.min_players, spec.max_players))
         opponents: str | None = option(None, "the other seats' pool, e.g. "
                                              "heuristic:0.5,random:0.5 (default heuristic)")
+
+    characters, difficulties = (), ()
+    if spec.name == "unbroken":
+        from ..envs.unbroken import consts as C
+        from ..envs.unbroken.core import CHARACTERS
+        characters, difficulties = (*CHARACTERS, "random"), tuple(C.DIFFICULTIES)
 
     @dataclasses.dataclass
     class UnbrokenOptions:
         """configuration"""
 
-        character: str | None = option(None, "sneak, sage, hunter, brawler or random "
-                                             "(default sneak)")
-        difficulty: str | None = option(None, "easy, normal or hard (default normal)")
+        character: str | None = option(None, "the adventurer (default sneak)",
+                                       choices=characters)
+        difficulty: str | None = option(None, "difficulty (default normal)",
+                                        choices=difficulties)
 
     extra = SeatOptions if spec.multi_agent else (
         UnbrokenOptions if spec.name == "unbroken" else None)
@@ -252,11 +443,24 @@ def cli_dataset_options(spec):
 
 
 def cli_dataset(args) -> int:
+    """Record a Minari dataset; a bad agent, model file, option or an
+    existing id is one line on stderr and exit code 2, nothing written."""
+    import sys
+
+    from ..envs.core.errors import DungeonRLError
     keys = ("num_players", "opponents", "character", "difficulty")
     env_kwargs = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     seed = args.seed if getattr(args, "seed", None) is not None else 0
-    ds = record_dataset(args.env, args.agent, args.episodes, dataset_id=args.dataset_id,
-                        seed=seed, root=args.root, overwrite=args.overwrite, **env_kwargs)
+    try:
+        ds = record_dataset(args.env, args.agent, args.episodes, dataset_id=args.dataset_id,
+                            seed=seed, root=args.root, overwrite=args.overwrite, **env_kwargs)
+    except FileExistsError as e:
+        why = str(e).replace("overwrite=True (--overwrite)", "--overwrite")
+        print(f"dungeonrl dataset {args.env}: error: {why}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError, ImportError, DungeonRLError) as e:
+        print(f"dungeonrl dataset {args.env}: error: {e}", file=sys.stderr)
+        return 2
     print(f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
           f"{ds.total_steps} steps, in "
           f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}")

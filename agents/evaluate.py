@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
+from ..options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .metrics import wilson
 
@@ -189,7 +190,8 @@ def build_parser(hooks) -> argparse.ArgumentParser:
                    help="sample models' actions instead of taking the most probable")
     p.add_argument("--allow-content-change", action="store_true",
                    help="load a model trained on another content of the same layout (warns)")
-    p.add_argument("--json", default=None, help="write the summaries to this JSON file")
+    p.add_argument("--json", default=None, type=writable_file, metavar="PATH",
+                   help="write the summaries to this JSON file (its folder must exist)")
     p.add_argument("--slow", action="store_true",
                    help="evaluate random/heuristic through the batched loop, not whole games in numba")
     p.add_argument("--plot", default=None,
@@ -243,10 +245,11 @@ def main(args) -> int:
         for name in agents:
             try:
                 mk = {} if name in ("random", "heuristic") else model_core_kwargs(name)
+                players = int(mk.get("num_players", 1))
             except Exception:       # noqa: BLE001 - reported below by make_agent
                 continue
-            if int(mk.get("num_players", 1)) > 1:
-                given["num_players"] = int(mk["num_players"])
+            if players > 1:
+                given["num_players"] = players
                 break
     summaries = []
     cores = {}
@@ -258,9 +261,9 @@ def main(args) -> int:
                 check_model_game(name, _spec(game))   # another game's model: ModelSpecError
                 kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
             kw.update(given)
-            key = tuple(sorted(kw.items()))
+            key = repr(sorted(kw.items(), key=repr))   # a file's values may not hash
             if key not in cores:
-                cores[key] = resolve_core(game, kw)
+                cores[key] = _core_for(game, kw, name)
             core = cores[key]
             agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
                                strict=not opts.allow_content_change)
@@ -284,9 +287,34 @@ def main(args) -> int:
           f"{' / '.join(settings)}")
     print(format_table(summaries, hooks))
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
     return 0
+
+
+def _core_for(game, kw: dict, model):
+    """``resolve_core(game, kw)``, where ``kw`` holds the options a saved
+    model was trained with (read from the file): options the game does not
+    take are a ``ModelSpecError`` naming the file, not a ``TypeError``."""
+    try:
+        return resolve_core(game, dict(kw))
+    except (TypeError, ValueError) as e:
+        if model is None or model in ("random", "heuristic"):
+            raise
+        from .modelspec import ModelSpecError
+        raise ModelSpecError(f"{model}: the game options stored with the model "
+                             f"({dict(kw)!r:.200}) do not build {game}: {e}") from None
+
+
+def _open_json(path):
+    """``open(path, "w")`` for ``--json``; a path that became unwritable since
+    the command line was read is one line on stderr (exit code 2)."""
+    try:
+        return open(path, "w")
+    except OSError as e:
+        print(f"dungeonrl eval: error: --json {path!r}: cannot write it ({e.strerror or e})",
+              file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
@@ -320,7 +348,7 @@ def _print_coop(args, opts, rows, solo, games, hooks) -> int:
           f"win rate = the team's")
     print(format_table(rows))
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "summaries": rows}, f, indent=1)
     return 0
 
@@ -349,7 +377,8 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
                 kw.update({k: v for k, v in mk.items() if k != "reward"})
                 break
         kw.update(given)
-        core = resolve_core(args.env, kw)
+        core = _core_for(args.env, kw, next((a for a in agents
+                                              if a not in ("random", "heuristic")), None))
         built, labels = {}, []
         for name in agents:
             agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
@@ -385,7 +414,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     except ImportError:       # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
                        "pairings": rows, "ratings": league.table()}, f, indent=1)
     return 0
@@ -412,7 +441,7 @@ def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
     except ImportError:       # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
-        with open(opts.json, "w") as f:
+        with _open_json(opts.json) as f:
             json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
                        "rating": "openskill-plackett-luce", "ratings": league.table()},
                       f, indent=1)

@@ -119,8 +119,10 @@ def check_model_spec(saved: dict, spec, *, strict: bool = True, source: str = "m
         hint = ("" if hard else
                 " (same observation/action layout: pass strict=False, or "
                 "--allow-content-change on the command line, to load it anyway)")
-        raise ModelSpecError(f"{source} was trained on {saved['env_id']} and does not match "
-                             f"{spec.env_id} as built now: {what}{hint}")
+        game = (f" is a model of {saved['game']}, not {spec.name}: it"
+                if saved["game"] != live["game"] else "")
+        raise ModelSpecError(f"{source}{game} was trained on {saved['env_id']} and does not "
+                             f"match {spec.env_id} as built now: {what}{hint}")
     if soft:
         warnings.warn(f"{source}: loading across a content/version change: "
                       + "; ".join(soft), ModelSpecWarning, stacklevel=3)
@@ -145,7 +147,10 @@ def read_sb3_spec(path) -> dict:
                     f"{path}: no {SB3_META_NAME} inside: not saved by dungeonrl's save_sb3, so "
                     "the game it was trained on cannot be checked")
             raw = z.read(SB3_META_NAME)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
+    except ModelSpecError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
+            RuntimeError, NotImplementedError) as e:   # a garbled entry name, method...
         if isinstance(e, FileNotFoundError):
             raise
         raise ModelSpecError(f"{path}: not a readable SB3 zip ({type(e).__name__}: {e})") from e
@@ -184,6 +189,13 @@ def load_sb3_model(path, spec, *, strict: bool = True):
     except Exception as e:   # SB3 raises whatever its readers raise
         raise ModelSpecError(f"{path}: SB3 cannot read the model's data or weights "
                              f"({type(e).__name__}: {str(e)[:200]})") from e
+    try:
+        import torch
+        for name, w in model.policy.state_dict().items():
+            if torch.is_tensor(w) and w.is_floating_point() and not bool(torch.isfinite(w).all()):
+                raise ModelSpecError(f"{path}: weight {name!r} has NaN or infinite values")
+    except ImportError:  # pragma: no cover - sb3 brings torch
+        pass
     shape = getattr(model.observation_space, "shape", None)
     n = getattr(model.action_space, "n", None)
     if shape != (spec.obs_size,) or n != spec.num_actions:

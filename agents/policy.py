@@ -128,8 +128,9 @@ def model_kind(path) -> str:
                 names = set(z.namelist())
             if "data" in names and "policy.pth" in names:
                 return "sb3"
-    except (zipfile.BadZipFile, OSError, EOFError):
-        pass        # not a readable zip: read_model names the problem
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError,
+            NotImplementedError):
+        pass        # not a readable zip (a garbled entry name...): read_model says why
     return "ppo"
 
 

@@ -510,19 +510,121 @@ def _plain(x):
     return x
 
 
+#: bounds of a saved architecture (a file asking for more is refused, not allocated)
+MAX_LAYER_SIZE = 1 << 16
+MAX_LAYERS = 64
+MAX_PARAMS = 1 << 27          # 128M weights, 512 MB of float32
+#: the top-level entries of a saved model and their types
+PAYLOAD_TYPES = {"format": str, "format_version": int, "model_spec": dict, "arch": dict,
+                 "state_dict": dict}
+
+
+def _int_in(v, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def check_arch(arch, source: str = "model") -> dict:
+    """The ``arch`` entry of a saved model, checked: ``obs_size`` and
+    ``num_actions`` ints >= 1, ``hidden`` a list of at most
+    :data:`MAX_LAYERS` layer sizes in ``[1, MAX_LAYER_SIZE]``, ``activation``
+    one of :data:`ACTIVATIONS`, ``shared`` a bool. Raises
+    :class:`ModelSpecError` naming ``source`` and the field."""
+    if not isinstance(arch, dict):
+        raise ModelSpecError(f"{source}: 'arch' must be a dict, got {type(arch).__name__}")
+    want = ("obs_size", "num_actions", "hidden", "activation", "shared")
+    missing = [k for k in want if k not in arch]
+    if missing:
+        raise ModelSpecError(f"{source}: 'arch' lacks {missing}")
+    extra = sorted(map(str, set(arch) - set(want)))
+    if extra:
+        raise ModelSpecError(f"{source}: 'arch' has unknown entries {extra}")
+    for k in ("obs_size", "num_actions"):
+        if not _int_in(arch[k], 1, 1 << 24):
+            raise ModelSpecError(f"{source}: arch[{k!r}] must be an int in [1, {1 << 24}], "
+                                 f"got {arch[k]!r}")
+    hidden = arch["hidden"]
+    if not isinstance(hidden, (list, tuple)) or len(hidden) > MAX_LAYERS \
+            or not all(_int_in(h, 1, MAX_LAYER_SIZE) for h in hidden):
+        raise ModelSpecError(f"{source}: arch['hidden'] must be a list of at most {MAX_LAYERS} "
+                             f"layer sizes in [1, {MAX_LAYER_SIZE}], got {hidden!r}"[:300])
+    if not isinstance(arch["activation"], str) or arch["activation"] not in ACTIVATIONS:
+        raise ModelSpecError(f"{source}: arch['activation'] must be one of {list(ACTIVATIONS)}, "
+                             f"got {arch['activation']!r}"[:300])
+    if not isinstance(arch["shared"], bool):
+        raise ModelSpecError(f"{source}: arch['shared'] must be a bool, got {arch['shared']!r}")
+    sizes = (arch["obs_size"], *hidden)
+    trunk = sum((i + 1) * o for i, o in zip(sizes[:-1], sizes[1:]))
+    heads = (sizes[-1] + 1) * (arch["num_actions"] + 1)
+    params = trunk + heads if arch["shared"] else 2 * trunk + heads
+    if params > MAX_PARAMS:
+        raise ModelSpecError(f"{source}: the saved architecture has {params:,} weights, more "
+                             f"than the {MAX_PARAMS:,} a dungeonrl model may have")
+    return arch
+
+
+def _check_weights(state_dict, net: ActorCritic, source: str) -> None:
+    """Every tensor the architecture has, with its shape, floating point and
+    finite; nothing else."""
+    own = net.state_dict()
+    if not all(isinstance(k, str) for k in state_dict):
+        raise ModelSpecError(f"{source}: 'state_dict' keys must be strings")
+    missing = [k for k in own if k not in state_dict]
+    extra = [k for k in state_dict if k not in own]
+    if missing or extra:
+        raise ModelSpecError(f"{source}: weights do not fit the saved architecture (missing "
+                             f"{missing[:4]}, unexpected {extra[:4]})")
+    for k, ref in own.items():
+        w = state_dict[k]
+        if not isinstance(w, torch.Tensor) or not w.is_floating_point():
+            raise ModelSpecError(f"{source}: weight {k!r} must be a floating-point tensor, got "
+                                 f"{getattr(w, 'dtype', type(w).__name__)}")
+        if tuple(w.shape) != tuple(ref.shape):
+            raise ModelSpecError(f"{source}: weight {k!r} has shape {tuple(w.shape)}, the saved "
+                                 f"architecture needs {tuple(ref.shape)}")
+        bad = int((~torch.isfinite(w)).sum())
+        if bad:
+            raise ModelSpecError(f"{source}: weight {k!r} has {bad} NaN or infinite values")
+
+
 def read_model(path) -> dict:
-    """The raw payload of a saved model (no spec check)."""
+    """The payload of a saved model, checked for shape (no check against a
+    game): a dict with the ``format`` header, a model spec whose fields have
+    their types, a valid ``arch`` (see :func:`check_arch`) agreeing with the
+    spec's observation and action sizes, and a ``state_dict``. Anything else
+    is a :class:`ModelSpecError` naming the file and the problem. Loaded with
+    ``torch.load(weights_only=True)``: a file cannot run code."""
+    from .modelspec import FIELD_TYPES, _check_types
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise
     except Exception as e:  # not a torch file, or not one of ours
-        raise ModelSpecError(f"{path}: not a dungeonrl PPO model ({type(e).__name__}: {e})") from e
+        why = (str(e).strip().splitlines() or [""])[0][:160]
+        if "weights_only" in str(e):     # torch's advice to unpickle anything: not taken
+            why = "not a torch.save file of tensors and plain values"
+        raise ModelSpecError(f"{path}: not a dungeonrl PPO model "
+                             f"({type(e).__name__}: {why})") from e
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
         raise ModelSpecError(f"{path}: not a dungeonrl PPO model (no {MODEL_FORMAT!r} header)")
-    if payload.get("format_version", 0) > MODEL_FORMAT_VERSION:
-        raise ModelSpecError(f"{path}: model format {payload['format_version']} is newer than "
-                             f"this dungeonrl understands ({MODEL_FORMAT_VERSION})")
+    for k, t in PAYLOAD_TYPES.items():
+        if k not in payload:
+            raise ModelSpecError(f"{path}: the model file lacks its {k!r} entry")
+        if not isinstance(payload[k], t) or isinstance(payload[k], bool):
+            raise ModelSpecError(f"{path}: the model's {k!r} entry must be a {t.__name__}, "
+                                 f"got {type(payload[k]).__name__}")
+    if payload["format_version"] > MODEL_FORMAT_VERSION or payload["format_version"] < 1:
+        raise ModelSpecError(f"{path}: model format {payload['format_version']} is not one this "
+                             f"dungeonrl understands (1..{MODEL_FORMAT_VERSION})")
+    spec = payload["model_spec"]
+    missing = [k for k in FIELD_TYPES if k not in spec]
+    if missing:
+        raise ModelSpecError(f"{path}: model spec lacks {missing}")
+    _check_types(spec, f"{path}: model spec")
+    arch = check_arch(payload["arch"], str(path))
+    for k in ("obs_size", "num_actions"):
+        if arch[k] != spec[k]:
+            raise ModelSpecError(f"{path}: arch[{k!r}] = {arch[k]} does not match the model "
+                                 f"spec's {k} = {spec[k]}")
     return payload
 
 
@@ -538,9 +640,10 @@ def load_model(path, core=None, *, strict: bool = True):
     arch = payload["arch"]
     net = ActorCritic(arch["obs_size"], arch["num_actions"], tuple(arch["hidden"]),
                       arch["activation"], arch["shared"])
+    _check_weights(payload["state_dict"], net, str(path))
     try:
         net.load_state_dict(payload["state_dict"])
-    except RuntimeError as e:
+    except RuntimeError as e:  # pragma: no cover - _check_weights saw keys and shapes
         raise ModelSpecError(f"{path}: weights do not fit the saved architecture: {e}") from e
     net.eval()
     return net, payload

@@ -322,7 +322,8 @@ def cli_record(args) -> int:
                      fps=args.fps, max_frames=args.max_frames or None, stride=args.stride,
                      scale=args.scale)
     except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
-        print(f"dungeonrl record {args.env}: error: {e}")
+        import sys
+        print(f"dungeonrl record {args.env}: error: {e}", file=sys.stderr)
         return 2
     end = f"game over {rec.info}" if rec.finished else "cut short"
     print(f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "

@@ -9,7 +9,8 @@ from rl-zoo.
     dungeonrl demo  [unbroken] [--train-seconds S] ...
 
 ``GAME`` is a game's short name or its env id (``--env ID`` works too); it
-defaults to the first registered game. Every option of every command is in
+is required (a usage error lists the games) except for ``bench`` (the suite
+over every game) and ``demo`` (Unbroken). Every option of every command is in
 ``dungeonrl COMMAND GAME --help`` with its default. An option the command
 does not have, or one that does not apply to the game or to the chosen
 ``--algo``, is refused with a message naming it (exit code 2); so is a bad
@@ -57,8 +58,9 @@ from typing import Callable, Sequence
 
 # Option declarations and play helpers live in small modules of their own (so the
 # commands this CLI loads need not import it); re-exported here under their old names.
-from .options import (NO_SEED, _type_of, add_options, copy_options, load_target,  # noqa: F401
-                      nonneg_float, nonneg_int, option, positive_float, positive_int)
+from .options import (NO_SEED, SEED_MAX, _type_of, add_options, copy_options,  # noqa: F401
+                      int_range, load_target, nonneg_float, nonneg_int, option,
+                      positive_float, positive_int, seed_int, writable_file)
 from .play import (PlayOptions, ask_action, is_model, narrator,  # noqa: F401
                    play_agent_name, say)
 
@@ -90,6 +92,10 @@ DEFAULTS: dict[str, str] = {
 }
 
 SUITE = "dungeonrl.benchmarks.suite"
+
+#: commands that may be typed without a game, and the game they then use
+#: (``bench`` runs the suite over every game; every other command needs one)
+GAME_OPTIONAL: dict[str, str | None] = {"demo": "unbroken"}
 
 
 _load = load_target
@@ -205,7 +211,8 @@ def _games_with_option(command: str, flag: str, but: str) -> list:
 class CommonOptions:
     """common options"""
 
-    seed: int = option(0, "random seed (game i of a run uses seed + i)")
+    seed: int = option(0, f"random seed, an integer in [0, {SEED_MAX}] (game i of a run "
+                          "uses seed + i)", type=seed_int)
 
 
 def find_command(command: str, game: str | None) -> tuple[Callable | None, list[str]]:
@@ -415,7 +422,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not games:
             print("dungeonrl: no games are registered yet", file=sys.stderr)
             return EXIT_USAGE
-        game = games[0]
+        if command not in GAME_OPTIONAL:
+            print(f"usage: dungeonrl {command} GAME [options]\n"
+                  f"dungeonrl {command}: error: choose a game: {', '.join(games)} "
+                  f"(`dungeonrl list` shows them with their env ids)", file=sys.stderr)
+            return EXIT_USAGE
+        game = GAME_OPTIONAL[command] if GAME_OPTIONAL[command] in games else games[0]
     try:
         spec = get_spec(game)
     except UnknownGameError as e:
@@ -441,6 +453,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ndungeonrl {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except SystemExit as e:         # a command that exits (e.g. its own usage error)
+        if e.code is None or isinstance(e.code, int):
+            return int(e.code or 0)
+        print(e.code, file=sys.stderr)
+        return EXIT_UNAVAILABLE
     return EXIT_OK if rc is None else int(rc)
 
 

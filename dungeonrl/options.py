@@ -17,7 +17,8 @@ import importlib
 from typing import Any, Callable, Sequence
 
 __all__ = ["option", "positive_int", "nonneg_int", "positive_float", "nonneg_float",
-           "add_options", "copy_options", "NO_SEED", "load_target"]
+           "int_range", "seed_int", "SEED_MAX", "writable_file", "add_options", "copy_options",
+           "NO_SEED", "load_target"]
 
 
 def option(default: Any = None, help: str = "", *, flags: Sequence[str] | None = None,
@@ -69,8 +70,63 @@ def nonneg_float(text: str) -> float:
     return v
 
 
+#: the largest ``--seed`` of the command line: game i of a run plays seed + i, and
+#: SB3 / NumPy's legacy seeding take 32 bits (the Python adapters take [0, 2**64))
+SEED_MAX = 2**32 - 1
+
+
+def int_range(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[lo, hi]`` (the message says the range)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer in [{lo}, {hi}], not {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {hi}], not {v}")
+        return v
+    parse.__name__ = f"int in [{lo}, {hi}]"
+    return parse
+
+
+def seed_int(text: str) -> int:
+    """An argparse type: a seed, an integer in ``[0, SEED_MAX]``."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [0, 2**32 - 1 = {SEED_MAX}], not {text!r}") from None
+    if not 0 <= v <= SEED_MAX:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [0, 2**32 - 1 = {SEED_MAX}], not {v}")
+    return v
+
+
+def writable_file(text: str) -> str:
+    """An argparse type: the path of a file this process may write (its
+    folder exists; it is not a folder; an existing file is writable).
+    Checked when the command line is read, before any work is done."""
+    import os
+    if not text:
+        raise argparse.ArgumentTypeError("must be a file path, not an empty string")
+    path = os.path.abspath(text)
+    folder = os.path.dirname(path)
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"{text!r}: the folder {folder!r} does not exist")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise argparse.ArgumentTypeError(f"{text!r} exists and is not writable")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r}: the folder {folder!r} is not writable")
+    return text
+
+
 for _f, _n in ((positive_int, "int >= 1"), (nonneg_int, "int >= 0"),
-               (positive_float, "number > 0"), (nonneg_float, "number >= 0")):
+               (positive_float, "number > 0"), (nonneg_float, "number >= 0"),
+               (seed_int, "seed"), (writable_file, "file path")):
     _f.__name__ = _n      # argparse names the type in "invalid <name> value"
 
 

@@ -93,6 +93,6 @@ def test_cli_and_bad_input(minari_root, capsys):
     with pytest.raises(ValueError, match="seed"):
         record_dataset("unbroken", "heuristic", 1, seed=-1)
     with pytest.raises(FileNotFoundError, match="unknown agent"):
-        record_dataset("unbroken", "nobody", 1, dataset_id="x/y-v0")
+        record_dataset("unbroken", "nobody", 1, dataset_id="xx/y-v0")
     with pytest.raises(dungeonrl.UnknownGameError):
         record_dataset("chess", "heuristic", 1)

@@ -61,6 +61,20 @@ def play(args):
     except ValueError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
+    if args.pictures is not None:
+        import os
+        folder = os.path.abspath(args.pictures)
+        parent = folder
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if not args.pictures or (os.path.exists(folder) and not os.path.isdir(folder)) \
+                or not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+            why = ("an empty path" if not args.pictures else
+                   "it exists and is not a folder" if os.path.exists(folder) else
+                   f"{parent!r} is not a writable folder")
+            print(f"{prog}: error: --pictures {args.pictures!r}: cannot save pictures there "
+                  f"({why})", file=sys.stderr)
+            return 2
     try:
         env = DungeonAECEnv("dungeon_kart", render_mode="ansi", illegal_action="raise",
                             num_players=args.players, track=args.track)
@@ -74,7 +88,12 @@ def play(args):
     except (ValueError, OSError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
-    shots = _Pictures(args.pictures, env.core) if args.pictures else None
+    try:
+        shots = _Pictures(args.pictures, env.core) if args.pictures else None
+    except OSError as e:
+        print(f"{prog}: error: --pictures {args.pictures!r}: cannot make the folder "
+              f"({e.strerror or e})", file=sys.stderr)
+        return 2
     return play_aec(env, args, me, rivals,
                     on_turn=shots.turn if shots is not None else None,
                     on_end=shots.save if shots is not None else None)
@@ -85,6 +104,8 @@ class _Pictures:
 
     def __init__(self, folder, core):
         import os
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise NotADirectoryError(20, "it exists and is not a folder", folder)
         os.makedirs(folder, exist_ok=True)
         self.folder, self.core = folder, core
         self.k = 0

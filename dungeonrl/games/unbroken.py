@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..options import NO_SEED, option, positive_int
+from ..options import NO_SEED, option, positive_int, writable_file
 from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
@@ -123,7 +123,7 @@ class UnbrokenBenchOptions:
     repeats: int | None = option(None, "timed repeats per figure", type=positive_int,
                                  default_text="5, or 3 with --quick")
     json: str | None = option(None, "write the results to this JSON file", metavar="PATH",
-                              default_text="no file")
+                              default_text="no file", type=writable_file)
     no_start: bool = option(False, "skip the cold/warm start runs")
 
 
