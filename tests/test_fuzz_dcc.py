@@ -220,6 +220,9 @@ def test_fuzz_carl_reset_options(data):
         _SHEET_ENVS[which] = DCCCampaignEnv(buy="none", max_steps=50) if which == "wrapper" \
             else _sheet_env(1 if which == "solo" else 2).env
     env = _SHEET_ENVS[which]
+    # strict mode: this fuzz checks the messages; the default (an unknown key
+    # ignored with one warning) is tested in tests/test_pettingzoo_official.py
+    env.unknown_reset_options = "raise"
     keys = data.draw(st.lists(st.sampled_from(OPTION_KEYS), max_size=3, unique=True), label="keys")
     opts = {}
     for k in keys:
