@@ -1,4 +1,4 @@
-"""Untrusted input at the command line (issue 25): every bad argument of
+"""Untrusted input at the command line: every bad argument of
 ``dungeonrl dataset``, ``play``, ``eval`` and ``record`` and every broken
 saved model is refused with one line on stderr naming the argument or the
 file and what is allowed, exit code 2, nothing created; never a traceback.

@@ -1036,7 +1036,7 @@ def test_powers_steal_spin_and_rebump(ct):
     assert st["pos"][o] == cell(ct, "Line", 4, 0)
 
 
-# ------------------------------------------------------------------ issue 24
+# ------------------------------------------------------ held-out rule checks
 def test_any_time_spell_before_the_speed_change(ct):
     """DK-198, DK-253: a spell with no timing may be cast at any point of the
     owner's turn, so also before the speed choice (turn step 1); the speed

@@ -159,7 +159,7 @@ OLD_KART_FEATURES = (
     ('patch', 181, 3172), ('rival', 3353, 280),
 )
 #: record + content with the hex_static table (kartspeed: 42305b6d506a0bd2 at
-#: v0), then the same record and content at v1 (issue 24's rule changes)
+#: v0), then the same record and content at v1 (spell timing, finish cost)
 OLD_KART_LAYOUT_VERSION = "d08d345306edbe08"
 #: carl: every A_* constant and NUM_ACTIONS before the change
 OLD_CARL_ACTIONS = {

@@ -53,7 +53,7 @@ illegal_action="penalize", content=None)``.
 
 Version history
 ---------------
-* v1: rules (issue 24): a spell with no timing may also be cast before the
+* v1: rules: a spell with no timing may also be cast before the
   speed choice (DK-198; the action indices are unchanged, the mask offers
   more); crossing the finish line costs 0 MP on circuits as on sprints
   (DK-A41; circuits used to charge the pips of the hex beyond the line).
