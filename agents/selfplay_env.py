@@ -61,6 +61,7 @@ from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.gym_env import RenderModeError, observation_spaces
 from ..envs.core.selfplay import Opponent, SelfPlayView
 from ..envs.core.spec import GameCore, GameSpec
+from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from .games import hooks_for
 
 __all__ = ["SelfPlayEnv", "make_selfplay_env", "make_selfplay_vector_env", "opponent_pool"]
@@ -122,7 +123,7 @@ class SelfPlayEnv(gym.Env):
                                   f"choose from {list(spec.render_modes)} or None")
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
-        self.dict_obs = bool(dict_obs)
+        self.dict_obs = check_flag(dict_obs, "dict_obs")
         P = self.num_players = int(self.core.num_players)
         if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < P):
@@ -140,6 +141,7 @@ class SelfPlayEnv(gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
         self.core.spec.check_reset_options(options)      # unknown keys: ValueError
         super().reset(seed=seed)
         if seed is not None or self._view is None:
@@ -232,7 +234,10 @@ def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heu
     from ..envs.core.vector import DungeonVectorEnv
     vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info")
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}
+    num_envs = check_num_envs(num_envs)     # before the core is built: the adapters' checks
+    seed = check_seed(seed)
+    seed = 0 if seed is None else seed
     core = _core(game, kwargs)
     pool, advance = opponent_pool(core, opponents, seed)
-    view = SelfPlayView(core, int(num_envs), pool, seats=seat, advance=advance, seed=seed)
+    view = SelfPlayView(core, num_envs, pool, seats=seat, advance=advance, seed=seed)
     return DungeonVectorEnv(view, **vec_kwargs)

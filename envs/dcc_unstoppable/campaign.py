@@ -50,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.gym_env import DungeonEnv
+from ..core.validate import check_num_envs, check_seed
 from . import consts as C
 from .config import make_config
 from .content import default_content
@@ -148,6 +149,7 @@ class DCCCampaignEnv(gym.Env):
         keys of the ``campaign`` reset option: xp, benefits, achievements,
         decks, upgrades); ``options={"floor": f}`` resumes a campaign at
         Floor ``f`` (default 1); any other key raises ``ValueError``."""
+        seed = check_seed(seed)     # the adapters' check: int / numpy int in [0, 2**64) or None
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - {"campaign", "floor"}
@@ -296,9 +298,17 @@ def make_campaign_env(**kwargs) -> DCCCampaignEnv:
     return DCCCampaignEnv(**kwargs)
 
 
+def make_campaign_vector_env(num_envs: int = 1, **kwargs):
+    """Gymnasium vector entry point of :data:`CAMPAIGN_ENV_ID`: ``num_envs``
+    campaigns in a ``SyncVectorEnv``, ``num_envs`` checked as by every adapter."""
+    n = check_num_envs(num_envs)
+    return gym.vector.SyncVectorEnv([lambda: DCCCampaignEnv(**kwargs) for _ in range(n)])
+
+
 def register_campaign() -> str:
     """Register :data:`CAMPAIGN_ENV_ID` with Gymnasium (idempotent); returns the id."""
     if CAMPAIGN_ENV_ID not in gym.registry:
         gym.register(id=CAMPAIGN_ENV_ID, entry_point=f"{__name__}:make_campaign_env",
+                     vector_entry_point=f"{__name__}:make_campaign_vector_env",
                      disable_env_checker=True)
     return CAMPAIGN_ENV_ID
