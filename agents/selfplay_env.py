@@ -62,6 +62,7 @@ from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.gym_env import RenderModeError, observation_spaces
 from ..envs.core.selfplay import Opponent, SelfPlayView
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
+from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from .games import hooks_for
 
 __all__ = ["SelfPlayEnv", "make_selfplay_env", "make_selfplay_vector_env", "opponent_pool"]
@@ -129,7 +130,7 @@ class SelfPlayEnv(Copyable, gym.Env):
                                   f"choose from {list(spec.render_modes)} or None")
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
-        self.dict_obs = bool(dict_obs)
+        self.dict_obs = check_flag(dict_obs, "dict_obs")
         P = self.num_players = int(self.core.num_players)
         if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < P):
@@ -147,6 +148,7 @@ class SelfPlayEnv(Copyable, gym.Env):
 
     # --- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
         options = self.core.spec.check_reset_options(options, self.unknown_reset_options,
                                                      self._warned_reset_keys)
         super().reset(seed=seed)
@@ -241,8 +243,11 @@ def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heu
     vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info",
                 "unknown_reset_options")
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}
+    num_envs = check_num_envs(num_envs)     # before the core is built: the adapters' checks
+    seed = check_seed(seed)
+    seed = 0 if seed is None else seed
     core = _core(game, kwargs)
     pool, advance = opponent_pool(core, opponents, seed)
-    view = SelfPlayView(core, int(num_envs), pool, seats=seat, advance=advance, seed=seed,
+    view = SelfPlayView(core, num_envs, pool, seats=seat, advance=advance, seed=seed,
                         unknown_reset_options=vec_kwargs.get("unknown_reset_options", "warn"))
     return DungeonVectorEnv(view, **vec_kwargs)

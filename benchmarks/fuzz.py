@@ -25,7 +25,7 @@ What one case checks:
   game's ``check_state``. A malformed snapshot *header* (JSON values of the
   wrong type, junk bytes) must be a ``SnapshotError`` with the env unchanged.
 * ``content``: one value of a shipped content file is replaced (a wrong
-  type, an out-of-range number, a deleted or misspelled key, a duplicated
+  type, an out-of-range number, a deleted, misspelled or added key, a duplicated
   entry) and the folder loaded: a ``ContentError`` naming the file, or a
   content on which a few random games play with valid records.
 * ``args``: random constructor arguments and seeds: accepted values work,
@@ -375,10 +375,15 @@ def mutate_content(doc: dict, choice) -> str:
     for k in path[:-1]:
         parent = parent[k]
     key = path[-1]
-    how = choice("content_how", ("value", "value", "value", "drop", "misspell", "duplicate"))
+    how = choice("content_how", ("value", "value", "value", "drop", "misspell", "duplicate",
+                                 "add"))
     if how == "drop":
         parent.pop(key) if isinstance(parent, dict) else parent.pop(key)
         return f"{path}: removed"
+    if how == "add":                 # an unknown key next to the value, or at the top
+        target = parent if isinstance(parent, dict) else doc
+        target["bogus_key"] = 1
+        return f"{path}: unknown key added"
     if how == "misspell" and isinstance(parent, dict):
         parent[str(key) + "x"] = parent.pop(key)
         return f"{path}: key misspelled"

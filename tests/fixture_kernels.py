@@ -334,9 +334,10 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.memops',
     'dungeonrl.envs.core.rng',
     'dungeonrl.envs.core.spec',
+    'dungeonrl.envs.core.validate',
     'fixture_game',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '8ebe567f51f70350d418ae6b150ebed5c70683862e3f2593305ee8deea32284d'
+SOURCE_DIGEST = '7c508a260d3e0ac2c357137c166ecc05345701c27aa2034a6f5a9a4f32a83ede'
 ensure_fresh(globals())

@@ -334,9 +334,10 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.memops',
     'dungeonrl.envs.core.rng',
     'dungeonrl.envs.core.spec',
+    'dungeonrl.envs.core.validate',
     'fixture_team',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3c5e50878c2eb36f1363f4751d5a2599e61f2836fcefd1fe74438e4d41812898'
+SOURCE_DIGEST = '1007168482304bb1d5718bbb8782bb94eb90d79517410954cc55ea6c5ba350c6'
 ensure_fresh(globals())

@@ -1,6 +1,6 @@
 """Hypothesis fuzz of the content loaders for every registered game: one
 value of a shipped content file is replaced (wrong type, out-of-range
-number, deleted or misspelled key, duplicated entry) and the folder loaded.
+number, deleted, misspelled or added key, duplicated entry) and the folder loaded.
 It must be a ``ContentError`` naming the file, or a content on which random
 games play with records that pass the game's rules."""
 from __future__ import annotations

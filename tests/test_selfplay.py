@@ -288,7 +288,7 @@ def test_view_constructor_errors():
     core = core_for(2)
     with pytest.raises(ValueError, match="multi-seat"):
         SelfPlayView(_OnePlayer(core), 4, [RandomAgent()])
-    with pytest.raises(ValueError, match="at least one env"):
+    with pytest.raises(ValueError, match=r"num_envs must be in \[1, "):
         SelfPlayView(core, 0, [RandomAgent()])
     with pytest.raises(ValueError, match="empty"):
         SelfPlayView(core, 4, [])

@@ -110,7 +110,8 @@ def test_checked_aec_rejects_what_the_pettingzoo_wrappers_reject():
         e.step(0)
     e.reset(seed=4)
     n = e.action_space(e.agent_selection).n
-    for bad in (-1, n, 1.0, "1", [0], np.array([0]), np.float32(0), None):
+    for bad in (-1, n, 1.0, "1", [0], np.array([0.0]), np.array([0, 1]), np.float32(0), True,
+                None):
         with pytest.raises(OutOfBoundsActionError):
             e.step(bad)
         with pytest.raises(InvalidActionError):

@@ -459,12 +459,14 @@ class CheckedAECEnv(DungeonAECEnv):
     * ``step``, ``observe``, ``state``, ``render`` or ``agent_iter`` before
       ``reset`` raises :class:`OrderError` (an ``AssertionError``, as the
       wrapper's);
-    * an action outside the action space (anything but an integer in
-      ``[0, num_actions)`` as an int, a numpy integer or a shape-``()``
-      integer array; ``None`` except for a finished agent) raises
-      :class:`OutOfBoundsActionError` (an ``AssertionError`` and an
-      :class:`InvalidActionError`);
-    * ``step`` once every agent is done only warns, as the wrapper does;
+    * an action the Gymnasium env would refuse (anything but an integer in
+      ``[0, num_actions)`` as an int, a numpy integer or an integer array of
+      shape ``()`` or ``(1,)``, the forms every adapter accepts; ``None``
+      except for a finished agent) raises :class:`OutOfBoundsActionError`
+      (an ``AssertionError`` and an :class:`InvalidActionError`);
+    * ``step`` once every agent is done raises :class:`ResetNeededError`
+      (the wrapper only warns; the raw env raises the same, and PettingZoo's
+      ``agent_iter`` never steps then);
     * an ``agent_iter`` loop that does not ``step`` (or ``reset``) between
       two agents fails its assertion.
     """
@@ -495,31 +497,29 @@ class CheckedAECEnv(DungeonAECEnv):
         if not self._has_reset:
             raise OrderError("reset() needs to be called before step.")
         if not self.agents:
-            self._has_updated = True
-            from pettingzoo.utils.env_logger import EnvLogger
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
+            raise ResetNeededError("step() called after every agent is done; call reset() "
+                                   "first")
         self._has_updated = True
         if type(action) is not int or not 0 <= action < self._num_actions:
             self._check_bounds(action)
         super().step(action)
 
     def _check_bounds(self, action) -> None:
-        """``action_space(agent).contains(action)``, or ``None`` for a finished
-        agent (the rule of ``AssertOutOfBoundsWrapper``), as an
+        """The actions the Gymnasium env accepts (``action_index``: ints, numpy
+        integers, integer arrays of shape ``()`` / ``(1,)``), or ``None`` for
+        a finished agent (the rule of ``AssertOutOfBoundsWrapper``), else an
         :class:`OutOfBoundsActionError`."""
         if action is None:
             if self._done:
                 return
             raise OutOfBoundsActionError(
                 f"{self.agent_selection} must act; None is only for finished agents")
-        if isinstance(action, (np.ndarray, np.generic)):
-            ok = action.dtype.kind in "iu" and action.shape == ()
-        else:
-            ok = isinstance(action, int) and not isinstance(action, bool)
-        if not ok or not 0 <= int(action) < self._num_actions:
+        try:
+            action_index(action, self._num_actions)
+        except InvalidActionError as e:
             raise OutOfBoundsActionError(
-                f"action {action!r} is not in the action space Discrete({self._num_actions})")
+                f"action {action!r} is not in the action space Discrete({self._num_actions}): "
+                f"{e}"[:300]) from None
 
     def observe(self, agent):
         if not self._has_reset:

@@ -10,6 +10,7 @@
 * :class:`ContentCache` keeps compiled content by the digest of the files'
   bytes, so an edited folder is compiled (and validated) again;
 * ``load_toml`` reads a file with a clear error for bad TOML;
+* ``check_folder`` refuses a ``content`` argument that is not a path;
 * ``tables_record`` packs a namedtuple of arrays into ONE structured numpy
   record: kernels receive ``record[0]``, which numba passes by reference
   (a namedtuple of dozens of arrays is copied into every call and made the
@@ -54,6 +55,22 @@ class Ctx:
         if self.card is not None:
             where += f", {self.card}"
         raise ContentError(f"{where}, field '{field}': {msg}")
+
+
+def check_folder(folder, default: str, name: str = "content"):
+    """A content folder argument: ``None`` (``default``, the shipped data)
+    or a path (``str`` / ``os.PathLike``); anything else raises a
+    ``TypeError`` naming the argument (``name``)."""
+    if folder is None:
+        return default
+    if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bytes):
+        raise TypeError(f"{name} must be None (the shipped content) or the path of a content "
+                        f"folder (str or os.PathLike), got {type(folder).__name__} "
+                        f"{folder!r}"[:200])
+    path = os.fspath(folder)
+    if isinstance(path, bytes) or not path:
+        raise TypeError(f"{name} must be a non-empty str path, got {folder!r}"[:200])
+    return path
 
 
 def load_toml(folder, name):
@@ -221,7 +238,7 @@ class ContentCache:
     def load(self, folder, default: str, build):
         """``build(folder)`` for ``folder`` (``default`` when None), made
         absolute, through the cache: a game's ``load_content``."""
-        folder = os.path.abspath(os.fspath(folder) if folder is not None else default)
+        folder = os.path.abspath(check_folder(folder, default))
         return self.get(folder, build)
 
     def get(self, folder, build):

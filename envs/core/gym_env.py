@@ -31,7 +31,7 @@ from .errors import IllegalActionError, ResetNeededError, SnapshotError
 from .fastcall import bind
 from .snapshot import Snapshot
 from .spec import check_unknown_reset_options
-from .validate import check_seed, snapshot_fields
+from .validate import check_flag, check_seed, snapshot_fields
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 
@@ -186,7 +186,7 @@ class DungeonEnv(Copyable, gym.Env):
                 f"choose from {list(spec.render_modes)} or None")
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
-        self.dict_obs = bool(dict_obs)
+        self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = observation_spaces(spec, self.dict_obs)
         self._buf = buf = BatchBuffers(self.core, 1)

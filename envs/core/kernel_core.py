@@ -14,6 +14,7 @@ import numpy as np
 from .errors import CorruptStateError
 from .header import O_PLAYING
 from .spec import GameCore
+from .validate import check_flag
 
 INT32_MAX = 2**31 - 1
 
@@ -61,7 +62,7 @@ class KernelCore(GameCore):
                    reward_mode: int, cfg=()) -> None:
         self.num_players = int(num_players)
         self.max_steps = int_arg(max_steps, "max_steps", 1, INT32_MAX)
-        self.auto_advance = 1 if auto_advance else 0
+        self.auto_advance = 1 if check_flag(auto_advance, "auto_advance") else 0
         self.reward_mode = int(reward_mode)
         self.cfg = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64).reshape(-1))
 

@@ -59,6 +59,8 @@ counted in ``opponent_illegal`` and never happens with the shipped agents.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Callable, Sequence
 
 import numpy as np
@@ -66,6 +68,7 @@ import numpy as np
 from ._batch import MASK_DTYPE, draw_seeds
 from .copying import Copyable
 from .spec import GameCore, check_unknown_reset_options
+from .validate import _is_int, check_num_envs, check_seed
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
 
@@ -118,11 +121,17 @@ class SelfPlayView(Copyable):
         if P < 2:
             raise ValueError(f"SelfPlayView needs a multi-seat core; {core.spec.name} was "
                              f"built for {P} player")
-        if num_envs < 1:
-            raise ValueError(f"need at least one env, got {num_envs}")
+        num_envs = check_num_envs(num_envs)
+        seed = check_seed(seed, "seed")
         self.pool = [o if isinstance(o, Opponent) else Opponent(o) for o in opponents]
-        if snapshot_slots < 0 or not snapshot_weight >= 0:
-            raise ValueError("snapshot_slots and snapshot_weight must be >= 0")
+        if not _is_int(snapshot_slots) or not 0 <= int(snapshot_slots) <= 2**16:
+            raise ValueError(f"snapshot_slots must be an integer in [0, {2**16}], got "
+                             f"{snapshot_slots!r}"[:200])
+        if (isinstance(snapshot_weight, (bool, np.bool_))
+                or not isinstance(snapshot_weight, (numbers.Real, np.floating, np.integer))
+                or not 0 <= float(snapshot_weight) < math.inf):
+            raise ValueError(f"snapshot_weight must be a finite number >= 0, got "
+                             f"{snapshot_weight!r}"[:200])
         if not self.pool and not (snapshot_slots and snapshot_weight):
             raise ValueError("the opponent pool is empty")
         if seats != "rotate":

@@ -31,11 +31,14 @@ cannot be added without a rule).
 
 Arguments and seeds
 -------------------
-:func:`check_seed`, :func:`check_seed_list`, :func:`check_num_envs` and
-:func:`check_max_steps` accept what Gymnasium documents (an ``int`` or numpy
-integer seed in ``[0, 2**64)``, or ``None``) and raise a ``TypeError`` /
-``ValueError`` naming the argument for anything else (bools, floats, strings,
-numpy Generators, negative or too large values).
+:func:`check_seed`, :func:`check_seed_list`, :func:`check_num_envs`,
+:func:`check_max_steps` and :func:`check_flag` accept what Gymnasium documents
+(an ``int`` or numpy integer seed in ``[0, 2**64)``, or ``None``; a bool
+for a flag) and raise a ``TypeError`` / ``ValueError`` naming the argument
+for anything else (bools, floats, strings, numpy Generators, negative or
+too large values). Every adapter (the Gymnasium env and vector envs, the
+AEC env, the single-seat self-play views, Carl's campaign wrapper) checks
+its arguments through these, so the messages are the same everywhere.
 
 Snapshot headers
 ----------------
@@ -56,6 +59,7 @@ from .header import FORCED_CAP, O_PLAYING
 
 __all__ = ["R", "OneOf", "Prefix", "ANY", "Rule", "Ctx", "HEADER_RULES", "check_record",
            "uncovered", "check_seed", "check_seed_list", "check_num_envs", "check_max_steps",
+           "check_flag",
            "snapshot_fields", "INT32_MAX", "UINT64_SPAN", "MAX_NUM_ENVS"]
 
 INT32_MAX = 2**31 - 1
@@ -381,6 +385,17 @@ def check_num_envs(n, name: str = "num_envs") -> int:
     if not 1 <= v <= MAX_NUM_ENVS:
         raise ValueError(f"{name} must be in [1, {MAX_NUM_ENVS}], got {v}")
     return v
+
+
+def check_flag(v, name: str) -> bool:
+    """A true/false argument (``auto_advance``, ``dict_obs``...): a bool,
+    a numpy bool or the integer 0 or 1. Strings (``"False"`` is truthy),
+    floats, None and other integers raise a ``TypeError`` naming ``name``."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if _is_int(v) and int(v) in (0, 1):
+        return bool(int(v))
+    raise TypeError(f"{name} must be True or False, got {type(v).__name__} {v!r}"[:200])
 
 
 def check_max_steps(v, name: str = "max_steps") -> int:

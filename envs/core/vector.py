@@ -53,7 +53,7 @@ from .copying import Copyable
 from .errors import ResetNeededError
 from .gym_env import observation_spaces
 from .spec import check_unknown_reset_options
-from .validate import UINT64_SPAN, check_num_envs, check_seed
+from .validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode
@@ -121,7 +121,7 @@ class _Runner(Copyable):
             self.buf = BatchBuffers(self.core, check_num_envs(num_envs))
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
-        self.dict_obs = bool(dict_obs)
+        self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.tracker = EpisodeTracker(self.buf, episode_info)
         self.obs_pool = _ArrayPool(self.buf.obs)
         self.started = False

@@ -53,6 +53,7 @@ import numpy as np
 from ..core.copying import Copyable
 from ..core.gym_env import DungeonEnv
 from ..core.spec import check_unknown_reset_options
+from ..core.validate import check_num_envs, check_seed
 from . import consts as C
 from .config import XP_MAX, check_campaign, make_config
 from .content import default_content
@@ -169,6 +170,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
         (``unknown_reset_options="raise"``: ``ValueError``)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        seed = check_seed(seed)     # the adapters' check: int / numpy int in [0, 2**64) or None
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = sorted(set(options) - {"campaign", "floor"}, key=repr)
@@ -328,9 +330,17 @@ def make_campaign_env(**kwargs) -> DCCCampaignEnv:
     return DCCCampaignEnv(**kwargs)
 
 
+def make_campaign_vector_env(num_envs: int = 1, **kwargs):
+    """Gymnasium vector entry point of :data:`CAMPAIGN_ENV_ID`: ``num_envs``
+    campaigns in a ``SyncVectorEnv``, ``num_envs`` checked as by every adapter."""
+    n = check_num_envs(num_envs)
+    return gym.vector.SyncVectorEnv([lambda: DCCCampaignEnv(**kwargs) for _ in range(n)])
+
+
 def register_campaign() -> str:
     """Register :data:`CAMPAIGN_ENV_ID` with Gymnasium (idempotent); returns the id."""
     if CAMPAIGN_ENV_ID not in gym.registry:
         gym.register(id=CAMPAIGN_ENV_ID, entry_point=f"{__name__}:make_campaign_env",
+                     vector_entry_point=f"{__name__}:make_campaign_vector_env",
                      disable_env_checker=True)
     return CAMPAIGN_ENV_ID

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import (Ctx, check_fields, load_toml, read_int, read_str,
+from ..core.content import (Ctx, check_fields, check_folder, load_toml, read_int, read_str,
                             tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C
@@ -680,7 +680,7 @@ class _Compiler:
 
 def load_content(folder=None) -> DCCContent:
     """Read, validate and compile the content folder (default: ``data/``)."""
-    folder = DATA_DIR if folder is None else folder
+    folder = check_folder(folder, DATA_DIR)
     base, names = _Compiler(folder).compile()
     tables = _derive(base)
     return DCCContent(

@@ -26,6 +26,7 @@ P = C.MAX_P
 STAT_MAX = 4 + C.ROLL_BASE + C.REBAL_MAX      # best roll plus every rebalanced point
 HP_MAX = STAT_MAX + C.NSLOT * 20              # base HP plus the item cap (content: <= 20)
 MOD_MAX = C.HAND_MAX * 10                     # a hand of cards at the content cap (10)
+ADD_MAX = 127 - MOD_MAX                        # an int8 modifier that a hand more cannot wrap
 
 #: the game's name in error messages
 GAME = "Dungeon Crawler"
@@ -119,9 +120,12 @@ FIELD_RULES = {
     "weak": R(0, _card_max("card_atk", C.E_WEAKNESS)),
     "curse": R(0, _card_max("card_atk", C.E_CURSE)),
     "enchant": R(0, _enchant_max),
-    "str_bonus": R(0, 127),        # Potions of Strength stack until the next combat
-    # str_bonus (up to the field's 127) is added at the start of a combat
-    "cb_atk": R(-MOD_MAX - 10, 127),
+    # Potions of Strength stack until the next combat, where str_bonus becomes
+    # cb_atk, and cards played in the combat add to it: both int8, so each
+    # stays MOD_MAX (a hand of cards at the content cap) below the field's
+    # 127, or the next card would wrap them
+    "str_bonus": R(0, ADD_MAX),
+    "cb_atk": R(-MOD_MAX - 10, ADD_MAX),
     "cb_def": R(-MOD_MAX, MOD_MAX),
     "deaths": R(0, C.STAT_COUNT_MAX),
     "kills": R(0, C.STAT_COUNT_MAX),

@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque, namedtuple
+from collections import OrderedDict, deque, namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.content import (folder_digest, Ctx, check_fields, load_toml, read_int, read_list, read_str,
-                            tables_digest, tables_record)
+from ..core.content import (folder_digest, Ctx, check_fields, check_folder, load_toml, read_int,
+                            read_list, read_str, tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C
 from . import hexgeo as H
@@ -126,6 +126,11 @@ class KartContent:
     hero_text: tuple = ()
 
     def track_index(self, name_or_index) -> int:
+        if isinstance(name_or_index, (bool, np.bool_)) or not isinstance(
+                name_or_index, (str, int, np.integer)):
+            raise TypeError(f"track must be a track name, a track index or the text of a "
+                            f"custom board, got {type(name_or_index).__name__} "
+                            f"{name_or_index!r}"[:200])
         if isinstance(name_or_index, (int, np.integer)):
             if not 0 <= int(name_or_index) < len(self.track_names):
                 raise ContentError(f"track index {name_or_index} out of range "
@@ -221,6 +226,7 @@ def _face(ctx, d, file="tiles"):
 
 def _tiles(raw):
     ctx = Ctx("tiles")
+    check_fields(ctx, raw, ("tile",))
     lst = read_list(ctx, raw, "tile")
     faces = {}
     for i, d in enumerate(lst):
@@ -461,6 +467,7 @@ def parse_board(text, name=None, file="board"):
 
 def _tracks(raw, faces, boards):
     ctx = Ctx("tracks")
+    check_fields(ctx, raw, ("track",))
     lst = read_list(ctx, raw, "track")
     tracks = []
     for i, d in enumerate(lst):
@@ -489,6 +496,11 @@ def _tracks(raw, faces, boards):
         ctx.err("kind", "ship at least one circuit and one sprint track")
     for text in boards:
         f, tname = parse_board(text)
+        if any(t.name == tname for t in tracks):
+            bctx = Ctx("board")
+            bctx.entry = f"board '{tname}'"
+            bctx.err("name", f"{tname!r} is already the name of a track of the content: give "
+                             "the board its own name (a 'name: ...' line)")
         tracks.append(build_track(tname, C.TR_SPRINT, {tname: f}, [tname], file="board"))
     if len(tracks) > C.MAX_TRACKS:
         raise ContentError(f"at most {C.MAX_TRACKS} tracks, got {len(tracks)}")
@@ -544,6 +556,7 @@ def _compile_tracks(tracks, t):
 
 def _dashboards(raw, t, names, texts):
     ctx = Ctx("dashboards")
+    check_fields(ctx, raw, ("dashboard",))
     lst = read_list(ctx, raw, "dashboard", C.NDASH)
     t["dash_mp"] = np.zeros((C.NDASH, C.NSET), np.int8)
     t["dash_pen"] = np.zeros((C.NDASH, C.NTERR), np.int8)
@@ -608,6 +621,7 @@ def _dashboards(raw, t, names, texts):
 
 def _racers(raw, t, names, texts):
     ctx = Ctx("racers")
+    check_fields(ctx, raw, ("racer",))
     lst = read_list(ctx, raw, "racer", C.NRACER)
     t["pw_effect"] = np.zeros((C.NRACER, 2), np.int8)
     t["pw_cost"] = np.zeros((C.NRACER, 2), np.int8)
@@ -658,6 +672,7 @@ def _racers(raw, t, names, texts):
 
 def _spells(raw, t, names, texts):
     ctx = Ctx("spells")
+    check_fields(ctx, raw, ("spell",))
     lst = read_list(ctx, raw, "spell")
     if not 1 <= len(lst) <= C.MAX_SPELL_KINDS:
         ctx.err("spell", f"need 1..{C.MAX_SPELL_KINDS} spells")
@@ -789,6 +804,7 @@ def _chance(raw, t):
 
 def _heroes(raw, t, names, texts):
     ctx = Ctx("heroes")
+    check_fields(ctx, raw, ("hero",))
     lst = read_list(ctx, raw, "hero", C.NEPIC)
     for k in ("epic_hit", "epic_amt", "epic_remove", "epic_round", "epic_setup"):
         t[k] = np.zeros(C.NEPIC, np.int8)
@@ -844,17 +860,26 @@ def compile_content(raw, boards=()):
     return Tables(**t), faces, tracks, out
 
 
-_CACHE = {}
+#: how many compiled contents (a folder plus its custom boards) stay cached;
+#: each holds every track's tables (about 4 MB), so a program that builds
+#: envs over many distinct custom boards keeps at most this many alive
+#: beyond the ones its envs still hold (least recently used dropped first)
+CACHE_SIZE = 8
+_CACHE: OrderedDict = OrderedDict()
 
 
 def load_content(folder=None, boards=()) -> KartContent:
     """Load and compile a content folder (default: the shipped data) plus
     custom text boards (strings, see :func:`parse_board`), appended as the
-    last tracks."""
-    folder = os.path.abspath(folder or DATA_DIR)
+    last tracks. Compiled content is cached (the :data:`CACHE_SIZE` most
+    recently used), keyed by the files' bytes and the board texts."""
+    folder = os.path.abspath(check_folder(folder, DATA_DIR))
+    if isinstance(boards, str) or not all(isinstance(b, str) for b in boards):
+        raise TypeError(f"boards must be a sequence of board texts (str), got {boards!r}"[:200])
     # keyed by the files' bytes too: an edited folder is validated again
     key = (folder, tuple(boards), folder_digest(folder, FILES))
     if key in _CACHE:
+        _CACHE.move_to_end(key)
         return _CACHE[key]
     raw = {name: load_toml(folder, name) for name in FILES}
     tables, faces, tracks, o = compile_content(raw, tuple(boards))
@@ -866,4 +891,6 @@ def load_content(folder=None, boards=()) -> KartContent:
         power_text=tuple(o["rt"]), spell_names=tuple(o["sn"]), spell_text=tuple(o["st"]),
         hero_names=tuple(o["hn"]), hero_text=tuple(o["ht"]))
     _CACHE[key] = content
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return content

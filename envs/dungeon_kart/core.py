@@ -53,6 +53,10 @@ class DungeonKartCore(KernelCore):
         boards = ()
         if isinstance(track, str) and "\n" in track:
             boards = (track,)
+        elif isinstance(track, (bool, np.bool_)) or not isinstance(track, (str, int, np.integer)):
+            raise TypeError(f"track must be a track name, a track index or the text of a "
+                            f"custom board (several lines), got {type(track).__name__} "
+                            f"{track!r}"[:200])
         self.content = load_content(content, boards=boards)
         self.T = self.content.tables
         self.TR = self.content.record

@@ -423,5 +423,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'abbaf691136a06fd4a354ca6109e04d1606cc27f73092cc2f1fb39200bcae46d'
+SOURCE_DIGEST = 'ee7fb4d03e81752aaaa525e32b6b926bf38190f1e7b0b3bf6abe784343e179a3'
 ensure_fresh(globals())

@@ -844,7 +844,8 @@ def run_stage(st, T, stage):
                 st.waside_rounds -= 1
                 if st.waside_rounds == 0:
                     restore_weapons(st)
-        st.round += 1
+        if st.round < 32767:        # the int16 field's max: a record there stays there
+            st.round += 1
         st.first_done = 0
         st.rerolls = 0
         if monster_first(st, T):

@@ -140,6 +140,7 @@ FIELD_RULES = {
     "ambushed": FLAG,
     "tricked": FLAG,
     # battle
+    # the kernel counts rounds up to INT16_MAX and stops there (no wrap)
     "round": R(0, INT16_MAX),
     "first_done": FLAG,
     "lose_turn": FLAG,
@@ -165,6 +166,9 @@ def flow(ctx):
     if over != (out != C.O_PLAYING):
         ctx.fail("outcome", out, f"phase {C.PHASE_NAMES[ctx.i('phase')]} disagrees on whether "
                                  "the game is over")
+    steps, cap = ctx.i("steps"), ctx.i("max_steps")
+    if not over and steps >= cap:
+        ctx.fail("steps", steps, f"a running game at its step cap {cap} (it would play past it)")
     if ctx.i("dead") and out != C.O_LOSS:
         ctx.fail("dead", 1, "the hero died but the game was not lost")
     if out == C.O_WIN and ctx.i("level") != C.NLEVEL:
