@@ -39,7 +39,7 @@ ENV_IDS: dict[str, str] = {
     "unbroken": "dungeonrl/Unbroken-v0",
     "dungeon_crawler": "dungeonrl/DungeonCrawler-v0",
     "dungeon_kart": "dungeonrl/DungeonKart-v1",
-    "dcc_unstoppable": "dungeonrl/DCCUnstoppable-v0",
+    "dcc_unstoppable": "dungeonrl/DCCUnstoppable-v1",
 }
 
 #: short names of the games of the suite, in registration order

@@ -126,11 +126,11 @@ def compute(small: bool = False) -> dict:
                                                         n_dc, 7000)
     for cfg in DCC_SOLO:
         key = "dcc_unstoppable/" + ",".join(f"{k}={v}" for k, v in cfg.items())
-        out[key] = gym_hash("dungeonrl/DCCUnstoppable-v0", cfg, n_dc)
-    out["dcc_unstoppable/vector16"] = vector_hash("dungeonrl/DCCUnstoppable-v0",
+        out[key] = gym_hash("dungeonrl/DCCUnstoppable-v1", cfg, n_dc)
+    out["dcc_unstoppable/vector16"] = vector_hash("dungeonrl/DCCUnstoppable-v1",
                                                   dict(floor=2, difficulty="normal"), 16,
                                                   60 if small else 300)
-    out["dcc_unstoppable/aec,players=2"] = aec_hash("dcc_unstoppable_v0", dict(num_players=2),
+    out["dcc_unstoppable/aec,players=2"] = aec_hash("dcc_unstoppable_v1", dict(num_players=2),
                                                     n_dc, 9000)
     return out
 

@@ -1,6 +1,6 @@
 """Dungeon Crawler Carl: Unstoppable through its adapters: the solo
-Gymnasium env ``dungeonrl/DCCUnstoppable-v0``, the 2-seat co-op PettingZoo
-env (``dungeonrl.envs.dcc_unstoppable_v0``), the team reward, the
+Gymnasium env ``dungeonrl/DCCUnstoppable-v1``, the 2-seat co-op PettingZoo
+env (``dungeonrl.envs.dcc_unstoppable_v1``), the team reward, the
 ``campaign`` reset option and argument errors."""
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
-from dungeonrl.envs import dcc_unstoppable_v0
+from dungeonrl.envs import dcc_unstoppable_v1
 from dungeonrl.envs.dcc_unstoppable import SPEC, consts as C
 from dungeonrl.envs.dcc_unstoppable.content import default_content
 
-ENV_ID = "dungeonrl/DCCUnstoppable-v0"
+ENV_ID = "dungeonrl/DCCUnstoppable-v1"
 CC = default_content()
 
 
@@ -154,14 +154,14 @@ def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
 
 # --- PettingZoo (co-op) ------------------------------------------------------------
 def test_pettingzoo_api_seed_render_coop():
-    api_test(dcc_unstoppable_v0.env(num_players=2), num_cycles=200)
-    seed_test(lambda: dcc_unstoppable_v0.env(num_players=2), num_cycles=200)
-    render_test(lambda render_mode=None: dcc_unstoppable_v0.env(num_players=2,
+    api_test(dcc_unstoppable_v1.env(num_players=2), num_cycles=200)
+    seed_test(lambda: dcc_unstoppable_v1.env(num_players=2), num_cycles=200)
+    render_test(lambda render_mode=None: dcc_unstoppable_v1.env(num_players=2,
                                                                 render_mode=render_mode))
 
 
 def _play_coop(seed, policy_rng, max_steps=3000):
-    e = dcc_unstoppable_v0.env(num_players=2, max_steps=max_steps)
+    e = dcc_unstoppable_v1.env(num_players=2, max_steps=max_steps)
     e.reset(seed=seed)
     assert e.possible_agents == ["player_0", "player_1"]
     totals = dict.fromkeys(e.possible_agents, 0.0)
@@ -193,6 +193,6 @@ def test_team_reward_both_seats_get_the_same_final_reward():
 
 def test_coop_bad_arguments():
     with pytest.raises(ValueError, match="num_players"):
-        dcc_unstoppable_v0.env(num_players=3)
+        dcc_unstoppable_v1.env(num_players=3)
     with pytest.raises(ValueError, match="floor"):
-        dcc_unstoppable_v0.env(num_players=2, floor=0)
+        dcc_unstoppable_v1.env(num_players=2, floor=0)

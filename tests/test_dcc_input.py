@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from dungeonrl import registry
-from dungeonrl.envs import dcc_unstoppable_v0
+from dungeonrl.envs import dcc_unstoppable_v1
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
 from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
 from dungeonrl.envs.dcc_unstoppable.content import DATA_DIR, default_content, load_content
 
-ENV_ID = "dungeonrl/DCCUnstoppable-v0"
+ENV_ID = "dungeonrl/DCCUnstoppable-v1"
 CC = default_content()
 T = CC.tables
 CARL_START = ["Strike"] * 6 + ["New Achievement!", "Rest", "Steel-Toed Stomp",
@@ -39,7 +39,7 @@ def solo(**kw):
 
 def coop(**kw):
     kw.setdefault("mode", "campaign")
-    return dcc_unstoppable_v0.raw_env(num_players=2, **kw)
+    return dcc_unstoppable_v1.raw_env(num_players=2, **kw)
 
 
 def record(env):

@@ -203,7 +203,9 @@ OLD_CARL_FEATURES = (  # the decision one-hot has 12 columns since DCC-125's bot
     2633, 1), ('upgrade_deck_n', 2634, 1), ('dungeon_n', 2635, 1), ('achievements',
     2636, 4), ('extras', 2640, 5), ('passes', 2645, 1),
 )
-OLD_CARL_LAYOUT_VERSION = "74f9d7cc4ff78ffb"   # record + content after the balance pass (floors, threats)
+#: record + content after the balance pass (floors, threats) at v0 (74f9d7cc4ff78ffb),
+#: then the same record and content at v1 (DCC-125 bottom order, no Cleanup after the stairs)
+OLD_CARL_LAYOUT_VERSION = "9e830730d5d26067"
 OLD_KART_ACTION_NAMES = (71, "5cdc175ac850fe2f83974f567fcdedf27755a6d004869a11ab8457ad18361ceb")
 OLD_KART_FEATURE_NAMES = (3633, "995f54ab91bde7f2c1d0ac48b77e514282830e69d8cacbd7c50e228325455d3f")
 OLD_CARL_ACTION_NAMES = (116, "64519c30cf1fcc3c12417a8d7038ce6d528b36a9e039da7bffcdf8dd509239d8")

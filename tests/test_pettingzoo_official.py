@@ -31,9 +31,9 @@ from pettingzoo.test import (
 from pettingzoo.utils import conversions, wrappers
 
 from dungeonrl import registry
-from dungeonrl.envs import dcc_unstoppable_v0, dungeon_crawler_v0, dungeon_kart_v1
+from dungeonrl.envs import dcc_unstoppable_v1, dungeon_crawler_v0, dungeon_kart_v1
 
-MODULES = [dungeon_crawler_v0, dungeon_kart_v1, dcc_unstoppable_v0]
+MODULES = [dungeon_crawler_v0, dungeon_kart_v1, dcc_unstoppable_v1]
 CYCLES = 40         # PettingZoo's checks loop on their own; a few dozen cycles each
 
 
@@ -64,8 +64,8 @@ def _ours(rec) -> list:
 def test_cases_cover_two_seats_and_the_largest_count():
     assert [(m.__name__.rsplit(".", 1)[-1], n) for m, n in CASES] == [
         ("dungeon_crawler_v0", 2), ("dungeon_crawler_v0", 8),
-        ("dungeon_kart_v1", 2), ("dungeon_kart_v1", 8), ("dcc_unstoppable_v0", 2)]
-    assert _kw(dcc_unstoppable_v0, 2) == {}           # Carl's co-op: the bare env()
+        ("dungeon_kart_v1", 2), ("dungeon_kart_v1", 8), ("dcc_unstoppable_v1", 2)]
+    assert _kw(dcc_unstoppable_v1, 2) == {}           # Carl's co-op: the bare env()
 
 
 # --- PettingZoo's test functions ------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_strict_mode_names_the_key_and_the_accepted_ones(mod):
 def test_known_option_with_a_bad_value_is_still_an_error():
     # Carl's co-op declares one reset option; a bad value is refused in both modes
     for mode in ("warn", "raise"):
-        env = dcc_unstoppable_v0.env(unknown_reset_options=mode)
+        env = dcc_unstoppable_v1.env(unknown_reset_options=mode)
         with pytest.raises(ValueError, match="dict"):
             env.reset(seed=0, options={"campaign": 3})
         env.reset(seed=0, options={"campaign": {"xp": 4}})

@@ -1,6 +1,6 @@
 """Dungeon Crawler Carl: Unstoppable (``shared/rules/dungeon-crawler-carl-unstoppable.txt``):
-the deckbuilder, solo (Gymnasium ``dungeonrl/DCCUnstoppable-v0``) and as a
-2-player co-op team (PettingZoo ``dungeonrl.envs.dcc_unstoppable_v0``), as
+the deckbuilder, solo (Gymnasium ``dungeonrl/DCCUnstoppable-v1``) and as a
+2-player co-op team (PettingZoo ``dungeonrl.envs.dcc_unstoppable_v1``), as
 rules + content + encoder + render for the shared engine.
 
 Description
@@ -48,21 +48,23 @@ decisions (default 3000).
 
 Arguments
 ---------
-``gymnasium.make("dungeonrl/DCCUnstoppable-v0", floor=1, difficulty="normal",
+``gymnasium.make("dungeonrl/DCCUnstoppable-v1", floor=1, difficulty="normal",
 mode="arcade", crawler="Carl", race=None, klass=None, campaign=None,
 reward="winloss", max_steps=3000)``; co-op:
-``dcc_unstoppable_v0.env(num_players=2, ...)``. Reset option ``campaign``
+``dcc_unstoppable_v1.env(num_players=2, ...)``. Reset option ``campaign``
 (deck list, XP, benefits, achievements carried between floors).
 
 Version history
 ---------------
-* v0: initial release. During development: the solo Draft asks which of
-  the two cards not kept goes lowest under the core deck (DCC-125: pending
-  decision ``bottom_order``, answered with the ``draft_K`` actions; the
-  observation's decision one-hot grew by one column to 2646), and a crawler
-  down the stairs gets no Cleanup refill, hence no cleanup level up, in that
-  turn (DCC-196/230). The layout version changed, so models and snapshots
-  saved before are refused.
+* v1: rules: the solo Draft asks which of the two cards not kept goes
+  lowest under the core deck (DCC-125: pending decision ``bottom_order``,
+  answered with the ``draft_K`` actions; the observation's decision one-hot
+  grew by one column to 2646), and a crawler down the stairs gets no
+  Cleanup refill, hence no Cleanup level-up, in that turn (DCC-196/230).
+  A campaign sheet's deck list names distinct physical cards (drafted cores
+  leave the supply). The PettingZoo module is ``dcc_unstoppable_v1``; models
+  and snapshots saved with v0 are refused (layout version).
+* v0: initial release.
 """
 from ..core.lazy import game_exports  # noqa: E402
 

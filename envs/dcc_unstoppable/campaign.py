@@ -39,7 +39,7 @@ floor game's reward as it ends (+1 win, -1 defeat), 0 otherwise. The final
 defeat plus the difficulty bonus (DCC-261, DCC-262), counted when the
 campaign is complete.
 
-Observations and actions are the single game's (``dungeonrl/DCCUnstoppable-v0``);
+Observations and actions are the single game's (``dungeonrl/DCCUnstoppable-v1``);
 the observation shows the floor being played.
 """
 from __future__ import annotations
@@ -322,7 +322,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
             e.close()
 
 
-CAMPAIGN_ENV_ID = "dungeonrl/DCCUnstoppableCampaign-v0"
+CAMPAIGN_ENV_ID = "dungeonrl/DCCUnstoppableCampaign-v1"
 
 
 def make_campaign_env(**kwargs) -> DCCCampaignEnv:

@@ -15,7 +15,7 @@ from .content import default_content, load_content
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
-VERSION = 0
+VERSION = 1
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",

@@ -1,10 +1,10 @@
 """PettingZoo-style module of Dungeon Crawler Carl: Unstoppable's 2-player
-co-op (``from dungeonrl.envs import dcc_unstoppable_v0``): ``env()``
+co-op (``from dungeonrl.envs import dcc_unstoppable_v1``): ``env()``
 (wrapped), ``raw_env()``, ``parallel_env()``, written once for every
 multi-seat game by :mod:`.core.pz_module`. The two seats win or lose
 together (team reward); the interleaved Main Phase is a sequence of
 decisions where the seat holding the initiative acts or passes it to its
-teammate. Solo play is the Gymnasium env ``dungeonrl/DCCUnstoppable-v0``.
+teammate. Solo play is the Gymnasium env ``dungeonrl/DCCUnstoppable-v1``.
 
 ``env(num_players=2, render_mode=None, **kwargs)``: keyword arguments are
 those of :class:`~dungeonrl.envs.dcc_unstoppable.DCCCore` plus
