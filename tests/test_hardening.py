@@ -625,3 +625,18 @@ def test_unreadable_content_file_is_content_error(tmp_path, name):
     f.unlink()
     with pytest.raises(ContentError, match="missing"):
         _load(name, folder)
+
+
+def test_renamed_unbroken_condition_names_conditions_toml(tmp_path):
+    """Found by the content fuzz: renaming a condition in conditions.toml was
+    refused by the first card using the old name, in a message that named
+    only the card's file; it now names conditions.toml and its names too."""
+    from dungeonrl.envs.unbroken import content as UC
+    folder = tmp_path / "content"
+    shutil.copytree(UC.DATA_DIR, folder)
+    f = folder / "conditions.toml"
+    text = f.read_text()
+    assert '"Shaken"' in text
+    f.write_text(text.replace('"Shaken"', '"x"', 1))
+    with pytest.raises(ContentError, match=r"unknown condition 'Shaken' \(conditions\.toml names"):
+        UC.load_content(str(folder))

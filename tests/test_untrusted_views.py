@@ -125,7 +125,7 @@ def test_make_vec_num_envs_checked_for_every_id(env_id):
 
 
 def test_selfplay_env_and_vector_seeds_checked():
-    env = gym.make("dungeonrl/DungeonKart-v0").unwrapped
+    env = gym.make("dungeonrl/DungeonKart-v1").unwrapped
     for bad, err in ((-1, ValueError), (2**64, ValueError), (True, TypeError),
                      (1.5, TypeError), ("3", TypeError)):
         with pytest.raises(err, match=r"seed must be"):
@@ -165,9 +165,9 @@ def test_campaign_wrapper_seed_and_vector():
 
 # --- PettingZoo env() -----------------------------------------------------------------------
 def test_pettingzoo_env_accepts_what_the_gym_env_accepts():
-    from dungeonrl.envs import dungeon_kart_v0
-    a = dungeon_kart_v0.env(num_players=2, max_rounds=3)
-    b = dungeon_kart_v0.env(num_players=2, max_rounds=3)
+    from dungeonrl.envs import dungeon_kart_v1
+    a = dungeon_kart_v1.env(num_players=2, max_rounds=3)
+    b = dungeon_kart_v1.env(num_players=2, max_rounds=3)
     a.reset(seed=1)
     b.reset(seed=1)
     rng = np.random.default_rng(0)

@@ -183,7 +183,9 @@ def flow(ctx):
         if not (ph == C.PH_DRAFT and ctx.i("dec") == C.DEC_BOTTOM):   # solo order, DCC-125
             ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase "
                                           "decision")
-    if ctx.i("dec") == C.DEC_BOTTOM and (ph != C.PH_DRAFT or ctx.i("num_players") != 1):
+    # (a game truncated at max_steps keeps the decision it was waiting on)
+    if not over and ctx.i("dec") == C.DEC_BOTTOM and (ph != C.PH_DRAFT
+                                                     or ctx.i("num_players") != 1):
         ctx.fail("dec", ctx.i("dec"), "the bottom-order decision belongs to the solo Draft")
     # the Cleanup phase waits on a player only for an optional danger-space effect
     if not over and ph == C.PH_CLEANUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM,

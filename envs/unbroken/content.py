@@ -159,7 +159,8 @@ class _Compiler:
                 allowed.add(key)
                 n = _str(ctx, op, key)
                 if n not in self.condition_names:
-                    ctx.err(f + "." + key, f"unknown condition {n!r}")
+                    ctx.err(f + "." + key, f"unknown condition {n!r} (conditions.toml "
+                                           f"names {list(self.condition_names)})")
                 return self.condition_names.index(n)
 
             if code in (C.OP_GAIN,):
@@ -236,7 +237,8 @@ class _Compiler:
             if r.startswith("condition:"):
                 cn = r.split(":", 1)[1]
                 if cn not in self.condition_names:
-                    ctx.err(field + ".requires", f"unknown condition {cn!r}")
+                    ctx.err(field + ".requires", f"unknown condition {cn!r} (conditions.toml "
+                                                 f"names {list(self.condition_names)})")
                 row["req"], row["req_arg"] = C.RQ_CONDITION, self.condition_names.index(cn)
             elif r in C.REQ_NAMES[1:-1]:
                 row["req"] = C.REQ_NAMES.index(r)
