@@ -289,9 +289,10 @@ def zones(ctx):
     rv = ctx.a("reveal")
     inr = np.zeros(C.NCORE, np.int64)
     np.add.at(inr, rv[rv >= 0], 1)
-    if ctx.i("phase") == C.PH_DRAFT:      # kept this draft: sleeved when the draft ends
-        kp = ctx.a("draft_keep")
-        np.add.at(inr, kp[kp >= 0], 1)
+    # kept this draft: sleeved (and the list cleared) when the draft ends; a game
+    # truncated during the draft (e.g. at the bottom-order decision) keeps its list
+    kp = ctx.a("draft_keep")
+    np.add.at(inr, kp[kp >= 0], 1)
     if ((inr > 0) != (cz == C.CZ_REVEAL)).any() or (inr > 1).any():
         c = int(np.flatnonzero(((inr > 0) != (cz == C.CZ_REVEAL)) | (inr > 1))[0])
         ctx.fail("core_zone", cz[c], f"core {c} is revealed {int(inr[c])} times")
