@@ -75,32 +75,26 @@ def nonneg_float(text: str) -> float:
 SEED_MAX = 2**32 - 1
 
 
-def int_range(lo: int, hi: int) -> Callable[[str], int]:
-    """An argparse type: an integer in ``[lo, hi]`` (the message says the range)."""
+def int_range(lo: int, hi: int, hi_text: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer in ``[lo, hi]`` (the message says the
+    range; ``hi_text``, e.g. ``"2**32 - 1"``, is shown before ``hi``)."""
+    span = f"[{lo}, {hi_text} = {hi}]" if hi_text else f"[{lo}, {hi}]"
+
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be an integer in [{lo}, {hi}], not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be an integer in {span}, not {text!r}") from None
         if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {hi}], not {v}")
+            raise argparse.ArgumentTypeError(f"must be an integer in {span}, not {v}")
         return v
     parse.__name__ = f"int in [{lo}, {hi}]"
     return parse
 
 
-def seed_int(text: str) -> int:
-    """An argparse type: a seed, an integer in ``[0, SEED_MAX]``."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer in [0, 2**32 - 1 = {SEED_MAX}], not {text!r}") from None
-    if not 0 <= v <= SEED_MAX:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer in [0, 2**32 - 1 = {SEED_MAX}], not {v}")
-    return v
+#: an argparse type: a seed, an integer in ``[0, SEED_MAX]`` (SB3's legacy
+#: seeding takes 32 bits; the Python adapters take ``[0, 2**64)``)
+seed_int = int_range(0, SEED_MAX, "2**32 - 1")
 
 
 def writable_file(text: str) -> str:
