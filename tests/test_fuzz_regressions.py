@@ -65,6 +65,13 @@ def _dcc_after_main(rec):
     return rec["phase"] == C.PH_CLEANUP
 
 
+def _dcc_coop_second_seat_deciding(rec):
+    """Co-op, the second seat in the middle of resolving its card's ops."""
+    from dungeonrl.envs.dcc_unstoppable import consts as C
+    return (rec["phase"] == C.PH_MAIN and rec["actor"] == 1 and rec["dec"] != C.DEC_NONE
+            and rec["pend_n"] > 0)
+
+
 def _dc_placed(rec):
     h = int(rec["actor"])
     return int(np.flatnonzero(rec["rolled"][h])[0])
@@ -100,6 +107,10 @@ CASES = [
     # the only crawler "descended in an earlier turn" while the floor goes on
     ("dcc-solo-all-descended", "dcc_unstoppable", {}, _dcc_drafting,
      lambda r: r["descended"].__setitem__(0, 2)),
+    # co-op: the acting seat switched while the other seat's card resolves;
+    # the first seat then paid the second seat's spell and its mana went negative
+    ("dcc-coop-actor-not-deciding-seat", "dcc_unstoppable", {"num_players": 2},
+     _dcc_coop_second_seat_deciding, lambda r: r.__setitem__("actor", 0)),
 ]
 
 

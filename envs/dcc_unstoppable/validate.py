@@ -194,6 +194,14 @@ def flow(ctx):
     n = ctx.i("num_players")
     if not over and ph in SETUP and ctx.i("setup_seat") >= n:
         ctx.fail("setup_seat", ctx.i("setup_seat"), "a setup choice after the setup")
+    # the seat that acts is the one the phase waits on: the setup seat, the
+    # drafting seat, or the seat whose decision is pending
+    if not over:
+        owner = "setup_seat" if ph in SETUP else "draft_seat" if ph == C.PH_DRAFT \
+            else "dec_player"
+        if actor != ctx.i(owner):
+            ctx.fail("actor", actor, f"phase {C.PHASE_NAMES[ph]} waits on seat "
+                                     f"{owner} = {ctx.i(owner)}")
 
 
 def seats(ctx):
