@@ -72,6 +72,13 @@ def _dcc_coop_second_seat_deciding(rec):
             and rec["pend_n"] > 0)
 
 
+def _dcc_questing(rec):
+    """Floor 3: a quest under way, on a part before its last."""
+    from dungeonrl.envs.dcc_unstoppable.content import default_content
+    nparts = default_content().tables.quest_nparts
+    return rec["quest"] >= 0 and rec["quest_part"] + 1 < nparts[rec["quest"]]
+
+
 def _dc_placed(rec):
     h = int(rec["actor"])
     return int(np.flatnonzero(rec["rolled"][h])[0])
@@ -111,6 +118,10 @@ CASES = [
     # the first seat then paid the second seat's spell and its mana went negative
     ("dcc-coop-actor-not-deciding-seat", "dcc_unstoppable", {"num_players": 2},
      _dcc_coop_second_seat_deciding, lambda r: r.__setitem__("actor", 0)),
+    # a quest's part index past its last part: finishing that part counted
+    # it beyond the part count
+    ("dcc-quest-part-past-last", "dcc_unstoppable", {"floor": 3}, _dcc_questing,
+     lambda r: r.__setitem__("quest_part", 4)),
 ]
 
 
@@ -148,3 +159,18 @@ def test_fuzz_regression(case):
         env.play(rng, 300)                  # check_state after every step
         if env.record()["outcome"] != 0:
             break
+
+
+def test_dcc_quest_part_past_last_refused():
+    """The long fuzz profile's shrunk case (a co-op campaign record with the
+    quest part moved past the quest's last part, which later counted it out
+    of range) is refused by the state check itself, whether or not random
+    play reaches the part's completion."""
+    from dungeonrl.envs.core.errors import CorruptStateError
+    env = GameEnv("dcc_unstoppable", {"floor": 3})
+    base = _reach(env, _dcc_questing)
+    rec = np.frombuffer(base.state, dtype=env.core.state_dtype).copy()
+    env.core.check_state(rec[0])
+    rec[0]["quest_part"] = 4
+    with pytest.raises(CorruptStateError, match="quest_part"):
+        env.core.check_state(rec[0])

@@ -424,4 +424,20 @@ def scoring(ctx):
         ctx.fail("quest_xp", ctx.i("quest_xp"), f"the finished quests are worth {xp} XP")
 
 
-CROSS_RULES = (flow, seats, zones, pending, campaign, scoring)
+def quests(ctx):
+    """The quest under way is the last one drawn from the quest order, on
+    one of its own parts (the part index reaches the part count only as the
+    quest is finished, and then no quest is under way)."""
+    q = ctx.i("quest")
+    if q < 0:
+        return
+    nxt = ctx.i("quest_next")
+    if nxt < 1 or int(ctx.a("quest_order")[nxt - 1]) != q:
+        ctx.fail("quest", q, "the quest under way is not the last one drawn "
+                             f"(quest_next = {nxt})")
+    parts = int(ctx.T.quest_nparts[q])
+    if ctx.i("quest_part") >= parts:
+        ctx.fail("quest_part", ctx.i("quest_part"), f"quest {q} has parts 0..{parts - 1}")
+
+
+CROSS_RULES = (flow, seats, zones, pending, campaign, scoring, quests)
