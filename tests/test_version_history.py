@@ -8,6 +8,7 @@ with Gymnasium and PettingZoo, plus the ids registered on request (the
 module constants ``*ENV_ID = "dungeonrl/..."`` under ``envs/``, such as the
 Carl campaign's). A new id, or a bumped version without its entry, fails
 here with the id and the page that lacks it."""
+
 from __future__ import annotations
 
 import ast
@@ -25,8 +26,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENVS = os.path.join(ROOT, "envs")
 NAMESPACE = "dungeonrl/"
 #: entry points shared by every game: the doc page is the game's package
-GENERIC_MODULES = {"dungeonrl.registry", "dungeonrl.envs.core.gym_env",
-                   "dungeonrl.envs.core.vector", "dungeonrl.agents.selfplay_env"}
+GENERIC_MODULES = {
+    "dungeonrl.registry",
+    "dungeonrl.envs.core.gym_env",
+    "dungeonrl.envs.core.vector",
+    "dungeonrl.agents.selfplay_env",
+}
 
 
 def _version(env_id: str) -> int:
@@ -50,11 +55,15 @@ def _declared_ids() -> dict[str, str]:
             with open(path, encoding="utf-8") as fh:
                 tree = ast.parse(fh.read())
             for node in tree.body:
-                if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                        and isinstance(node.value.value, str)
-                        and node.value.value.startswith(NAMESPACE)
-                        and any(isinstance(t, ast.Name) and t.id.endswith("ENV_ID")
-                                for t in node.targets)):
+                if (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str)
+                    and node.value.value.startswith(NAMESPACE)
+                    and any(
+                        isinstance(t, ast.Name) and t.id.endswith("ENV_ID") for t in node.targets
+                    )
+                ):
                     out[node.value.value] = module
     return out
 
@@ -71,8 +80,11 @@ def doc_pages() -> list[tuple[str, str]]:
         pages.add((env_id, module))
     try:
         import pettingzoo
-        for reg in (getattr(pettingzoo, "aec_registry", None),
-                    getattr(pettingzoo, "parallel_registry", None)):
+
+        for reg in (
+            getattr(pettingzoo, "aec_registry", None),
+            getattr(pettingzoo, "parallel_registry", None),
+        ):
             for env_id, entry in (reg or {}).items():
                 if env_id.startswith(NAMESPACE):
                     module = _module_of(getattr(entry, "entry_point", entry))
@@ -94,8 +106,11 @@ def _docstring(module: str) -> str:
 def version_history(doc: str) -> str | None:
     """The body of a docstring's "Version history" section (reST heading
     underlined with dashes), up to the next heading; None if it has none."""
-    m = re.search(r"^Version history\n-{3,}\n(.*?)(?=^\S[^\n]*\n-{3,}\n|\Z)", doc,
-                  flags=re.MULTILINE | re.DOTALL | re.IGNORECASE)
+    m = re.search(
+        r"^Version history\n-{3,}\n(.*?)(?=^\S[^\n]*\n-{3,}\n|\Z)",
+        doc,
+        flags=re.MULTILINE | re.DOTALL | re.IGNORECASE,
+    )
     return m.group(1) if m else None
 
 
@@ -108,7 +123,7 @@ def first_entry(section: str, bullet: str) -> int | None:
 def test_ids_discovered():
     ids = {env_id for env_id, _ in doc_pages()}
     assert set(catalog.ENV_IDS.values()) <= ids
-    assert len(ids) > len(catalog.ENV_IDS)      # the campaign id at least
+    assert len(ids) > len(catalog.ENV_IDS)  # the campaign id at least
 
 
 @pytest.mark.parametrize("env_id,module", doc_pages())
@@ -116,19 +131,21 @@ def test_doc_page_lists_current_version(env_id, module):
     section = version_history(_docstring(module))
     assert section is not None, f"{env_id}: {module}'s docstring has no 'Version history' section"
     assert first_entry(section, "*") == _version(env_id), (
-        f"{env_id}: the first entry of {module}'s Version history is not "
-        f"'* v{_version(env_id)}'")
+        f"{env_id}: the first entry of {module}'s Version history is not '* v{_version(env_id)}'"
+    )
 
 
 @pytest.mark.parametrize("env_id", sorted({env_id for env_id, _ in doc_pages()}))
 def test_changelog_lists_every_id(env_id):
     with open(os.path.join(ROOT, "CHANGELOG.md"), encoding="utf-8") as fh:
         text = fh.read()
-    m = re.search(rf"^#+ `{re.escape(env_id)}`\n(.*?)(?=^#|\Z)", text,
-                  flags=re.MULTILINE | re.DOTALL)
+    m = re.search(
+        rf"^#+ `{re.escape(env_id)}`\n(.*?)(?=^#|\Z)", text, flags=re.MULTILINE | re.DOTALL
+    )
     assert m is not None, f"CHANGELOG.md has no heading for `{env_id}`"
     assert first_entry(m.group(1), "-") == _version(env_id), (
-        f"CHANGELOG.md: the first entry under `{env_id}` is not '- v{_version(env_id)}'")
+        f"CHANGELOG.md: the first entry under `{env_id}` is not '- v{_version(env_id)}'"
+    )
 
 
 def test_section_parser_can_fail():
