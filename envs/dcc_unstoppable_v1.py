@@ -17,6 +17,16 @@ PettingZoo's own tests as they are (``api_test``, ``parallel_api_test``,
 ``seed_test``, ``parallel_seed_test``, ``render_test``);
 ``max_cycles_test`` does not apply (one parallel step is one decision; the
 cap is ``max_steps`` decisions).
+
+Version history
+---------------
+The module's number is the game's version (``dungeonrl/DCCUnstoppable-vN``);
+what each version changed is on the game's doc page
+(``dungeonrl.envs.dcc_unstoppable``).
+
+* v1: this module (``dcc_unstoppable_v1``): the v1 rules (the Draft's
+  bottom order, no Cleanup after the stairs, distinct deck-list cards).
+* v0: ``dcc_unstoppable_v0``, initial release.
 """
 from __future__ import annotations
 

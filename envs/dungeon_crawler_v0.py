@@ -41,6 +41,14 @@ Importing this module also registers ``"dungeonrl/DungeonCrawler-v0"`` in
 PettingZoo's AEC and parallel registries (``pettingzoo.make("aec",
 "dungeonrl/DungeonCrawler-v0")``, ``pettingzoo.make("parallel", ...)``)
 when the installed PettingZoo has them.
+
+Version history
+---------------
+The module's number is the game's version (``dungeonrl/DungeonCrawler-vN``);
+what each version changed is on the game's doc page
+(``dungeonrl.envs.dungeon_crawler``).
+
+* v0: this module (``dungeon_crawler_v0``), initial release.
 """
 from __future__ import annotations
 

@@ -17,6 +17,16 @@ constructors pass PettingZoo's own tests as they are (``api_test``,
 one decision, not a cycle in which every seat acts once; the caps are
 ``max_rounds`` and ``max_steps``). Importing this module registers
 ``"dungeonrl/DungeonKart-v1"`` with PettingZoo's registries.
+
+Version history
+---------------
+The module's number is the game's version (``dungeonrl/DungeonKart-vN``);
+what each version changed is on the game's doc page
+(``dungeonrl.envs.dungeon_kart``).
+
+* v1: this module (``dungeon_kart_v1``): the v1 rules (spell timing, the
+  finish crossing).
+* v0: ``dungeon_kart_v0``, initial release.
 """
 from __future__ import annotations
 

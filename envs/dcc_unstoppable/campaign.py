@@ -41,6 +41,15 @@ campaign is complete.
 
 Observations and actions are the single game's (``dungeonrl/DCCUnstoppable-v1``);
 the observation shows the floor being played.
+
+Version history
+---------------
+* v1 (``dungeonrl/DCCUnstoppableCampaign-v1``): plays the v1 game
+  (``dungeonrl/DCCUnstoppable-v1``: the solo Draft's bottom order, no
+  Cleanup refill after the stairs); a campaign sheet's deck list names
+  distinct physical cards (drafted cores leave the supply) and is checked
+  whole before the reset.
+* v0: initial release.
 """
 from __future__ import annotations
 

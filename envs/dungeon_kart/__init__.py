@@ -56,7 +56,9 @@ Version history
 * v1: rules: a spell with no timing may also be cast before the
   speed choice (DK-198; the action indices are unchanged, the mask offers
   more); crossing the finish line costs 0 MP on circuits as on sprints
-  (DK-A41; circuits used to charge the pips of the hex beyond the line).
+  (DK-A41; circuits used to charge the pips of the hex beyond the line);
+  the rewards and the episode info's ``placements`` come from one final
+  ranking.
   The module is ``dungeon_kart_v1``; models and snapshots saved with v0 are
   refused (layout version).
 * v0: initial release.
