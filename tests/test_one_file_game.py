@@ -8,8 +8,8 @@ The game dropped in is the fixture "Race to 10" (``tests/fixture_game.py``)
 as a package ``race`` in a temporary folder named by ``DUNGEONRL_GAMES_PATH``
 (never inside the source tree, so parallel test workers never see it); its
 companions (agent hooks with a heuristic and a core option, a CLI ``bench``
-companion, conformance hooks) sit in one module ``race_addons`` next to it,
-named by the declaration. Each check runs in a fresh process with that
+companion; conformance hooks) sit in two modules next to it, named by the
+declaration. Each check runs in a fresh process with that
 environment."""
 from __future__ import annotations
 
@@ -39,16 +39,15 @@ GAME = GameEntry(
     env_id="dungeonrl-test/Race-v0",
     agent_hooks="race_addons:AGENT_HOOKS",
     cli="race_addons",
-    test_hooks="race_addons:TEST_HOOKS",
+    test_hooks="race_conformance:TEST_HOOKS",
 )
 '''
 
 ADDONS = '''\
-"""The drop-in game's companions: agent hooks, CLI companion, conformance hooks."""
+"""The drop-in game's companions: agent hooks and CLI companion."""
 import numpy as np
 
 from dungeonrl.agents.games import GameHooks as AgentHooks
-from game_hooks import GameHooks as TestHooks, Violations, as_batch, as_row
 
 import fixture_game as F
 
@@ -81,6 +80,17 @@ def bench(args):
 
 def bench_options(spec):
     return []
+
+
+'''
+
+CONFORMANCE = '''\
+"""The drop-in game's conformance hooks."""
+import numpy as np
+
+from game_hooks import GameHooks as TestHooks, Violations, as_batch, as_row
+
+import fixture_game as F
 
 
 class RaceTestHooks(TestHooks):
@@ -128,7 +138,7 @@ def drop_in(root) -> dict:
     games = os.path.join(root, "games")
     os.makedirs(os.path.join(games, "race"))
     for rel, text in (("games/race/__init__.py", GAME_INIT), ("games/race/game.py", GAME_DECL),
-                      ("race_addons.py", ADDONS)):
+                      ("race_addons.py", ADDONS), ("race_conformance.py", CONFORMANCE)):
         with open(os.path.join(root, rel), "w") as f:
             f.write(text)
     env = dict(os.environ)
