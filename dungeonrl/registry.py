@@ -152,8 +152,6 @@ def register_catalog() -> None:
     its PettingZoo ids (string entry points, imported on first make) from
     the module its declaration names (``GAME.pettingzoo``). The
     game's spec is loaded on first use (:func:`get_spec`)."""
-    from importlib.util import find_spec
-
     from .envs.core.pz_module import register as register_pettingzoo
     for name, env_id in catalog.ENV_IDS.items():
         if name in _SPECS:
@@ -163,7 +161,7 @@ def register_catalog() -> None:
                                vector_entry_point=LAZY_VECTOR_ENTRY_POINT,
                                kwargs={"game": name}, max_episode_steps=None)
         pz = catalog.pettingzoo_module(name)
-        if pz is not None and find_spec(pz) is not None:
+        if pz is not None:          # declared: not looked up (that would import its package)
             register_pettingzoo(env_id, pz)
 
 

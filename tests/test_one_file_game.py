@@ -9,8 +9,9 @@ as a package ``race`` in a temporary folder named by ``DUNGEONRL_GAMES_PATH``
 (never inside the source tree, so parallel test workers never see it); its
 companions (agent hooks with a heuristic and a core option, a CLI ``bench``
 companion; conformance hooks) sit in two modules next to it, named by the
-declaration. Each check runs in a fresh process with that
-environment."""
+declaration. The team fixture "Relay" (``tests/fixture_team.py``) is dropped
+in the same way with its PettingZoo module inside its own package. Each
+check runs in a fresh process with that environment."""
 from __future__ import annotations
 
 import json
@@ -27,8 +28,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(ROOT, "tests")
 
 GAME_INIT = '''\
-"""Race to 10, the fixture game, as a game package."""
-from fixture_game import SPEC, RaceCore, make_core  # noqa: F401
+"""Race to 10, the fixture game, as a game package (its exports load on
+first use, so discovering the game imports nothing of it)."""
+
+
+def __getattr__(name):
+    import fixture_game
+    return getattr(fixture_game, name)
 '''
 
 GAME_DECL = '''\
@@ -132,13 +138,38 @@ TEST_HOOKS = RaceTestHooks()
 '''
 
 
-def drop_in(root) -> dict:
-    """Write the game and its companions under ``root``; the environment of
+#: the team fixture "Relay" (``tests/fixture_team.py``), a multi-seat game
+#: whose PettingZoo module lives inside its own package
+RELAY = {
+    "games/relay/__init__.py": '''\
+def __getattr__(name):
+    import fixture_team
+    return getattr(fixture_team, name)
+''',
+    "games/relay/game.py": '''\
+from dungeonrl.envs.catalog import GameEntry
+
+GAME = GameEntry(name="relay", env_id="dungeonrl-test/Relay-v0",
+                 pettingzoo="dungeonrl.envs.relay.pettingzoo")
+''',
+    "games/relay/pettingzoo.py": '''\
+from ..core.pz_module import define
+from . import SPEC
+
+globals().update(define(SPEC, __name__, default_players=4))
+''',
+}
+
+RACE = {"games/race/__init__.py": GAME_INIT, "games/race/game.py": GAME_DECL,
+        "race_addons.py": ADDONS, "race_conformance.py": CONFORMANCE}
+
+
+def drop_in(root, files=RACE) -> dict:
+    """Write a game and its companions under ``root``; the environment of
     a process that sees them."""
     games = os.path.join(root, "games")
-    os.makedirs(os.path.join(games, "race"))
-    for rel, text in (("games/race/__init__.py", GAME_INIT), ("games/race/game.py", GAME_DECL),
-                      ("race_addons.py", ADDONS), ("race_conformance.py", CONFORMANCE)):
+    for rel, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
         with open(os.path.join(root, rel), "w") as f:
             f.write(text)
     env = dict(os.environ)
@@ -156,8 +187,10 @@ def run(env, *args, timeout=600):
 
 LAYERS = textwrap.dedent('''\
     import json
+    import sys
     import gymnasium
     import dungeonrl
+    cheap = "fixture_game" not in sys.modules     # discovery imported none of the game
     from dungeonrl import registry
     from dungeonrl.envs import catalog
     from dungeonrl.envs.core import codegen
@@ -171,7 +204,7 @@ LAYERS = textwrap.dedent('''\
            "fuzz": fuzz.games(), "fuzz_hooks": list(fuzz.HOOKS),
            "conformance": list(conformance_common.GAMES),
            "test_hooks": sorted(game_hooks.HOOKS),
-           "agent_heuristic": hooks_for("race").heuristic is not None}
+           "agent_heuristic": hooks_for("race").heuristic is not None, "cheap": cheap}
     env = gymnasium.make("dungeonrl-test/Race-v0")
     obs, info = env.reset(seed=3)
     obs, r, term, trunc, info = env.step(1)
@@ -196,7 +229,7 @@ def test_a_dropped_in_game_joins_every_layer(dropped):
     assert out["codegen"] == suite + ["race"]
     assert "race" in out["fuzz"] and "race" in out["fuzz_hooks"]
     assert "race" in out["conformance"] and "race" in out["test_hooks"]
-    assert out["agent_heuristic"]
+    assert out["agent_heuristic"] and out["cheap"]
     assert out["module"] == "dungeonrl.envs.race"
     assert out["stepped"] == [pytest.approx(0.1), pytest.approx(-0.05)]
 
@@ -219,6 +252,35 @@ def test_the_suites_collect_and_run_it(dropped):
     assert "[race]" in ids.split("test_fuzz_args.py", 1)[1]
     run(dropped, "-m", "pytest", "-q", "-p", "no:cacheprovider",
         "tests/test_conformance_masks.py", "-k", "race")
+
+
+MULTI = textwrap.dedent('''\
+    import sys
+    import numpy as np
+    import gymnasium
+    import pettingzoo
+    import dungeonrl
+    from dungeonrl import registry
+    assert "fixture_team" not in sys.modules
+    assert "relay" in dungeonrl.list_games()
+    assert "dungeonrl-test/Relay-v0" in pettingzoo.aec_registry
+    from dungeonrl.envs.relay import pettingzoo as pz
+    assert registry.aec_factory("relay") is pz.env
+    env = pz.env()
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    env.step(int(np.flatnonzero(mask)[0]))
+    par = pz.parallel_env()
+    par.reset(seed=1)
+    single = gymnasium.make("dungeonrl-test/Relay-v0", opponents="random")
+    obs, _ = single.reset(seed=0)
+    print("ok", env.agent_selection, obs.shape)
+''')
+
+
+def test_a_multi_seat_game_declares_its_pettingzoo_module(tmp_path):
+    out = run(drop_in(tmp_path, RELAY), "-c", MULTI)
+    assert out.strip().splitlines()[-1].startswith("ok player_")
 
 
 def test_the_drop_in_stays_out_of_this_process():
