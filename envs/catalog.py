@@ -37,9 +37,10 @@ game still lacks. The registry, the code generator, the fuzzers, the agent
 hooks, the CLI, the benchmark suite and the conformance suite all iterate
 over :data:`GAMES`.
 
-This module imports only the standard library (and each game's ``game.py``,
-which imports nothing heavy), so every layer, the code generator included,
-can read it, and ``import dungeonrl`` stays cheap.
+This module imports only the standard library and each game's ``game.py``
+(with the game package's ``__init__``, which exports lazily: see
+:mod:`dungeonrl.envs.core.lazy`), so every layer, the code generator
+included, can read it, and ``import dungeonrl`` stays cheap.
 """
 from __future__ import annotations
 
