@@ -9,8 +9,8 @@ venv: $(STAMP)
 
 # torch first, pinned: 2.13.0 is a CPU wheel on this machine's disk, while an
 # unpinned torch (pulled in by the train extra) would fetch a multi-GB CUDA build.
-# The stamp is rebuilt only when pyproject.toml changes.
-$(STAMP): pyproject.toml
+# The stamp is rebuilt only when pyproject.toml or setup.py changes.
+$(STAMP): pyproject.toml setup.py
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install torch==2.13.0
 	$(VENV)/bin/python -m pip install -e ".[train,dev]"

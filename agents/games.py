@@ -2,8 +2,9 @@
 beyond its :class:`~dungeonrl.envs.core.spec.GameSpec`: the one place to
 plug a new game into ``dungeonrl train`` / ``dungeonrl eval``.
 
-A :class:`GameHooks` record per game (``HOOKS`` in the module
-``dungeonrl.agents.<game>_hooks``, imported on first use) gives
+A :class:`GameHooks` record per game (the ``"module:attribute"`` its
+declaration names, ``GAME.agent_hooks`` in ``envs/<game>/game.py``,
+imported on first use) gives
 
 * ``episode_stats(core, final_states, rows, last_reward)``: per finished
   episode, a dict of arrays with at least ``"win"`` (bool); Unbroken adds
@@ -22,7 +23,7 @@ A :class:`GameHooks` record per game (``HOOKS`` in the module
 * ``stat_columns``: extra per-episode statistics shown in tables;
   ``describe(core)``: the configuration in words, for reports.
 
-Games without such a module get :data:`GENERIC`: a win is a positive last reward,
+Games that declare none get :data:`GENERIC`: a win is a positive last reward,
 no heuristic, no fast path, no options.
 
 Multi-seat games (Dungeon Crawler) add ``scripted_advance(core)``: the
@@ -80,23 +81,34 @@ class GameHooks:
 GENERIC = GameHooks()
 
 #: overrides: game short name -> ``"module:attribute"`` of its :class:`GameHooks`
-#: (a game of the suite needs none: its hooks are found by name, below)
+#: (a game of the catalog needs none: its declaration names its hooks)
 HOOKS: dict[str, str] = {}
 _LOADED: dict[str, GameHooks] = {}
 
 
-def hooks_target(game: str) -> str:
+def hooks_target(game: str) -> str | None:
     """Where a game's hooks live: :data:`HOOKS` if it names the game, else
-    the convention ``dungeonrl.agents.<game>_hooks:HOOKS``."""
-    return HOOKS.get(game, f"{__package__}.{game}_hooks:HOOKS")
+    the declaration of a catalog game (``GAME.agent_hooks``; ``None`` when
+    it declares none), else the convention ``dungeonrl.agents.<game>_hooks:HOOKS``
+    (games registered by hand)."""
+    from ..envs import catalog
+    if game in HOOKS:
+        return HOOKS[game]
+    if game in catalog.ENTRIES:
+        return catalog.ENTRIES[game].agent_hooks
+    return f"{__package__}.{game}_hooks:HOOKS"
 
 
 def hooks_for(game: str) -> GameHooks:
     """The hooks of a game by short name (:data:`GENERIC` if it has none:
-    no module at the conventional place). Errors inside an existing hooks
-    module propagate."""
+    none declared, or no module at the conventional place). Errors inside
+    an existing hooks module propagate."""
     if game not in _LOADED:
-        module, _, attr = hooks_target(game).partition(":")
+        target = hooks_target(game)
+        if target is None:
+            _LOADED[game] = GENERIC
+            return GENERIC
+        module, _, attr = target.partition(":")
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as e:

@@ -33,7 +33,7 @@ What one case checks:
 
 Games join through :data:`HOOKS`, built from each game of
 :mod:`dungeonrl.envs.catalog` (``FUZZ_CONFIGS`` in its ``validate.py``, its
-content folder); a game without them is an error naming the file.
+content folder, each with a default when the game has no such module).
 """
 from __future__ import annotations
 
@@ -86,29 +86,44 @@ class FuzzHooks:
     """What the fuzzers need to know about one game."""
 
     configs: list                       # core kwargs whose records are fuzzed
-    data_dir: str                       # the shipped content folder
+    data_dir: str | None                # the shipped content folder (None: no content)
     content_files: tuple                # its files (without .toml)
     play_steps: int = 20                # random decisions after a successful restore
     extra_args: dict = field(default_factory=dict)   # kwargs every env of the game needs
 
 
+def _submodule(pkg: str, name: str):
+    """``pkg.name`` if the game has that module, else ``None``."""
+    import importlib
+    try:
+        return importlib.import_module(f"{pkg}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{pkg}.{name}":
+            raise
+        return None
+
+
 def game_hooks(name: str) -> FuzzHooks:
     """A game's fuzz hooks, from its package (:mod:`dungeonrl.envs.catalog`):
     ``validate.FUZZ_CONFIGS`` and ``content.DATA_DIR`` / ``FILES``; a
-    multi-seat game's constructors get its smallest player count."""
-    import importlib
-
+    multi-seat game's constructors get its smallest player count. A game
+    without a ``validate`` module is fuzzed in its default configuration, one
+    without a ``content`` module has no content files to fuzz; a ``validate``
+    module without ``FUZZ_CONFIGS`` is an error naming the file."""
     from ..envs import catalog
     from ..registry import get_spec
     pkg = catalog.package(name)
-    content = importlib.import_module(f"{pkg}.content")
-    configs = getattr(importlib.import_module(f"{pkg}.validate"), "FUZZ_CONFIGS", None)
+    content = _submodule(pkg, "content")
+    validate = _submodule(pkg, "validate")
+    configs = [{}] if validate is None else getattr(validate, "FUZZ_CONFIGS", None)
     if not configs:
         raise LookupError(f"game {name!r} has no FUZZ_CONFIGS in envs/{name}/validate.py")
     spec = get_spec(name)
     extra = {"num_players": spec.min_players} if spec.min_players > 1 else {}
-    return FuzzHooks(configs=[dict(c) for c in configs], data_dir=content.DATA_DIR,
-                     content_files=tuple(content.FILES), extra_args=extra)
+    return FuzzHooks(configs=[dict(c) for c in configs],
+                     data_dir=None if content is None else content.DATA_DIR,
+                     content_files=() if content is None else tuple(content.FILES),
+                     extra_args=extra)
 
 
 def _hooks() -> dict:
@@ -400,9 +415,12 @@ def mutate_content(doc: dict, choice) -> str:
 
 def content_case(name: str, choice, rng, workdir: str) -> str:
     """Copy the game's content folder, mutate one file, build a core on it:
-    ``ContentError`` naming the file, or a content that plays."""
+    ``ContentError`` naming the file, or a content that plays ("no content"
+    for a game without content files)."""
     from ..registry import get_spec
     h = hooks_for(name)
+    if not h.content_files:
+        return "no content"
     folder = os.path.join(workdir, "content")
     if os.path.exists(folder):
         shutil.rmtree(folder)

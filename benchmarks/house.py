@@ -74,6 +74,7 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     ("render and narration", ("envs/{g}/render*.py", "envs/{g}/narrat*.py")),
     ("scripted policy", ("envs/{g}/policy*.py",)),
     ("state check", ("envs/{g}/validate*.py",)),
+    ("declaration", ("envs/{g}/game.py",)),
     (
         "game core, config and wrappers",
         (

@@ -25,8 +25,11 @@ something with another option) and turned into argparse options by
 :func:`add_options`. For command ``C`` and game module ``M`` (see
 :mod:`dungeonrl.registry`) the implementation is
 
-1. ``dungeonrl.games.<name>.C(args)`` (e.g. ``dungeonrl.games.unbroken.play``), or
-   ``M.cli.C(args)`` for a game module that ships its own;
+1. ``C(args)`` of the game's companion module: the one its declaration
+   names (``GAME.cli`` in ``envs/<name>/game.py``, e.g.
+   ``dungeonrl.games.unbroken.play``); for a game registered by hand,
+   ``dungeonrl.games.<name>.C`` or ``M.cli.C(args)`` for a game module
+   that ships its own;
 2. otherwise the suite default of :data:`DEFAULTS`.
 
 and its options come from the function ``C_options(spec)`` (``main_options``
@@ -221,9 +224,15 @@ def find_command(command: str, game: str | None) -> tuple[Callable | None, list[
     tried = []
     module = game_module(game) if game is not None else None
     if module is not None:
+        from .envs import catalog
         from .registry import get_spec
-        for target in (f"dungeonrl.games.{get_spec(game).name}:{command}",
-                       f"{module}.cli:{command}"):
+        name = get_spec(game).name
+        if name in catalog.ENTRIES and module == catalog.package(name):
+            companion = catalog.ENTRIES[name].cli
+            targets = (f"{companion}:{command}",) if companion else ()
+        else:
+            targets = (f"dungeonrl.games.{name}:{command}", f"{module}.cli:{command}")
+        for target in targets:
             tried.append(target)
             fn = _load(target)
             if fn is not None:

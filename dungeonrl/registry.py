@@ -1,11 +1,12 @@
 """The game registry: every game of the suite, registered with Gymnasium at
 package import.
 
-``GAMES`` lists the module of each game (derived from
-:mod:`dungeonrl.envs.catalog`, the one list a new game joins). A game module exports ``SPEC`` (a
+``GAMES`` lists the module of each game (from :mod:`dungeonrl.envs.catalog`,
+which discovers every game package's ``GAME`` declaration). A game module
+exports ``SPEC`` (a
 :class:`~dungeonrl.envs.core.spec.GameSpec`) and ``make_core(**kwargs)``;
-optional companions are looked up by the CLI (``<module>.cli`` with
-``play(args)`` / ``bench(args)``).
+optional companions are named by the game's declaration (``GAME.cli``,
+``GAME.pettingzoo``, ``GAME.agent_hooks``).
 
 ``register_all()`` (run by ``import dungeonrl``) imports each module and calls
 :func:`register_game`, which records the spec under its short name and
@@ -21,7 +22,7 @@ registers its env id with Gymnasium::
 registered with :data:`SELFPLAY_ENTRY_POINT` / :data:`SELFPLAY_VECTOR_ENTRY_POINT`
 instead: ``gymnasium.make`` on it gives the single-agent view (one seat
 against an opponent pool, :mod:`dungeonrl.agents.selfplay_env`), while the
-full multi-agent game is PettingZoo's (the game's ``*_v0`` module).
+full multi-agent game is PettingZoo's (the game's ``GAME.pettingzoo`` module).
 Registration is idempotent. A game module that does not exist yet (or is
 still an empty folder) is skipped silently; any other import error inside a
 game module propagates.
@@ -42,8 +43,8 @@ __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
            "register_all", "register_catalog", "get_spec", "list_games", "game_module",
            "make_game_env", "make_game_vector_env", "aec_factory"]
 
-#: Modules of the games of the suite, in registration order (from the one
-#: list a game joins, :data:`dungeonrl.envs.catalog.GAMES`).
+#: Modules of the games of the suite, in registration order (the games
+#: :mod:`dungeonrl.envs.catalog` discovers, :data:`~dungeonrl.envs.catalog.GAMES`).
 GAMES: list[str] = [catalog.package(name) for name in catalog.GAMES]
 
 ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
@@ -109,11 +110,27 @@ def register_module(module: str) -> GameSpec | None:
         raise ImportError(f"game module {module} does not export SPEC")
     if getattr(mod, "make_core", None) is None and spec.make_core is None:
         raise ImportError(f"game module {module} exports neither make_core nor SPEC.make_core")
+    _check_declared(spec, module)
     if spec.make_core is None:
         # the module's factory is the core factory of the spec
         spec = dataclasses.replace(spec, make_core=mod.make_core)
     register_game(spec, module)
     return spec
+
+
+def _check_declared(spec: GameSpec, module: str) -> None:
+    """A catalog game's spec must carry the name and env id its ``GAME``
+    declares."""
+    game = catalog.ENTRIES.get(spec.name)
+    if module != catalog.package(spec.name) or game is None:
+        declared = [g for g in catalog.ENTRIES.values() if g.package == module]
+        if declared:
+            raise ValueError(f"{module}: SPEC.name is {spec.name!r} but its game.py "
+                             f"declares {declared[0].name!r}")
+        return
+    if spec.env_id != game.env_id:
+        raise ValueError(f"{module}: SPEC.env_id is {spec.env_id!r} but its game.py "
+                         f"declares {game.env_id!r}")
 
 
 def register_all(games: list[str] | None = None) -> list[GameSpec]:
@@ -132,10 +149,9 @@ def register_catalog() -> None:
     importing it (run by ``import dungeonrl``): its Gymnasium id (entry
     points :func:`make_game_env` / :func:`make_game_vector_env`, which import
     the game when first called) and, where the game has a PettingZoo module,
-    its PettingZoo ids (string entry points, imported on first make). The
+    its PettingZoo ids (string entry points, imported on first make) from
+    the module its declaration names (``GAME.pettingzoo``). The
     game's spec is loaded on first use (:func:`get_spec`)."""
-    from importlib.util import find_spec
-
     from .envs.core.pz_module import register as register_pettingzoo
     for name, env_id in catalog.ENV_IDS.items():
         if name in _SPECS:
@@ -145,7 +161,7 @@ def register_catalog() -> None:
                                vector_entry_point=LAZY_VECTOR_ENTRY_POINT,
                                kwargs={"game": name}, max_episode_steps=None)
         pz = catalog.pettingzoo_module(name)
-        if find_spec(pz) is not None:
+        if pz is not None:          # declared: not looked up (that would import its package)
             register_pettingzoo(env_id, pz)
 
 
@@ -213,10 +229,14 @@ def game_module(name: str) -> str | None:
 def aec_factory(game):
     """``factory(num_players=N)`` building the PettingZoo AEC env of a
     multi-agent game (a registered name, env id or :class:`GameSpec`), the
-    way a PettingZoo user does: ``dungeonrl.envs.<name>_v<version>.env`` if
-    that module exists, else ``pettingzoo.make("aec", spec.env_id, ...)``."""
+    way a PettingZoo user does: ``env`` of the game's PettingZoo module
+    (``GAME.pettingzoo`` of a catalog game, else
+    ``dungeonrl.envs.<name>_v<version>``) if that module exists, else
+    ``pettingzoo.make("aec", spec.env_id, ...)``."""
     spec = game if isinstance(game, GameSpec) else get_spec(game)
     name = f"dungeonrl.envs.{spec.name}_v{spec.version}"
+    if spec.name in catalog.ENTRIES:
+        name = catalog.pettingzoo_module(spec.name) or name
     try:
         mod = importlib.import_module(name)
     except ModuleNotFoundError as e:

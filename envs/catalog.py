@@ -1,62 +1,180 @@
-"""The games of the suite: the one list a new game joins.
+"""The games of the suite, found by discovery: each game declares itself once.
 
-A game is the package ``dungeonrl.envs.<name>`` for each ``<name>`` of
-:data:`ENV_IDS` (its short name and environment id). Everything else is
-found from that name, by convention, so adding a game is one line here plus
-its own files:
+A game is a package ``dungeonrl.envs.<name>`` whose ``game.py`` declares
+``GAME = GameEntry(...)``: its short name, environment id (and so its
+version), its place in the suite's order, and where its optional companions
+live, named by dotted strings (so the engine never imports them). Every
+layer reads this catalog, which finds the games by scanning the folders of
+``dungeonrl.envs`` for such packages:
 
 ==============================================  ========================================
 what                                            where (``<name>`` = the game's short name)
 ==============================================  ========================================
+short name, env id, version, order              ``envs/<name>/game.py`` ``GAME``
 spec and core factory (Gymnasium registration,  ``dungeonrl.envs.<name>``: ``SPEC``,
 the self-play view of a multi-seat game)        ``make_core`` (:mod:`dungeonrl.registry`)
+PettingZoo registration (multi-seat games)      ``GAME.pettingzoo`` (a module with ``env``,
+                                                ``raw_env``, ``parallel_env``)
 kernel facts, generated kernels                 ``envs/<name>/consts.py`` ``KERNEL_FACTS``,
                                                 ``envs/<name>/kernels.py``
                                                 (:mod:`dungeonrl.envs.core.codegen`)
-PettingZoo registration (multi-seat games)      ``dungeonrl.envs.<name>_v<version>``
 content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DATA_DIR``, ``FILES``
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)
-agent hooks (train / eval; optional)            ``dungeonrl.agents.<name>_hooks:HOOKS``
-CLI companions (play / bench; optional)         ``dungeonrl.games.<name>``
-conformance-suite hooks                         ``tests/hooks_<name>.py`` ``HOOKS``
-packaging                                       ``pyproject.toml`` ``[tool.setuptools] packages``
+agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (default: generic hooks)
+CLI companions (play / bench; optional)         ``GAME.cli`` (default: the suite's commands)
+conformance-suite hooks                         ``tests/hooks_<name>.py``, or ``GAME.test_hooks``
+packaging                                       automatic (``pyproject.toml`` finds packages)
 ==============================================  ========================================
 
+Games outside the source tree join the same way: every folder of the
+environment variable ``DUNGEONRL_GAMES_PATH`` (``os.pathsep``-separated,
+read when ``dungeonrl.envs`` is first imported) is a further folder of
+``dungeonrl.envs``, so a game package dropped there is
+``dungeonrl.envs.<name>`` like the others.
+
 ``tests/test_catalog.py`` checks every row for every game and names what a
-new game still lacks. The benchmark suite (``dungeonrl bench``) and the
-conformance suite iterate over the registered games and need nothing more.
+game still lacks. The registry, the code generator, the fuzzers, the agent
+hooks, the CLI, the benchmark suite and the conformance suite all iterate
+over :data:`GAMES`.
 
-This module imports nothing, so every layer (the code generator included)
-can read it.
+This module imports only the standard library and each game's ``game.py``
+(with the game package's ``__init__``, which exports lazily: see
+:mod:`dungeonrl.envs.core.lazy`), so every layer, the code generator
+included, can read it, and ``import dungeonrl`` stays cheap.
 """
+from __future__ import annotations
 
-#: short name -> environment id of each game of the suite, in registration
-#: order. ``import dungeonrl`` registers these ids with Gymnasium (and, for a
-#: game with a ``dungeonrl.envs.<name>_v<N>`` module, with PettingZoo)
-#: without importing the games: a game's package is imported when one of its
-#: envs is first made or its spec is first asked for.
-ENV_IDS: dict[str, str] = {
-    "unbroken": "dungeonrl/Unbroken-v0",
-    "dungeon_crawler": "dungeonrl/DungeonCrawler-v0",
-    "dungeon_kart": "dungeonrl/DungeonKart-v1",
-    "dcc_unstoppable": "dungeonrl/DCCUnstoppable-v1",
-}
+import importlib
+import os
+import sys
+from dataclasses import dataclass
+
+__all__ = ["GameEntry", "GAMES", "ENV_IDS", "ENTRIES", "entry", "package", "version",
+           "pettingzoo_module", "discover", "GAMES_PATH_VAR"]
+
+#: environment variable naming extra folders of game packages
+GAMES_PATH_VAR = "DUNGEONRL_GAMES_PATH"
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A game's declaration (``GAME`` in ``envs/<name>/game.py``).
+
+    ``name``: the short name, also the package's folder name; ``env_id``:
+    the environment id, ending in ``-v<version>``; ``order``: the game's
+    place in every list of games (lower first, then by name).
+    Optional companions, by dotted name (``None``: the default):
+    ``pettingzoo``, the module exporting ``env`` / ``raw_env`` /
+    ``parallel_env`` (multi-seat games); ``agent_hooks``, the
+    ``"module:attribute"`` of the game's
+    :class:`~dungeonrl.agents.games.GameHooks` (default: generic hooks);
+    ``cli``, the module of its command-line companions (``play(args)``,
+    ``bench(args)``... with their ``*_options``; default: the suite's
+    commands); ``test_hooks``, the ``"module:attribute"`` of its
+    conformance hooks when they are not ``tests/hooks_<name>.py``.
+    """
+
+    name: str
+    env_id: str
+    order: int = 1000
+    pettingzoo: str | None = None
+    agent_hooks: str | None = None
+    cli: str | None = None
+    test_hooks: str | None = None
+
+    def __post_init__(self):
+        if not self.name.isidentifier():
+            raise ValueError(f"game name {self.name!r} is not an identifier")
+        head, sep, tail = self.env_id.rpartition("-v")
+        if not (head and sep and tail.isdigit()):
+            raise ValueError(f"env id {self.env_id!r} does not end in -v<version>")
+
+    @property
+    def version(self) -> int:
+        """The version number of the environment id (``...-v0`` -> 0)."""
+        return int(self.env_id.rpartition("-v")[2])
+
+    @property
+    def package(self) -> str:
+        """The import name of the game's package."""
+        return f"{_ENVS}.{self.name}"
+
+
+_ENVS = __name__.rpartition(".")[0]          # "dungeonrl.envs"
+
+
+def _folders() -> list[str]:
+    """The folders of ``dungeonrl.envs`` (the source tree's and any of
+    :data:`GAMES_PATH_VAR`)."""
+    pkg = sys.modules.get(_ENVS) or importlib.import_module(_ENVS)
+    return list(pkg.__path__)
+
+
+def discover() -> dict[str, GameEntry]:
+    """Every game package's ``GAME``, by short name, in the suite's order:
+    each sub-folder of a folder of ``dungeonrl.envs`` holding ``__init__.py``
+    and ``game.py``. A ``game.py`` without a ``GAME`` entry, or one whose
+    name is not its folder's, raises; two folders declaring one name or one
+    env id raise too."""
+    found: dict[str, GameEntry] = {}
+    for folder in _folders():
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            sub = os.path.join(folder, name)
+            if (name in found or not name.isidentifier() or name.startswith("_")
+                    or not os.path.isfile(os.path.join(sub, "game.py"))
+                    or not os.path.isfile(os.path.join(sub, "__init__.py"))):
+                continue
+            mod = importlib.import_module(f"{_ENVS}.{name}.game")
+            game = getattr(mod, "GAME", None)
+            if not isinstance(game, GameEntry):
+                raise TypeError(f"{sub}/game.py must define GAME = GameEntry(...)")
+            if game.name != name:
+                raise ValueError(f"{sub}/game.py declares the game {game.name!r}, "
+                                 f"not {name!r} (the folder's name)")
+            found[name] = game
+    ids: dict[str, str] = {}
+    for game in found.values():
+        if game.env_id in ids:
+            raise ValueError(f"env id {game.env_id!r} is declared by both "
+                             f"{ids[game.env_id]!r} and {game.name!r}")
+        ids[game.env_id] = game.name
+    return {g.name: g for g in sorted(found.values(), key=lambda g: (g.order, g.name))}
+
+
+#: short name -> declaration of each game, in the suite's order
+ENTRIES: dict[str, GameEntry] = discover()
+
+#: short name -> environment id of each game, in registration order.
+#: ``import dungeonrl`` registers these ids with Gymnasium (and, for a game
+#: with a PettingZoo module, with PettingZoo) without importing the games: a
+#: game's package is imported when one of its envs is first made or its spec
+#: is first asked for.
+ENV_IDS: dict[str, str] = {name: g.env_id for name, g in ENTRIES.items()}
 
 #: short names of the games of the suite, in registration order
 GAMES: tuple[str, ...] = tuple(ENV_IDS)
 
 
+def entry(name: str) -> GameEntry:
+    """The declaration of a game of the catalog (``KeyError`` otherwise)."""
+    return ENTRIES[name]
+
+
 def package(name: str) -> str:
     """The import name of a game's package."""
-    return f"dungeonrl.envs.{name}"
+    return f"{_ENVS}.{name}"
 
 
 def version(name: str) -> int:
     """The version number of a game's environment id (``...-v0`` -> 0)."""
-    return int(ENV_IDS[name].rpartition("-v")[2])
+    return ENTRIES[name].version
 
 
-def pettingzoo_module(name: str) -> str:
-    """The import name of a game's PettingZoo module (it may not exist: a
-    one-seat-only game has none)."""
-    return f"dungeonrl.envs.{name}_v{version(name)}"
+def pettingzoo_module(name: str) -> str | None:
+    """The import name of a game's PettingZoo module (``None`` for a game
+    that declares none: a one-seat-only game)."""
+    return ENTRIES[name].pettingzoo

@@ -4,8 +4,10 @@ set-up in ``tests/conformance_common.py``).
 The suite runs every check on every game of ``dungeonrl.registry.GAMES``;
 what it cannot know generically, each game provides as a :class:`GameHooks`
 object in :data:`HOOKS` (game name -> hooks), from its own module
-``tests/hooks_<game>.py`` exporting ``HOOKS`` (found automatically). A new game joins the suite by registering itself and adding
-its hooks; ``test_every_suite_game_has_hooks`` fails, naming the game, for a
+``tests/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
+from the module its declaration names (``GAME.test_hooks`` in
+``envs/<game>/game.py``, for a game whose hooks ship with it). A new game
+joins the suite by declaring itself and adding its hooks; ``test_every_suite_game_has_hooks`` fails, naming the game, for a
 registered game without hooks (its other conformance tests skip with a
 pointer there). Hook writers can reuse :class:`Violations`,
 :func:`pile_counts`, :func:`as_batch` and :func:`as_row`.
@@ -186,17 +188,23 @@ HOOKS: dict[str, GameHooks] = {}
 
 def _discover() -> None:
     """Add the hooks of every ``tests/hooks_<game>.py`` module (each exports
-    ``HOOKS``, a :class:`GameHooks` instance), so a game's author can add its
+    ``HOOKS``, a :class:`GameHooks` instance), then those a game's
+    declaration names (``GAME.test_hooks``), so a game's author can add its
     hooks without editing this file. Import errors propagate."""
     import importlib
     import os
+
+    from dungeonrl.envs import catalog
     here = os.path.dirname(os.path.abspath(__file__))
-    for fn in sorted(os.listdir(here)):
-        if fn.startswith("hooks_") and fn.endswith(".py"):
-            h = importlib.import_module(fn[:-3]).HOOKS
-            if not isinstance(h, GameHooks):
-                raise TypeError(f"{fn}: HOOKS must be a GameHooks instance")
-            HOOKS[h.name] = h
+    targets = [(fn, fn[:-3], "HOOKS") for fn in sorted(os.listdir(here))
+               if fn.startswith("hooks_") and fn.endswith(".py")]
+    targets += [(f"{g.name}: GAME.test_hooks", *g.test_hooks.split(":"))
+                for g in catalog.ENTRIES.values() if g.test_hooks]
+    for where, module, attr in targets:
+        h = getattr(importlib.import_module(module), attr)
+        if not isinstance(h, GameHooks):
+            raise TypeError(f"{where}: HOOKS must be a GameHooks instance")
+        HOOKS[h.name] = h
 
 
 _discover()

@@ -1,8 +1,8 @@
-"""One place to register a game: every game of ``dungeonrl.envs.catalog``
-has each file the conventions of the catalog's table ask for, and each layer
-(Gymnasium, PettingZoo, code generator, fuzzers, agents, CLI, conformance
-hooks, packaging) finds it from the name alone. A failure names the game and
-what it lacks."""
+"""One place to declare a game: every game package's ``game.py`` (``GAME``)
+is discovered by ``dungeonrl.envs.catalog``, has each file the catalog's
+table asks for, and each layer (Gymnasium, PettingZoo, code generator,
+fuzzers, agents, CLI, conformance hooks, packaging) finds it from the
+declaration alone. A failure names the game and what it lacks."""
 from __future__ import annotations
 
 import importlib
@@ -27,6 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def test_every_layer_reads_the_catalog():
+    assert catalog.GAMES == tuple(catalog.discover())
+    assert list(catalog.ENV_IDS.values()) == [catalog.entry(g).env_id for g in catalog.GAMES]
     assert registry.GAMES == [catalog.package(g) for g in catalog.GAMES]
     assert tuple(codegen.GAME_PACKAGES) == catalog.GAMES
     assert registry.list_games()[:len(catalog.GAMES)] == list(catalog.GAMES)
@@ -37,8 +39,12 @@ def test_every_layer_reads_the_catalog():
 
 @pytest.mark.parametrize("name", catalog.GAMES)
 def test_game_package_follows_the_conventions(name):
+    game = importlib.import_module(f"{catalog.package(name)}.game").GAME
+    assert game is catalog.entry(name) and game.package == catalog.package(name)
     pkg = importlib.import_module(catalog.package(name))
     assert pkg.SPEC.name == name, f"envs/{name}: SPEC.name is {pkg.SPEC.name!r}"
+    assert (pkg.SPEC.env_id, pkg.SPEC.version) == (game.env_id, game.version), \
+        f"envs/{name}: the spec's env id differs from game.py's"
     assert callable(getattr(pkg, "make_core", None) or pkg.SPEC.make_core)
     assert pkg.SPEC.env_id in gymnasium.registry, f"{name}: not registered with Gymnasium"
     consts = importlib.import_module(f"{catalog.package(name)}.consts")
@@ -57,23 +63,33 @@ def test_game_package_follows_the_conventions(name):
 @pytest.mark.parametrize("name", catalog.GAMES)
 def test_multi_seat_games_register_with_pettingzoo(name):
     spec = registry.get_spec(name)
+    module = catalog.pettingzoo_module(name)
     if spec.max_players < 2:
+        assert module is None, f"envs/{name}/game.py: a one-seat game declares {module}"
         pytest.skip("one seat only")
-    mod = importlib.import_module(f"dungeonrl.envs.{name}_v{spec.version}")
+    assert module is not None, f"envs/{name}/game.py: GAME.pettingzoo is not declared"
+    mod = importlib.import_module(module)
     for attr in ("env", "raw_env", "parallel_env"):
-        assert callable(getattr(mod, attr, None)), f"dungeonrl.envs.{name}_v{spec.version}.{attr}"
+        assert callable(getattr(mod, attr, None)), f"{module}.{attr}"
+    import pettingzoo
+    assert spec.env_id in pettingzoo.aec_registry
+    assert registry.aec_factory(name) is mod.env
 
 
 @pytest.mark.parametrize("name", catalog.GAMES)
-def test_agent_hooks_and_cli_are_found_by_name(name):
+def test_agent_hooks_and_cli_are_found_from_the_declaration(name):
     from dungeonrl.agents.games import GENERIC, hooks_for, hooks_target
+    game = catalog.entry(name)
+    assert hooks_target(name) == game.agent_hooks
     hooks = hooks_for(name)
-    module = hooks_target(name).partition(":")[0]
-    has_module = importlib.util.find_spec(module) is not None
-    assert (hooks is not GENERIC) == has_module
+    if game.agent_hooks is None:
+        assert hooks is GENERIC
+    else:
+        module, _, attr = game.agent_hooks.partition(":")
+        assert hooks is getattr(importlib.import_module(module), attr)
     from dungeonrl.cli import find_command
     fn, tried = find_command("play", name)
-    assert fn is not None and tried[0] == f"dungeonrl.games.{name}:play"
+    assert fn is not None and tried[0] == f"{game.cli}:play"
 
 
 def test_unknown_agent_hooks_fall_back_to_generic():
@@ -81,12 +97,18 @@ def test_unknown_agent_hooks_fall_back_to_generic():
     assert hooks_for("no_such_game_xyz") is GENERIC
 
 
-def test_packaging_lists_every_game():
+def test_packaging_finds_every_game():
+    import runpy
+    packages = runpy.run_path(os.path.join(ROOT, "setup.py"), run_name="setup_probe")["packages"]()
+    for name in catalog.GAMES:
+        assert catalog.package(name) in packages, f"setup.py does not find {catalog.package(name)}"
+    # every folder with an __init__.py under a mapped folder ships, under its import name
+    assert {"dungeonrl", "dungeonrl.games", "dungeonrl.envs", "dungeonrl.envs.core",
+            "dungeonrl.encoders", "dungeonrl.agents", "dungeonrl.benchmarks",
+            "dungeonrl.benchmarks.suite"} <= set(packages)
+    assert all(p.startswith("dungeonrl") for p in packages)
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         tool = tomllib.load(f)["tool"]["setuptools"]
-    for name in catalog.GAMES:
-        assert catalog.package(name) in tool["packages"], \
-            f"pyproject.toml [tool.setuptools] packages lacks {catalog.package(name)}"
     data = tool["package-data"]
     assert "data/*.toml" in data.get("*", []), "content files must ship with every game"
     assert dungeonrl.__version__

@@ -22,4 +22,5 @@ from dungeonrl.benchmarks.fuzz import games as list_games
 def test_fuzz_content_files(name, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
     with tempfile.TemporaryDirectory() as wd:
-        assert content_case(name, choice(data), rng, wd) in ("refused", "played")
+        assert content_case(name, choice(data), rng, wd) in ("refused", "played",
+                                                            "no content")

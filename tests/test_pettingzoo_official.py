@@ -14,6 +14,7 @@ here a step is one decision): the last test pins the clear error instead.
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import warnings
 
@@ -31,9 +32,11 @@ from pettingzoo.test import (
 from pettingzoo.utils import conversions, wrappers
 
 from dungeonrl import registry
-from dungeonrl.envs import dcc_unstoppable_v1, dungeon_crawler_v0, dungeon_kart_v1
+from dungeonrl.envs import catalog, dcc_unstoppable_v1
 
-MODULES = [dungeon_crawler_v0, dungeon_kart_v1, dcc_unstoppable_v1]
+#: every declared game's PettingZoo module (``GAME.pettingzoo``), in the suite's order
+MODULES = [importlib.import_module(catalog.pettingzoo_module(g)) for g in catalog.GAMES
+           if catalog.pettingzoo_module(g)]
 CYCLES = 40         # PettingZoo's checks loop on their own; a few dozen cycles each
 
 

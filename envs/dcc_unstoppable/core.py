@@ -12,10 +12,11 @@ from ...encoders import dcc_unstoppable as enc
 from . import consts as C, kernels, rules, state
 from .config import make_config
 from .content import default_content, load_content
+from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
-VERSION = 1
+VERSION = GAME.version          # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
@@ -78,7 +79,7 @@ def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameS
     mode = choice_arg(reward, C.REWARD_MODES, "reward")
     high = 1.0 if mode == C.RM_WINLOSS else max(1.0, max_score_reward(content))
     return game_spec(
-        name="dcc_unstoppable", title="DCCUnstoppable", version=VERSION, consts=C, encoder=enc,
+        name=GAME.name, title="DCCUnstoppable", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(),
         min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,

@@ -8,10 +8,11 @@ from ..core.spec import game_spec
 from ...encoders import dungeon_crawler as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
+from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 5000
-VERSION = 0
+VERSION = GAME.version          # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
@@ -19,7 +20,7 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None):
     content = content or load_content()
     return game_spec(
-        name="dungeon_crawler", title="DungeonCrawler", version=VERSION, consts=C, encoder=enc,
+        name=GAME.name, title="DungeonCrawler", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(content),
         min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,

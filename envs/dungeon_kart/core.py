@@ -11,10 +11,11 @@ from ..core.spec import GameSpec, game_spec
 from ...encoders import dungeon_kart as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
+from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
-VERSION = 1
+VERSION = GAME.version          # declared once, in game.py
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
                  C.O_RACE_OVER: "finished"}
@@ -26,7 +27,7 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None) -> GameSpec:
     content = content or load_content()
     return game_spec(
-        name="dungeon_kart", title="DungeonKart", version=VERSION, consts=C, encoder=enc,
+        name=GAME.name, title="DungeonKart", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(),
         min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,

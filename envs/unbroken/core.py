@@ -10,12 +10,13 @@ from ..core.spec import game_spec
 from ...encoders import unbroken as enc
 from . import consts as C, kernels, rules, state
 from .content import load_content
+from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE
 
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
 MAX_EPISODE_STEPS = 3000
-VERSION = 0
+VERSION = GAME.version          # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
@@ -23,7 +24,7 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None):
     content = content or load_content()
     return game_spec(
-        name="unbroken", title="Unbroken", version=VERSION, consts=C, encoder=enc,
+        name=GAME.name, title="Unbroken", version=VERSION, consts=C, encoder=enc,
         state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(content),
         min_players=1, max_players=1, max_episode_steps=MAX_EPISODE_STEPS,

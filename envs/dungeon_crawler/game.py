@@ -1,0 +1,12 @@
+"""Dungeon Crawler in the suite: the one declaration every layer reads
+(:mod:`dungeonrl.envs.catalog`)."""
+from ..catalog import GameEntry
+
+GAME = GameEntry(
+    name="dungeon_crawler",
+    env_id="dungeonrl/DungeonCrawler-v0",
+    order=20,
+    pettingzoo="dungeonrl.envs.dungeon_crawler_v0",
+    agent_hooks="dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
+    cli="dungeonrl.games.dungeon_crawler",
+)

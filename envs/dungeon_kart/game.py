@@ -1,0 +1,12 @@
+"""Dungeon Kart in the suite: the one declaration every layer reads
+(:mod:`dungeonrl.envs.catalog`)."""
+from ..catalog import GameEntry
+
+GAME = GameEntry(
+    name="dungeon_kart",
+    env_id="dungeonrl/DungeonKart-v1",
+    order=30,
+    pettingzoo="dungeonrl.envs.dungeon_kart_v1",
+    agent_hooks="dungeonrl.agents.dungeon_kart_hooks:HOOKS",
+    cli="dungeonrl.games.dungeon_kart",
+)
