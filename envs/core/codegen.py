@@ -208,8 +208,10 @@ def instantiate(template: str, facts: KernelFacts, header: str, game: str) -> st
                 out.append(code.rstrip() + "\n")
         else:
             out.append(line)
-    if in_game or keep:
-        raise TemplateError("the kernel template ends inside a block")
+    if in_game:
+        raise TemplateError(f"the kernel template has no {GAME_END!r}")
+    if keep:
+        raise TemplateError(f"the kernel template has no {END!r}")
     src = "".join(out)
     if game not in src:
         raise TemplateError(f"the kernel template has no {GAME_BEGIN!r} block")
