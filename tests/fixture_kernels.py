@@ -3,7 +3,7 @@ the game 'race' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -339,5 +339,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '7c508a260d3e0ac2c357137c166ecc05345701c27aa2034a6f5a9a4f32a83ede'
+SOURCE_DIGEST = '340eb0aa1e94fd837cdb2d9b8b649bfc0a045ad90778de8aa5206592c17638f1'
 ensure_fresh(globals())

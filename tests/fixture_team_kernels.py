@@ -3,7 +3,7 @@ the game 'relay' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -339,5 +339,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1007168482304bb1d5718bbb8782bb94eb90d79517410954cc55ea6c5ba350c6'
+SOURCE_DIGEST = 'f933aa099180dfb7cfea49b730c2b878fb8e9b85525fff019c35b8b6a2844d81'
 ensure_fresh(globals())

@@ -192,3 +192,70 @@ def test_a_bad_mode_is_refused_by_name(monkeypatch):
     monkeypatch.setenv(freshness.MODE_VAR, "sometimes")
     with pytest.raises(ValueError, match="DUNGEONRL_STALE_KERNELS must be one of"):
         freshness.mode()
+
+
+def _edited_template(tmp_path) -> Path:
+    """A copy of the template module with one kernel's docstring edited."""
+    text = codegen.template_file().read_text()
+    old = '"""One agent decision.'
+    assert text.count(old) == 1
+    edited = tmp_path / "template.py"
+    edited.write_text(text.replace(old, '"""One agent decision (edited).'))
+    return edited
+
+
+def test_an_edit_to_the_template_module_makes_every_kernel_file_stale(tmp_path, monkeypatch):
+    """The template's source is in every digest: any edit to the module (a
+    docstring here) makes `codegen --check` name every game and each
+    imported kernel module's digest differ from its sources."""
+    games = codegen.default_games()
+    assert codegen.stale(games) == []
+    kernels = [importlib.import_module(f"dungeonrl.envs.{g}.kernels")
+               for g in codegen.GAME_PACKAGES]
+    edited = _edited_template(tmp_path)
+    monkeypatch.setattr(codegen, "template_file", lambda: edited)
+    monkeypatch.setattr(codegen, "TEMPLATE_HASH", codegen.template_hash())
+    assert codegen.stale(games) == games
+    assert "One agent decision (edited)." in codegen.source("unbroken")
+    for k in kernels:
+        assert freshness.digest(codegen.TEMPLATE_HASH, k.SOURCE_MODULES) != k.SOURCE_DIGEST
+
+
+#: play.py with the template module replaced by an edited copy first
+EDITED_TEMPLATE = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from dungeonrl.envs.core import codegen
+    edited = Path(sys.argv[1])
+    codegen.template_file = lambda: edited
+    codegen.TEMPLATE_HASH = codegen.template_hash()
+    sys.argv[1:] = []
+    exec(open("play.py").read())
+""")
+
+
+def test_an_edit_to_the_template_module_reaches_the_next_process(tmp_path):
+    """With the template edited, importing the kernels fails in error mode
+    (naming the command) and regenerates them from the edited template
+    otherwise."""
+    pkg, cache = _race_copy(tmp_path), tmp_path / "numba-cache"
+    edited = _edited_template(tmp_path)
+    (pkg / "edited.py").write_text(EDITED_TEMPLATE)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
+    env.update(NUMBA_CACHE_DIR=str(cache))
+
+    def run(mode):
+        return subprocess.run([sys.executable, "edited.py", str(edited)], cwd=pkg,
+                              env={**env, "DUNGEONRL_STALE_KERNELS": mode},
+                              capture_output=True, text=True, timeout=600)
+
+    before = (pkg / "fixture_kernels.py").read_text()
+    r = run("error")
+    assert r.returncode != 0 and "fixture_kernels.py is stale" in r.stderr
+    assert "python -m dungeonrl.envs.core.codegen" in r.stderr
+    assert (pkg / "fixture_kernels.py").read_text() == before
+    r = run("regenerate")
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["pos"] == 2 and got["regenerated"] == [str(pkg / "fixture_kernels.py")]
+    assert "One agent decision (edited)." in (pkg / "fixture_kernels.py").read_text()

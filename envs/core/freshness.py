@@ -60,9 +60,10 @@ MODES = ("regenerate", "error")
 #: where a read-only install's regenerated kernels go
 DIR_VAR = "DUNGEONRL_KERNEL_DIR"
 REGENERATE = "python -m dungeonrl.envs.core.codegen"
-#: the freshness hook and the generator are no part of what is compiled (the
-#: template is hashed on its own)
-NOT_COMPILED = ("dungeonrl.envs.core.freshness", "dungeonrl.envs.core.codegen")
+#: the freshness hook, the generator and the template are no part of what is
+#: compiled (the template is hashed on its own)
+NOT_COMPILED = ("dungeonrl.envs.core.freshness", "dungeonrl.envs.core.codegen",
+                "dungeonrl.envs.core.template", "dungeonrl.envs.core.template_game")
 _VERSION = b"dungeonrl kernel source digest 1\n"
 
 #: files regenerated on import in this process (path of each)
@@ -212,7 +213,7 @@ def ensure_fresh(g: dict) -> None:
     """Called with ``globals()`` by the last line of a generated kernel
     module: regenerate the module if its sources changed (see the module
     docstring), and flush numba caches built against other sources."""
-    if _suspended:
+    if _suspended or g.get("KERNEL_KEY") is None:     # the template module itself
         return
     from . import codegen
     want = g["SOURCE_DIGEST"]

@@ -3,7 +3,7 @@ the game 'dcc_unstoppable' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -420,5 +420,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '974fda946a523eba362cd8795c27b2ec5a8378f3a6b4018df0ab23717b0183c4'
+SOURCE_DIGEST = '1e134af09dccf5c149ade047cd8fe3085d366afcc13c04245ec3c044e16e63a6'
 ensure_fresh(globals())

@@ -3,7 +3,7 @@ the game 'dungeon_crawler' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -421,5 +421,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'eacfe5f6865e46196074946a088807a41bb042ccacc0485d8e040fc3620e5dd9'
+SOURCE_DIGEST = 'a3bf6ad5ef2ca7483e6e76c550531c9d507484078884c2b7eb3f4b14e5a248da'
 ensure_fresh(globals())

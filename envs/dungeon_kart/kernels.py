@@ -3,7 +3,7 @@ the game 'dungeon_kart' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -421,5 +421,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c9022382cd2d739bbca7547e736007e108a268c55938e51913aaeff8efb6baf2'
+SOURCE_DIGEST = '69f7ee757bffc1f86ede1ec0272c5de0f664bc64666c243e1550dca256b89d8b'
 ensure_fresh(globals())

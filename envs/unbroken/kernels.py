@@ -3,7 +3,7 @@ the game 'unbroken' -- do not edit; regenerate with
 ``python -m dungeonrl.envs.core.codegen``.
 
 The engine's loops over this game's row functions (see
-:mod:`dungeonrl.envs.core.codegen` for what each kernel does).
+:mod:`dungeonrl.envs.core.template` for what each kernel does).
 """
 from numba import njit
 
@@ -423,5 +423,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ee7fb4d03e81752aaaa525e32b6b926bf38190f1e7b0b3bf6abe784343e179a3'
+SOURCE_DIGEST = '84c4881f4faf004792387ab92434d7054a89908e714bc64dd3f81cd4aad9025e'
 ensure_fresh(globals())
