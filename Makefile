@@ -32,7 +32,7 @@ $(RLLIB_STAMP): pyproject.toml $(STAMP)
 
 test: venv venv-rllib
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
-	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/test_rllib.py
+	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/adapters/test_rllib.py
 
 demo: venv
 	$(VENV)/bin/dungeonrl demo

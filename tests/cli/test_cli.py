@@ -26,7 +26,7 @@ import dungeonrl  # noqa: E402,F401  (registers the games)
 from dungeonrl import cli  # noqa: E402
 from dungeonrl.cli import main as cli_main  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "none"]
 
 
