@@ -22,7 +22,7 @@ conformance-suite hooks                         ``tests/hooks_<name>.py`` ``HOOK
 packaging                                       ``pyproject.toml`` ``[tool.setuptools] packages``
 ==============================================  ========================================
 
-``tests/test_catalog.py`` checks every row for every game and names what a
+``tests/engine/test_catalog.py`` checks every row for every game and names what a
 new game still lacks. The benchmark suite (``dungeonrl bench``) and the
 conformance suite iterate over the registered games and need nothing more.
 

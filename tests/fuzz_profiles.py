@@ -1,8 +1,8 @@
-"""Hypothesis profiles of the fuzz tests (``tests/test_fuzz_*.py``).
+"""Hypothesis profiles of the fuzz tests (``tests/fuzz/test_*.py``).
 
 * ``ci`` (default): a few dozen examples per test, sized so the whole fuzz
   layer runs in well under a minute on two cores;
-* ``long``: ``HYPOTHESIS_PROFILE=long pytest tests/test_fuzz_*.py`` runs
+* ``long``: ``HYPOTHESIS_PROFILE=long pytest tests/fuzz/test_*.py`` runs
   about 40x more examples per test (minutes), for a deeper search.
 
 ``choice(data)`` turns Hypothesis' ``data`` into the ``choice(kind, options)``
