@@ -30,15 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "none"]
 
 
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    """Run in an empty folder (default run folders land there); stdin is
-    closed so that a prompt ends a play command at once."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    return tmp_path
-
-
 def _leaves():
     from dungeonrl.registry import list_games
     for command in ("play", "train", "eval", "bench", "demo"):
