@@ -32,7 +32,7 @@ $(RLLIB_STAMP): pyproject.toml $(STAMP)
 
 test: venv venv-rllib
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
-	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/test_rllib.py
+	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/adapters/test_rllib.py
 
 # Lint and type-check (configuration in pyproject.toml): ruff's rules, ruff's
 # formatter in check mode, mypy over the engine and the public API. The

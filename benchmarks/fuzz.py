@@ -1,7 +1,7 @@
 """Fuzzing of everything that comes in from outside the step loop, for every
 registered game: snapshots, content files, constructor arguments and seeds.
 
-The tests (``tests/test_fuzz_*.py``) drive these functions with Hypothesis;
+The tests (``tests/fuzz/test_*.py``) drive these functions with Hypothesis;
 this module is also a command for longer runs that prints what it did::
 
     python -m dungeonrl.benchmarks.fuzz --cases 5000            # every game

@@ -29,7 +29,7 @@ core or upgrade slot and the danger blocks are one ``memcpy`` each
 (``envs/core/memops.py``); a sleeve with an upgrade slid in still goes
 through :func:`core_feats`. The row is cleared by one ``memset`` and only
 filled slots are visited. The observation is bit-identical to the per-call
-encoder (``tests/test_dcc_encoder_speed.py``).
+encoder (``tests/dcc_unstoppable/test_encoder_speed.py``).
 """
 from __future__ import annotations
 
@@ -340,7 +340,7 @@ def _core_slot(st, T, s, out, o):
 
 # The hot functions below scale integers with ``x * (1.0 / d)`` instead of
 # ``x / d``: the same float32 once stored, for every integer |x| < 2**20 and
-# every d used here (checked exhaustively by tests/test_dcc_encoder_speed.py),
+# every d used here (checked exhaustively by tests/dcc_unstoppable/test_encoder_speed.py),
 # and a multiply costs a fraction of a divide.
 @njit(**JIT)
 def _threat_slot(st, T, s, lvl, out, o):

@@ -32,7 +32,7 @@ read when ``dungeonrl.envs`` is first imported) is a further folder of
 ``dungeonrl.envs``, so a game package dropped there is
 ``dungeonrl.envs.<name>`` like the others.
 
-``tests/test_catalog.py`` checks every row for every game and names what a
+``tests/engine/test_catalog.py`` checks every row for every game and names what a
 game still lacks. The registry, the code generator, the fuzzers, the agent
 hooks, the CLI, the benchmark suite and the conformance suite all iterate
 over :data:`GAMES`.

@@ -16,7 +16,7 @@ reset options: ``reset(options=...)`` ignores any key with one
 
 The default constructors pass PettingZoo's own tests as they are
 (``api_test``, ``parallel_api_test``, ``seed_test``,
-``parallel_seed_test``, ``render_test``; ``tests/test_pettingzoo_official.py``).
+``parallel_seed_test``, ``render_test``; ``tests/adapters/test_pettingzoo_official.py``).
 ``max_cycles_test`` does not apply: it counts a cycle as every agent acting
 once, and needs one parallel step to be such a cycle, while here one
 parallel step is one decision and a seat takes several decisions per turn;

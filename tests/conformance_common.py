@@ -9,23 +9,23 @@ adding its hooks there.
 
 The suite, one file per concern (numbers as in TESTING.md):
 
-* ``test_conformance_soak.py``: 1. random-play soak with the independent
+* ``conformance/test_soak.py``: 1. random-play soak with the independent
   invariant checker (and the checker's teeth, the regressions it found);
-* ``test_conformance_masks.py``: 2. mask soundness (legal actions accepted,
+* ``conformance/test_masks.py``: 2. mask soundness (legal actions accepted,
   illegal ones handled by policy);
-* ``test_conformance_determinism.py``: 3. determinism (processes, batch
+* ``conformance/test_determinism.py``: 3. determinism (processes, batch
   sizes and order, numba threads, seeds); 5. no hidden global state (numba's
   and numpy's global RNGs disturbed); 12. JIT vs interpreter
   (``NUMBA_DISABLE_JIT=1``);
-* ``test_conformance_snapshots.py``: 4. snapshot / restore through
+* ``conformance/test_snapshots.py``: 4. snapshot / restore through
   ``get_state`` / ``set_state``;
-* ``test_conformance_hidden.py``: 6. hidden information (resampling what the
+* ``conformance/test_hidden.py``: 6. hidden information (resampling what the
   player cannot see);
-* ``test_conformance_batch.py``: 7. observation aliasing; 8. batched ==
+* ``conformance/test_batch.py``: 7. observation aliasing; 8. batched ==
   sequential;
-* ``test_conformance_bad_input.py``: 9. bad input and compile-once; 10.
+* ``conformance/test_bad_input.py``: 9. bad input and compile-once; 10.
   terminated vs truncated;
-* ``test_conformance_ecosystem.py``: Gymnasium's and SB3's env checkers and
+* ``conformance/test_ecosystem.py``: Gymnasium's and SB3's env checkers and
   ``gymnasium.make_vec``.
 
 This module holds what they share: the games and their cores, the batch

@@ -1,6 +1,6 @@
 """The Dungeon Crawler Carl: Unstoppable encoder as it was before the
 speed work of issue #14 (every card slot computed from the content tables on
-every call): the reference that ``tests/test_dcc_encoder_speed.py`` holds
+every call): the reference that ``tests/dcc_unstoppable/test_encoder_speed.py`` holds
 the fast ``encoders/dcc_unstoppable.encode_row`` to, bit for bit. Not used
 by the package."""
 from numba import njit

@@ -1,12 +1,12 @@
-"""Hypothesis profiles of the fuzz tests (``tests/test_fuzz_*.py``).
+"""Hypothesis profiles of the fuzz tests (``tests/fuzz/test_*.py``).
 
 * ``ci`` (default): a few dozen examples per test, sized so the whole fuzz
   layer runs in well under a minute on two cores; derandomized (the examples
   are derived from each test's own source), so a run is reproducible and a
   red run is never a new random draw;
-* ``long``: ``HYPOTHESIS_PROFILE=long pytest tests/test_fuzz_*.py`` runs
+* ``long``: ``HYPOTHESIS_PROFILE=long pytest tests/fuzz/test_*.py`` runs
   about 40x more examples per test (minutes), randomized, for a deeper
-  search; what it finds becomes a case of ``tests/test_fuzz_regressions.py``.
+  search; what it finds becomes a case of ``tests/fuzz/test_regressions.py``.
 
 ``choice(data)`` turns Hypothesis' ``data`` into the ``choice(kind, options)``
 callable the fuzzers of ``dungeonrl.benchmarks.fuzz`` take.

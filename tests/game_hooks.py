@@ -1,4 +1,4 @@
-"""Per-game hooks of the conformance suite (``tests/test_conformance_*.py``,
+"""Per-game hooks of the conformance suite (``tests/conformance/test_*.py``,
 set-up in ``tests/conformance_common.py``).
 
 The suite runs every check on every game of ``dungeonrl.registry.GAMES``;

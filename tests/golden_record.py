@@ -1,5 +1,5 @@
 """Golden trajectories: hashes of whole seeded random games, recorded before
-a refactor and checked after it (``tests/test_golden.py``).
+a refactor and checked after it (``tests/golden/test_golden.py``).
 
 Each configuration plays seeded games with uniformly random *legal* actions
 (drawn from a numpy Generator seeded per game, so the action sequence depends

@@ -11,7 +11,7 @@ broken record raises ``AssertionError``, never ``IndexError``).
 Hidden information is resampled from one seat's point of view
 (``player=``): rivals' hands (sizes kept, Hand cards only), the action deck
 order, the item deck order, an offer shown to another seat, the generator.
-``tests/test_dungeon_crawler.py`` reuses :func:`resample_hidden_record`.
+``tests/dungeon_crawler/test_game.py`` reuses :func:`resample_hidden_record`.
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class DungeonCrawlerHooks(GameHooks):
                {"num_players": 8, "max_steps": CAPS[8]}]
     #: per configuration and start kind: 340 reset + 340 jump starts per seat
     #: count here (1,020 games per start kind), plus 1,000 games per seat count
-    #: played to the end in test_dungeon_crawler.py
+    #: played to the end in dungeon_crawler/test_game.py
     soak_games = 340
     #: samples spread over creation and dungeon (conformance_common.sampled_states)
     sample_every = 9

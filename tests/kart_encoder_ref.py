@@ -1,7 +1,7 @@
 """The Dungeon Kart encoder as it was before the precomputed hex table
 (commit 011f2cb): a straightforward per-hex reference that the fast
 ``encoders.dungeon_kart.encode_row`` must match bit for bit
-(``tests/test_dk_encoder_identity.py``). Test-only code."""
+(``tests/dungeon_kart/test_encoder_identity.py``). Test-only code."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Helpers for the Unbroken rule scenarios (``tests/test_unbroken_rules_*.py``,
+"""Helpers for the Unbroken rule scenarios (``tests/unbroken/test_rules_*.py``,
 one file per topic): build a game, edit its record, force dice, act by name;
 then the scenario helpers the topic files share (start a battle, roll a
 face, find content with some property). Expected numbers are read from the

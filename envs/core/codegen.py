@@ -11,7 +11,7 @@ imports that game's row functions by name (the template's docstring lists
 the kernels and the markers read here).
 The generated file is checked in (at import it only re-hashes its sources,
 a few milliseconds, see below; warm start stays a cache load) and
-``tests/test_engine.py`` regenerates every game's file and fails if one
+``tests/engine/test_engine.py`` regenerates every game's file and fails if one
 differs, so the template stays the single source.
 
 Regenerate after editing the template, a game's :class:`KernelFacts`, or
@@ -35,7 +35,7 @@ modules are flushed so no callee runs its old code); a read-only file is
 regenerated into a per-user cache folder instead, with a warning; with
 ``DUNGEONRL_STALE_KERNELS=error`` (set by the test suite) the import fails
 naming this command. A stale checked-in file is caught by
-``tests/test_engine.py``, which compares each file, digest included.
+``tests/engine/test_engine.py``, which compares each file, digest included.
 """
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ Autoreset
 Seeding
     ``reset(seed=s)`` starts game i from seed ``s + i``: the game that the
     AEC env's ``reset(seed=s + i)`` starts, so the batch can be checked
-    against the PettingZoo env game by game (``tests/test_multi.py`` does).
+    against the PettingZoo env game by game (``tests/adapters/test_multi.py`` does).
 
 Actions and illegal actions
     ``actions`` is an integer array ``(N,)``; out-of-range values raise

@@ -29,7 +29,7 @@ BOSS0 = C.NSTART_THREAT + C.NFLOOR_THREAT      # first boss sleeve id
 GAME = "DCC Unstoppable"
 
 #: configurations whose records the fuzzers corrupt and restore
-#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
 FUZZ_CONFIGS = ({"num_players": 1}, {"floor": 2, "auto_advance": False},
                 {"floor": 3, "difficulty": "hard", "reward": "score"})
 

@@ -32,7 +32,7 @@ ADD_MAX = 127 - MOD_MAX                        # an int8 modifier that a hand mo
 GAME = "Dungeon Crawler"
 
 #: configurations whose records the fuzzers corrupt and restore
-#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
 FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
                 {"num_players": 8})
 

@@ -34,7 +34,7 @@ MP_MAX = 2_000
 GAME = "Dungeon Kart"
 
 #: configurations whose records the fuzzers corrupt and restore
-#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
 FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
                 {"num_players": 6, "draft": "random"})
 

@@ -22,7 +22,7 @@ INT16_MAX = 2**15 - 1
 GAME = "Unbroken"
 
 #: configurations whose records the fuzzers corrupt and restore
-#: (``dungeonrl.benchmarks.fuzz``, ``tests/test_hardening.py``)
+#: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
 FUZZ_CONFIGS = ({"character": "random"},
                 {"difficulty": "hard", "character": "random", "auto_advance": False})
 

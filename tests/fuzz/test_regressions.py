@@ -5,7 +5,7 @@ never reach it, and which then broke later in play (a counter wrapped, a
 field left its range). Here the same edit is made to a record reached by
 seeded random play; loading it must either be refused with
 ``CorruptStateError`` or give a game on which every following random step
-keeps passing ``check_state`` (the contract of ``tests/test_fuzz_snapshots.py``).
+keeps passing ``check_state`` (the contract of ``tests/fuzz/test_snapshots.py``).
 """
 from __future__ import annotations
 

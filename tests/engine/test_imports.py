@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Import name -> folder in the checkout (pyproject's [tool.setuptools.package-dir]).
 PACKAGE_DIRS = {

@@ -4,7 +4,7 @@ wrapper, the checked PettingZoo ``env()``, and leftovers of Unbroken and
 Dungeon Crawler. Each test is one defect class found by probing: refused
 with a message naming the argument / field, or made harmless.
 
-The Hypothesis layer over the same inputs is in ``tests/test_fuzz_*.py``.
+The Hypothesis layer over the same inputs is in ``tests/fuzz/test_*.py``.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 #: README text proposed by this branch, waiting to be merged: its blocks run too
 PROPOSED = [p for p in [ROOT / "NOTES-ecosys.md"] if p.exists()]

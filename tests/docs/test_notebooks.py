@@ -18,7 +18,7 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

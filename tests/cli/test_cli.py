@@ -26,17 +26,8 @@ import dungeonrl  # noqa: E402,F401  (registers the games)
 from dungeonrl import cli  # noqa: E402
 from dungeonrl.cli import main as cli_main  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "none"]
-
-
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    """Run in an empty folder (default run folders land there); stdin is
-    closed so that a prompt ends a play command at once."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    return tmp_path
 
 
 def _leaves():

@@ -18,7 +18,7 @@ from dungeonrl.envs import dungeon_kart_v1
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 MUD = """name: Mud Straight
 dir: E

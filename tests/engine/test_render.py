@@ -232,7 +232,7 @@ def test_vector_envs_render_frames():
 
 def test_readme_pictures_exist_and_are_small():
     import pathlib
-    folder = pathlib.Path(__file__).resolve().parents[1] / "docs" / "img"
+    folder = pathlib.Path(__file__).resolve().parents[2] / "docs" / "img"
     for game in ("unbroken", "dungeon_crawler"):
         for ext, fmt in ((".png", "PNG"), (".gif", "GIF")):
             f = folder / (game + ext)

@@ -22,8 +22,8 @@ from dungeonrl import registry
 from dungeonrl.envs import catalog
 from dungeonrl.envs.core import codegen
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(HERE)
 
 
 def test_every_layer_reads_the_catalog():

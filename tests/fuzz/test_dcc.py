@@ -1,5 +1,5 @@
 """Hypothesis fuzz of Dungeon Crawler Carl: Unstoppable's inputs beyond the
-generic layer (``tests/test_fuzz_snapshots.py`` fuzzes its solo records):
+generic layer (``tests/fuzz/test_snapshots.py`` fuzzes its solo records):
 
 * co-op and campaign records: a record reached by random play (solo and
   co-op, arcade and campaign with a deck list, upgrades and benefits) is
@@ -221,7 +221,7 @@ def test_fuzz_carl_reset_options(data):
             else _sheet_env(1 if which == "solo" else 2).env
     env = _SHEET_ENVS[which]
     # strict mode: this fuzz checks the messages; the default (an unknown key
-    # ignored with one warning) is tested in tests/test_pettingzoo_official.py
+    # ignored with one warning) is tested in tests/adapters/test_pettingzoo_official.py
     env.unknown_reset_options = "raise"
     keys = data.draw(st.lists(st.sampled_from(OPTION_KEYS), max_size=3, unique=True), label="keys")
     opts = {}

@@ -13,7 +13,7 @@ direct test, for every registered game where the class applies.
   type, and refusals naming the argument;
 * saved models: missing / garbled specs and data are ``ModelSpecError``.
 
-The Hypothesis fuzz layer over the same inputs is in ``tests/test_fuzz_*.py``.
+The Hypothesis fuzz layer over the same inputs is in ``tests/fuzz/test_*.py``.
 """
 from __future__ import annotations
 

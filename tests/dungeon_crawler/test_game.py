@@ -146,7 +146,7 @@ def test_max_cycles_not_applicable():
     # max_cycles_test needs a parallel_env(max_cycles=...) in which every agent
     # acts once per cycle; in this turn-based game a seat takes several
     # decisions per turn and defenders act out of turn, so the parallel form
-    # (tests/test_parallel.py) is one decision per step and takes no
+    # (tests/adapters/test_parallel.py) is one decision per step and takes no
     # max_cycles (documented in the README). The step cap is tested here.
     with pytest.raises(TypeError):
         dungeon_crawler_v0.parallel_env(max_cycles=4)

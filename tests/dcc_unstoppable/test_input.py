@@ -13,7 +13,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from dungeonrl import registry
 from dungeonrl.envs import dcc_unstoppable_v1
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
@@ -25,11 +24,6 @@ CC = default_content()
 T = CC.tables
 CARL_START = ["Strike"] * 6 + ["New Achievement!", "Rest", "Steel-Toed Stomp",
                                 "Borrowed Bathrobe", "Jug of Hooch"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _registered():
-    registry.register_module("dungeonrl.envs.dcc_unstoppable")
 
 
 def solo(**kw):

@@ -564,7 +564,7 @@ def test_pickled_env_plays_on_in_another_process(tmp_path):
         "outs = [env.reset() if a == 'reset' else env.step(a) for a in actions]\n"
         "open(sys.argv[3], 'wb').write(pickle.dumps(outs))\n")
     (tmp_path / "actions.pkl").write_bytes(pickle.dumps(actions))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     subprocess.run([sys.executable, "-c", code, str(path), str(tmp_path / "actions.pkl"),
                     str(tmp_path / "outs.pkl")], check=True, cwd=root, timeout=600)
     assert_same(pickle.loads((tmp_path / "outs.pkl").read_bytes()), outs)

@@ -19,7 +19,7 @@ import pytest
 
 from dungeonrl.envs.core import codegen, freshness
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 #: one game from a forced roll of 2 (step_2 is legal), then step_2: where it lands
 PLAY = textwrap.dedent("""

@@ -20,11 +20,6 @@ ENV_ID = "dungeonrl/DCCUnstoppable-v1"
 CC = default_content()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _registered():
-    registry.register_module("dungeonrl.envs.dcc_unstoppable")
-
-
 def owned_cores(st, seat=0):
     """Core ids of the sleeves seat ``seat`` owns in its deck, hand and
     battlefield (where a fresh game puts the starting deck)."""
