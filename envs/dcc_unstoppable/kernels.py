@@ -420,5 +420,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1e134af09dccf5c149ade047cd8fe3085d366afcc13c04245ec3c044e16e63a6'
+SOURCE_DIGEST = '25616cd9157032dddb193bf1883c7a4cd22832149bd1ea1c1254321ce018d227'
 ensure_fresh(globals())

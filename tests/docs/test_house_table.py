@@ -9,7 +9,7 @@ import os
 from dungeonrl.benchmarks import house
 from dungeonrl.envs import catalog
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_readme_block_is_current():

@@ -24,7 +24,7 @@ import pytest
 
 from dungeonrl.envs import catalog
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "tests")
 
 GAME_INIT = '''\
@@ -247,11 +247,11 @@ def test_the_cli_lists_evaluates_and_finds_its_companion(dropped):
 
 def test_the_suites_collect_and_run_it(dropped):
     ids = run(dropped, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-              "tests/test_conformance_masks.py", "tests/test_fuzz_args.py")
+              "tests/conformance/test_masks.py", "tests/fuzz/test_args.py")
     assert "test_mask_soundness[race]" in ids, ids[-2000:]
     assert "[race]" in ids.split("test_fuzz_args.py", 1)[1]
     run(dropped, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-        "tests/test_conformance_masks.py", "-k", "race")
+        "tests/conformance/test_masks.py", "-k", "race")
 
 
 MULTI = textwrap.dedent('''\

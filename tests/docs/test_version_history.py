@@ -22,7 +22,7 @@ import pytest
 import dungeonrl  # noqa: F401  (registers the catalog's ids)
 from dungeonrl.envs import catalog
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENVS = os.path.join(ROOT, "envs")
 NAMESPACE = "dungeonrl/"
 #: entry points shared by every game: the doc page is the game's package
