@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..envs.core.jit import JIT
-from ..envs.core.memops import copy_f32, zero_f32
+from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 

@@ -20,7 +20,7 @@ cap is ``max_steps`` decisions).
 """
 from __future__ import annotations
 
-from .core.pz_module import define
+from .core.adapters.pz_module import define
 from .dcc_unstoppable import SPEC
 
 globals().update(define(SPEC, __name__, default_players=2))

@@ -44,7 +44,7 @@ when the installed PettingZoo has them.
 """
 from __future__ import annotations
 
-from .core.pz_module import define
+from .core.adapters.pz_module import define
 from .dungeon_crawler import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))

@@ -20,7 +20,7 @@ one decision, not a cycle in which every seat acts once; the caps are
 """
 from __future__ import annotations
 
-from .core.pz_module import define
+from .core.adapters.pz_module import define
 from .dungeon_kart import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))

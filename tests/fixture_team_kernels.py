@@ -7,13 +7,13 @@ The engine's loops over this game's row functions (see
 """
 from numba import njit
 
-from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
-from dungeonrl.envs.core.freshness import ensure_fresh
-from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.jit import JIT, JIT_INLINE
-from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.freshness import ensure_fresh
+from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
 from fixture_team import OBS_SIZE, encode_row
 from fixture_team import apply_row, configure_row, legal_row, reset_row as game_reset_row
 
@@ -324,14 +324,17 @@ KERNEL_KEY = 'fixture_team:KERNEL_FACTS'
 #: every module compiled into this file, found from the sources: the ones
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
-    'dungeonrl.envs.core.borrow',
     'dungeonrl.envs.core.chance',
     'dungeonrl.envs.core.errors',
     'dungeonrl.envs.core.facts',
     'dungeonrl.envs.core.header',
     'dungeonrl.envs.core.jit',
+    'dungeonrl.envs.core.kernel.borrow',
+    'dungeonrl.envs.core.kernel.header',
+    'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.memops',
+    'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel_core',
-    'dungeonrl.envs.core.memops',
     'dungeonrl.envs.core.rng',
     'dungeonrl.envs.core.spec',
     'dungeonrl.envs.core.validate',
@@ -339,5 +342,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1007168482304bb1d5718bbb8782bb94eb90d79517410954cc55ea6c5ba350c6'
+SOURCE_DIGEST = '2464975c6b3513b5365b3d5c203d766a03b29ed9715723baa4bf4d667bf95840'
 ensure_fresh(globals())

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import chance
-from ..core.jit import JIT
+from ..core.kernel import chance
+from ..core.kernel.jit import JIT
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS      # first boss threat id

@@ -17,7 +17,7 @@ each sleeve, and the zone arrays (deck, hand, ...) list sleeve ids.
 """
 import numpy as np
 
-from ..core import header
+from ..core.kernel import header
 from . import consts as C
 
 P = C.NPLAYERS_MAX

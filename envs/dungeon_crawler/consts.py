@@ -122,7 +122,7 @@ NUM_ACTIONS = ACTIONS.size
 
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing back

@@ -15,7 +15,7 @@ armory / chest. Cards: ``card_deck``, ``card_disc``, ``hand[seat, type]``
 """
 import numpy as np
 
-from ..core.header import state_dtype
+from ..core.kernel.header import state_dtype
 from . import consts as C
 
 P, NS, NF, SQ = C.MAX_P, C.NSTAT, C.NFLOOR, C.MAX_SQ

@@ -13,7 +13,7 @@ Zones: every spell card id (``0 .. T.n_cards-1``) is in exactly one of
 """
 import numpy as np
 
-from ..core import header
+from ..core.kernel import header
 from . import consts as C
 from .hexgeo import NCELL
 

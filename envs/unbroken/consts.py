@@ -138,7 +138,7 @@ ACTIONS = ActionLayout("unbroken", [
 NUM_ACTIONS = ACTIONS.size
 
 # --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="unbroken", num_actions=NUM_ACTIONS, max_seats=1,

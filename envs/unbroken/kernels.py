@@ -7,13 +7,13 @@ The engine's loops over this game's row functions (see
 """
 from numba import njit
 
-from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
-from dungeonrl.envs.core.freshness import ensure_fresh
-from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.jit import JIT, JIT_INLINE
-from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.freshness import ensure_fresh
+from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
 from dungeonrl.encoders.unbroken import OBS_SIZE, encode_row
 from dungeonrl.envs.unbroken.rules import apply_row, configure_row, legal_row, reset_row as game_reset_row
 from dungeonrl.envs.unbroken.rules import finish_row
@@ -406,15 +406,15 @@ KERNEL_KEY = 'unbroken'
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
     'dungeonrl.encoders.unbroken',
-    'dungeonrl.envs.core.borrow',
-    'dungeonrl.envs.core.chance',
-    'dungeonrl.envs.core.facts',
-    'dungeonrl.envs.core.header',
-    'dungeonrl.envs.core.jit',
+    'dungeonrl.envs.core.kernel.borrow',
+    'dungeonrl.envs.core.kernel.chance',
+    'dungeonrl.envs.core.kernel.facts',
+    'dungeonrl.envs.core.kernel.header',
+    'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.memops',
+    'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.zones',
     'dungeonrl.envs.core.layout',
-    'dungeonrl.envs.core.memops',
-    'dungeonrl.envs.core.rng',
-    'dungeonrl.envs.core.zones',
     'dungeonrl.envs.unbroken.consts',
     'dungeonrl.envs.unbroken.policy',
     'dungeonrl.envs.unbroken.policy_values',
@@ -423,5 +423,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ee7fb4d03e81752aaaa525e32b6b926bf38190f1e7b0b3bf6abe784343e179a3'
+SOURCE_DIGEST = '1bf230afd313e043cc4fcc35ff28b478ef3041da8915f144975e1cb4203ba9d2'
 ensure_fresh(globals())

@@ -7,7 +7,7 @@ encoder never reads ``rng``, ``enc_deck``, ``skill_deck`` or an unrevealed
 """
 import numpy as np
 
-from ..core.header import state_dtype
+from ..core.kernel.header import state_dtype
 from . import consts as C
 
 NAB_MAX = 256  # the most abilities (all sources together) a content set may define

@@ -36,7 +36,7 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     BatchBuffers,
     EpisodeTracker,
@@ -49,11 +49,11 @@ from ._batch import (
     scatter_columns,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import ResetNeededError
+from ..copying import Copyable
+from ..errors import ResetNeededError
 from .gym_env import observation_spaces
-from .spec import check_unknown_reset_options
-from .validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
+from ..spec import check_unknown_reset_options
+from ..validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode

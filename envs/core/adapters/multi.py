@@ -79,7 +79,7 @@ import inspect
 import numpy as np
 from gymnasium import spaces
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     action_batch,
     check_legal_batch,
@@ -88,9 +88,9 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import ResetNeededError
-from .spec import check_unknown_reset_options
+from ..copying import Copyable
+from ..errors import ResetNeededError
+from ..spec import check_unknown_reset_options
 
 __all__ = ["BatchedMultiAgentEnv", "observe_seats", "global_state_space", "OBSERVE_MODES"]
 

@@ -73,7 +73,7 @@ import sys
 from pathlib import Path
 
 
-from .. import catalog  # noqa: E402
+from ... import catalog  # noqa: E402
 from . import freshness  # noqa: E402
 from .facts import KernelFacts  # noqa: E402  (re-exported)
 
@@ -87,13 +87,13 @@ The engine's loops over this game's row functions (see
 """
 from numba import njit
 
-from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
-from dungeonrl.envs.core.freshness import ensure_fresh
-from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.jit import JIT, JIT_INLINE
-from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.freshness import ensure_fresh
+from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
 from {encoder} import OBS_SIZE, encode_row
 from {rules} import apply_row, configure_row, legal_row, reset_row as game_reset_row
 '''
@@ -560,7 +560,7 @@ def source(game: str) -> str:
     return generate(facts_of(game), game)
 
 
-ENVS_DIR = Path(__file__).resolve().parent.parent
+ENVS_DIR = Path(__file__).resolve().parent.parent.parent
 ROOT = ENVS_DIR.parent
 
 #: games whose kernels are generated: the package under dungeonrl.envs, or

@@ -42,10 +42,10 @@ from typing import Any
 
 from pettingzoo import ParallelEnv
 
-from ._batch import action_index
+from .._batch import action_index
 from .aec import DungeonAECEnv
-from .copying import Copyable
-from .errors import InvalidActionError, ResetNeededError
+from ..copying import Copyable
+from ..errors import InvalidActionError, ResetNeededError
 
 __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 
