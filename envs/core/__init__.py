@@ -13,8 +13,8 @@
 
 The adapters are not imported here, so a rules module can import
 ``dungeonrl.envs.core.kernel.rng`` without pulling in Gymnasium. The old flat
-module names (``dungeonrl.envs.core.gym_env``...) still import, with a
-DeprecationWarning (:mod:`._moved`).
+module names (``gym_env``... directly under this package) still import,
+with a DeprecationWarning (:mod:`._moved`).
 """
 from . import _moved
 
