@@ -69,6 +69,10 @@ NEW_TO_OLD = {v: k for k, v in OLD_TO_NEW.items()}
 
 _OLD_ALT = "|".join(sorted((re.escape(k) for k in _moved.MOVED), key=len, reverse=True))
 DOTTED = re.compile(r"(?<![\w.])" + re.escape(PACKAGE) + r"\.(" + _OLD_ALT + r")(?!\w)")
+#: ``from dungeonrl.envs.core import a, b`` in text (a string holding code):
+#: every name an old module of one room (also right after a ``\n`` escape)
+FROM_LIST = re.compile(r"(?:(?<=\\[nt])|(?<![\w.]))(from\s+)" + re.escape(PACKAGE) + r"(\s+import\s+)((?:"
+                       + _OLD_ALT + r")(?:[ \t]*,[ \t]*(?:" + _OLD_ALT + r"))*)(?![\w.])")
 PATHS = re.compile(r"(?<![\w])envs/core/(" + _OLD_ALT + r")\.py(?!\w)")
 
 
@@ -245,7 +249,16 @@ def rewrite_python_imports(text: str, path: Path) -> str:
 
 
 # --- text -----------------------------------------------------------------------
+def _from_list(m: re.Match) -> str:
+    names = [n.strip() for n in m.group(3).split(",")]
+    rooms = {_moved.MOVED[n].rpartition(".")[0] for n in names}
+    if len(rooms) != 1 or any(_moved.MOVED[n].rpartition(".")[2] != n for n in names):
+        return m.group(0)
+    return f"{m.group(1)}{PACKAGE}.{rooms.pop()}{m.group(2)}{m.group(3)}"
+
+
 def rewrite_text(text: str) -> str:
+    text = FROM_LIST.sub(_from_list, text)
     text = DOTTED.sub(lambda m: OLD_TO_NEW[m.group(0)], text)
     return PATHS.sub(lambda m: "envs/core/" + _moved.MOVED[m.group(1)].replace(".", "/") + ".py",
                      text)
