@@ -12,7 +12,7 @@ spec and core factory (Gymnasium registration,  ``dungeonrl.envs.<name>``: ``SPE
 the self-play view of a multi-seat game)        ``make_core`` (:mod:`dungeonrl.registry`)
 kernel facts, generated kernels                 ``envs/<name>/consts.py`` ``KERNEL_FACTS``,
                                                 ``envs/<name>/kernels.py``
-                                                (:mod:`dungeonrl.envs.core.codegen`)
+                                                (:mod:`dungeonrl.envs.core.kernel.codegen`)
 PettingZoo registration (multi-seat games)      ``dungeonrl.envs.<name>_v<version>``
 content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DATA_DIR``, ``FILES``
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)

@@ -233,7 +233,7 @@ CFG_UPG0 = CFG_DECK0 + NPLAYERS_MAX * CAMP_DECK  # per seat per entry 2 upgrade 
 CFG_SIZE = CFG_UPG0 + NPLAYERS_MAX * CAMP_DECK * 2
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
 from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0

@@ -1,6 +1,6 @@
 """The Dungeon Crawler Carl: Unstoppable state record.
 
-``STATE_DTYPE`` = the engine header (``envs/core/header.py``) + the legal
+``STATE_DTYPE`` = the engine header (``envs/core/kernel/header.py``) + the legal
 mask + ``GAME_FIELDS`` below, each documented once. Arrays indexed ``[p]``
 have one row per seat (2 rows always; row 1 unused in solo).
 

@@ -121,7 +121,7 @@ ACTIONS = ActionLayout("dungeon_crawler", [
 NUM_ACTIONS = ACTIONS.size
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
 from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0

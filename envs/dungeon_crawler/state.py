@@ -24,7 +24,7 @@ GAME_FIELDS = [
     # bookkeeping (the engine header -- rng, seed, episode, forced chance,
     # steps, max_steps, num_players (2..8), auto_advance, reward_mode
     # (consts.REWARD_MODES), outcome, actor, last_actor, legal -- comes
-    # first: envs/core/header.py)
+    # first: envs/core/kernel/header.py)
     ("round", np.int32),               # completed table rounds (seat 0 starts each)
     ("winner", np.int8),               # seat that killed the final boss, -1 none
     # flow

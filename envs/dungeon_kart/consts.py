@@ -137,7 +137,7 @@ DRAFT_PICK, DRAFT_RANDOM = 0, 1
 NO_PENALTY = 7
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
 from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0

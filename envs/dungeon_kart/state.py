@@ -1,4 +1,4 @@
-"""The Dungeon Kart state record: the engine header (``envs/core/header.py``)
+"""The Dungeon Kart state record: the engine header (``envs/core/kernel/header.py``)
 plus the fields below, for up to 8 seats (unused seats stay zero). Every
 field is documented once here.
 

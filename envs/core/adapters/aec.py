@@ -37,7 +37,7 @@ Conventions
 * ``state()`` is the global view: every seat's observation concatenated
   (``float32[num_players * obs_size]``, space ``state_space``; each seat's
   private information is in it, deck orders and the generator are not),
-  the same definition as :meth:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv.state`;
+  the same definition as :meth:`~dungeonrl.envs.core.adapters.multi.BatchedMultiAgentEnv.state`;
 * ``get_state()`` / ``set_state()`` snapshot and restore the game exactly
   (:class:`~dungeonrl.envs.core.snapshot.Snapshot`); ``render()`` supports
   the spec's modes plus ``"human"`` (prints the ``ansi`` text) when the

@@ -237,7 +237,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     and autoreset).
 
     Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``; or a
-    :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`, a multi-seat game
+    :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`, a multi-seat game
     seen from the learner's seat, which brings its own batch size),
     ``num_envs``, ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns
     a tuple of strings), ``illegal_action`` (``"penalize"`` / ``"raise"``),
