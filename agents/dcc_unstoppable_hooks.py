@@ -8,7 +8,7 @@ generated ``play_rows`` loop).
 
 Co-op (``--players 2``) both seats form one team (``spec.teams``): the
 learner takes one seat (rotating between episodes) of the self-play view
-(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`) and its teammate is
+(:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`) and its teammate is
 drawn per episode from the partner pool (``self``: the learner's current
 policy, refreshed every iteration; ``heuristic``; ``random``; saved
 models). The rules pay both seats the same reward (+1 team win, -1 team
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.header import O_TRUNCATED
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.header import O_TRUNCATED
+from ..envs.core.kernel.rng import rng_seed
 from ..envs.dcc_unstoppable import consts as C
 from .games import GameHooks
 from .scripted import SCRIPTED_POLICY, HeuristicAgent, scripted_advance

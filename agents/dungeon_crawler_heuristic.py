@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.rng import rng_seed
 from ..envs.dungeon_crawler import consts as C
 from ..envs.dungeon_crawler.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,

@@ -1,7 +1,7 @@
 """Dungeon Crawler's entry in :mod:`dungeonrl.agents.games`.
 
 Training and evaluation see the game through the self-play view
-(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`): the learner owns one
+(:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`): the learner owns one
 seat (rotating between episodes), the others are played by the opponent
 pool. A learner episode is a win when its seat killed the final boss: with
 either reward mode that is exactly a positive reward on the last step

@@ -1,7 +1,7 @@
 """Dungeon Kart's entry in :mod:`dungeonrl.agents.games`.
 
 Training and evaluation see the race through the self-play view
-(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`): the learner owns one
+(:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`): the learner owns one
 seat (rotating between episodes), the others are played by the opponent
 pool; scripted opponents (random legal, the heuristic of
 ``envs/dungeon_kart/policy.py``) play inside numba through the generated
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.header import O_TRUNCATED
+from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
     policy_rows, restart_batch)

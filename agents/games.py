@@ -27,7 +27,7 @@ Games that declare none get :data:`GENERIC`: a win is a positive last reward,
 no heuristic, no fast path, no options.
 
 Multi-seat games (Dungeon Crawler) add ``scripted_advance(core)``: the
-kernel with which :class:`~dungeonrl.envs.core.selfplay.SelfPlayView` and
+kernel with which :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView` and
 PvP matches play scripted opponents (code 0 random, 1 heuristic) inside
 numba, and ``selfplay_defaults``, the opponent pool ``dungeonrl train``
 uses unless ``--opponents`` says otherwise. Their ``heuristic`` must be able

@@ -45,7 +45,7 @@ the network as it is, so the caller can still save them.
 interface (``obs``, ``masks``, ``actions`` numpy buffers; ``reset(seeds)``;
 ``step()`` filling ``reward``, ``terminated``, ``truncated``, ``final_obs``,
 ``final_states``). The self-play view of a multi-seat game
-(:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`: learner in one seat,
+(:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`: learner in one seat,
 opponents from a pool stepped inside ``step()``) is one:
 ``train(cfg, game=make_view(core, n, "self:0.5,heuristic:0.5"), net=net)``
 (see :mod:`dungeonrl.agents.selfplay` and ``dungeonrl train dungeon_crawler``).

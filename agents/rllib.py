@@ -48,7 +48,7 @@ Autoreset
     observation; on the next step the kernel's already-reset record of that
     row is saved, stepped along with the batch and put back, so the row
     starts its next game untouched (the same games, seed for seed, as
-    :class:`~dungeonrl.envs.core.vector.DungeonVectorEnv`).
+    :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv`).
 
 Policy mapping (multi-seat games)
 ---------------------------------
@@ -203,14 +203,14 @@ def _win_infos(core, hooks, states, rows, last_reward) -> list[dict]:
 
 class RLlibSingleEnv(gym.Env):
     """One game as a Gymnasium env with RLlib's masked observations: the
-    suite's :class:`~dungeonrl.envs.core.gym_env.DungeonEnv` (same games per
+    suite's :class:`~dungeonrl.envs.core.adapters.gym_env.DungeonEnv` (same games per
     seed, same rewards and illegal-action policy), its observation renamed
     to ``{"observations", "action_mask"}`` with a float mask. The last step's
     info holds ``win`` and ``illegal_action``. This is the *Python env per
     slot* path: RLlib's ``SyncVectorEnv`` steps one of these per slot."""
 
     def __init__(self, game, illegal_action: str = "penalize", **core_kwargs):
-        from ..envs.core.gym_env import DungeonEnv
+        from ..envs.core.adapters.gym_env import DungeonEnv
         self.env = DungeonEnv(game, illegal_action=illegal_action, **core_kwargs)
         self.core = self.env.core
         self.hooks = hooks_for(self.core.spec.name)
@@ -359,7 +359,7 @@ def multi_agent_env_class():
         return _MA_CLASS
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    from ..envs.core.aec import DungeonAECEnv
+    from ..envs.core.adapters.aec import DungeonAECEnv
 
     class DungeonMultiAgentEnv(MultiAgentEnv):
         """A multi-seat game as a turn-based RLlib ``MultiAgentEnv`` over the

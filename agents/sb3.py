@@ -272,7 +272,7 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from stable_baselines3.common.callbacks import CheckpointCallback, ProgressBarCallback
 
-    from ..envs.core.vector import DungeonSB3VecEnv
+    from ..envs.core.adapters.vector import DungeonSB3VecEnv
     from .ppo import resolve_device, set_torch_threads
 
     set_torch_threads(cfg.torch_threads)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.rng import rng_seed
 
 #: the scripted-policy seat code of the engine's generated loops
 #: (``SCRIPTED_POLICY`` of every ``kernels.py``)
@@ -38,7 +38,7 @@ class HeuristicAgent:
 
 
 class ScriptedAdvance:
-    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    """``advance`` callable of :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
     for any core whose game has a scripted policy: the game's
     ``advance_scripted`` kernel. It holds the core, not the kernel, so a view
     (and an env) holding it can be pickled and deep-copied; the kernel is
@@ -58,6 +58,6 @@ class ScriptedAdvance:
 
 
 def scripted_advance(core) -> ScriptedAdvance:
-    """``advance`` callable of :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+    """``advance`` callable of :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
     for any core whose game has a scripted policy (see :class:`ScriptedAdvance`)."""
     return ScriptedAdvance(core)

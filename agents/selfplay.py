@@ -10,7 +10,7 @@ Opponent pools are written as ``NAME[:WEIGHT],...``, e.g.
 * ``random`` or ``heuristic``: the scripted agents (played inside numba);
 * a saved model path (``.pt`` or SB3 ``.zip``), checked against the game.
 
-:func:`make_view` builds the :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`
+:func:`make_view` builds the :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
 that both PPO paths train on. :func:`play_match` plays seeded games of one
 agent against another (agent A takes one seat, alternating ``i % P`` over
 the games; agent B every other seat) with every row stepped together, the
@@ -25,7 +25,7 @@ import copy
 import numpy as np
 
 from ..envs.core._batch import MASK_DTYPE
-from ..envs.core.selfplay import Opponent, SelfPlayView
+from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from .games import hooks_for
 from .metrics import wilson
 
@@ -230,9 +230,9 @@ def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
     ``(k + i) % teams`` in game ``i`` so no side keeps the first seats.
     Returns one :class:`~dungeonrl.agents.league.Placement` per game
     (``names``: the side names, default the agents' ``name``), from the
-    game's placements (:func:`dungeonrl.envs.core.selfplay.placements`);
+    game's placements (:func:`dungeonrl.envs.core.adapters.selfplay.placements`);
     a game without a result (truncated, illegal) is a tie of every side."""
-    from ..envs.core.selfplay import placements
+    from ..envs.core.adapters.selfplay import placements
     from .league import Placement
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -265,7 +265,7 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
     """Play games ``seeds`` to the end, ``agents[side[i, s]]`` in seat ``s``
     of game ``i``. Returns per-seat ``returns``, ``length``, the final
     ``states`` and the ``illegal`` count."""
-    from ..envs.core.rng import rng_seed
+    from ..envs.core.kernel.rng import rng_seed
     hooks = hooks_for(core.spec.name)
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     n, P = len(seeds), core.num_players

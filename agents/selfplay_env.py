@@ -17,7 +17,7 @@ multi-agent game stays PettingZoo's::
     BatchedMultiAgentEnv("dungeon_crawler", 1024)    # N games, every seat, arrays
 
 :class:`SelfPlayEnv` is a batch of one
-:class:`~dungeonrl.envs.core.selfplay.SelfPlayView`: the agent plays one
+:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`: the agent plays one
 seat; every other seat is played by an opponent drawn per episode from the
 pool ``opponents`` (``"heuristic"`` by default; the syntax of ``dungeonrl
 train --opponents``: ``"heuristic:0.5,random:0.5"`` or a saved model path;
@@ -26,7 +26,7 @@ opponents play inside numba; saved models play greedily, so a seeded reset
 replays exactly.
 
 Spaces, masks, the illegal-action policy and Python scalar types are those
-of :class:`~dungeonrl.envs.core.gym_env.DungeonEnv`. A step is one decision
+of :class:`~dungeonrl.envs.core.adapters.gym_env.DungeonEnv`. A step is one decision
 of the agent followed by the opponents' decisions up to its next one; the
 reward is the agent's seat's reward over that span. The final ``info``
 holds the game's ``episode_info`` plus ``seat``, ``outcome`` (win / loss /
@@ -59,8 +59,8 @@ from ..envs.core._batch import (
 )
 from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
-from ..envs.core.gym_env import RenderModeError, observation_spaces
-from ..envs.core.selfplay import Opponent, SelfPlayView
+from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
+from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from .games import hooks_for
@@ -236,10 +236,10 @@ def make_selfplay_env(game: str, **kwargs) -> SelfPlayEnv:
 def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heuristic",
                              seat="rotate", seed: int = 0, **kwargs):
     """Gymnasium vector entry point: a native
-    :class:`~dungeonrl.envs.core.vector.DungeonVectorEnv` over a
+    :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv` over a
     :class:`SelfPlayView` of ``num_envs`` games (learner seat per row:
     ``"rotate"`` or a seat; ``seed`` seeds the opponent draws)."""
-    from ..envs.core.vector import DungeonVectorEnv
+    from ..envs.core.adapters.vector import DungeonVectorEnv
     vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info",
                 "unknown_reset_options")
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.rng import rng_seed
 from ..envs.unbroken.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as POLICY_HEURISTIC, SCRIPTED_RANDOM as POLICY_RANDOM, play_rows,
     policy_rows, reset_batch)

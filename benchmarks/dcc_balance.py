@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from ..agents.metrics import wilson
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.rng import rng_seed
 from ..envs.dcc_unstoppable import consts as C
 from ..envs.dcc_unstoppable import kernels as K
 from ..envs.dcc_unstoppable.core import DCCCore

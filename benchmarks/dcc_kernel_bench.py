@@ -25,7 +25,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ..envs.core.jit import JIT
+from ..envs.core.kernel.jit import JIT
 from ..envs.dcc_unstoppable import kernels as K
 from ..envs.dcc_unstoppable.core import DCCCore
 

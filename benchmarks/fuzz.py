@@ -162,10 +162,10 @@ class GameEnv:
         mode = "ansi" if "ansi" in spec.render_modes else None
         seats = config.get("num_players", 1)
         if spec.multi_agent or (isinstance(seats, int) and seats > 1):   # Carl's co-op: AEC
-            from ..envs.core.aec import DungeonAECEnv
+            from ..envs.core.adapters.aec import DungeonAECEnv
             self.env = DungeonAECEnv(spec, render_mode=mode, **config)
         else:
-            from ..envs.core.gym_env import DungeonEnv
+            from ..envs.core.adapters.gym_env import DungeonEnv
             self.env = DungeonEnv(spec, render_mode=mode, **config)
         self.core = self.env.core
         self.multi = spec.multi_agent or (isinstance(seats, int) and seats > 1)

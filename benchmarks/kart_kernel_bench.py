@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..encoders import dungeon_kart as E
-from ..envs.core.jit import JIT
+from ..envs.core.kernel.jit import JIT
 from ..envs.dungeon_kart import kernels as K
 from ..envs.dungeon_kart.core import DungeonKartCore
 

@@ -24,8 +24,8 @@ import numpy as np
 from ..agents.dungeon_kart_hooks import (SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, final_rank,
                                          play_rows)
 from ..agents.metrics import wilson
-from ..envs.core.header import O_TRUNCATED
-from ..envs.core.rng import rng_seed
+from ..envs.core.kernel.header import O_TRUNCATED
+from ..envs.core.kernel.rng import rng_seed
 from ..envs.dungeon_kart import consts as C
 from ..envs.dungeon_kart.core import DungeonKartCore
 

@@ -58,7 +58,7 @@ def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, ba
     from stable_baselines3.common.callbacks import BaseCallback
     from ..agents.ppo import set_torch_threads
     from ..agents.sb3 import policy_kwargs
-    from ..envs.core.vector import DungeonSB3VecEnv
+    from ..envs.core.adapters.vector import DungeonSB3VecEnv
     set_torch_threads(threads)
     venv = DungeonSB3VecEnv("unbroken", num_envs=num_envs, seed=0, character="sneak",
                             difficulty="normal", reward="score", episode_info=True)

@@ -23,10 +23,10 @@ from .envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from .envs.core.gym_env import DungeonEnv, make_env
+from .envs.core.adapters.gym_env import DungeonEnv, make_env
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
-from .envs.core.vector import DungeonVectorEnv, make_vector_env
+from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
 from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
 
 __version__ = "0.1.0"
@@ -46,6 +46,6 @@ register_catalog()   # ids only: a game's package is imported when first used
 
 def __getattr__(name: str):
     if name == "DungeonSB3VecEnv":  # needs stable-baselines3: built on first access
-        from .envs.core import vector
+        from .envs.core.adapters import vector
         return vector.DungeonSB3VecEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -563,7 +563,7 @@ def generic_play(args) -> int:
     """Text play loop: shows the game, lists the legal actions, reads an
     index or an action name (``q`` quits); ``--random`` plays itself."""
     import numpy as np
-    from .envs.core.gym_env import DungeonEnv
+    from .envs.core.adapters.gym_env import DungeonEnv
 
     env = DungeonEnv(args.env, render_mode="ansi", illegal_action="raise")
     names = env.game_spec.action_names
@@ -619,7 +619,7 @@ def generic_bench(args) -> int:
     """Steps per second of :class:`DungeonVectorEnv` under a uniformly random
     legal policy (masked: a benchmark never samples illegal actions)."""
     import numpy as np
-    from .envs.core.vector import DungeonVectorEnv
+    from .envs.core.adapters.vector import DungeonVectorEnv
 
     env = DungeonVectorEnv(args.env, num_envs=args.num_envs, episode_info=False)
     rng = np.random.default_rng(args.seed)

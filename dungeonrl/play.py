@@ -142,7 +142,7 @@ def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
 def _scripted(core, seed: int):
     import numpy as np
 
-    from .envs.core.rng import rng_seed
+    from .envs.core.kernel.rng import rng_seed
     prng = np.zeros((1, 2), np.uint64)
     rng_seed(prng[0], seed, 99)
     rows = np.zeros(1, np.int64)

@@ -13,8 +13,8 @@ optional companions are named by the game's declaration (``GAME.cli``,
 registers its env id with Gymnasium::
 
     gymnasium.register(id=spec.env_id,
-                       entry_point="dungeonrl.envs.core.gym_env:make_env",
-                       vector_entry_point="dungeonrl.envs.core.vector:make_vector_env",
+                       entry_point="dungeonrl.envs.core.adapters.gym_env:make_env",
+                       vector_entry_point="dungeonrl.envs.core.adapters.vector:make_vector_env",
                        kwargs={"game": spec.name}, max_episode_steps=None)
 
 ``max_episode_steps`` is ``None`` because every core truncates itself at
@@ -47,8 +47,8 @@ __all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
 #: :mod:`dungeonrl.envs.catalog` discovers, :data:`~dungeonrl.envs.catalog.GAMES`).
 GAMES: list[str] = [catalog.package(name) for name in catalog.GAMES]
 
-ENTRY_POINT = "dungeonrl.envs.core.gym_env:make_env"
-VECTOR_ENTRY_POINT = "dungeonrl.envs.core.vector:make_vector_env"
+ENTRY_POINT = "dungeonrl.envs.core.adapters.gym_env:make_env"
+VECTOR_ENTRY_POINT = "dungeonrl.envs.core.adapters.vector:make_vector_env"
 SELFPLAY_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_env"
 SELFPLAY_VECTOR_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_vector_env"
 #: entry points of the catalog's games, registered before the game is imported
@@ -152,7 +152,7 @@ def register_catalog() -> None:
     its PettingZoo ids (string entry points, imported on first make) from
     the module its declaration names (``GAME.pettingzoo``). The
     game's spec is loaded on first use (:func:`get_spec`)."""
-    from .envs.core.pz_module import register as register_pettingzoo
+    from .envs.core.adapters.pz_module import register as register_pettingzoo
     for name, env_id in catalog.ENV_IDS.items():
         if name in _SPECS:
             continue
@@ -171,7 +171,7 @@ def make_game_env(game: str, **kwargs):
     if get_spec(game).multi_agent:
         from .agents.selfplay_env import make_selfplay_env
         return make_selfplay_env(game=game, **kwargs)
-    from .envs.core.gym_env import make_env
+    from .envs.core.adapters.gym_env import make_env
     return make_env(game=game, **kwargs)
 
 
@@ -180,7 +180,7 @@ def make_game_vector_env(game: str, **kwargs):
     if get_spec(game).multi_agent:
         from .agents.selfplay_env import make_selfplay_vector_env
         return make_selfplay_vector_env(game=game, **kwargs)
-    from .envs.core.vector import make_vector_env
+    from .envs.core.adapters.vector import make_vector_env
     return make_vector_env(game=game, **kwargs)
 
 

@@ -26,7 +26,7 @@ Speed (issue #14): what depends on the content alone is computed once, at
 content compile time, by this module's own per-card functions
 (:func:`feature_tables` -> ``T.c_feat``, ``T.u_feat``, ``T.tr_feat``), so a
 core or upgrade slot and the danger blocks are one ``memcpy`` each
-(``envs/core/memops.py``); a sleeve with an upgrade slid in still goes
+(``envs/core/kernel/memops.py``); a sleeve with an upgrade slid in still goes
 through :func:`core_feats`. The row is cleared by one ``memset`` and only
 filled slots are visited. The observation is bit-identical to the per-call
 encoder (``tests/dcc_unstoppable/test_encoder_speed.py``).
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..envs.core.jit import JIT
-from ..envs.core.memops import copy_f32, zero_f32
+from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
 

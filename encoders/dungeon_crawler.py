@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..envs.core.jit import JIT
+from ..envs.core.kernel.jit import JIT
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
 from ..envs.dungeon_crawler.rules import hero_stats, rebal_moved

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..envs.core.jit import JIT
+from ..envs.core.kernel.jit import JIT
 from ..envs.core.layout import ObsLayout, block
 from ..envs.unbroken import consts as C
 

@@ -17,7 +17,7 @@ PettingZoo registration (multi-seat games)      ``GAME.pettingzoo`` (a module wi
                                                 ``raw_env``, ``parallel_env``)
 kernel facts, generated kernels                 ``envs/<name>/consts.py`` ``KERNEL_FACTS``,
                                                 ``envs/<name>/kernels.py``
-                                                (:mod:`dungeonrl.envs.core.codegen`)
+                                                (:mod:`dungeonrl.envs.core.kernel.codegen`)
 content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DATA_DIR``, ``FILES``
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)
 agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (default: generic hooks)

@@ -2,7 +2,7 @@
 dungeon_crawler_v0``): ``env()`` (wrapped), ``raw_env()``, ``parallel_env()``.
 
 ``env(num_players=4, render_mode=None, **kwargs)`` returns a
-:class:`~dungeonrl.envs.core.aec.CheckedAECEnv`: the raw env with the checks
+:class:`~dungeonrl.envs.core.adapters.aec.CheckedAECEnv`: the raw env with the checks
 of the wrappers PettingZoo's classic games use (``AssertOutOfBoundsWrapper``:
 an action outside the action space fails loudly; ``OrderEnforcingWrapper``:
 no ``step``, ``observe`` or episode attributes before ``reset``) built in,
@@ -24,7 +24,7 @@ the cap is ``max_steps`` (decisions), and there is no ``max_cycles``
 argument.
 
 ``parallel_env(num_players=4, render_mode=None, **kwargs)`` is the
-PettingZoo Parallel form (:class:`~dungeonrl.envs.core.parallel.DungeonParallelEnv`):
+PettingZoo Parallel form (:class:`~dungeonrl.envs.core.adapters.parallel.DungeonParallelEnv`):
 the game is strictly turn-based, so every step is one decision of the seat
 to act (the only one with a non-zero mask); the other seats' actions are
 ignored (send anything of their space, or ``None``). Its trajectory is the
@@ -33,7 +33,7 @@ AEC env's for the same seed and actions.
 Both forms have ``state()`` / ``state_space``: every seat's observation
 concatenated. For N games in one call (every seat's observations, masks and
 rewards as arrays) use
-:class:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv`; for one learner
+:class:`~dungeonrl.envs.core.adapters.multi.BatchedMultiAgentEnv`; for one learner
 seat against scripted or saved opponents (what SB3 and Gymnasium users
 need), ``gymnasium.make("dungeonrl/DungeonCrawler-v0")``.
 
@@ -52,7 +52,7 @@ what each version changed is on the game's doc page
 """
 from __future__ import annotations
 
-from .core.pz_module import define
+from .core.adapters.pz_module import define
 from .dungeon_crawler import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))

@@ -30,7 +30,7 @@ what each version changed is on the game's doc page
 """
 from __future__ import annotations
 
-from .core.pz_module import define
+from .core.adapters.pz_module import define
 from .dungeon_kart import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))

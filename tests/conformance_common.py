@@ -60,8 +60,8 @@ import pytest
 import dungeonrl  # noqa: F401  (registers the games)
 import game_hooks
 from dungeonrl import registry
-from dungeonrl.envs.core.gym_env import DungeonEnv
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -116,7 +116,7 @@ def make_env(name, **kw):
     (or a configuration with more seats) the PettingZoo AEC env (both have
     ``get_state`` / ``set_state``)."""
     if _multi_agent(name) or int(kw.get("num_players", 1)) > 1:
-        from dungeonrl.envs.core.aec import DungeonAECEnv
+        from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
         return DungeonAECEnv(name, **kw)
     return DungeonEnv(name, **kw)
 

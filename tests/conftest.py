@@ -1,7 +1,7 @@
 """Suite-wide settings.
 
 A generated kernel module whose sources changed since it was generated
-regenerates itself on import (``dungeonrl.envs.core.freshness``); under the
+regenerates itself on import (``dungeonrl.envs.core.kernel.freshness``); under the
 tests it raises instead, naming the command that regenerates it, so a stale
 checked-in file fails CI rather than being fixed on the fly in CI's checkout.
 """

@@ -6,7 +6,7 @@ by the package."""
 from numba import njit
 
 from dungeonrl.encoders.dcc_unstoppable import AHEAD, CORE_F, SEAT_SIZE, THREAT_F, UPG_F
-from dungeonrl.envs.core.jit import JIT
+from dungeonrl.envs.core.kernel.jit import JIT
 from dungeonrl.envs.dcc_unstoppable import consts as C
 
 

@@ -2,7 +2,7 @@
 
 "Relay": a four-seat team race written only as rules against the engine's
 row contract, used to test what a one-winner game cannot: two teams of two,
-a turn order the state decides, chance through :mod:`dungeonrl.envs.core.chance`,
+a turn order the state decides, chance through :mod:`dungeonrl.envs.core.kernel.chance`,
 team rewards and a tie. Registered under ``dungeonrl-test/Relay-v0`` by the
 tests that need it, never by ``dungeonrl.registry.GAMES``.
 
@@ -41,11 +41,11 @@ import hashlib
 import numpy as np
 from numba import njit
 
-from dungeonrl.envs.core import chance
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
-from dungeonrl.envs.core.facts import KernelFacts
-from dungeonrl.envs.core.header import O_GAME, O_PLAYING, state_dtype
-from dungeonrl.envs.core.jit import JIT
+from dungeonrl.envs.core.kernel.facts import KernelFacts
+from dungeonrl.envs.core.kernel.header import O_GAME, O_PLAYING, state_dtype
+from dungeonrl.envs.core.kernel.jit import JIT
 from dungeonrl.envs.core.kernel_core import KernelCore, int_arg
 from dungeonrl.envs.core.spec import GameSpec
 

@@ -63,7 +63,7 @@ class DungeonKartHooks(GameHooks):
 
     # -- invariants ------------------------------------------------------------------------
     def check_invariants(self, core, state) -> None:
-        from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+        from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
         C = _C()
         NCELL = _NCELL()
         S = as_batch(state)

@@ -3,7 +3,7 @@ record, step it, a greedy racing driver, and an independent invariant
 checker written from the rules (not from rules.py)."""
 import numpy as np
 
-from dungeonrl.envs.core import chance, rng
+from dungeonrl.envs.core.kernel import chance, rng
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
 from dungeonrl.envs.dungeon_kart import rules as R

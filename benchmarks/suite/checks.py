@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...envs.core.borrow import borrow
-from ...envs.core.jit import JIT
-from ...envs.core.rng import rng_choice_mask, rng_seed
+from ...envs.core.kernel.borrow import borrow
+from ...envs.core.kernel.jit import JIT
+from ...envs.core.kernel.rng import rng_choice_mask, rng_seed
 
 
 @njit(**JIT)

@@ -120,7 +120,7 @@ def vector_loop(spec, num_envs: int, settings: Settings, sampler, **env_kwargs):
     """``(run, env)``: ``DungeonVectorEnv`` (what ``gymnasium.make_vec``
     builds), with its default options unless ``env_kwargs`` say otherwise;
     actions sampled from the returned ``action_mask``."""
-    from ...envs.core.vector import DungeonVectorEnv
+    from ...envs.core.adapters.vector import DungeonVectorEnv
     env = DungeonVectorEnv(spec.name, num_envs=num_envs, **env_kwargs)
     _, infos = env.reset(seed=settings.seed)
     actions = np.zeros(num_envs, np.int64)

@@ -111,7 +111,7 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
             run = single_loop(env, lambda info: info["action_mask"], sampler, "profile",
                                settings.seed)
             out["cprofile_single"] = _cprofile(run, 20 * steps)
-            from ...envs.core.vector import DungeonVectorEnv
+            from ...envs.core.adapters.vector import DungeonVectorEnv
             venv = DungeonVectorEnv(spec.name, num_envs=n)
             _, infos = venv.reset(seed=settings.seed)
             box = {"masks": infos["action_mask"]}

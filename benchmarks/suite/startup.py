@@ -105,7 +105,7 @@ small.step_autoreset()
 before_peak = peak_mb()
 before = rss_mb()
 if not spec.multi_agent:
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     env = DungeonVectorEnv(name, num_envs=n, **kw)
     _, infos = env.reset(seed=0)
     for _ in range(3):

@@ -127,7 +127,7 @@ def _sb3_runner(spec, settings: Settings):
     def run(total, net, shape=None):
         from sb3_contrib import MaskablePPO
         from ...envs.core.errors import IllegalActionError
-        from ...envs.core.vector import DungeonSB3VecEnv
+        from ...envs.core.adapters.vector import DungeonSB3VecEnv
         shape = shape or train_shape(settings)
         n_envs, n_steps = shape["num_envs"], shape["num_steps"]
         venv = DungeonSB3VecEnv(spec.name, num_envs=n_envs, seed=settings.seed,
@@ -225,7 +225,7 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
     sb3 = training.get("sb3", {})
     if not ok(sb3):
         return {}
-    from ...envs.core.vector import DungeonSB3VecEnv
+    from ...envs.core.adapters.vector import DungeonSB3VecEnv
     n = int(sb3.get("num_envs", train_shape(settings)["num_envs"]))
     venv = DungeonSB3VecEnv(spec.name, num_envs=n, seed=settings.seed)
     venv.reset()

@@ -42,7 +42,7 @@ def play_options(spec):
 
 def play(args):
     """Play Dungeon Crawler Carl: Unstoppable (solo, or co-op with the heuristic)."""
-    from ..envs.core.aec import DungeonAECEnv
+    from ..envs.core.adapters.aec import DungeonAECEnv
     prog = "dungeonrl play dcc_unstoppable"
     try:
         agent = seat0_agent(args)

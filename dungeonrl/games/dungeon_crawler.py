@@ -49,7 +49,7 @@ def play_options(spec):
 
 def play(args):
     """Take a seat at Dungeon Crawler in the terminal, or watch agents play."""
-    from ..envs.core.aec import DungeonAECEnv
+    from ..envs.core.adapters.aec import DungeonAECEnv
     prog = "dungeonrl play dungeon_crawler"
     try:
         kinds = rival_kinds(args.opponents, args.players)

@@ -53,7 +53,7 @@ def play_options(spec):
 
 def play(args):
     """Drive a kart in the terminal against scripted or trained rivals, or watch."""
-    from ..envs.core.aec import DungeonAECEnv
+    from ..envs.core.adapters.aec import DungeonAECEnv
     prog = "dungeonrl play dungeon_kart"
     try:
         kinds = rival_kinds(args.opponents, args.players)

@@ -39,7 +39,7 @@ def play_options(spec):
 
 def play(args):
     """Play Unbroken in the terminal, or watch an agent play it."""
-    from ..envs.core.gym_env import DungeonEnv
+    from ..envs.core.adapters.gym_env import DungeonEnv
     prog = "dungeonrl play unbroken"
     try:
         agent = seat0_agent(args)

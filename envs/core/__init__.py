@@ -1,14 +1,23 @@
-"""The shared layer of every game: the spec/core contract, errors, numba
-helpers (``jit``, ``rng``, ``zones``) and the generic adapters.
+"""The shared layer of every game, in rooms (see ``envs/core/README.md``):
 
-The adapters live in their own modules and are not imported here, so a rules
-module can import ``dungeonrl.envs.core.rng`` without pulling in Gymnasium:
+* here: the contract -- :mod:`.spec` (GameSpec, GameCore), :mod:`.errors`,
+  :mod:`.kernel_core`, :mod:`.validate`, :mod:`.snapshot`, :mod:`.copying`,
+  :mod:`.layout`, :mod:`.lazy` and the batch machinery;
+* :mod:`.kernel` -- numba helpers (``jit``, ``rng``, ``chance``, ``zones``...)
+  and the kernel code generator;
+* :mod:`.adapters` -- the generic adapters: ``gym_env``
+  (:class:`DungeonEnv`), ``vector`` (:class:`DungeonVectorEnv`,
+  ``DungeonSB3VecEnv``), ``aec``, ``parallel``, ``multi``, ``selfplay``;
+* :mod:`.authoring` -- content compiler helpers, drawing, narration,
+  layout doc tables.
 
-* :mod:`.gym_env` -- :class:`DungeonEnv`, a ``gymnasium.Env`` over a batch of 1;
-* :mod:`.vector` -- :class:`DungeonVectorEnv` (native ``gymnasium.vector.VectorEnv``)
-  and ``DungeonSB3VecEnv`` (native Stable-Baselines3 ``VecEnv``);
-* :mod:`.snapshot` -- :class:`Snapshot`, the saved state of one env.
+The adapters are not imported here, so a rules module can import
+``dungeonrl.envs.core.kernel.rng`` without pulling in Gymnasium. The old flat
+module names (``gym_env``... directly under this package) still import,
+with a DeprecationWarning (:mod:`._moved`).
 """
+from . import _moved
+
 from .errors import (
     CorruptStateError,
     DungeonRLError,
@@ -19,6 +28,8 @@ from .errors import (
     UnknownGameError,
 )
 from .spec import GameCore, GameSpec, action_name_table
+
+_moved.install()
 
 __all__ = [
     "CorruptStateError",

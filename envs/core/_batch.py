@@ -27,7 +27,7 @@ import numpy as np
 
 from .copying import Copyable
 from .errors import IllegalActionError, InvalidActionError
-from .fastcall import entry_point
+from .kernel.fastcall import entry_point
 from .spec import GameCore, GameSpec
 from .validate import check_num_envs, check_seed, check_seed_list
 
@@ -58,7 +58,7 @@ def resolve_core(game, core_kwargs: dict) -> GameCore:
     core = spec.make_core(**core_kwargs)
     if not isinstance(core, GameCore):
         raise TypeError(f"{spec.name}.make_core returned {type(core).__name__}, not a GameCore")
-    from .compile_notice import notice_if_cold  # one stderr line when the numba cache is cold
+    from .kernel.compile_notice import notice_if_cold  # one stderr line when the numba cache is cold
     notice_if_cold(core)
     return core
 

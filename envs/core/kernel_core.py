@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import CorruptStateError
-from .header import O_PLAYING
+from .kernel.header import O_PLAYING
 from .spec import GameCore
 from .validate import check_flag
 

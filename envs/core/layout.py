@@ -12,7 +12,7 @@ else is derived from that one declaration:
 * what an action index means (``decode``), for the play CLI's labels and
   error messages;
 * the markdown tables of the game docs (``ActionLayout.markdown``,
-  ``ObsLayout.markdown``; ``python -m dungeonrl.envs.core.layout_doc
+  ``ObsLayout.markdown``; ``python -m dungeonrl.envs.core.authoring.layout_doc
   --markdown GAME`` prints them or writes them into a README).
 
 Action names

@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 from .errors import CorruptStateError, SnapshotError
-from .header import FORCED_CAP, O_PLAYING
+from .kernel.header import FORCED_CAP, O_PLAYING
 
 __all__ = ["R", "OneOf", "Prefix", "ANY", "Rule", "Ctx", "HEADER_RULES", "check_record",
            "uncovered", "check_seed", "check_seed_list", "check_num_envs", "check_max_steps",

@@ -60,7 +60,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.copying import Copyable
-from ..core.gym_env import DungeonEnv
+from ..core.adapters.gym_env import DungeonEnv
 from ..core.spec import check_unknown_reset_options
 from ..core.validate import check_num_envs, check_seed
 from . import consts as C

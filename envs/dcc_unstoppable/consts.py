@@ -6,7 +6,7 @@ Numbers the rulebook fixes (caps, starting values, basic spells, scoring
 constants) are rules, not content, and live here; cards, tracks, races,
 classes, achievements and benefits are content (``data/*.toml``).
 """
-from ..core.header import O_GAME
+from ..core.kernel.header import O_GAME
 
 # --- rulebook numbers --------------------------------------------------------
 AP_CAP = 6              # DCC-332
@@ -233,8 +233,8 @@ CFG_UPG0 = CFG_DECK0 + NPLAYERS_MAX * CAMP_DECK  # per seat per entry 2 upgrade 
 CFG_SIZE = CFG_UPG0 + NPLAYERS_MAX * CAMP_DECK * 2
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="dcc_unstoppable", num_actions=NUM_ACTIONS,

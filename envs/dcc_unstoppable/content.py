@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import (Ctx, check_fields, check_folder, load_toml, read_int, read_str,
+from ..core.authoring.content import (Ctx, check_fields, check_folder, load_toml, read_int, read_str,
                             tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
+from ..core.kernel.jit import JIT
 from . import consts as C
 from . import rules as R
 

@@ -16,7 +16,7 @@ Flow of one game (README "Design" has the full story):
   Threat (automatic) -> Cleanup (automatic, then PH_CLEANUP for the optional
   danger-space effects) -> next turn.
 
-All chance goes through ``dungeonrl.envs.core.chance`` (shuffles of the core,
+All chance goes through ``dungeonrl.envs.core.kernel.chance`` (shuffles of the core,
 threat, upgrade and player decks, random boss and race/class draws).
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import chance
-from ..core.jit import JIT
+from ..core.kernel import chance
+from ..core.kernel.jit import JIT
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS      # first boss threat id

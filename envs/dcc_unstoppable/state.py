@@ -1,6 +1,6 @@
 """The Dungeon Crawler Carl: Unstoppable state record.
 
-``STATE_DTYPE`` = the engine header (``envs/core/header.py``) + the legal
+``STATE_DTYPE`` = the engine header (``envs/core/kernel/header.py``) + the legal
 mask + ``GAME_FIELDS`` below, each documented once. Arrays indexed ``[p]``
 have one row per seat (2 rows always; row 1 unused in solo).
 
@@ -17,7 +17,7 @@ each sleeve, and the zone arrays (deck, hand, ...) list sleeve ids.
 """
 import numpy as np
 
-from ..core import header
+from ..core.kernel import header
 from . import consts as C
 
 P = C.NPLAYERS_MAX

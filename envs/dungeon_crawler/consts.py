@@ -121,8 +121,8 @@ ACTIONS = ActionLayout("dungeon_crawler", [
 NUM_ACTIONS = ACTIONS.size
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 AUTO_LIMIT = 100000       # auto-advanced decisions in one settle before handing back

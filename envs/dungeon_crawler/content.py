@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_int,
+from ..core.authoring.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_int,
                             read_list, read_str, read_table, tables_digest, tables_record)
 from . import consts as C
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
-from ..core.rng import rng_choice_mask
+from ..core.kernel.jit import JIT
+from ..core.kernel.rng import rng_choice_mask
 from . import consts as C
 from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair, vaulted
 

@@ -292,7 +292,7 @@ def render_rgb(core, s):
     in seat colours, one row per hero (HP, stats, gold, cards held, gear by
     name and tier, status effects), the current combat or offer, and a
     legend. Offers and hands are shown as counts only (they are private)."""
-    from ..core.draw import Canvas
+    from ..core.authoring.draw import Canvas
     n = int(s["num_players"])
     cv = Canvas(FRAME_W, FRAME_H, BG)
     cv.box(0, 0, FRAME_W, 48, fill=(36, 44, 66))

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
-from ..core import chance
-from ..core.zones import pile_draw, pile_push
+from ..core.kernel.jit import JIT
+from ..core.kernel import chance
+from ..core.kernel.zones import pile_draw, pile_push
 from . import consts as C
 
 #: small helpers are inlined into their callers (at numba IR level: no call

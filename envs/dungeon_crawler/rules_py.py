@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
+from ..core.kernel.jit import JIT
 from .rules import eff_atk, eff_def, eff_spd, max_hp
 
 

@@ -15,7 +15,7 @@ armory / chest. Cards: ``card_deck``, ``card_disc``, ``hand[seat, type]``
 """
 import numpy as np
 
-from ..core.header import state_dtype
+from ..core.kernel.header import state_dtype
 from . import consts as C
 
 P, NS, NF, SQ = C.MAX_P, C.NSTAT, C.NFLOOR, C.MAX_SQ
@@ -24,7 +24,7 @@ GAME_FIELDS = [
     # bookkeeping (the engine header -- rng, seed, episode, forced chance,
     # steps, max_steps, num_players (2..8), auto_advance, reward_mode
     # (consts.REWARD_MODES), outcome, actor, last_actor, legal -- comes
-    # first: envs/core/header.py)
+    # first: envs/core/kernel/header.py)
     ("round", np.int32),               # completed table rounds (seat 0 starts each)
     ("winner", np.int8),               # seat that killed the final boss, -1 none
     # flow

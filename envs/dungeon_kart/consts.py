@@ -2,7 +2,7 @@
 encoder, renderer and tests: terrains, tokens, abilities, power and spell
 effects, phases and the flat action layout (named ranges). Plain ints so
 numba folds them."""
-from ..core.header import O_GAME
+from ..core.kernel.header import O_GAME
 
 # --- seats --------------------------------------------------------------------
 MIN_P, MAX_P = 2, 8
@@ -137,8 +137,8 @@ DRAFT_PICK, DRAFT_RANDOM = 0, 1
 NO_PENALTY = 7
 
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="dungeon_kart", num_actions=NUM_ACTIONS, max_seats=MAX_P,

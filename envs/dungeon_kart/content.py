@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.content import (folder_digest, Ctx, check_fields, check_folder, load_toml, read_int,
+from ..core.authoring.content import (folder_digest, Ctx, check_fields, check_folder, load_toml, read_int,
                             read_list, read_str, tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C

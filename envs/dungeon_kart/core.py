@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ContentError
-from ..core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
 from ...encoders import dungeon_kart as enc

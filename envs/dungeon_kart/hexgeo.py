@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
+from ..core.kernel.jit import JIT
 
 NDIR = 6
 E, SE, SW, W, NW, NE = range(6)

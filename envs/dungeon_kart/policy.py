@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
-from ..core.rng import rng_below
+from ..core.kernel.jit import JIT
+from ..core.kernel.rng import rng_below
 from . import consts as C
 from .hexgeo import neighbour_cell
 from .rules import (PIPS, blocked, crossing, has_ability, kart_at, legal_row, rel_seat,

@@ -231,7 +231,7 @@ def race_picture(path, players=4, track=0, seed=0, decisions=120):
     README picture."""
     from PIL import Image
 
-    from ..core.rng import rng_seed
+    from ..core.kernel.rng import rng_seed
     from . import rules as R
     from .content import load_content
     from .policy import policy_row

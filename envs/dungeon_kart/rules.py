@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import chance
-from ..core.header import O_PLAYING, O_TRUNCATED
-from ..core.jit import JIT
+from ..core.kernel import chance
+from ..core.kernel.header import O_PLAYING, O_TRUNCATED
+from ..core.kernel.jit import JIT
 from . import consts as C
 from .hexgeo import NCELL, cell_distance, neighbour_cell
 

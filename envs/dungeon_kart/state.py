@@ -1,4 +1,4 @@
-"""The Dungeon Kart state record: the engine header (``envs/core/header.py``)
+"""The Dungeon Kart state record: the engine header (``envs/core/kernel/header.py``)
 plus the fields below, for up to 8 seats (unused seats stay zero). Every
 field is documented once here.
 
@@ -13,7 +13,7 @@ Zones: every spell card id (``0 .. T.n_cards-1``) is in exactly one of
 """
 import numpy as np
 
-from ..core import header
+from ..core.kernel import header
 from . import consts as C
 from .hexgeo import NCELL
 

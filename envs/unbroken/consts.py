@@ -137,8 +137,8 @@ ACTIONS = ActionLayout("unbroken", [
  A_CHAR0, A_MON0, A_KEEP0, A_EAT0) = ACTIONS.starts()
 NUM_ACTIONS = ACTIONS.size
 
-# --- what the engine's kernel template needs (envs/core/codegen.py) ----------
-from ..core.facts import KernelFacts  # noqa: E402
+# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
+from ..core.kernel.facts import KernelFacts  # noqa: E402
 
 ILLEGAL_PENALTY = -1.0
 KERNEL_FACTS = KernelFacts(game="unbroken", num_actions=NUM_ACTIONS, max_seats=1,

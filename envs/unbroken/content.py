@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_bool,
+from ..core.authoring.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_bool,
                             read_int, read_str, read_text, tables_digest, tables_record)
 from ..core.errors import ContentError
 from . import consts as C

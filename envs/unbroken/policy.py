@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.jit import JIT
+from ..core.kernel.jit import JIT
 from . import consts as C
 from .rules import can_pay, effort_ok, pmod_sum, slot_ability, weapon
 from .policy_values import (

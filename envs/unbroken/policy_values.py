@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.jit import JIT
+from ..core.kernel.jit import JIT
 from . import consts as C
 from .rules import (add_attack_surcharges, can_pay, ops_applicable, pmod_any,
                     pmod_min, pmod_sum, weapon)

@@ -442,7 +442,7 @@ def _draw_footer(cv, core, s, x0, y0):
 
 def render_rgb(core, s):
     """The table as an RGB picture (``uint8``, ``(FRAME_H, FRAME_W, 3)``)."""
-    from ..core.draw import Canvas
+    from ..core.authoring.draw import Canvas
     ct = core.content
     cv = Canvas(FRAME_W, FRAME_H, BG)
     ph = int(s["phase"])

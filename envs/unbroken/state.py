@@ -7,7 +7,7 @@ encoder never reads ``rng``, ``enc_deck``, ``skill_deck`` or an unrevealed
 """
 import numpy as np
 
-from ..core.header import state_dtype
+from ..core.kernel.header import state_dtype
 from . import consts as C
 
 NAB_MAX = 256  # the most abilities (all sources together) a content set may define
@@ -15,7 +15,7 @@ NAB_MAX = 256  # the most abilities (all sources together) a content set may def
 GAME_FIELDS = [
     # bookkeeping (the engine header -- rng, seed, episode, forced chance,
     # steps, max_steps, auto_advance, reward_mode, outcome, actor, legal --
-    # comes first: envs/core/header.py)
+    # comes first: envs/core/kernel/header.py)
     ("character", np.int8),            # 0 Sneak, 1 Sage, 2 Hunter, 3 Brawler
     ("difficulty", np.int8),           # 0 easy, 1 normal, 2 hard
     ("cfg_character", np.int8),        # configured character (-1 = random each episode)

@@ -29,9 +29,9 @@ from dungeonrl.envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from dungeonrl.envs.core.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.vector import SAME_STEP, DungeonVectorEnv
+from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 
 registry.register_game(fg.SPEC, "fixture_game")
 ENV_ID = fg.SPEC.env_id
@@ -354,14 +354,14 @@ def test_vector_spaces_and_metadata(no_warnings):
 @pytest.mark.parametrize("dict_obs", [False, True])
 @pytest.mark.parametrize("n", [1, 5])
 def test_vector_conformance_checker(n, dict_obs, no_warnings):
-    from dungeonrl.envs.core.checker import check_vector_env
+    from dungeonrl.envs.core.adapters.checker import check_vector_env
     out = check_vector_env(DungeonVectorEnv("race", num_envs=n, dict_obs=dict_obs), steps=40)
     assert out["episodes_ended"] > 0
 
 
 def test_vector_checker_catches_aliasing(monkeypatch):
-    from dungeonrl.envs.core import vector
-    from dungeonrl.envs.core.checker import check_vector_env
+    from dungeonrl.envs.core.adapters import vector
+    from dungeonrl.envs.core.adapters.checker import check_vector_env
     # a bug: hand out the kernels' own observation buffer, written again next step
     monkeypatch.setattr(vector._Runner, "observation", lambda self: self.buf.obs)
     with pytest.raises(AssertionError, match="share memory|not reproducible"):
@@ -505,8 +505,8 @@ def test_vector_final_info_reports_illegal_and_core_info():
 
 
 def test_batch_infos_matches_gymnasium_add_info():
-    from dungeonrl.envs.core.checker import _same
-    from dungeonrl.envs.core.vector import batch_infos
+    from dungeonrl.envs.core.adapters.checker import _same
+    from dungeonrl.envs.core.adapters.vector import batch_infos
     n = 5
     infos = [
         {"won": True, "pos": 3, "score": 1.5, "name": "a", "episode": {"r": 1.0, "l": 4},

@@ -20,7 +20,7 @@ import pytest
 import dungeonrl
 from dungeonrl.agents.selfplay_env import SelfPlayEnv
 from dungeonrl.envs.core.errors import IllegalActionError, ResetNeededError
-from dungeonrl.envs.core.gym_env import DungeonEnv, RenderModeError
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv, RenderModeError
 
 DC_ID = "dungeonrl/DungeonCrawler-v0"
 UB_ID = "dungeonrl/Unbroken-v0"
@@ -112,7 +112,7 @@ def test_selfplay_env_seeded_replay_seats_and_end():
 
 
 def test_make_vec_dungeon_crawler():
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     v = gym.make_vec(DC_ID, num_envs=3, opponents="random", max_steps=50)
     assert isinstance(v, DungeonVectorEnv) and v.num_envs == 3
     obs, info = v.reset(seed=0)

@@ -1,4 +1,4 @@
-"""The batched multi-agent API (``envs/core/multi.py``).
+"""The batched multi-agent API (``envs/core/adapters/multi.py``).
 
 The reference is the PettingZoo AEC env, game by game: with the same seeds
 and the same actions, the batch must give the same seat to act, every
@@ -20,7 +20,7 @@ from dungeonrl.envs.core.errors import (
     InvalidActionError,
     ResetNeededError,
 )
-from dungeonrl.envs.core.multi import BatchedMultiAgentEnv, observe_seats
+from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv, observe_seats
 from dungeonrl.envs.dungeon_crawler import SPEC, DungeonCrawlerCore
 
 CAP = 60

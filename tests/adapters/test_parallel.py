@@ -1,5 +1,5 @@
 """The PettingZoo Parallel form and the global state of the multi-agent
-games (``envs/core/parallel.py``, ``DungeonAECEnv.state``).
+games (``envs/core/adapters/parallel.py``, ``DungeonAECEnv.state``).
 
 Checked: PettingZoo's ``parallel_api_test``, ``parallel_seed_test`` and
 ``state_test`` at 2, 3 and 5 seats; the parallel trajectory equals the AEC
@@ -23,7 +23,7 @@ from dungeonrl.envs.core.errors import (
     InvalidActionError,
     ResetNeededError,
 )
-from dungeonrl.envs.core.parallel import DungeonParallelEnv
+from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.dungeon_crawler import SPEC
 
 

@@ -29,8 +29,8 @@ import pytest
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.agents.rllib import (LearnerVsFrozen, RLlibSingleEnv, RLlibVectorEnv,
                                     map_per_seat, map_shared, policy_setup)
-from dungeonrl.envs.core.gym_env import DungeonEnv
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 def _pick(obs: np.ndarray, mask: np.ndarray) -> int:
@@ -189,7 +189,7 @@ def _train_once(cfg):
 @pytest.mark.rllib
 def test_multi_agent_env_protocol(ray_local):
     from dungeonrl.agents.rllib import make_rllib_env
-    from dungeonrl.envs.core.aec import DungeonAECEnv
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
     env = make_rllib_env({"core_kwargs": {"num_players": 2}}, game="dungeon_crawler")
     ref = DungeonAECEnv("dungeon_crawler", num_players=2)
     for seed in range(3):

@@ -292,7 +292,7 @@ def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
 def test_sb3_policy_kwargs_build_the_same_network():
     pytest.importorskip("sb3_contrib")
     from dungeonrl.agents.sb3 import policy_kwargs
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from sb3_contrib import MaskablePPO
 
     def n_params(m):

@@ -1,5 +1,5 @@
 """Tests of the Dungeon Crawler self-play machinery: the single-agent
-:class:`~dungeonrl.envs.core.selfplay.SelfPlayView` (seats, opponent pool,
+:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView` (seats, opponent pool,
 scripted opponents inside numba, snapshots, episode info), the row-subset
 kernels ``GameCore.step_rows`` / ``observe_rows``, head-to-head matches
 (``agents/selfplay.py``), the adapters on a view, and the ``train`` / ``eval``
@@ -32,7 +32,7 @@ from dungeonrl.agents.ppo import ActorCritic, save_model  # noqa: E402
 from dungeonrl.agents.selfplay import (  # noqa: E402
     league_play, make_view, match_summary, parse_pool, play_match, snapshot_agent)
 from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.selfplay import Opponent, SelfPlayView  # noqa: E402
+from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView  # noqa: E402
 from dungeonrl.envs.core.spec import GameCore  # noqa: E402
 from dungeonrl.envs.dungeon_crawler import consts as C, make_core  # noqa: E402
 
@@ -247,7 +247,7 @@ def test_view_illegal_learner_action_ends_the_episode():
 
 def test_vector_env_on_a_view_strict_illegal_action():
     from dungeonrl.envs.core.errors import IllegalActionError
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     core = core_for(2)
     view = make_view(core, 4, "random", seed=1)
     env = DungeonVectorEnv(view, illegal_action="raise")
@@ -392,7 +392,7 @@ def test_snapshots_ring_and_probabilities():
 
 def test_snapshot_agent_of_an_sb3_policy_samples_legal_actions():
     pytest.importorskip("sb3_contrib")
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from sb3_contrib import MaskablePPO
     core = core_for(2)
     view = make_view(core, 4, "self:1,heuristic:1", seed=0, snapshot_slots=1)
@@ -681,7 +681,7 @@ def test_hooks_entry():
 
 # --- adapters ------------------------------------------------------------------------------------
 def test_vector_env_on_a_view():
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     core = core_for(2)
     view = make_view(core, 8, "heuristic:1,random:1", seed=1)
     env = DungeonVectorEnv(view)
@@ -722,7 +722,7 @@ def test_vector_env_on_a_view():
 
 def test_sb3_vec_env_on_a_view():
     pytest.importorskip("stable_baselines3")
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     core = core_for(3)
     view = make_view(core, 6, "heuristic:1,random:1", seed=2)
     venv = DungeonSB3VecEnv(view, seed=0)
@@ -1044,7 +1044,7 @@ def test_step_cap_shorter_than_the_opponents_turns_is_an_error_not_a_hang():
     learner's seat acts used to redraw forever; it now stops after
     ``START_ATTEMPTS`` games in a row with a message naming ``max_steps``."""
     import gymnasium as gym
-    from dungeonrl.envs.core.selfplay import START_ATTEMPTS
+    from dungeonrl.envs.core.adapters.selfplay import START_ATTEMPTS
     assert START_ATTEMPTS >= 8
     env = gym.make("dungeonrl/DungeonCrawler-v0", opponents="random", num_players=3,
                    max_steps=1)

@@ -368,7 +368,7 @@ def test_run_folders_are_never_silently_overwritten(in_tmp, capsys):
 
 # --- the compile notice -------------------------------------------------------------------------
 def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
-    from dungeonrl.envs.core import compile_notice
+    from dungeonrl.envs.core.kernel import compile_notice
     pkg = tmp_path / "coldgame"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")

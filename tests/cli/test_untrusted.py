@@ -184,7 +184,7 @@ def test_sb3_model_with_nan_weights_is_refused(tmp_path):
     from dungeonrl.agents.policy import make_agent
     from dungeonrl.agents.sb3 import save_sb3
     from dungeonrl.envs.core._batch import resolve_core
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     core = resolve_core("unbroken", {})
     model = MaskablePPO("MlpPolicy", DungeonSB3VecEnv(core, num_envs=1), n_steps=16,
                         batch_size=16, policy_kwargs={"net_arch": [8]}, device="cpu")

@@ -13,9 +13,9 @@ import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.envs.core.errors import CorruptStateError, InvalidActionError, ResetNeededError
-from dungeonrl.envs.core.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
     Batch,
     GAMES,

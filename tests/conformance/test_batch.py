@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.gym_env import DungeonEnv
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (  # noqa: F401
     _aec_config,
     Batch,

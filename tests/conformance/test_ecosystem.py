@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core.gym_env import DungeonEnv
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
     GAMES,
     _single_agent,
@@ -45,7 +45,7 @@ def test_gymnasium_and_sb3_check_env(name):
 def test_make_vec(name):
     _single_agent(name)
     import gymnasium as gym
-    from dungeonrl.envs.core.checker import check_vector_env
+    from dungeonrl.envs.core.adapters.checker import check_vector_env
     spec = spec_of(name)
     v = gym.make_vec(spec.env_id, num_envs=3)
     assert isinstance(v, DungeonVectorEnv) and v.num_envs == 3

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dungeonrl.envs.core.errors import CorruptStateError, SnapshotError
-from dungeonrl.envs.core.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.snapshot import Snapshot
 from conformance_common import (  # noqa: F401
     _aec_config,

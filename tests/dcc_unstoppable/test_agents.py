@@ -26,7 +26,7 @@ from dungeonrl.agents.ppo import ActorCritic  # noqa: E402
 from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent  # noqa: E402
 from dungeonrl.agents.train import is_coop  # noqa: E402
 from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.selfplay import SelfPlayView  # noqa: E402
+from dungeonrl.envs.core.adapters.selfplay import SelfPlayView  # noqa: E402
 from dungeonrl.envs.dcc_unstoppable import consts as C, make_core  # noqa: E402
 
 GAME = "dcc_unstoppable"

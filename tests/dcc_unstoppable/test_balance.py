@@ -36,7 +36,7 @@ def test_heuristic_cell_matches_stepping_the_core():
     st = core.alloc(n)
     core.reset(st, np.arange(3, 3 + n, dtype=np.uint64))
     prng = np.zeros((n, 2), np.uint64)
-    from dungeonrl.envs.core.rng import rng_seed
+    from dungeonrl.envs.core.kernel.rng import rng_seed
     for i in range(n):
         rng_seed(prng[i], np.uint64(12345), np.uint64(i))
     rew = np.zeros((n, 2), np.float32)

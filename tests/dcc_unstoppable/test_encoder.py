@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dungeonrl.encoders import dcc_unstoppable as E
-from dungeonrl.envs.core.rng import rng_choice_mask, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask, rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import render as RD
 from dungeonrl.envs.dcc_unstoppable import rules as R

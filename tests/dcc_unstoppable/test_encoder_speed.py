@@ -8,8 +8,8 @@ import pytest
 from numba import njit
 
 from dungeonrl.encoders import dcc_unstoppable as E
-from dungeonrl.envs.core.jit import JIT
-from dungeonrl.envs.core.rng import rng_seed
+from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K
 from dungeonrl.envs.dcc_unstoppable.content import DERIVED_FIELDS, default_content
@@ -98,7 +98,7 @@ def test_derived_tables_are_the_per_card_features():
 
 
 def test_derived_tables_stay_out_of_the_content_digest():
-    from dungeonrl.envs.core.content import tables_digest
+    from dungeonrl.envs.core.authoring.content import tables_digest
     from collections import namedtuple
     base_fields = tuple(f for f in CC.tables._fields if f not in DERIVED_FIELDS)
     Base = namedtuple("Base", base_fields)

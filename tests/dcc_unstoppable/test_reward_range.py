@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core.rng import rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dcc_unstoppable import SPEC
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K

@@ -9,8 +9,8 @@ functions are called directly.
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core.chance import force, order_for
-from dungeonrl.envs.core.rng import rng_choice_mask, rng_seed
+from dungeonrl.envs.core.kernel.chance import force, order_for
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask, rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import rules as R
 from dungeonrl.envs.dcc_unstoppable.content import default_content

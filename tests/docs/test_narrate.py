@@ -229,8 +229,8 @@ def test_dungeon_crawler_items_prices_deaths():
 
 
 def test_narrator_collects_every_step_until_flush():
-    from dungeonrl.envs.core.aec import DungeonAECEnv
-    from dungeonrl.envs.core.narration import Narrator
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+    from dungeonrl.envs.core.authoring.narration import Narrator
     env = DungeonAECEnv("dungeon_crawler", num_players=3)
     env.reset(seed=1)
     nar = Narrator(env.core, seat=0)

@@ -28,8 +28,8 @@ NAMESPACE = "dungeonrl/"
 #: entry points shared by every game: the doc page is the game's package
 GENERIC_MODULES = {
     "dungeonrl.registry",
-    "dungeonrl.envs.core.gym_env",
-    "dungeonrl.envs.core.vector",
+    "dungeonrl.envs.core.adapters.gym_env",
+    "dungeonrl.envs.core.adapters.vector",
     "dungeonrl.agents.selfplay_env",
 }
 

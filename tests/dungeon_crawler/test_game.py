@@ -22,8 +22,8 @@ from dungeonrl.envs.core.errors import (
     ContentError, CorruptStateError, IllegalActionError, InvalidActionError, ResetNeededError,
     SnapshotError,
 )
-from dungeonrl.envs.core.jit import JIT
-from dungeonrl.envs.core.rng import rng_seed
+from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dungeon_crawler import SPEC, consts as C, make_core
 from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content

@@ -15,7 +15,7 @@ from dungeonrl.agents.dungeon_kart_hooks import (HOOKS, SCRIPTED_HEURISTIC, SCRI
                                                  final_rank, play_rows)
 from dungeonrl.agents.games import hooks_for
 from dungeonrl.cli import main as cli_main
-from dungeonrl.envs.core.header import O_TRUNCATED
+from dungeonrl.envs.core.kernel.header import O_TRUNCATED
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 

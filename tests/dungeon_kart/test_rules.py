@@ -4,7 +4,7 @@ with an independent invariant checker."""
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core import chance
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
 from dungeonrl.envs.dungeon_kart import rules as R

@@ -1,4 +1,4 @@
-"""The owner-free arrays of the generated kernels (envs/core/borrow.py,
+"""The owner-free arrays of the generated kernels (envs/core/kernel/borrow.py,
 issue 12): same values as the arrays they stand for, scratch zeroed on
 every call and allocated nowhere."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 
 SEATS = 3
 

@@ -20,7 +20,7 @@ import gymnasium
 import dungeonrl
 from dungeonrl import registry
 from dungeonrl.envs import catalog
-from dungeonrl.envs.core import codegen
+from dungeonrl.envs.core.kernel import codegen
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(HERE)

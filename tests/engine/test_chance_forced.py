@@ -1,4 +1,4 @@
-"""Forced shuffles (envs/core/chance.py): a test queues the order a shuffle
+"""Forced shuffles (envs/core/kernel/chance.py): a test queues the order a shuffle
 leaves its pile in, next to forced dice; a forced shuffle is always a
 permutation of the pile, whatever the queue holds; unforced shuffles draw
 exactly as the generator's Fisher-Yates shuffle; two games' setup decks and
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from numba import njit
 
-from dungeonrl.envs.core import chance
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
-from dungeonrl.envs.core.header import FORCED_CAP, state_dtype
-from dungeonrl.envs.core.rng import rng_seed, rng_shuffle
-from dungeonrl.envs.core.zones import pile_draw
+from dungeonrl.envs.core.kernel.header import FORCED_CAP, state_dtype
+from dungeonrl.envs.core.kernel.rng import rng_seed, rng_shuffle
+from dungeonrl.envs.core.kernel.zones import pile_draw
 
 REC = state_dtype([("deck", np.int16, (20,)), ("disc", np.int16, (20,)),
                    ("deck_n", np.int8), ("disc_n", np.int8)], 1)

@@ -33,14 +33,14 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.aec import CheckedAECEnv
+from dungeonrl.envs.core.adapters.aec import CheckedAECEnv
 from dungeonrl.envs.core.copying import Copyable
 from dungeonrl.envs.core.errors import ResetNeededError
-from dungeonrl.envs.core.gym_env import DungeonEnv
-from dungeonrl.envs.core.multi import BatchedMultiAgentEnv
-from dungeonrl.envs.core.parallel import DungeonParallelEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
+from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.core.spec import GameCore, GameSpec
-from dungeonrl.envs.core.vector import DungeonVectorEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from dungeonrl.registry import get_spec
 
 RESET = "reset"          # an action-list entry: reset() (no seed) a finished single env
@@ -205,7 +205,7 @@ def _spec_id(game: str) -> str:
 
 def _selfplay_view(game, n, opponents="heuristic", **kw):
     from dungeonrl.agents.selfplay_env import _core, opponent_pool
-    from dungeonrl.envs.core.selfplay import SelfPlayView
+    from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
     core = _core(game, kw)
     pool, advance = opponent_pool(core, opponents, seed=3)
     return SelfPlayView(core, n, pool, advance=advance, seed=5)
@@ -220,7 +220,7 @@ def _torch_view(game, n, **kw):
     from dungeonrl.agents.ppo import ActorCritic
     from dungeonrl.agents.scripted import HeuristicAgent, scripted_advance
     from dungeonrl.agents.selfplay_env import _core
-    from dungeonrl.envs.core.selfplay import SelfPlayView
+    from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
     core = _core(game, kw)
     torch.manual_seed(0)
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, hidden=(8,))
@@ -229,7 +229,7 @@ def _torch_view(game, n, **kw):
 
 
 def _sb3(game, n=3, **kw):
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     return DungeonSB3VecEnv(game, num_envs=n, **kw)
 
 

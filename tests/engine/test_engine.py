@@ -3,9 +3,9 @@ header and the chance module behave as documented."""
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core import chance, codegen
-from dungeonrl.envs.core.header import HEADER_NAMES, O_GAME, state_dtype
-from dungeonrl.envs.core.rng import rng_seed
+from dungeonrl.envs.core.kernel import chance, codegen
+from dungeonrl.envs.core.kernel.header import HEADER_NAMES, O_GAME, state_dtype
+from dungeonrl.envs.core.kernel.rng import rng_seed
 
 ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS", "fixture_team:KERNEL_FACTS"]
 
@@ -15,10 +15,10 @@ def test_generated_kernels_match_the_template(game):
     """The checked-in kernels.py of every game is exactly what the template
     generates, its source digest included: editing the template, the rules,
     the encoder, the policy or a helper they import makes it stale (then run
-    ``python -m dungeonrl.envs.core.codegen``)."""
+    ``python -m dungeonrl.envs.core.kernel.codegen``)."""
     path = codegen.kernel_path(game)
     assert path.read_text() == codegen.generate(codegen.facts_of(game)), (
-        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.codegen")
+        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.kernel.codegen")
 
 
 def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):

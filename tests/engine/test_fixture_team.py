@@ -11,7 +11,7 @@ import pytest
 import dungeonrl  # noqa: F401  (registers the games)
 import fixture_team as F
 from dungeonrl import registry
-from dungeonrl.envs.core import chance
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.spec import GameSpec
 
 registry.register_module("fixture_team")
@@ -166,14 +166,14 @@ def test_spec_rejects_bad_facts():
 
 # --- reset options, every registered game -----------------------------------------------------
 def _envs(name, **kw):
-    from dungeonrl.envs.core.aec import DungeonAECEnv
-    from dungeonrl.envs.core.gym_env import DungeonEnv
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+    from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     spec = registry.get_spec(name)
     if spec.multi_agent:
         from dungeonrl.agents.selfplay_env import SelfPlayEnv, make_selfplay_vector_env
-        from dungeonrl.envs.core.multi import BatchedMultiAgentEnv
-        from dungeonrl.envs.core.parallel import DungeonParallelEnv
+        from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
+        from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
         return [DungeonAECEnv(name, **kw), DungeonParallelEnv(name, **kw),
                 BatchedMultiAgentEnv(name, 2, **kw),
                 SelfPlayEnv(name, opponents="random", **kw),
@@ -225,7 +225,7 @@ def test_unknown_reset_option_is_ignored_with_one_warning_by_default(name):
 
 
 def test_reset_option_values_are_validated_and_applied():
-    from dungeonrl.envs.core.aec import DungeonAECEnv
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
     env = DungeonAECEnv("relay")
     with pytest.raises(ValueError, match="handicap"):
         env.reset(seed=0, options={"handicap": 9})
@@ -269,7 +269,7 @@ class _Random:
 
 
 def test_self_play_view_with_partners_ties_and_shared_wins():
-    from dungeonrl.envs.core.selfplay import Opponent, SelfPlayView
+    from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
     core = _core()
     strong = Opponent(_Fixed(F.ROLL, "roller"), 1.0, role="partner")
     weak = Opponent(_Random("random"), 1.0, role="opponent")
@@ -298,7 +298,7 @@ def test_self_play_view_with_partners_ties_and_shared_wins():
 
 
 def test_self_play_view_partner_is_a_snapshot_of_the_learner():
-    from dungeonrl.envs.core.selfplay import Opponent, SelfPlayView
+    from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
     core = _core()
     v = SelfPlayView(core, 4, [Opponent(_Fixed(F.STEP, "stepper"), 1.0, role="opponent")],
                      seed=1, snapshot_slots=2, snapshot_weight=1.0)
@@ -411,7 +411,7 @@ def test_placement_league_plays_the_team_fixture():
 def _pz_env():
     from pettingzoo.utils import wrappers
 
-    from dungeonrl.envs.core.aec import DungeonAECEnv
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
     e = DungeonAECEnv(F.SPEC)
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
 
@@ -419,7 +419,7 @@ def _pz_env():
 def test_pettingzoo_api_and_seed_tests():
     from pettingzoo.test import api_test, parallel_api_test, seed_test
 
-    from dungeonrl.envs.core.parallel import DungeonParallelEnv
+    from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
     api_test(_pz_env(), num_cycles=100)
     seed_test(_pz_env, num_cycles=100)
     with pytest.warns(UserWarning, match="unknown reset option 'options'"):
@@ -444,8 +444,8 @@ def test_cli_eval_of_a_team_game_is_a_placement_league(tmp_path, capsys):
 
 
 def test_self_play_view_and_its_vector_env_take_reset_options():
-    from dungeonrl.envs.core.selfplay import SelfPlayView
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     core = _core()
     v = SelfPlayView(core, 3, [_Random("random")], seed=0)
     v.reset(np.arange(3, dtype=np.uint64), options={"handicap": 3})
@@ -483,7 +483,7 @@ def test_make_view_with_a_partner_pool():
 
 
 def test_sb3_vec_env_checks_the_options_of_set_options():
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     env = DungeonSB3VecEnv("unbroken", num_envs=2)
     env.set_options({"typo": 1})
     with pytest.warns(UserWarning, match="unknown reset option 'typo'"):
@@ -523,7 +523,7 @@ def test_gymnasium_single_seat_view_validates_reset_options():
 def test_placements_follow_the_declared_facts():
     import dataclasses
 
-    from dungeonrl.envs.core.selfplay import placements, seat_outcome
+    from dungeonrl.envs.core.adapters.selfplay import placements, seat_outcome
     dc = registry.get_spec("dungeon_crawler")
     assert placements(dc, 3, {"winner": 2}) == [1, 1, 0]
     assert placements(dc, 3, {"winner": -1}) is None

@@ -1,5 +1,5 @@
 """Generated kernels never run a stale compilation of the rules
-(``dungeonrl.envs.core.freshness``): a kernel module carries the digest of
+(``dungeonrl.envs.core.kernel.freshness``): a kernel module carries the digest of
 every source compiled into it, and a new process after an edit runs the
 edited game, with the same numba cache folder and nothing cleared by hand.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dungeonrl.envs.core import codegen, freshness
+from dungeonrl.envs.core.kernel import codegen, freshness
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -27,7 +27,7 @@ PLAY = textwrap.dedent("""
     import numpy as np
     import fixture_game as G
     import fixture_kernels as K
-    from dungeonrl.envs.core import chance, freshness
+    from dungeonrl.envs.core.kernel import chance, freshness
     core = G.RaceCore()
     st = np.zeros(1, G.STATE_DTYPE)
     chance.force(st[0], [2, 2])
@@ -52,7 +52,7 @@ def _race_copy(tmp_path, helper=False) -> Path:
     assert src.count("        st.pos += 2\n") == 1
     if helper:
         (pkg / "race_moves.py").write_text(
-            "from numba import njit\n\nfrom dungeonrl.envs.core.jit import JIT\n\n\n"
+            "from numba import njit\n\nfrom dungeonrl.envs.core.kernel.jit import JIT\n\n\n"
             "@njit(**JIT)\ndef step2_size():\n    return 2\n")
         src = src.replace("from dungeonrl.envs.core.spec import GameSpec\n",
                           "from dungeonrl.envs.core.spec import GameSpec\n"
@@ -116,7 +116,7 @@ def test_error_mode_refuses_a_stale_file_and_names_the_command(tmp_path):
     r = _run(pkg, tmp_path / "numba-cache", mode="error")
     assert r.returncode != 0
     assert "StaleKernelsError" in r.stderr and "fixture_kernels.py is stale" in r.stderr
-    assert "python -m dungeonrl.envs.core.codegen" in r.stderr
+    assert "python -m dungeonrl.envs.core.kernel.codegen" in r.stderr
     assert (pkg / "fixture_kernels.py").read_text() == before
 
 
@@ -130,7 +130,7 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
     before = kernels.read_text()
     (pkg / "ro.py").write_text(textwrap.dedent(f"""
         import warnings
-        from dungeonrl.envs.core import freshness
+        from dungeonrl.envs.core.kernel import freshness
         real = freshness._write_atomic
         def refuse(path, text):
             if path == {str(kernels)!r}:
@@ -150,7 +150,7 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
     (written,) = out.iterdir()
     assert got["file"] == str(written) == got["regenerated"][0]
     assert f"SOURCE_DIGEST = {got['digest']!r}" in written.read_text()
-    assert "cannot be rewritten" in r.stderr and "python -m dungeonrl.envs.core.codegen" in r.stderr
+    assert "cannot be rewritten" in r.stderr and "python -m dungeonrl.envs.core.kernel.codegen" in r.stderr
 
 
 def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
@@ -158,21 +158,21 @@ def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
     names the submodule); imports inside functions or under
     ``if TYPE_CHECKING:`` and modules outside the project do not."""
     (tmp_path / "fr_rules.py").write_text(
-        "import numpy as np\nfrom dungeonrl.envs.core import chance\n"
+        "import numpy as np\nfrom dungeonrl.envs.core.kernel import chance\n"
         "try:\n    import fr_helper\nexcept ImportError:\n    pass\n"
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import fr_lazy\n"
         "def later():\n    import fr_lazy\n")
-    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.zones import pile_push\n")
+    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.kernel.zones import pile_push\n")
     (tmp_path / "fr_lazy.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     mods = freshness.source_modules(["fr_rules"])
-    assert mods == ("dungeonrl.envs.core.chance", "dungeonrl.envs.core.header",
-                    "dungeonrl.envs.core.jit", "dungeonrl.envs.core.rng", "dungeonrl.envs.core.zones",
+    assert mods == ("dungeonrl.envs.core.kernel.chance", "dungeonrl.envs.core.kernel.header",
+                    "dungeonrl.envs.core.kernel.jit", "dungeonrl.envs.core.kernel.rng", "dungeonrl.envs.core.kernel.zones",
                     "fr_helper", "fr_rules")
     d = freshness.digest(codegen.TEMPLATE_HASH, mods)
-    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.zones import pile_push\n#\n")
+    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.kernel.zones import pile_push\n#\n")
     assert freshness.digest(codegen.TEMPLATE_HASH, mods) != d
-    (tmp_path / "fr_helper.py").write_bytes(b"from dungeonrl.envs.core.zones import pile_push\r\n")
+    (tmp_path / "fr_helper.py").write_bytes(b"from dungeonrl.envs.core.kernel.zones import pile_push\r\n")
     assert freshness.digest(codegen.TEMPLATE_HASH, mods) == d      # line endings do not count
 
 
@@ -181,10 +181,10 @@ def test_each_game_digest_covers_its_rules_encoder_and_helpers(game):
     k = importlib.import_module(f"dungeonrl.envs.{game}.kernels")
     mods = set(k.SOURCE_MODULES)
     assert {f"dungeonrl.envs.{game}.rules", f"dungeonrl.envs.{game}.consts",
-            f"dungeonrl.encoders.{game}", "dungeonrl.envs.core.chance",
-            "dungeonrl.envs.core.rng", "dungeonrl.envs.core.jit"} <= mods
-    assert not mods & {"dungeonrl.envs.core.codegen", "dungeonrl.envs.core.freshness",
-                       "dungeonrl.envs.core.vector", "dungeonrl.envs.core.gym_env"}
+            f"dungeonrl.encoders.{game}", "dungeonrl.envs.core.kernel.chance",
+            "dungeonrl.envs.core.kernel.rng", "dungeonrl.envs.core.kernel.jit"} <= mods
+    assert not mods & {"dungeonrl.envs.core.kernel.codegen", "dungeonrl.envs.core.kernel.freshness",
+                       "dungeonrl.envs.core.adapters.vector", "dungeonrl.envs.core.adapters.gym_env"}
     assert k.SOURCE_DIGEST == freshness.digest(codegen.TEMPLATE_HASH, k.SOURCE_MODULES)
 
 
@@ -225,7 +225,7 @@ def test_an_edit_to_the_template_module_makes_every_kernel_file_stale(tmp_path, 
 EDITED_TEMPLATE = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from dungeonrl.envs.core import codegen
+    from dungeonrl.envs.core.kernel import codegen
     edited = Path(sys.argv[1])
     codegen.template_file = lambda: edited
     codegen.TEMPLATE_HASH = codegen.template_hash()
@@ -252,7 +252,7 @@ def test_an_edit_to_the_template_module_reaches_the_next_process(tmp_path):
     before = (pkg / "fixture_kernels.py").read_text()
     r = run("error")
     assert r.returncode != 0 and "fixture_kernels.py is stale" in r.stderr
-    assert "python -m dungeonrl.envs.core.codegen" in r.stderr
+    assert "python -m dungeonrl.envs.core.kernel.codegen" in r.stderr
     assert (pkg / "fixture_kernels.py").read_text() == before
     r = run("regenerate")
     assert r.returncode == 0, r.stderr[-3000:]

@@ -193,7 +193,7 @@ LAYERS = textwrap.dedent('''\
     cheap = "fixture_game" not in sys.modules     # discovery imported none of the game
     from dungeonrl import registry
     from dungeonrl.envs import catalog
-    from dungeonrl.envs.core import codegen
+    from dungeonrl.envs.core.kernel import codegen
     from dungeonrl.agents.games import hooks_for
     from dungeonrl.benchmarks import fuzz
     import game_hooks

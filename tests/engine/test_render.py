@@ -16,8 +16,8 @@ from PIL import Image
 
 from dungeonrl.agents.record import play_frames, record
 from dungeonrl.envs.core._batch import BatchBuffers, seed_batch
-from dungeonrl.envs.core.aec import DungeonAECEnv
-from dungeonrl.envs.core.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.dungeon_crawler import consts as DC
 from dungeonrl.envs.dungeon_crawler import render as dc_render
 from dungeonrl.envs.unbroken import render as ub_render
@@ -219,7 +219,7 @@ def test_record_mp4(tmp_path):
 
 
 def test_vector_envs_render_frames():
-    from dungeonrl.envs.core.vector import DungeonVectorEnv, DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, DungeonSB3VecEnv
     env = DungeonVectorEnv("unbroken", num_envs=2, render_mode="rgb_array")
     env.reset(seed=0)
     frames = env.render()

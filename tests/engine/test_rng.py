@@ -1,4 +1,4 @@
-"""The shared generator (envs/core/rng.py): the shuffle is exactly the
+"""The shared generator (envs/core/kernel/rng.py): the shuffle is exactly the
 sequence of ``rng_below`` draws it stands for, Lemire's acceptance step
 rejects exactly the uneven products, and ``rng_choice_mask`` is the k-th
 legal entry for one ``rng_below`` draw."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dungeonrl.envs.core.rng import _accept, rng_below, rng_choice_mask, rng_seed, rng_shuffle
+from dungeonrl.envs.core.kernel.rng import _accept, rng_below, rng_choice_mask, rng_seed, rng_shuffle
 
 
 @njit(cache=False)

@@ -1,4 +1,4 @@
-"""Streaming stores for big observation batches (envs/core/memops.py,
+"""Streaming stores for big observation batches (envs/core/kernel/memops.py,
 issue 12): ``stream_f32`` writes exactly what a plain copy writes, at any
 offset and length; the vector-env kernel of a game that streams gives the
 same observations, masks, rewards and final rows whether a batch is big
@@ -12,7 +12,7 @@ from numba import njit
 from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.benchmarks.suite.games import make_core
 from dungeonrl.envs.core._batch import BatchBuffers
-from dungeonrl.envs.core.memops import STREAM_BATCH_BYTES, store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.memops import STREAM_BATCH_BYTES, store_fence, stream_f32, stream_rows
 from dungeonrl.registry import get_spec
 
 

@@ -67,7 +67,7 @@ def test_fuzz_max_steps(name, v):
 
 @given(v=ANY_ARG)
 def test_fuzz_num_envs(v):
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     ok = _int_ok(v, 1, MAX_NUM_ENVS)
     if ok and int(v) > 64:      # valid, but do not allocate large batches in a test
         return
@@ -86,7 +86,7 @@ _VEC = {}
 
 def _vec():
     if not _VEC:
-        from dungeonrl.envs.core.vector import DungeonSB3VecEnv, DungeonVectorEnv
+        from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv, DungeonVectorEnv
         _VEC["vector"] = DungeonVectorEnv("unbroken", num_envs=2)
         _VEC["sb3"] = DungeonSB3VecEnv("unbroken", num_envs=2)
     return _VEC

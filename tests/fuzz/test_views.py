@@ -171,7 +171,7 @@ _CORES = {}
 @given(key=st.sampled_from(VIEW_ARGS), v=JUNK)
 def test_fuzz_selfplay_view_arguments(name, key, v):
     from dungeonrl.agents.selfplay_env import opponent_pool
-    from dungeonrl.envs.core.selfplay import SelfPlayView
+    from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
     if name not in _CORES:
         core = get_spec(name).make_core(num_players=2)
         _CORES[name] = (core, *opponent_pool(core, "random"))

@@ -28,7 +28,7 @@ import pytest
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, reached_snapshots
 from dungeonrl.envs.core import validate as V
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
-from dungeonrl.envs.core.header import HEADER_NAMES
+from dungeonrl.envs.core.kernel.header import HEADER_NAMES
 from dungeonrl.benchmarks.fuzz import games as suite_games
 from dungeonrl.registry import get_spec
 
@@ -427,7 +427,7 @@ def test_max_steps_bounded(name):
 
 
 def test_max_steps_int32_does_not_truncate_early():
-    from dungeonrl.envs.core.gym_env import DungeonEnv
+    from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
     env = DungeonEnv("unbroken", max_steps=2**31 - 1)
     env.reset(seed=0)
     legal = np.flatnonzero(env.action_masks())
@@ -436,7 +436,7 @@ def test_max_steps_int32_does_not_truncate_early():
 
 
 def test_num_envs_must_be_a_positive_int():
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv, DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv, DungeonVectorEnv
     assert DungeonVectorEnv("unbroken", num_envs=np.int64(2)).num_envs == 2
     for cls in (DungeonVectorEnv, DungeonSB3VecEnv):
         for bad in (2.5, "4", True, None, 2.0):
@@ -455,9 +455,9 @@ BAD_SEEDS = [(True, TypeError), (np.bool_(False), TypeError), (1.5, TypeError),
 
 def _adapters():
     from dungeonrl.envs import dungeon_crawler_v0
-    from dungeonrl.envs.core.aec import DungeonAECEnv
-    from dungeonrl.envs.core.gym_env import DungeonEnv
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+    from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     return {
         "gym": lambda: DungeonEnv("unbroken"),
         "vector": lambda: DungeonVectorEnv("unbroken", num_envs=2),
@@ -478,7 +478,7 @@ def test_seed_types(adapter):
 
 
 def test_seed_2_64_is_not_seed_0():
-    from dungeonrl.envs.core.gym_env import DungeonEnv
+    from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
     env = DungeonEnv("unbroken")
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=2**64)
@@ -493,7 +493,7 @@ def test_uint64_seed_same_game_in_every_adapter():
 
 
 def test_sb3_vecenv_accepts_max_uint64_seed():
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     v = DungeonSB3VecEnv("unbroken", num_envs=3, seed=2**64 - 1)
     v.reset()
     seeds = v._run.buf.seeds.tolist()
@@ -509,7 +509,7 @@ def test_sb3_vecenv_accepts_max_uint64_seed():
 
 
 def test_vector_seed_list_checked():
-    from dungeonrl.envs.core.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
     v = DungeonVectorEnv("unbroken", num_envs=2)
     v.reset(seed=[2**64 - 1, np.uint64(3)])
     for bad in ([1, True], [1, 1.5], [1, -1], [1, 2**64], [1, None]):
@@ -524,7 +524,7 @@ def sb3_zip(tmp_path_factory):
     from sb3_contrib import MaskablePPO
     from dungeonrl.agents.sb3 import save_sb3
     from dungeonrl.envs.core._batch import resolve_core
-    from dungeonrl.envs.core.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     core = resolve_core("unbroken", {})
     venv = DungeonSB3VecEnv(core, num_envs=1)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16,

@@ -31,7 +31,7 @@ only the actor) gets its reward on every step, so the zero-sum payout at
 the end of a game reaches the losers on the step that ended it.
 
 Autoreset
-    Same-step, as in :class:`~dungeonrl.envs.core.vector.DungeonVectorEnv`:
+    Same-step, as in :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv`:
     a game that ends on a step is reset inside the kernel (the next episode
     of its seed stream), the returned ``obs`` / ``to_play`` / ``action_mask``
     are already the new game's, and ``infos["final_obs"]`` holds the last
@@ -65,7 +65,7 @@ Global state
 
 Example::
 
-    from dungeonrl.envs.core.multi import BatchedMultiAgentEnv
+    from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
     env = BatchedMultiAgentEnv("dungeon_crawler", num_envs=1024, num_players=4)
     obs, infos = env.reset(seed=0)                  # obs (1024, 4, O)
     for _ in range(100):
@@ -79,7 +79,7 @@ import inspect
 import numpy as np
 from gymnasium import spaces
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     action_batch,
     check_legal_batch,
@@ -88,9 +88,9 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import ResetNeededError
-from .spec import check_unknown_reset_options
+from ..copying import Copyable
+from ..errors import ResetNeededError
+from ..spec import check_unknown_reset_options
 
 __all__ = ["BatchedMultiAgentEnv", "observe_seats", "global_state_space", "OBSERVE_MODES"]
 

@@ -34,7 +34,7 @@ defender's response in a fight started on someone else's turn). So
 Illegal actions follow the AEC env's policy (``"penalize"``: the game ends
 with ``spec.illegal_penalty`` for the acting seat; ``"raise"``:
 :class:`~dungeonrl.envs.core.errors.IllegalActionError`). For many games in
-one call, see :class:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv`.
+one call, see :class:`~dungeonrl.envs.core.adapters.multi.BatchedMultiAgentEnv`.
 """
 from __future__ import annotations
 
@@ -42,10 +42,10 @@ from typing import Any
 
 from pettingzoo import ParallelEnv
 
-from ._batch import action_index
+from .._batch import action_index
 from .aec import DungeonAECEnv
-from .copying import Copyable
-from .errors import InvalidActionError, ResetNeededError
+from ..copying import Copyable
+from ..errors import InvalidActionError, ResetNeededError
 
 __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 
@@ -53,7 +53,7 @@ __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 class DungeonParallelEnv(Copyable, ParallelEnv):
     """A dungeonrl multi-agent game as a PettingZoo ``ParallelEnv`` (see the
     module doc). Arguments as for
-    :class:`~dungeonrl.envs.core.aec.DungeonAECEnv`: ``game``,
+    :class:`~dungeonrl.envs.core.adapters.aec.DungeonAECEnv`: ``game``,
     ``render_mode``, ``illegal_action``, ``unknown_reset_options``
     (``"warn"``: an unknown reset option is ignored with one warning;
     ``"raise"``: ``ValueError``), ``**core_kwargs``."""

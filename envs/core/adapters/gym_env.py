@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     BatchBuffers,
     action_index,
@@ -26,12 +26,12 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import IllegalActionError, ResetNeededError, SnapshotError
-from .fastcall import bind
-from .snapshot import Snapshot
-from .spec import check_unknown_reset_options
-from .validate import check_flag, check_seed, snapshot_fields
+from ..copying import Copyable
+from ..errors import IllegalActionError, ResetNeededError, SnapshotError
+from ..kernel.fastcall import bind
+from ..snapshot import Snapshot
+from ..spec import check_unknown_reset_options
+from ..validate import check_flag, check_seed, snapshot_fields
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 

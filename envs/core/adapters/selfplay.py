@@ -65,10 +65,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._batch import MASK_DTYPE, draw_seeds
-from .copying import Copyable
-from .spec import GameCore, check_unknown_reset_options
-from .validate import _is_int, check_num_envs, check_seed
+from .._batch import MASK_DTYPE, draw_seeds
+from ..copying import Copyable
+from ..spec import GameCore, check_unknown_reset_options
+from ..validate import _is_int, check_num_envs, check_seed
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
 

@@ -59,11 +59,11 @@ MODE_VAR = "DUNGEONRL_STALE_KERNELS"
 MODES = ("regenerate", "error")
 #: where a read-only install's regenerated kernels go
 DIR_VAR = "DUNGEONRL_KERNEL_DIR"
-REGENERATE = "python -m dungeonrl.envs.core.codegen"
+REGENERATE = "python -m dungeonrl.envs.core.kernel.codegen"
 #: the freshness hook, the generator and the template are no part of what is
 #: compiled (the template is hashed on its own)
-NOT_COMPILED = ("dungeonrl.envs.core.freshness", "dungeonrl.envs.core.codegen",
-                "dungeonrl.envs.core.template", "dungeonrl.envs.core.template_game")
+NOT_COMPILED = ("dungeonrl.envs.core.kernel.freshness", "dungeonrl.envs.core.kernel.codegen",
+                "dungeonrl.envs.core.kernel.template", "dungeonrl.envs.core.kernel.template_game")
 _VERSION = b"dungeonrl kernel source digest 1\n"
 
 #: files regenerated on import in this process (path of each)

@@ -2,7 +2,7 @@
 ``gymnasium.utils.env_checker.check_env`` (which only takes single envs).
 
 :func:`check_vector_env` runs a short masked-random rollout and asserts what
-every game's :class:`~dungeonrl.envs.core.vector.DungeonVectorEnv` must
+every game's :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv` must
 satisfy: declared same-step autoreset, consistent single and batched spaces,
 seeded resets that are reproducible (``reset(seed=s)`` then ``reset()`` too),
 deterministic steps, returned data that is fresh on every call, and infos

@@ -37,7 +37,7 @@ Conventions
 * ``state()`` is the global view: every seat's observation concatenated
   (``float32[num_players * obs_size]``, space ``state_space``; each seat's
   private information is in it, deck orders and the generator are not),
-  the same definition as :meth:`~dungeonrl.envs.core.multi.BatchedMultiAgentEnv.state`;
+  the same definition as :meth:`~dungeonrl.envs.core.adapters.multi.BatchedMultiAgentEnv.state`;
 * ``get_state()`` / ``set_state()`` snapshot and restore the game exactly
   (:class:`~dungeonrl.envs.core.snapshot.Snapshot`); ``render()`` supports
   the spec's modes plus ``"human"`` (prints the ``ansi`` text) when the
@@ -52,7 +52,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     action_index,
     check_policy,
@@ -61,13 +61,13 @@ from ._batch import (
     resolve_core,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
-from .fastcall import bind
+from ..copying import Copyable
+from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
+from ..kernel.fastcall import bind
 from .multi import global_state_space, observe_seats
-from .snapshot import Snapshot
-from .spec import check_unknown_reset_options
-from .validate import check_seed, snapshot_fields
+from ..snapshot import Snapshot
+from ..spec import check_unknown_reset_options
+from ..validate import check_seed, snapshot_fields
 
 __all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError",
            "OutOfBoundsActionError"]

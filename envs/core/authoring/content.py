@@ -29,7 +29,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as _toml
 
-from .errors import ContentError
+from ..errors import ContentError
 
 #: the bound of an integer field that gives none (every table is int16 or wider)
 INT_LIMIT = 999

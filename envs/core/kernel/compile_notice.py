@@ -1,6 +1,6 @@
 """Say so when a game's numba kernels are about to be compiled.
 
-Every kernel is compiled with ``cache=True`` (:mod:`dungeonrl.envs.core.jit`):
+Every kernel is compiled with ``cache=True`` (:mod:`dungeonrl.envs.core.kernel.jit`):
 the first process on a machine compiles a game's kernels (about a minute),
 every later one loads them from numba's on-disk cache in about a second.
 Without a word, that first minute looks like a hang. :func:`notice_if_cold`

@@ -18,7 +18,7 @@ game-specific names come from the placeholder game :mod:`.template_game`.
   importing the template regenerates nothing.
 
 Its source is part of every generated file's digest: an edit here makes
-every game's kernels stale (``python -m dungeonrl.envs.core.codegen``
+every game's kernels stale (``python -m dungeonrl.envs.core.kernel.codegen``
 regenerates them).
 
 What the template provides (every game gets all of them):
@@ -54,15 +54,15 @@ kernel              what it does
 """
 from numba import njit
 
-from dungeonrl.envs.core.borrow import borrow, scratch_f32, scratch_u64
-from dungeonrl.envs.core.freshness import ensure_fresh
-from dungeonrl.envs.core.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.jit import JIT, JIT_INLINE
-from dungeonrl.envs.core.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.freshness import ensure_fresh
+from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
 # --- the game: the generator writes the game's imports and facts here -----------
-from dungeonrl.envs.core.template_game import (
+from dungeonrl.envs.core.kernel.template_game import (
     AUTO_COUNTS_STEPS,
     AUTO_LIMIT,
     ILLEGAL_PENALTY,
@@ -455,7 +455,7 @@ def play_rows(states, tabs, codes, prng, returns, length):
 
 
 # template: end
-# --- freshness (dungeonrl.envs.core.freshness) ---------------------------------
+# --- freshness (dungeonrl.envs.core.kernel.freshness) ---------------------------------
 #: the code generator's name of this game (its KernelFacts)
 KERNEL_KEY = None
 #: every module compiled into this file, found from the sources: the ones

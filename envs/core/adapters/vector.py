@@ -36,7 +36,7 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ._batch import (
+from .._batch import (
     MASK_DTYPE,
     BatchBuffers,
     EpisodeTracker,
@@ -49,11 +49,11 @@ from ._batch import (
     scatter_columns,
     seed_batch,
 )
-from .copying import Copyable
-from .errors import ResetNeededError
+from ..copying import Copyable
+from ..errors import ResetNeededError
 from .gym_env import observation_spaces
-from .spec import check_unknown_reset_options
-from .validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
+from ..spec import check_unknown_reset_options
+from ..validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode
@@ -237,7 +237,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     and autoreset).
 
     Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``; or a
-    :class:`~dungeonrl.envs.core.selfplay.SelfPlayView`, a multi-seat game
+    :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`, a multi-seat game
     seen from the learner's seat, which brings its own batch size),
     ``num_envs``, ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns
     a tuple of strings), ``illegal_action`` (``"penalize"`` / ``"raise"``),
