@@ -395,7 +395,7 @@ def _root_type(text: str) -> str:
 
 def cli_dataset_options(spec):
     """Option groups of ``dungeonrl dataset GAME`` (see :mod:`dungeonrl.cli`)."""
-    from ..options import int_range, option, positive_int
+    from .options import int_range, option, positive_int
 
     @dataclasses.dataclass
     class DatasetOptions:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..options import nonneg_int, option, positive_float, positive_int
+from .options import nonneg_int, option, positive_float, positive_int
 
 
 @dataclass
@@ -62,8 +62,9 @@ def main(args=None):
     then a short PPO run and its evaluation table."""
     import sys
     if args is None:               # python -m dungeonrl.agents.demo [options]
-        from ..cli import main as cli_main
-        return cli_main(["demo", "unbroken", *sys.argv[1:]])
+        import runpy               # the program `dungeonrl demo unbroken [options]`
+        sys.argv = ["dungeonrl", "demo", "unbroken", *sys.argv[1:]]
+        runpy.run_module("dungeonrl", run_name="__main__", alter_sys=True)
     given = getattr(args, "given", set())
     if args.no_train and given & set(_TRAIN_ONLY):
         bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
-from ..options import writable_file
+from .options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .metrics import wilson
 
@@ -200,16 +200,6 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     return p
 
 
-def _cli_default(command: str, dest: str):
-    """The dungeonrl CLI's own default for an option (None if it has none)."""
-    try:
-        from ..cli import build_parser as cli_parser
-        sub = cli_parser()._subparsers._group_actions[0].choices[command]
-        return sub.get_default(dest)
-    except Exception:  # pragma: no cover - CLI layout changed
-        return None
-
-
 def _spec(game):
     from ..registry import get_spec
     return get_spec(game)
@@ -233,7 +223,7 @@ def main(args) -> int:
     games = opts.games
     if games is None:
         cli_eps = getattr(args, "episodes", None)
-        games = cli_eps if cli_eps not in (None, _cli_default("eval", "episodes")) else 1000
+        games = cli_eps if cli_eps is not None else 1000
     if games < 1:
         print("dungeonrl eval: --games must be >= 1", file=sys.stderr)
         return 2

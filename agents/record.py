@@ -281,7 +281,7 @@ def cli_record_options(spec):
         return None
     import dataclasses
 
-    from ..options import option, positive_int
+    from .options import option, positive_int
 
     def nonneg(text: str) -> int:
         v = int(text)

@@ -107,7 +107,7 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..options import nonneg_int, option
+from .options import nonneg_int, option
 from .games import hooks_for
 
 __all__ = ["ENV_PREFIX", "SPEC_FILE", "env_name", "register_envs", "make_rllib_env",

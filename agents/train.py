@@ -96,7 +96,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from ..options import nonneg_float, nonneg_int, option, positive_float, positive_int
+from ..registry import get_spec
+from .options import (add_options, copy_options, nonneg_float, nonneg_int, option,
+                      positive_float, positive_int, seed_int)
 from .games import add_core_options, core_kwargs_from, hooks_for
 
 __all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",
@@ -267,10 +269,19 @@ def _with_default_texts(cls, texts: dict):
 
 
 def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
-    """The argparse parser of ``dungeonrl train GAME`` (the leaf of the
-    CLI tree; ``hooks`` and ``multi`` are kept for old callers)."""
-    from ..cli import _leaf_parser
-    return _leaf_parser("train", game)
+    """An argparse parser of the options of ``dungeonrl train GAME`` (the
+    option groups of :func:`main_options` and ``--seed``, with their
+    defaults; the CLI's leaf adds its usage rules on top). ``hooks`` and
+    ``multi`` are kept for old callers."""
+    spec = get_spec(game)
+    parser = argparse.ArgumentParser(prog=f"dungeonrl train {spec.name}")
+    parser.add_argument("--seed", type=seed_int, default=0)
+    for group in main_options(spec):
+        if isinstance(group, argparse.ArgumentParser):
+            copy_options(parser, group, skip=("seed",))
+        else:
+            add_options(parser, group)
+    return parser
 
 
 # --- run folders ----------------------------------------------------------------------------
