@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import os
 from typing import Any, Callable, Sequence
 
 __all__ = ["option", "positive_int", "nonneg_int", "positive_float", "nonneg_float",
@@ -101,7 +102,6 @@ def writable_file(text: str) -> str:
     """An argparse type: the path of a file this process may write (its
     folder exists; it is not a folder; an existing file is writable).
     Checked when the command line is read, before any work is done."""
-    import os
     if not text:
         raise argparse.ArgumentTypeError("must be a file path, not an empty string")
     path = os.path.abspath(text)
