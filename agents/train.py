@@ -94,6 +94,7 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass
+from types import SimpleNamespace
 
 from ..envs.core._batch import resolve_core
 from ..registry import get_spec
@@ -289,6 +290,157 @@ def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
     return parser
 
 
+def _train_ppo(r, log) -> tuple:
+    """The fast-path PPO part of :func:`run_training` (``r``: its settings);
+    returns ``(core, model_path, config, agent, steps_done, interrupted,
+    history, writer)``."""
+    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
+    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
+    multi, pool, overwrite, bar_on, t0 = r.multi, r.pool, r.overwrite, r.bar_on, r.t0
+    import torch
+    from tqdm.auto import tqdm
+    from .ppo import PPOConfig, load_model, resolve_device, save_model, train
+    resolve_device(device)
+    cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                    torch_threads=opts.torch_threads, shared=opts.shared, device=device)
+    if num_envs:
+        cfg.num_envs = num_envs
+    for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
+                     ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
+                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                     ("activation", "activation")):
+        v = getattr(opts, src, None)
+        if v is not None:
+            setattr(cfg, dst, v)
+    if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
+        cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
+        cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
+    if minutes:
+        cfg.max_seconds = 60.0 * minutes
+    cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
+    core = resolve_core(game, dict(core_kwargs))
+    net = None
+    if opts.init:
+        net, _ = load_model(opts.init, core, strict=False)
+        net.train()
+        cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
+                                                  net.arch["activation"], net.arch["shared"])
+    view = None
+    if multi:
+        # built before the folder: a bad opponent (unknown agent, a model of
+        # another game) is an argument error that must leave nothing behind
+        view = make_view(core, cfg.num_envs, pool, seed=seed,
+                         snapshot_slots=opts.snapshot_slots)
+    kick = None
+    if opts.kickstart:
+        kick = _kickstart(opts, cfg, core, game, seed, log, pool)
+        net = kick.pop("net")
+        if cfg.max_seconds:
+            cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
+    if multi:
+        from .ppo import ActorCritic
+        if net is None:
+            torch.manual_seed(seed)
+            net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
+                              cfg.activation, cfg.shared)
+        if view.snapshot_weight > 0:
+            view.add_snapshot(snapshot_agent(net, seed, "self@0"))
+    open_run_folder(out, overwrite)
+    writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
+    recent = RecentRate(2000)
+    total = cfg.total_steps if steps else None
+    bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
+               dynamic_ncols=True, disable=not bar_on)
+    last_ckpt = [time.perf_counter()]
+    ckpt_path = os.path.join(out, "checkpoint.pt")
+    history_ref: list = []
+
+    def on_iter(m, net_):
+        history_ref.append(m)
+        recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
+                   level=m.get("mean_level", 0.0) * m["episodes"])
+        bar.update(m["global_step"] - bar.n)
+        post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
+                "kl": f"{m['approx_kl']:.3f}"}
+        if "mean_level" in m:
+            post["lvl"] = f"{recent.mean('level'):.2f}"
+        bar.set_postfix(post, refresh=False)
+        tb_log(writer, m, m["global_step"])
+        if view is not None and view.snapshot_weight > 0 \
+                and m["iteration"] % opts.snapshot_every == 0:
+            # opponents play on the CPU: a snapshot of a network on another device moves
+            frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
+            view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
+                                             f"self@{m['global_step']}"))
+        if (opts.checkpoint_minutes and
+                time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
+            save_model(ckpt_path, net_, core, config=cfg, metrics=m)
+            write_csv(history_ref, os.path.join(out, "metrics.csv"))
+            last_ckpt[0] = time.perf_counter()
+
+    result = train(cfg, core=core, game=view, callback=on_iter, net=net)
+    bar.close()
+    interrupted = result.interrupted
+    history = result.history
+    result.net.cpu()
+    model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
+                            metrics=history[-1] if history else {})
+    if os.path.exists(ckpt_path):
+        os.remove(ckpt_path)
+    config = asdict(cfg)
+    config["hidden"] = list(cfg.hidden)
+    agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
+    steps_done = result.global_step
+    if kick is not None:
+        config["kickstart"] = kick
+    return core, model_path, config, agent, steps_done, interrupted, history, writer
+
+
+def _train_sb3(r, log) -> tuple:
+    """The sb3-contrib MaskablePPO part of :func:`run_training` (``r``: its
+    settings); returns ``(core, model_path, config, agent, steps_done,
+    interrupted, history)``."""
+    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
+    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
+    multi, pool, overwrite = r.multi, r.pool, r.overwrite
+    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
+    from .ppo import resolve_device
+    resolve_device(device)
+    cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                    torch_threads=opts.torch_threads, shared=opts.shared,
+                    progress=None if opts.progress == "none" else opts.progress,
+                    device=device)
+    if num_envs:
+        cfg.num_envs = num_envs
+    for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
+                     ("batch_size", "batch_size"), ("lr", "learning_rate"),
+                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                     ("activation", "activation")):
+        v = getattr(opts, src, None)
+        if v is not None:
+            setattr(cfg, dst, v)
+    if minutes:
+        cfg.max_seconds = 60.0 * minutes
+    cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
+    factory = None
+    if multi:
+        def factory(n, s, opponents=None):
+            c = resolve_core(game, dict(core_kwargs))
+            return make_view(c, n, opponents or pool, seed=s,
+                             snapshot_slots=opts.snapshot_slots)
+        factory(1, seed)          # a bad opponent fails here, before the folder
+    model, history, core = train_sb3(cfg, out, make_view=factory,
+                                     snapshot_every=opts.snapshot_every if multi else 0,
+                                     before_start=lambda: open_run_folder(out, overwrite),
+                                     stop_on_interrupt=True)
+    interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
+    model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
+    config = config_dict(cfg)
+    agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
+    steps_done = int(model.num_timesteps)
+    return core, model_path, config, agent, steps_done, interrupted, history
+
+
 def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, opts,
                  num_envs: int | None = None, log=print) -> dict:
     """Train, save, evaluate and plot; returns the metrics dict (see module
@@ -297,7 +449,6 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     namespace of the ``dungeonrl train`` options (missing ``device`` /
     ``overwrite`` / ``minutes`` mean cpu / no / none). Every check runs
     before ``out`` is created."""
-
     hooks = hooks_for(game)
     core_kwargs = dict(hooks.train_defaults)
     core_kwargs.update(core_kwargs_from(opts, hooks))
@@ -324,142 +475,17 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
-    interrupted = False
-    writer = None
-
+    writer = None               # (the SB3 part writes its TensorBoard logs itself)
+    r = SimpleNamespace(game=game, steps=steps, seed=seed, out=out, opts=opts,
+                        num_envs=num_envs, core_kwargs=core_kwargs, hidden=hidden,
+                        device=device, minutes=minutes, multi=multi, pool=pool,
+                        overwrite=overwrite, bar_on=bar_on, t0=t0)
     if algo == "ppo":
-        import torch
-        from tqdm.auto import tqdm
-        from .ppo import PPOConfig, load_model, resolve_device, save_model, train
-        resolve_device(device)
-        cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                        torch_threads=opts.torch_threads, shared=opts.shared, device=device)
-        if num_envs:
-            cfg.num_envs = num_envs
-        for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
-                         ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
-                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                         ("activation", "activation")):
-            v = getattr(opts, src, None)
-            if v is not None:
-                setattr(cfg, dst, v)
-        if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
-            cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
-            cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
-        if minutes:
-            cfg.max_seconds = 60.0 * minutes
-        cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
-        core = resolve_core(game, dict(core_kwargs))
-        net = None
-        if opts.init:
-            net, _ = load_model(opts.init, core, strict=False)
-            net.train()
-            cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
-                                                      net.arch["activation"], net.arch["shared"])
-        view = None
-        if multi:
-            # built before the folder: a bad opponent (unknown agent, a model of
-            # another game) is an argument error that must leave nothing behind
-            view = make_view(core, cfg.num_envs, pool, seed=seed,
-                             snapshot_slots=opts.snapshot_slots)
-        kick = None
-        if opts.kickstart:
-            kick = _kickstart(opts, cfg, core, game, seed, log, pool)
-            net = kick.pop("net")
-            if cfg.max_seconds:
-                cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
-        if multi:
-            from .ppo import ActorCritic
-            if net is None:
-                torch.manual_seed(seed)
-                net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
-                                  cfg.activation, cfg.shared)
-            if view.snapshot_weight > 0:
-                view.add_snapshot(snapshot_agent(net, seed, "self@0"))
-        open_run_folder(out, overwrite)
-        writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
-        recent = RecentRate(2000)
-        total = cfg.total_steps if steps else None
-        bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
-                   dynamic_ncols=True, disable=not bar_on)
-        last_ckpt = [time.perf_counter()]
-        ckpt_path = os.path.join(out, "checkpoint.pt")
-        history_ref: list = []
-
-        def on_iter(m, net_):
-            history_ref.append(m)
-            recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
-                       level=m.get("mean_level", 0.0) * m["episodes"])
-            bar.update(m["global_step"] - bar.n)
-            post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
-                    "kl": f"{m['approx_kl']:.3f}"}
-            if "mean_level" in m:
-                post["lvl"] = f"{recent.mean('level'):.2f}"
-            bar.set_postfix(post, refresh=False)
-            tb_log(writer, m, m["global_step"])
-            if view is not None and view.snapshot_weight > 0 \
-                    and m["iteration"] % opts.snapshot_every == 0:
-                # opponents play on the CPU: a snapshot of a network on another device moves
-                frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
-                view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
-                                                 f"self@{m['global_step']}"))
-            if (opts.checkpoint_minutes and
-                    time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
-                save_model(ckpt_path, net_, core, config=cfg, metrics=m)
-                write_csv(history_ref, os.path.join(out, "metrics.csv"))
-                last_ckpt[0] = time.perf_counter()
-
-        result = train(cfg, core=core, game=view, callback=on_iter, net=net)
-        bar.close()
-        interrupted = result.interrupted
-        history = result.history
-        result.net.cpu()
-        model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
-                                metrics=history[-1] if history else {})
-        if os.path.exists(ckpt_path):
-            os.remove(ckpt_path)
-        config = asdict(cfg)
-        config["hidden"] = list(cfg.hidden)
-        agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
-        steps_done = result.global_step
-        if kick is not None:
-            config["kickstart"] = kick
+        (core, model_path, config, agent, steps_done, interrupted, history,
+         writer) = _train_ppo(r, log)
     else:
-        from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
-        from .ppo import resolve_device
-        resolve_device(device)
-        cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                        torch_threads=opts.torch_threads, shared=opts.shared,
-                        progress=None if opts.progress == "none" else opts.progress,
-                        device=device)
-        if num_envs:
-            cfg.num_envs = num_envs
-        for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
-                         ("batch_size", "batch_size"), ("lr", "learning_rate"),
-                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                         ("activation", "activation")):
-            v = getattr(opts, src, None)
-            if v is not None:
-                setattr(cfg, dst, v)
-        if minutes:
-            cfg.max_seconds = 60.0 * minutes
-        cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
-        factory = None
-        if multi:
-            def factory(n, s, opponents=None):
-                c = resolve_core(game, dict(core_kwargs))
-                return make_view(c, n, opponents or pool, seed=s,
-                                 snapshot_slots=opts.snapshot_slots)
-            factory(1, seed)          # a bad opponent fails here, before the folder
-        model, history, core = train_sb3(cfg, out, make_view=factory,
-                                         snapshot_every=opts.snapshot_every if multi else 0,
-                                         before_start=lambda: open_run_folder(out, overwrite),
-                                         stop_on_interrupt=True)
-        interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
-        model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
-        config = config_dict(cfg)
-        agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
-        steps_done = int(model.num_timesteps)
+        (core, model_path, config, agent, steps_done, interrupted,
+         history) = _train_sb3(r, log)
 
     seconds = time.perf_counter() - t0
     metrics = {"algo": algo, "env_id": core.spec.env_id, "game": game, "seed": seed,
