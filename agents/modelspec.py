@@ -234,16 +234,15 @@ def model_kind(path) -> str:
 
 
 def is_rllib_checkpoint(path) -> bool:
-    """A folder written by :func:`~dungeonrl.agents.rllib.run_rllib_training` (an RLlib algorithm
-    checkpoint holding :data:`RLLIB_SPEC_FILE`)."""
+    """A folder written by :func:`~dungeonrl.agents.rllib.run_rllib_training`
+    (an RLlib algorithm checkpoint holding :data:`RLLIB_SPEC_FILE`)."""
     path = os.fspath(path)
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, RLLIB_SPEC_FILE))
 
 
 def read_checkpoint_spec(path) -> dict:
     """The model spec (plus ``module_id`` and ``arch``) stored in an RLlib
-    checkpoint folder; :class:`~dungeonrl.agents.modelspec.ModelSpecError`
-    when it is missing or garbled."""
+    checkpoint folder; :class:`ModelSpecError` when it is missing or garbled."""
     f = os.path.join(os.fspath(path), RLLIB_SPEC_FILE)
     if not os.path.isfile(f):
         raise ModelSpecError(f"{path}: no {RLLIB_SPEC_FILE}: not an RLlib checkpoint written by "
