@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from ..envs.core._batch import draw_seeds
+from .policy import TorchAgent
 from .ppo import ActorCritic, SingleAgentGame, masked_logits, set_torch_threads
 
 __all__ = ["BCConfig", "collect", "clone", "kickstart"]
@@ -144,7 +145,6 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
 def kickstart(net: ActorCritic, core, teacher, cfg: BCConfig, log=None, make_game=None) -> dict:
     """Clone ``teacher`` into ``net`` (then ``cfg.dagger_rounds`` of DAgger);
     returns the last fit's metrics. ``make_game``: as for :func:`collect`."""
-    from .policy import TorchAgent
     data = collect(core, teacher, cfg, make_game=make_game)
     if log is not None:
         log({"phase": "collect", "samples": int(data["actions"].size)})

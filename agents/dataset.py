@@ -45,9 +45,19 @@ import argparse
 import dataclasses
 import os
 import re
+import shutil
+import sys
+import uuid
 import warnings
 
+import gymnasium as gym
 import numpy as np
+
+from .. import registry
+from ..envs.core.errors import DungeonRLError
+from ..registry import get_spec
+from .options import int_range, option, positive_int
+from .policy import make_agent
 
 __all__ = ["record_dataset", "default_dataset_id", "check_dataset_id", "build_parser", "main"]
 
@@ -71,7 +81,6 @@ def _agent_label(agent) -> str:
 
 def default_dataset_id(game: str, agent) -> str:
     """``"dungeonrl/<game>/<agent>-v0"`` (a model file gives its file stem)."""
-    from ..registry import get_spec
     return f"dungeonrl/{get_spec(game).name}/{_agent_label(agent)}-v0"
 
 
@@ -213,10 +222,7 @@ def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
     id without ``overwrite``, ``ModelSpecError`` for a model file that is
     garbled or of another game); a failure while writing removes what was
     written and leaves a replaced dataset in place."""
-    import gymnasium as gym
 
-    from .. import registry
-    from .policy import make_agent
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) \
             or episodes < 1:
         raise ValueError(f"episodes must be an integer >= 1, got {episodes!r}")
@@ -281,8 +287,6 @@ def _restore_env(old):
 def _write(minari, root: str, set_root: bool, target: str, dataset_id: str, kwargs):
     """Write the dataset; on any failure remove what was created (folders
     included) and put back a dataset being replaced."""
-    import shutil
-    import uuid
     created = _missing_dirs(os.path.dirname(target))      # root and namespaces, deepest first
     old_env = os.environ.get("MINARI_DATASETS_PATH")
     os.environ["MINARI_DATASETS_PATH"] = root
@@ -348,7 +352,6 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from ..registry import get_spec
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -395,7 +398,6 @@ def _root_type(text: str) -> str:
 
 def cli_dataset_options(spec):
     """Option groups of ``dungeonrl dataset GAME`` (see :mod:`dungeonrl.cli`)."""
-    from ..options import int_range, option, positive_int
 
     @dataclasses.dataclass
     class DatasetOptions:
@@ -445,9 +447,7 @@ def cli_dataset_options(spec):
 def cli_dataset(args) -> int:
     """Record a Minari dataset; a bad agent, model file, option or an
     existing id is one line on stderr and exit code 2, nothing written."""
-    import sys
 
-    from ..envs.core.errors import DungeonRLError
     keys = ("num_players", "opponents", "character", "difficulty")
     env_kwargs = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     seed = args.seed if getattr(args, "seed", None) is not None else 0

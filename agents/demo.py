@@ -14,12 +14,16 @@ model and the metrics to ``runs/demo/``. ``--no-train`` skips that part.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..options import nonneg_int, option, positive_float, positive_int
+from .metrics import wilson
+from .options import nonneg_int, option, positive_float, positive_int
+from .train import build_parser, choose_run_folder, run_training
+from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
 
 @dataclass
@@ -60,10 +64,10 @@ def main_options(spec):
 def main(args=None):
     """A first look: seeded games of the heuristic and random play, throughput,
     then a short PPO run and its evaluation table."""
-    import sys
     if args is None:               # python -m dungeonrl.agents.demo [options]
-        from ..cli import main as cli_main
-        return cli_main(["demo", "unbroken", *sys.argv[1:]])
+        import runpy               # the program `dungeonrl demo unbroken [options]`
+        sys.argv = ["dungeonrl", "demo", "unbroken", *sys.argv[1:]]
+        runpy.run_module("dungeonrl", run_name="__main__", alter_sys=True)
     given = getattr(args, "given", set())
     if args.no_train and given & set(_TRAIN_ONLY):
         bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))
@@ -72,16 +76,13 @@ def main(args=None):
         return 2
     out = None
     if not args.no_train:
-        from .train import choose_run_folder
         try:
             out = choose_run_folder(args.out, os.path.join("runs", "demo"), args.overwrite)
         except ValueError as e:
             print(f"dungeonrl demo: {e}", file=sys.stderr)
             return 2
-    from ..benchmarks.unbroken_balance import wilson
     from ..envs.unbroken import CHARACTERS, UnbrokenCore
     from ..envs.unbroken import consts as C
-    from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
     n = args.games
     print("dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..%d)" % (n - 1))
@@ -119,7 +120,6 @@ def main(args=None):
 
 def train_demo(opts, seed: int = 0) -> dict:
     """Short fast-path PPO training on Unbroken, then the evaluation table."""
-    from .train import build_parser, run_training
     print()
     print(f"fast-path masked PPO on Unbroken ({opts.character}, {opts.difficulty}) for "
           f"{opts.train_seconds:.0f} s: 1,024 games per numba call, no per-env Python")

@@ -53,7 +53,9 @@ openskill's Plackett-Luce model (``mu``, ``sigma``, ``ordinal``).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -61,9 +63,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..envs.core._batch import BatchBuffers, resolve_core
-from ..options import writable_file
+from ..registry import get_spec
+from .options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
+from .league import League, MatchResult, PlacementLeague, rating_kind
 from .metrics import wilson
+from .modelspec import ModelSpecError, check_model_game
+from .policy import make_agent, model_core_kwargs
+from .selfplay import match_summary, play_match, play_team, table_play
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
 
@@ -87,7 +94,6 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
     ``agent`` (see :mod:`.policy`; the names ``"random"``/``"heuristic"`` are
     accepted too). ``fast``: let random/heuristic play whole games in numba
     when the game offers it."""
-    from .policy import make_agent
     if core.num_players != 1:
         raise ValueError(
             f"evaluate() plays single-agent games; {core.spec.name} is built for "
@@ -200,24 +206,11 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     return p
 
 
-def _cli_default(command: str, dest: str):
-    """The dungeonrl CLI's own default for an option (None if it has none)."""
-    try:
-        from ..cli import build_parser as cli_parser
-        sub = cli_parser()._subparsers._group_actions[0].choices[command]
-        return sub.get_default(dest)
-    except Exception:  # pragma: no cover - CLI layout changed
-        return None
-
-
 def _spec(game):
-    from ..registry import get_spec
     return get_spec(game)
 
 
 def main(args) -> int:
-    from .modelspec import check_model_game
-    from .policy import make_agent, model_core_kwargs
     game = args.env
     hooks = hooks_for(game)
     p = build_parser(hooks)
@@ -233,7 +226,7 @@ def main(args) -> int:
     games = opts.games
     if games is None:
         cli_eps = getattr(args, "episodes", None)
-        games = cli_eps if cli_eps not in (None, _cli_default("eval", "episodes")) else 1000
+        games = cli_eps if cli_eps is not None else 1000
     if games < 1:
         print("dungeonrl eval: --games must be >= 1", file=sys.stderr)
         return 2
@@ -301,7 +294,6 @@ def _core_for(game, kw: dict, model):
     except (TypeError, ValueError) as e:
         if model is None or model in ("random", "heuristic"):
             raise
-        from .modelspec import ModelSpecError
         raise ModelSpecError(f"{model}: the game options stored with the model "
                              f"({dict(kw)!r:.200}) do not build {game}: {e}") from None
 
@@ -320,8 +312,6 @@ def _open_json(path):
 def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
     """Team games of ``agent`` with the heuristic as teammate (when the game
     has one) and with itself in every seat."""
-    from .policy import make_agent
-    from .selfplay import match_summary, play_team
     label = name if name in ("random", "heuristic") else getattr(agent, "name", name)
     partners = [("heuristic", make_agent("heuristic", core, seed=seed))] \
         if hooks.heuristic is not None and name != "heuristic" else []
@@ -355,11 +345,6 @@ def _print_coop(args, opts, rows, solo, games, hooks) -> int:
 
 def _league_main(args, opts, hooks, agents, games, given) -> int:
     """``dungeonrl eval`` for a multi-seat game: a round-robin league."""
-    import itertools
-    import os
-    from .league import League, MatchResult, rating_kind
-    from .policy import make_agent, model_core_kwargs
-    from .selfplay import match_summary, play_match
     if len(agents) < 2:       # one agent: against the reference agents
         agents += [r for r in (["heuristic", "random"] if hooks.heuristic else ["random"])
                    if r not in agents]
@@ -424,9 +409,6 @@ def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
     """The league of a game with teams or more than two sides (the spec's
     facts say so): every lineup of ``sides`` agents, one per side, rated
     from placements with openskill's Plackett-Luce model."""
-    import os
-    from .league import PlacementLeague
-    from .selfplay import table_play
     league = PlacementLeague(built, table_play(core), sides=sides)
     league.run(games=games, seed=args.seed)
     print(f"{args.env_id}: placement league, {hooks.describe(core)}, {games} games per "

@@ -44,6 +44,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..envs import catalog
+
 __all__ = ["GameHooks", "HOOKS", "GENERIC", "hooks_for", "hooks_target", "generic_episode_stats",
            "core_kwargs_from", "add_core_options"]
 
@@ -91,7 +93,6 @@ def hooks_target(game: str) -> str | None:
     the declaration of a catalog game (``GAME.agent_hooks``; ``None`` when
     it declares none), else the convention ``dungeonrl.agents.<game>_hooks:HOOKS``
     (games registered by hand)."""
-    from ..envs import catalog
     if game in HOOKS:
         return HOOKS[game]
     if game in catalog.ENTRIES:

@@ -50,10 +50,15 @@ from ..envs.core.errors import DungeonRLError
 
 __all__ = ["ModelSpecError", "ModelSpecWarning", "model_spec", "check_model_spec",
            "names_sha", "read_sb3_spec", "load_sb3_model", "check_model_file", "check_model_game",
-           "read_model_file_spec", "SB3_META_NAME"]
+           "read_model_file_spec", "SB3_META_NAME", "RLLIB_SPEC_FILE", "RLLIB_DEFAULT_MODULE",
+           "model_kind", "is_rllib_checkpoint", "read_checkpoint_spec"]
 
 #: the entry of an SB3 zip that holds the model spec (SB3 ignores extra entries)
 SB3_META_NAME = "dungeonrl_model_spec.json"
+#: the model spec file written into an RLlib checkpoint folder
+RLLIB_SPEC_FILE = "dungeonrl_model_spec.json"
+#: the module id of single-agent RLlib runs (RLlib's default policy)
+RLLIB_DEFAULT_MODULE = "default_policy"
 #: the type of each model spec field
 FIELD_TYPES = {"game": str, "env_id": str, "spec_version": int, "layout_version": str,
                "obs_size": int, "num_actions": int, "features_sha": str, "actions_sha": str,
@@ -205,16 +210,62 @@ def load_sb3_model(path, spec, *, strict: bool = True):
     return model
 
 
+# --- which kind of saved model ---------------------------------------------------------
+def model_kind(path) -> str:
+    """``"sb3"`` for a Stable-Baselines3 zip, ``"ppo"`` for a fast-path
+    ``torch.save`` file (also a zip inside, told apart by its entries),
+    ``"rllib"`` for an RLlib checkpoint folder of ``--backend rllib``."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no model file {path!r}")
+    if os.path.isdir(path):
+        if is_rllib_checkpoint(path):
+            return "rllib"     # an RLlib checkpoint folder (dungeonrl train --backend rllib)
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+            if "data" in names and "policy.pth" in names:
+                return "sb3"
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError,
+            NotImplementedError):
+        pass        # not a readable zip (a garbled entry name...): read_model says why
+    return "ppo"
+
+
+def is_rllib_checkpoint(path) -> bool:
+    """A folder written by :func:`~dungeonrl.agents.rllib.run_rllib_training`
+    (an RLlib algorithm checkpoint holding :data:`RLLIB_SPEC_FILE`)."""
+    path = os.fspath(path)
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, RLLIB_SPEC_FILE))
+
+
+def read_checkpoint_spec(path) -> dict:
+    """The model spec (plus ``module_id`` and ``arch``) stored in an RLlib
+    checkpoint folder; :class:`ModelSpecError` when it is missing or garbled."""
+    f = os.path.join(os.fspath(path), RLLIB_SPEC_FILE)
+    if not os.path.isfile(f):
+        raise ModelSpecError(f"{path}: no {RLLIB_SPEC_FILE}: not an RLlib checkpoint written by "
+                             "dungeonrl train --backend rllib")
+    try:
+        with open(f) as fh:
+            saved = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise ModelSpecError(f"{f}: not valid JSON ({type(e).__name__}: {e})") from e
+    if not isinstance(saved, dict):
+        raise ModelSpecError(f"{f}: must hold a JSON object")
+    _check_types(saved, f)
+    return saved
+
+
 def read_model_file_spec(path) -> dict:
     """The spec of a saved model (SB3 ``.zip`` or fast-path ``.pt``);
     :class:`ModelSpecError` when it has none or it is garbled."""
-    from .policy import model_kind
     path = os.fspath(path)
     kind = model_kind(path)
     if kind == "sb3":
         return read_sb3_spec(path)
     if kind == "rllib":
-        from .rllib import read_checkpoint_spec
         return read_checkpoint_spec(path)
     from .ppo import read_model
     saved = read_model(path).get("model_spec")

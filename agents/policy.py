@@ -24,15 +24,16 @@ does not match the game raises :class:`~dungeonrl.agents.modelspec.ModelSpecErro
 from __future__ import annotations
 
 import os
-import zipfile
 
 import numpy as np
 
 from .games import hooks_for
-from .modelspec import (SB3_META_NAME, ModelSpecError, check_model_spec,  # noqa: F401
-                        load_sb3_model, read_sb3_spec)
+from ..envs.core._batch import BatchBuffers
+from .modelspec import (RLLIB_DEFAULT_MODULE, SB3_META_NAME, ModelSpecError,  # noqa: F401
+                        check_model_spec, load_sb3_model, model_kind, read_checkpoint_spec,
+                        read_sb3_spec)
 
-__all__ = ["RandomAgent", "TorchAgent", "SB3Agent", "make_agent", "load_policy",
+__all__ = ["RandomAgent", "TorchAgent", "SB3Agent", "RLlibAgent", "make_agent", "load_policy",
            "model_kind", "model_core_kwargs", "SB3_META_NAME"]
 
 #: name of the model-spec entry dungeonrl adds inside SB3 zip files
@@ -110,30 +111,50 @@ class SB3Agent:
         return np.asarray(a, np.int64).reshape(len(rows))
 
 
+class RLlibAgent:
+    """An RLlib checkpoint's RLModule as a batched agent (``act(buf, rows)``,
+    see above): greedy over the masked logits, or sampled. Loading
+    needs Ray RLlib (no cluster)."""
+
+    whole_game = None
+
+    def __init__(self, path, core, *, deterministic: bool = True, seed: int = 0,
+                 strict: bool = True):
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        saved = read_checkpoint_spec(path)
+        check_model_spec(saved, core.spec, strict=strict, source=os.fspath(path))
+        module_id = saved.get("module_id", RLLIB_DEFAULT_MODULE)
+        mdir = os.path.join(os.fspath(path), "learner_group", "learner", "rl_module", module_id)
+        if not os.path.isdir(mdir):
+            raise ModelSpecError(f"{path}: no RLModule {module_id!r} in the checkpoint")
+        self.torch = torch
+        self.module = RLModule.from_checkpoint(mdir)
+        self.module.eval()
+        self.deterministic = bool(deterministic)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.name = f"rllib:{os.path.basename(os.path.normpath(path))}"
+        if os.path.basename(os.path.normpath(path)) == "checkpoint":
+            self.name = f"rllib:{os.path.basename(os.path.dirname(os.path.normpath(path)))}"
+
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        with torch.no_grad():
+            obs = torch.from_numpy(np.ascontiguousarray(buf.obs[rows]))
+            mask = torch.from_numpy(buf.masks[rows].astype(np.float32))
+            out = self.module.forward_inference({"obs": {"observations": obs,
+                                                         "action_mask": mask}})
+            logits = out["action_dist_inputs"]
+            logits = logits.masked_fill(mask == 0, float("-inf"))
+            if self.deterministic:
+                a = logits.argmax(dim=1)
+            else:
+                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen)[:, 0]
+        return a.numpy().astype(np.int64)
+
+
 # --- saved models ----------------------------------------------------------------------
-def model_kind(path) -> str:
-    """``"sb3"`` for a Stable-Baselines3 zip, ``"ppo"`` for a fast-path
-    ``torch.save`` file (also a zip inside, told apart by its entries),
-    ``"rllib"`` for an RLlib checkpoint folder of ``--backend rllib``."""
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no model file {path!r}")
-    if os.path.isdir(path):
-        from .rllib import is_rllib_checkpoint
-        if is_rllib_checkpoint(path):
-            return "rllib"     # an RLlib checkpoint folder (dungeonrl train --backend rllib)
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as z:
-                names = set(z.namelist())
-            if "data" in names and "policy.pth" in names:
-                return "sb3"
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError,
-            NotImplementedError):
-        pass        # not a readable zip (a garbled entry name...): read_model says why
-    return "ppo"
-
-
 def sb3_model_spec(path) -> dict:
     """The model spec dungeonrl stored inside an SB3 zip (a missing or garbled
     one raises :class:`ModelSpecError`, see ``modelspec.read_sb3_spec``)."""
@@ -146,7 +167,6 @@ def model_core_kwargs(path) -> dict:
     if kind == "sb3":
         meta = sb3_model_spec(path) or {}
     elif kind == "rllib":
-        from .rllib import read_checkpoint_spec
         meta = read_checkpoint_spec(path)
     else:
         from .ppo import read_model
@@ -172,7 +192,6 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
         raise FileNotFoundError(f"unknown agent {name!r}: use random, heuristic or a model file")
     label = os.path.basename(path)
     if model_kind(path) == "rllib":
-        from .rllib import RLlibAgent
         return RLlibAgent(path, core, deterministic=deterministic, seed=seed, strict=strict)
     if model_kind(path) == "sb3":
         return SB3Agent(_load_sb3(path, core, strict), deterministic, name=label)
@@ -188,7 +207,6 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
     sees the game from the seat to act. Raises
     :class:`ModelSpecError` if the model was trained on another game,
     layout or content (``strict=False``: content changes only warn)."""
-    from ..envs.core._batch import BatchBuffers
     agent = make_agent(path, core, deterministic=deterministic, strict=strict)
     buf = BatchBuffers(core, 1)
     rows = np.zeros(1, np.int64)

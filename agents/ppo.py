@@ -62,9 +62,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .. import __version__
 from ..envs.core._batch import BatchBuffers, draw_seeds, require_single_agent, resolve_core
 from .games import hooks_for
-from .modelspec import ModelSpecError, check_model_spec, model_spec
+from .modelspec import FIELD_TYPES, ModelSpecError, _check_types, check_model_spec, model_spec
 
 __all__ = ["PPOConfig", "ActorCritic", "SingleAgentGame", "train", "TrainResult",
            "save_model", "load_model", "masked_logits", "set_torch_threads",
@@ -482,7 +483,6 @@ def save_model(path, net: ActorCritic, core, *, config: PPOConfig | None = None,
                core_kwargs: dict | None = None, metrics: dict | None = None) -> str:
     """Write ``net`` and the model spec of ``core`` to ``path`` (``torch.save``
     of a plain dict; loadable with ``weights_only=True``)."""
-    from .. import __version__
     if core_kwargs is None:
         core_kwargs = dict(config.core_kwargs) if config is not None else {}
     payload = {
@@ -593,7 +593,6 @@ def read_model(path) -> dict:
     spec's observation and action sizes, and a ``state_dict``. Anything else
     is a :class:`ModelSpecError` naming the file and the problem. Loaded with
     ``torch.load(weights_only=True)``: a file cannot run code."""
-    from .modelspec import FIELD_TYPES, _check_types
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:

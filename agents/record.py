@@ -27,10 +27,19 @@ Command line (once wired): ``dungeonrl record unbroken --agent heuristic
 """
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..envs.core._batch import BatchBuffers, seed_batch
+from ..envs.core.errors import DungeonRLError
+from ..registry import get_spec
+from .options import option, positive_int
+from .policy import make_agent
 
 __all__ = ["record", "play_frames", "Recording", "FORMATS"]
 
@@ -50,7 +59,6 @@ class Recording:
 
 
 def _make_core(game, players, core_kwargs):
-    from ..registry import get_spec
     spec = get_spec(game)
     kwargs = dict(core_kwargs)
     if spec.multi_agent:
@@ -73,8 +81,6 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
     attribute of :func:`record`'s answer) is ``(decisions, finished, info)``.
     Arguments as for :func:`record`.
     """
-    from ..envs.core._batch import BatchBuffers, seed_batch
-    from .policy import make_agent
 
     if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
         raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
@@ -239,7 +245,6 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
 def main(argv=None) -> int:
     """``python -m dungeonrl.agents.record GAME --agent A --seed S --out F``
     (the same arguments ``dungeonrl record`` takes)."""
-    import argparse
     p = argparse.ArgumentParser(prog="python -m dungeonrl.agents.record",
                                 description="Record a seeded game as a GIF or MP4.")
     p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
@@ -279,9 +284,7 @@ def cli_record_options(spec):
     ``None`` for a game without an ``rgb_array`` picture."""
     if "rgb_array" not in spec.render_modes:
         return None
-    import dataclasses
 
-    from ..options import option, positive_int
 
     def nonneg(text: str) -> int:
         v = int(text)
@@ -315,14 +318,12 @@ def cli_record_options(spec):
 
 
 def cli_record(args) -> int:
-    from ..envs.core.errors import DungeonRLError
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
         rec = record(args.env, args.agent, seed, args.out, players=getattr(args, "players", None),
                      fps=args.fps, max_frames=args.max_frames or None, stride=args.stride,
                      scale=args.scale)
     except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
-        import sys
         print(f"dungeonrl record {args.env}: error: {e}", file=sys.stderr)
         return 2
     end = f"game over {rec.info}" if rec.finished else "cut short"

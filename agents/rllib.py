@@ -86,10 +86,12 @@ Ray, acting on our batches), alone or in a league.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import sys
 import time
+import zlib
 from typing import Any
 
 import gymnasium as gym
@@ -107,8 +109,20 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..options import nonneg_int, option
-from .games import hooks_for
+from ..envs.core.adapters.aec import DungeonAECEnv
+from ..envs.core.errors import ResetNeededError
+from ..envs.core.adapters.gym_env import DungeonEnv
+from ..envs.core.spec import check_unknown_reset_options
+from ..registry import get_spec, list_games
+from .games import core_kwargs_from, hooks_for
+from .metrics import write_csv, write_json
+from .modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
+from .modelspec import RLLIB_SPEC_FILE as SPEC_FILE
+from .modelspec import (is_rllib_checkpoint, model_spec,  # noqa: F401  (re-exported)
+                        read_checkpoint_spec)
+from .options import nonneg_int, option
+from .policy import RLlibAgent, TorchAgent
+from .runs import choose_run_folder, final_eval, hidden_sizes, open_run_folder, plot_run
 
 __all__ = ["ENV_PREFIX", "SPEC_FILE", "env_name", "register_envs", "make_rllib_env",
            "rllib_spaces", "RLlibSingleEnv", "RLlibVectorEnv", "multi_agent_env_class",
@@ -120,10 +134,6 @@ __all__ = ["ENV_PREFIX", "SPEC_FILE", "env_name", "register_envs", "make_rllib_e
 
 #: prefix of the names registered with Ray Tune (``dungeonrl-rllib/unbroken``)
 ENV_PREFIX = "dungeonrl-rllib/"
-#: the model spec file written into an RLlib checkpoint folder
-SPEC_FILE = "dungeonrl_model_spec.json"
-#: the module id of single-agent runs (RLlib's default policy)
-DEFAULT_MODULE = "default_policy"
 #: the module id of the one policy every seat plays (a multi-agent config needs
 #: another id than RLlib's default one to be treated as multi-agent)
 SHARED_MODULE = "shared"
@@ -132,7 +142,6 @@ _MASK = np.float32       # the action-masking RLModule takes log(mask): a float 
 
 def env_name(game: str) -> str:
     """The Tune registry name of a game's RLlib env (game short name or env id)."""
-    from ..registry import get_spec
     return ENV_PREFIX + get_spec(game).name
 
 
@@ -181,11 +190,8 @@ def make_rllib_env(config=None, *, game: str | None = None):
 def register_envs(games: list[str] | None = None) -> list[str]:
     """Register an env creator per game with Ray Tune (default: every game of
     the registry); returns the registered names."""
-    import functools
-
     from ray.tune.registry import register_env
 
-    from ..registry import list_games
     names = []
     for g in games or list_games():
         name = env_name(g)
@@ -210,7 +216,6 @@ class RLlibSingleEnv(gym.Env):
     slot* path: RLlib's ``SyncVectorEnv`` steps one of these per slot."""
 
     def __init__(self, game, illegal_action: str = "penalize", **core_kwargs):
-        from ..envs.core.adapters.gym_env import DungeonEnv
         self.env = DungeonEnv(game, illegal_action=illegal_action, **core_kwargs)
         self.core = self.env.core
         self.hooks = hooks_for(self.core.spec.name)
@@ -253,7 +258,6 @@ class RLlibVectorEnv(VectorEnv):
 
     def __init__(self, game, num_envs: int = 1, illegal_action: str = "penalize",
                  unknown_reset_options: str = "warn", **core_kwargs):
-        from ..envs.core.spec import check_unknown_reset_options
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()     # unknown reset options warned about
         core = self.core = resolve_core(game, core_kwargs)
@@ -292,7 +296,6 @@ class RLlibVectorEnv(VectorEnv):
 
     def step(self, actions):
         if not self._started:
-            from ..envs.core.errors import ResetNeededError
             raise ResetNeededError("step() called before reset()")
         buf = self.buf
         action_batch(actions, buf.actions, self.core.spec.num_actions)
@@ -359,7 +362,6 @@ def multi_agent_env_class():
         return _MA_CLASS
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    from ..envs.core.adapters.aec import DungeonAECEnv
 
     class DungeonMultiAgentEnv(MultiAgentEnv):
         """A multi-seat game as a turn-based RLlib ``MultiAgentEnv`` over the
@@ -451,7 +453,6 @@ class LearnerVsFrozen:
     def learner_seat(self, episode) -> int:
         if episode is None:
             return 0
-        import zlib
         return zlib.crc32(str(episode.id_).encode()) % self.num_players
 
     def __call__(self, agent_id, episode=None, **kwargs) -> str:
@@ -545,7 +546,6 @@ def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int =
     32 steps each, at least 4,096)."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from ..registry import get_spec
     spec = get_spec(game)
     core = resolve_core(spec.name, dict(core_kwargs or {}))
     multi = core.num_players > 1
@@ -645,78 +645,6 @@ def export_actor_critic(module, spec, hidden=(256, 256), activation: str = "tanh
     return net.eval()
 
 
-def is_rllib_checkpoint(path) -> bool:
-    """A folder written by :func:`run_rllib_training` (an RLlib algorithm
-    checkpoint holding :data:`SPEC_FILE`)."""
-    path = os.fspath(path)
-    return os.path.isdir(path) and os.path.isfile(os.path.join(path, SPEC_FILE))
-
-
-def read_checkpoint_spec(path) -> dict:
-    """The model spec (plus ``module_id`` and ``arch``) stored in an RLlib
-    checkpoint folder; :class:`~dungeonrl.agents.modelspec.ModelSpecError`
-    when it is missing or garbled."""
-    from .modelspec import ModelSpecError, _check_types
-    f = os.path.join(os.fspath(path), SPEC_FILE)
-    if not os.path.isfile(f):
-        raise ModelSpecError(f"{path}: no {SPEC_FILE}: not an RLlib checkpoint written by "
-                             "dungeonrl train --backend rllib")
-    try:
-        with open(f) as fh:
-            saved = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise ModelSpecError(f"{f}: not valid JSON ({type(e).__name__}: {e})") from e
-    if not isinstance(saved, dict):
-        raise ModelSpecError(f"{f}: must hold a JSON object")
-    _check_types(saved, f)
-    return saved
-
-
-class RLlibAgent:
-    """An RLlib checkpoint's RLModule as a batched agent (``act(buf, rows)``,
-    see :mod:`.policy`): greedy over the masked logits, or sampled. Loading
-    needs Ray RLlib (no cluster)."""
-
-    whole_game = None
-
-    def __init__(self, path, core, *, deterministic: bool = True, seed: int = 0,
-                 strict: bool = True):
-        import torch
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        from .modelspec import check_model_spec
-        saved = read_checkpoint_spec(path)
-        check_model_spec(saved, core.spec, strict=strict, source=os.fspath(path))
-        module_id = saved.get("module_id", DEFAULT_MODULE)
-        mdir = os.path.join(os.fspath(path), "learner_group", "learner", "rl_module", module_id)
-        if not os.path.isdir(mdir):
-            from .modelspec import ModelSpecError
-            raise ModelSpecError(f"{path}: no RLModule {module_id!r} in the checkpoint")
-        self.torch = torch
-        self.module = RLModule.from_checkpoint(mdir)
-        self.module.eval()
-        self.deterministic = bool(deterministic)
-        self.gen = torch.Generator().manual_seed(seed)
-        self.name = f"rllib:{os.path.basename(os.path.normpath(path))}"
-        if os.path.basename(os.path.normpath(path)) == "checkpoint":
-            self.name = f"rllib:{os.path.basename(os.path.dirname(os.path.normpath(path)))}"
-
-    def act(self, buf, rows: np.ndarray) -> np.ndarray:
-        torch = self.torch
-        with torch.no_grad():
-            obs = torch.from_numpy(np.ascontiguousarray(buf.obs[rows]))
-            mask = torch.from_numpy(buf.masks[rows].astype(np.float32))
-            out = self.module.forward_inference({"obs": {"observations": obs,
-                                                         "action_mask": mask}})
-            logits = out["action_dist_inputs"]
-            logits = logits.masked_fill(mask == 0, float("-inf"))
-            if self.deterministic:
-                a = logits.argmax(dim=1)
-            else:
-                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen)[:, 0]
-        return a.numpy().astype(np.int64)
-
-
 # --- the trainer ------------------------------------------------------------------------------
 @dataclasses.dataclass
 class RLlibOptions:
@@ -786,17 +714,12 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
                        num_envs: int | None = None, log=print) -> dict:
     """Train with RLlib PPO and write the run folder (see the module doc);
     returns the metrics dict (the same keys as the native trainers')."""
-    from ..registry import get_spec
-    from .games import core_kwargs_from
-    from .metrics import write_csv, write_json
-    from .modelspec import model_spec
     from .ppo import save_model
-    from .train import _final_eval, _hidden, _plot, open_run_folder
     hooks = hooks_for(game)
     spec = get_spec(game)
     core_kwargs = dict(hooks.train_defaults)
     core_kwargs.update(core_kwargs_from(opts, hooks))
-    hidden = _hidden(getattr(opts, "hidden", None))
+    hidden = hidden_sizes(getattr(opts, "hidden", None))
     activation = getattr(opts, "activation", None) or "tanh"
     minutes = getattr(opts, "minutes", None)
     core = resolve_core(game, dict(core_kwargs))
@@ -881,14 +804,13 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
     write_json(metrics, os.path.join(out, "metrics.json"))
     refs = {}
     if not interrupted:
-        from .policy import TorchAgent
         agent = TorchAgent(net, deterministic=True, name="rllib ppo (greedy)")
         if multi:
             opts.eval_opponents = getattr(opts, "eval_opponents", "heuristic,random")
-        refs = _final_eval(metrics, agent, spec.name, core_kwargs, opts, hooks, multi, log)
+        refs = final_eval(metrics, agent, spec.name, core_kwargs, opts, hooks, multi, log)
         write_json(metrics, os.path.join(out, "metrics.json"))
     if history:
-        _plot(metrics, history, out, "rllib-ppo", core, hooks, multi,
+        plot_run(metrics, history, out, "rllib-ppo", core, hooks, multi,
               [(mapping, 1.0)] if multi else None, refs)
     log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min with RLlib "
         f"({runners} env runners, {vectorize} envs); wrote {out}/: model.pt, checkpoint/, "
@@ -899,7 +821,6 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
 def cli_train(args) -> int:
     """``dungeonrl train GAME --backend rllib``: check the options, choose the
     run folder, train (see :func:`run_rllib_training`)."""
-    from .train import choose_run_folder
     given = getattr(args, "given", set())
     bad = sorted(set(given) & set(_NATIVE_ONLY))
     if bad:

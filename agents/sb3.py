@@ -24,6 +24,7 @@ inside it (``dungeonrl_model_spec.json``; SB3 ignores extra entries), so
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -34,9 +35,13 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from ..envs.core.adapters import vector     # its DungeonSB3VecEnv is built on first use (it imports SB3)
+from .games import hooks_for
 from .metrics import RecentRate
 from .modelspec import model_spec
 from .policy import SB3_META_NAME
+from .ppo import ACTIVATIONS, mlp, resolve_device, set_torch_threads
+from .selfplay import snapshot_agent
 
 __all__ = ["SB3Config", "policy_kwargs", "MLPTrunk", "train_sb3", "save_sb3",
            "TrainProgress", "SnapshotCallback", "TimeBudget", "tensorboard_available"]
@@ -100,7 +105,6 @@ class MLPTrunk(_features_extractor_base()):
     """Shared MLP trunk as an SB3 features extractor (``shared=True``)."""
 
     def __init__(self, observation_space, hidden=(256, 256), activation: str = "tanh"):
-        from .ppo import mlp
         super().__init__(observation_space, features_dim=int(hidden[-1]))
         self.net = mlp((int(observation_space.shape[0]), *hidden), activation)
 
@@ -111,7 +115,6 @@ class MLPTrunk(_features_extractor_base()):
 def policy_kwargs(hidden=(256, 256), activation: str = "tanh", shared: bool = False) -> dict:
     """``policy_kwargs`` for ``MaskablePPO("MlpPolicy", ...)`` that build the
     network of :class:`dungeonrl.agents.ppo.ActorCritic`."""
-    from .ppo import ACTIVATIONS
     act = ACTIVATIONS[activation]
     if shared:
         return dict(features_extractor_class=MLPTrunk,
@@ -231,7 +234,6 @@ class SnapshotCallback(_callback_base()):
         self.view, self.every, self.seed, self.rollouts = view, int(every), int(seed), 0
 
     def _add(self):
-        from .selfplay import snapshot_agent
         self.view.add_snapshot(snapshot_agent(self.model, self.seed + self.rollouts,
                                               f"self@{self.model.num_timesteps}"))
 
@@ -271,9 +273,7 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from stable_baselines3.common.callbacks import CheckpointCallback, ProgressBarCallback
-
-    from ..envs.core.adapters.vector import DungeonSB3VecEnv
-    from .ppo import resolve_device, set_torch_threads
+    DungeonSB3VecEnv = vector.DungeonSB3VecEnv     # built on first access (SB3 is imported)
 
     set_torch_threads(cfg.torch_threads)
     device = resolve_device(cfg.device)
@@ -318,7 +318,6 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
                 save_path=os.path.join(out_dir, "checkpoints"), name_prefix="model"))
         if cfg.eval_every:
             if make_view is not None:
-                from .games import hooks_for
                 opp = "heuristic" if hooks_for(core.spec.name).heuristic else "random"
                 eval_env = DungeonSB3VecEnv(make_view(cfg.eval_envs, cfg.seed + 1_000_003, opp),
                                             seed=cfg.seed + 1_000_003)
@@ -350,7 +349,6 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
 
 def save_sb3(model, path: str, core, core_kwargs: dict | None = None) -> str:
     """``model.save(path)`` plus the dungeonrl model spec inside the zip."""
-    import json
     if not str(path).endswith(".zip"):
         path = f"{path}.zip"
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

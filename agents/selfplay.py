@@ -25,9 +25,12 @@ import copy
 import numpy as np
 
 from ..envs.core._batch import MASK_DTYPE
-from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
+from ..envs.core.kernel.rng import rng_seed
+from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
 from .games import hooks_for
+from .league import Placement
 from .metrics import wilson
+from .policy import TorchAgent, make_agent
 
 __all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_team",
            "play_table", "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
@@ -77,7 +80,6 @@ def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int =
     included) unless ``partners`` (a pool string or list, without
     ``self``: snapshots always play both roles) gives them their own pool;
     the ``pool`` entries then play only the rival seats."""
-    from .policy import make_agent
     entries = parse_pool(pool) if isinstance(pool, str) else list(pool)
     mates = [] if partners is None else (
         parse_pool(partners) if isinstance(partners, str) else list(partners))
@@ -104,7 +106,6 @@ def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int =
 def snapshot_agent(policy, seed: int = 0, name: str = "self"):
     """A frozen copy of a learner (a fast-path ``ActorCritic`` or an SB3
     model / policy) as a sampling opponent."""
-    from .policy import TorchAgent
     if hasattr(policy, "policy") and hasattr(policy, "predict"):   # an SB3 model
         policy = policy.policy
     if hasattr(policy, "logits"):
@@ -232,8 +233,6 @@ def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
     (``names``: the side names, default the agents' ``name``), from the
     game's placements (:func:`dungeonrl.envs.core.adapters.selfplay.placements`);
     a game without a result (truncated, illegal) is a tie of every side."""
-    from ..envs.core.adapters.selfplay import placements
-    from .league import Placement
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     P = core.num_players
@@ -265,7 +264,6 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
     """Play games ``seeds`` to the end, ``agents[side[i, s]]`` in seat ``s``
     of game ``i``. Returns per-seat ``returns``, ``length``, the final
     ``states`` and the ``illegal`` count."""
-    from ..envs.core.kernel.rng import rng_seed
     hooks = hooks_for(core.spec.name)
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     n, P = len(seeds), core.num_players

@@ -63,7 +63,11 @@ from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
+from ..envs.core.adapters.vector import DungeonVectorEnv
+from ..registry import get_spec
 from .games import hooks_for
+from .policy import make_agent
+from .selfplay import SCRIPTED_NAMES, parse_pool
 
 __all__ = ["SelfPlayEnv", "make_selfplay_env", "make_selfplay_vector_env", "opponent_pool"]
 
@@ -74,7 +78,6 @@ def _core(game, core_kwargs: dict):
     if isinstance(game, GameCore):
         core = resolve_core(game, core_kwargs)
     else:
-        from ..registry import get_spec
         spec = game if isinstance(game, GameSpec) else get_spec(game)
         core = resolve_core(spec, {**hooks_for(spec.name).train_defaults, **core_kwargs})
     if core.num_players < 2:
@@ -86,8 +89,6 @@ def _core(game, core_kwargs: dict):
 def opponent_pool(core, opponents: str, seed: int = 0) -> tuple[list, Any]:
     """The :class:`Opponent` entries of a pool string, built once, and the
     game's scripted-opponent kernel."""
-    from .policy import make_agent
-    from .selfplay import SCRIPTED_NAMES, parse_pool
     entries = parse_pool(opponents)
     if any(name == "self" for name, _ in entries):
         raise ValueError("'self' opponents need a learner to snapshot (dungeonrl train); "
@@ -239,7 +240,6 @@ def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heu
     :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv` over a
     :class:`SelfPlayView` of ``num_envs`` games (learner seat per row:
     ``"rotate"`` or a seat; ``seed`` seeds the opponent draws)."""
-    from ..envs.core.adapters.vector import DungeonVectorEnv
     vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info",
                 "unknown_reset_options")
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}

@@ -89,15 +89,26 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
+import dataclasses
 import os
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
+from types import SimpleNamespace
 
-from ..options import nonneg_float, nonneg_int, option, positive_float, positive_int
+from ..envs.core._batch import resolve_core
+from ..registry import get_spec
+from . import rllib
+from .evaluate import evaluate
 from .games import add_core_options, core_kwargs_from, hooks_for
+from .metrics import RecentRate, write_csv, write_json
+from .options import (add_options, copy_options, nonneg_float, nonneg_int, option,
+                      positive_float, positive_int, seed_int)
+from .policy import SB3Agent, TorchAgent, make_agent
+from .runs import (RUN_FILES, check_eval_partners, choose_run_folder, final_eval,  # noqa: F401
+                   hidden_sizes, open_run_folder, plot_run, tb_log, tb_writer)
+from .selfplay import (make_view, match_summary, parse_pool, play_match, play_team,
+                       snapshot_agent)
 
 __all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",
            "RUN_FILES", "TrainOptions", "NetworkOptions", "FastPathOptions", "SelfPlayOptions",
@@ -220,12 +231,11 @@ def main_options(spec) -> list:
     """The option groups of ``dungeonrl train GAME`` (see :mod:`dungeonrl.cli`);
     the per-algo defaults shown come from :class:`PPOConfig` and
     :class:`SB3Config`."""
-    from dataclasses import fields as dc_fields
     from .ppo import PPOConfig
-    ppo = {f.name: f.default for f in dc_fields(PPOConfig)}
+    ppo = {f.name: f.default for f in dataclasses.fields(PPOConfig)}
     try:
         from .sb3 import SB3Config
-        sb3 = {f.name: f.default for f in dc_fields(SB3Config)}
+        sb3 = {f.name: f.default for f in dataclasses.fields(SB3Config)}
     except ImportError:          # pragma: no cover - stable-baselines3 missing
         sb3 = {}
     net = _with_default_texts(NetworkOptions, {
@@ -242,8 +252,7 @@ def main_options(spec) -> list:
     elif is_coop(spec, spec.max_players):
         groups.append(_with_default_texts(CoopOptions,
                                           {"opponents": hooks.selfplay_defaults}))
-    from .rllib import train_options     # the option group only: Ray is imported by --backend rllib
-    groups.append(train_options(spec))
+    groups.append(rllib.train_options(spec))   # Ray is imported by --backend rllib only
     return groups
 
 
@@ -256,7 +265,6 @@ def is_coop(spec, num_players: int) -> bool:
 def _with_default_texts(cls, texts: dict):
     """A copy of the options dataclass ``cls`` whose ``--help`` shows
     ``texts[field]`` as the default."""
-    import dataclasses
     new = []
     for f in dataclasses.fields(cls):
         meta = dict(f.metadata)
@@ -267,91 +275,170 @@ def _with_default_texts(cls, texts: dict):
 
 
 def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
-    """The argparse parser of ``dungeonrl train GAME`` (the leaf of the
-    CLI tree; ``hooks`` and ``multi`` are kept for old callers)."""
-    from ..cli import _leaf_parser
-    return _leaf_parser("train", game)
+    """An argparse parser of the options of ``dungeonrl train GAME`` (the
+    option groups of :func:`main_options` and ``--seed``, with their
+    defaults; the CLI's leaf adds its usage rules on top). ``hooks`` and
+    ``multi`` are kept for old callers."""
+    spec = get_spec(game)
+    parser = argparse.ArgumentParser(prog=f"dungeonrl train {spec.name}")
+    parser.add_argument("--seed", type=seed_int, default=0)
+    for group in main_options(spec):
+        if isinstance(group, argparse.ArgumentParser):
+            copy_options(parser, group, skip=("seed",))
+        else:
+            add_options(parser, group)
+    return parser
 
 
-# --- run folders ----------------------------------------------------------------------------
-#: what a run writes in its folder (``--overwrite`` replaces exactly these)
-RUN_FILES = ("model.pt", "model.zip", "checkpoint.pt", "metrics.csv", "metrics.json",
-             "learning_curve.png", "tb", "checkpoints", "eval")
+def _train_ppo(r, log) -> tuple:
+    """The fast-path PPO part of :func:`run_training` (``r``: its settings);
+    returns ``(core, model_path, config, agent, steps_done, interrupted,
+    history, writer)``."""
+    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
+    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
+    multi, pool, overwrite, bar_on, t0 = r.multi, r.pool, r.overwrite, r.bar_on, r.t0
+    import torch
+    from tqdm.auto import tqdm
+    from .ppo import PPOConfig, load_model, resolve_device, save_model, train
+    resolve_device(device)
+    cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                    torch_threads=opts.torch_threads, shared=opts.shared, device=device)
+    if num_envs:
+        cfg.num_envs = num_envs
+    for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
+                     ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
+                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                     ("activation", "activation")):
+        v = getattr(opts, src, None)
+        if v is not None:
+            setattr(cfg, dst, v)
+    if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
+        cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
+        cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
+    if minutes:
+        cfg.max_seconds = 60.0 * minutes
+    cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
+    core = resolve_core(game, dict(core_kwargs))
+    net = None
+    if opts.init:
+        net, _ = load_model(opts.init, core, strict=False)
+        net.train()
+        cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
+                                                  net.arch["activation"], net.arch["shared"])
+    view = None
+    if multi:
+        # built before the folder: a bad opponent (unknown agent, a model of
+        # another game) is an argument error that must leave nothing behind
+        view = make_view(core, cfg.num_envs, pool, seed=seed,
+                         snapshot_slots=opts.snapshot_slots)
+    kick = None
+    if opts.kickstart:
+        kick = _kickstart(opts, cfg, core, game, seed, log, pool)
+        net = kick.pop("net")
+        if cfg.max_seconds:
+            cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
+    if multi:
+        from .ppo import ActorCritic
+        if net is None:
+            torch.manual_seed(seed)
+            net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
+                              cfg.activation, cfg.shared)
+        if view.snapshot_weight > 0:
+            view.add_snapshot(snapshot_agent(net, seed, "self@0"))
+    open_run_folder(out, overwrite)
+    writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
+    recent = RecentRate(2000)
+    total = cfg.total_steps if steps else None
+    bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
+               dynamic_ncols=True, disable=not bar_on)
+    last_ckpt = [time.perf_counter()]
+    ckpt_path = os.path.join(out, "checkpoint.pt")
+    history_ref: list = []
+
+    def on_iter(m, net_):
+        history_ref.append(m)
+        recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
+                   level=m.get("mean_level", 0.0) * m["episodes"])
+        bar.update(m["global_step"] - bar.n)
+        post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
+                "kl": f"{m['approx_kl']:.3f}"}
+        if "mean_level" in m:
+            post["lvl"] = f"{recent.mean('level'):.2f}"
+        bar.set_postfix(post, refresh=False)
+        tb_log(writer, m, m["global_step"])
+        if view is not None and view.snapshot_weight > 0 \
+                and m["iteration"] % opts.snapshot_every == 0:
+            # opponents play on the CPU: a snapshot of a network on another device moves
+            frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
+            view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
+                                             f"self@{m['global_step']}"))
+        if (opts.checkpoint_minutes and
+                time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
+            save_model(ckpt_path, net_, core, config=cfg, metrics=m)
+            write_csv(history_ref, os.path.join(out, "metrics.csv"))
+            last_ckpt[0] = time.perf_counter()
+
+    result = train(cfg, core=core, game=view, callback=on_iter, net=net)
+    bar.close()
+    interrupted = result.interrupted
+    history = result.history
+    result.net.cpu()
+    model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
+                            metrics=history[-1] if history else {})
+    if os.path.exists(ckpt_path):
+        os.remove(ckpt_path)
+    config = asdict(cfg)
+    config["hidden"] = list(cfg.hidden)
+    agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
+    steps_done = result.global_step
+    if kick is not None:
+        config["kickstart"] = kick
+    return core, model_path, config, agent, steps_done, interrupted, history, writer
 
 
-def _holds_run(path: str) -> bool:
-    return os.path.isdir(path) and any(True for _ in os.scandir(path))
-
-
-def choose_run_folder(out: str | None, default: str, overwrite: bool = False) -> str:
-    """The folder a run writes to, decided before anything is created.
-
-    * ``out`` given: used as is; if it already holds files, refused with
-      ``ValueError`` unless ``overwrite`` (then the run replaces its
-      :data:`RUN_FILES` there when it starts);
-    * ``out`` None: ``default``, or with ``overwrite`` the same folder, or the
-      first of ``default-2``, ``default-3``... that holds nothing (as RL Zoo
-      and SB3's TensorBoard folders number runs)."""
-    if out is not None:
-        if os.path.exists(out) and not os.path.isdir(out):
-            raise ValueError(f"--out {out} is a file, not a folder")
-        if _holds_run(out) and not overwrite:
-            raise ValueError(f"--out {out} already holds files of an earlier run; pass "
-                             f"--overwrite to replace them, or choose another --out")
-        return out
-    if overwrite or not _holds_run(default):
-        return default
-    i = 2
-    while _holds_run(f"{default}-{i}"):
-        i += 1
-    return f"{default}-{i}"
-
-
-def open_run_folder(out: str, overwrite: bool = False) -> None:
-    """Create the run folder when training starts (after every check); with
-    ``overwrite``, remove an earlier run's :data:`RUN_FILES` first."""
-    if overwrite and os.path.isdir(out):
-        for name in RUN_FILES:
-            p = os.path.join(out, name)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            elif os.path.exists(p):
-                os.remove(p)
-    os.makedirs(out, exist_ok=True)
-
-
-# --- TensorBoard ----------------------------------------------------------------------------
-_TB_GROUPS = {"rollout": ("win_rate", "mean_return", "mean_length", "episodes"),
-              "train": ("approx_kl", "clipfrac", "entropy", "entropy_loss", "pg_loss", "v_loss",
-                        "explained_variance", "lr"),
-              "time": ("sps", "sps_iter", "rollout_s", "update_s", "time_s")}
-
-
-def tb_writer(log_dir: str, log=print):
-    """A ``torch.utils.tensorboard.SummaryWriter`` on ``log_dir``, or None
-    (with a note) when tensorboard is not installed."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        log("(no TensorBoard logs: pip install tensorboard)")
-        return None
-    return SummaryWriter(log_dir=log_dir)
-
-
-def tb_log(writer, m: dict, step: int) -> None:
-    """Write one metrics row as scalars (``rollout/win_rate``,
-    ``train/approx_kl``, ``time/sps``..., the names SB3 uses where they exist)."""
-    if writer is None:
-        return
-    for k, v in m.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or k in ("iteration",
-                                                                           "global_step"):
-            continue
-        if not math.isfinite(v):
-            continue
-        group = next((g for g, keys in _TB_GROUPS.items() if k in keys),
-                     "rollout" if k.startswith("mean_") else "train")
-        writer.add_scalar(f"{group}/{k}", v, step)
+def _train_sb3(r, log) -> tuple:
+    """The sb3-contrib MaskablePPO part of :func:`run_training` (``r``: its
+    settings); returns ``(core, model_path, config, agent, steps_done,
+    interrupted, history)``."""
+    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
+    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
+    multi, pool, overwrite = r.multi, r.pool, r.overwrite
+    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
+    from .ppo import resolve_device
+    resolve_device(device)
+    cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
+                    torch_threads=opts.torch_threads, shared=opts.shared,
+                    progress=None if opts.progress == "none" else opts.progress,
+                    device=device)
+    if num_envs:
+        cfg.num_envs = num_envs
+    for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
+                     ("batch_size", "batch_size"), ("lr", "learning_rate"),
+                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
+                     ("activation", "activation")):
+        v = getattr(opts, src, None)
+        if v is not None:
+            setattr(cfg, dst, v)
+    if minutes:
+        cfg.max_seconds = 60.0 * minutes
+    cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
+    factory = None
+    if multi:
+        def factory(n, s, opponents=None):
+            c = resolve_core(game, dict(core_kwargs))
+            return make_view(c, n, opponents or pool, seed=s,
+                             snapshot_slots=opts.snapshot_slots)
+        factory(1, seed)          # a bad opponent fails here, before the folder
+    model, history, core = train_sb3(cfg, out, make_view=factory,
+                                     snapshot_every=opts.snapshot_every if multi else 0,
+                                     before_start=lambda: open_run_folder(out, overwrite),
+                                     stop_on_interrupt=True)
+    interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
+    model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
+    config = config_dict(cfg)
+    agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
+    steps_done = int(model.num_timesteps)
+    return core, model_path, config, agent, steps_done, interrupted, history
 
 
 def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, opts,
@@ -362,15 +449,10 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     namespace of the ``dungeonrl train`` options (missing ``device`` /
     ``overwrite`` / ``minutes`` mean cpu / no / none). Every check runs
     before ``out`` is created."""
-    from ..envs.core._batch import resolve_core
-    from .metrics import RecentRate, write_csv, write_json
-
-    from ..registry import get_spec
-    from .selfplay import make_view, parse_pool, snapshot_agent
     hooks = hooks_for(game)
     core_kwargs = dict(hooks.train_defaults)
     core_kwargs.update(core_kwargs_from(opts, hooks))
-    hidden = _hidden(opts.hidden)
+    hidden = hidden_sizes(opts.hidden)
     device = getattr(opts, "device", None) or "cpu"
     minutes = getattr(opts, "minutes", None)
     overwrite = bool(getattr(opts, "overwrite", False))
@@ -386,151 +468,24 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
         raise ValueError(f"--partners: {spec.name} is played solo here; teammates need "
                          f"--players 2")
     if coop and getattr(opts, "eval_games", 0):
-        _check_eval_partners(opts.eval_partners, probe)
+        check_eval_partners(opts.eval_partners, probe)
     if multi:
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
         if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
-    interrupted = False
-    writer = None
-
+    writer = None               # (the SB3 part writes its TensorBoard logs itself)
+    r = SimpleNamespace(game=game, steps=steps, seed=seed, out=out, opts=opts,
+                        num_envs=num_envs, core_kwargs=core_kwargs, hidden=hidden,
+                        device=device, minutes=minutes, multi=multi, pool=pool,
+                        overwrite=overwrite, bar_on=bar_on, t0=t0)
     if algo == "ppo":
-        import torch
-        from tqdm.auto import tqdm
-        from .ppo import PPOConfig, load_model, resolve_device, save_model, train
-        resolve_device(device)
-        cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                        torch_threads=opts.torch_threads, shared=opts.shared, device=device)
-        if num_envs:
-            cfg.num_envs = num_envs
-        for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
-                         ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
-                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                         ("activation", "activation")):
-            v = getattr(opts, src, None)
-            if v is not None:
-                setattr(cfg, dst, v)
-        if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
-            cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
-            cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
-        if minutes:
-            cfg.max_seconds = 60.0 * minutes
-        cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
-        core = resolve_core(game, dict(core_kwargs))
-        net = None
-        if opts.init:
-            net, _ = load_model(opts.init, core, strict=False)
-            net.train()
-            cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
-                                                      net.arch["activation"], net.arch["shared"])
-        view = None
-        if multi:
-            # built before the folder: a bad opponent (unknown agent, a model of
-            # another game) is an argument error that must leave nothing behind
-            view = make_view(core, cfg.num_envs, pool, seed=seed,
-                             snapshot_slots=opts.snapshot_slots)
-        kick = None
-        if opts.kickstart:
-            kick = _kickstart(opts, cfg, core, game, seed, log, pool)
-            net = kick.pop("net")
-            if cfg.max_seconds:
-                cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
-        if multi:
-            from .ppo import ActorCritic
-            if net is None:
-                torch.manual_seed(seed)
-                net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
-                                  cfg.activation, cfg.shared)
-            if view.snapshot_weight > 0:
-                view.add_snapshot(snapshot_agent(net, seed, "self@0"))
-        open_run_folder(out, overwrite)
-        writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
-        recent = RecentRate(2000)
-        total = cfg.total_steps if steps else None
-        bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
-                   dynamic_ncols=True, disable=not bar_on)
-        last_ckpt = [time.perf_counter()]
-        ckpt_path = os.path.join(out, "checkpoint.pt")
-        history_ref: list = []
-
-        def on_iter(m, net_):
-            history_ref.append(m)
-            recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
-                       level=m.get("mean_level", 0.0) * m["episodes"])
-            bar.update(m["global_step"] - bar.n)
-            post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
-                    "kl": f"{m['approx_kl']:.3f}"}
-            if "mean_level" in m:
-                post["lvl"] = f"{recent.mean('level'):.2f}"
-            bar.set_postfix(post, refresh=False)
-            tb_log(writer, m, m["global_step"])
-            if view is not None and view.snapshot_weight > 0 \
-                    and m["iteration"] % opts.snapshot_every == 0:
-                # opponents play on the CPU: a snapshot of a network on another device moves
-                frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
-                view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
-                                                 f"self@{m['global_step']}"))
-            if (opts.checkpoint_minutes and
-                    time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
-                save_model(ckpt_path, net_, core, config=cfg, metrics=m)
-                write_csv(history_ref, os.path.join(out, "metrics.csv"))
-                last_ckpt[0] = time.perf_counter()
-
-        result = train(cfg, core=core, game=view, callback=on_iter, net=net)
-        bar.close()
-        interrupted = result.interrupted
-        history = result.history
-        result.net.cpu()
-        model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
-                                metrics=history[-1] if history else {})
-        if os.path.exists(ckpt_path):
-            os.remove(ckpt_path)
-        config = asdict(cfg)
-        config["hidden"] = list(cfg.hidden)
-        from .policy import TorchAgent
-        agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")
-        steps_done = result.global_step
-        if kick is not None:
-            config["kickstart"] = kick
+        (core, model_path, config, agent, steps_done, interrupted, history,
+         writer) = _train_ppo(r, log)
     else:
-        from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
-        from .policy import SB3Agent
-        from .ppo import resolve_device
-        resolve_device(device)
-        cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                        torch_threads=opts.torch_threads, shared=opts.shared,
-                        progress=None if opts.progress == "none" else opts.progress,
-                        device=device)
-        if num_envs:
-            cfg.num_envs = num_envs
-        for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
-                         ("batch_size", "batch_size"), ("lr", "learning_rate"),
-                         ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                         ("activation", "activation")):
-            v = getattr(opts, src, None)
-            if v is not None:
-                setattr(cfg, dst, v)
-        if minutes:
-            cfg.max_seconds = 60.0 * minutes
-        cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
-        factory = None
-        if multi:
-            def factory(n, s, opponents=None):
-                c = resolve_core(game, dict(core_kwargs))
-                return make_view(c, n, opponents or pool, seed=s,
-                                 snapshot_slots=opts.snapshot_slots)
-            factory(1, seed)          # a bad opponent fails here, before the folder
-        model, history, core = train_sb3(cfg, out, make_view=factory,
-                                         snapshot_every=opts.snapshot_every if multi else 0,
-                                         before_start=lambda: open_run_folder(out, overwrite),
-                                         stop_on_interrupt=True)
-        interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
-        model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
-        config = config_dict(cfg)
-        agent = SB3Agent(model, deterministic=True, name="maskable_ppo (greedy)")
-        steps_done = int(model.num_timesteps)
+        (core, model_path, config, agent, steps_done, interrupted,
+         history) = _train_sb3(r, log)
 
     seconds = time.perf_counter() - t0
     metrics = {"algo": algo, "env_id": core.spec.env_id, "game": game, "seed": seed,
@@ -553,7 +508,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             f"saved; no final evaluation")
     else:
         try:
-            refs = _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
+            refs = final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
                                coop)
         except KeyboardInterrupt:
             interrupted = metrics["interrupted"] = True
@@ -571,7 +526,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     if writer is not None:
         writer.close()
     if history:
-        _plot(metrics, history, out, algo, core, hooks, multi, pool, refs, coop)
+        plot_run(metrics, history, out, algo, core, hooks, multi, pool, refs, coop)
     files = [os.path.basename(model_path), "metrics.csv", "metrics.json"]
     if history:
         files.append("learning_curve.png")
@@ -586,152 +541,11 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     return metrics
 
 
-def _hidden(text) -> tuple:
-    if not text:
-        return (256, 256)
-    try:
-        sizes = tuple(int(h) for h in str(text).split(","))
-    except ValueError:
-        raise ValueError(f"--hidden {text!r}: give layer sizes like 256,256") from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"--hidden {text!r}: layer sizes must be >= 1")
-    return sizes
-
-
-def _final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
-                coop: bool = False) -> dict:
-    """The seeded evaluation after training (into ``metrics["final_eval"]``);
-    returns the reference win rates for the learning curve."""
-    from ..envs.core._batch import resolve_core
-    from .evaluate import evaluate, format_table
-    refs = {}
-    if not opts.eval_games:
-        return refs
-    if coop:
-        metrics["final_eval"] = _eval_coop(agent, game, core_kwargs, opts, hooks, log)
-        return refs
-    if multi:
-        metrics["final_eval"] = _eval_multi(agent, game, core_kwargs, opts, hooks, log)
-        return refs
-    eval_kwargs = {k: v for k, v in core_kwargs.items() if k != "reward"}
-    ecore = resolve_core(game, eval_kwargs)
-    rows = [evaluate(agent, ecore, opts.eval_games, seed=0).summary]
-    others = ["heuristic", "random"] if hooks.heuristic else ["random"]
-    for name in others:
-        s = evaluate(name, ecore, opts.eval_games, seed=0).summary
-        rows.append(s)
-        refs[name] = s["win_rate"]
-    metrics["final_eval"] = rows
-    log(f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
-        f"{hooks.describe(ecore)}:")
-    log(format_table(rows, hooks))
-    return refs
-
-
-def _plot(metrics, history, out, algo, core, hooks, multi, pool, refs,
-          coop: bool = False) -> None:
-    from .metrics import plot_learning_curve
-    what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
-    if coop:
-        what += "\nteam win rate, teammates from the pool " + ",".join(
-            f"{n}:{w:g}" for n, w in pool)
-    elif multi:
-        what += "\nwin rate against the training pool " + ",".join(
-            f"{n}:{w:g}" for n, w in pool)
-    if metrics.get("interrupted"):
-        what += " (interrupted)"
-    extra = {}
-    if hooks.stat_columns:
-        key, label, _ = hooks.stat_columns[0]
-        extra = {"extra_key": f"mean_{key}", "extra_label": label}
-    plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
-                        title=what, references=refs, **extra)
-
-
-def _eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
-    """Seeded matches of the trained agent (seats alternated) against each
-    of ``--eval-opponents``, and the heuristic against the same opponents
-    for reference."""
-    from ..envs.core._batch import resolve_core
-    from .evaluate import format_table
-    from .policy import make_agent
-    from .selfplay import match_summary, play_match
-    ecore = resolve_core(game, {k: v for k, v in core_kwargs.items() if k != "reward"})
-    names = [x.strip() for x in opts.eval_opponents.split(",") if x.strip()]
-    rows = []
-    players = [(agent.name, agent)]
-    if hooks.heuristic is not None:
-        players.append(("heuristic", make_agent("heuristic", ecore, seed=1)))
-    for label, a in players:
-        for opp in names:
-            if label == opp:
-                continue
-            b = make_agent(opp, ecore, seed=2, deterministic=False)
-            res = play_match(ecore, a, b, opts.eval_games, seed=0)
-            rows.append(match_summary(res, f"{label} vs {opp}", opp))
-    log(f"evaluation, {opts.eval_games} games per pairing (seeds 0..{opts.eval_games - 1}, "
-        f"seats alternated), {hooks.describe(ecore)}:")
-    log(format_table(rows))
-    return rows
-
-
-def _check_eval_partners(text: str, core) -> list:
-    """The ``--eval-partners`` names, each checked (``self``, or an agent
-    :func:`~dungeonrl.agents.policy.make_agent` builds for ``core``) before
-    training starts, so a typo does not cost the evaluation after it."""
-    from .policy import make_agent
-    names = [x.strip() for x in str(text).split(",") if x.strip()]
-    if not names:
-        raise ValueError("--eval-partners is empty: give e.g. heuristic,self")
-    for name in names:
-        if name != "self":
-            make_agent(name, core)
-    return names
-
-
-def _eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
-    """Seeded co-op games of the trained agent (its seat alternated) with
-    each of ``--eval-partners`` as teammate (``self``: the agent in every
-    seat), and the heuristic with the same partners for reference (the
-    team of two heuristics once)."""
-    from ..envs.core._batch import resolve_core
-    from .evaluate import format_table
-    from .policy import make_agent
-    from .selfplay import match_summary, play_team
-    ecore = resolve_core(game, {k: v for k, v in core_kwargs.items() if k != "reward"})
-    names = _check_eval_partners(opts.eval_partners, ecore)
-    players = [(agent.name, agent)]
-    if hooks.heuristic is not None:
-        players.append(("heuristic", make_agent("heuristic", ecore, seed=1)))
-    rows, done = [], set()
-    for label, a in players:
-        for name in names:
-            if name == "self":
-                plabel, partner = label, None
-            else:
-                plabel = name
-                partner = make_agent(name, ecore, seed=2, deterministic=True)
-            if (label, plabel) in done:
-                continue
-            done.add((label, plabel))
-            res = play_team(ecore, a, partner, opts.eval_games, seed=0)
-            row = match_summary(res, f"{label} + {plabel}", plabel)
-            row["partner"] = row.pop("opponent")
-            rows.append(row)
-    log(f"evaluation, {opts.eval_games} team games per pairing (seeds 0..{opts.eval_games - 1}, "
-        f"the agent's seat alternated), {hooks.describe(ecore)}; win rate = the team's:")
-    log(format_table(rows))
-    return rows
-
-
 def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
     from .bc import BCConfig, kickstart
-    from .evaluate import evaluate
-    from .policy import TorchAgent, make_agent
     from .ppo import ActorCritic
-    from ..envs.core._batch import resolve_core
     t = time.perf_counter()
     torch.manual_seed(seed)
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation,
@@ -749,7 +563,6 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
 
     make_game = None
     if pool is not None:       # multi-seat: the teacher plays against the scripted pool
-        from .selfplay import make_view
         fixed = [(n, w) for n, w in pool if n != "self"] or [("heuristic", 1.0)]
         make_game = lambda n, s: make_view(core, n, fixed, seed=s)  # noqa: E731
     fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show,
@@ -759,14 +572,12 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
         s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
         what = "of 1,000 games"
     elif is_coop(core.spec, core.num_players):
-        from .selfplay import match_summary, play_team
         res = play_team(ecore, TorchAgent(net, deterministic=True),
                         make_agent("heuristic", ecore, seed=seed), 1000, seed=0)
         s = match_summary(res, "clone", "heuristic")
         s["partner"] = s.pop("opponent")
         what = "of 1,000 games with the heuristic as teammate"
     else:
-        from .selfplay import match_summary, play_match
         opp = "heuristic" if "heuristic" in (n for n, _ in pool) else "random"
         res = play_match(ecore, TorchAgent(net, deterministic=True),
                          make_agent(opp, ecore, seed=seed), 1000, seed=0)
@@ -788,7 +599,6 @@ def main(args) -> int:
     given = getattr(args, "given", set())
     if getattr(args, "backend", "native") == "rllib" or given & {"env_runners", "address",
                                                                  "vectorize", "policy_mapping"}:
-        from . import rllib
         msg = rllib.check_backend_options(args)
         if msg:
             print(f"dungeonrl train: {msg}", file=sys.stderr)

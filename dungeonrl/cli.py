@@ -59,11 +59,12 @@ import sys
 import time
 from typing import Callable, Sequence
 
-# Option declarations and play helpers live in small modules of their own (so the
+# Option declarations (agents.options) and play helpers live in modules below the CLI (so the
 # commands this CLI loads need not import it); re-exported here under their old names.
-from .options import (NO_SEED, SEED_MAX, _type_of, add_options, copy_options,  # noqa: F401
-                      int_range, load_target, nonneg_float, nonneg_int, option,
-                      positive_float, positive_int, seed_int, writable_file)
+from .agents.options import (NO_SEED, SEED_MAX, _type_of, add_options,  # noqa: F401
+                             copy_options, int_range, load_target, nonneg_float,
+                             nonneg_int, option, positive_float, positive_int, seed_int,
+                             writable_file)
 from .play import (PlayOptions, ask_action, is_model, narrator,  # noqa: F401
                    play_agent_name, say)
 

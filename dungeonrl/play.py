@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .options import load_target, nonneg_float, option, positive_int
+from .agents.options import load_target, nonneg_float, option, positive_int
 
 __all__ = ["narrator", "narration_extras", "say", "PlayOptions", "play_agent_name", "is_model",
            "ask_action", "seat_policies", "rival_kinds", "seat0_agent", "play_aec",

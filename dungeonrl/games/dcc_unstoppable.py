@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from ..options import option
+from ..agents.options import option
 from ..play import PlayOptions, play_aec, seat0_agent, seat_policies
 from ..envs.dcc_unstoppable import consts as C
 

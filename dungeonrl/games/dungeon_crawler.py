@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from ..options import option, positive_int
+from ..agents.options import option, positive_int
 from ..play import (PlayOptions, narration_extras, narrator, play_aec, rival_kinds,
                     seat0_agent, seat_policies)
 

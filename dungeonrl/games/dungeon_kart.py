@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from ..options import option, positive_int
+from ..agents.options import option, positive_int
 from ..play import PlayOptions, play_aec, rival_kinds, seat0_agent, seat_policies
 
 

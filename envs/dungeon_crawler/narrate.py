@@ -183,15 +183,9 @@ def _mon_stats(core, s, ref):
     return None
 
 
-def narrate(core, prev, state, seat) -> list:
-    """Events between records ``prev`` and ``state``, told to ``seat``."""
-    ct, T = core.content, core.T
-    p, s = prev, state
+def _creation_lines(core, p, s, seat, say) -> None:
+    """Hero creation: stat rolls and the stats they gave."""
     n = int(s["num_players"])
-    out = []
-    say = out.append
-
-    # --- hero creation -------------------------------------------------------------
     if int(s["phase"]) == C.PH_ASSIGN and int(s["cr_roll"]) and (
             int(s["cr_roll"]) != int(p["cr_roll"]) or int(s["actor"]) != int(p["actor"])):
         say(f"{_who(int(s['actor']), seat)} rolled {C.ROLL_BASE} + d4 = {int(s['cr_roll'])} "
@@ -203,14 +197,19 @@ def narrate(core, prev, state, seat) -> list:
             if stats:
                 say(f"{_who(h, seat)}: {stats}")
 
-    # --- turns and rounds ---------------------------------------------------------------
+
+def _combat_lines(core, p, s, seat, say) -> tuple:
+    """A new round, the fight going on and the hits on its monster; returns
+    ``(ref, k, opp, rounds, combat_before)``: the record holding the fight's
+    modifiers, its opponent kind and name, the rounds fought between the two
+    records and whether a fight was on before."""
+    ct, T = core.content, core.T
     if int(s["round"]) != int(p["round"]) and int(s["turn"]) >= 0 and int(p["turn"]) >= 0:
         say(f"-- round {int(s['round']) + 1} begins --")
     combat_before = int(p["cb_kind"]) != C.OPP_NONE
     opp, rounds = None, 0
     ref = p if combat_before else s          # record holding the fight's modifiers
 
-    # --- combat ---------------------------------------------------------------------------
     if not combat_before and int(s["cb_kind"]) != C.OPP_NONE:
         ref = s
     k = int(ref["cb_kind"])
@@ -246,7 +245,14 @@ def narrate(core, prev, state, seat) -> list:
                        if one and tgt_m[1] > 0 else None)   # a killing blow may exceed the HP left
                 say(f"{_who(a, seat)} hit {opp} for {dmg}" + (f" ({die})" if die else "")
                     + (f" in {rounds} rounds" if not one else "") + f"; {opp} HP {tgt_m[1]}")
-    # --- hit points, deaths --------------------------------------------------------------
+    return ref, k, opp, rounds, combat_before
+
+
+def _hp_lines(core, p, s, seat, say, fight) -> None:
+    """Hit points lost and healed (with who struck and the die), deaths."""
+    T = core.T
+    n = int(s["num_players"])
+    ref, k, opp, rounds, _ = fight
     for h in range(n):
         d_deaths = int(s["deaths"][h]) - int(p["deaths"][h])
         dh = int(s["hp"][h]) - int(p["hp"][h])
@@ -283,7 +289,12 @@ def narrate(core, prev, state, seat) -> list:
         elif dh > 0:
             say(f"{_who(h, seat)} healed {dh} HP (HP {int(s['hp'][h])})")
 
-    # --- board: kills, chests, returns -----------------------------------------------------
+
+def _board_lines(core, p, s, seat, say, fight) -> None:
+    """Monsters slain or back, chests opened or new, a summon slain."""
+    ct, T = core.content, core.T
+    n = int(s["num_players"])
+    ref, k, _, _, combat_before = fight
     for f in range(C.NFLOOR):
         for q in range(int(T.floor_len[f])):
             was, now = int(p["sq_alive"][f, q]), int(s["sq_alive"][f, q])
@@ -304,7 +315,11 @@ def narrate(core, prev, state, seat) -> list:
             and int(s["cb_mhp"]) <= 0):
         say(f"the summoned {ct.mob_names[int(ref['cb_mob'])]} was slain")
 
-    # --- movement ----------------------------------------------------------------------------
+
+def _movement_lines(core, p, s, seat, say) -> None:
+    """A turn's movement roll, walks, stairs and moves up."""
+    ct, T = core.content, core.T
+    n = int(s["num_players"])
     if int(s["phase"]) == C.PH_MOVE and int(s["turn"]) >= 0 and (
             int(s["turn"]) != int(p["turn"]) or int(s["round"]) != int(p["round"])
             or int(p["phase"]) != C.PH_MOVE):
@@ -331,82 +346,97 @@ def narrate(core, prev, state, seat) -> list:
             say(f"{_who(h, seat)} moved {abs(q1 - q0)} {step} to floor {f1 + 1} "
                 f"square {q1} ({kind})")
 
-    # --- gear, gold, cards -------------------------------------------------------------------
-    for h in range(n):
-        bought = None
-        for sl in range(C.NSLOT):
-            a0, a1 = int(p["equip"][h, sl]), int(s["equip"][h, sl])
-            if a0 == a1:
-                continue
-            if a1 >= 0:
-                price = ""
-                if int(p["offer_kind"]) == C.OF_ARMORY and int(p["offer_seat"]) == h:
-                    cost = int(T.item_price[int(T.item_tier[a1])])
-                    price = f" for {cost} gold"
-                    bought = cost
-                verb = "bought" if price else "equipped"
-                rep = f", replacing {ct.item_names[a0]}" if a0 >= 0 else ""
-                say(f"{_who(h, seat)} {verb} {_item(core, a1)}{price}{rep}")
-            else:
-                say(f"{_who(h, seat)} lost {_item(core, a0)}")
-        v0, v1 = int(p["vault"][h]), int(s["vault"][h])
-        for sl in range(C.NSLOT):
-            if (v1 >> sl) & 1 and not (v0 >> sl) & 1:
-                say(f"{_who(h, seat)} vaulted the {C.SLOT_NAMES[sl]} slot")
-        dg = int(s["gold"][h]) - int(p["gold"][h])
-        dn = int(s["hand_n"][h]) - int(p["hand_n"][h])
-        if int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h and dn > 0:
-            bought = dn * int(T.card_price)
-        if dg:
-            if bought is not None and dg == -bought:
-                dg = 0      # told with the purchase
-            if dg:
-                say(f"{_who(h, seat)} {'gained' if dg > 0 else 'spent'} {abs(dg)} gold "
-                    f"(now {int(s['gold'][h])})")
-        if h == seat:
-            for c in range(C.MAX_CARDS):
-                dc = int(s["hand"][h, c]) - int(p["hand"][h, c])
-                if dc > 0:
-                    buy = (int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h)
-                    say(f"you {'bought' if buy else 'drew'} {ct.card_names[c]}"
-                        + (f" for {int(T.card_price)} gold" if buy else "")
-                        + (f" (x{dc})" if dc > 1 else "") + f": {card_text(core, c)}")
-                elif dc < 0:
-                    say(f"you played {ct.card_names[c]}" + (f" (x{-dc})" if dc < -1 else ""))
-        else:
-            dn = int(s["hand_n"][h]) - int(p["hand_n"][h])
-            shop = int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h
-            if dn > 0 and shop and int(p["gold"][h]) - int(s["gold"][h]) == dn * int(T.card_price):
-                say(f"player_{h} bought {dn} card{'s' if dn > 1 else ''} for "
-                    f"{dn * int(T.card_price)} gold")
-            elif dn > 0:
-                say(f"player_{h} drew {dn} card{'s' if dn > 1 else ''} "
-                    f"({int(s['hand_n'][h])} in hand)")
-            elif dn < 0:
-                say(f"player_{h} played {-dn} card{'s' if dn < -1 else ''} "
-                    f"({int(s['hand_n'][h])} in hand)")
-        for name, field in (("poisoned", "poison"), ("weakened", "weak"), ("cursed", "curse"),
-                            ("enchanted", "enchant")):
-            was, now = int(p[field][h]), int(s[field][h])
-            if now and not was:
-                extra = (f" ({now} turns, {int(s['poison_dmg'][h])} HP each)" if field == "poison"
-                         else f" ({now:+d} ATK)" if field == "enchant" else f" (-{now} ATK)")
-                say(f"{_who(h, seat)} {'are' if h == seat else 'is'} {name}{extra}")
-            elif was and not now and field != "poison" and field != "weak":
-                say(f"{_who(h, seat)} {'are' if h == seat else 'is'} no longer {name}")
-            elif was and not now and field == "poison" and int(p["poison"][h]) > 1:
-                say(f"{_who(h, seat)} {'are' if h == seat else 'is'} cured of poison")
 
-    # --- offers ---------------------------------------------------------------------------
+def _gear_gold_lines(core, p, s, h, seat, say) -> None:
+    """Seat ``h``'s gear bought, equipped or lost, vaulted slots and gold."""
+    ct, T = core.content, core.T
+    bought = None
+    for sl in range(C.NSLOT):
+        a0, a1 = int(p["equip"][h, sl]), int(s["equip"][h, sl])
+        if a0 == a1:
+            continue
+        if a1 >= 0:
+            price = ""
+            if int(p["offer_kind"]) == C.OF_ARMORY and int(p["offer_seat"]) == h:
+                cost = int(T.item_price[int(T.item_tier[a1])])
+                price = f" for {cost} gold"
+                bought = cost
+            verb = "bought" if price else "equipped"
+            rep = f", replacing {ct.item_names[a0]}" if a0 >= 0 else ""
+            say(f"{_who(h, seat)} {verb} {_item(core, a1)}{price}{rep}")
+        else:
+            say(f"{_who(h, seat)} lost {_item(core, a0)}")
+    v0, v1 = int(p["vault"][h]), int(s["vault"][h])
+    for sl in range(C.NSLOT):
+        if (v1 >> sl) & 1 and not (v0 >> sl) & 1:
+            say(f"{_who(h, seat)} vaulted the {C.SLOT_NAMES[sl]} slot")
+    dg = int(s["gold"][h]) - int(p["gold"][h])
+    dn = int(s["hand_n"][h]) - int(p["hand_n"][h])
+    if int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h and dn > 0:
+        bought = dn * int(T.card_price)
+    if dg:
+        if bought is not None and dg == -bought:
+            dg = 0      # told with the purchase
+        if dg:
+            say(f"{_who(h, seat)} {'gained' if dg > 0 else 'spent'} {abs(dg)} gold "
+                f"(now {int(s['gold'][h])})")
+
+
+def _card_lines(core, p, s, h, seat, say) -> None:
+    """Cards drawn, bought and played by seat ``h`` (by name for ``seat``'s
+    own hand, counts for rivals)."""
+    ct, T = core.content, core.T
+    if h == seat:
+        for c in range(C.MAX_CARDS):
+            dc = int(s["hand"][h, c]) - int(p["hand"][h, c])
+            if dc > 0:
+                buy = (int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h)
+                say(f"you {'bought' if buy else 'drew'} {ct.card_names[c]}"
+                    + (f" for {int(T.card_price)} gold" if buy else "")
+                    + (f" (x{dc})" if dc > 1 else "") + f": {card_text(core, c)}")
+            elif dc < 0:
+                say(f"you played {ct.card_names[c]}" + (f" (x{-dc})" if dc < -1 else ""))
+    else:
+        dn = int(s["hand_n"][h]) - int(p["hand_n"][h])
+        shop = int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h
+        if dn > 0 and shop and int(p["gold"][h]) - int(s["gold"][h]) == dn * int(T.card_price):
+            say(f"player_{h} bought {dn} card{'s' if dn > 1 else ''} for "
+                f"{dn * int(T.card_price)} gold")
+        elif dn > 0:
+            say(f"player_{h} drew {dn} card{'s' if dn > 1 else ''} "
+                f"({int(s['hand_n'][h])} in hand)")
+        elif dn < 0:
+            say(f"player_{h} played {-dn} card{'s' if dn < -1 else ''} "
+                f"({int(s['hand_n'][h])} in hand)")
+
+
+def _status_lines(p, s, h, seat, say) -> None:
+    """Status effects of seat ``h`` gained and lost."""
+    for name, field in (("poisoned", "poison"), ("weakened", "weak"), ("cursed", "curse"),
+                        ("enchanted", "enchant")):
+        was, now = int(p[field][h]), int(s[field][h])
+        if now and not was:
+            extra = (f" ({now} turns, {int(s['poison_dmg'][h])} HP each)" if field == "poison"
+                     else f" ({now:+d} ATK)" if field == "enchant" else f" (-{now} ATK)")
+            say(f"{_who(h, seat)} {'are' if h == seat else 'is'} {name}{extra}")
+        elif was and not now and field != "poison" and field != "weak":
+            say(f"{_who(h, seat)} {'are' if h == seat else 'is'} no longer {name}")
+        elif was and not now and field == "poison" and int(p["poison"][h]) > 1:
+            say(f"{_who(h, seat)} {'are' if h == seat else 'is'} cured of poison")
+
+
+def _offer_end_lines(core, p, s, seat, say) -> None:
+    """An offer put on the table, and the end of the game."""
+    ct = core.content
     ok0, ok1 = int(p["offer_kind"]), int(s["offer_kind"])
     if ok1 != C.OF_NONE and (ok1 != ok0 or int(p["offer_seat"]) != int(s["offer_seat"])):
         h = int(s["offer_seat"])
         if h == seat:
-            out += _offer_lines(core, s)
+            for line in _offer_lines(core, s):
+                say(line)
         else:
             say(f"player_{h} looks at {int(s['offer_n'])} {C.OFFER_NAMES[ok1]} offer(s)")
 
-    # --- the end -------------------------------------------------------------------------------
     if int(s["outcome"]) != C.O_PLAYING and int(p["outcome"]) == C.O_PLAYING:
         w = int(s["winner"])
         if w >= 0:
@@ -414,4 +444,21 @@ def narrate(core, prev, state, seat) -> list:
                 f"and {'win' if w == seat else 'wins'}")
         else:
             say(f"GAME OVER: {C.OUTCOME_NAMES[int(s['outcome'])]}")
+
+
+def narrate(core, prev, state, seat) -> list:
+    """Events between records ``prev`` and ``state``, told to ``seat``."""
+    p, s = prev, state
+    out = []
+    say = out.append
+    _creation_lines(core, p, s, seat, say)
+    fight = _combat_lines(core, p, s, seat, say)
+    _hp_lines(core, p, s, seat, say, fight)
+    _board_lines(core, p, s, seat, say, fight)
+    _movement_lines(core, p, s, seat, say)
+    for h in range(int(s["num_players"])):
+        _gear_gold_lines(core, p, s, h, seat, say)
+        _card_lines(core, p, s, h, seat, say)
+        _status_lines(p, s, h, seat, say)
+    _offer_end_lines(core, p, s, seat, say)
     return out
