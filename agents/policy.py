@@ -2,7 +2,7 @@
 
 Every agent is *batched*: ``agent.act(buf, rows) -> actions`` returns one
 int64 action for each row index in ``rows`` of a
-:class:`~dungeonrl.envs.core._batch.BatchBuffers` (observations, masks and
+:class:`~dungeonrl.envs.core.batch.Batch` (observations, masks and
 game records of all rows are in ``buf``). The evaluator calls it once per
 step for every unfinished game, so a network sees one big batch.
 
@@ -188,9 +188,9 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
     sees the game from the seat to act. Raises
     :class:`ModelSpecError` if the model was trained on another game,
     layout or content (``strict=False``: content changes only warn)."""
-    from ..envs.core._batch import BatchBuffers
+    from ..envs.core.batch import Batch
     agent = make_agent(path, core, deterministic=deterministic, strict=strict)
-    buf = BatchBuffers(core, 1)
+    buf = Batch(core, 1)
     rows = np.zeros(1, np.int64)
 
     def policy(states, mask) -> int:
