@@ -79,7 +79,6 @@ import numpy as np
 from gymnasium import spaces
 
 from ._batch import (
-    MASK_DTYPE,
     action_batch,
     check_legal_batch,
     check_policy,
