@@ -6,9 +6,9 @@ compiled overload: with a dozen array arguments that is a couple of
 microseconds, more than the work of one game step. The batch object
 (:class:`~.batch.Batch`), which calls the kernels once per step on buffers it
 owns, knows the argument types once and for all, so it looks the overload up
-once (:func:`entry_point`, :func:`bind`) and calls its entry point: the compiled function's own wrapper,
-which unboxes the arguments and runs the machine code, the same object the
-dispatcher ends up calling.
+once (:func:`entry_point`, :func:`bind`) and calls its entry point: the
+compiled function's own wrapper, which unboxes the arguments and runs the
+machine code, the same object the dispatcher ends up calling.
 
 If the overload cannot be found (numba matched the call through a type
 conversion, or an unusual numba build), :func:`bind` returns the dispatcher
