@@ -163,7 +163,7 @@ def test_batch_copies_with_its_own_buffers_and_rebinds(how):
 
 def test_batch_without_buffers_runs_on_the_callers_arrays():
     core = fg.make_core()
-    b = Batch(core, None)
+    b = Batch.calls(core)
     st = core.alloc(2)
     b.reset_states(st, np.array([1, 2], np.uint64))
     own = Batch(core, 2)
@@ -172,3 +172,11 @@ def test_batch_without_buffers_runs_on_the_callers_arrays():
     masks = np.zeros_like(own.masks)
     b.mask_states(st, masks)
     assert np.array_equal(masks, own.masks)
+
+
+@pytest.mark.parametrize("n", [None, 0, True, 2.0])
+def test_a_bad_num_envs_is_refused_naming_it(n):
+    with pytest.raises((TypeError, ValueError), match="num_envs"):
+        Batch(fg.make_core(), n)
+    with pytest.raises((TypeError, ValueError), match="num_envs"):
+        DungeonVectorEnv(fg.make_core(), num_envs=n)

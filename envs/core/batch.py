@@ -11,9 +11,9 @@ core methods that delegate here).
 A :class:`Batch` of ``n`` games owns the preallocated buffers (see
 :mod:`._batch` for their shapes and dtypes) and calls the kernels on them
 through their compiled entry points (:mod:`.fastcall`: no numba type
-dispatch per call). Built with ``n=None`` it owns no buffers and only runs
-the kernels on arrays the caller passes (through the numba dispatchers,
-which accept any layout).
+dispatch per call). Built by :meth:`Batch.calls` (:func:`core_batch`) it
+owns no buffers and only runs the kernels on arrays the caller passes
+(through the numba dispatchers, which accept any layout).
 
 Copies and pickles (:class:`~.copying.Copyable`) keep the buffers and look
 the entry points up again.
@@ -96,24 +96,22 @@ def core_batch(core) -> "Batch":
     try:
         b = _SHARED.get(core)
         if b is None:
-            b = _SHARED[core] = Batch(core, None)
+            b = _SHARED[core] = Batch.calls(core)
         return b
     except TypeError:          # a core that cannot be weakly referenced: a fresh one
-        return Batch(core, None)
+        return Batch.calls(core)
 
 
 class Batch(Copyable):
-    """The compiled entry points of one core, and (``n`` given) the
-    preallocated buffers of ``n`` games they run on (see the module doc)."""
+    """The compiled entry points of one core and the preallocated buffers
+    of ``n`` games they run on (``n`` checked by ``check_num_envs``); see
+    the module doc, and :meth:`calls` for a batch without buffers."""
 
     _derived = ("_fns",)    # compiled entry points: looked up again on a copy
 
-    def __init__(self, core, n: int | None):
+    def __init__(self, core, n: int):
         self.core = core
         self._fns = {}
-        if n is None:             # calls on the caller's arrays only
-            self.n = None
-            return
         n = check_num_envs(n)
         spec = core.spec
         self.n = n
@@ -131,6 +129,14 @@ class Batch(Copyable):
         self.illegal = np.zeros(n, np.bool_)
         self.players_out = np.zeros(n, np.int64)   # seat to act, written by the fused step
         self._nump = np.full(n, core.num_players, np.int8)
+
+    @classmethod
+    def calls(cls, core) -> "Batch":
+        """A batch without buffers: the kernel calls on the caller's arrays
+        (``n`` is None). :func:`core_batch` shares one per core."""
+        b = cls.__new__(cls)
+        b.core, b.n, b._fns = core, None, {}
+        return b
 
     def _after_copy(self) -> None:
         super()._after_copy()
