@@ -180,3 +180,19 @@ def test_a_bad_num_envs_is_refused_naming_it(n):
         Batch(fg.make_core(), n)
     with pytest.raises((TypeError, ValueError), match="num_envs"):
         DungeonVectorEnv(fg.make_core(), num_envs=n)
+
+
+def test_the_fused_steps_hot_path_passes_kernel_args_order():
+    """``fused_step`` after its first call passes the arguments inline: the
+    same tuple as ``KERNEL_ARGS["step_autoreset"]``."""
+    b = Batch(fg.make_core(), 2)
+    b.reset(np.arange(2, dtype=np.uint64))
+    b.fused_step()                                       # binds the entry point
+    seen = []
+    b._fns["step_autoreset"] = lambda *a: seen.append(a)
+    b.fused_step()
+    want = batch_mod.KERNEL_ARGS["step_autoreset"](
+        b.core, b.states, b.actions, b.players_out, b.obs, b.masks, b.rewards, b.terminated,
+        b.truncated, b.illegal, b.final_obs, b.final_states)
+    assert len(seen) == 1 and len(seen[0]) == len(want)
+    assert all(x is y for x, y in zip(seen[0], want))

@@ -182,9 +182,17 @@ class Batch(Copyable):
         ``obs`` and its mask to ``masks``. ``obs`` may be a different array on
         every call (the vector env hands its buffers out), so the arguments
         are passed, not bound."""
-        self._call("step_autoreset", self.states, self.actions, self.players_out, self.obs,
-                   self.masks, self.rewards, self.terminated, self.truncated, self.illegal,
-                   self.final_obs, self.final_states)
+        fn = self._fns.get("step_autoreset")
+        if fn is None:      # first call: look the entry point up through KERNEL_ARGS
+            self._call("step_autoreset", self.states, self.actions, self.players_out,
+                       self.obs, self.masks, self.rewards, self.terminated, self.truncated,
+                       self.illegal, self.final_obs, self.final_states)
+            return
+        # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
+        # builder per call; tests/test_batch.py checks the two agree)
+        fn(self.states, self.core.TR, self.actions, self.players_out, self.obs, self.masks,
+           self.rewards, self.terminated, self.truncated, self.illegal, self.final_obs,
+           self.final_states)
 
     step_autoreset = fused_step     # the name agents and benchmarks used first
 
