@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..envs.core.batch import core_batch
 from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dcc_unstoppable import consts as C
@@ -69,7 +70,7 @@ def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> 
         rng_seed(prng[i], np.uint64(policy_seed), np.uint64(seeds[i]))
     returns = np.zeros((n, core.kernels.MAX_SEATS), np.float32)
     length = np.zeros(n, np.int64)
-    core.kernels.play_rows(states, core.TR, codes, prng, returns, length)
+    core_batch(core).play_whole(states, codes, prng, returns, length)
     stats = episode_stats(core, states, np.arange(n), returns[:, 0])
     stats["return"] = returns[:, 0].astype(np.float64)
     stats["length"] = length

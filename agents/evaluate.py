@@ -62,7 +62,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core._batch import BatchBuffers, resolve_core
+from ..envs.core.batch import Batch
+from ..envs.core._batch import resolve_core
 from ..registry import get_spec
 from .options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
@@ -125,7 +126,7 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
 def _play_batched(agent, core, seeds: np.ndarray, hooks):
     """Every game to its end, all rows stepped together (no autoreset)."""
     n = len(seeds)
-    buf = BatchBuffers(core, n)
+    buf = Batch(core, n)
     buf.reset(seeds)
     over = np.zeros(n, np.bool_)
     ret = np.zeros(n, np.float64)

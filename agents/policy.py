@@ -2,7 +2,7 @@
 
 Every agent is *batched*: ``agent.act(buf, rows) -> actions`` returns one
 int64 action for each row index in ``rows`` of a
-:class:`~dungeonrl.envs.core._batch.BatchBuffers` (observations, masks and
+:class:`~dungeonrl.envs.core.batch.Batch` (observations, masks and
 game records of all rows are in ``buf``). The evaluator calls it once per
 step for every unfinished game, so a network sees one big batch.
 
@@ -27,8 +27,8 @@ import os
 
 import numpy as np
 
+from ..envs.core.batch import Batch
 from .games import hooks_for
-from ..envs.core._batch import BatchBuffers
 from .modelspec import (RLLIB_DEFAULT_MODULE, SB3_META_NAME, ModelSpecError,  # noqa: F401
                         check_model_spec, load_sb3_model, model_kind, read_checkpoint_spec,
                         read_sb3_spec)
@@ -208,7 +208,7 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
     :class:`ModelSpecError` if the model was trained on another game,
     layout or content (``strict=False``: content changes only warn)."""
     agent = make_agent(path, core, deterministic=deterministic, strict=strict)
-    buf = BatchBuffers(core, 1)
+    buf = Batch(core, 1)
     rows = np.zeros(1, np.int64)
 
     def policy(states, mask) -> int:

@@ -5,9 +5,9 @@ preallocated rollout storage (masks included), an explicit GAE loop and the
 usual diagnostics (``approx_kl``, ``clipfrac``, ``explained_variance``,
 ``entropy``, ``sps``). What makes it fast is the environment side: there is
 no per-env Python anywhere in the loop. The game is a batch of ``num_envs``
-records stepped by the core's fused ``step_autoreset`` kernel (step, keep the
-final observation, reset finished games in place, observe, mask) on the
-preallocated numpy buffers of :class:`~dungeonrl.envs.core._batch.BatchBuffers`,
+records stepped by the fused autoreset step of a
+:class:`~dungeonrl.envs.core.batch.Batch` (step, keep the final observation,
+reset finished games in place, observe, mask) on its preallocated numpy buffers,
 and the network reads those buffers through ``torch.from_numpy`` views.
 
 One iteration::
@@ -62,8 +62,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ..envs.core.batch import Batch
 from .. import __version__
-from ..envs.core._batch import BatchBuffers, draw_seeds, require_single_agent, resolve_core
+from ..envs.core._batch import draw_seeds, require_single_agent, resolve_core
 from .games import hooks_for
 from .modelspec import FIELD_TYPES, ModelSpecError, _check_types, check_model_spec, model_spec
 
@@ -250,7 +251,7 @@ class SingleAgentGame:
         self.core = core
         self.spec = core.spec
         self.num_envs = int(num_envs)
-        self.buf = BatchBuffers(core, self.num_envs)
+        self.buf = Batch(core, self.num_envs)
         b = self.buf
         self.obs, self.masks, self.actions = b.obs, b.masks, b.actions
         self.reward = b.rewards[:, 0]          # a view: seat 0 is the agent
@@ -261,7 +262,7 @@ class SingleAgentGame:
         self.buf.reset(seeds)
 
     def step(self) -> None:
-        self.buf.step_autoreset()
+        self.buf.fused_step()
 
 
 # --- training ------------------------------------------------------------------------

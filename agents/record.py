@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core._batch import BatchBuffers, seed_batch
+from ..envs.core.batch import Batch
+from ..envs.core._batch import seed_batch
 from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import option, positive_int
@@ -91,7 +92,7 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
         raise ValueError(f"scale must be in 0.05..4, got {scale!r}")
     core = _make_core(game, players, core_kwargs)
     pol = make_agent(agent, core, seed=int(seed))
-    buf = BatchBuffers(core, 1)
+    buf = Batch(core, 1)
     rows = np.zeros(1, np.int64)
     buf.reset(seed_batch(int(seed), 1))
     multi = core.num_players > 1

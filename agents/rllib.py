@@ -100,8 +100,8 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..envs.core.batch import Batch
 from ..envs.core._batch import (
-    BatchBuffers,
     action_batch,
     check_legal_batch,
     check_policy,
@@ -266,7 +266,7 @@ class RLlibVectorEnv(VectorEnv):
                              f"{core.num_players} seats (use its MultiAgentEnv)")
         self.hooks = hooks_for(core.spec.name)
         self.illegal_action = check_policy(illegal_action)
-        self.buf = BatchBuffers(core, num_envs)
+        self.buf = Batch(core, num_envs)
         self.num_envs = self.buf.n
         self.single_observation_space, self.single_action_space = rllib_spaces(core.spec)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -309,7 +309,7 @@ class RLlibVectorEnv(VectorEnv):
             buf.actions[pend] = np.argmax(keep_masks, axis=1)   # any legal action
         if self.illegal_action == "raise":
             check_legal_batch(self.core, buf.states, buf.actions, buf.masks)
-        buf.step_autoreset()
+        buf.fused_step()
         reward = buf.rewards[:, 0].copy()
         terminated = buf.terminated.copy()
         truncated = buf.truncated.copy()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..envs.core.batch import core_batch
 from ..envs.core.kernel.rng import rng_seed
 
 #: the scripted-policy seat code of the engine's generated loops
@@ -47,14 +48,13 @@ class ScriptedAdvance:
     __slots__ = ("core",)
 
     def __init__(self, core):
-        if not hasattr(core.kernels, "advance_scripted"):
+        if not core_batch(core).has_scripted_advance():
             raise ValueError(f"{core.spec.name} has no advance_scripted kernel")
         self.core = core
 
     def __call__(self, states, rows, learner, codes, prng, returns, terminated, truncated):
-        core = self.core
-        core.kernels.advance_scripted(states, core.TR, np.ascontiguousarray(rows, np.int64),
-                                      learner, codes, prng, returns, terminated, truncated)
+        core_batch(self.core).scripted_advance(states, rows, learner, codes, prng, returns,
+                                         terminated, truncated)
 
 
 def scripted_advance(core) -> ScriptedAdvance:

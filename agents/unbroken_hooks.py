@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from ..envs.unbroken import consts as C
 from .games import GameHooks
-from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games, policy_rows
+from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:
@@ -32,8 +32,7 @@ class Heuristic:
         out = np.empty(len(rows), np.int64)
         if len(self.prng) < len(buf.states):      # unused by this policy (no ties)
             self.prng = np.zeros((len(buf.states), 2), np.uint64)
-        policy_rows(buf.states, self.core.TR, np.ascontiguousarray(rows, np.int64),
-                    self.prng, out)
+        self.core.policy_rows(buf.states, rows, self.prng, out)
         return out
 
 

@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from ..envs.core.batch import core_batch
 from ..agents.metrics import wilson
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dcc_unstoppable import consts as C
@@ -51,7 +52,7 @@ def play_cell(games: int, floor: int, difficulty: str, players: int, policy: str
     returns = np.zeros((games, K.MAX_SEATS), np.float32)
     length = np.zeros(games, np.int64)
     t0 = time.perf_counter()
-    K.play_rows(states, core.TR, codes, prng, returns, length)
+    core_batch(core).play_whole(states, codes, prng, returns, length)
     dt = time.perf_counter() - t0
     out = states["outcome"]
     wins = int((out == C.O_WIN).sum())

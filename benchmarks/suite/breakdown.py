@@ -140,8 +140,8 @@ class _Timer:
 def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict:
     """Microseconds per env-step of each part of an unfused batched step
     (rules, reset of finished rows, mask, encoder, policy) at ``n`` envs."""
-    from ...envs.core._batch import BatchBuffers
-    buf = BatchBuffers(core, n)
+    from ...envs.core.batch import Batch
+    buf = Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64) + np.uint64(seed))
     rows = np.arange(n)
     where = f"layer profile ({core.spec.name})"
@@ -247,14 +247,14 @@ def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: i
     """Every row of :data:`PARTS` (but the limit) for one configuration."""
     from types import SimpleNamespace
 
-    from ...envs.core._batch import BatchBuffers
+    from ...envs.core.batch import Batch
     core = make_core(spec, players)
     out: dict[str, Any] = {"game": spec.name, "players": players, "num_envs": n}
     out.update(unfused_parts(core, n, min_time, sampler, seed))
     s = SimpleNamespace(min_time=min_time, kernel_envs=n, seed=seed)
     out.update(paired_layers(spec, core, n, s, sampler, out["policy_batch_us"]))
     # dispatch: a one-env call minus the per-env work of a batched call
-    one = BatchBuffers(core, 1)
+    one = Batch(core, 1)
     one.reset(np.array([seed], np.uint64))
     call_us = per_call_us(lambda: core.legal_mask(one.states, one.masks), 1, min_time)
     out["dispatch_us"] = max(0.0, call_us - out["mask_us"])
@@ -265,7 +265,7 @@ def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: i
 def _python_api(spec, players: int, core, min_time: float, sampler, seed: int) -> dict:
     """The Python API step, a one-env ``step_observe`` call and the policy
     of one env, per step; the adapter is what remains."""
-    from ...envs.core._batch import BatchBuffers
+    from ...envs.core.batch import Batch
     if spec.multi_agent:
         env = aec_factory(spec)(num_players=players)
         run = aec_loop(env, sampler, f"layer profile AEC ({spec.name})", seed, check_info=True)
@@ -277,7 +277,7 @@ def _python_api(spec, players: int, core, min_time: float, sampler, seed: int) -
     fig = measure(run, 3, min_time)
     env.close()
     single = _rate_us(fig)
-    one = BatchBuffers(core, 1)
+    one = Batch(core, 1)
     one.reset(np.array([seed], np.uint64))
     step_us, policy_us = _one_env_step(core, one, min_time, sampler, seed)
     out = {"single_us": single, "one_env_call_us": step_us, "policy_one_us": policy_us,

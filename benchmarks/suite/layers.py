@@ -90,8 +90,8 @@ def batch_loop(core, num_envs: int, settings: Settings, sampler):
     """``run(k)``: the core's fused ``step_autoreset`` on preallocated
     buffers, actions sampled from the masks in numpy (the adapter-free
     batched path)."""
-    from ...envs.core._batch import BatchBuffers
-    buf = BatchBuffers(core, num_envs)
+    from ...envs.core.batch import Batch
+    buf = Batch(core, num_envs)
     buf.reset(np.arange(num_envs, dtype=np.uint64) + np.uint64(settings.seed))
     where = f"batch ({core.spec.name}, {num_envs} envs)"
 
@@ -100,7 +100,7 @@ def batch_loop(core, num_envs: int, settings: Settings, sampler):
         for _ in range(k):
             sampler.batch(masks, actions)
             check_batch(masks, actions, where)
-            buf.step_autoreset()
+            buf.fused_step()
             if buf.illegal.any():
                 raise IllegalActionInBenchmark(f"{where}: the core flagged an illegal action")
         return k * num_envs

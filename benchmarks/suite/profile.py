@@ -47,15 +47,15 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
     step (observation encoding, mask, sampling, legality check, the copies
     the adapter returns) at the reference batch size, and cProfile tables of
     the Python paths."""
-    from ...envs.core._batch import BatchBuffers
+    from ...envs.core.batch import Batch
     n = min(REF_ENVS, max(settings.num_envs))
     mt = max(0.02, min(0.3, settings.min_time / 3))
-    buf = BatchBuffers(core, n)
+    buf = Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64))
     for _ in range(20):                      # move off the opening positions
         sampler.batch(buf.masks, buf.actions)
         check_batch(buf.masks, buf.actions, "profile")
-        buf.step_autoreset()
+        buf.fused_step()
     out: dict[str, Any] = {"num_envs": n}
     parts = {
         "observe_us": lambda: core.observe(buf.states, buf.players, buf.obs),
@@ -70,7 +70,7 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
     out["per_env_step"] = {k: per_call_us(f, n, mt) for k, f in parts.items()}
     # one env per call: what the single env pays per kernel call (numba's
     # dispatch of structured-array arguments included)
-    one = BatchBuffers(core, 1)
+    one = Batch(core, 1)
     one.reset(np.arange(1, dtype=np.uint64))
     out["per_call_1env"] = {
         "observe_us": per_call_us(lambda: core.observe(one.states, one.players, one.obs), 1, mt),

@@ -64,7 +64,8 @@ import json, resource, sys
 import numpy as np
 import dungeonrl
 from dungeonrl.registry import get_spec
-from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
+from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.envs.core.batch import Batch
 name, players, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 try:
     spec = get_spec(name)
@@ -98,10 +99,10 @@ def first_legal(masks):
         raise SystemExit("illegal action in the memory probe")
     return a.astype(np.int64)
 
-small = BatchBuffers(resolve_core(spec, dict(kw)), 2)   # load the kernels first
+small = Batch(resolve_core(spec, dict(kw)), 2)   # load the kernels first
 small.reset(np.arange(2, dtype=np.uint64))
 small.actions[:] = first_legal(small.masks)
-small.step_autoreset()
+small.fused_step()
 before_peak = peak_mb()
 before = rss_mb()
 if not spec.multi_agent:
@@ -111,11 +112,11 @@ if not spec.multi_agent:
     for _ in range(3):
         _, _, _, _, infos = env.step(first_legal(infos["action_mask"]))
 else:
-    buf = BatchBuffers(resolve_core(spec, dict(kw)), n)
+    buf = Batch(resolve_core(spec, dict(kw)), n)
     buf.reset(np.arange(n, dtype=np.uint64))
     for _ in range(3):
         buf.actions[:] = first_legal(buf.masks)
-        buf.step_autoreset()
+        buf.fused_step()
 print(json.dumps({"peak_rss_mb": peak_mb(), "rss_before_mb": before,
                   "peak_before_mb": before_peak, "rss_after_mb": rss_mb(),
                   "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -176,8 +177,8 @@ def bench_start(spec, settings: Settings) -> dict:
 
 
 def buffer_bytes_per_env(core) -> dict:
-    from ...envs.core._batch import BatchBuffers
-    buf = BatchBuffers(core, 1)
+    from ...envs.core.batch import Batch
+    buf = Batch(core, 1)
     arrays = {k: v for k, v in vars(buf).items() if isinstance(v, np.ndarray)}
     return {"state_bytes": int(core.state_dtype.itemsize),
             "buffer_bytes_per_env": int(sum(a.nbytes for a in arrays.values())),

@@ -1,5 +1,6 @@
-"""Machinery shared by every adapter: core lookup, action validation and the
-preallocated batch buffers that the core's kernels read and write.
+"""Machinery shared by every adapter: core lookup, action validation, seeds
+and episode bookkeeping. The preallocated batch buffers and the kernel calls
+belong to :class:`~.batch.Batch` (``BatchBuffers`` here is the same class).
 
 Buffer dtypes (what every core's kernels receive):
 
@@ -25,11 +26,9 @@ import numbers
 
 import numpy as np
 
-from .copying import Copyable
 from .errors import IllegalActionError, InvalidActionError
-from .kernel.fastcall import entry_point
 from .spec import GameCore, GameSpec
-from .validate import check_num_envs, check_seed, check_seed_list
+from .validate import check_seed, check_seed_list
 
 ILLEGAL_POLICIES = ("penalize", "raise")
 MASK_DTYPE = np.int8
@@ -179,110 +178,12 @@ def _is_seed_scalar(seed) -> bool:
     return not (isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) == 1)
 
 
-class BatchBuffers(Copyable):
-    """The preallocated arrays of a batch of ``n`` games (see module doc)."""
-
-    _derived = ("_fns",)    # compiled entry points: looked up again on a copy
-
-    def __init__(self, core: GameCore, n: int):
-        n = check_num_envs(n)
-        spec = core.spec
-        self.core = core
-        self.n = n
-        self.states = core.alloc(n)
-        self.actions = np.zeros(n, np.int64)
-        self.players = np.zeros(n, np.int64)
-        self.seeds = np.zeros(n, np.uint64)
-        self.obs = np.zeros((n, spec.obs_size), np.float32)
-        self.final_obs = np.zeros((n, spec.obs_size), np.float32)
-        self.final_states = core.alloc(n)
-        self.masks = np.zeros((n, spec.num_actions), MASK_DTYPE)
-        self.rewards = np.zeros((n, core.num_players), np.float32)
-        self.terminated = np.zeros(n, np.bool_)
-        self.truncated = np.zeros(n, np.bool_)
-        self.illegal = np.zeros(n, np.bool_)
-
-        self._bind()
-
-    def _bind(self) -> None:
-        """Prepare the compiled entry points of the core's generated kernels
-        (:mod:`.fastcall`): every call after the first skips numba's type
-        dispatch and the core's argument conversions. Each kernel is looked
-        up on its first use, so a single env never loads the vector env's
-        kernel from the cache. Cores without generated kernels keep the
-        :class:`GameCore` calls."""
-        core = self.core
-        k = getattr(core, "kernels", None)
-        self.fast = k is not None and all(
-            hasattr(k, f) for f in ("reset_batch", "mask_batch", "observe_batch",
-                                    "step_observe", "step_autoreset"))
-        self._fns = {}
-        if self.fast:
-            self.players_out = np.zeros(self.n, np.int64)   # seat to act, written by the kernel
-            self._nump = np.full(self.n, core.num_players, np.int8)
-
-    def _after_copy(self) -> None:
-        super()._after_copy()
-        self._fns = {}
-
-    def _call(self, name: str, *args) -> None:
-        fn = self._fns.get(name)
-        if fn is None:
-            fn = self._fns[name] = entry_point(getattr(self.core.kernels, name), args)
-        fn(*args)
-
-    def reset(self, seeds: np.ndarray) -> None:
-        """Start a new game in every row, then observe and mask."""
-        self.seeds[:] = seeds
-        if self.fast:
-            core = self.core
-            self._call("reset_batch", self.states, core.TR, self.seeds, self._nump,
-                       core.max_steps, core.auto_advance, core.reward_mode, core.cfg)
-        else:
-            self.core.reset(self.states, self.seeds)
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Recompute the masks and observations from the states."""
-        if self.fast:
-            TR = self.core.TR
-            self._call("mask_batch", self.states, TR, self.masks)
-            self._call("observe_batch", self.states, TR, self.players, self.obs)
-            return
-        self.core.legal_mask(self.states, self.masks)
-        self.core.observe(self.states, self.players, self.obs)
-
-    def step(self) -> None:
-        """``core.step`` with ``self.actions``, then observe and mask (no
-        autoreset: the single env's path)."""
-        if self.fast:
-            self._call("step_observe", self.states, self.core.TR, self.actions, self.players,
-                       self.obs, self.masks, self.rewards, self.terminated, self.truncated,
-                       self.illegal)
-            return
-        self.core.step_observe(self.states, self.actions, self.players, self.obs, self.masks,
-                               self.rewards, self.terminated, self.truncated, self.illegal)
-
-    def step_autoreset(self) -> None:
-        """The fused hot-loop kernel (the vector envs' path). ``self.obs`` may
-        be a different array on every call (the vector env hands its buffers
-        out), so the arguments are passed, not bound."""
-        if self.fast:
-            self._call("step_autoreset", self.states, self.core.TR, self.actions,
-                       self.players_out, self.obs, self.masks, self.rewards, self.terminated,
-                       self.truncated, self.illegal, self.final_obs, self.final_states)
-            return
-        self.core.step_autoreset(self.states, self.actions, self.obs, self.masks,
-                                 self.rewards, self.terminated, self.truncated,
-                                 self.illegal, self.final_obs, self.final_states)
-
-
 class EpisodeTracker:
     """Per-row episode return and length, and the final ``episode_info`` of
     rows that finished in a fused autoreset step (read from the final
     records the kernel copies into ``final_states`` before resetting)."""
 
-    def __init__(self, buf: BatchBuffers, episode_info: bool):
+    def __init__(self, buf, episode_info: bool):
         self.buf = buf
         self.episode_info = bool(episode_info)
         self.returns = np.zeros(buf.n, np.float64)
@@ -291,9 +192,6 @@ class EpisodeTracker:
     def clear(self) -> None:
         self.returns[:] = 0.0
         self.lengths[:] = 0
-
-    def before_step(self) -> None:
-        """Nothing to do: kept so adapters have one hook before the kernel."""
 
     def after_step(self, reward: np.ndarray, done_idx: np.ndarray) -> list:
         """Update the counters; return one info dict per row of ``done_idx``
@@ -354,3 +252,10 @@ def scatter_columns(cols: dict, rows: np.ndarray, n: int) -> dict:
         flag[rs] = True
         out[key], out[f"_{key}"] = arr, flag
     return out
+
+
+def __getattr__(name: str):
+    if name == "BatchBuffers":          # the batch object's first name
+        from .batch import Batch
+        return Batch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.batch import core_batch
 from ..core.errors import CorruptStateError, SnapshotError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
@@ -139,9 +140,7 @@ class DCCCore(KernelCore):
         opt = options["campaign"]
         if not isinstance(opt, CampaignOption):
             opt = self.check_campaign_option(opt)
-        self.kernels.reset_batch(states, self.TR, np.ascontiguousarray(states["seed"]),
-                                 np.ascontiguousarray(states["num_players"]), self.max_steps,
-                                 self.auto_advance, self.reward_mode, opt.cfg)
+        core_batch(self).reset_states(states, states["seed"], states["num_players"], cfg=opt.cfg)
         if len(states):
             try:
                 self.check_state(states[0])

@@ -88,23 +88,12 @@ def test_batch_equals_aec_game_by_game(players):
     assert ended == {3: 7, 0: CAP - 1, 1: CAP - 1, 2: CAP - 1}
 
 
-class _GenericCore(DungeonCrawlerCore):
-    """The same rules behind a fused kernel without the ``players`` output:
-    the batched env must then find the seat to act and observe itself."""
-
-    def step_autoreset(self, states, actions, obs, masks, rewards, terminated, truncated,
-                       illegal, final_obs, final_states):
-        super().step_autoreset(states, actions, obs, masks, rewards, terminated, truncated,
-                               illegal, final_obs, final_states)
-        obs[:] = -7.0          # a kernel that observes from another seat: must be ignored
-
-
 @pytest.mark.parametrize("observe", ["all", "actor"])
-def test_generic_path_equals_fast_path_and_actor_mode(observe):
+def test_ready_core_and_actor_mode_equal_the_all_seats_env(observe):
     N = 5
     fast = BatchedMultiAgentEnv("dungeon_crawler", N, num_players=3, max_steps=30)
-    other = BatchedMultiAgentEnv(_GenericCore(num_players=3, max_steps=30), N, observe=observe)
-    assert other._kernel_players is False and fast._kernel_players is True
+    other = BatchedMultiAgentEnv(DungeonCrawlerCore(num_players=3, max_steps=30), N,
+                                 observe=observe)
     o1, i1 = fast.reset(seed=9)
     o2, i2 = other.reset(seed=9)
     rng = np.random.default_rng(4)

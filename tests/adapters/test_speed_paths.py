@@ -28,7 +28,6 @@ def test_entry_point_is_compiled_overload_and_agrees():
     from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
     core = resolve_core("unbroken", {})
     buf = BatchBuffers(core, 3)
-    assert buf.fast
     buf.reset(np.array([5, 6, 7], np.uint64))
     args = (buf.states, core.TR, buf.players, buf.obs)
     fn = entry_point(core.kernels.observe_batch, args)

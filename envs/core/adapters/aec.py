@@ -61,9 +61,9 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
+from ..batch import Batch
 from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
-from ..kernel.fastcall import bind
 from .multi import global_state_space, observe_seats
 from ..snapshot import Snapshot
 from ..spec import check_unknown_reset_options
@@ -123,16 +123,19 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
         self.state_space = global_state_space(spec, n)
         self._seat_obs = np.zeros((1, n, spec.obs_size), np.float32)
-        self._states = self.core.alloc(1)
-        self._rew = np.zeros((1, n), np.float32)
-        self._te = np.zeros(1, np.bool_)
-        self._tr = np.zeros(1, np.bool_)
-        self._il = np.zeros(1, np.bool_)
-        self._obs = np.zeros((1, spec.obs_size), np.float32)
-        self._players = np.zeros(1, np.int64)
-        self._mask = np.zeros((1, spec.num_actions), MASK_DTYPE)
+        # the kernels' one-row buffers: the batch's, under this env's names
+        b = self.batch = Batch(self.core, 1)
+        self._states, self._rew, self._obs, self._mask = b.states, b.rewards, b.obs, b.masks
+        self._te, self._tr, self._il = b.terminated, b.truncated, b.illegal
+        self._act = b.actions
+        self._players = b.players_out      # the seat to act, written by the step
+        self._seat_arg = b.players         # the seat observe() asks about
+        self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
         self._num_actions = int(spec.num_actions)
-        self._fast = None           # kernels bound on the first reset (see _bind_kernels)
+        # the batch's calls, bound to the buffers: on the first reset (the
+        # step's on the first step), again on a copy
+        self._step_call = self._observe_call = self._mask_call = None
+        # the seat whose observation and mask are in _obs / _mask (-1: none)
         self._cached_seat = -1
         self._started = False
         self._done = False
@@ -160,9 +163,9 @@ class DungeonAECEnv(Copyable, AECEnv):
             seeds = seed_batch(seed, 1)
         else:
             seeds = draw_seeds(self.np_random, 1)
-        if self._fast is None:
+        if self._observe_call is None:
             self._bind_kernels()
-        self.core.reset(self._states, seeds)
+        self.batch.reset_states(self._states, seeds)
         if opts:
             self.core.apply_reset_options(self._states, opts)
         self._started = True
@@ -179,47 +182,34 @@ class DungeonAECEnv(Copyable, AECEnv):
         self._fill_cache()
 
     def _bind_kernels(self) -> None:
-        """The fused kernels of a :class:`KernelCore`, bound to this env's
-        buffers and called through their compiled entry points (no numba type
-        dispatch per call): one call steps the game and writes the next
-        seat's observation and mask. Other cores take the generic path."""
-        kernels = getattr(self.core, "kernels", None)
-        self._fast = kernels is not None and hasattr(kernels, "step_autoreset")
-        # the seat whose observation and mask are in _obs / _mask (-1: none)
+        """The batch's observe and mask calls bound to this env's buffers
+        (no numba type dispatch per call); the step's is bound on the first
+        step (one call steps the game and writes the next seat's
+        observation and mask)."""
+        b = self.batch
         self._cached_seat = -1
-        if not self._fast:
-            return
-        spec = self.game_spec
-        self._act = np.zeros(1, np.int64)
-        self._final_obs = np.zeros((1, spec.obs_size), np.float32)
-        self._final_states = self.core.alloc(1)
-        TR = self.core.TR
-        self._step_call = None       # bound on the first step: loaded from the cache then
-        self._seat_arg = np.zeros(1, np.int64)
-        self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
-        self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
-                                  self._seat_obs1)
-        self._mask_call = bind(kernels.mask_batch, self._states, TR, self._mask)
+        self._step_call = None
+        self._observe_call = b.bound_observe(self._seat_arg, self._seat_obs1)
+        self._mask_call = b.bound_mask()
 
     def _clone_shared(self) -> tuple:
         # a clone for search shares the spaces (and their sample generators)
         return (self.observation_spaces, self.action_spaces, self.state_space, self.metadata)
 
     def _after_copy(self) -> None:
-        """Bind the copy's kernels to its own buffers (the step kernel on its
-        first step, as after ``_bind_kernels``)."""
+        """Bind the copy's calls to its own buffers (the step's on its first
+        step, as after ``_bind_kernels``)."""
         super()._after_copy()
-        if self._fast:
-            kernels, TR = self.core.kernels, self.core.TR
-            self._step_call = None
-            self._observe_call = bind(kernels.observe_batch, self._states, TR, self._seat_arg,
-                                      self._seat_obs1)
-            self._mask_call = bind(kernels.mask_batch, self._states, TR, self._mask)
+        self._step_call = self._observe_call = self._mask_call = None
+        if self._started:
+            seat = self._cached_seat
+            self._bind_kernels()
+            self._cached_seat = seat
 
     def _fill_cache(self) -> None:
         """Observation and mask of the seat to act (after reset / set_state)."""
         self._cached_seat = -1
-        if self._done or not self._fast:
+        if self._done:
             return
         seat = self._to_play()
         self._seat_arg[0] = seat
@@ -234,18 +224,10 @@ class DungeonAECEnv(Copyable, AECEnv):
         seat = self._seat[agent]
         if seat == self._cached_seat:      # the seat to act: written by the last step
             return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].copy()}
-        if self._fast:
-            self._seat_arg[0] = seat
-            self._observe_call()
-            obs = self._seat_obs1[0].copy()
-        else:
-            self._players[0] = seat
-            self.core.observe(self._states, self._players, self._obs)
-            obs = self._obs[0].copy()
+        self._seat_arg[0] = seat
+        self._observe_call()
+        obs = self._seat_obs1[0].copy()
         mask = np.zeros(self._num_actions, MASK_DTYPE)
-        if not self._done and not self._fast and seat == self._to_play():
-            self.core.legal_mask(self._states, self._mask)
-            mask[:] = self._mask[0]
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -274,19 +256,13 @@ class DungeonAECEnv(Copyable, AECEnv):
             raise InvalidActionError(f"{agent} must act; None is only for finished agents")
         else:
             a = action_index(action, self._num_actions)
-        if not self._fast:
-            self._step_generic(agent, a)
-            return
         # _mask holds the acting seat's mask (written by the previous call)
         if self.illegal_action == "raise" and not self._mask[0, a]:
             raise IllegalActionError(
                 illegal_message(self.core, self._states[0], a, self._mask[0]))
         self._act[0] = a
         if self._step_call is None:
-            self._step_call = bind(self.core.kernels.step_autoreset, self._states, self.core.TR,
-                                   self._act, self._players, self._obs, self._mask, self._rew,
-                                   self._te, self._tr, self._il, self._final_obs,
-                                   self._final_states)
+            self._step_call = self.batch.bound_fused_step()
         self._step_call()          # step + next seat + its observation and mask
         self._step_count += 1
         rew = self._rew[0].tolist()
@@ -299,33 +275,13 @@ class DungeonAECEnv(Copyable, AECEnv):
             cum[name] += r
         if self._te[0] or self._tr[0]:
             # the kernel restarted the game in place: put the finished record back
-            self._states[0] = self._final_states[0]
+            self._states[0] = self.batch.final_states[0]
             self._cached_seat = -1
             self._finish()
         else:
             seat = int(self._players[0])
             self._cached_seat = seat
             self.agent_selection = self.possible_agents[seat]
-        if self.render_mode == "human":
-            self.render()
-
-    def _step_generic(self, agent, a: int) -> None:
-        """The step of a core without generated kernels."""
-        self.core.legal_mask(self._states, self._mask)
-        if self.illegal_action == "raise" and not self._mask[0, a]:
-            raise IllegalActionError(
-                illegal_message(self.core, self._states[0], a, self._mask[0]))
-        self._cumulative_rewards[agent] = 0.0
-        self.core.step(self._states, np.array([a], np.int64), self._rew, self._te, self._tr,
-                       self._il)
-        self._step_count += 1
-        for a_name in self.agents:
-            self.rewards[a_name] = float(self._rew[0, self._seat[a_name]])
-        self._accumulate_rewards()
-        if self._te[0] or self._tr[0]:
-            self._finish()
-        else:
-            self._select()
         if self.render_mode == "human":
             self.render()
 
@@ -394,7 +350,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         step_count, _, done = snapshot_fields(snapshot)   # all checks before any change
         self.core.check_state(record[0])
         done = done or bool(self.core.is_over(record[0]))
-        if self._fast is None:
+        if self._observe_call is None:
             self._bind_kernels()
         self._states[:] = record
         self._started = True

@@ -17,7 +17,6 @@ from gymnasium import spaces
 
 from .._batch import (
     MASK_DTYPE,
-    BatchBuffers,
     action_index,
     check_policy,
     draw_seeds,
@@ -26,9 +25,9 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
+from ..batch import Batch
 from ..copying import Copyable
 from ..errors import IllegalActionError, ResetNeededError, SnapshotError
-from ..kernel.fastcall import bind
 from ..snapshot import Snapshot
 from ..spec import check_unknown_reset_options
 from ..validate import check_flag, check_seed, snapshot_fields
@@ -189,7 +188,7 @@ class DungeonEnv(Copyable, gym.Env):
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = observation_spaces(spec, self.dict_obs)
-        self._buf = buf = BatchBuffers(self.core, 1)
+        self._buf = buf = Batch(self.core, 1)
         self._num_actions = int(spec.num_actions)
         # row views, and the fused kernel bound to the buffers (see _bind_step)
         self._obs_row, self._mask_row = buf.obs[0], buf.masks[0]
@@ -251,17 +250,10 @@ class DungeonEnv(Copyable, gym.Env):
         return self._observation(), reward, terminated, truncated, info
 
     def _bind_step(self) -> None:
-        """``self._step_call()``: the core's ``step_observe`` on the one-row
-        buffers (observer seat 0), through the kernel's compiled entry point
-        when the core has generated kernels (no numba type dispatch per step)."""
-        buf = self._buf
-        kernels = getattr(self.core, "kernels", None)
-        if kernels is not None and hasattr(kernels, "step_observe"):
-            self._step_call = bind(kernels.step_observe, buf.states, self.core.TR, buf.actions,
-                                   buf.players, buf.obs, buf.masks, buf.rewards,
-                                   buf.terminated, buf.truncated, buf.illegal)
-        else:
-            self._step_call = buf.step
+        """``self._step_call()``: the batch's step (step, observation of seat
+        0 and mask) bound to the one-row buffers (no numba type dispatch per
+        step)."""
+        self._step_call = self._buf.bound_step()
 
     def _clone_shared(self) -> tuple:
         # a clone for search shares the spaces (and their sample generator)

@@ -74,13 +74,11 @@ Example::
 """
 from __future__ import annotations
 
-import inspect
 
 import numpy as np
 from gymnasium import spaces
 
 from .._batch import (
-    MASK_DTYPE,
     action_batch,
     check_legal_batch,
     check_policy,
@@ -88,6 +86,7 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
+from ..batch import Batch, core_batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options
@@ -100,13 +99,13 @@ OBSERVE_MODES = ("all", "actor")
 def observe_seats(core, states: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Write every seat's observation of every row into ``out`` (float32
     ``(n, P, obs_size)``, P = ``out.shape[1]``): ``out[i, p]`` is row ``i``
-    seen from seat ``p``. One ``core.observe`` call per seat."""
+    seen from seat ``p``. One observation kernel call per seat."""
     n, P, O = out.shape
     seat = np.empty(n, np.int64)
     tmp = np.empty((n, O), np.float32)
     for p in range(P):
         seat[:] = p
-        core.observe(states, seat, tmp)
+        core_batch(core).observe_states(states, seat, tmp)
         out[:, p] = tmp
     return out
 
@@ -161,25 +160,16 @@ class BatchedMultiAgentEnv(Copyable):
         self.single_action_space = spaces.Discrete(A)
         self.state_space = global_state_space(spec, P)
         self.np_random = np.random.default_rng()
-        # the kernel's buffers
-        self.states = core.alloc(n)
-        self.seeds = np.zeros(n, np.uint64)
-        self._actions = np.zeros(n, np.int64)
-        self._actor_obs = np.zeros((n, O), np.float32)
-        self._masks = np.zeros((n, A), MASK_DTYPE)
-        self._rewards = np.zeros((n, P), np.float32)
-        self._te = np.zeros(n, np.bool_)
-        self._tr = np.zeros(n, np.bool_)
-        self._il = np.zeros(n, np.bool_)
-        self._final_obs = np.zeros((n, O), np.float32)
-        self._final_states = core.alloc(n)
-        self._to_play = np.zeros(n, np.int64)
+        # the kernels' buffers: the batch's, under this env's names
+        b = self.batch = Batch(core, n)
+        self.states, self.seeds, self._actions = b.states, b.seeds, b.actions
+        self._actor_obs, self._masks, self._rewards = b.obs, b.masks, b.rewards
+        self._te, self._tr, self._il = b.terminated, b.truncated, b.illegal
+        self._final_obs, self._final_states = b.final_obs, b.final_states
+        self._to_play = b.players_out     # the seat to act, written by the fused step
         self._seat_obs = np.zeros((n, P, O), np.float32)
         self._returns = np.zeros((n, P), np.float64)
         self._lengths = np.zeros(n, np.int64)
-        # a core whose fused kernel also reports the seat to act (and observes
-        # from it) saves a to_play + observe per step
-        self._kernel_players = "players" in inspect.signature(core.step_autoreset).parameters
         self._started = False
 
     # --- API ---------------------------------------------------------------------------
@@ -198,15 +188,15 @@ class BatchedMultiAgentEnv(Copyable):
             seeds = seed_batch(seed, self.num_envs)
             self.np_random = np.random.default_rng(int(seeds[0]))
         self.seeds[:] = seeds
-        self.core.reset(self.states, self.seeds)
+        self.batch.reset_states(self.states, self.seeds)
         if opts:
             self.core.apply_reset_options(self.states, opts)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._to_play[:] = self.core.to_play(self.states)
-        self.core.legal_mask(self.states, self._masks)
+        self.batch.mask_states(self.states, self._masks)
         if self.observe_mode == "actor":
-            self.core.observe(self.states, self._to_play, self._actor_obs)
+            self.batch.observe_states(self.states, self._to_play, self._actor_obs)
         self._started = True
         return self._observation(), {"to_play": self._to_play.copy(),
                                      "action_mask": self._masks.copy()}
@@ -221,17 +211,7 @@ class BatchedMultiAgentEnv(Copyable):
         if self.illegal_action == "raise":
             check_legal_batch(core, self.states, self._actions, self._masks)
         acted = self._to_play.copy()            # the seat that sends each action
-        if self._kernel_players:
-            core.step_autoreset(self.states, self._actions, self._actor_obs, self._masks,
-                                self._rewards, self._te, self._tr, self._il,
-                                self._final_obs, self._final_states, players=self._to_play)
-        else:
-            core.step_autoreset(self.states, self._actions, self._actor_obs, self._masks,
-                                self._rewards, self._te, self._tr, self._il,
-                                self._final_obs, self._final_states)
-            self._to_play[:] = core.to_play(self.states)
-            if self.observe_mode == "actor":
-                core.observe(self.states, self._to_play, self._actor_obs)
+        self.batch.fused_step()      # step, autoreset, seat to act, its obs and mask
         rewards = self._rewards.copy()
         terminated = self._te.copy()
         truncated = self._tr & ~self._te
@@ -251,7 +231,7 @@ class BatchedMultiAgentEnv(Copyable):
             else:
                 final = np.zeros((n, self.game_spec.obs_size), np.float32)
                 sub = np.empty((len(done), self.game_spec.obs_size), np.float32)
-                core.observe(fs, np.ascontiguousarray(acted[done]), sub)
+                self.batch.observe_states(fs, acted[done], sub)
                 final[done] = sub
             final_info = np.empty(n, dtype=object)
             for j, i in enumerate(done.tolist()):

@@ -9,7 +9,7 @@ the learner's actions, then plays the opponents' decisions until each row is
 back at the learner's turn (or the game is over), resets finished games in
 place (same-step autoreset) and writes the learner's next observation and
 legal mask. To the trainer it is a 1-player batch: the attribute names and
-shapes are those of :class:`~dungeonrl.envs.core._batch.BatchBuffers`, so the
+shapes are those of :class:`~dungeonrl.envs.core.batch.Batch`, so the
 native vector env, the SB3 VecEnv and ``agents/ppo.py`` drive it unchanged.
 
 Seats
@@ -66,6 +66,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .._batch import MASK_DTYPE, draw_seeds
+from ..batch import Batch, core_batch
 from ..copying import Copyable
 from ..spec import GameCore, check_unknown_reset_options
 from ..validate import _is_int, check_num_envs, check_seed
@@ -139,6 +140,7 @@ class SelfPlayView(Copyable):
                     or not 0 <= seats < P:
                 raise ValueError(f"seats must be 'rotate' or a seat 0..{P - 1}, got {seats!r}")
         self.core = core
+        self.batch = core_batch(core)      # the kernel calls (on this view's arrays)
         self.spec = core.spec
         self.num_players = P
         self.n = self.num_envs = int(num_envs)
@@ -156,7 +158,7 @@ class SelfPlayView(Copyable):
         self.codes = np.full((n, P), -1, np.int8)      # scripted code per (row, seat)
         self.prng = np.zeros((n, 2), np.uint64)        # scripted opponents' generators
         self.prng[:, 0] = draw_seeds(self.rng, n)
-        # what the learner sees (BatchBuffers names)
+        # what the learner sees (the names of a Batch)
         self.obs = np.zeros((n, O), np.float32)
         self.masks = np.zeros((n, A), MASK_DTYPE)
         self.actions = np.zeros(n, np.int64)
@@ -265,13 +267,13 @@ class SelfPlayView(Copyable):
         opts = self.spec.check_reset_options(options, self.unknown_reset_options,
                                              self._warned_reset_keys)
         self.seeds[:] = seeds
-        self.core.reset(self.states, self.seeds)
+        self.batch.reset_states(self.states, self.seeds)
         if opts:
             self.core.apply_reset_options(self.states, opts)
         rows = self._rows
         self._carry[:] = 0.0
         self._start(rows)
-        self.core.observe_rows(self.states, rows, self.seat, self.obs, self.masks)
+        self.batch.observe_some(self.states, rows, self.seat, self.obs, self.masks)
 
     def _start(self, rows: np.ndarray) -> None:
         """Opponents for fresh games in ``rows``, played to the learner's turn
@@ -296,15 +298,15 @@ class SelfPlayView(Copyable):
             over = rows[self._te[rows] | self._tr[rows]]
             if len(over):          # over before the learner moved: a new game
                 sub = self.states[over]
-                self.core.reset(sub, draw_seeds(self.rng, len(over)))
+                self.batch.reset_states(sub, draw_seeds(self.rng, len(over)))
                 self.states[over] = sub
             rows = over
 
-    def step_autoreset(self) -> None:
+    def fused_step(self) -> None:
         """The learner's actions (``self.actions``), the opponents' replies,
         autoreset, the learner's next observation and mask."""
-        core, rows = self.core, self._rows
-        core.step(self.states, self.actions, self._rew, self._te, self._tr, self._il)
+        batch, rows = self.batch, self._rows
+        batch.step_states(self.states, self.actions, self._rew, self._te, self._tr, self._il)
         self.illegal[:] = self._il
         self._ret[:] = self._rew
         live = rows[~(self._te | self._tr)]
@@ -315,7 +317,8 @@ class SelfPlayView(Copyable):
         self.truncated[:] = self._tr & ~self._te
         done = np.flatnonzero(self._te | self._tr)
         if len(done):
-            core.observe_rows(self.states, done, self.seat, self.final_obs, self._scratch_masks)
+            batch.observe_some(self.states, done, self.seat, self.final_obs,
+                               self._scratch_masks)
             self.final_states[done] = self.states[done]
             self.final_seat[done] = self.seat[done]
             for i in done.tolist():
@@ -328,14 +331,17 @@ class SelfPlayView(Copyable):
                     if self.team[s] == me and s != self.seat[i])
             self.episodes += len(done)
             sub = self.states[done]
-            core.reset(sub, draw_seeds(self.rng, len(done)))
+            batch.reset_states(sub, draw_seeds(self.rng, len(done)))
             self.states[done] = sub
             if self.rotate:
                 self.seat[done] = (self.seat[done] + 1) % self.num_players
             self._start(done)
-        core.observe_rows(self.states, rows, self.seat, self.obs, self.masks)
+        batch.observe_some(self.states, rows, self.seat, self.obs, self.masks)
 
-    step = step_autoreset      # the SingleAgentGame name used by agents/ppo.py
+    # ``step``: the SingleAgentGame name used by agents/ppo.py; ``step_autoreset``:
+    # the first name of this method
+    step = step_autoreset = fused_step
+    vector_step = Batch.vector_step   # the vector envs' whole step, as on a Batch
 
     def _play_opponents(self, rows: np.ndarray) -> None:
         """Opponent decisions in ``rows`` until the learner is to act or the
@@ -353,13 +359,13 @@ class SelfPlayView(Copyable):
             actor = actor[wait]
             self._actor[rows] = actor
             v = self._opp_view
-            core.observe_rows(self.states, rows, self._actor, v.obs, v.masks)
+            self.batch.observe_some(self.states, rows, self._actor, v.obs, v.masks)
             who = self.opp[rows, actor]
             for k in np.unique(who).tolist():
                 rr = rows[who == k]
                 self._acts[rr] = self.pool[k].agent.act(v, rr)
-            core.step_rows(self.states, rows, self._acts, self._rew, self._te, self._tr,
-                           self._il)
+            self.batch.step_some(self.states, rows, self._acts, self._rew, self._te, self._tr,
+                                 self._il)
             self._ret[rows] += self._rew[rows]
             self.opponent_illegal += int(self._il[rows].sum())
 

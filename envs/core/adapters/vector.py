@@ -5,7 +5,7 @@
   access, so the core install works without SB3).
 
 Both hold ``num_envs`` game records in one structured array with every
-buffer preallocated (see :mod:`._batch`), and step them with the core's fused
+buffer preallocated (a :class:`~.batch.Batch`), and step them with its fused
 ``step_autoreset`` kernel: step, keep the final observation of finished
 games, reset those games in place (next episode of the same seed stream),
 observe and mask. That is Gymnasium's *same-step* autoreset: the observation
@@ -38,10 +38,7 @@ from gymnasium.vector.utils import batch_space
 
 from .._batch import (
     MASK_DTYPE,
-    BatchBuffers,
     EpisodeTracker,
-    action_batch,
-    check_legal_batch,
     check_policy,
     draw_seeds,
     require_single_agent,
@@ -49,11 +46,12 @@ from .._batch import (
     scatter_columns,
     seed_batch,
 )
+from ..batch import Batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from .gym_env import observation_spaces
 from ..spec import check_unknown_reset_options
-from ..validate import UINT64_SPAN, check_flag, check_num_envs, check_seed
+from ..validate import UINT64_SPAN, check_flag, check_seed
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode
@@ -118,7 +116,7 @@ class _Runner(Copyable):
         else:
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
-            self.buf = BatchBuffers(self.core, check_num_envs(num_envs))
+            self.buf = Batch(self.core, num_envs)     # validates num_envs
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
@@ -140,7 +138,7 @@ class _Runner(Copyable):
         """New games; ``options``: the validated reset options (see
         ``GameSpec.check_reset_options``) applied to them."""
         opts = self.check_options(options)
-        if isinstance(self.buf, BatchBuffers):
+        if isinstance(self.buf, Batch):
             self.buf.reset(seeds)
             if opts:
                 self.core.apply_reset_options(self.buf.states, opts)
@@ -151,22 +149,12 @@ class _Runner(Copyable):
         self.started = True
 
     def step(self, actions):
-        """Validate, step all envs once; return (reward, terminated,
-        truncated, done_idx) with fresh arrays (the caller then asks the
-        tracker for the finished rows' infos)."""
-        buf = self.buf
+        """Validate and step all envs once (one call into the batch); return
+        (reward, terminated, truncated, done_idx) with fresh arrays (the
+        caller then asks the tracker for the finished rows' infos)."""
         if not self.started:
             raise ResetNeededError("step() called before reset()")
-        action_batch(actions, buf.actions, self.spec.num_actions)
-        if self.illegal_action == "raise":
-            check_legal_batch(self.core, buf.states, buf.actions, buf.masks)
-        self.tracker.before_step()
-        buf.step_autoreset()
-        reward = buf.rewards[:, 0].copy()
-        terminated = buf.terminated.copy()
-        truncated = buf.truncated.copy()
-        done_idx = np.flatnonzero(terminated | truncated)
-        return reward, terminated, truncated, done_idx
+        return self.buf.vector_step(actions, self.illegal_action == "raise")
 
     def observation(self):
         # called right after the kernels wrote ``buf.obs`` (reset or step):

@@ -3,12 +3,12 @@
 A numba dispatcher called from Python types every argument on every call
 (``typeof`` of each array, a record dtype included) before it finds the
 compiled overload: with a dozen array arguments that is a couple of
-microseconds, more than the work of one game step. The adapters that call a
-kernel once per step on buffers they own (the single env, the AEC env) know
-the argument types once and for all, so they look the overload up once
-(:func:`bind`) and call its entry point: the compiled function's own wrapper,
-which unboxes the arguments and runs the machine code, the same object the
-dispatcher ends up calling.
+microseconds, more than the work of one game step. The batch object
+(:class:`~.batch.Batch`), which calls the kernels once per step on buffers it
+owns, knows the argument types once and for all, so it looks the overload up
+once (:func:`entry_point`, :func:`bind`) and calls its entry point: the
+compiled function's own wrapper, which unboxes the arguments and runs the
+machine code, the same object the dispatcher ends up calling.
 
 If the overload cannot be found (numba matched the call through a type
 conversion, or an unusual numba build), :func:`bind` returns the dispatcher

@@ -1,0 +1,318 @@
+""":class:`Batch`: the one object between the adapters and a game's compiled kernels.
+
+A game's generated kernel module (``envs/<game>/kernels.py``) has the same
+entry points for every game. This module is the only Python code that
+names them and spells their argument lists (:data:`KERNEL_ARGS`); everything
+else -- the :class:`~.kernel_core.KernelCore` methods, the Gymnasium env and
+vector envs, the AEC and Parallel envs, the batched multi-agent env, the
+self-play views, the agents and benchmarks -- calls a :class:`Batch` (or the
+core methods that delegate here).
+
+A :class:`Batch` of ``n`` games owns the preallocated buffers (see
+:mod:`._batch` for their shapes and dtypes) and calls the kernels on them
+through their compiled entry points (:mod:`.fastcall`: no numba type
+dispatch per call). Built by :meth:`Batch.calls` (:func:`core_batch`) it
+owns no buffers and only runs the kernels on arrays the caller passes
+(through the numba dispatchers, which accept any layout).
+
+Copies and pickles (:class:`~.copying.Copyable`) keep the buffers and look
+the entry points up again.
+"""
+from __future__ import annotations
+
+import weakref
+from functools import partial
+from typing import Callable
+
+import numpy as np
+
+from ._batch import MASK_DTYPE, action_batch, check_legal_batch
+from .copying import Copyable
+from .kernel.fastcall import entry_point
+from .validate import check_num_envs
+
+__all__ = ["Batch", "KERNEL_ARGS", "KERNEL_NAMES", "MASK_DTYPE", "core_batch", "kernel_call"]
+
+
+def _i64(a):
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+#: every kernel entry point the engine calls, and its argument list built
+#: from the core and the caller's arrays (the core's content tables ``TR``
+#: and its configuration are filled in here)
+KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
+    "reset_batch": lambda c, states, seeds, num_players, cfg=None: (
+        states, c.TR, seeds, num_players, c.max_steps, c.auto_advance, c.reward_mode,
+        c.cfg if cfg is None else cfg),
+    "step_batch": lambda c, states, actions, rewards, terminated, truncated, illegal: (
+        states, c.TR, actions, rewards, terminated, truncated, illegal),
+    "mask_batch": lambda c, states, masks: (states, c.TR, masks),
+    "observe_batch": lambda c, states, players, obs: (states, c.TR, players, obs),
+    "step_observe": lambda c, states, actions, players, obs, masks, rewards, terminated,
+    truncated, illegal: (states, c.TR, actions, players, obs, masks, rewards, terminated,
+                         truncated, illegal),
+    "step_rows": lambda c, states, rows, actions, rewards, terminated, truncated, illegal: (
+        states, c.TR, rows, actions, rewards, terminated, truncated, illegal),
+    "observe_rows": lambda c, states, rows, players, obs, masks: (
+        states, c.TR, rows, players, obs, masks),
+    "step_autoreset": lambda c, states, actions, players, obs, masks, rewards, terminated,
+    truncated, illegal, final_obs, final_states: (
+        states, c.TR, actions, players, obs, masks, rewards, terminated, truncated, illegal,
+        final_obs, final_states),
+    "random_rollout": lambda c, states, n_steps, policy_seed, obs, masks, stats: (
+        states, c.TR, int(n_steps), np.uint64(policy_seed), obs, masks, stats),
+    "random_rollout_rules": lambda c, states, n_steps, policy_seed, masks, stats: (
+        states, c.TR, int(n_steps), np.uint64(policy_seed), masks, stats),
+    "refresh_batch": lambda c, states, out: (states, c.TR, out),
+    "policy_rows": lambda c, states, rows, prng, out: (states, c.TR, rows, prng, out),
+    "advance_scripted": lambda c, states, rows, learner, codes, prng, returns, terminated,
+    truncated: (states, c.TR, rows, learner, codes, prng, returns, terminated, truncated),
+    "play_rows": lambda c, states, codes, prng, returns, length: (
+        states, c.TR, codes, prng, returns, length),
+}
+
+#: the names of the kernel entry points (only this module spells them)
+KERNEL_NAMES = frozenset(KERNEL_ARGS)
+
+
+def has_kernel(core, name: str) -> bool:
+    """Whether the core's generated module has the entry point ``name``."""
+    return hasattr(core.kernels, name)
+
+
+def kernel_call(core, name: str, *arrays) -> None:
+    """Run kernel ``name`` of ``core`` on the given arrays (through the numba
+    dispatcher: any array layout, typed on every call)."""
+    getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *arrays))
+
+
+_SHARED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def core_batch(core) -> "Batch":
+    """The core's shared :class:`Batch` without buffers (kernel calls on the
+    caller's arrays), made once per core."""
+    try:
+        b = _SHARED.get(core)
+        if b is None:
+            b = _SHARED[core] = Batch.calls(core)
+        return b
+    except TypeError:          # a core that cannot be weakly referenced: a fresh one
+        return Batch.calls(core)
+
+
+class Batch(Copyable):
+    """The compiled entry points of one core and the preallocated buffers
+    of ``n`` games they run on (``n`` checked by ``check_num_envs``); see
+    the module doc, and :meth:`calls` for a batch without buffers."""
+
+    _derived = ("_fns",)    # compiled entry points: looked up again on a copy
+
+    def __init__(self, core, n: int):
+        self.core = core
+        self._fns = {}
+        n = check_num_envs(n)
+        spec = core.spec
+        self.n = n
+        self.states = core.alloc(n)
+        self.actions = np.zeros(n, np.int64)
+        self.players = np.zeros(n, np.int64)
+        self.seeds = np.zeros(n, np.uint64)
+        self.obs = np.zeros((n, spec.obs_size), np.float32)
+        self.final_obs = np.zeros((n, spec.obs_size), np.float32)
+        self.final_states = core.alloc(n)
+        self.masks = np.zeros((n, spec.num_actions), MASK_DTYPE)
+        self.rewards = np.zeros((n, core.num_players), np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.illegal = np.zeros(n, np.bool_)
+        self.players_out = np.zeros(n, np.int64)   # seat to act, written by the fused step
+        self._nump = np.full(n, core.num_players, np.int8)
+
+    @classmethod
+    def calls(cls, core) -> "Batch":
+        """A batch without buffers: the kernel calls on the caller's arrays
+        (``n`` is None). :func:`core_batch` shares one per core."""
+        b = cls.__new__(cls)
+        b.core, b.n, b._fns = core, None, {}
+        return b
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._fns = {}
+
+    # --- own buffers, through compiled entry points ----------------------------
+    def _call(self, name: str, *arrays) -> None:
+        """Kernel ``name`` on this batch's own buffers (always typed alike, so
+        the entry point is looked up once per name, on first use: a single
+        env never loads the vector env's kernel from the cache)."""
+        args = KERNEL_ARGS[name](self.core, *arrays)
+        fn = self._fns.get(name)
+        if fn is None:
+            fn = self._fns[name] = entry_point(getattr(self.core.kernels, name), args)
+        fn(*args)
+
+    def _bound(self, name: str, *arrays) -> Callable[[], None]:
+        args = KERNEL_ARGS[name](self.core, *arrays)
+        return partial(entry_point(getattr(self.core.kernels, name), args), *args)
+
+    def reset(self, seeds: np.ndarray) -> None:
+        """Start a new game in every row, then observe and mask."""
+        self.seeds[:] = seeds
+        self._call("reset_batch", self.states, self.seeds, self._nump)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the masks and observations (seats ``players``) from the states."""
+        self._call("mask_batch", self.states, self.masks)
+        self._call("observe_batch", self.states, self.players, self.obs)
+
+    def step(self) -> None:
+        """Step with ``actions``, then observe (seats ``players``) and mask;
+        no autoreset (the single env's path)."""
+        self._call("step_observe", self.states, self.actions, self.players, self.obs,
+                   self.masks, self.rewards, self.terminated, self.truncated, self.illegal)
+
+    def fused_step(self) -> None:
+        """The fused hot-loop step with autoreset (the vector envs' path):
+        step with ``actions``; a finished row's last observation goes to
+        ``final_obs`` and its record to ``final_states``, then it restarts in
+        place; the seat to act goes to ``players_out``, its observation to
+        ``obs`` and its mask to ``masks``. ``obs`` may be a different array on
+        every call (the vector env hands its buffers out), so the arguments
+        are passed, not bound."""
+        fn = self._fns.get("step_autoreset")
+        if fn is None:      # first call: look the entry point up through KERNEL_ARGS
+            self._call("step_autoreset", self.states, self.actions, self.players_out,
+                       self.obs, self.masks, self.rewards, self.terminated, self.truncated,
+                       self.illegal, self.final_obs, self.final_states)
+            return
+        # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
+        # builder per call; tests/test_batch.py checks the two agree)
+        fn(self.states, self.core.TR, self.actions, self.players_out, self.obs, self.masks,
+           self.rewards, self.terminated, self.truncated, self.illegal, self.final_obs,
+           self.final_states)
+
+    step_autoreset = fused_step     # the name agents and benchmarks used first
+
+    def vector_step(self, actions, strict: bool):
+        """The vector envs' whole step, one call: validate ``actions`` into
+        the buffer (:class:`~.errors.InvalidActionError`), in ``strict`` mode
+        raise on an illegal one (:class:`~.errors.IllegalActionError`,
+        nothing stepped), :meth:`fused_step`; return fresh copies of seat 0's
+        reward, ``terminated`` and ``truncated``, and the finished rows."""
+        action_batch(actions, self.actions, self.masks.shape[1])
+        if strict:
+            check_legal_batch(self.core, self.states, self.actions, self.masks)
+        self.fused_step()
+        reward = self.rewards[:, 0].copy()
+        terminated = self.terminated.copy()
+        truncated = self.truncated.copy()
+        return reward, terminated, truncated, np.flatnonzero(terminated | truncated)
+
+    def bound_step(self) -> Callable[[], None]:
+        """A no-argument :meth:`step` bound to the buffers (one C-level call
+        per step; rebuild it after a copy)."""
+        return self._bound("step_observe", self.states, self.actions, self.players, self.obs,
+                           self.masks, self.rewards, self.terminated, self.truncated,
+                           self.illegal)
+
+    def bound_fused_step(self) -> Callable[[], None]:
+        """A no-argument :meth:`fused_step` bound to the buffers (for an
+        adapter whose ``obs`` buffer never changes)."""
+        return self._bound("step_autoreset", self.states, self.actions, self.players_out,
+                           self.obs, self.masks, self.rewards, self.terminated, self.truncated,
+                           self.illegal, self.final_obs, self.final_states)
+
+    def bound_observe(self, players: np.ndarray, obs: np.ndarray) -> Callable[[], None]:
+        """A no-argument call observing the buffers' states from seats
+        ``players`` into ``obs`` (the caller's arrays, captured)."""
+        return self._bound("observe_batch", self.states, players, obs)
+
+    def bound_mask(self) -> Callable[[], None]:
+        """A no-argument call writing the legal masks of the buffers' states."""
+        return self._bound("mask_batch", self.states, self.masks)
+
+    # --- the caller's arrays, through the dispatchers -----------------------------
+    def reset_states(self, states, seeds, num_players=None, cfg=None) -> None:
+        """New games in ``states``, row i from ``seeds[i]`` with
+        ``num_players[i]`` seats (default: the core's) and the configuration
+        vector ``cfg`` (default: the core's)."""
+        if num_players is None:
+            num_players = np.full(len(states), self.core.num_players, np.int8)
+        kernel_call(self.core, "reset_batch", states,
+                    np.ascontiguousarray(seeds, dtype=np.uint64),
+                    np.ascontiguousarray(num_players, np.int8), cfg)
+
+    def step_states(self, states, actions, rewards, terminated, truncated, illegal) -> None:
+        kernel_call(self.core, "step_batch", states, _i64(actions), rewards, terminated,
+                    truncated, illegal)
+
+    def step_observe_states(self, states, actions, players, obs, masks, rewards, terminated,
+                            truncated, illegal) -> None:
+        kernel_call(self.core, "step_observe", states, _i64(actions), _i64(players), obs,
+                    masks, rewards, terminated, truncated, illegal)
+
+    def mask_states(self, states, masks) -> None:
+        kernel_call(self.core, "mask_batch", states, masks)
+
+    def observe_states(self, states, players, obs) -> None:
+        kernel_call(self.core, "observe_batch", states, _i64(players), obs)
+
+    def step_some(self, states, rows, actions, rewards, terminated, truncated,
+                  illegal) -> None:
+        """Step the rows ``rows`` only, in place (outputs indexed by row)."""
+        kernel_call(self.core, "step_rows", states, _i64(rows), _i64(actions), rewards,
+                    terminated, truncated, illegal)
+
+    def observe_some(self, states, rows, players, obs, masks) -> None:
+        """Observation (seat ``players[r]``) and mask of the rows ``rows`` only."""
+        kernel_call(self.core, "observe_rows", states, _i64(rows), _i64(players), obs, masks)
+
+    def fused_step_states(self, states, actions, obs, masks, rewards, terminated, truncated,
+                          illegal, final_obs, final_states, players=None):
+        """:meth:`fused_step` on the caller's arrays; ``players`` (int64,
+        optional) receives the seat to act in every row (returned)."""
+        if players is None:
+            players = np.zeros(len(states), np.int64)
+        kernel_call(self.core, "step_autoreset", states, _i64(actions), players, obs, masks,
+                    rewards, terminated, truncated, illegal, final_obs, final_states)
+        return players
+
+    def rollout(self, states, n_steps, policy_seed, obs, masks, stats) -> None:
+        """Random legal play inside the kernels (see ``GameCore.random_rollout``)."""
+        kernel_call(self.core, "random_rollout", states, n_steps, policy_seed, obs, masks,
+                    stats)
+
+    def rollout_rules(self, states, n_steps, policy_seed, masks, stats) -> None:
+        """:meth:`rollout` with the observation switched off."""
+        kernel_call(self.core, "random_rollout_rules", states, n_steps, policy_seed, masks,
+                    stats)
+
+    def recompute_masks(self, states, out) -> None:
+        """Legal masks recomputed from the records' other fields into ``out``."""
+        kernel_call(self.core, "refresh_batch", states, out)
+
+    def has_policy(self) -> bool:
+        return has_kernel(self.core, "policy_rows")
+
+    def policy(self, states, rows, prng, out) -> None:
+        """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
+        kernel_call(self.core, "policy_rows", states, _i64(rows), prng, out)
+
+    def has_scripted_advance(self) -> bool:
+        return has_kernel(self.core, "advance_scripted")
+
+    def scripted_advance(self, states, rows, learner, codes, prng, returns, terminated,
+                         truncated) -> None:
+        """The scripted seats (``codes``) play on ``rows`` until seat
+        ``learner[r]`` is to act or the game ends (the self-play view's
+        ``advance``)."""
+        kernel_call(self.core, "advance_scripted", states, _i64(rows), learner, codes, prng,
+                    returns, terminated, truncated)
+
+    def play_whole(self, states, codes, prng, returns, length) -> None:
+        """Every row played to the end by the scripted policies ``codes``
+        (one per seat), per-seat returns and decision counts written."""
+        kernel_call(self.core, "play_rows", states, codes, prng, returns, length)
