@@ -51,6 +51,7 @@ arrays of ``core.state_dtype``):
 Multi-agent games: ``resample_hidden`` and ``change_visible`` also take
 ``player=`` (the seat whose view must not change / must change).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -112,11 +113,15 @@ class Violations:
             i = self.bad[0][0]
             where = ""
             if "phase" in S.dtype.names:
-                where = f" [first bad row {i}: phase {int(S['phase'][i])}, level " \
-                        f"{int(S['level'][i]) if 'level' in S.dtype.names else '?'}]"
-            raise InvariantError(f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
-                                 + "; ".join(m for _, m, _ in self.bad),
-                                 [(m, r) for _, m, r in self.bad])
+                where = (
+                    f" [first bad row {i}: phase {int(S['phase'][i])}, level "
+                    f"{int(S['level'][i]) if 'level' in S.dtype.names else '?'}]"
+                )
+            raise InvariantError(
+                f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
+                + "; ".join(m for _, m, _ in self.bad),
+                [(m, r) for _, m, r in self.bad],
+            )
 
 
 def pile_counts(v, cards, cap, counts, nvals, what):
@@ -195,11 +200,18 @@ def _discover() -> None:
     import os
 
     from dungeonrl.envs import catalog
+
     here = os.path.dirname(os.path.abspath(__file__))
-    targets = [(fn, fn[:-3], "HOOKS") for fn in sorted(os.listdir(here))
-               if fn.startswith("hooks_") and fn.endswith(".py")]
-    targets += [(f"{g.name}: GAME.test_hooks", *g.test_hooks.split(":"))
-                for g in catalog.ENTRIES.values() if g.test_hooks]
+    targets = [
+        (fn, fn[:-3], "HOOKS")
+        for fn in sorted(os.listdir(here))
+        if fn.startswith("hooks_") and fn.endswith(".py")
+    ]
+    targets += [
+        (f"{g.name}: GAME.test_hooks", *g.test_hooks.split(":"))
+        for g in catalog.ENTRIES.values()
+        if g.test_hooks
+    ]
     for where, module, attr in targets:
         h = getattr(importlib.import_module(module), attr)
         if not isinstance(h, GameHooks):
@@ -215,5 +227,6 @@ def get_hooks(name: str) -> GameHooks:
         raise LookupError(
             f"game {name!r} is registered but has no conformance hooks: add a GameHooks "
             f"subclass (configs, invariant checker, hidden-information resampler...) as "
-            f"HOOKS in tests/hooks_{name}.py")
+            f"HOOKS in tests/hooks_{name}.py"
+        )
     return HOOKS[name]

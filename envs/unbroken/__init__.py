@@ -72,6 +72,7 @@ Version History
 ---------------
 * v0: initial release.
 """
+
 from ..core.lazy import game_exports  # noqa: E402
 
 # imported on first use, so the game's own modules (and its encoder) import

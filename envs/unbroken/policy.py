@@ -31,6 +31,7 @@ Its plan:
   cost, power boosts when they add real Wounds, every free gain;
 * Hunger: eat the full requirement when it can.
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -169,7 +170,13 @@ def prep_action(st, T, mask):
         return C.A_SCOUT
     if SCOUT_L4 and mask[C.A_SCOUT] and st.level == 4 and st.time >= 5 and st.res[C.R_CUN] >= 3:
         return C.A_SCOUT
-    if SCOUT_L3 and mask[C.A_SCOUT] and st.level == 3 and st.time >= 8 and st.res[C.R_CUN] >= T.bars[C.R_CUN] - 1:
+    if (
+        SCOUT_L3
+        and mask[C.A_SCOUT]
+        and st.level == 3
+        and st.time >= 8
+        and st.res[C.R_CUN] >= T.bars[C.R_CUN] - 1
+    ):
         return C.A_SCOUT
     # 4. do not waste Small Effort past the bar
     if mask[C.A_FOCUS] and st.res[C.R_S] >= T.bars[C.R_S] - 1 and st.time >= 2:
@@ -359,7 +366,9 @@ def battle_action(st, T, mask, extra):
     for k in range(C.MAX_ATTACKS):
         a = C.A_ATTACK0 + k
         if mask[a]:
-            c = uses_cost(st, T, atk_cost_vec(st, T, w, k), 1, True) / max(1, atk_power(st, T, w, k))
+            c = uses_cost(st, T, atk_cost_vec(st, T, w, k), 1, True) / max(
+                1, atk_power(st, T, w, k)
+            )
             if c < bc:
                 bc = c
                 best = a

@@ -1,5 +1,6 @@
 """The scripted Dungeon Kart heuristic: always legal, finishes races, and
 beats random play clearly."""
+
 import numpy as np
 import pytest
 

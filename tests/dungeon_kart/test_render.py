@@ -1,4 +1,5 @@
 """Dungeon Kart rendering: text and picture of real game states."""
+
 import numpy as np
 
 from dungeonrl.envs.dungeon_kart import consts as C

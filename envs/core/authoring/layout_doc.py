@@ -7,6 +7,7 @@ between ``<!-- layout:actions ... -->`` / ``<!-- /layout:actions -->`` (and
 ``layout:observation``) markers in a README, ``--check README`` exits 1 when
 they are stale (the tests run the same check).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,9 @@ def game_layouts(game: str) -> tuple:
         raise ValueError(f"game {game!r} declares no action layout (consts.ACTIONS)")
     enc = importlib.import_module(consts.KERNEL_FACTS.module("encoder"))
     if not hasattr(enc, "OBSERVATION"):
-        raise ValueError(f"game {game!r} declares no observation layout (OBSERVATION in "
-                         f"{enc.__name__})")
+        raise ValueError(
+            f"game {game!r} declares no observation layout (OBSERVATION in {enc.__name__})"
+        )
     return consts.ACTIONS, enc.OBSERVATION
 
 
@@ -57,7 +59,7 @@ def readme_table(text: str, what: str) -> str | None:
     j = text.find(e, i)
     if j < 0:
         raise ValueError(f"README marker {b!r} is not closed by {e!r}")
-    return text[i + len(b):j].strip("\n")
+    return text[i + len(b) : j].strip("\n")
 
 
 def replace_table(text: str, what: str, table: str) -> str:
@@ -67,19 +69,21 @@ def replace_table(text: str, what: str, table: str) -> str:
     j = text.find(e, i)
     if i < 0 or j < 0:
         raise ValueError(f"the README has no {b!r} ... {e!r} markers")
-    return text[:i + len(b)] + "\n" + table + "\n" + text[j:]
+    return text[: i + len(b)] + "\n" + table + "\n" + text[j:]
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m dungeonrl.envs.core.authoring.layout_doc",
         description="Print a game's action / observation tables (markdown), or write "
-                    "them into a README between <!-- layout:... --> markers.")
+        "them into a README between <!-- layout:... --> markers.",
+    )
     p.add_argument("--markdown", metavar="GAME", required=True, help="the game, e.g. unbroken")
     p.add_argument("--what", choices=("actions", "observation", "both"), default="both")
     p.add_argument("--write", metavar="README", help="replace the marked tables in this file")
-    p.add_argument("--check", metavar="README",
-                   help="exit 1 when the marked tables of this file are stale")
+    p.add_argument(
+        "--check", metavar="README", help="exit 1 when the marked tables of this file are stale"
+    )
     a = p.parse_args(argv)
     whats = ("actions", "observation") if a.what == "both" else (a.what,)
     try:
@@ -105,8 +109,10 @@ def main(argv=None) -> int:
             new = replace_table(new, w, t)
     if a.check:
         if stale:
-            print(f"{target}: stale {', '.join(stale)} table(s); regenerate with --write",
-                  file=sys.stderr)
+            print(
+                f"{target}: stale {', '.join(stale)} table(s); regenerate with --write",
+                file=sys.stderr,
+            )
             return 1
         return 0
     if new != text:
