@@ -12,12 +12,12 @@ import numpy as np
 
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.kernels import (  # noqa: F401  (re-exported)
+from ..envs.dungeon_crawler.kernels import (
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
+)
+from ..envs.dungeon_crawler.kernels import (
     SCRIPTED_RANDOM,
-    advance_scripted,
     play_rows,
-    policy_rows,
     restart_batch,
 )
 from ..envs.dungeon_crawler.policy import choose  # noqa: F401  (re-exported)

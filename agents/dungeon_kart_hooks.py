@@ -23,11 +23,6 @@ import numpy as np
 from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
-    SCRIPTED_RANDOM,
-    advance_scripted,
-    play_rows,
-    policy_rows,
-    restart_batch,
 )
 from .games import GameHooks
 from .scripted import HeuristicAgent, scripted_advance

@@ -40,8 +40,8 @@ one team) use the same two hooks for the learner's teammates
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -15,7 +15,8 @@ import argparse
 import dataclasses
 import importlib
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = [
     "option",

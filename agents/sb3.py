@@ -33,8 +33,6 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import torch
-import torch.nn as nn
 
 from ..envs.core.adapters import (
     vector,

@@ -26,8 +26,8 @@ import copy
 import numpy as np
 
 from ..envs.core._batch import MASK_DTYPE
-from ..envs.core.kernel.rng import rng_seed
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
+from ..envs.core.kernel.rng import rng_seed
 from .games import hooks_for
 from .league import Placement
 from .metrics import wilson

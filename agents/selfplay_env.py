@@ -58,13 +58,13 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..envs.core.copying import Copyable
-from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
+from ..envs.core.adapters.vector import DungeonVectorEnv
+from ..envs.core.copying import Copyable
+from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
-from ..envs.core.adapters.vector import DungeonVectorEnv
 from ..registry import get_spec
 from .games import hooks_for
 from .policy import make_agent

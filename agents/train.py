@@ -118,7 +118,7 @@ from .runs import (
     RUN_FILES,
     check_eval_partners,
     choose_run_folder,
-    final_eval,  # noqa: F401
+    final_eval,
     hidden_sizes,
     open_run_folder,
     plot_run,
@@ -405,6 +405,7 @@ def _train_ppo(r, log) -> tuple:
     multi, pool, overwrite, bar_on, t0 = r.multi, r.pool, r.overwrite, r.bar_on, r.t0
     import torch
     from tqdm.auto import tqdm
+
     from .ppo import PPOConfig, load_model, resolve_device, save_model, train
 
     resolve_device(device)
@@ -549,8 +550,8 @@ def _train_sb3(r, log) -> tuple:
     game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
     core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
     multi, pool, overwrite = r.multi, r.pool, r.overwrite
-    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
     from .ppo import resolve_device
+    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
 
     resolve_device(device)
     cfg = SB3Config(
@@ -748,6 +749,7 @@ def run_training(
 def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
+
     from .bc import BCConfig, kickstart
     from .ppo import ActorCritic
 

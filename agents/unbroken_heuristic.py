@@ -12,9 +12,9 @@ import numpy as np
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.unbroken.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as POLICY_HEURISTIC,
-    SCRIPTED_RANDOM as POLICY_RANDOM,
+)
+from ..envs.unbroken.kernels import (
     play_rows,
-    policy_rows,
     reset_batch,
 )
 from ..envs.unbroken.policy import heuristic_action  # noqa: F401  (re-exported)

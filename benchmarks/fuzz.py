@@ -134,6 +134,7 @@ def game_hooks(name: str) -> FuzzHooks:
 
 def _hooks() -> dict:
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ..envs import catalog
 
     return {name: game_hooks(name) for name in catalog.GAMES}

@@ -67,6 +67,7 @@ def time_fast(seconds, hidden, activation, shared, threads, **kw):
 def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, batch_size, n_epochs):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+
     from ..agents.ppo import set_torch_threads
     from ..agents.sb3 import policy_kwargs
     from ..envs.core.adapters.vector import DungeonSB3VecEnv

@@ -15,6 +15,8 @@ importing the games themselves (each loads on first use), so after
 need Stable-Baselines3.
 """
 
+from .envs.core.adapters.gym_env import DungeonEnv, make_env
+from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
 from .envs.core.errors import (
     CorruptStateError,
     DungeonRLError,
@@ -24,10 +26,8 @@ from .envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from .envs.core.adapters.gym_env import DungeonEnv, make_env
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
-from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
 from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
 
 __version__ = "0.1.0"

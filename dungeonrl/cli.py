@@ -58,34 +58,32 @@ import importlib
 import inspect
 import sys
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 # Option declarations (agents.options) and play helpers live in modules below the CLI (so the
 # commands this CLI loads need not import it); re-exported here under their old names.
 from .agents.options import (
     NO_SEED,
     SEED_MAX,
-    _type_of,
-    add_options,  # noqa: F401
+    add_options,
     copy_options,
-    int_range,
     load_target,
     nonneg_float,
-    nonneg_int,
     option,
-    positive_float,
     positive_int,
     seed_int,
-    writable_file,
 )
-from .play import (
-    PlayOptions,
-    ask_action,
-    is_model,
-    narrator,  # noqa: F401
-    play_agent_name,
-    say,
-)
+from .agents.options import _type_of as _type_of
+from .agents.options import int_range as int_range
+from .agents.options import nonneg_int as nonneg_int
+from .agents.options import positive_float as positive_float
+from .agents.options import writable_file as writable_file
+from .play import PlayOptions as PlayOptions
+from .play import ask_action
+from .play import is_model as is_model
+from .play import narrator as narrator
+from .play import play_agent_name as play_agent_name
+from .play import say as say
 
 EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -638,6 +636,7 @@ def generic_play(args) -> int:
     """Text play loop: shows the game, lists the legal actions, reads an
     index or an action name (``q`` quits); ``--random`` plays itself."""
     import numpy as np
+
     from .envs.core.adapters.gym_env import DungeonEnv
 
     env = DungeonEnv(args.env, render_mode="ansi", illegal_action="raise")
@@ -696,6 +695,7 @@ def generic_bench(args) -> int:
     """Steps per second of :class:`DungeonVectorEnv` under a uniformly random
     legal policy (masked: a benchmark never samples illegal actions)."""
     import numpy as np
+
     from .envs.core.adapters.vector import DungeonVectorEnv
 
     env = DungeonVectorEnv(args.env, num_envs=args.num_envs, episode_info=False)

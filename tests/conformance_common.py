@@ -55,15 +55,14 @@ import subprocess
 import sys
 import warnings
 
+import game_hooks
 import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-import game_hooks
 from dungeonrl import registry
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
-
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS_DIR)
@@ -179,7 +178,7 @@ def spec_of(name):
     return registry.get_spec(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _core_cached(name, key):
     return spec_of(name).make_core(**dict(key))
 
@@ -246,7 +245,7 @@ class Batch:
         )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _covered(dtype) -> np.ndarray:
     """Byte offsets of ``dtype`` that hold fields (not alignment padding)."""
     cov = np.zeros(dtype.itemsize, bool)
@@ -411,7 +410,7 @@ def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0, u
     return b, stats, samples
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sampled_states(name, per_config=40):
     """(config index, 1-row state) pairs sampled from random play (normal and,
     when the game has one, jump starts) across every configuration."""

@@ -48,6 +48,7 @@ def unbroken_single(cfg: dict, games: int) -> str:
 def gym_hash(env_id: str, cfg: dict, games: int) -> str:
     """Whole random games of a one-seat Gymnasium env."""
     import gymnasium as gym
+
     import dungeonrl  # noqa: F401
 
     env = gym.make(env_id, **cfg)
@@ -76,6 +77,7 @@ def unbroken_vector(num_envs: int, steps: int) -> str:
 def vector_hash(env_id: str, cfg: dict, num_envs: int, steps: int) -> str:
     """The native vector env (batched kernels, autoreset) under random play."""
     import gymnasium as gym
+
     import dungeonrl  # noqa: F401
 
     vec = gym.make_vec(env_id, num_envs=num_envs, **cfg)

@@ -22,7 +22,6 @@ hand is open in co-op, so both seats see the same things.
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, InvariantError, Violations, as_batch, as_row
 
 CAP_SOLO, CAP_COOP = 150, 200

@@ -19,7 +19,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-
 from game_hooks import GameHooks, Violations, as_batch, as_row
 
 #: step caps of the soak configurations: random creation alone takes about

@@ -20,9 +20,7 @@ and 8 seats, 250 games each (1,000 in all, the suite's minimum per game).
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, Violations, as_batch, as_row
-
 
 #: message of the stacked-karts invariant (checked with zero tolerance)
 STACKED = "two karts stopped on one hex"

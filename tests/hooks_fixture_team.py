@@ -8,7 +8,6 @@ fixture's rules (its module doc), not by calling its kernels.
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, Violations, as_batch, as_row
 
 

@@ -8,7 +8,6 @@ documented fields (``envs/unbroken/state.py``), over the content tables
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, Violations, as_batch, as_row, pile_counts
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dungeonrl.envs.unbroken import UnbrokenCore
+from dungeonrl.envs.unbroken import UnbrokenCore, rules
 from dungeonrl.envs.unbroken import consts as C
-from dungeonrl.envs.unbroken import rules
 
 _CORES = {}
 

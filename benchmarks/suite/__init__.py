@@ -135,7 +135,7 @@ from .validate import (
     TOP_FIELDS,
     _check_fig,
     validate,
-)  # noqa: F401  (_check_fig: tests)
+)
 
 __all__ = [
     "IllegalActionInBenchmark",

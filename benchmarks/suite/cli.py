@@ -8,7 +8,8 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .checks import IllegalActionInBenchmark
 from .games import unknown_game_error

@@ -29,6 +29,7 @@ def unknown_game_error(names) -> str | None:
     """The registry's message for the first name of ``names`` that is not a
     registered game, or None when all are."""
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ...envs.core.errors import UnknownGameError
     from ...registry import get_spec
 

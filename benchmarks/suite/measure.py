@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .checks import IllegalActionInBenchmark
 

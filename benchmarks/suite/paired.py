@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .measure import guarded, unavailable
-from .settings import REF_ENVS, Settings
+from .settings import Settings
 
 #: target id -> (numerator loop, denominator loop)
 PAIRS = {

@@ -81,6 +81,7 @@ def openspiel_loop(name: str, settings: Settings, sampler):
     decision; chance nodes are resolved by their probabilities (not counted
     as steps)."""
     import random
+
     import pyspiel
 
     game = pyspiel.load_game(name)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 from ..machine import loadavg, machine_info
 from .checks import RandomLegalSampler
@@ -29,6 +30,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     ``sampler`` replaces the random legal sampler (the tests inject an
     illegal one)."""
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ...registry import get_spec, list_games
 
     settings = settings or Settings()

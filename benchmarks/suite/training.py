@@ -135,8 +135,9 @@ def _sb3_runner(spec, settings: Settings):
 
     def run(total, net, shape=None):
         from sb3_contrib import MaskablePPO
-        from ...envs.core.errors import IllegalActionError
+
         from ...envs.core.adapters.vector import DungeonSB3VecEnv
+        from ...envs.core.errors import IllegalActionError
 
         shape = shape or train_shape(settings)
         n_envs, n_steps = shape["num_envs"], shape["num_steps"]

@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass
 
 from ..agents.options import option
-from ..play import PlayOptions, play_aec, seat0_agent, seat_policies
 from ..envs.dcc_unstoppable import consts as C
+from ..play import PlayOptions, play_aec, seat0_agent, seat_policies
 
 
 @dataclass

@@ -163,6 +163,7 @@ class _Pictures:
 
     def save(self, episode, st):
         import os
+
         from PIL import Image
 
         path = os.path.join(self.folder, f"game{episode}_{self.k:04d}.png")

@@ -10,6 +10,7 @@ import sys
 def bench_options(spec):
     """The suite's options, less ``--games`` and ``--seed``."""
     import argparse
+
     from ..benchmarks import suite
 
     src = suite.build_parser()

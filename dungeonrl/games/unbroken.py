@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..agents.options import NO_SEED, option, positive_int, writable_file
-from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
+from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 
 
 @dataclass

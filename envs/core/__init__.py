@@ -18,7 +18,6 @@ with a DeprecationWarning (:mod:`._moved`).
 """
 
 from . import _moved
-
 from .errors import (
     CorruptStateError,
     DungeonRLError,

@@ -54,7 +54,7 @@ import functools
 __all__ = ["Copyable", "derived_names", "deep"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def derived_names(cls) -> tuple:
     """Every ``_derived`` attribute name declared along ``cls``'s MRO."""
     names: list = []

@@ -50,8 +50,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 __all__ = ["ActionRange", "ActionLayout", "FeatureBlock", "ObsLayout", "act", "block"]
 

@@ -41,8 +41,9 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,7 @@ class GameSpec:
             )
         return "gymnasium" if num_players == 1 else "pettingzoo"
 
-    def __deepcopy__(self, memo) -> "GameSpec":
+    def __deepcopy__(self, memo) -> GameSpec:
         """The spec itself (it is frozen): copies of an env share it."""
         return self
 
@@ -363,7 +364,7 @@ class GameCore:
         kernels rely on (used by ``set_state``)."""
 
     # --- copies (see .copying): a core is never written after construction --------
-    def __deepcopy__(self, memo) -> "GameCore":
+    def __deepcopy__(self, memo) -> GameCore:
         """The core itself: the copies of an env share its rules and content
         (the read-only tables the compiled kernels were typed for)."""
         return self

@@ -55,13 +55,14 @@ Version history
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from ..core.copying import Copyable
 from ..core.adapters.gym_env import DungeonEnv
+from ..core.copying import Copyable
 from ..core.spec import check_unknown_reset_options
 from ..core.validate import check_num_envs, check_seed
 from . import consts as C

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
+from ..core.validate import FLAG, OneOf, Prefix, R, turn_flow
 from . import consts as C
 
 INT16_MAX = 2**15 - 1

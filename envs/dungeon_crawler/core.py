@@ -4,10 +4,11 @@ the batch kernels themselves accept a different size per row."""
 
 from __future__ import annotations
 
+from ...encoders import dungeon_crawler as enc
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
-from ...encoders import dungeon_crawler as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE

@@ -30,7 +30,7 @@ from numba import njit
 from ..core.kernel.jit import JIT
 from ..core.kernel.rng import rng_choice_mask
 from . import consts as C
-from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair, vaulted
+from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair
 
 
 @njit(**JIT)

@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.authoring.content import (
-    folder_digest,
     Ctx,
     check_fields,
     check_folder,
+    folder_digest,
     load_toml,
     read_int,
     read_list,

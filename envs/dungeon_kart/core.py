@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...encoders import dungeon_kart as enc
 from ..core.errors import ContentError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
-from ...encoders import dungeon_kart as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE

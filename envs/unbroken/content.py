@@ -30,7 +30,6 @@ from ..core.authoring.content import (
     tables_digest,
     tables_record,
 )
-from ..core.errors import ContentError
 from . import consts as C
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
+from ...encoders import unbroken as enc
 from ..core.errors import ContentError
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
-from ...encoders import unbroken as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE

@@ -38,7 +38,6 @@ from numba import njit
 
 from ..core.kernel.jit import JIT
 from . import consts as C
-from .rules import can_pay, effort_ok, pmod_sum, slot_ability, weapon
 from .policy_values import (
     SCOUT_L3,
     SCOUT_L4,
@@ -59,6 +58,7 @@ from .policy_values import (
     uses_cost,
     weapon_quality,
 )
+from .rules import can_pay, effort_ok, pmod_sum, slot_ability, weapon
 
 # ---------------------------------------------------------------------------
 # travel

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import ANY, FLAG, R, OneOf, Prefix  # noqa: F401
+from ..core.validate import ANY, FLAG, OneOf, Prefix, R  # noqa: F401
 from . import consts as C
 
 INT16_MAX = 2**15 - 1

@@ -14,14 +14,16 @@ import sys
 import textwrap
 import warnings
 
+import fixture_game as fg
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import dungeonrl
-import fixture_game as fg
 from dungeonrl import registry
 from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 from dungeonrl.envs.core.errors import (
     CorruptStateError,
     IllegalActionError,
@@ -30,9 +32,7 @@ from dungeonrl.envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 
 registry.register_game(fg.SPEC, "fixture_game")
 ENV_ID = fg.SPEC.env_id

@@ -20,8 +20,8 @@ import pytest
 
 import dungeonrl
 from dungeonrl.agents.selfplay_env import SelfPlayEnv
-from dungeonrl.envs.core.errors import IllegalActionError, ResetNeededError
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv, RenderModeError
+from dungeonrl.envs.core.errors import IllegalActionError, ResetNeededError
 
 DC_ID = "dungeonrl/DungeonCrawler-v0"
 UB_ID = "dungeonrl/Unbroken-v0"

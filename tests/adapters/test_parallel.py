@@ -19,12 +19,12 @@ from pettingzoo.test.state_test import state_test
 
 import dungeonrl  # noqa: F401  (registers)
 from dungeonrl.envs import dungeon_crawler_v0
+from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.core.errors import (
     IllegalActionError,
     InvalidActionError,
     ResetNeededError,
 )
-from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.dungeon_crawler import SPEC
 
 

@@ -11,9 +11,9 @@ from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.envs import dungeon_crawler_v0
 from dungeonrl.envs.core._batch import draw_seeds, scatter_columns
 from dungeonrl.envs.core.adapters.aec import CheckedAECEnv, OrderError, OutOfBoundsActionError
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, _ArrayPool, batch_infos
 from dungeonrl.envs.core.errors import InvalidActionError
 from dungeonrl.envs.core.kernel.fastcall import entry_point
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, _ArrayPool, batch_infos
 
 
 @pytest.mark.parametrize("bg", [np.random.PCG64, np.random.SFC64, np.random.MT19937])

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
 import fixture_game as fg  # noqa: E402
+
+import dungeonrl  # noqa: E402,F401  (registers the games)
 from dungeonrl import registry  # noqa: E402
 from dungeonrl.agents import league  # noqa: E402
 from dungeonrl.agents.evaluate import evaluate, wilson  # noqa: E402
@@ -27,7 +27,6 @@ from dungeonrl.agents.modelspec import (  # noqa: E402
     ModelSpecError,
     ModelSpecWarning,
     check_model_spec,
-    model_spec,
 )
 from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent  # noqa: E402
 from dungeonrl.agents.ppo import (  # noqa: E402
@@ -357,9 +356,10 @@ def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
 
 def test_sb3_policy_kwargs_build_the_same_network():
     pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
     from dungeonrl.agents.sb3 import policy_kwargs
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
-    from sb3_contrib import MaskablePPO
 
     def n_params(m):
         return sum(p.numel() for p in m.parameters())

@@ -14,7 +14,7 @@ pytest.importorskip("h5py")
 
 import gymnasium as gym  # noqa: E402
 
-import dungeonrl  # noqa: E402,F401
+import dungeonrl  # noqa: E402
 from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset  # noqa: E402
 
 

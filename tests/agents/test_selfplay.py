@@ -46,7 +46,8 @@ from dungeonrl.agents.selfplay import (  # noqa: E402
 from dungeonrl.cli import main as cli_main  # noqa: E402
 from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView  # noqa: E402
 from dungeonrl.envs.core.spec import GameCore  # noqa: E402
-from dungeonrl.envs.dungeon_crawler import consts as C, make_core  # noqa: E402
+from dungeonrl.envs.dungeon_crawler import consts as C  # noqa: E402
+from dungeonrl.envs.dungeon_crawler import make_core
 
 CORES: dict = {}
 
@@ -275,8 +276,8 @@ def test_view_illegal_learner_action_ends_the_episode():
 
 
 def test_vector_env_on_a_view_strict_illegal_action():
-    from dungeonrl.envs.core.errors import IllegalActionError
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.errors import IllegalActionError
 
     core = core_for(2)
     view = make_view(core, 4, "random", seed=1)
@@ -430,8 +431,9 @@ def test_snapshots_ring_and_probabilities():
 
 def test_snapshot_agent_of_an_sb3_policy_samples_legal_actions():
     pytest.importorskip("sb3_contrib")
-    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from sb3_contrib import MaskablePPO
+
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
 
     core = core_for(2)
     view = make_view(core, 4, "self:1,heuristic:1", seed=0, snapshot_slots=1)
@@ -1278,6 +1280,7 @@ def test_selfplay_ppo_learns_to_beat_random():
     the same untrained network wins about half (measured: 97-99.5% over
     seeds 0-2 after training, 47% untrained)."""
     import torch
+
     from dungeonrl.agents.policy import TorchAgent
     from dungeonrl.agents.ppo import PPOConfig, train
 
@@ -1312,6 +1315,7 @@ def test_step_cap_shorter_than_the_opponents_turns_is_an_error_not_a_hang():
     learner's seat acts used to redraw forever; it now stops after
     ``START_ATTEMPTS`` games in a row with a message naming ``max_steps``."""
     import gymnasium as gym
+
     from dungeonrl.envs.core.adapters.selfplay import START_ATTEMPTS
 
     assert START_ATTEMPTS >= 8

@@ -23,9 +23,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl import cli  # noqa: E402
-from dungeonrl.cli import main as cli_main  # noqa: E402
+import dungeonrl
+from dungeonrl import cli
+from dungeonrl.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "none"]

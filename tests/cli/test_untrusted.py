@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
+import dungeonrl  # noqa: E402  (registers the games)
 from dungeonrl.cli import main as cli_main  # noqa: E402
 from dungeonrl.registry import list_games  # noqa: E402
 

@@ -11,15 +11,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.errors import CorruptStateError, InvalidActionError, ResetNeededError
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
-    Batch,
     GAMES,
+    Batch,
     _collect,
     _figures,
     _multi_agent,
@@ -33,6 +27,12 @@ from conformance_common import (
     random_legal,
     spec_of,
 )
+
+import dungeonrl
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+from dungeonrl.envs.core.errors import CorruptStateError, InvalidActionError, ResetNeededError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
-from conformance_common import (  # noqa: F401
-    _aec_config,
-    Batch,
+from conformance_common import (
     GAMES,
+    Batch,
+    _aec_config,
     _config_id,
     _figures,
     _multi_agent,
@@ -29,6 +25,10 @@ from conformance_common import (  # noqa: F401
     random_legal,
     rbytes,
 )
+
+import dungeonrl
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 # =====================================================================================

@@ -14,12 +14,10 @@ import random
 
 import numpy as np
 import pytest
-
-from dungeonrl import registry
 from conformance_common import (
-    Batch,
     GAMES,
     ROOT,
+    Batch,
     _collect,
     _config_id,
     _figures,
@@ -31,6 +29,8 @@ from conformance_common import (
     record_rows,
     trajectory_hashes,
 )
+
+from dungeonrl import registry
 
 
 # =====================================================================================
@@ -187,7 +187,7 @@ def _disturb_impl(seed):
     return s
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _disturber():
     from numba import njit
 

@@ -11,9 +11,6 @@ import warnings
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
     GAMES,
     _single_agent,
@@ -21,6 +18,9 @@ from conformance_common import (
     random_legal,
     spec_of,
 )
+
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 # =====================================================================================
@@ -47,6 +47,7 @@ def test_gymnasium_and_sb3_check_env(name):
 def test_make_vec(name):
     _single_agent(name)
     import gymnasium as gym
+
     from dungeonrl.envs.core.adapters.checker import check_vector_env
 
     spec = spec_of(name)

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError
-from dungeonrl.envs.core.snapshot import Snapshot
-from conformance_common import (  # noqa: F401
-    _aec_config,
-    Batch,
+from conformance_common import (
     GAMES,
     MASK_DTYPE,
+    Batch,
+    _aec_config,
     _figures,
     aec_finish,
     checked,
@@ -27,6 +24,9 @@ from conformance_common import (  # noqa: F401
     sampled_states,
     spec_of,
 )
+
+from dungeonrl.envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================

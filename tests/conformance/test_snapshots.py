@@ -11,13 +11,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.errors import CorruptStateError, SnapshotError
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.snapshot import Snapshot
-from conformance_common import (  # noqa: F401
-    _aec_config,
+from conformance_common import (
     GAMES,
+    _aec_config,
     _figures,
     _multi_agent,
     aec_action,
@@ -31,6 +27,10 @@ from conformance_common import (  # noqa: F401
     sampled_states,
     spec_of,
 )
+
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.errors import CorruptStateError, SnapshotError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================

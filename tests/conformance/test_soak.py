@@ -8,13 +8,12 @@ whole suite).
 
 from __future__ import annotations
 
+import game_hooks
 import numpy as np
 import pytest
-
-import game_hooks
 from conformance_common import (
-    Batch,
     GAMES,
+    Batch,
     _figures,
     get_core,
     hooks,

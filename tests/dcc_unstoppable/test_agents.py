@@ -22,13 +22,14 @@ torch = pytest.importorskip("torch")
 import dungeonrl  # noqa: E402,F401  (registers the games)
 from dungeonrl.agents.evaluate import evaluate  # noqa: E402
 from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.policy import RandomAgent, TorchAgent, make_agent  # noqa: E402
+from dungeonrl.agents.policy import RandomAgent, make_agent  # noqa: E402
 from dungeonrl.agents.ppo import ActorCritic  # noqa: E402
 from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent  # noqa: E402
 from dungeonrl.agents.train import is_coop  # noqa: E402
 from dungeonrl.cli import main as cli_main  # noqa: E402
 from dungeonrl.envs.core.adapters.selfplay import SelfPlayView  # noqa: E402
-from dungeonrl.envs.dcc_unstoppable import consts as C, make_core  # noqa: E402
+from dungeonrl.envs.dcc_unstoppable import consts as C  # noqa: E402
+from dungeonrl.envs.dcc_unstoppable import make_core
 
 GAME = "dcc_unstoppable"
 

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from dungeonrl.envs.dcc_unstoppable import consts as C
-from dungeonrl.envs.dcc_unstoppable.content import default_content
 from dungeonrl.envs.dcc_unstoppable.campaign import (
     CAMPAIGN_ENV_ID,
     DEFEAT_PENALTY,
     DCCCampaignEnv,
     register_campaign,
 )
+from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 CC = default_content()
 TT = CC.tables

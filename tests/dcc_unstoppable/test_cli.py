@@ -3,8 +3,6 @@ the teammate (``dungeonrl/games/dcc_unstoppable.py``)."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)

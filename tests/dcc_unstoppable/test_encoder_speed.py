@@ -6,6 +6,7 @@ derived feature tables are exactly the per-card functions' output."""
 
 import numpy as np
 import pytest
+from dcc_encoder_reference import encode_row as reference_encode_row
 from numba import njit
 
 from dungeonrl.encoders import dcc_unstoppable as E
@@ -15,8 +16,6 @@ from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K
 from dungeonrl.envs.dcc_unstoppable.content import DERIVED_FIELDS, default_content
 from dungeonrl.envs.dcc_unstoppable.core import DCCCore
-
-from dcc_encoder_reference import encode_row as reference_encode_row
 
 CC = default_content()
 
@@ -99,8 +98,9 @@ def test_derived_tables_are_the_per_card_features():
 
 
 def test_derived_tables_stay_out_of_the_content_digest():
-    from dungeonrl.envs.core.authoring.content import tables_digest
     from collections import namedtuple
+
+    from dungeonrl.envs.core.authoring.content import tables_digest
 
     base_fields = tuple(f for f in CC.tables._fields if f not in DERIVED_FIELDS)
     Base = namedtuple("Base", base_fields)

@@ -14,7 +14,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
 from dungeonrl.envs import dcc_unstoppable_v1
-from dungeonrl.envs.dcc_unstoppable import SPEC, consts as C
+from dungeonrl.envs.dcc_unstoppable import SPEC
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 ENV_ID = "dungeonrl/DCCUnstoppable-v1"

@@ -16,7 +16,8 @@ import pytest
 
 from dungeonrl.envs import dcc_unstoppable_v1
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
-from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
+from dungeonrl.envs.dcc_unstoppable import config as CFG
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
 from dungeonrl.envs.dcc_unstoppable.content import DATA_DIR, default_content, load_content
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unbroken_util import Game as UGame
 
-from dungeonrl.envs.dungeon_crawler import consts as DC, make_core
+from dungeonrl.envs.dungeon_crawler import consts as DC
+from dungeonrl.envs.dungeon_crawler import make_core
 from dungeonrl.envs.dungeon_crawler import narrate as dcn
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
 from dungeonrl.envs.unbroken import consts as UC
 from dungeonrl.envs.unbroken import narrate as ubn
-from unbroken_util import Game as UGame
 
 
 def text(lines):
@@ -263,6 +264,7 @@ def test_narration_soak_whole_games(game, kw):
     """Whole heuristic and random games: every step narrates without error,
     in plain sentences, for every seat; hand texts too."""
     import importlib
+
     from dungeonrl.agents.policy import make_agent
     from dungeonrl.envs.core._batch import BatchBuffers, seed_batch
     from dungeonrl.registry import get_spec

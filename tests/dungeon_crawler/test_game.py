@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 
+import game_hooks  # noqa: F401  (first: it loads the tests/hooks_*.py modules)
 import numpy as np
 import pytest
+from hooks_dungeon_crawler import HOOKS, resample_hidden_record
 from numba import njit
 from pettingzoo.test import api_test, render_test, seed_test
 
@@ -29,12 +31,11 @@ from dungeonrl.envs.core.errors import (
 )
 from dungeonrl.envs.core.kernel.jit import JIT
 from dungeonrl.envs.core.kernel.rng import rng_seed
-from dungeonrl.envs.dungeon_crawler import SPEC, consts as C, make_core
-from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
+from dungeonrl.envs.dungeon_crawler import SPEC, make_core
+from dungeonrl.envs.dungeon_crawler import consts as C
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content
+from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
-import game_hooks  # noqa: F401,I001  (first: it loads the tests/hooks_*.py modules)
-from hooks_dungeon_crawler import HOOKS, resample_hidden_record
 
 CORES = {}
 

@@ -3,12 +3,11 @@ information (resampling what a seat cannot see leaves its observation
 unchanged; changing what it can see changes it)."""
 
 import numpy as np
+from kart_util import content, greedy, new_state, step
 
 from dungeonrl.encoders import dungeon_kart as E
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
-
-from kart_util import content, greedy, new_state, step
 
 
 def obs(s, ct, seat):

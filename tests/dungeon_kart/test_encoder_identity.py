@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kart_encoder_ref import observe_batch_ref
 
 from dungeonrl.encoders import dungeon_kart as enc
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
-from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 from dungeonrl.envs.dungeon_kart.content import load_content
-from kart_encoder_ref import observe_batch_ref
+from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 
 CUSTOM = """name: Wall Loop
 dir: E

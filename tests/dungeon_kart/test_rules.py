@@ -4,13 +4,12 @@ with an independent invariant checker."""
 
 import numpy as np
 import pytest
+from kart_util import check_invariants, content, greedy, legal, new_state, step, stopped_apart
 
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
 from dungeonrl.envs.dungeon_kart import rules as R
-
-from kart_util import check_invariants, content, greedy, legal, new_state, step, stopped_apart
 
 LINE = "name: Line\ndir: E\n1 2 . . m m . . . ."
 TWO = "name: Two\ndir: E\n1 . g . . .\n 2 3 . . . ."

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.kernel.header import FORCED_CAP, state_dtype
 from dungeonrl.envs.core.kernel.rng import rng_seed, rng_shuffle
 from dungeonrl.envs.core.kernel.zones import pile_draw

@@ -35,13 +35,13 @@ import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.envs.core.adapters.aec import CheckedAECEnv
-from dungeonrl.envs.core.copying import Copyable
-from dungeonrl.envs.core.errors import ResetNeededError
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
 from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
-from dungeonrl.envs.core.spec import GameCore, GameSpec
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+from dungeonrl.envs.core.copying import Copyable
+from dungeonrl.envs.core.errors import ResetNeededError
+from dungeonrl.envs.core.spec import GameCore, GameSpec
 from dungeonrl.registry import get_spec
 
 RESET = "reset"  # an action-list entry: reset() (no seed) a finished single env

@@ -6,11 +6,11 @@ registered game, the self-play view with teammates and placement ratings
 
 from __future__ import annotations
 
+import fixture_team as F
 import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-import fixture_team as F
 from dungeonrl import registry
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.spec import GameSpec

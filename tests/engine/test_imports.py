@@ -19,9 +19,9 @@ Layering rules (issue 9, item 8):
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
-import os
 from pathlib import Path
 
 import pytest

@@ -236,7 +236,7 @@ def test_record_mp4(tmp_path):
 
 
 def test_vector_envs_render_frames():
-    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv, DungeonVectorEnv
 
     env = DungeonVectorEnv("unbroken", num_envs=2, render_mode="rgb_array")
     env.reset(seed=0)
@@ -266,6 +266,7 @@ def test_readme_pictures_exist_and_are_small():
 
 def test_gymnasium_checker_accepts_rgb_array():
     import warnings
+
     from gymnasium.utils.env_checker import check_env
 
     env = gym.make("dungeonrl/Unbroken-v0", render_mode="rgb_array").unwrapped

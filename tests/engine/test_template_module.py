@@ -9,8 +9,8 @@ import dataclasses
 import importlib
 import importlib.util
 import subprocess
-import sys
 import symtable
+import sys
 
 import pytest
 

@@ -12,15 +12,15 @@ import re
 import tempfile
 from pathlib import Path
 
+import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 import numpy as np
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, seed_case, seed_ok
-from dungeonrl.envs.core.validate import INT32_MAX, MAX_NUM_ENVS
 from dungeonrl.benchmarks.fuzz import games as list_games
+from dungeonrl.envs.core.validate import INT32_MAX, MAX_NUM_ENVS
 from dungeonrl.registry import get_spec
 
 INTS = st.one_of(
@@ -289,6 +289,7 @@ _MODEL = {}
 def _model_payload():
     if not _MODEL:
         import torch
+
         from dungeonrl.agents.ppo import ActorCritic, save_model
         from dungeonrl.envs.core._batch import resolve_core
 
@@ -348,6 +349,7 @@ def test_fuzz_model_files(data):
     mutations that keep the file valid: same-shape finite weights, entries
     the loader does not read)."""
     import torch
+
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
     from dungeonrl.envs.core._batch import BatchBuffers

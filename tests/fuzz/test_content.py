@@ -10,10 +10,10 @@ import tempfile
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import content_case
 from dungeonrl.benchmarks.fuzz import games as list_games
 

@@ -22,12 +22,13 @@ import os
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import GameEnv, reached_snapshots, snapshot_case
-from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
+from dungeonrl.envs.dcc_unstoppable import config as CFG
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 NAME = "dcc_unstoppable"

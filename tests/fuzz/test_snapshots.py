@@ -19,10 +19,10 @@ import sys
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import (
     HOOKS,
     GameEnv,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import warnings
 
+import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 import gymnasium as gym
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from dungeonrl.benchmarks.fuzz import HOOKS
 from dungeonrl.benchmarks.fuzz import games as list_games
 from dungeonrl.envs.core.errors import ContentError

@@ -5,7 +5,6 @@ full set (hundreds of games) is marked slow."""
 import json
 
 import pytest
-
 from golden_record import GOLDEN, compute
 
 

@@ -11,8 +11,6 @@ The rule ids each test checks are listed in the coverage table of
 """
 
 import numpy as np
-
-from dungeonrl.envs.unbroken import consts as C
 from unbroken_util import (
     Game,
     battle,
@@ -22,6 +20,8 @@ from unbroken_util import (
     pass_windows,
     skill_ability,
 )
+
+from dungeonrl.envs.unbroken import consts as C
 
 
 def test_bar_caps_discard_excess():

@@ -12,8 +12,6 @@ The rule ids each test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.unbroken import consts as C
 from unbroken_util import (
     Game,
     ab_codes,
@@ -30,6 +28,8 @@ from unbroken_util import (
     skill_ability,
     to_battle,
 )
+
+from dungeonrl.envs.unbroken import consts as C
 
 
 def test_trickery_skips_battle_rewards_and_skill():

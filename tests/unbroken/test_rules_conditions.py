@@ -12,9 +12,6 @@ The rule ids each test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.unbroken import consts as C
-from dungeonrl.envs.unbroken import rules
 from unbroken_util import (
     Game,
     alt_condition_face,
@@ -28,6 +25,9 @@ from unbroken_util import (
     pass_windows,
     roll_face,
 )
+
+from dungeonrl.envs.unbroken import consts as C
+from dungeonrl.envs.unbroken import rules
 
 
 def test_duplicate_condition_rerolls():

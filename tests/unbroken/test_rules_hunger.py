@@ -10,9 +10,9 @@ The rule ids each test checks are listed in the coverage table of
 """
 
 import pytest
+from unbroken_util import Game, to_battle
 
 from dungeonrl.envs.unbroken import consts as C
-from unbroken_util import Game, to_battle
 
 
 def test_hunger_rulebook_example():

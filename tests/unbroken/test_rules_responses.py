@@ -11,9 +11,6 @@ The rule ids each test checks are listed in the coverage table of
 """
 
 import pytest
-
-from dungeonrl.envs.unbroken import consts as C
-from dungeonrl.envs.unbroken import rules
 from unbroken_util import (
     Game,
     apply,
@@ -24,6 +21,9 @@ from unbroken_util import (
     monsters,
     pass_windows,
 )
+
+from dungeonrl.envs.unbroken import consts as C
+from dungeonrl.envs.unbroken import rules
 
 
 def test_no_skill_limit_and_empty_skill_piles_skip_the_reward():

@@ -21,10 +21,11 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from unbroken_util import Game, battle, pass_windows, to_battle
+
 from dungeonrl.envs.core.errors import ContentError
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken.content import DATA_DIR, load_content
-from unbroken_util import Game, battle, pass_windows, to_battle
 
 
 def _break_field(folder, file, card, field, bad):

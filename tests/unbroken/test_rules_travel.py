@@ -12,10 +12,10 @@ The rule ids each test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
+from unbroken_util import Game, find_card, has_op, monster_where, monsters
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, find_card, has_op, monster_where, monsters
 
 
 @pytest.mark.parametrize(

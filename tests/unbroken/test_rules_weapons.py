@@ -12,9 +12,6 @@ The rule ids each test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.unbroken import consts as C
-from dungeonrl.envs.unbroken import rules
 from unbroken_util import (
     Game,
     apply,
@@ -27,6 +24,9 @@ from unbroken_util import (
     roll_face,
     to_battle,
 )
+
+from dungeonrl.envs.unbroken import consts as C
+from dungeonrl.envs.unbroken import rules
 
 
 def test_level4_craft_time_paid_in_small_effort():

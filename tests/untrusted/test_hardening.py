@@ -27,10 +27,10 @@ import numpy as np
 import pytest
 
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, reached_snapshots
+from dungeonrl.benchmarks.fuzz import games as suite_games
 from dungeonrl.envs.core import validate as V
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from dungeonrl.envs.core.kernel.header import HEADER_NAMES
-from dungeonrl.benchmarks.fuzz import games as suite_games
 from dungeonrl.registry import get_spec
 
 GAMES = suite_games()
@@ -480,6 +480,7 @@ def test_edited_folder_is_validated_again(tmp_path, name):
 @pytest.mark.parametrize("name", GAMES)
 def test_entry_of_wrong_type_is_content_error(tmp_path, name):
     import tomllib
+
     from dungeonrl.benchmarks.fuzz import to_toml
 
     folder = _copy_content(name, tmp_path)
@@ -620,6 +621,7 @@ def test_vector_seed_list_checked():
 def sb3_zip(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
+
     from dungeonrl.agents.sb3 import save_sb3
     from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
@@ -692,6 +694,7 @@ def test_eval_with_another_games_model_is_clean(sb3_zip, capsys):
     """``dungeonrl eval`` of an Unbroken model on Dungeon Crawler: the same
     ModelSpecError message as ``play``, not a TypeError about num_players."""
     from types import SimpleNamespace
+
     from dungeonrl.agents import evaluate
     from dungeonrl.agents.modelspec import ModelSpecError, check_model_file
 

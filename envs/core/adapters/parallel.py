@@ -44,9 +44,9 @@ from typing import Any
 from pettingzoo import ParallelEnv
 
 from .._batch import action_index
-from .aec import DungeonAECEnv
 from ..copying import Copyable
 from ..errors import InvalidActionError, ResetNeededError
+from .aec import DungeonAECEnv
 
 __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 

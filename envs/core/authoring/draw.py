@@ -12,7 +12,7 @@ bitmap font is used instead (smaller text, same layout).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def require_pillow():
     return Image, ImageDraw, ImageFont
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(size: int):
     """Pillow's bundled font at ``size`` pixels (bitmap fallback without FreeType)."""
     _, _, ImageFont = require_pillow()

@@ -47,11 +47,9 @@ import importlib
 import sys
 from pathlib import Path
 
-
-from ... import catalog  # noqa: E402
-from . import freshness  # noqa: E402
-from .facts import KernelFacts  # noqa: E402  (re-exported)
-
+from ... import catalog
+from . import freshness
+from .facts import KernelFacts
 
 #: the engine template: an ordinary module (see its docstring for the markers
 #: this generator reads), never imported here, only read

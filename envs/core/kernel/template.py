@@ -62,7 +62,8 @@ from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal
+from dungeonrl.envs.core.kernel.rng import rng_seed
 
 # --- the game: the generator writes the game's imports and facts here -----------
 from dungeonrl.envs.core.kernel.template_game import (
@@ -80,8 +81,11 @@ from dungeonrl.envs.core.kernel.template_game import (
     finish_row,
     legal_row,
     policy_row,
+)
+from dungeonrl.envs.core.kernel.template_game import (
     reset_row as game_reset_row,
 )
+
 # --- end of the game block
 
 
