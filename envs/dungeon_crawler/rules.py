@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.kernel import chance
 from ..core.kernel.jit import JIT
+from ..core.kernel import chance
 from ..core.kernel.zones import pile_draw, pile_push
 from . import consts as C
 
