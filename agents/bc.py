@@ -114,8 +114,8 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
     returns; returns the final accuracy and losses."""
     set_torch_threads(cfg.torch_threads)
     gen = torch.Generator().manual_seed(cfg.seed)
-    O, A = data["obs"].shape[-1], data["masks"].shape[-1]
-    obs = torch.from_numpy(data["obs"].reshape(-1, O))
+    n_obs, A = data["obs"].shape[-1], data["masks"].shape[-1]
+    obs = torch.from_numpy(data["obs"].reshape(-1, n_obs))
     masks = torch.from_numpy(data["masks"].reshape(-1, A))
     actions = torch.from_numpy(data["actions"].reshape(-1))
     returns = torch.from_numpy(data["returns"].reshape(-1))

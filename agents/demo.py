@@ -109,7 +109,7 @@ def main(args=None):
     from ..envs.unbroken import consts as C
 
     n = args.games
-    print("dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..%d)" % (n - 1))
+    print(f"dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..{n - 1})")
     core = UnbrokenCore(character="random")
     t0 = time.perf_counter()
     states = core.alloc(n)

@@ -312,10 +312,10 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
     hooks = hooks_for(core.spec.name)
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     n, P = len(seeds), core.num_players
-    O, A = core.spec.obs_size, core.spec.num_actions
+    n_obs, A = core.spec.obs_size, core.spec.num_actions
     states = core.alloc(n)
     core.reset(states, seeds)
-    view = _MatchView(states, np.zeros((n, O), np.float32), np.zeros((n, A), MASK_DTYPE))
+    view = _MatchView(states, np.zeros((n, n_obs), np.float32), np.zeros((n, A), MASK_DTYPE))
     code = np.array(
         [
             -1 if advance is None or getattr(a, "scripted", None) is None else int(a.scripted)

@@ -82,7 +82,9 @@ def render(readme_text, results_dir, only=None):
         pat = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
         if not pat.search(readme_text):
             raise SystemExit(f"README has no <!-- {name}:start/end --> markers")
-        readme_text = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), readme_text)
+        readme_text = pat.sub(
+            lambda m, body=body: m.group(1) + body + "\n" + m.group(2), readme_text
+        )
     return readme_text
 
 

@@ -133,9 +133,9 @@ from .validate import (
     PEER_FIELDS,
     TARGET_FIELDS,
     TOP_FIELDS,
-    _check_fig,
     validate,
 )
+from .validate import _check_fig as _check_fig
 
 __all__ = [
     "IllegalActionInBenchmark",

@@ -769,7 +769,7 @@ class _Compiler:
             need = e.get("need", {})
             if not isinstance(need, dict):
                 ctx.err("need", "must be a table")
-            for k, v in need.items():
+            for k, _v in need.items():
                 keys = C.BOSS_KIND_NAMES[:3] + ("quests",)
                 if k not in keys:
                     ctx.err(f"need.{k}", f"unknown (known: {', '.join(keys)})")

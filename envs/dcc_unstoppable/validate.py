@@ -185,7 +185,7 @@ SETUP = (C.PH_RACE, C.PH_CLASS)
 # --- cross-field rules --------------------------------------------------------------------
 def flow(ctx):
     over = turn_flow(ctx, C.PHASE_NAMES, C.PH_OVER)
-    ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
+    ph, _out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
     if ctx.i("pend_i") > ctx.i("pend_n"):
         ctx.fail("pend_i", ctx.i("pend_i"), f"past the {ctx.i('pend_n')} pending ops")
     # a Cleanup space decision stays recorded through the next Draft (start_main clears it)

@@ -30,7 +30,7 @@ def render_text(core, s):
     out = [
         f"== Dungeon Crawler | {n} heroes | round {int(s['round'])} | "
         f"{C.PHASE_NAMES[int(s['phase'])]} | to act: "
-        f"{'-' if int(s['actor']) < 0 else 'player_%d' % int(s['actor'])} =="
+        f"{'-' if int(s['actor']) < 0 else 'player_' + str(int(s['actor']))} =="
     ]
     if int(s["outcome"]) != C.O_PLAYING:
         w = int(s["winner"])

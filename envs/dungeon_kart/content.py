@@ -479,7 +479,7 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
                     continue
                 finish.add((ltr(a)[0], ltr(a)[1], d))
     # walls: every edge to a non-track hex, or between tiles away from a join
-    for (q, r), (ti, ch, _) in cells.items():
+    for (q, r), (ti, _ch, _) in cells.items():
         for d in range(6):
             n = H.neighbour(q, r, d)
             if (q, r, d) in finish:
@@ -638,7 +638,7 @@ def _compile_tracks(tracks, t):
             )
         tr.offset = (oq, orr)
 
-        def cell(q, r):
+        def cell(q, r, oq=oq, orr=orr):
             return (r + orr) * H.BOARD_W + (q + oq)
 
         for (q, r), (rt, ch, coins) in tr.cells.items():

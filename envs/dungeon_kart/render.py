@@ -78,20 +78,20 @@ def _name(ct, kind, i):
 
 
 def status_lines(st, ct):
-    T = ct.tables
     n = int(st["num_players"])
     out = []
     for p in range(n):
         spell = "spell" if st["spell"][p] >= 0 else ("marker" if st["marker"][p] else "-")
+        pos = int(st["pos"][p])
         where = (
-            "finished (%d MP)" % st["finish_mp"][p]
+            f"finished ({int(st['finish_mp'][p])} MP)"
             if st["finished"][p]
-            else "hex (%d,%d) %s"
-            % (st["pos"][p] % H.BOARD_W, st["pos"][p] // H.BOARD_W, ARROWS[int(st["facing"][p])])
+            else f"hex ({pos % H.BOARD_W},{pos // H.BOARD_W}) {ARROWS[int(st['facing'][p])]}"
         )
         flags = "".join(f for f, v in (("C", st["crashed"][p]), ("F", st["frozen"][p])) if v)
         out.append(
-            f"{'>' if st['actor'] == p else ' '} player_{p} {_name(ct, 'racer', int(st['racer'][p])):<24} "
+            f"{'>' if st['actor'] == p else ' '} player_{p} "
+            f"{_name(ct, 'racer', int(st['racer'][p])):<24} "
             f"place {int(st['place'][p])} speed {int(st['speed'][p])} "
             f"coins {int(st['coins'][p])} {spell:<6} {where} {flags}"
         )
@@ -132,8 +132,8 @@ def render_ansi(st, ct) -> str:
     head = (
         f"== Dungeon Kart | {ct.track_names[tk]} | round {int(st['round']) + 1} | "
         f"{C.PHASE_NAMES[int(st['phase'])]} | to act: "
-        f"{'-' if st['actor'] < 0 else 'player_%d' % st['actor']}"
-        f"{' | MP %d' % st['mp'] if st['phase'] == C.PH_MOVE else ''} =="
+        f"{'-' if st['actor'] < 0 else 'player_' + str(int(st['actor']))}"
+        f"{' | MP ' + str(int(st['mp'])) if st['phase'] == C.PH_MOVE else ''} =="
     )
     return "\n".join([head] + lines + status_lines(st, ct))
 

@@ -211,16 +211,16 @@ class _Compiler:
             a = b = c = d = 0
             allowed = {"op"}
 
-            def res(key):
+            def res(key, op=op, allowed=allowed):
                 allowed.add(key)
                 r = _str(ctx, op, key, choices=C.RES_NAMES)
                 return C.RES_NAMES.index(r)
 
-            def num(key, default=None, lo=None, hi=AMOUNT_MAX):
+            def num(key, default=None, lo=None, hi=AMOUNT_MAX, op=op, allowed=allowed):
                 allowed.add(key)
                 return _int(ctx, op, key, default=default, lo=lo, hi=hi)
 
-            def cond(key="name"):
+            def cond(key="name", f=f, op=op, allowed=allowed):
                 allowed.add(key)
                 n = _str(ctx, op, key)
                 if n not in self.condition_names:

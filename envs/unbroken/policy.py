@@ -246,7 +246,7 @@ def opens_attack(st, T, ds, dm, dl):
     w = weapon(st)
     s = st.res[C.R_S] + ds
     m = st.res[C.R_M] + dm
-    l = st.res[C.R_L] + dl
+    lg = st.res[C.R_L] + dl
     for k in range(T.w_natk[w]):
         if (T.w_atk_kind[w, k] == 0) != (st.m_armor > 0):
             continue
@@ -255,7 +255,7 @@ def opens_attack(st, T, ds, dm, dl):
         for r in range(C.R_CUN, C.NRES):
             if st.res[r] < c[r]:
                 ok = False
-        if ok and effort_ok(s, m, l, c[C.R_S], c[C.R_M], c[C.R_L]):
+        if ok and effort_ok(s, m, lg, c[C.R_S], c[C.R_M], c[C.R_L]):
             return True
     return False
 

@@ -605,7 +605,7 @@ def test_generic_row_kernels_agree_with_the_dungeon_crawler_kernels():
     core = core_for(3)
     assert type(core).step_rows is not GameCore.step_rows  # the override exists
     states = _midgame(core)
-    n, P, A, O = len(states), core.num_players, core.spec.num_actions, core.spec.obs_size
+    n, P, A, n_obs = len(states), core.num_players, core.spec.num_actions, core.spec.obs_size
     rows = np.array([9, 2, 4, 7, 0], np.int64)  # unsorted, one row is over
     masks = core.recompute_mask(states)
     rng = np.random.default_rng(1)
@@ -643,13 +643,13 @@ def test_generic_row_kernels_agree_with_the_dungeon_crawler_kernels():
     assert same_records(sub, s2[rows]) and np.array_equal(rw, o2[0][rows])
     # observe_rows: any observer seat per row
     players = np.arange(n, dtype=np.int64) % P
-    g_obs, g_m = np.full((n, O), -3.0, np.float32), np.full((n, A), 9, np.int8)
+    g_obs, g_m = np.full((n, n_obs), -3.0, np.float32), np.full((n, A), 9, np.int8)
     d_obs, d_m = g_obs.copy(), g_m.copy()
     GameCore.observe_rows(core, s2, rows, players, g_obs, g_m)
     core.observe_rows(s2, rows, players, d_obs, d_m)
     assert np.array_equal(g_obs, d_obs) and np.array_equal(g_m, d_m)
     assert (d_obs[others] == -3.0).all() and (d_m[others] == 9).all()
-    ref = np.zeros((len(rows), O), np.float32)
+    ref = np.zeros((len(rows), n_obs), np.float32)
     core.observe(s2[rows], players[rows], ref)
     assert np.array_equal(ref, d_obs[rows])
     assert np.array_equal(core.recompute_mask(s2[rows]), d_m[rows].astype(np.uint8))

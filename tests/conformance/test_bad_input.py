@@ -163,8 +163,8 @@ def _bad_input_aec(name, h):
     for policy in ("penalize", "raise"):
         env = make_env(name, illegal_action=policy, **h.default_config)
         for call in (
-            lambda: env.step(0),
-            lambda: env.observe(env.possible_agents[0]),
+            lambda env=env: env.step(0),
+            lambda env=env: env.observe(env.possible_agents[0]),
             env.get_state,
         ):
             with pytest.raises(ResetNeededError):

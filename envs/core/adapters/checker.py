@@ -112,7 +112,7 @@ def check_vector_env(env, seed: int = 123, steps: int = 50) -> dict:
     spans = sorted(
         _byte_bounds(a) for step in run1 for part in step for a in _arrays(part) if a.size
     )
-    for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:]):
+    for (_lo1, hi1), (lo2, _hi2) in zip(spans, spans[1:]):
         assert lo2 >= hi1, "returned arrays share memory"
     return {"steps": steps, "episodes_ended": ended}
 
@@ -120,4 +120,4 @@ def check_vector_env(env, seed: int = 123, steps: int = 50) -> dict:
 try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
 except ImportError:  # numpy < 2
-    _byte_bounds = np.byte_bounds
+    _byte_bounds = np.byte_bounds  # noqa: NPY201  (the NumPy 1 name, on NumPy 1 only)
