@@ -498,8 +498,8 @@ def _subprocess(args: dict, env_extra: dict, timeout=300):
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([TESTS_DIR, ROOT, env.get("PYTHONPATH", "")])
     code = (
-        "import sys, json; sys.path.insert(0, %r); import conformance_common as t; "
-        "t._main(json.loads(sys.argv[1]))" % TESTS_DIR
+        f"import sys, json; sys.path.insert(0, {TESTS_DIR!r}); import conformance_common as t; "
+        "t._main(json.loads(sys.argv[1]))"
     )
     return subprocess.Popen(
         [sys.executable, "-c", code, json.dumps(args)],

@@ -107,7 +107,7 @@ def aec_hash(module: str, cfg: dict, games: int, policy_seed: int) -> str:
     for g in range(games):
         rng = np.random.default_rng(policy_seed + g)
         env.reset(seed=g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, r, te, tr, info = env.last()
             _feed(h, obs["observation"], obs["action_mask"], np.float64(r), np.int8([te, tr]))
             if te or tr:

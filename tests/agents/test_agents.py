@@ -16,20 +16,20 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import fixture_game as fg  # noqa: E402
+import fixture_game as fg
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl import registry  # noqa: E402
-from dungeonrl.agents import league  # noqa: E402
-from dungeonrl.agents.evaluate import evaluate, wilson  # noqa: E402
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.modelspec import (  # noqa: E402
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl import registry
+from dungeonrl.agents import league
+from dungeonrl.agents.evaluate import evaluate, wilson
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.modelspec import (
     ModelSpecError,
     ModelSpecWarning,
     check_model_spec,
 )
-from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import (  # noqa: E402
+from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent
+from dungeonrl.agents.ppo import (
     ActorCritic,
     PPOConfig,
     load_model,
@@ -37,8 +37,8 @@ from dungeonrl.agents.ppo import (  # noqa: E402
     save_model,
     train,
 )
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.unbroken import UnbrokenCore  # noqa: E402
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.unbroken import UnbrokenCore
 
 registry.register_game(fg.SPEC, "fixture_game")
 

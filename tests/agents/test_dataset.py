@@ -12,10 +12,10 @@ import pytest
 minari = pytest.importorskip("minari")
 pytest.importorskip("h5py")
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-import dungeonrl  # noqa: E402
-from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset  # noqa: E402
+import dungeonrl
+from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset
 
 
 @pytest.fixture

@@ -22,20 +22,20 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl.agents.dungeon_crawler_heuristic import (  # noqa: E402
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.agents.dungeon_crawler_heuristic import (
     SCRIPTED_HEURISTIC,
     SCRIPTED_RANDOM,
     HeuristicAgent,
     advance_scripted,
     scripted_advance,
 )
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.league import League  # noqa: E402
-from dungeonrl.agents.modelspec import ModelSpecError  # noqa: E402
-from dungeonrl.agents.policy import RandomAgent, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import ActorCritic, save_model  # noqa: E402
-from dungeonrl.agents.selfplay import (  # noqa: E402
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.league import League
+from dungeonrl.agents.modelspec import ModelSpecError
+from dungeonrl.agents.policy import RandomAgent, make_agent
+from dungeonrl.agents.ppo import ActorCritic, save_model
+from dungeonrl.agents.selfplay import (
     league_play,
     make_view,
     match_summary,
@@ -43,10 +43,10 @@ from dungeonrl.agents.selfplay import (  # noqa: E402
     play_match,
     snapshot_agent,
 )
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView  # noqa: E402
-from dungeonrl.envs.core.spec import GameCore  # noqa: E402
-from dungeonrl.envs.dungeon_crawler import consts as C  # noqa: E402
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
+from dungeonrl.envs.core.spec import GameCore
+from dungeonrl.envs.dungeon_crawler import consts as C
 from dungeonrl.envs.dungeon_crawler import make_core
 
 CORES: dict = {}

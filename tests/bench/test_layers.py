@@ -67,7 +67,7 @@ def test_markdown_table_shape():
     table = lines[header + 2 :]
     # one row per part, then bytes, the limit and the kernel's share of it
     assert len(table) == len(breakdown.PARTS) + 3
-    for row, (key, label) in zip(table, breakdown.PARTS):
+    for row, (_key, label) in zip(table, breakdown.PARTS):
         assert row.startswith(f"| {label} |") and row.count("|") == 5
     vector_row = table[[k for k, _ in breakdown.PARTS].index("vector_us")]
     assert vector_row.endswith("| - | - | - |")

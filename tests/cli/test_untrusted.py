@@ -17,9 +17,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402  (registers the games)
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.registry import list_games  # noqa: E402
+import dungeonrl
+from dungeonrl.cli import main as cli_main
+from dungeonrl.registry import list_games
 
 
 @pytest.fixture

@@ -122,7 +122,7 @@ def test_bad_input(name):
     env = DungeonEnv(name, **h.default_config)
     env.reset(seed=0)
     snap = env.get_state()
-    for label, rec in h.corruptions(
+    for _label, rec in h.corruptions(
         get_core(name, h.default_config), np.frombuffer(snap.state, get_core(name).state_dtype)
     ):
         with pytest.raises(CorruptStateError):
@@ -210,7 +210,7 @@ def _bad_input_aec(name, h):
     env = make_env(name, **h.default_config)
     env.reset(seed=0)
     snap = env.get_state()
-    for label, rec in h.corruptions(
+    for _label, rec in h.corruptions(
         get_core(name, h.default_config), np.frombuffer(snap.state, get_core(name).state_dtype)
     ):
         with pytest.raises(CorruptStateError):

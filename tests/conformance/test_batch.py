@@ -172,7 +172,7 @@ def test_batched_equals_sequential_core(name):
                     assert rbytes(big.final_states[i : i + 1]) == rbytes(s.final_states)
                 compared += 1
         # one row's action never changes another row's result
-        for t in range(20):
+        for _t in range(20):
             base = big.states.copy()
             acts = random_legal(rng, big.masks)
             j = int(rng.integers(n))

@@ -132,7 +132,7 @@ def test_different_seeds_differ_in_later_chance(name):
     fields = tuple(h.chance_fields)
     diverged = np.zeros(n, bool)
     rng = np.random.default_rng(3)
-    for t in range(200):
+    for _t in range(200):
         acts = random_legal(rng, a.masks)
         same_mask = (a.masks == b.masks).all(axis=1)
         diverged |= ~same_mask

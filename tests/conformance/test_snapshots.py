@@ -49,7 +49,7 @@ def test_snapshot_restore_replays_identically(name):
         _snapshot_restore_aec(name, h)  # the configurations with more seats
     restores = 0
     configs = [cfg for cfg in h.configs if not _aec_config(name, cfg)]
-    for ci, cfg in enumerate(configs):
+    for cfg in configs:
         env = DungeonEnv(name, **cfg)
         fresh = DungeonEnv(name, **cfg)
         for seed in range(12):
@@ -108,7 +108,7 @@ def _snapshot_restore_aec(name, h):
     configurations played through it: ``_aec_config``)."""
     restores = 0
     configs = [cfg for cfg in h.configs if _aec_config(name, cfg)]
-    for ci, cfg in enumerate(configs):
+    for cfg in configs:
         env = make_env(name, **cfg)
         fresh = make_env(name, **cfg)
         for seed in range(8):
@@ -120,7 +120,7 @@ def _snapshot_restore_aec(name, h):
             hi = cfg.get("max_steps", 200) if seed % 2 == 0 else 40
             depth = int(rng.integers(1, hi))
             done = consumed = False
-            for t in range(depth):
+            for _t in range(depth):
                 env.step(aec_action(env, rng))
                 done = aec_done(env)
                 consumed = any(

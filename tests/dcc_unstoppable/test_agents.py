@@ -19,16 +19,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl.agents.evaluate import evaluate  # noqa: E402
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.policy import RandomAgent, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import ActorCritic  # noqa: E402
-from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent  # noqa: E402
-from dungeonrl.agents.train import is_coop  # noqa: E402
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.adapters.selfplay import SelfPlayView  # noqa: E402
-from dungeonrl.envs.dcc_unstoppable import consts as C  # noqa: E402
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.agents.evaluate import evaluate
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.policy import RandomAgent, make_agent
+from dungeonrl.agents.ppo import ActorCritic
+from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent
+from dungeonrl.agents.train import is_coop
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import make_core
 
 GAME = "dcc_unstoppable"

@@ -32,7 +32,7 @@ def test_person_plays_seat_0_with_the_heuristic_teammate(capsys, monkeypatch):
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
 
     monkeypatch.setattr("builtins.input", ask)
     assert cli_main(["play", "dcc_unstoppable", "--players", "2", "--seed", "4"]) == 0

@@ -164,7 +164,7 @@ def test_max_cycles_not_applicable():
     e = dungeon_crawler_v0.env(num_players=3, max_steps=25)
     e.reset(seed=3)
     steps = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, r, te, tr, info = e.last()
         if te or tr:
             assert tr and not te

@@ -56,7 +56,6 @@ def test_hidden_information_resampling():
     s, ct = _played()
     st = s[0]
     n = int(st["num_players"])
-    T = ct.tables
     for p in range(n):
         base = obs(s, ct, p)
         for trial in range(5):

@@ -143,7 +143,7 @@ def violations(name: str, source: str, is_package: bool, mods: dict[str, Path]) 
 def test_every_module_is_in_a_room():
     mods = core_modules()
     assert "dungeonrl.envs.core.kernel.jit" in mods and "dungeonrl.envs.core.spec" in mods
-    for name, path in mods.items():
+    for path in mods.values():
         rel = path.relative_to(CORE_DIR).parts
         assert len(rel) == 1 or rel[0] in ROOM_DIRS, f"{path}: not in a room {ROOM_DIRS}"
         assert len(rel) <= 2, f"{path}: rooms are flat"
@@ -194,7 +194,7 @@ def test_the_check_allows_what_a_room_may_import(name, source):
 
 
 def _package_sources():
-    for pkg, folder in PACKAGE_DIRS.items():
+    for folder in PACKAGE_DIRS.values():
         base = ROOT / folder
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = [d for d in dirnames if d != "__pycache__"]

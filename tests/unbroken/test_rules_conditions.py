@@ -333,7 +333,6 @@ def test_no_alternative_nothing_happens_but_effort_loss_kills():
     s["m_revealed"] = 1
     s["combat"] = 1
     s["roll"] = 1
-    m = int(s["monster"])
     # emulate a face by applying with apply_face's rule
     main = ops((C.OP_LOSE, C.R_FOOD, 1))
     assert not rules.ops_applicable(s, g.core.TR[0], main)
