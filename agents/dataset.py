@@ -3,8 +3,8 @@ format (``pip install 'dungeonrl[datasets]'``).
 
 :func:`record_dataset` plays ``episodes`` seeded games with an agent
 through the game's Gymnasium env (what Minari's ``DataCollector`` records,
-collected without its jax dependency) and writes a local Minari dataset (nothing is uploaded), loadable with
-``minari.load_dataset(dataset_id)``::
+collected without its jax dependency) and writes a local Minari dataset
+(nothing is uploaded), loadable with ``minari.load_dataset(dataset_id)``::
 
     import dungeonrl
     from dungeonrl.agents.dataset import record_dataset

@@ -3,7 +3,8 @@
     dungeonrl train unbroken --algo ppo --steps 5000000 --seed 0 --out runs/ub
     dungeonrl train unbroken --algo ppo --minutes 25 --difficulty normal --character sneak
     dungeonrl train unbroken --algo sb3 --steps 200000 --num-envs 64
-    dungeonrl train dungeon_crawler --players 2 --minutes 25 --opponents self:0.4,heuristic:0.4,random:0.2
+    dungeonrl train dungeon_crawler --players 2 --minutes 25 \\
+        --opponents self:0.4,heuristic:0.4,random:0.2
     dungeonrl train dcc_unstoppable --floor 1 --difficulty normal --minutes 12
     dungeonrl train dcc_unstoppable --players 2 --partners self:0.5,heuristic:0.5 --minutes 12
 

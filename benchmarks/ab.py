@@ -10,7 +10,8 @@ for about 0.15 s per turn; the result is the median over the rounds of the
 per-round speed ratio ``base time / this time``, with its quartiles::
 
     python -m dungeonrl.benchmarks.ab --base-ref main~1
-    python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout --games unbroken,dungeon_crawler:4
+    python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout \\
+        --games unbroken,dungeon_crawler:4
     python -m dungeonrl.benchmarks.ab --base-ref v0 --rules --rounds 60 --json ab.json
     python -m dungeonrl.benchmarks.ab --base-ref main~1 --batch 4096   # the vector envs' fused step
 

@@ -1,13 +1,15 @@
 """The baseline training runs behind the README's *Baselines* table.
 
     python -m dungeonrl.benchmarks.baselines list
-    python -m dungeonrl.benchmarks.baselines run unbroken-ppo            # train, evaluate, record
-    python -m dungeonrl.benchmarks.baselines run unbroken-ppo-kickstart  # cloned heuristic, then PPO
+    python -m dungeonrl.benchmarks.baselines run unbroken-ppo  # train, evaluate, record
+    # cloned heuristic, then PPO:
+    python -m dungeonrl.benchmarks.baselines run unbroken-ppo-kickstart
     python -m dungeonrl.benchmarks.baselines run dungeon_crawler-selfplay
     python -m dungeonrl.benchmarks.baselines run dungeon_kart-selfplay
-    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo      # solo Floor 1 Normal
-    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop     # 2-player co-op
-    python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR         # a finished run of that command
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo   # solo Floor 1 Normal
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop  # 2-player co-op
+    # a finished run of that command:
+    python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR
     python -m dungeonrl.benchmarks.report --only baselines
 
 Each baseline is one ``dungeonrl train`` command with fixed arguments

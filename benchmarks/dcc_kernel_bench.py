@@ -13,8 +13,8 @@ figure depends on how busy the machine is: record the load with it).
 that all three see the same load: the same games without the observation
 (``core.random_rollout_rules``: rules + mask alone), and ``encode_row``
 alone over the states the rollout visits (ns per observation, 128 records
-that stay in cache, as the row being stepped does in the rollout). The encoder's share is the difference
-of the first two.
+that stay in cache, as the row being stepped does in the rollout). The
+encoder's share is the difference of the first two.
 """
 
 from __future__ import annotations

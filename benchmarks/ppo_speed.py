@@ -143,9 +143,8 @@ def main(argv=None):
     if "fast_ppo" in rows:
         for name in rows:
             if name != "fast_ppo":
-                print(
-                    f"fast_ppo / {name}: {rows['fast_ppo']['steps_per_s'] / rows[name]['steps_per_s']:.1f}x"
-                )
+                ratio = rows["fast_ppo"]["steps_per_s"] / rows[name]["steps_per_s"]
+                print(f"fast_ppo / {name}: {ratio:.1f}x")
     if a.json:
         with open(a.json, "w") as f:
             from .machine import machine_info

@@ -1,7 +1,8 @@
 """RLlib measurements for the README (run in the ``[rllib]`` virtualenv).
 
     python -m dungeonrl.benchmarks.rllib_bench throughput   # -> results/rllib_throughput.json
-    python -m dungeonrl.benchmarks.rllib_bench curve --minutes 6   # -> results/rllib_curve.{json,png}
+    python -m dungeonrl.benchmarks.rllib_bench curve --minutes 6
+        # -> results/rllib_curve.{json,png}
     python -m dungeonrl.benchmarks.rllib_bench scaleout     # -> results/rllib_scaleout.{json,png}
     python -m dungeonrl.benchmarks.rllib_bench envonly      # adds the envs alone to throughput
 

@@ -65,7 +65,8 @@ def run(games=10000, difficulties=C.DIFFICULTIES, characters=CHARACTERS, seed0=0
 
 def markdown(rows):
     lines = [
-        "| difficulty | character | random win % | heuristic win % (95% CI) | heuristic mean Level | heuristic mean score (wins) |",
+        "| difficulty | character | random win % | heuristic win % (95% CI) "
+        "| heuristic mean Level | heuristic mean score (wins) |",
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -93,7 +94,8 @@ def main(argv=None):
     else:
         for r in rows:
             print(
-                f"{r['difficulty']:6s} {r['character']:8s} random {100 * r['random']['win_rate']:6.2f}%  "
+                f"{r['difficulty']:6s} {r['character']:8s} "
+                f"random {100 * r['random']['win_rate']:6.2f}%  "
                 f"heuristic {100 * r['heuristic']['win_rate']:6.2f}%  "
                 f"(mean Level {r['heuristic']['mean_level']:.2f})"
             )

@@ -92,7 +92,8 @@ COMMANDS: dict[str, str] = {
     "list": "list the registered games",
     "play": "play a game in the terminal, or watch an agent play it",
     "train": "train an agent (fast masked PPO by default; --algo sb3 for sb3-contrib MaskablePPO)",
-    "eval": "evaluate agents on seeded games (win rates with 95% intervals; a league for PvP games)",
+    "eval": "evaluate agents on seeded games "
+    "(win rates with 95% intervals; a league for PvP games)",
     "bench": "throughput: without a game, the suite over every game and its peers; "
     "with a game, that game's benchmark",
     "demo": "short guided tour: seeded games, throughput, a short training run",

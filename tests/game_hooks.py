@@ -7,7 +7,8 @@ object in :data:`HOOKS` (game name -> hooks), from its own module
 ``tests/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
 from the module its declaration names (``GAME.test_hooks`` in
 ``envs/<game>/game.py``, for a game whose hooks ship with it). A new game
-joins the suite by declaring itself and adding its hooks; ``test_every_suite_game_has_hooks`` fails, naming the game, for a
+joins the suite by declaring itself and adding its hooks;
+``test_every_suite_game_has_hooks`` fails, naming the game, for a
 registered game without hooks (its other conformance tests skip with a
 pointer there). Hook writers can reuse :class:`Violations`,
 :func:`pile_counts`, :func:`as_batch` and :func:`as_row`.

@@ -364,10 +364,11 @@ class UnbrokenHooks(GameHooks):
     # -- late-game starts --------------------------------------------------------------------
     def jump_start(self, core, states, rng):
         """Turn freshly reset records (Level 1, Preparation Step or the
-        starting Skill choice) into the start of Level 2, 3 or 4 with random resources (at least half of each
-        bar), a random weapon path, a few Skills and the Level's Time. The
-        edit keeps every invariant of :meth:`check_invariants`; the stored
-        masks are recomputed with ``core.refresh``."""
+        starting Skill choice) into the start of Level 2, 3 or 4 with random
+        resources (at least half of each bar), a random weapon path, a few
+        Skills and the Level's Time. The edit keeps every invariant of
+        :meth:`check_invariants`; the stored masks are recomputed with
+        ``core.refresh``."""
         from dungeonrl.envs.unbroken import consts as C
 
         T = core.T

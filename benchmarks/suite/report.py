@@ -216,7 +216,7 @@ def profile_text(res: dict) -> str:
     return "\n".join(lines)
 
 
-# --- README section (used by benchmarks/report.py) ---------------------------------------------------------
+# --- README section (used by benchmarks/report.py) -----------------------------------------------
 
 
 def _goal_text(t) -> str:

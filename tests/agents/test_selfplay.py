@@ -1037,7 +1037,7 @@ def test_cli_train_bad_self_play_options(tmp_path, capsys, extra, match):
     assert not (tmp_path / "x" / "model.pt").exists()
 
 
-# --- the league command ----------------------------------------------------------------------------
+# --- the league command ------------------------------------------------------------------
 def test_cli_league(tmp_path, capsys):
     js, png = tmp_path / "league.json", tmp_path / "plots" / "league.png"
     rc = cli_main(

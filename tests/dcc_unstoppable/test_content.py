@@ -140,8 +140,10 @@ def _edit(d, name, old, new):
         ),
         (
             "threats",
-            'name = "Troglodyte", group = "floor1", count = 2, atk = 1, def = 1, bonus = [{ op = "gold", n = 2 }]',
-            'name = "Troglodyte", group = "floor1", count = 2, atk = 1, def = 1, bonus = [{ op = "eliminate" }]',
+            'name = "Troglodyte", group = "floor1", count = 2, atk = 1, def = 1, '
+            'bonus = [{ op = "gold", n = 2 }]',
+            'name = "Troglodyte", group = "floor1", count = 2, atk = 1, def = 1, '
+            'bonus = [{ op = "eliminate" }]',
             ["threats.toml", "Troglodyte", "bonus[0].op"],
         ),
         (

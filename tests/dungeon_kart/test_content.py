@@ -160,8 +160,10 @@ def _edit(d, name, old, new):
         ),
         (
             "dashboards",
-            'penalty = { dirt = 0, grass = 4, mud = 2, water = 2 }\nabilities = ["off_road", "handling"]',
-            'penalty = { dirt = 0, grass = 3, mud = 2, water = 2 }\nabilities = ["off_road", "handling"]',
+            "penalty = { dirt = 0, grass = 4, mud = 2, water = 2 }\n"
+            'abilities = ["off_road", "handling"]',
+            "penalty = { dirt = 0, grass = 3, mud = 2, water = 2 }\n"
+            'abilities = ["off_road", "handling"]',
             r"dashboard 'Swamp Skiff', field 'penalty': grass marker must be at setting 4",
         ),
         (
@@ -181,7 +183,8 @@ def _edit(d, name, old, new):
             "tracks",
             '"1A", "2A", "3A", "4A", "8A"',
             '"1A", "2A", "3A", "4A", "10A"',
-            r"tracks.toml, track 'Beginner Track' \(tile faces of tiles.toml\), field 'tiles': dead end",
+            r"tracks.toml, track 'Beginner Track' \(tile faces of tiles.toml\), "
+            r"field 'tiles': dead end",
         ),
         (
             "chance",

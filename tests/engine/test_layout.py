@@ -963,7 +963,8 @@ def test_readme_tables_are_the_generated_ones(name, what):
     have = layout_doc.readme_table(text, what)
     assert have is not None, f"{name} README has no {what} table markers"
     assert have == layout_doc.markdown(name, what), (
-        f"stale {what} table in {_readme(name)}: run python -m dungeonrl.envs.core.authoring.layout_doc "
+        f"stale {what} table in {_readme(name)}: run "
+        "python -m dungeonrl.envs.core.authoring.layout_doc "
         f"--markdown {name} --write {_readme(name)}"
     )
 
