@@ -1,6 +1,7 @@
 """The package list, found rather than listed: every package under each
 folder of ``[tool.setuptools.package-dir]`` (``pyproject.toml`` holds the
 rest of the metadata), so a game package dropped into ``envs/`` ships too."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,11 @@ def packages() -> list[str]:
         for sub in find_packages(os.path.join(HERE, folder)):
             full = f"{name}.{sub}"
             # a folder that is a mapped package of its own is listed under its own name
-            if not any(full == other or full.startswith(other + ".")
-                       for other in dirs if other != name and other.startswith(name + ".")):
+            if not any(
+                full == other or full.startswith(other + ".")
+                for other in dirs
+                if other != name and other.startswith(name + ".")
+            ):
                 out.append(full)
     return sorted(set(out))
 

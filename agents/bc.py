@@ -17,6 +17,7 @@ clone drifts into and never saw.
 This is optional (``dungeonrl train --kickstart heuristic``) and reported as
 such: the pure-PPO baseline starts from a random network.
 """
+
 from __future__ import annotations
 
 import time
@@ -35,22 +36,29 @@ __all__ = ["BCConfig", "collect", "clone", "kickstart"]
 
 @dataclass
 class BCConfig:
-    steps: int = 300_000        #: teacher decisions to record
+    steps: int = 300_000  #: teacher decisions to record
     num_envs: int = 1024
     epochs: int = 3
     minibatch: int = 2048
     learning_rate: float = 1e-3
     vf_coef: float = 0.5
-    gamma: float = 0.995        #: for the critic's returns (use PPO's gamma)
+    gamma: float = 0.995  #: for the critic's returns (use PPO's gamma)
     seed: int = 0
     torch_threads: int = 0
-    dagger_rounds: int = 0      #: rounds of student play labelled by the teacher
+    dagger_rounds: int = 0  #: rounds of student play labelled by the teacher
     dagger_steps: int = 200_000  #: decisions recorded per round
     dagger_epochs: int = 2
 
 
-def collect(core, teacher, cfg: BCConfig, student=None, steps: int | None = None,
-            seed_offset: int = 0, make_game=None) -> dict:
+def collect(
+    core,
+    teacher,
+    cfg: BCConfig,
+    student=None,
+    steps: int | None = None,
+    seed_offset: int = 0,
+    make_game=None,
+) -> dict:
     """Play on ``cfg.num_envs`` autoreset games and label every decision with
     the teacher's action: time-major arrays ``obs``, ``masks``, ``actions``
     (the teacher's), ``returns`` and ``valid`` (the return is complete: the
@@ -59,8 +67,9 @@ def collect(core, teacher, cfg: BCConfig, student=None, steps: int | None = None
     seed)`` builds the game (default: a :class:`SingleAgentGame` of ``core``;
     multi-seat games pass a self-play view)."""
     seed = cfg.seed + 7_777 + seed_offset
-    game = (SingleAgentGame(core, cfg.num_envs) if make_game is None
-            else make_game(cfg.num_envs, seed))
+    game = (
+        SingleAgentGame(core, cfg.num_envs) if make_game is None else make_game(cfg.num_envs, seed)
+    )
     game.reset(draw_seeds(np.random.default_rng(seed), cfg.num_envs))
     buf = getattr(game, "buf", game)
     N = cfg.num_envs
@@ -90,8 +99,14 @@ def collect(core, teacher, cfg: BCConfig, student=None, steps: int | None = None
         g = rewards[t] + cfg.gamma * g
         returns[t] = g
         valid[t] = seen_end
-    return {"obs": obs, "masks": masks, "actions": actions, "returns": returns,
-            "valid": valid, "episodes": int(ends.sum())}
+    return {
+        "obs": obs,
+        "masks": masks,
+        "actions": actions,
+        "returns": returns,
+        "valid": valid,
+        "episodes": int(ends.sum()),
+    }
 
 
 def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | None = None) -> dict:
@@ -99,8 +114,8 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
     returns; returns the final accuracy and losses."""
     set_torch_threads(cfg.torch_threads)
     gen = torch.Generator().manual_seed(cfg.seed)
-    O, A = data["obs"].shape[-1], data["masks"].shape[-1]
-    obs = torch.from_numpy(data["obs"].reshape(-1, O))
+    n_obs, A = data["obs"].shape[-1], data["masks"].shape[-1]
+    obs = torch.from_numpy(data["obs"].reshape(-1, n_obs))
     masks = torch.from_numpy(data["masks"].reshape(-1, A))
     actions = torch.from_numpy(data["actions"].reshape(-1))
     returns = torch.from_numpy(data["returns"].reshape(-1))
@@ -118,7 +133,7 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
             lr = cfg.learning_rate * (1 - (epoch * n + start) / (epochs * n))
             for g in opt.param_groups:
                 g["lr"] = lr
-            idx = perm[start:start + cfg.minibatch]
+            idx = perm[start : start + cfg.minibatch]
             logits, value = net(obs[idx])
             logits = masked_logits(logits, masks[idx])
             pi_loss = F.cross_entropy(logits, actions[idx])
@@ -134,8 +149,14 @@ def clone(net: ActorCritic, data: dict, cfg: BCConfig, log=None, epochs: int | N
             tot_pi += pi_loss.item() * len(idx)
             tot_v += v_loss.item() * len(idx)
             seen += len(idx)
-        out = {"epoch": epoch + 1, "accuracy": correct / seen, "pi_loss": tot_pi / seen,
-               "v_loss": tot_v / seen, "samples": n, "seconds": time.perf_counter() - t0}
+        out = {
+            "epoch": epoch + 1,
+            "accuracy": correct / seen,
+            "pi_loss": tot_pi / seen,
+            "v_loss": tot_v / seen,
+            "samples": n,
+            "seconds": time.perf_counter() - t0,
+        }
         if log is not None:
             log(out)
     net.eval()
@@ -151,11 +172,21 @@ def kickstart(net: ActorCritic, core, teacher, cfg: BCConfig, log=None, make_gam
     out = clone(net, data, cfg, log)
     for r in range(cfg.dagger_rounds):
         student = TorchAgent(net, deterministic=False, seed=cfg.seed + r)
-        new = collect(core, teacher, cfg, student=student, steps=cfg.dagger_steps,
-                      seed_offset=r + 1, make_game=make_game)
-        flat = {k: np.concatenate([data[k].reshape(-1, *data[k].shape[2:]),
-                                   new[k].reshape(-1, *new[k].shape[2:])])[None]
-                for k in ("obs", "masks", "actions", "returns", "valid")}
+        new = collect(
+            core,
+            teacher,
+            cfg,
+            student=student,
+            steps=cfg.dagger_steps,
+            seed_offset=r + 1,
+            make_game=make_game,
+        )
+        flat = {
+            k: np.concatenate(
+                [data[k].reshape(-1, *data[k].shape[2:]), new[k].reshape(-1, *new[k].shape[2:])]
+            )[None]
+            for k in ("obs", "masks", "actions", "returns", "valid")
+        }
         data = flat
         if log is not None:
             log({"phase": f"dagger_{r + 1}", "samples": int(data["actions"].size)})

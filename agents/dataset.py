@@ -3,8 +3,8 @@ format (``pip install 'dungeonrl[datasets]'``).
 
 :func:`record_dataset` plays ``episodes`` seeded games with an agent
 through the game's Gymnasium env (what Minari's ``DataCollector`` records,
-collected without its jax dependency) and writes a local Minari dataset (nothing is uploaded), loadable with
-``minari.load_dataset(dataset_id)``::
+collected without its jax dependency) and writes a local Minari dataset
+(nothing is uploaded), loadable with ``minari.load_dataset(dataset_id)``::
 
     import dungeonrl
     from dungeonrl.agents.dataset import record_dataset
@@ -39,6 +39,7 @@ Command line (``python -m dungeonrl.agents.dataset GAME --agent heuristic
 --episodes N [--dataset-id ID] [--seed S] [--root DIR] [--overwrite]
 [--players P] [--opponents POOL] [--character C] [--difficulty D]``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,8 +67,10 @@ def _minari():
     try:
         import minari
     except ImportError as e:
-        raise ImportError("recording datasets needs Minari with its HDF5 backend: "
-                          "pip install 'dungeonrl[datasets]'") from e
+        raise ImportError(
+            "recording datasets needs Minari with its HDF5 backend: "
+            "pip install 'dungeonrl[datasets]'"
+        ) from e
     return minari
 
 
@@ -97,8 +100,10 @@ def _buffers(env):
 #: ``/``-separated parts of letters, digits, ``_`` and ``-`` (two characters at
 #: least, as Minari's parser wants), the version is required
 _PART = r"[-\w]+"
-DATASET_ID_RE = re.compile(rf"(?:(?P<namespace>{_PART}(?:/{_PART})*)/)?"
-                           rf"(?P<name>{_PART}?)-v(?P<version>[0-9]+)")
+DATASET_ID_RE = re.compile(
+    rf"(?:(?P<namespace>{_PART}(?:/{_PART})*)/)?"
+    rf"(?P<name>{_PART}?)-v(?P<version>[0-9]+)"
+)
 MAX_ID_LENGTH = 200
 
 
@@ -108,18 +113,26 @@ def check_dataset_id(dataset_id, what: str = "dataset_id") -> str:
     allowed form. Checked before anything is created: Minari makes the
     dataset's folder before it parses the id, and a folder of a malformed id
     breaks every later listing of the same root."""
-    form = ("[NAMESPACE/]NAME-vN: letters, digits, '_' and '-', parts separated by '/', "
-            "a namespace of 2 characters or more, a version number (e.g. "
-            "dungeonrl/unbroken/heuristic-v0)")
+    form = (
+        "[NAMESPACE/]NAME-vN: letters, digits, '_' and '-', parts separated by '/', "
+        "a namespace of 2 characters or more, a version number (e.g. "
+        "dungeonrl/unbroken/heuristic-v0)"
+    )
     if not isinstance(dataset_id, str):
         raise ValueError(f"{what} must be a string {form}, got {dataset_id!r}")
     m = DATASET_ID_RE.fullmatch(dataset_id)
-    if m is None or len(dataset_id) > MAX_ID_LENGTH or (
-            m.group("namespace") is not None and len(m.group("namespace")) < 2):
-        raise ValueError(f"{what} {dataset_id!r} is not a Minari dataset id: use {form}, at "
-                         f"most {MAX_ID_LENGTH} characters")
-    try:        # Minari's own parser agrees (when it is installed)
+    if (
+        m is None
+        or len(dataset_id) > MAX_ID_LENGTH
+        or (m.group("namespace") is not None and len(m.group("namespace")) < 2)
+    ):
+        raise ValueError(
+            f"{what} {dataset_id!r} is not a Minari dataset id: use {form}, at "
+            f"most {MAX_ID_LENGTH} characters"
+        )
+    try:  # Minari's own parser agrees (when it is installed)
         from minari.dataset.minari_dataset import parse_dataset_id
+
         parse_dataset_id(dataset_id)
     except ImportError:  # pragma: no cover - the datasets extra is missing
         pass
@@ -136,7 +149,8 @@ def _datasets_root(root) -> str:
     what = "root"
     if root is None:
         root = os.environ.get("MINARI_DATASETS_PATH") or os.path.join(
-            os.path.expanduser("~"), ".minari", "datasets")
+            os.path.expanduser("~"), ".minari", "datasets"
+        )
         what = "the dataset folder ($MINARI_DATASETS_PATH or ~/.minari/datasets)"
     if not isinstance(root, (str, os.PathLike)) or not os.fspath(root):
         raise ValueError(f"{what} must be a folder path, got {root!r}")
@@ -151,14 +165,16 @@ def _datasets_root(root) -> str:
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{what} {os.fspath(root)!r} cannot be created: {parent!r} is not a "
-                         "writable folder")
-    made = _missing_dirs(path)        # try it (permissions, read-only mounts), then undo
+        raise ValueError(
+            f"{what} {os.fspath(root)!r} cannot be created: {parent!r} is not a writable folder"
+        )
+    made = _missing_dirs(path)  # try it (permissions, read-only mounts), then undo
     try:
         os.makedirs(path)
     except OSError as e:
-        raise ValueError(f"{what} {os.fspath(root)!r} cannot be created "
-                         f"({e.strerror or e})") from None
+        raise ValueError(
+            f"{what} {os.fspath(root)!r} cannot be created ({e.strerror or e})"
+        ) from None
     finally:
         for d in made:
             try:
@@ -183,16 +199,22 @@ def _check_target(root: str, dataset_id: str, overwrite: bool) -> str:
         ns = os.path.join(root, *parts[:k])
         if os.path.exists(ns) and (not os.path.isdir(ns) or _is_dataset(ns)):
             what = "a dataset" if _is_dataset(ns) else "a file"
-            raise ValueError(f"dataset_id {dataset_id!r}: its namespace "
-                             f"{'/'.join(parts[:k])!r} is {what} in {root}; choose another id")
+            raise ValueError(
+                f"dataset_id {dataset_id!r}: its namespace "
+                f"{'/'.join(parts[:k])!r} is {what} in {root}; choose another id"
+            )
     if os.path.lexists(target):
         if not os.path.isdir(target) or not _is_dataset(target):
-            raise ValueError(f"dataset_id {dataset_id!r}: {target} exists and is not a Minari "
-                             "dataset (a namespace or another file); choose another id")
+            raise ValueError(
+                f"dataset_id {dataset_id!r}: {target} exists and is not a Minari "
+                "dataset (a namespace or another file); choose another id"
+            )
         if not overwrite:
-            raise FileExistsError(f"a local Minari dataset {dataset_id!r} exists already in "
-                                  f"{root}; pass overwrite=True (--overwrite) or another "
-                                  "dataset id")
+            raise FileExistsError(
+                f"a local Minari dataset {dataset_id!r} exists already in "
+                f"{root}; pass overwrite=True (--overwrite) or another "
+                "dataset id"
+            )
     return target
 
 
@@ -205,11 +227,21 @@ def _missing_dirs(path: str) -> list:
     return out
 
 
-def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
-                   dataset_id: str | None = None, seed: int = 0, root: str | None = None,
-                   overwrite: bool = False, description: str | None = None,
-                   author: str | None = None, author_email: str | None = None,
-                   code_permalink: str | None = None, **env_kwargs):
+def record_dataset(
+    game: str,
+    agent="heuristic",
+    episodes: int = 100,
+    *,
+    dataset_id: str | None = None,
+    seed: int = 0,
+    root: str | None = None,
+    overwrite: bool = False,
+    description: str | None = None,
+    author: str | None = None,
+    author_email: str | None = None,
+    code_permalink: str | None = None,
+    **env_kwargs,
+):
     """Record ``episodes`` games of ``agent`` (``"heuristic"``, ``"random"``
     or a saved model path) on ``game`` (name or env id) as a local Minari
     dataset and return it (a ``minari.MinariDataset``). ``env_kwargs`` go to
@@ -223,15 +255,19 @@ def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
     garbled or of another game); a failure while writing removes what was
     written and leaves a replaced dataset in place."""
 
-    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) \
-            or episodes < 1:
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"episodes must be an integer >= 1, got {episodes!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0 \
-            or int(seed) + int(episodes) - 1 >= 2**64:
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or seed < 0
+        or int(seed) + int(episodes) - 1 >= 2**64
+    ):
         raise ValueError(f"seed must be an integer in [0, 2**64 - episodes], got {seed!r}")
     spec = registry.get_spec(game)
     minari = _minari()
     from minari.data_collector.episode_buffer import EpisodeBuffer
+
     dataset_id = check_dataset_id(dataset_id or default_dataset_id(spec.name, agent))
     root_path = _datasets_root(root)
     target = _check_target(root_path, dataset_id, overwrite)
@@ -257,22 +293,42 @@ def record_dataset(game: str, agent="heuristic", episodes: int = 100, *,
                 done = terminated or truncated
             returns.append(sum(rewards))
             # Minari's DataCollector would build these with jax; the buffers are plain lists
-            episodes_out.append(EpisodeBuffer(
-                id=k, seed=int(seed) + k, observations=observations, actions=actions,
-                rewards=rewards, terminations=terms, truncations=truncs,
-                infos={"action_mask": masks}))
+            episodes_out.append(
+                EpisodeBuffer(
+                    id=k,
+                    seed=int(seed) + k,
+                    observations=observations,
+                    actions=actions,
+                    rewards=rewards,
+                    terminations=terms,
+                    truncations=truncs,
+                    infos={"action_mask": masks},
+                )
+            )
         name = getattr(policy, "name", str(agent))
-        what = ("one seat (the learner of the single-agent view) of " if spec.multi_agent
-                else "")
+        what = "one seat (the learner of the single-agent view) of " if spec.multi_agent else ""
         desc = description or (
             f"{episodes} episodes of {what}{spec.env_id} played by the {name} agent "
             f"(episode k: seed {seed} + k), recorded by dungeonrl; mean return "
             f"{float(np.mean(returns)):.3f}. infos['action_mask'] is the legal-action mask "
-            "(int8) of each observation.")
-        return _write(minari, root_path, root is not None, target, dataset_id, dict(
-            buffer=episodes_out, env=env, algorithm_name=f"dungeonrl-{name}",
-            author=author or "dungeonrl", author_email=author_email,
-            code_permalink=code_permalink, description=desc))
+            "(int8) of each observation."
+        )
+        return _write(
+            minari,
+            root_path,
+            root is not None,
+            target,
+            dataset_id,
+            dict(
+                buffer=episodes_out,
+                env=env,
+                algorithm_name=f"dungeonrl-{name}",
+                author=author or "dungeonrl",
+                author_email=author_email,
+                code_permalink=code_permalink,
+                description=desc,
+            ),
+        )
     finally:
         env.close()
 
@@ -287,15 +343,17 @@ def _restore_env(old):
 def _write(minari, root: str, set_root: bool, target: str, dataset_id: str, kwargs):
     """Write the dataset; on any failure remove what was created (folders
     included) and put back a dataset being replaced."""
-    created = _missing_dirs(os.path.dirname(target))      # root and namespaces, deepest first
+    created = _missing_dirs(os.path.dirname(target))  # root and namespaces, deepest first
     old_env = os.environ.get("MINARI_DATASETS_PATH")
     os.environ["MINARI_DATASETS_PATH"] = root
     aside, started = None, False
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.lexists(target):       # overwrite: keep the old one until the new is written
-            hidden = os.path.join(os.path.dirname(target),
-                                  f".{os.path.basename(target)}.replaced-{uuid.uuid4().hex[:8]}")
+        if os.path.lexists(target):  # overwrite: keep the old one until the new is written
+            hidden = os.path.join(
+                os.path.dirname(target),
+                f".{os.path.basename(target)}.replaced-{uuid.uuid4().hex[:8]}",
+            )
             os.rename(target, hidden)
             aside = hidden
         started = True
@@ -321,7 +379,7 @@ def _write(minari, root: str, set_root: bool, target: str, dataset_id: str, kwar
         raise
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)
-    if not set_root:          # root= sets the variable for this process (documented)
+    if not set_root:  # root= sets the variable for this process (documented)
         _restore_env(old_env)
     return dataset
 
@@ -329,23 +387,38 @@ def _write(minari, root: str, set_root: bool, target: str, dataset_id: str, kwar
 # --- command line --------------------------------------------------------------------
 def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=prog, description="Record a local Minari dataset of seeded games played by "
+        prog=prog,
+        description="Record a local Minari dataset of seeded games played by "
         "an agent (loadable with minari.load_dataset).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
-    p.add_argument("--agent", default="heuristic",
-                   help="heuristic, random or a saved model file (.pt / .zip)")
+    p.add_argument(
+        "--agent", default="heuristic", help="heuristic, random or a saved model file (.pt / .zip)"
+    )
     p.add_argument("--episodes", type=int, default=100, help="episodes to record")
-    p.add_argument("--dataset-id", default=None,
-                   help="Minari dataset id (default dungeonrl/GAME/AGENT-v0)")
+    p.add_argument(
+        "--dataset-id", default=None, help="Minari dataset id (default dungeonrl/GAME/AGENT-v0)"
+    )
     p.add_argument("--seed", type=int, default=0, help="episode k plays seed SEED + k")
-    p.add_argument("--root", default=None,
-                   help="dataset folder (default $MINARI_DATASETS_PATH or ~/.minari/datasets)")
+    p.add_argument(
+        "--root",
+        default=None,
+        help="dataset folder (default $MINARI_DATASETS_PATH or ~/.minari/datasets)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing dataset id")
-    p.add_argument("--players", dest="num_players", type=int, default=None,
-                   help="multi-seat games: seats at the table")
-    p.add_argument("--opponents", default=None,
-                   help="multi-seat games: the other seats' pool, e.g. heuristic:0.5,random:0.5")
+    p.add_argument(
+        "--players",
+        dest="num_players",
+        type=int,
+        default=None,
+        help="multi-seat games: seats at the table",
+    )
+    p.add_argument(
+        "--opponents",
+        default=None,
+        help="multi-seat games: the other seats' pool, e.g. heuristic:0.5,random:0.5",
+    )
     p.add_argument("--character", default=None, help="Unbroken: character")
     p.add_argument("--difficulty", default=None, help="Unbroken: difficulty")
     return p
@@ -358,21 +431,33 @@ def main(argv=None) -> int:
         spec = get_spec(args.game)
     except KeyError as e:
         parser.error(str(e.args[0] if e.args else e))
-    env_kwargs = {k: getattr(args, k) for k in ("num_players", "opponents", "character",
-                                                "difficulty") if getattr(args, k) is not None}
-    wrong = (("character", "difficulty") if spec.multi_agent else ("num_players", "opponents"))
+    env_kwargs = {
+        k: getattr(args, k)
+        for k in ("num_players", "opponents", "character", "difficulty")
+        if getattr(args, k) is not None
+    }
+    wrong = ("character", "difficulty") if spec.multi_agent else ("num_players", "opponents")
     given = [k for k in wrong if k in env_kwargs]
     if given:
         flags = ", ".join("--players" if k == "num_players" else f"--{k}" for k in given)
         parser.error(f"{flags} does not apply to {spec.name}")
     try:
-        ds = record_dataset(args.game, args.agent, args.episodes, dataset_id=args.dataset_id,
-                            seed=args.seed, root=args.root, overwrite=args.overwrite,
-                            **env_kwargs)
-    except (ValueError, OSError, ImportError) as e:     # ModelSpecError is a ValueError
+        ds = record_dataset(
+            args.game,
+            args.agent,
+            args.episodes,
+            dataset_id=args.dataset_id,
+            seed=args.seed,
+            root=args.root,
+            overwrite=args.overwrite,
+            **env_kwargs,
+        )
+    except (ValueError, OSError, ImportError) as e:  # ModelSpecError is a ValueError
         parser.error(str(e))
-    print(f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
-          f"{ds.total_steps} steps, in {os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}")
+    print(
+        f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
+        f"{ds.total_steps} steps, in {os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
+    )
     return 0
 
 
@@ -404,13 +489,21 @@ def cli_dataset_options(spec):
         """dataset"""
 
         agent: str = option("heuristic", "heuristic, random or a saved model file (.pt / .zip)")
-        episodes: int = option(100, "episodes to record (episode k plays seed SEED + k)",
-                               type=positive_int)
-        dataset_id: str | None = option(None, "Minari dataset id [NAMESPACE/]NAME-vN (default "
-                                              "dungeonrl/GAME/AGENT-v0)", metavar="ID",
-                                        type=_id_type)
-        root: str | None = option(None, "dataset folder (default $MINARI_DATASETS_PATH or "
-                                        "~/.minari/datasets)", metavar="DIR", type=_root_type)
+        episodes: int = option(
+            100, "episodes to record (episode k plays seed SEED + k)", type=positive_int
+        )
+        dataset_id: str | None = option(
+            None,
+            "Minari dataset id [NAMESPACE/]NAME-vN (default dungeonrl/GAME/AGENT-v0)",
+            metavar="ID",
+            type=_id_type,
+        )
+        root: str | None = option(
+            None,
+            "dataset folder (default $MINARI_DATASETS_PATH or ~/.minari/datasets)",
+            metavar="DIR",
+            type=_root_type,
+        )
         overwrite: bool = option(False, "replace an existing dataset id")
 
     @dataclasses.dataclass
@@ -418,29 +511,33 @@ def cli_dataset_options(spec):
         """the other seats"""
 
         num_players: int | None = option(
-            None, f"seats at the table, {spec.min_players}-{spec.max_players} (default: the "
-                  "game's default)", flags=("--players",),
-            type=int_range(spec.min_players, spec.max_players))
-        opponents: str | None = option(None, "the other seats' pool, e.g. "
-                                             "heuristic:0.5,random:0.5 (default heuristic)")
+            None,
+            f"seats at the table, {spec.min_players}-{spec.max_players} (default: the "
+            "game's default)",
+            flags=("--players",),
+            type=int_range(spec.min_players, spec.max_players),
+        )
+        opponents: str | None = option(
+            None, "the other seats' pool, e.g. heuristic:0.5,random:0.5 (default heuristic)"
+        )
 
     characters, difficulties = (), ()
     if spec.name == "unbroken":
         from ..envs.unbroken import consts as C
         from ..envs.unbroken.core import CHARACTERS
+
         characters, difficulties = (*CHARACTERS, "random"), tuple(C.DIFFICULTIES)
 
     @dataclasses.dataclass
     class UnbrokenOptions:
         """configuration"""
 
-        character: str | None = option(None, "the adventurer (default sneak)",
-                                       choices=characters)
-        difficulty: str | None = option(None, "difficulty (default normal)",
-                                        choices=difficulties)
+        character: str | None = option(None, "the adventurer (default sneak)", choices=characters)
+        difficulty: str | None = option(None, "difficulty (default normal)", choices=difficulties)
 
-    extra = SeatOptions if spec.multi_agent else (
-        UnbrokenOptions if spec.name == "unbroken" else None)
+    extra = (
+        SeatOptions if spec.multi_agent else (UnbrokenOptions if spec.name == "unbroken" else None)
+    )
     return [DatasetOptions] + ([extra] if extra is not None else [])
 
 
@@ -452,8 +549,16 @@ def cli_dataset(args) -> int:
     env_kwargs = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
-        ds = record_dataset(args.env, args.agent, args.episodes, dataset_id=args.dataset_id,
-                            seed=seed, root=args.root, overwrite=args.overwrite, **env_kwargs)
+        ds = record_dataset(
+            args.env,
+            args.agent,
+            args.episodes,
+            dataset_id=args.dataset_id,
+            seed=seed,
+            root=args.root,
+            overwrite=args.overwrite,
+            **env_kwargs,
+        )
     except FileExistsError as e:
         why = str(e).replace("overwrite=True (--overwrite)", "--overwrite")
         print(f"dungeonrl dataset {args.env}: error: {why}", file=sys.stderr)
@@ -461,7 +566,9 @@ def cli_dataset(args) -> int:
     except (ValueError, OSError, ImportError, DungeonRLError) as e:
         print(f"dungeonrl dataset {args.env}: error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
-          f"{ds.total_steps} steps, in "
-          f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}")
+    print(
+        f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
+        f"{ds.total_steps} steps, in "
+        f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
+    )
     return 0

@@ -11,6 +11,7 @@ bar), evaluates the trained agent, random play and the heuristic on the same
 1,000 seeded games, prints the table, and writes the learning curve, the
 model and the metrics to ``runs/demo/``. ``--no-train`` skips that part.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,28 +31,48 @@ from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 class DemoOptions:
     """demo"""
 
-    games: int = option(400, "games per difficulty and agent in the win-rate table",
-                        type=positive_int)
-    train_seconds: float = option(120.0, "wall-clock budget of the PPO training (the "
-                                         "evaluation comes after it)", type=positive_float)
+    games: int = option(
+        400, "games per difficulty and agent in the win-rate table", type=positive_int
+    )
+    train_seconds: float = option(
+        120.0,
+        "wall-clock budget of the PPO training (the evaluation comes after it)",
+        type=positive_float,
+    )
     eval_games: int = option(1000, "games of the final table (0: skip)", type=nonneg_int)
-    difficulty: str = option("normal", "difficulty of the PPO part",
-                             choices=("easy", "normal", "hard"))
-    character: str = option("sneak", "character of the PPO part",
-                            choices=("sneak", "sage", "hunter", "brawler", "random"))
-    out: str | None = option(None, "folder of the PPO part's files; one that holds an "
-                                   "earlier run is refused unless --overwrite",
-                             metavar="DIR", default_text="runs/demo, or the first free "
-                                                         "runs/demo-2, -3...")
+    difficulty: str = option(
+        "normal", "difficulty of the PPO part", choices=("easy", "normal", "hard")
+    )
+    character: str = option(
+        "sneak",
+        "character of the PPO part",
+        choices=("sneak", "sage", "hunter", "brawler", "random"),
+    )
+    out: str | None = option(
+        None,
+        "folder of the PPO part's files; one that holds an "
+        "earlier run is refused unless --overwrite",
+        metavar="DIR",
+        default_text="runs/demo, or the first free runs/demo-2, -3...",
+    )
     overwrite: bool = option(False, "reuse an --out folder that holds a run")
     no_train: bool = option(False, "skip the PPO part")
-    kickstart: bool = option(False, "clone the heuristic before PPO (agents/bc.py) instead "
-                                    "of starting from a random network")
+    kickstart: bool = option(
+        False,
+        "clone the heuristic before PPO (agents/bc.py) instead of starting from a random network",
+    )
 
 
 #: options that only the PPO part reads (refused with --no-train)
-_TRAIN_ONLY = ("train_seconds", "eval_games", "difficulty", "character", "out", "overwrite",
-               "kickstart")
+_TRAIN_ONLY = (
+    "train_seconds",
+    "eval_games",
+    "difficulty",
+    "character",
+    "out",
+    "overwrite",
+    "kickstart",
+)
 
 
 def main_options(spec):
@@ -64,15 +85,18 @@ def main_options(spec):
 def main(args=None):
     """A first look: seeded games of the heuristic and random play, throughput,
     then a short PPO run and its evaluation table."""
-    if args is None:               # python -m dungeonrl.agents.demo [options]
-        import runpy               # the program `dungeonrl demo unbroken [options]`
+    if args is None:  # python -m dungeonrl.agents.demo [options]
+        import runpy  # the program `dungeonrl demo unbroken [options]`
+
         sys.argv = ["dungeonrl", "demo", "unbroken", *sys.argv[1:]]
         runpy.run_module("dungeonrl", run_name="__main__", alter_sys=True)
     given = getattr(args, "given", set())
     if args.no_train and given & set(_TRAIN_ONLY):
         bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))
-        print(f"dungeonrl demo: {', '.join(bad)} only apply to the PPO part, which "
-              f"--no-train skips", file=sys.stderr)
+        print(
+            f"dungeonrl demo: {', '.join(bad)} only apply to the PPO part, which --no-train skips",
+            file=sys.stderr,
+        )
         return 2
     out = None
     if not args.no_train:
@@ -85,7 +109,7 @@ def main(args=None):
     from ..envs.unbroken import consts as C
 
     n = args.games
-    print("dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..%d)" % (n - 1))
+    print(f"dungeonrl demo: Unbroken, whole games played inside numba (seeds 0..{n - 1})")
     core = UnbrokenCore(character="random")
     t0 = time.perf_counter()
     states = core.alloc(n)
@@ -97,19 +121,35 @@ def main(args=None):
     print(f"{'difficulty':<10} {'agent':<10} {'win rate':>9}  {'95% CI':>13}  {'mean Level':>10}")
     for d in C.DIFFICULTIES:
         for name, pol in (("heuristic", POLICY_HEURISTIC), ("random", POLICY_RANDOM)):
-            play_games(core.TR, states, seeds, -1, C.DIFFICULTIES.index(d), pol,
-                       np.uint64(2024), res, lv, sc, ln)
+            play_games(
+                core.TR,
+                states,
+                seeds,
+                -1,
+                C.DIFFICULTIES.index(d),
+                pol,
+                np.uint64(2024),
+                res,
+                lv,
+                sc,
+                ln,
+            )
             wins = int((res == C.O_WIN).sum())
             lo, hi = wilson(wins, n)
             print(f"{d:<10} {name:<10} {wins / n:9.1%}  [{lo:5.1%}, {hi:5.1%}]  {lv.mean():10.2f}")
-    print(f"(characters drawn at random among {', '.join(CHARACTERS)}; "
-          f"{time.perf_counter() - t0:.1f} s including compilation)")
+    print(
+        f"(characters drawn at random among {', '.join(CHARACTERS)}; "
+        f"{time.perf_counter() - t0:.1f} s including compilation)"
+    )
 
     from ..benchmarks.unbroken_bench import bench_kernel, bench_vector
+
     k, _ = bench_kernel(core, 1024, 300, 3)
     v, _ = bench_vector(4096, 30, 3, character="random")
-    print(f"throughput: {k:,.0f} steps/s in-kernel (1 thread, random legal play with "
-          f"observations and masks), {v:,.0f} steps/s through the 4,096-env vector env")
+    print(
+        f"throughput: {k:,.0f} steps/s in-kernel (1 thread, random legal play with "
+        f"observations and masks), {v:,.0f} steps/s through the 4,096-env vector env"
+    )
     if not args.no_train:
         args.out = out
         metrics = train_demo(args, seed=args.seed)
@@ -121,20 +161,33 @@ def main(args=None):
 def train_demo(opts, seed: int = 0) -> dict:
     """Short fast-path PPO training on Unbroken, then the evaluation table."""
     print()
-    print(f"fast-path masked PPO on Unbroken ({opts.character}, {opts.difficulty}) for "
-          f"{opts.train_seconds:.0f} s: 1,024 games per numba call, no per-env Python")
-    argv = ["--minutes", str(opts.train_seconds / 60.0), "--eval-games", str(opts.eval_games),
-            "--character", opts.character, "--difficulty", opts.difficulty,
-            "--checkpoint-minutes", "0"]
+    print(
+        f"fast-path masked PPO on Unbroken ({opts.character}, {opts.difficulty}) for "
+        f"{opts.train_seconds:.0f} s: 1,024 games per numba call, no per-env Python"
+    )
+    argv = [
+        "--minutes",
+        str(opts.train_seconds / 60.0),
+        "--eval-games",
+        str(opts.eval_games),
+        "--character",
+        opts.character,
+        "--difficulty",
+        opts.difficulty,
+        "--checkpoint-minutes",
+        "0",
+    ]
     if opts.kickstart:
         argv += ["--kickstart", "heuristic", "--bc-steps", "100000", "--bc-epochs", "2"]
     topts = build_parser(game="unbroken").parse_args(argv)
     topts.overwrite = bool(getattr(opts, "overwrite", False))
     metrics = run_training("unbroken", "ppo", None, seed, opts.out, topts)
-    print("Longer runs beat the heuristic on Normal, e.g. "
-          "`dungeonrl train unbroken --minutes 20` (from scratch) or "
-          "`dungeonrl train unbroken --minutes 25 --kickstart heuristic --dagger-rounds 1 "
-          "--bc-steps 400000 --bc-epochs 4 --lr 2e-4`")
+    print(
+        "Longer runs beat the heuristic on Normal, e.g. "
+        "`dungeonrl train unbroken --minutes 20` (from scratch) or "
+        "`dungeonrl train unbroken --minutes 25 --kickstart heuristic --dagger-rounds 1 "
+        "--bc-steps 400000 --bc-epochs 4 --lr 2e-4`"
+    )
     return metrics
 
 

@@ -5,15 +5,21 @@ The policy itself (``choose``, numba) is part of the game:
 (``policy_rows``, ``advance_scripted``, ``play_rows``) are the engine's,
 generated into ``envs/dungeon_crawler/kernels.py``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.kernels import (  # noqa: F401  (re-exported)
-    SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
-    policy_rows, restart_batch)
+from ..envs.dungeon_crawler.kernels import (
+    SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
+)
+from ..envs.dungeon_crawler.kernels import (
+    SCRIPTED_RANDOM,
+    play_rows,
+    restart_batch,
+)
 from ..envs.dungeon_crawler.policy import choose  # noqa: F401  (re-exported)
 from .scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
 

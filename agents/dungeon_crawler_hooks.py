@@ -8,6 +8,7 @@ either reward mode that is exactly a positive reward on the last step
 (``zero_sum`` pays the winner +1 and every other seat -1/(N-1);
 ``winner_only`` pays the winner +1).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,9 +20,11 @@ from .games import GameHooks
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:
     fs = final_states[rows]
-    return {"win": np.asarray(last_reward) > 0,
-            "rounds": fs["round"].astype(np.float64),
-            "truncated": (fs["outcome"] == C.O_TRUNCATED).astype(np.float64)}
+    return {
+        "win": np.asarray(last_reward) > 0,
+        "rounds": fs["round"].astype(np.float64),
+        "truncated": (fs["outcome"] == C.O_TRUNCATED).astype(np.float64),
+    }
 
 
 def describe(core) -> str:
@@ -32,8 +35,15 @@ HOOKS = GameHooks(
     episode_stats=episode_stats,
     heuristic=HeuristicAgent,
     core_options=(
-        ("--players", dict(dest="num_players", type=int, default=None,
-                           help="seats at the table, 2..8 (train default: 2)")),
+        (
+            "--players",
+            dict(
+                dest="num_players",
+                type=int,
+                default=None,
+                help="seats at the table, 2..8 (train default: 2)",
+            ),
+        ),
     ),
     train_defaults={"num_players": 2},
     stat_columns=(("rounds", "mean rounds", "{:.1f}"),),

@@ -15,14 +15,15 @@ ranking spot 1..n of the learner's seat, ties the mean of their spots), ``finish
 (crossed the line), ``rounds`` and ``truncated`` (the round cap ended the
 race).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
-    SCRIPTED_POLICY as SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, advance_scripted, play_rows,
-    policy_rows, restart_batch)
+    SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
+)
 from .games import GameHooks
 from .scripted import HeuristicAgent, scripted_advance
 
@@ -37,8 +38,11 @@ def final_rank(states) -> np.ndarray:
     P = st["place"].shape[1]
     seat = np.arange(P)[None, :] < n[:, None]
     fin = st["finished"].astype(bool)
-    key = np.where(fin, (np.int64(1) << 40) + st["finish_mp"].astype(np.int64) * 65536,
-                   (100 - st["place"].astype(np.int64)) * 65536) + st["coins"].astype(np.int64)
+    key = np.where(
+        fin,
+        (np.int64(1) << 40) + st["finish_mp"].astype(np.int64) * 65536,
+        (100 - st["place"].astype(np.int64)) * 65536,
+    ) + st["coins"].astype(np.int64)
     key = np.where(seat, key, -1)
     better = (key[:, None, :] > key[:, :, None]).sum(axis=2)
     return np.where(seat, better + 1, 0)
@@ -55,10 +59,12 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
     n = fs["num_players"].astype(np.float64)
     place = 1.0 + (1.0 - r) * (n - 1.0) / 2.0
     trunc = fs["outcome"] == O_TRUNCATED
-    return {"win": ~trunc & (place < 1.0 + 1e-4),
-            "place": place,
-            "rounds": fs["round"].astype(np.float64),
-            "truncated": trunc.astype(np.float64)}
+    return {
+        "win": ~trunc & (place < 1.0 + 1e-4),
+        "place": place,
+        "rounds": fs["round"].astype(np.float64),
+        "truncated": trunc.astype(np.float64),
+    }
 
 
 def describe(core) -> str:
@@ -69,10 +75,20 @@ HOOKS = GameHooks(
     episode_stats=episode_stats,
     heuristic=HeuristicAgent,
     core_options=(
-        ("--players", dict(dest="num_players", type=int, default=None,
-                           help="racers, 2..8 (train default: 2)")),
-        ("--track", dict(dest="track", default=None,
-                         help="track name of the content (default: Beginner Track)")),
+        (
+            "--players",
+            dict(
+                dest="num_players", type=int, default=None, help="racers, 2..8 (train default: 2)"
+            ),
+        ),
+        (
+            "--track",
+            dict(
+                dest="track",
+                default=None,
+                help="track name of the content (default: Beginner Track)",
+            ),
+        ),
     ),
     train_defaults={"num_players": 2},
     stat_columns=(("place", "mean place", "{:.2f}"), ("rounds", "mean rounds", "{:.1f}")),

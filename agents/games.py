@@ -36,18 +36,27 @@ Co-op games (Dungeon Crawler Carl: Unstoppable at 2 players: every seat in
 one team) use the same two hooks for the learner's teammates
 (``--partners``).
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ..envs import catalog
 
-__all__ = ["GameHooks", "HOOKS", "GENERIC", "hooks_for", "hooks_target", "generic_episode_stats",
-           "core_kwargs_from", "add_core_options"]
+__all__ = [
+    "GameHooks",
+    "HOOKS",
+    "GENERIC",
+    "hooks_for",
+    "hooks_target",
+    "generic_episode_stats",
+    "core_kwargs_from",
+    "add_core_options",
+]
 
 
 def generic_episode_stats(core, final_states, rows, last_reward) -> dict:

@@ -27,15 +27,25 @@ with :func:`dungeonrl.agents.selfplay.play_match` (seats alternated; the
 callable :func:`dungeonrl.agents.selfplay.league_play` wraps it for
 :meth:`League.run`) and prints and plots this table.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-__all__ = ["expected_score", "elo_update", "fit_elo", "MatchResult", "League", "Placement",
-           "fit_openskill", "PlacementLeague", "rating_kind"]
+__all__ = [
+    "expected_score",
+    "elo_update",
+    "fit_elo",
+    "MatchResult",
+    "League",
+    "Placement",
+    "fit_openskill",
+    "PlacementLeague",
+    "rating_kind",
+]
 
 
 def expected_score(ra: float, rb: float) -> float:
@@ -65,8 +75,9 @@ class MatchResult:
         return self.wins_a + self.wins_b + self.draws
 
 
-def fit_elo(results, base: float = 1000.0, iters: int = 10_000, tol: float = 1e-10,
-            prior_draws: float = 1.0) -> dict:
+def fit_elo(
+    results, base: float = 1000.0, iters: int = 10_000, tol: float = 1e-10, prior_draws: float = 1.0
+) -> dict:
     """Elo ratings fitted to ``results`` (:class:`MatchResult` list) by
     Bradley-Terry maximum likelihood (minorise-maximise iterations).
     ``prior_draws`` virtual draws against an average (strength 1) player
@@ -74,7 +85,7 @@ def fit_elo(results, base: float = 1000.0, iters: int = 10_000, tol: float = 1e-
     names = sorted({r.a for r in results} | {r.b for r in results})
     if not names:
         return {}
-    wins = {n: prior_draws / 2 for n in names}          # half of each virtual draw
+    wins = {n: prior_draws / 2 for n in names}  # half of each virtual draw
     pair_games: dict[tuple, float] = {}
     for r in results:
         wins[r.a] += r.wins_a + r.draws / 2
@@ -85,7 +96,7 @@ def fit_elo(results, base: float = 1000.0, iters: int = 10_000, tol: float = 1e-
     for _ in range(iters):
         new = {}
         for n in names:
-            denom = prior_draws / (strength[n] + 1.0)    # the virtual average opponent
+            denom = prior_draws / (strength[n] + 1.0)  # the virtual average opponent
             for (x, y), g in pair_games.items():
                 if n in (x, y):
                     other = y if n == x else x
@@ -134,9 +145,15 @@ class League:
             pts[r.b] += r.wins_b + r.draws / 2
             played[r.a] += r.games
             played[r.b] += r.games
-        rows = [{"name": n, "elo": elo.get(n, base), "games": played[n],
-                 "score": pts[n] / played[n] if played[n] else float("nan")}
-                for n in self.agents]
+        rows = [
+            {
+                "name": n,
+                "elo": elo.get(n, base),
+                "games": played[n],
+                "score": pts[n] / played[n] if played[n] else float("nan"),
+            }
+            for n in self.agents
+        ]
         return sorted(rows, key=lambda r: -r["elo"])
 
     def format_table(self) -> str:
@@ -146,7 +163,8 @@ class League:
         return "\n".join(lines)
 
     def plot(self, path: str, title: str = "league ratings") -> str:
-        from matplotlib.figure import Figure     # no pyplot: leaves the user's backend alone
+        from matplotlib.figure import Figure  # no pyplot: leaves the user's backend alone
+
         rows = self.table()
         fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
         ax = fig.subplots()
@@ -172,8 +190,10 @@ class Placement:
 
     def __post_init__(self):
         if len(self.sides) != len(self.ranks) or len(self.sides) < 2:
-            raise ValueError(f"a placement needs >= 2 sides and one rank per side, got "
-                             f"{len(self.sides)} sides and {len(self.ranks)} ranks")
+            raise ValueError(
+                f"a placement needs >= 2 sides and one rank per side, got "
+                f"{len(self.sides)} sides and {len(self.ranks)} ranks"
+            )
 
 
 def rating_kind(spec, num_players: int) -> str:
@@ -186,9 +206,11 @@ def rating_kind(spec, num_players: int) -> str:
 def _openskill_model(**kw):
     try:
         from openskill.models import PlackettLuce
-    except ImportError as e:           # pragma: no cover - the train extra installs it
-        raise ImportError("multi-player ratings need the openskill package "
-                          "(pip install 'dungeonrl[train]' or pip install openskill)") from e
+    except ImportError as e:  # pragma: no cover - the train extra installs it
+        raise ImportError(
+            "multi-player ratings need the openskill package "
+            "(pip install 'dungeonrl[train]' or pip install openskill)"
+        ) from e
     return PlackettLuce(**kw)
 
 
@@ -205,7 +227,7 @@ def fit_openskill(results, passes: int = 1, **model_kw) -> dict:
     games: dict = {}
     for _ in range(int(passes)):
         for r in results:
-            sides = [tuple(dict.fromkeys(side)) for side in r.sides]   # unique, in order
+            sides = [tuple(dict.fromkeys(side)) for side in r.sides]  # unique, in order
             names = [n for side in sides for n in side]
             if len(names) != len(set(names)):
                 continue
@@ -219,9 +241,15 @@ def fit_openskill(results, passes: int = 1, **model_kw) -> dict:
                 for n, rating in zip(side, team):
                     ratings[n] = rating
                     games[n] += 1
-    return {n: {"mu": float(v.mu), "sigma": float(v.sigma), "ordinal": float(v.ordinal()),
-                "games": games[n] // max(1, int(passes))}
-            for n, v in ratings.items()}
+    return {
+        n: {
+            "mu": float(v.mu),
+            "sigma": float(v.sigma),
+            "ordinal": float(v.ordinal()),
+            "games": games[n] // max(1, int(passes)),
+        }
+        for n, v in ratings.items()
+    }
 
 
 class PlacementLeague:
@@ -249,8 +277,11 @@ class PlacementLeague:
         for combo in itertools.combinations(self.agents, self.sides):
             for shift in range(self.sides):
                 lineup = combo[shift:] + combo[:shift]
-                self.results.extend(self.play([self.agents[n] for n in lineup], list(lineup),
-                                              games, seed + k * games))
+                self.results.extend(
+                    self.play(
+                        [self.agents[n] for n in lineup], list(lineup), games, seed + k * games
+                    )
+                )
                 k += 1
         return self.results
 
@@ -266,20 +297,37 @@ class PlacementLeague:
                 for n in dict.fromkeys(side):
                     played[n] += 1
                     first[n] += rank == best
-        rows = [{"name": n, **fit.get(n, {"mu": float("nan"), "sigma": float("nan"),
-                                          "ordinal": float("-inf"), "games": 0}),
-                 "first": first[n] / played[n] if played[n] else float("nan")}
-                for n in self.agents]
+        rows = [
+            {
+                "name": n,
+                **fit.get(
+                    n,
+                    {
+                        "mu": float("nan"),
+                        "sigma": float("nan"),
+                        "ordinal": float("-inf"),
+                        "games": 0,
+                    },
+                ),
+                "first": first[n] / played[n] if played[n] else float("nan"),
+            }
+            for n in self.agents
+        ]
         return sorted(rows, key=lambda r: -r["ordinal"])
 
     def plot(self, path: str, title: str = "league ratings") -> str:
         """A PNG of every agent's ``mu`` with a +-``sigma`` bar."""
         from matplotlib.figure import Figure
+
         rows = self.table()
         fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
         ax = fig.subplots()
-        ax.barh([r["name"] for r in rows][::-1], [r["mu"] for r in rows][::-1],
-                xerr=[r["sigma"] for r in rows][::-1], color="tab:green")
+        ax.barh(
+            [r["name"] for r in rows][::-1],
+            [r["mu"] for r in rows][::-1],
+            xerr=[r["sigma"] for r in rows][::-1],
+            color="tab:green",
+        )
         ax.set_xlabel("openskill mu (Plackett-Luce), bars: +-sigma")
         ax.set_title(title)
         fig.tight_layout()
@@ -289,6 +337,8 @@ class PlacementLeague:
     def format_table(self) -> str:
         lines = [f"{'agent':<28} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
         for r in self.table():
-            lines.append(f"{r['name'][:28]:<28} {r['mu']:7.2f} {r['sigma']:6.2f} "
-                         f"{r['ordinal']:8.2f} {r['first']:7.1%}")
+            lines.append(
+                f"{r['name'][:28]:<28} {r['mu']:7.2f} {r['sigma']:6.2f} "
+                f"{r['ordinal']:8.2f} {r['first']:7.1%}"
+            )
         return "\n".join(lines)

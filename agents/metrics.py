@@ -1,6 +1,7 @@
 """Training records shared by both PPO paths: a recent-window win rate for
 progress bars, the metrics CSV/JSON and the learning-curve PNG; and the one
 Wilson interval of the project (evaluation tables, balance tables, demo)."""
+
 from __future__ import annotations
 
 import csv
@@ -9,8 +10,14 @@ import math
 import os
 from collections import deque
 
-__all__ = ["RecentRate", "write_csv", "write_json", "plot_learning_curve", "smooth_win_rate",
-           "wilson"]
+__all__ = [
+    "RecentRate",
+    "write_csv",
+    "write_json",
+    "plot_learning_curve",
+    "smooth_win_rate",
+    "wilson",
+]
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -97,13 +104,20 @@ def write_json(obj, path: str) -> str:
     return path
 
 
-def plot_learning_curve(history: list, path: str, title: str = "", references: dict | None = None,
-                        extra_key: str | None = "mean_level", extra_label: str = "mean Level") -> str:
+def plot_learning_curve(
+    history: list,
+    path: str,
+    title: str = "",
+    references: dict | None = None,
+    extra_key: str | None = "mean_level",
+    extra_label: str = "mean Level",
+) -> str:
     """Win rate (smoothed over the last 2,000 episodes) against env steps,
     with horizontal lines for ``references`` (``{label: win rate}``, e.g. the
     heuristic's), and a second panel with ``extra_key`` (or the mean
     return when the rows lack it)."""
-    from matplotlib.figure import Figure     # no pyplot: leaves the user's backend alone
+    from matplotlib.figure import Figure  # no pyplot: leaves the user's backend alone
+
     steps = [m["global_step"] for m in history]
     win = smooth_win_rate(history)
     if extra_key is None or not any(extra_key in m for m in history):
@@ -112,8 +126,13 @@ def plot_learning_curve(history: list, path: str, title: str = "", references: d
     fig = Figure(figsize=(11, 4))
     a1, a2 = fig.subplots(1, 2)
     mk = "o" if len(steps) < 20 else None
-    a1.plot(steps, [100 * w for w in win], color="tab:blue", marker=mk,
-            label="agent (training episodes)")
+    a1.plot(
+        steps,
+        [100 * w for w in win],
+        color="tab:blue",
+        marker=mk,
+        label="agent (training episodes)",
+    )
     for i, (label, rate) in enumerate((references or {}).items()):
         a1.axhline(100 * rate, ls="--", color=f"C{i + 1}", label=f"{label} {rate:.1%}")
     a1.set_xlabel("env steps")

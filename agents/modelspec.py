@@ -38,6 +38,7 @@ observation and action layout, a different ``layout_version`` or env
 version) load with a warning: useful while the game is being rebalanced,
 never silent.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,10 +49,24 @@ import zipfile
 
 from ..envs.core.errors import DungeonRLError
 
-__all__ = ["ModelSpecError", "ModelSpecWarning", "model_spec", "check_model_spec",
-           "names_sha", "read_sb3_spec", "load_sb3_model", "check_model_file", "check_model_game",
-           "read_model_file_spec", "SB3_META_NAME", "RLLIB_SPEC_FILE", "RLLIB_DEFAULT_MODULE",
-           "model_kind", "is_rllib_checkpoint", "read_checkpoint_spec"]
+__all__ = [
+    "ModelSpecError",
+    "ModelSpecWarning",
+    "model_spec",
+    "check_model_spec",
+    "names_sha",
+    "read_sb3_spec",
+    "load_sb3_model",
+    "check_model_file",
+    "check_model_game",
+    "read_model_file_spec",
+    "SB3_META_NAME",
+    "RLLIB_SPEC_FILE",
+    "RLLIB_DEFAULT_MODULE",
+    "model_kind",
+    "is_rllib_checkpoint",
+    "read_checkpoint_spec",
+]
 
 #: the entry of an SB3 zip that holds the model spec (SB3 ignores extra entries)
 SB3_META_NAME = "dungeonrl_model_spec.json"
@@ -60,9 +75,17 @@ RLLIB_SPEC_FILE = "dungeonrl_model_spec.json"
 #: the module id of single-agent RLlib runs (RLlib's default policy)
 RLLIB_DEFAULT_MODULE = "default_policy"
 #: the type of each model spec field
-FIELD_TYPES = {"game": str, "env_id": str, "spec_version": int, "layout_version": str,
-               "obs_size": int, "num_actions": int, "features_sha": str, "actions_sha": str,
-               "core_kwargs": dict}
+FIELD_TYPES = {
+    "game": str,
+    "env_id": str,
+    "spec_version": int,
+    "layout_version": str,
+    "obs_size": int,
+    "num_actions": int,
+    "features_sha": str,
+    "actions_sha": str,
+    "core_kwargs": dict,
+}
 
 #: fields that decide whether the network can read the observation at all
 SHAPE_FIELDS = ("game", "obs_size", "num_actions", "features_sha", "actions_sha")
@@ -109,35 +132,49 @@ def check_model_spec(saved: dict, spec, *, strict: bool = True, source: str = "m
     live = model_spec(spec)
     missing = [k for k in SHAPE_FIELDS + VERSION_FIELDS if k not in saved]
     if missing:
-        raise ModelSpecError(f"{source} model spec lacks {missing}; cannot check it "
-                             f"against {spec.env_id}")
+        raise ModelSpecError(
+            f"{source} model spec lacks {missing}; cannot check it against {spec.env_id}"
+        )
     _check_types(saved, source)
 
     def diff(fields):
-        return [f"{k}: model {saved[k]!r} != env {live[k]!r}"
-                for k in fields if saved[k] != live[k]]
+        return [
+            f"{k}: model {saved[k]!r} != env {live[k]!r}" for k in fields if saved[k] != live[k]
+        ]
 
     hard = diff(SHAPE_FIELDS)
     soft = diff(VERSION_FIELDS)
     if hard or (soft and strict):
         what = "; ".join(hard + soft)
-        hint = ("" if hard else
-                " (same observation/action layout: pass strict=False, or "
-                "--allow-content-change on the command line, to load it anyway)")
-        game = (f" is a model of {saved['game']}, not {spec.name}: it"
-                if saved["game"] != live["game"] else "")
-        raise ModelSpecError(f"{source}{game} was trained on {saved['env_id']} and does not "
-                             f"match {spec.env_id} as built now: {what}{hint}")
+        hint = (
+            ""
+            if hard
+            else " (same observation/action layout: pass strict=False, or "
+            "--allow-content-change on the command line, to load it anyway)"
+        )
+        game = (
+            f" is a model of {saved['game']}, not {spec.name}: it"
+            if saved["game"] != live["game"]
+            else ""
+        )
+        raise ModelSpecError(
+            f"{source}{game} was trained on {saved['env_id']} and does not "
+            f"match {spec.env_id} as built now: {what}{hint}"
+        )
     if soft:
-        warnings.warn(f"{source}: loading across a content/version change: "
-                      + "; ".join(soft), ModelSpecWarning, stacklevel=3)
+        warnings.warn(
+            f"{source}: loading across a content/version change: " + "; ".join(soft),
+            ModelSpecWarning,
+            stacklevel=3,
+        )
 
 
 def _check_types(saved: dict, source: str) -> None:
     for k, t in FIELD_TYPES.items():
         if k in saved and (not isinstance(saved[k], t) or isinstance(saved[k], bool)):
-            raise ModelSpecError(f"{source}: model spec field {k!r} must be a {t.__name__}, "
-                                 f"got {saved[k]!r}")
+            raise ModelSpecError(
+                f"{source}: model spec field {k!r} must be a {t.__name__}, got {saved[k]!r}"
+            )
 
 
 def read_sb3_spec(path) -> dict:
@@ -150,23 +187,33 @@ def read_sb3_spec(path) -> dict:
             if SB3_META_NAME not in z.namelist():
                 raise ModelSpecError(
                     f"{path}: no {SB3_META_NAME} inside: not saved by dungeonrl's save_sb3, so "
-                    "the game it was trained on cannot be checked")
+                    "the game it was trained on cannot be checked"
+                )
             raw = z.read(SB3_META_NAME)
     except ModelSpecError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
-            RuntimeError, NotImplementedError) as e:   # a garbled entry name, method...
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        RuntimeError,
+        NotImplementedError,
+    ) as e:  # a garbled entry name, method...
         if isinstance(e, FileNotFoundError):
             raise
         raise ModelSpecError(f"{path}: not a readable SB3 zip ({type(e).__name__}: {e})") from e
     try:
         saved = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise ModelSpecError(f"{path}: {SB3_META_NAME} is not valid JSON "
-                             f"({type(e).__name__}: {e})") from e
+        raise ModelSpecError(
+            f"{path}: {SB3_META_NAME} is not valid JSON ({type(e).__name__}: {e})"
+        ) from e
     if not isinstance(saved, dict):
-        raise ModelSpecError(f"{path}: {SB3_META_NAME} must hold a JSON object, got "
-                             f"{type(saved).__name__}")
+        raise ModelSpecError(
+            f"{path}: {SB3_META_NAME} must hold a JSON object, got {type(saved).__name__}"
+        )
     missing = [k for k in FIELD_TYPES if k not in saved]
     if missing:
         raise ModelSpecError(f"{path}: {SB3_META_NAME} lacks {missing}")
@@ -185,17 +232,21 @@ def load_sb3_model(path, spec, *, strict: bool = True):
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as e:  # pragma: no cover - train extra missing
-        raise ImportError("loading an SB3 model needs sb3-contrib: "
-                          "pip install 'dungeonrl[train]'") from e
+        raise ImportError(
+            "loading an SB3 model needs sb3-contrib: pip install 'dungeonrl[train]'"
+        ) from e
     try:
         model = MaskablePPO.load(path, device="cpu")
     except (FileNotFoundError, ImportError, MemoryError):
         raise
-    except Exception as e:   # SB3 raises whatever its readers raise
-        raise ModelSpecError(f"{path}: SB3 cannot read the model's data or weights "
-                             f"({type(e).__name__}: {str(e)[:200]})") from e
+    except Exception as e:  # SB3 raises whatever its readers raise
+        raise ModelSpecError(
+            f"{path}: SB3 cannot read the model's data or weights "
+            f"({type(e).__name__}: {str(e)[:200]})"
+        ) from e
     try:
         import torch
+
         for name, w in model.policy.state_dict().items():
             if torch.is_tensor(w) and w.is_floating_point() and not bool(torch.isfinite(w).all()):
                 raise ModelSpecError(f"{path}: weight {name!r} has NaN or infinite values")
@@ -206,7 +257,8 @@ def load_sb3_model(path, spec, *, strict: bool = True):
     if shape != (spec.obs_size,) or n != spec.num_actions:
         raise ModelSpecError(
             f"{path}: SB3 model has observation shape {shape} and {n} actions; "
-            f"{spec.env_id} has ({spec.obs_size},) and {spec.num_actions}")
+            f"{spec.env_id} has ({spec.obs_size},) and {spec.num_actions}"
+        )
     return model
 
 
@@ -220,16 +272,15 @@ def model_kind(path) -> str:
         raise FileNotFoundError(f"no model file {path!r}")
     if os.path.isdir(path):
         if is_rllib_checkpoint(path):
-            return "rllib"     # an RLlib checkpoint folder (dungeonrl train --backend rllib)
+            return "rllib"  # an RLlib checkpoint folder (dungeonrl train --backend rllib)
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:
                 names = set(z.namelist())
             if "data" in names and "policy.pth" in names:
                 return "sb3"
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError,
-            NotImplementedError):
-        pass        # not a readable zip (a garbled entry name...): read_model says why
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, NotImplementedError):
+        pass  # not a readable zip (a garbled entry name...): read_model says why
     return "ppo"
 
 
@@ -245,8 +296,10 @@ def read_checkpoint_spec(path) -> dict:
     checkpoint folder; :class:`ModelSpecError` when it is missing or garbled."""
     f = os.path.join(os.fspath(path), RLLIB_SPEC_FILE)
     if not os.path.isfile(f):
-        raise ModelSpecError(f"{path}: no {RLLIB_SPEC_FILE}: not an RLlib checkpoint written by "
-                             "dungeonrl train --backend rllib")
+        raise ModelSpecError(
+            f"{path}: no {RLLIB_SPEC_FILE}: not an RLlib checkpoint written by "
+            "dungeonrl train --backend rllib"
+        )
     try:
         with open(f) as fh:
             saved = json.load(fh)
@@ -268,6 +321,7 @@ def read_model_file_spec(path) -> dict:
     if kind == "rllib":
         return read_checkpoint_spec(path)
     from .ppo import read_model
+
     saved = read_model(path).get("model_spec")
     if not isinstance(saved, dict):
         raise ModelSpecError(f"{path} carries no model spec (not saved by dungeonrl?)")

@@ -15,18 +15,39 @@ import argparse
 import dataclasses
 import importlib
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["option", "positive_int", "nonneg_int", "positive_float", "nonneg_float",
-           "int_range", "seed_int", "SEED_MAX", "writable_file", "add_options", "copy_options",
-           "NO_SEED", "load_target"]
+__all__ = [
+    "option",
+    "positive_int",
+    "nonneg_int",
+    "positive_float",
+    "nonneg_float",
+    "int_range",
+    "seed_int",
+    "SEED_MAX",
+    "writable_file",
+    "add_options",
+    "copy_options",
+    "NO_SEED",
+    "load_target",
+]
 
 
-def option(default: Any = None, help: str = "", *, flags: Sequence[str] | None = None,
-           type: Callable | None = None, choices: Sequence | None = None,
-           metavar: str | None = None, action: str | None = None,
-           algos: Sequence[str] | None = None, requires: str | None = None,
-           default_text: str | None = None) -> Any:
+def option(
+    default: Any = None,
+    help: str = "",
+    *,
+    flags: Sequence[str] | None = None,
+    type: Callable | None = None,
+    choices: Sequence | None = None,
+    metavar: str | None = None,
+    action: str | None = None,
+    algos: Sequence[str] | None = None,
+    requires: str | None = None,
+    default_text: str | None = None,
+) -> Any:
     """A dataclass field that is a command-line option.
 
     ``flags``: the option strings (default ``--field-name``); ``type``: the
@@ -36,10 +57,17 @@ def option(default: Any = None, help: str = "", *, flags: Sequence[str] | None =
     is refused with another); ``requires``: a destination that must be set
     for this option to mean something; ``default_text``: how ``--help``
     shows a default of ``None`` (otherwise the help says it)."""
-    meta = {"help": help, "flags": tuple(flags) if flags else None, "type": type,
-            "choices": tuple(choices) if choices is not None else None, "metavar": metavar,
-            "action": action, "algos": tuple(algos) if algos else None, "requires": requires,
-            "default_text": default_text}
+    meta = {
+        "help": help,
+        "flags": tuple(flags) if flags else None,
+        "type": type,
+        "choices": tuple(choices) if choices is not None else None,
+        "metavar": metavar,
+        "action": action,
+        "algos": tuple(algos) if algos else None,
+        "requires": requires,
+        "default_text": default_text,
+    }
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -85,10 +113,13 @@ def int_range(lo: int, hi: int, hi_text: str = "") -> Callable[[str], int]:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer in {span}, not {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"must be an integer in {span}, not {text!r}"
+            ) from None
         if not lo <= v <= hi:
             raise argparse.ArgumentTypeError(f"must be an integer in {span}, not {v}")
         return v
+
     parse.__name__ = f"int in [{lo}, {hi}]"
     return parse
 
@@ -118,10 +149,15 @@ def writable_file(text: str) -> str:
     return text
 
 
-for _f, _n in ((positive_int, "int >= 1"), (nonneg_int, "int >= 0"),
-               (positive_float, "number > 0"), (nonneg_float, "number >= 0"),
-               (seed_int, "seed"), (writable_file, "file path")):
-    _f.__name__ = _n      # argparse names the type in "invalid <name> value"
+for _f, _n in (
+    (positive_int, "int >= 1"),
+    (nonneg_int, "int >= 0"),
+    (positive_float, "number > 0"),
+    (nonneg_float, "number >= 0"),
+    (seed_int, "seed"),
+    (writable_file, "file path"),
+):
+    _f.__name__ = _n  # argparse names the type in "invalid <name> value"
 
 
 def _type_of(f: dataclasses.Field) -> Callable:
@@ -148,9 +184,13 @@ def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):
         meta = f.metadata
         if "help" not in meta:
             continue
-        default = (f.default if f.default is not dataclasses.MISSING
-                   else f.default_factory() if f.default_factory is not dataclasses.MISSING
-                   else None)
+        default = (
+            f.default
+            if f.default is not dataclasses.MISSING
+            else f.default_factory()
+            if f.default_factory is not dataclasses.MISSING
+            else None
+        )
         flags = meta.get("flags") or ("--" + f.name.replace("_", "-"),)
         kw: dict = {"dest": f.name, "default": default, "help": meta.get("help", "")}
         action = meta.get("action")
@@ -171,8 +211,12 @@ def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):
     return group
 
 
-def copy_options(parser: argparse.ArgumentParser, source: argparse.ArgumentParser,
-                 skip: Sequence[str] = (), title: str | None = None):
+def copy_options(
+    parser: argparse.ArgumentParser,
+    source: argparse.ArgumentParser,
+    skip: Sequence[str] = (),
+    title: str | None = None,
+):
     """Copy the options of another parser (its actions, shared) into
     ``parser``, leaving out help and the destinations in ``skip``."""
     group = parser.add_argument_group(title or source.description or "options")

@@ -18,15 +18,34 @@ from .metrics import plot_learning_curve
 from .policy import make_agent
 from .selfplay import match_summary, play_match, play_team
 
-__all__ = ["RUN_FILES", "choose_run_folder", "open_run_folder", "tb_writer", "tb_log",
-           "hidden_sizes", "final_eval", "plot_run", "eval_multi", "eval_coop",
-           "check_eval_partners"]
+__all__ = [
+    "RUN_FILES",
+    "choose_run_folder",
+    "open_run_folder",
+    "tb_writer",
+    "tb_log",
+    "hidden_sizes",
+    "final_eval",
+    "plot_run",
+    "eval_multi",
+    "eval_coop",
+    "check_eval_partners",
+]
 
 
 # --- run folders ----------------------------------------------------------------------------
 #: what a run writes in its folder (``--overwrite`` replaces exactly these)
-RUN_FILES = ("model.pt", "model.zip", "checkpoint.pt", "metrics.csv", "metrics.json",
-             "learning_curve.png", "tb", "checkpoints", "eval")
+RUN_FILES = (
+    "model.pt",
+    "model.zip",
+    "checkpoint.pt",
+    "metrics.csv",
+    "metrics.json",
+    "learning_curve.png",
+    "tb",
+    "checkpoints",
+    "eval",
+)
 
 
 def _holds_run(path: str) -> bool:
@@ -46,8 +65,10 @@ def choose_run_folder(out: str | None, default: str, overwrite: bool = False) ->
         if os.path.exists(out) and not os.path.isdir(out):
             raise ValueError(f"--out {out} is a file, not a folder")
         if _holds_run(out) and not overwrite:
-            raise ValueError(f"--out {out} already holds files of an earlier run; pass "
-                             f"--overwrite to replace them, or choose another --out")
+            raise ValueError(
+                f"--out {out} already holds files of an earlier run; pass "
+                f"--overwrite to replace them, or choose another --out"
+            )
         return out
     if overwrite or not _holds_run(default):
         return default
@@ -71,10 +92,20 @@ def open_run_folder(out: str, overwrite: bool = False) -> None:
 
 
 # --- TensorBoard ----------------------------------------------------------------------------
-_TB_GROUPS = {"rollout": ("win_rate", "mean_return", "mean_length", "episodes"),
-              "train": ("approx_kl", "clipfrac", "entropy", "entropy_loss", "pg_loss", "v_loss",
-                        "explained_variance", "lr"),
-              "time": ("sps", "sps_iter", "rollout_s", "update_s", "time_s")}
+_TB_GROUPS = {
+    "rollout": ("win_rate", "mean_return", "mean_length", "episodes"),
+    "train": (
+        "approx_kl",
+        "clipfrac",
+        "entropy",
+        "entropy_loss",
+        "pg_loss",
+        "v_loss",
+        "explained_variance",
+        "lr",
+    ),
+    "time": ("sps", "sps_iter", "rollout_s", "update_s", "time_s"),
+}
 
 
 def tb_writer(log_dir: str, log=print):
@@ -94,13 +125,18 @@ def tb_log(writer, m: dict, step: int) -> None:
     if writer is None:
         return
     for k, v in m.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or k in ("iteration",
-                                                                           "global_step"):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or k in ("iteration", "global_step")
+        ):
             continue
         if not math.isfinite(v):
             continue
-        group = next((g for g, keys in _TB_GROUPS.items() if k in keys),
-                     "rollout" if k.startswith("mean_") else "train")
+        group = next(
+            (g for g, keys in _TB_GROUPS.items() if k in keys),
+            "rollout" if k.startswith("mean_") else "train",
+        )
         writer.add_scalar(f"{group}/{k}", v, step)
 
 
@@ -116,8 +152,9 @@ def hidden_sizes(text) -> tuple:
     return sizes
 
 
-def final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
-                coop: bool = False) -> dict:
+def final_eval(
+    metrics, agent, game, core_kwargs, opts, hooks, multi, log, coop: bool = False
+) -> dict:
     """The seeded evaluation after training (into ``metrics["final_eval"]``);
     returns the reference win rates for the learning curve."""
     refs = {}
@@ -138,29 +175,33 @@ def final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
         rows.append(s)
         refs[name] = s["win_rate"]
     metrics["final_eval"] = rows
-    log(f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
-        f"{hooks.describe(ecore)}:")
+    log(
+        f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
+        f"{hooks.describe(ecore)}:"
+    )
     log(format_table(rows, hooks))
     return refs
 
 
-def plot_run(metrics, history, out, algo, core, hooks, multi, pool, refs,
-          coop: bool = False) -> None:
+def plot_run(
+    metrics, history, out, algo, core, hooks, multi, pool, refs, coop: bool = False
+) -> None:
     what = f"{algo} on {core.spec.env_id} ({hooks.describe(core)})"
     if coop:
         what += "\nteam win rate, teammates from the pool " + ",".join(
-            f"{n}:{w:g}" for n, w in pool)
+            f"{n}:{w:g}" for n, w in pool
+        )
     elif multi:
-        what += "\nwin rate against the training pool " + ",".join(
-            f"{n}:{w:g}" for n, w in pool)
+        what += "\nwin rate against the training pool " + ",".join(f"{n}:{w:g}" for n, w in pool)
     if metrics.get("interrupted"):
         what += " (interrupted)"
     extra = {}
     if hooks.stat_columns:
         key, label, _ = hooks.stat_columns[0]
         extra = {"extra_key": f"mean_{key}", "extra_label": label}
-    plot_learning_curve(history, os.path.join(out, "learning_curve.png"),
-                        title=what, references=refs, **extra)
+    plot_learning_curve(
+        history, os.path.join(out, "learning_curve.png"), title=what, references=refs, **extra
+    )
 
 
 def eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
@@ -180,8 +221,10 @@ def eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
             b = make_agent(opp, ecore, seed=2, deterministic=False)
             res = play_match(ecore, a, b, opts.eval_games, seed=0)
             rows.append(match_summary(res, f"{label} vs {opp}", opp))
-    log(f"evaluation, {opts.eval_games} games per pairing (seeds 0..{opts.eval_games - 1}, "
-        f"seats alternated), {hooks.describe(ecore)}:")
+    log(
+        f"evaluation, {opts.eval_games} games per pairing (seeds 0..{opts.eval_games - 1}, "
+        f"seats alternated), {hooks.describe(ecore)}:"
+    )
     log(format_table(rows))
     return rows
 
@@ -224,7 +267,9 @@ def eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
             row = match_summary(res, f"{label} + {plabel}", plabel)
             row["partner"] = row.pop("opponent")
             rows.append(row)
-    log(f"evaluation, {opts.eval_games} team games per pairing (seeds 0..{opts.eval_games - 1}, "
-        f"the agent's seat alternated), {hooks.describe(ecore)}; win rate = the team's:")
+    log(
+        f"evaluation, {opts.eval_games} team games per pairing (seeds 0..{opts.eval_games - 1}, "
+        f"the agent's seat alternated), {hooks.describe(ecore)}; win rate = the team's:"
+    )
     log(format_table(rows))
     return rows

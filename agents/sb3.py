@@ -22,6 +22,7 @@ What :func:`train_sb3` sets up:
 inside it (``dungeonrl_model_spec.json``; SB3 ignores extra entries), so
 ``load_policy`` can refuse a model of another game or layout.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,10 +33,10 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import torch
-import torch.nn as nn
 
-from ..envs.core.adapters import vector     # its DungeonSB3VecEnv is built on first use (it imports SB3)
+from ..envs.core.adapters import (
+    vector,
+)  # its DungeonSB3VecEnv is built on first use (it imports SB3)
 from .games import hooks_for
 from .metrics import RecentRate
 from .modelspec import model_spec
@@ -43,8 +44,17 @@ from .policy import SB3_META_NAME
 from .ppo import ACTIVATIONS, mlp, resolve_device, set_torch_threads
 from .selfplay import snapshot_agent
 
-__all__ = ["SB3Config", "policy_kwargs", "MLPTrunk", "train_sb3", "save_sb3",
-           "TrainProgress", "SnapshotCallback", "TimeBudget", "tensorboard_available"]
+__all__ = [
+    "SB3Config",
+    "policy_kwargs",
+    "MLPTrunk",
+    "train_sb3",
+    "save_sb3",
+    "TrainProgress",
+    "SnapshotCallback",
+    "TimeBudget",
+    "tensorboard_available",
+]
 
 
 @dataclass
@@ -54,8 +64,8 @@ class SB3Config:
     seed: int = 0
     total_steps: int = 200_000
     num_envs: int = 64
-    n_steps: int = 128              #: rollout length per env
-    batch_size: int = 512           #: 16 minibatches of the 8,192-step rollout
+    n_steps: int = 128  #: rollout length per env
+    batch_size: int = 512  #: 16 minibatches of the 8,192-step rollout
     n_epochs: int = 2
     learning_rate: float = 3e-4
     gamma: float = 0.995
@@ -67,20 +77,21 @@ class SB3Config:
     hidden: tuple = (256, 256)
     activation: str = "tanh"
     shared: bool = False
-    eval_every: int = 50_000        #: env steps between evaluations (0: none)
+    eval_every: int = 50_000  #: env steps between evaluations (0: none)
     eval_episodes: int = 100
     eval_envs: int = 16
     checkpoint_every: int = 100_000  #: env steps between checkpoints (0: none)
-    tensorboard: bool = True        #: log to out/tb when tensorboard is installed
-    progress: str | None = "tqdm"   #: "tqdm", "rich" or None
+    tensorboard: bool = True  #: log to out/tb when tensorboard is installed
+    progress: str | None = "tqdm"  #: "tqdm", "rich" or None
     torch_threads: int = 0
-    device: str = "cpu"             #: torch device ("cpu", "cuda", "cuda:N", "auto")
+    device: str = "cpu"  #: torch device ("cpu", "cuda", "cuda:N", "auto")
     max_seconds: float | None = None  #: wall-clock budget of ``learn`` (stops early)
 
 
 def tensorboard_available() -> bool:
     try:
         import tensorboard  # noqa: F401
+
         return True
     except ImportError:
         return False
@@ -90,6 +101,7 @@ def _rich_available() -> bool:
     try:
         import rich  # noqa: F401
         import tqdm  # noqa: F401
+
         return True
     except ImportError:
         return False
@@ -98,6 +110,7 @@ def _rich_available() -> bool:
 # --- the shared network ----------------------------------------------------------------
 def _features_extractor_base():
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
     return BaseFeaturesExtractor
 
 
@@ -117,17 +130,21 @@ def policy_kwargs(hidden=(256, 256), activation: str = "tanh", shared: bool = Fa
     network of :class:`dungeonrl.agents.ppo.ActorCritic`."""
     act = ACTIVATIONS[activation]
     if shared:
-        return dict(features_extractor_class=MLPTrunk,
-                    features_extractor_kwargs=dict(hidden=tuple(hidden), activation=activation),
-                    share_features_extractor=True, net_arch=dict(pi=[], vf=[]),
-                    activation_fn=act, ortho_init=True)
-    return dict(net_arch=dict(pi=list(hidden), vf=list(hidden)), activation_fn=act,
-                ortho_init=True)
+        return dict(
+            features_extractor_class=MLPTrunk,
+            features_extractor_kwargs=dict(hidden=tuple(hidden), activation=activation),
+            share_features_extractor=True,
+            net_arch=dict(pi=[], vf=[]),
+            activation_fn=act,
+            ortho_init=True,
+        )
+    return dict(net_arch=dict(pi=list(hidden), vf=list(hidden)), activation_fn=act, ortho_init=True)
 
 
 # --- callbacks ----------------------------------------------------------------------------
 def _callback_base():
     from stable_baselines3.common.callbacks import BaseCallback
+
     return BaseCallback
 
 
@@ -136,20 +153,32 @@ class TrainProgress(_callback_base()):
     one history row per rollout, and drives a tqdm bar with the live win
     rate and steps/s (``bar=False``: no bar)."""
 
-    TRAIN_KEYS = {"train/approx_kl": "approx_kl", "train/clip_fraction": "clipfrac",
-                  "train/entropy_loss": "entropy_loss", "train/policy_gradient_loss": "pg_loss",
-                  "train/value_loss": "v_loss", "train/explained_variance": "explained_variance"}
+    TRAIN_KEYS = {
+        "train/approx_kl": "approx_kl",
+        "train/clip_fraction": "clipfrac",
+        "train/entropy_loss": "entropy_loss",
+        "train/policy_gradient_loss": "pg_loss",
+        "train/value_loss": "v_loss",
+        "train/explained_variance": "explained_variance",
+    }
 
     def __init__(self, total: int | None, bar: bool = True, desc: str = "MaskablePPO"):
         super().__init__()
-        self.total = int(total) if total else None     # None: open-ended (a time budget)
+        self.total = int(total) if total else None  # None: open-ended (a time budget)
         self.use_bar, self.desc = bool(bar), desc
         self.history: list = []
         self.recent = RecentRate(2000)
         self._reset_chunk()
 
     def _reset_chunk(self):
-        self.c_eps, self.c_wins, self.c_ret, self.c_len, self.c_level, self.c_nlevel = 0, 0, 0., 0., 0., 0
+        self.c_eps, self.c_wins, self.c_ret, self.c_len, self.c_level, self.c_nlevel = (
+            0,
+            0,
+            0.0,
+            0.0,
+            0.0,
+            0,
+        )
 
     def _on_training_start(self) -> None:
         self.t0 = time.perf_counter()
@@ -157,8 +186,10 @@ class TrainProgress(_callback_base()):
         self.bar = None
         if self.use_bar:
             from tqdm.auto import tqdm
-            self.bar = tqdm(total=self.total, desc=self.desc, unit="step", unit_scale=True,
-                            dynamic_ncols=True)
+
+            self.bar = tqdm(
+                total=self.total, desc=self.desc, unit="step", unit_scale=True, dynamic_ncols=True
+            )
 
     def _on_step(self) -> bool:
         dones = self.locals.get("dones")
@@ -184,22 +215,29 @@ class TrainProgress(_callback_base()):
         now = time.perf_counter() - self.t0
         steps = self.model.num_timesteps
         n = self.c_eps
-        row = {"iteration": len(self.history) + 1, "global_step": steps, "time_s": now,
-               "sps": (steps - self.start_steps) / max(now, 1e-9), "episodes": n,
-               "win_rate": self.c_wins / n if n else float("nan"),
-               "mean_return": self.c_ret / n if n else float("nan"),
-               "mean_length": self.c_len / n if n else float("nan")}
+        row = {
+            "iteration": len(self.history) + 1,
+            "global_step": steps,
+            "time_s": now,
+            "sps": (steps - self.start_steps) / max(now, 1e-9),
+            "episodes": n,
+            "win_rate": self.c_wins / n if n else float("nan"),
+            "mean_return": self.c_ret / n if n else float("nan"),
+            "mean_length": self.c_len / n if n else float("nan"),
+        }
         if self.c_nlevel:
             row["mean_level"] = self.c_level / self.c_nlevel
-        for k, v in self.model.logger.name_to_value.items():   # last update's diagnostics
+        for k, v in self.model.logger.name_to_value.items():  # last update's diagnostics
             if k in self.TRAIN_KEYS:
                 row[self.TRAIN_KEYS[k]] = float(v)
         self.history.append(row)
         self.recent.add(self.c_wins, n)
         self._reset_chunk()
         if self.bar is not None:
-            post = {"win": f"{self.recent.rate:.1%}" if self.recent.n else "-",
-                    "sps": f"{row['sps']:,.0f}"}
+            post = {
+                "win": f"{self.recent.rate:.1%}" if self.recent.n else "-",
+                "sps": f"{row['sps']:,.0f}",
+            }
             if "mean_level" in row:
                 post["lvl"] = f"{row['mean_level']:.2f}"
             self.bar.set_postfix(post, refresh=False)
@@ -234,8 +272,11 @@ class SnapshotCallback(_callback_base()):
         self.view, self.every, self.seed, self.rollouts = view, int(every), int(seed), 0
 
     def _add(self):
-        self.view.add_snapshot(snapshot_agent(self.model, self.seed + self.rollouts,
-                                              f"self@{self.model.num_timesteps}"))
+        self.view.add_snapshot(
+            snapshot_agent(
+                self.model, self.seed + self.rollouts, f"self@{self.model.num_timesteps}"
+            )
+        )
 
     def _on_training_start(self) -> None:
         self._add()
@@ -249,9 +290,16 @@ class SnapshotCallback(_callback_base()):
             self._add()
 
 
-def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
-              make_view=None, snapshot_every: int = 0, before_start=None,
-              stop_on_interrupt: bool = False):
+def train_sb3(
+    cfg: SB3Config,
+    out_dir: str | None = None,
+    *,
+    verbose: int = 0,
+    make_view=None,
+    snapshot_every: int = 0,
+    before_start=None,
+    stop_on_interrupt: bool = False,
+):
     """Train MaskablePPO; returns ``(model, history, core)``. With ``out_dir``:
     checkpoints under ``out_dir/checkpoints``, the eval callback's best model
     and ``evaluations.npz`` under ``out_dir/eval``, TensorBoard logs under
@@ -273,7 +321,8 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from stable_baselines3.common.callbacks import CheckpointCallback, ProgressBarCallback
-    DungeonSB3VecEnv = vector.DungeonSB3VecEnv     # built on first access (SB3 is imported)
+
+    DungeonSB3VecEnv = vector.DungeonSB3VecEnv  # built on first access (SB3 is imported)
 
     set_torch_threads(cfg.torch_threads)
     device = resolve_device(cfg.device)
@@ -282,25 +331,38 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
         view = make_view(cfg.num_envs, cfg.seed)
         venv = DungeonSB3VecEnv(view, seed=cfg.seed)
     else:
-        venv = DungeonSB3VecEnv(cfg.env, num_envs=cfg.num_envs, seed=cfg.seed,
-                                **cfg.core_kwargs)
+        venv = DungeonSB3VecEnv(cfg.env, num_envs=cfg.num_envs, seed=cfg.seed, **cfg.core_kwargs)
     core = venv.core
     tb = None
     if out_dir is not None and cfg.tensorboard and tensorboard_available():
         tb = os.path.join(out_dir, "tb")
     model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
-        vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        "MlpPolicy",
+        venv,
+        learning_rate=cfg.learning_rate,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
         policy_kwargs=policy_kwargs(cfg.hidden, cfg.activation, cfg.shared),
-        tensorboard_log=tb, seed=cfg.seed, device=device, verbose=verbose)
+        tensorboard_log=tb,
+        seed=cfg.seed,
+        device=device,
+        verbose=verbose,
+    )
 
     rich_bar = cfg.progress == "rich" and _rich_available()
     open_ended = cfg.max_seconds is not None and cfg.total_steps >= 10**12
-    progress = TrainProgress(None if open_ended else cfg.total_steps,
-                             bar=cfg.progress is not None and not rich_bar,
-                             desc=f"MaskablePPO {core.spec.name}")
+    progress = TrainProgress(
+        None if open_ended else cfg.total_steps,
+        bar=cfg.progress is not None and not rich_bar,
+        desc=f"MaskablePPO {core.spec.name}",
+    )
     callbacks = [progress]
     if cfg.max_seconds is not None:
         callbacks.append(TimeBudget(cfg.max_seconds))
@@ -313,23 +375,35 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
         if cfg.checkpoint_every:
-            callbacks.append(CheckpointCallback(
-                save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
-                save_path=os.path.join(out_dir, "checkpoints"), name_prefix="model"))
+            callbacks.append(
+                CheckpointCallback(
+                    save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
+                    save_path=os.path.join(out_dir, "checkpoints"),
+                    name_prefix="model",
+                )
+            )
         if cfg.eval_every:
             if make_view is not None:
                 opp = "heuristic" if hooks_for(core.spec.name).heuristic else "random"
-                eval_env = DungeonSB3VecEnv(make_view(cfg.eval_envs, cfg.seed + 1_000_003, opp),
-                                            seed=cfg.seed + 1_000_003)
+                eval_env = DungeonSB3VecEnv(
+                    make_view(cfg.eval_envs, cfg.seed + 1_000_003, opp), seed=cfg.seed + 1_000_003
+                )
             else:
-                eval_env = DungeonSB3VecEnv(cfg.env, num_envs=cfg.eval_envs,
-                                            seed=cfg.seed + 1_000_003, **cfg.core_kwargs)
-            callbacks.append(MaskableEvalCallback(
-                eval_env, n_eval_episodes=cfg.eval_episodes,
-                eval_freq=max(1, cfg.eval_every // cfg.num_envs),
-                best_model_save_path=os.path.join(out_dir, "eval"),
-                log_path=os.path.join(out_dir, "eval"), deterministic=True, verbose=0,
-                warn=False))
+                eval_env = DungeonSB3VecEnv(
+                    cfg.env, num_envs=cfg.eval_envs, seed=cfg.seed + 1_000_003, **cfg.core_kwargs
+                )
+            callbacks.append(
+                MaskableEvalCallback(
+                    eval_env,
+                    n_eval_episodes=cfg.eval_episodes,
+                    eval_freq=max(1, cfg.eval_every // cfg.num_envs),
+                    best_model_save_path=os.path.join(out_dir, "eval"),
+                    log_path=os.path.join(out_dir, "eval"),
+                    deterministic=True,
+                    verbose=0,
+                    warn=False,
+                )
+            )
     model.dungeonrl_interrupted = False
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Monitor wrapper.*")
@@ -339,10 +413,10 @@ def train_sb3(cfg: SB3Config, out_dir: str | None = None, *, verbose: int = 0,
             if not stop_on_interrupt:
                 raise
             model.dungeonrl_interrupted = True
-            progress._on_training_end()          # close the bar
+            progress._on_training_end()  # close the bar
             try:
-                model.logger.close()             # flush the TensorBoard events
-            except Exception:                    # pragma: no cover - logger not set up
+                model.logger.close()  # flush the TensorBoard events
+            except Exception:  # pragma: no cover - logger not set up
                 pass
     return model, progress.history, core
 

@@ -18,6 +18,7 @@ scripted sides inside numba; :func:`match_summary` turns its result into an
 evaluation row (win rate and 95% Wilson interval), and :func:`league_play`
 is the ``play`` callable of :class:`~dungeonrl.agents.league.League`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,15 +26,25 @@ import copy
 import numpy as np
 
 from ..envs.core._batch import MASK_DTYPE
-from ..envs.core.kernel.rng import rng_seed
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
+from ..envs.core.kernel.rng import rng_seed
 from .games import hooks_for
 from .league import Placement
 from .metrics import wilson
 from .policy import TorchAgent, make_agent
 
-__all__ = ["parse_pool", "make_view", "snapshot_agent", "play_match", "play_team",
-           "play_table", "match_summary", "league_play", "table_play", "SCRIPTED_NAMES"]
+__all__ = [
+    "parse_pool",
+    "make_view",
+    "snapshot_agent",
+    "play_match",
+    "play_team",
+    "play_table",
+    "match_summary",
+    "league_play",
+    "table_play",
+    "SCRIPTED_NAMES",
+]
 
 SCRIPTED_NAMES = ("random", "heuristic")
 
@@ -57,20 +68,30 @@ def parse_pool(text: str) -> list:
             try:
                 weight = float(tail)
             except ValueError:
-                head = ""          # not a weight: a path with a colon
+                head = ""  # not a weight: a path with a colon
             else:
                 name = head
         if not weight >= 0 or weight == float("inf"):
-            raise ValueError(f"opponent {name!r}: weight must be a finite number >= 0, "
-                             f"got {tail!r}")
+            raise ValueError(
+                f"opponent {name!r}: weight must be a finite number >= 0, got {tail!r}"
+            )
         out.append((name, weight))
     if sum(w for _, w in out) <= 0:
         raise ValueError(f"every opponent of the pool {text!r} has weight 0")
     return out
 
 
-def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int = 8,
-              seats="rotate", strict: bool = True, partners=None) -> SelfPlayView:
+def make_view(
+    core,
+    num_envs: int,
+    pool,
+    *,
+    seed: int = 0,
+    snapshot_slots: int = 8,
+    seats="rotate",
+    strict: bool = True,
+    partners=None,
+) -> SelfPlayView:
     """The self-play view of ``core`` with the opponent ``pool`` (a string
     for :func:`parse_pool` or its list). ``self`` entries become the
     snapshot share (fed by :meth:`SelfPlayView.add_snapshot`).
@@ -81,11 +102,16 @@ def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int =
     ``self``: snapshots always play both roles) gives them their own pool;
     the ``pool`` entries then play only the rival seats."""
     entries = parse_pool(pool) if isinstance(pool, str) else list(pool)
-    mates = [] if partners is None else (
-        parse_pool(partners) if isinstance(partners, str) else list(partners))
+    mates = (
+        []
+        if partners is None
+        else (parse_pool(partners) if isinstance(partners, str) else list(partners))
+    )
     if any(name == "self" for name, _ in mates):
-        raise ValueError("'self' in the partner pool: snapshots of the learner already play "
-                         "both roles (give 'self' a weight in the opponent pool)")
+        raise ValueError(
+            "'self' in the partner pool: snapshots of the learner already play "
+            "both roles (give 'self' a weight in the opponent pool)"
+        )
     hooks = hooks_for(core.spec.name)
     self_w = sum(w for name, w in entries if name == "self")
     opponents = []
@@ -93,20 +119,29 @@ def make_view(core, num_envs: int, pool, *, seed: int = 0, snapshot_slots: int =
     for i, ((name, w), role) in enumerate(zip(entries + mates, roles)):
         if name == "self":
             continue
-        agent = make_agent(name, core, seed=seed + 7919 * (i + 1), deterministic=False,
-                           strict=strict)
-        opponents.append(Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name,
-                                  role=role))
+        agent = make_agent(
+            name, core, seed=seed + 7919 * (i + 1), deterministic=False, strict=strict
+        )
+        opponents.append(
+            Opponent(agent, w, name if name in SCRIPTED_NAMES else agent.name, role=role)
+        )
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
-    return SelfPlayView(core, num_envs, opponents, seats=seats, advance=advance, seed=seed,
-                        snapshot_slots=snapshot_slots if self_w > 0 else 0,
-                        snapshot_weight=self_w)
+    return SelfPlayView(
+        core,
+        num_envs,
+        opponents,
+        seats=seats,
+        advance=advance,
+        seed=seed,
+        snapshot_slots=snapshot_slots if self_w > 0 else 0,
+        snapshot_weight=self_w,
+    )
 
 
 def snapshot_agent(policy, seed: int = 0, name: str = "self"):
     """A frozen copy of a learner (a fast-path ``ActorCritic`` or an SB3
     model / policy) as a sampling opponent."""
-    if hasattr(policy, "policy") and hasattr(policy, "predict"):   # an SB3 model
+    if hasattr(policy, "policy") and hasattr(policy, "predict"):  # an SB3 model
         policy = policy.policy
     if hasattr(policy, "logits"):
         return TorchAgent(copy.deepcopy(policy), deterministic=False, seed=seed, name=name)
@@ -123,8 +158,9 @@ class _SB3PolicyAgent:
         self.name = name
 
     def act(self, view, rows):
-        a, _ = self.policy.predict(view.obs[rows], deterministic=False,
-                                   action_masks=view.masks[rows] != 0)
+        a, _ = self.policy.predict(
+            view.obs[rows], deterministic=False, action_masks=view.masks[rows] != 0
+        )
         return np.asarray(a, np.int64).reshape(len(rows))
 
 
@@ -157,8 +193,13 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
         n = min(batch, games - lo)
         seat_a = np.arange(lo, lo + n) % P
         side = np.where(team[None, :] == team[seat_a][:, None], 0, 1)
-        r = _table_batch(core, (agent_a, agent_b), side,
-                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        r = _table_batch(
+            core,
+            (agent_a, agent_b),
+            side,
+            np.arange(seed + lo, seed + lo + n, dtype=np.uint64),
+            seed,
+        )
         ret = r["returns"]
         rows = np.arange(n)
         mine = ret[rows, seat_a]
@@ -183,8 +224,9 @@ def _results(out: dict, illegal: int) -> dict:
     return res
 
 
-def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
-              opponent=None, batch: int = 2048) -> dict:
+def play_team(
+    core, agent, partner=None, games: int = 1000, seed: int = 0, *, opponent=None, batch: int = 2048
+) -> dict:
     """Games ``seed .. seed+games-1`` of a team: ``agent`` in seat ``i % P``
     of game ``i``, ``partner`` in every other seat of its team (``None``:
     ``agent`` plays them too, i.e. it partners itself) and ``opponent`` in
@@ -200,8 +242,9 @@ def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
     P = core.num_players
     team = core.spec.team_of(P)
     if opponent is None and len(set(team.tolist())) > 1:
-        raise ValueError(f"{core.spec.name} with {P} players has rival teams: give an "
-                         "opponent for their seats")
+        raise ValueError(
+            f"{core.spec.name} with {P} players has rival teams: give an opponent for their seats"
+        )
     agents = (agent, agent if partner is None else partner, opponent)
     out = {"seat_a": [], "result": [], "length": []}
     illegal = 0
@@ -211,8 +254,9 @@ def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
         mate = team[None, :] == team[seat_a][:, None]
         side = np.where(mate, 1, 2)
         side[np.arange(n), seat_a] = 0
-        r = _table_batch(core, agents, side,
-                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        r = _table_batch(
+            core, agents, side, np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed
+        )
         mine = r["returns"][np.arange(n), seat_a]
         # a game's end pays the team: > 0 won, < 0 lost (or a rival side won)
         result = np.where(mine > 0, 1, np.where(mine < 0, -1, 0))
@@ -223,8 +267,7 @@ def play_team(core, agent, partner=None, games: int = 1000, seed: int = 0, *,
     return _results(out, illegal)
 
 
-def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
-               batch: int = 2048) -> list:
+def play_table(core, lineup, games: int, seed: int = 0, *, names=None, batch: int = 2048) -> list:
     """Games ``seed .. seed+games-1`` with one agent per *side* of the game
     (``lineup[k]`` plays every seat of team ``k`` of ``core.spec.teams``; a
     game without teams has one side per seat); side ``k`` takes team
@@ -239,16 +282,18 @@ def play_table(core, lineup, games: int, seed: int = 0, *, names=None,
     team = core.spec.team_of(P)
     T = int(team.max()) + 1
     if len(lineup) != T:
-        raise ValueError(f"{core.spec.name} with {P} players has {T} sides, got a lineup of "
-                         f"{len(lineup)}")
+        raise ValueError(
+            f"{core.spec.name} with {P} players has {T} sides, got a lineup of {len(lineup)}"
+        )
     names = list(names) if names is not None else [getattr(a, "name", str(a)) for a in lineup]
     out = []
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
         shift = np.arange(lo, lo + n) % T
-        side = (team[None, :] - shift[:, None]) % T        # side playing each seat
-        r = _table_batch(core, tuple(lineup), side,
-                         np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed)
+        side = (team[None, :] - shift[:, None]) % T  # side playing each seat
+        r = _table_batch(
+            core, tuple(lineup), side, np.arange(seed + lo, seed + lo + n, dtype=np.uint64), seed
+        )
         for i in range(n):
             info = core.episode_info(r["states"][i])
             place = placements(core.spec, P, info)
@@ -267,14 +312,19 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
     hooks = hooks_for(core.spec.name)
     advance = hooks.scripted_advance(core) if hooks.scripted_advance else None
     n, P = len(seeds), core.num_players
-    O, A = core.spec.obs_size, core.spec.num_actions
+    n_obs, A = core.spec.obs_size, core.spec.num_actions
     states = core.alloc(n)
     core.reset(states, seeds)
-    view = _MatchView(states, np.zeros((n, O), np.float32), np.zeros((n, A), MASK_DTYPE))
-    code = np.array([-1 if advance is None or getattr(a, "scripted", None) is None
-                     else int(a.scripted) for a in agents], np.int8)
+    view = _MatchView(states, np.zeros((n, n_obs), np.float32), np.zeros((n, A), MASK_DTYPE))
+    code = np.array(
+        [
+            -1 if advance is None or getattr(a, "scripted", None) is None else int(a.scripted)
+            for a in agents
+        ],
+        np.int8,
+    )
     codes = np.ascontiguousarray(code[side])
-    prng = np.zeros((n, 2), np.uint64)     # scripted play of game seed+i: its own stream
+    prng = np.zeros((n, 2), np.uint64)  # scripted play of game seed+i: its own stream
     for j in range(n):
         rng_seed(prng[j], np.uint64(policy_seed), np.uint64(seeds[j]))
     nobody = np.full(n, -1, np.int64)
@@ -308,7 +358,7 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
         ret[rows] += rew[rows]
         length[rows] += 1
         illegal += int(il[rows].sum())
-    if steps0 is not None:            # decisions, scripted ones included
+    if steps0 is not None:  # decisions, scripted ones included
         length = (states["steps"] - steps0).astype(np.int64)
     return {"returns": ret, "length": length, "states": states, "illegal": illegal}
 
@@ -320,24 +370,37 @@ def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
     n = len(result)
     k = int((result == 1).sum())
     lo, hi = wilson(k, n)
-    return {"agent": name, "opponent": opponent, "games": n, "seed": seed, "wins": k,
-            "losses": int((result == -1).sum()), "draws": int((result == 0).sum()),
-            "win_rate": k / n, "ci95": [lo, hi], "mean_length": float(res["length"].mean()),
-            "illegal_actions": int(res["illegal"])}
+    return {
+        "agent": name,
+        "opponent": opponent,
+        "games": n,
+        "seed": seed,
+        "wins": k,
+        "losses": int((result == -1).sum()),
+        "draws": int((result == 0).sum()),
+        "win_rate": k / n,
+        "ci95": [lo, hi],
+        "mean_length": float(res["length"].mean()),
+        "illegal_actions": int(res["illegal"]),
+    }
 
 
 def table_play(core):
     """``play(agents, names, games, seed) -> [Placement]`` for
     :class:`~dungeonrl.agents.league.PlacementLeague` (one agent per side)."""
+
     def play(agents, names, games, seed):
         return play_table(core, agents, games, seed, names=names)
+
     return play
 
 
 def league_play(core):
     """``play(agent_a, agent_b, games, seed) -> (wins_a, wins_b, draws)`` for
     :class:`~dungeonrl.agents.league.League` (seats alternate by game)."""
+
     def play(a, b, games, seed):
         r = play_match(core, a, b, games, seed)["result"]
         return int((r == 1).sum()), int((r == -1).sum()), int((r == 0).sum())
+
     return play

@@ -40,6 +40,7 @@ default (2 for Dungeon Crawler); other keyword arguments build the core.
 ``gymnasium.make_vec(id, num_envs=n)`` gives a native vector env of ``n``
 such games (:func:`make_selfplay_vector_env`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -57,13 +58,13 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..envs.core.copying import Copyable
-from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
+from ..envs.core.adapters.vector import DungeonVectorEnv
+from ..envs.core.copying import Copyable
+from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
-from ..envs.core.adapters.vector import DungeonVectorEnv
 from ..registry import get_spec
 from .games import hooks_for
 from .policy import make_agent
@@ -81,8 +82,9 @@ def _core(game, core_kwargs: dict):
         spec = game if isinstance(game, GameSpec) else get_spec(game)
         core = resolve_core(spec, {**hooks_for(spec.name).train_defaults, **core_kwargs})
     if core.num_players < 2:
-        raise ValueError(f"{core.spec.name} is a 1-player game: use gymnasium.make on it "
-                         "directly (DungeonEnv)")
+        raise ValueError(
+            f"{core.spec.name} is a 1-player game: use gymnasium.make on it directly (DungeonEnv)"
+        )
     return core
 
 
@@ -91,8 +93,10 @@ def opponent_pool(core, opponents: str, seed: int = 0) -> tuple[list, Any]:
     game's scripted-opponent kernel."""
     entries = parse_pool(opponents)
     if any(name == "self" for name, _ in entries):
-        raise ValueError("'self' opponents need a learner to snapshot (dungeonrl train); "
-                         "give 'heuristic', 'random' or a saved model path")
+        raise ValueError(
+            "'self' opponents need a learner to snapshot (dungeonrl train); "
+            "give 'heuristic', 'random' or a saved model path"
+        )
     pool = []
     for i, (name, w) in enumerate(entries):
         agent = make_agent(name, core, seed=seed + 7919 * (i + 1), deterministic=True)
@@ -117,24 +121,34 @@ class SelfPlayEnv(Copyable, gym.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, game="dungeon_crawler", opponents: str = "heuristic", seat="rotate",
-                 render_mode: str | None = None, illegal_action: str = "penalize",
-                 dict_obs: bool = False, unknown_reset_options: str = "warn",
-                 **core_kwargs):
+    def __init__(
+        self,
+        game="dungeon_crawler",
+        opponents: str = "heuristic",
+        seat="rotate",
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        dict_obs: bool = False,
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         self.core = _core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
         if render_mode is not None and render_mode not in spec.render_modes:
-            raise RenderModeError(f"render_mode {render_mode!r} not supported by {spec.name}; "
-                                  f"choose from {list(spec.render_modes)} or None")
+            raise RenderModeError(
+                f"render_mode {render_mode!r} not supported by {spec.name}; "
+                f"choose from {list(spec.render_modes)} or None"
+            )
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         P = self.num_players = int(self.core.num_players)
-        if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat < P):
+        if seat != "rotate" and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P
+        ):
             raise ValueError(f"seat must be 'rotate' or a seat 0..{P - 1}, got {seat!r}")
         self.seat_mode = seat
         self.opponents = opponents
@@ -145,18 +159,20 @@ class SelfPlayEnv(Copyable, gym.Env):
         self._seat = 0 if seat == "rotate" else int(seat)
         self._done = True
         self._started = False
-        self._final = None          # the finished game's record, for render()
+        self._final = None  # the finished game's record, for render()
 
     # --- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
-        options = self.core.spec.check_reset_options(options, self.unknown_reset_options,
-                                                     self._warned_reset_keys)
+        seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
+        options = self.core.spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         super().reset(seed=seed)
         if seed is not None or self._view is None:
             view_seed = int(seed) if seed is not None else int(draw_seeds(self.np_random, 1)[0])
-            self._view = SelfPlayView(self.core, 1, self._pool, seats=0, advance=self._advance,
-                                      seed=view_seed)
+            self._view = SelfPlayView(
+                self.core, 1, self._pool, seats=0, advance=self._advance, seed=view_seed
+            )
             if self.seat_mode == "rotate" and seed is not None:
                 self._seat = int(seed) % self.num_players
         elif self.seat_mode == "rotate" and self._started:
@@ -168,14 +184,19 @@ class SelfPlayEnv(Copyable, gym.Env):
         self._started = True
         self._done = False
         self._final = None
-        return self._observation(v.obs[0], v.masks[0]), {"action_mask": v.masks[0].copy(),
-                                                         "seat": self._seat}
+        return self._observation(v.obs[0], v.masks[0]), {
+            "action_mask": v.masks[0].copy(),
+            "seat": self._seat,
+        }
 
     def step(self, action):
         a = action_index(action, self.game_spec.num_actions)
         if self._done:
-            raise ResetNeededError("step() called before reset()" if not self._started else
-                                   "step() called after the episode ended; call reset() first")
+            raise ResetNeededError(
+                "step() called before reset()"
+                if not self._started
+                else "step() called after the episode ended; call reset() first"
+            )
         v = self._view
         if self.illegal_action == "raise" and not v.masks[0, a]:
             raise IllegalActionError(illegal_message(self.core, v.states[0], a, v.masks[0]))
@@ -225,8 +246,10 @@ class SelfPlayEnv(Copyable, gym.Env):
         return obs
 
     def __repr__(self) -> str:
-        return (f"<SelfPlayEnv {self.game_spec.env_id} players={self.num_players} "
-                f"opponents={self.opponents!r}>")
+        return (
+            f"<SelfPlayEnv {self.game_spec.env_id} players={self.num_players} "
+            f"opponents={self.opponents!r}>"
+        )
 
 
 def make_selfplay_env(game: str, **kwargs) -> SelfPlayEnv:
@@ -234,20 +257,38 @@ def make_selfplay_env(game: str, **kwargs) -> SelfPlayEnv:
     return SelfPlayEnv(game, **kwargs)
 
 
-def make_selfplay_vector_env(game: str, num_envs: int = 1, opponents: str = "heuristic",
-                             seat="rotate", seed: int = 0, **kwargs):
+def make_selfplay_vector_env(
+    game: str,
+    num_envs: int = 1,
+    opponents: str = "heuristic",
+    seat="rotate",
+    seed: int = 0,
+    **kwargs,
+):
     """Gymnasium vector entry point: a native
     :class:`~dungeonrl.envs.core.adapters.vector.DungeonVectorEnv` over a
     :class:`SelfPlayView` of ``num_envs`` games (learner seat per row:
     ``"rotate"`` or a seat; ``seed`` seeds the opponent draws)."""
-    vec_keys = ("render_mode", "illegal_action", "dict_obs", "episode_info",
-                "unknown_reset_options")
+    vec_keys = (
+        "render_mode",
+        "illegal_action",
+        "dict_obs",
+        "episode_info",
+        "unknown_reset_options",
+    )
     vec_kwargs = {k: kwargs.pop(k) for k in vec_keys if k in kwargs}
-    num_envs = check_num_envs(num_envs)     # before the core is built: the adapters' checks
+    num_envs = check_num_envs(num_envs)  # before the core is built: the adapters' checks
     seed = check_seed(seed)
     seed = 0 if seed is None else seed
     core = _core(game, kwargs)
     pool, advance = opponent_pool(core, opponents, seed)
-    view = SelfPlayView(core, num_envs, pool, seats=seat, advance=advance, seed=seed,
-                        unknown_reset_options=vec_kwargs.get("unknown_reset_options", "warn"))
+    view = SelfPlayView(
+        core,
+        num_envs,
+        pool,
+        seats=seat,
+        advance=advance,
+        seed=seed,
+        unknown_reset_options=vec_kwargs.get("unknown_reset_options", "warn"),
+    )
     return DungeonVectorEnv(view, **vec_kwargs)

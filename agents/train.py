@@ -3,7 +3,8 @@
     dungeonrl train unbroken --algo ppo --steps 5000000 --seed 0 --out runs/ub
     dungeonrl train unbroken --algo ppo --minutes 25 --difficulty normal --character sneak
     dungeonrl train unbroken --algo sb3 --steps 200000 --num-envs 64
-    dungeonrl train dungeon_crawler --players 2 --minutes 25 --opponents self:0.4,heuristic:0.4,random:0.2
+    dungeonrl train dungeon_crawler --players 2 --minutes 25 \\
+        --opponents self:0.4,heuristic:0.4,random:0.2
     dungeonrl train dcc_unstoppable --floor 1 --difficulty normal --minutes 12
     dungeonrl train dcc_unstoppable --players 2 --partners self:0.5,heuristic:0.5 --minutes 12
 
@@ -85,6 +86,7 @@ The live win rate is the team's; the final evaluation plays
 heuristic, and the agent itself in both seats), plus the team of two
 heuristics for reference.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,17 +104,44 @@ from . import rllib
 from .evaluate import evaluate
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .metrics import RecentRate, write_csv, write_json
-from .options import (add_options, copy_options, nonneg_float, nonneg_int, option,
-                      positive_float, positive_int, seed_int)
+from .options import (
+    add_options,
+    copy_options,
+    nonneg_float,
+    nonneg_int,
+    option,
+    positive_float,
+    positive_int,
+    seed_int,
+)
 from .policy import SB3Agent, TorchAgent, make_agent
-from .runs import (RUN_FILES, check_eval_partners, choose_run_folder, final_eval,  # noqa: F401
-                   hidden_sizes, open_run_folder, plot_run, tb_log, tb_writer)
-from .selfplay import (make_view, match_summary, parse_pool, play_match, play_team,
-                       snapshot_agent)
+from .runs import (
+    RUN_FILES,
+    check_eval_partners,
+    choose_run_folder,
+    final_eval,
+    hidden_sizes,
+    open_run_folder,
+    plot_run,
+    tb_log,
+    tb_writer,
+)
+from .selfplay import make_view, match_summary, parse_pool, play_match, play_team, snapshot_agent
 
-__all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_folder",
-           "RUN_FILES", "TrainOptions", "NetworkOptions", "FastPathOptions", "SelfPlayOptions",
-           "CoopOptions", "is_coop"]
+__all__ = [
+    "main",
+    "main_options",
+    "build_parser",
+    "run_training",
+    "choose_run_folder",
+    "RUN_FILES",
+    "TrainOptions",
+    "NetworkOptions",
+    "FastPathOptions",
+    "SelfPlayOptions",
+    "CoopOptions",
+    "is_coop",
+]
 
 
 # --- options (the `dungeonrl train GAME` leaf of dungeonrl.cli's tree) --------------------
@@ -120,49 +149,72 @@ __all__ = ["main", "main_options", "build_parser", "run_training", "choose_run_f
 class TrainOptions:
     """training run"""
 
-    algo: str = option("ppo", "ppo: the fast path (agents/ppo.py); sb3: sb3-contrib "
-                              "MaskablePPO on the native VecEnv", choices=("ppo", "sb3"))
-    steps: int | None = option(None, "env steps (decisions) to train for",
-                               flags=("--steps", "--timesteps"), type=positive_int,
-                               default_text="ppo 1,000,000, sb3 200,000; with --minutes: "
-                                            "until the time is up")
+    algo: str = option(
+        "ppo",
+        "ppo: the fast path (agents/ppo.py); sb3: sb3-contrib MaskablePPO on the native VecEnv",
+        choices=("ppo", "sb3"),
+    )
+    steps: int | None = option(
+        None,
+        "env steps (decisions) to train for",
+        flags=("--steps", "--timesteps"),
+        type=positive_int,
+        default_text="ppo 1,000,000, sb3 200,000; with --minutes: until the time is up",
+    )
     minutes: float | None = option(
-        None, "wall-clock budget of the training itself (setup and --kickstart included; "
-              "the final evaluation runs after it and is NOT included); with --steps, "
-              "whichever ends first; the fast path anneals its learning rate over it",
-        type=positive_float, default_text="no time limit")
-    num_envs: int | None = option(None, "games stepped together", type=positive_int,
-                                  default_text="ppo 1024, sb3 64")
-    out: str | None = option(None, "run folder; one that already holds a run is refused "
-                                   "unless --overwrite", metavar="DIR",
-                             default_text="runs/<game>-<algo>-s<seed>, or the first free "
-                                          "<that>-2, -3... when it holds a run")
-    overwrite: bool = option(False, "reuse an --out folder that holds a run: its run files "
-                                    "(model, checkpoints, metrics, curve, tb/) are replaced")
+        None,
+        "wall-clock budget of the training itself (setup and --kickstart included; "
+        "the final evaluation runs after it and is NOT included); with --steps, "
+        "whichever ends first; the fast path anneals its learning rate over it",
+        type=positive_float,
+        default_text="no time limit",
+    )
+    num_envs: int | None = option(
+        None, "games stepped together", type=positive_int, default_text="ppo 1024, sb3 64"
+    )
+    out: str | None = option(
+        None,
+        "run folder; one that already holds a run is refused unless --overwrite",
+        metavar="DIR",
+        default_text="runs/<game>-<algo>-s<seed>, or the first free "
+        "<that>-2, -3... when it holds a run",
+    )
+    overwrite: bool = option(
+        False,
+        "reuse an --out folder that holds a run: its run files "
+        "(model, checkpoints, metrics, curve, tb/) are replaced",
+    )
     device: str = option("cpu", "torch device: cpu, cuda, cuda:N, or auto (cuda when present)")
-    torch_threads: int = option(0, "torch intra-op threads (0: 1, the fastest on a 2-core "
-                                   "machine)", type=nonneg_int)
+    torch_threads: int = option(
+        0, "torch intra-op threads (0: 1, the fastest on a 2-core machine)", type=nonneg_int
+    )
     eval_games: int = option(1000, "games of the final evaluation (0: skip)", type=nonneg_int)
-    progress: str = option("tqdm", "progress bar (rich: SB3's own bar, --algo sb3 only)",
-                           choices=("tqdm", "rich", "none"))
+    progress: str = option(
+        "tqdm",
+        "progress bar (rich: SB3's own bar, --algo sb3 only)",
+        choices=("tqdm", "rich", "none"),
+    )
 
 
 @dataclass
 class NetworkOptions:
     """network and PPO hyperparameters (the same network for both algos)"""
 
-    hidden: str | None = option(None, "MLP layer sizes, comma-separated", metavar="SIZES",
-                                default_text="256,256")
-    activation: str | None = option(None, "activation of the MLPs", choices=("tanh", "relu"),
-                                    default_text="tanh")
+    hidden: str | None = option(
+        None, "MLP layer sizes, comma-separated", metavar="SIZES", default_text="256,256"
+    )
+    activation: str | None = option(
+        None, "activation of the MLPs", choices=("tanh", "relu"), default_text="tanh"
+    )
     shared: bool = option(False, "one trunk for actor and critic (default: two MLPs)")
     num_steps: int | None = option(None, "rollout length per env", type=positive_int)
     epochs: int | None = option(None, "update epochs per iteration", type=positive_int)
     lr: float | None = option(None, "learning rate", type=positive_float)
     ent_coef: float | None = option(None, "entropy coefficient", type=nonneg_float)
     gamma: float | None = option(None, "discount factor", type=positive_float)
-    minibatches: int | None = option(None, "minibatches per epoch", type=positive_int,
-                                     algos=("ppo",))
+    minibatches: int | None = option(
+        None, "minibatches per epoch", type=positive_int, algos=("ppo",)
+    )
     batch_size: int | None = option(None, "minibatch size", type=positive_int, algos=("sb3",))
 
 
@@ -170,61 +222,109 @@ class NetworkOptions:
 class FastPathOptions:
     """fast path only (--algo ppo)"""
 
-    checkpoint_minutes: float = option(5.0, "refresh checkpoint.pt this often (0: never)",
-                                       type=nonneg_float, algos=("ppo",))
-    init: str | None = option(None, "continue from a saved model (.pt)", metavar="MODEL",
-                              algos=("ppo",), default_text="a fresh network")
-    kickstart: str | None = option(None, "clone AGENT (e.g. heuristic) before PPO "
-                                         "(agents/bc.py); its time counts in --minutes",
-                                   metavar="AGENT", algos=("ppo",), default_text="no cloning")
-    bc_steps: int = option(300_000, "teacher decisions to clone", type=positive_int,
-                           algos=("ppo",), requires="kickstart")
-    bc_epochs: int = option(3, "cloning epochs", type=positive_int, algos=("ppo",),
-                            requires="kickstart")
-    dagger_rounds: int = option(0, "rounds of student play labelled by the teacher after "
-                                   "cloning", type=nonneg_int, algos=("ppo",),
-                                requires="kickstart")
+    checkpoint_minutes: float = option(
+        5.0, "refresh checkpoint.pt this often (0: never)", type=nonneg_float, algos=("ppo",)
+    )
+    init: str | None = option(
+        None,
+        "continue from a saved model (.pt)",
+        metavar="MODEL",
+        algos=("ppo",),
+        default_text="a fresh network",
+    )
+    kickstart: str | None = option(
+        None,
+        "clone AGENT (e.g. heuristic) before PPO (agents/bc.py); its time counts in --minutes",
+        metavar="AGENT",
+        algos=("ppo",),
+        default_text="no cloning",
+    )
+    bc_steps: int = option(
+        300_000,
+        "teacher decisions to clone",
+        type=positive_int,
+        algos=("ppo",),
+        requires="kickstart",
+    )
+    bc_epochs: int = option(
+        3, "cloning epochs", type=positive_int, algos=("ppo",), requires="kickstart"
+    )
+    dagger_rounds: int = option(
+        0,
+        "rounds of student play labelled by the teacher after cloning",
+        type=nonneg_int,
+        algos=("ppo",),
+        requires="kickstart",
+    )
 
 
 @dataclass
 class SelfPlayOptions:
     """self-play (multi-seat games)"""
 
-    opponents: str | None = option(None, "opponent pool NAME[:WEIGHT],... with names self "
-                                         "(snapshots of the learner), heuristic, random or a "
-                                         "saved model", metavar="POOL")
-    snapshot_every: int = option(10, "add a snapshot of the learner to the pool every ITERS "
-                                     "iterations (sb3: rollouts)", type=positive_int,
-                                 metavar="ITERS")
-    snapshot_slots: int = option(8, "snapshots kept in the pool (the oldest is replaced)",
-                                 type=positive_int)
-    eval_opponents: str = option("heuristic,random", "opponents of the final evaluation "
-                                                     "(comma-separated agents)")
+    opponents: str | None = option(
+        None,
+        "opponent pool NAME[:WEIGHT],... with names self "
+        "(snapshots of the learner), heuristic, random or a "
+        "saved model",
+        metavar="POOL",
+    )
+    snapshot_every: int = option(
+        10,
+        "add a snapshot of the learner to the pool every ITERS iterations (sb3: rollouts)",
+        type=positive_int,
+        metavar="ITERS",
+    )
+    snapshot_slots: int = option(
+        8, "snapshots kept in the pool (the oldest is replaced)", type=positive_int
+    )
+    eval_opponents: str = option(
+        "heuristic,random", "opponents of the final evaluation (comma-separated agents)"
+    )
 
 
 @dataclass
 class CoopOptions:
     """co-op training (--players 2): the learner's teammates"""
 
-    opponents: str | None = option(None, "teammate pool NAME[:WEIGHT],... with names self "
-                                         "(the learner's current policy), heuristic, random "
-                                         "or a saved model; co-op only", metavar="POOL",
-                                   flags=("--partners",))
-    snapshot_every: int = option(1, "refresh the 'self' teammate from the learner every ITERS "
-                                    "iterations (1: it plays the current policy)",
-                                 type=positive_int, metavar="ITERS")
-    snapshot_slots: int = option(1, "learner snapshots kept as teammates (the oldest is "
-                                    "replaced; 1: only the latest)", type=positive_int)
-    eval_partners: str = option("heuristic,self", "teammates of the final evaluation "
-                                                  "(comma-separated agents; self: the "
-                                                  "trained agent in every seat)")
+    opponents: str | None = option(
+        None,
+        "teammate pool NAME[:WEIGHT],... with names self "
+        "(the learner's current policy), heuristic, random "
+        "or a saved model; co-op only",
+        metavar="POOL",
+        flags=("--partners",),
+    )
+    snapshot_every: int = option(
+        1,
+        "refresh the 'self' teammate from the learner every ITERS "
+        "iterations (1: it plays the current policy)",
+        type=positive_int,
+        metavar="ITERS",
+    )
+    snapshot_slots: int = option(
+        1,
+        "learner snapshots kept as teammates (the oldest is replaced; 1: only the latest)",
+        type=positive_int,
+    )
+    eval_partners: str = option(
+        "heuristic,self",
+        "teammates of the final evaluation "
+        "(comma-separated agents; self: the "
+        "trained agent in every seat)",
+    )
 
 
 #: PPOConfig / SB3Config field behind each per-algo hyperparameter option
-_ALGO_FIELDS = {"num_steps": ("num_steps", "n_steps"), "epochs": ("update_epochs", "n_epochs"),
-                "lr": ("learning_rate", "learning_rate"), "ent_coef": ("ent_coef", "ent_coef"),
-                "gamma": ("gamma", "gamma"), "minibatches": ("num_minibatches", None),
-                "batch_size": (None, "batch_size")}
+_ALGO_FIELDS = {
+    "num_steps": ("num_steps", "n_steps"),
+    "epochs": ("update_epochs", "n_epochs"),
+    "lr": ("learning_rate", "learning_rate"),
+    "ent_coef": ("ent_coef", "ent_coef"),
+    "gamma": ("gamma", "gamma"),
+    "minibatches": ("num_minibatches", None),
+    "batch_size": (None, "batch_size"),
+}
 
 
 def main_options(spec) -> list:
@@ -232,27 +332,34 @@ def main_options(spec) -> list:
     the per-algo defaults shown come from :class:`PPOConfig` and
     :class:`SB3Config`."""
     from .ppo import PPOConfig
+
     ppo = {f.name: f.default for f in dataclasses.fields(PPOConfig)}
     try:
         from .sb3 import SB3Config
+
         sb3 = {f.name: f.default for f in dataclasses.fields(SB3Config)}
-    except ImportError:          # pragma: no cover - stable-baselines3 missing
+    except ImportError:  # pragma: no cover - stable-baselines3 missing
         sb3 = {}
-    net = _with_default_texts(NetworkOptions, {
-        k: ", ".join(f"{algo} {src[f]:g}" for algo, src, f in
-                     (("ppo", ppo, a), ("sb3", sb3, b)) if f and f in src)
-        for k, (a, b) in _ALGO_FIELDS.items()})
+    net = _with_default_texts(
+        NetworkOptions,
+        {
+            k: ", ".join(
+                f"{algo} {src[f]:g}"
+                for algo, src, f in (("ppo", ppo, a), ("sb3", sb3, b))
+                if f and f in src
+            )
+            for k, (a, b) in _ALGO_FIELDS.items()
+        },
+    )
     hooks = hooks_for(spec.name)
     game = argparse.ArgumentParser(add_help=False, description=f"{spec.name} options")
     add_core_options(game, hooks)
     groups = [TrainOptions, net, FastPathOptions, game]
     if spec.multi_agent:
-        groups.append(_with_default_texts(SelfPlayOptions,
-                                          {"opponents": hooks.selfplay_defaults}))
+        groups.append(_with_default_texts(SelfPlayOptions, {"opponents": hooks.selfplay_defaults}))
     elif is_coop(spec, spec.max_players):
-        groups.append(_with_default_texts(CoopOptions,
-                                          {"opponents": hooks.selfplay_defaults}))
-    groups.append(rllib.train_options(spec))   # Ray is imported by --backend rllib only
+        groups.append(_with_default_texts(CoopOptions, {"opponents": hooks.selfplay_defaults}))
+    groups.append(rllib.train_options(spec))  # Ray is imported by --backend rllib only
     return groups
 
 
@@ -299,20 +406,34 @@ def _train_ppo(r, log) -> tuple:
     multi, pool, overwrite, bar_on, t0 = r.multi, r.pool, r.overwrite, r.bar_on, r.t0
     import torch
     from tqdm.auto import tqdm
+
     from .ppo import PPOConfig, load_model, resolve_device, save_model, train
+
     resolve_device(device)
-    cfg = PPOConfig(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                    torch_threads=opts.torch_threads, shared=opts.shared, device=device)
+    cfg = PPOConfig(
+        env=game,
+        core_kwargs=core_kwargs,
+        seed=seed,
+        hidden=hidden,
+        torch_threads=opts.torch_threads,
+        shared=opts.shared,
+        device=device,
+    )
     if num_envs:
         cfg.num_envs = num_envs
-    for src, dst in (("num_steps", "num_steps"), ("epochs", "update_epochs"),
-                     ("minibatches", "num_minibatches"), ("lr", "learning_rate"),
-                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                     ("activation", "activation")):
+    for src, dst in (
+        ("num_steps", "num_steps"),
+        ("epochs", "update_epochs"),
+        ("minibatches", "num_minibatches"),
+        ("lr", "learning_rate"),
+        ("ent_coef", "ent_coef"),
+        ("gamma", "gamma"),
+        ("activation", "activation"),
+    ):
         v = getattr(opts, src, None)
         if v is not None:
             setattr(cfg, dst, v)
-    if opts.kickstart:   # fine-tuning a cloned policy: gentler defaults
+    if opts.kickstart:  # fine-tuning a cloned policy: gentler defaults
         cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
         cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
     if minutes:
@@ -323,14 +444,16 @@ def _train_ppo(r, log) -> tuple:
     if opts.init:
         net, _ = load_model(opts.init, core, strict=False)
         net.train()
-        cfg.hidden, cfg.activation, cfg.shared = (tuple(net.arch["hidden"]),
-                                                  net.arch["activation"], net.arch["shared"])
+        cfg.hidden, cfg.activation, cfg.shared = (
+            tuple(net.arch["hidden"]),
+            net.arch["activation"],
+            net.arch["shared"],
+        )
     view = None
     if multi:
         # built before the folder: a bad opponent (unknown agent, a model of
         # another game) is an argument error that must leave nothing behind
-        view = make_view(core, cfg.num_envs, pool, seed=seed,
-                         snapshot_slots=opts.snapshot_slots)
+        view = make_view(core, cfg.num_envs, pool, seed=seed, snapshot_slots=opts.snapshot_slots)
     kick = None
     if opts.kickstart:
         kick = _kickstart(opts, cfg, core, game, seed, log, pool)
@@ -339,41 +462,61 @@ def _train_ppo(r, log) -> tuple:
             cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
     if multi:
         from .ppo import ActorCritic
+
         if net is None:
             torch.manual_seed(seed)
-            net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden,
-                              cfg.activation, cfg.shared)
+            net = ActorCritic(
+                core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation, cfg.shared
+            )
         if view.snapshot_weight > 0:
             view.add_snapshot(snapshot_agent(net, seed, "self@0"))
     open_run_folder(out, overwrite)
     writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
     recent = RecentRate(2000)
     total = cfg.total_steps if steps else None
-    bar = tqdm(total=total, desc=f"PPO {game}", unit="step", unit_scale=True,
-               dynamic_ncols=True, disable=not bar_on)
+    bar = tqdm(
+        total=total,
+        desc=f"PPO {game}",
+        unit="step",
+        unit_scale=True,
+        dynamic_ncols=True,
+        disable=not bar_on,
+    )
     last_ckpt = [time.perf_counter()]
     ckpt_path = os.path.join(out, "checkpoint.pt")
     history_ref: list = []
 
     def on_iter(m, net_):
         history_ref.append(m)
-        recent.add(m["win_rate"] * m["episodes"] if m["episodes"] else 0, m["episodes"],
-                   level=m.get("mean_level", 0.0) * m["episodes"])
+        recent.add(
+            m["win_rate"] * m["episodes"] if m["episodes"] else 0,
+            m["episodes"],
+            level=m.get("mean_level", 0.0) * m["episodes"],
+        )
         bar.update(m["global_step"] - bar.n)
-        post = {"win": f"{recent.rate:.1%}", "sps": f"{m['sps']:,.0f}",
-                "kl": f"{m['approx_kl']:.3f}"}
+        post = {
+            "win": f"{recent.rate:.1%}",
+            "sps": f"{m['sps']:,.0f}",
+            "kl": f"{m['approx_kl']:.3f}",
+        }
         if "mean_level" in m:
             post["lvl"] = f"{recent.mean('level'):.2f}"
         bar.set_postfix(post, refresh=False)
         tb_log(writer, m, m["global_step"])
-        if view is not None and view.snapshot_weight > 0 \
-                and m["iteration"] % opts.snapshot_every == 0:
+        if (
+            view is not None
+            and view.snapshot_weight > 0
+            and m["iteration"] % opts.snapshot_every == 0
+        ):
             # opponents play on the CPU: a snapshot of a network on another device moves
             frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
-            view.add_snapshot(snapshot_agent(frozen, seed + m["iteration"],
-                                             f"self@{m['global_step']}"))
-        if (opts.checkpoint_minutes and
-                time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes):
+            view.add_snapshot(
+                snapshot_agent(frozen, seed + m["iteration"], f"self@{m['global_step']}")
+            )
+        if (
+            opts.checkpoint_minutes
+            and time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes
+        ):
             save_model(ckpt_path, net_, core, config=cfg, metrics=m)
             write_csv(history_ref, os.path.join(out, "metrics.csv"))
             last_ckpt[0] = time.perf_counter()
@@ -383,8 +526,13 @@ def _train_ppo(r, log) -> tuple:
     interrupted = result.interrupted
     history = result.history
     result.net.cpu()
-    model_path = save_model(os.path.join(out, "model.pt"), result.net, core, config=cfg,
-                            metrics=history[-1] if history else {})
+    model_path = save_model(
+        os.path.join(out, "model.pt"),
+        result.net,
+        core,
+        config=cfg,
+        metrics=history[-1] if history else {},
+    )
     if os.path.exists(ckpt_path):
         os.remove(ckpt_path)
     config = asdict(cfg)
@@ -403,19 +551,31 @@ def _train_sb3(r, log) -> tuple:
     game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
     core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
     multi, pool, overwrite = r.multi, r.pool, r.overwrite
-    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
     from .ppo import resolve_device
+    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
+
     resolve_device(device)
-    cfg = SB3Config(env=game, core_kwargs=core_kwargs, seed=seed, hidden=hidden,
-                    torch_threads=opts.torch_threads, shared=opts.shared,
-                    progress=None if opts.progress == "none" else opts.progress,
-                    device=device)
+    cfg = SB3Config(
+        env=game,
+        core_kwargs=core_kwargs,
+        seed=seed,
+        hidden=hidden,
+        torch_threads=opts.torch_threads,
+        shared=opts.shared,
+        progress=None if opts.progress == "none" else opts.progress,
+        device=device,
+    )
     if num_envs:
         cfg.num_envs = num_envs
-    for src, dst in (("num_steps", "n_steps"), ("epochs", "n_epochs"),
-                     ("batch_size", "batch_size"), ("lr", "learning_rate"),
-                     ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                     ("activation", "activation")):
+    for src, dst in (
+        ("num_steps", "n_steps"),
+        ("epochs", "n_epochs"),
+        ("batch_size", "batch_size"),
+        ("lr", "learning_rate"),
+        ("ent_coef", "ent_coef"),
+        ("gamma", "gamma"),
+        ("activation", "activation"),
+    ):
         v = getattr(opts, src, None)
         if v is not None:
             setattr(cfg, dst, v)
@@ -424,15 +584,20 @@ def _train_sb3(r, log) -> tuple:
     cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)
     factory = None
     if multi:
+
         def factory(n, s, opponents=None):
             c = resolve_core(game, dict(core_kwargs))
-            return make_view(c, n, opponents or pool, seed=s,
-                             snapshot_slots=opts.snapshot_slots)
-        factory(1, seed)          # a bad opponent fails here, before the folder
-    model, history, core = train_sb3(cfg, out, make_view=factory,
-                                     snapshot_every=opts.snapshot_every if multi else 0,
-                                     before_start=lambda: open_run_folder(out, overwrite),
-                                     stop_on_interrupt=True)
+            return make_view(c, n, opponents or pool, seed=s, snapshot_slots=opts.snapshot_slots)
+
+        factory(1, seed)  # a bad opponent fails here, before the folder
+    model, history, core = train_sb3(
+        cfg,
+        out,
+        make_view=factory,
+        snapshot_every=opts.snapshot_every if multi else 0,
+        before_start=lambda: open_run_folder(out, overwrite),
+        stop_on_interrupt=True,
+    )
     interrupted = bool(getattr(model, "dungeonrl_interrupted", False))
     model_path = save_sb3(model, os.path.join(out, "model.zip"), core, core_kwargs)
     config = config_dict(cfg)
@@ -441,8 +606,16 @@ def _train_sb3(r, log) -> tuple:
     return core, model_path, config, agent, steps_done, interrupted, history
 
 
-def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, opts,
-                 num_envs: int | None = None, log=print) -> dict:
+def run_training(
+    game: str,
+    algo: str,
+    steps: int | None,
+    seed: int,
+    out: str,
+    opts,
+    num_envs: int | None = None,
+    log=print,
+) -> dict:
     """Train, save, evaluate and plot; returns the metrics dict (see module
     doc; ``metrics["interrupted"]`` is True after a Ctrl-C, which keeps the
     model and the metrics so far and skips the evaluation). ``opts`` is a
@@ -465,8 +638,7 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     pool = None
     given_pool = getattr(opts, "opponents", None)
     if not multi and given_pool is not None:
-        raise ValueError(f"--partners: {spec.name} is played solo here; teammates need "
-                         f"--players 2")
+        raise ValueError(f"--partners: {spec.name} is played solo here; teammates need --players 2")
     if coop and getattr(opts, "eval_games", 0):
         check_eval_partners(opts.eval_partners, probe)
     if multi:
@@ -475,28 +647,54 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
-    writer = None               # (the SB3 part writes its TensorBoard logs itself)
-    r = SimpleNamespace(game=game, steps=steps, seed=seed, out=out, opts=opts,
-                        num_envs=num_envs, core_kwargs=core_kwargs, hidden=hidden,
-                        device=device, minutes=minutes, multi=multi, pool=pool,
-                        overwrite=overwrite, bar_on=bar_on, t0=t0)
+    writer = None  # (the SB3 part writes its TensorBoard logs itself)
+    r = SimpleNamespace(
+        game=game,
+        steps=steps,
+        seed=seed,
+        out=out,
+        opts=opts,
+        num_envs=num_envs,
+        core_kwargs=core_kwargs,
+        hidden=hidden,
+        device=device,
+        minutes=minutes,
+        multi=multi,
+        pool=pool,
+        overwrite=overwrite,
+        bar_on=bar_on,
+        t0=t0,
+    )
     if algo == "ppo":
-        (core, model_path, config, agent, steps_done, interrupted, history,
-         writer) = _train_ppo(r, log)
+        (core, model_path, config, agent, steps_done, interrupted, history, writer) = _train_ppo(
+            r, log
+        )
     else:
-        (core, model_path, config, agent, steps_done, interrupted,
-         history) = _train_sb3(r, log)
+        (core, model_path, config, agent, steps_done, interrupted, history) = _train_sb3(r, log)
 
     seconds = time.perf_counter() - t0
-    metrics = {"algo": algo, "env_id": core.spec.env_id, "game": game, "seed": seed,
-               "core_kwargs": core_kwargs, "setting": hooks.describe(core), "config": config,
-               "steps": steps_done, "train_seconds": seconds,
-               "sps": steps_done / seconds if seconds else None,
-               "model": model_path, "interrupted": interrupted, "history": history}
+    metrics = {
+        "algo": algo,
+        "env_id": core.spec.env_id,
+        "game": game,
+        "seed": seed,
+        "core_kwargs": core_kwargs,
+        "setting": hooks.describe(core),
+        "config": config,
+        "steps": steps_done,
+        "train_seconds": seconds,
+        "sps": steps_done / seconds if seconds else None,
+        "model": model_path,
+        "interrupted": interrupted,
+        "history": history,
+    }
     if multi:
-        metrics["selfplay"] = {"opponents": [[n, w] for n, w in pool], "coop": coop,
-                               "snapshot_every": opts.snapshot_every,
-                               "snapshot_slots": opts.snapshot_slots}
+        metrics["selfplay"] = {
+            "opponents": [[n, w] for n, w in pool],
+            "coop": coop,
+            "snapshot_every": opts.snapshot_every,
+            "snapshot_slots": opts.snapshot_slots,
+        }
     # the model and the training metrics are on disk before the evaluation starts,
     # so a Ctrl-C during the evaluation loses nothing of the training
     write_csv(history, os.path.join(out, "metrics.csv"))
@@ -504,17 +702,20 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     refs = {}
     t_eval = time.perf_counter()
     if interrupted:
-        log(f"interrupted after {steps_done:,} steps: the model and the metrics so far are "
-            f"saved; no final evaluation")
+        log(
+            f"interrupted after {steps_done:,} steps: the model and the metrics so far are "
+            f"saved; no final evaluation"
+        )
     else:
         try:
-            refs = final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log,
-                               coop)
+            refs = final_eval(metrics, agent, game, core_kwargs, opts, hooks, multi, log, coop)
         except KeyboardInterrupt:
             interrupted = metrics["interrupted"] = True
             metrics.pop("final_eval", None)
-            log("interrupted during the final evaluation: the model and the training "
-                "metrics are saved; no evaluation")
+            log(
+                "interrupted during the final evaluation: the model and the training "
+                "metrics are saved; no evaluation"
+            )
     eval_seconds = time.perf_counter() - t_eval
     if "final_eval" in metrics:
         metrics["eval_seconds"] = eval_seconds
@@ -533,61 +734,100 @@ def run_training(game: str, algo: str, steps: int | None, seed: int, out: str, o
     if os.path.isdir(os.path.join(out, "tb")):
         files.append("tb/")
     budget = f" (--minutes {minutes:g})" if minutes else ""
-    ev = (f" + final evaluation {eval_seconds:.0f} s (not part of --minutes)"
-          if "final_eval" in metrics else "")
-    log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min{budget}"
+    ev = (
+        f" + final evaluation {eval_seconds:.0f} s (not part of --minutes)"
+        if "final_eval" in metrics
+        else ""
+    )
+    log(
+        f"trained {steps_done:,} steps in {seconds / 60:.1f} min{budget}"
         f" ({steps_done / max(seconds, 1e-9):,.0f} steps/s incl. setup){ev}; "
-        f"wrote {out}/: {', '.join(files)}")
+        f"wrote {out}/: {', '.join(files)}"
+    )
     return metrics
 
 
 def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
+
     from .bc import BCConfig, kickstart
     from .ppo import ActorCritic
+
     t = time.perf_counter()
     torch.manual_seed(seed)
-    net = ActorCritic(core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation,
-                      cfg.shared)
-    bc = BCConfig(steps=opts.bc_steps, epochs=opts.bc_epochs, gamma=cfg.gamma, seed=seed,
-                  torch_threads=cfg.torch_threads, dagger_rounds=opts.dagger_rounds)
-    log(f"kickstart: cloning {opts.kickstart} ({bc.steps:,} decisions, {bc.epochs} epochs"
-        + (f", {bc.dagger_rounds} DAgger rounds" if bc.dagger_rounds else "") + ")")
+    net = ActorCritic(
+        core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation, cfg.shared
+    )
+    bc = BCConfig(
+        steps=opts.bc_steps,
+        epochs=opts.bc_epochs,
+        gamma=cfg.gamma,
+        seed=seed,
+        torch_threads=cfg.torch_threads,
+        dagger_rounds=opts.dagger_rounds,
+    )
+    log(
+        f"kickstart: cloning {opts.kickstart} ({bc.steps:,} decisions, {bc.epochs} epochs"
+        + (f", {bc.dagger_rounds} DAgger rounds" if bc.dagger_rounds else "")
+        + ")"
+    )
+
     def show(d):
         if "epoch" in d:
-            log(f"  clone epoch {d['epoch']}: accuracy {d['accuracy']:.1%}, "
-                f"{d['samples']:,} samples, {d['seconds']:.0f} s")
+            log(
+                f"  clone epoch {d['epoch']}: accuracy {d['accuracy']:.1%}, "
+                f"{d['samples']:,} samples, {d['seconds']:.0f} s"
+            )
         else:
             log(f"  {d['phase']}: {d['samples']:,} labelled decisions")
 
     make_game = None
-    if pool is not None:       # multi-seat: the teacher plays against the scripted pool
+    if pool is not None:  # multi-seat: the teacher plays against the scripted pool
         fixed = [(n, w) for n, w in pool if n != "self"] or [("heuristic", 1.0)]
         make_game = lambda n, s: make_view(core, n, fixed, seed=s)  # noqa: E731
-    fit = kickstart(net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show,
-                    make_game=make_game)
+    fit = kickstart(
+        net, core, make_agent(opts.kickstart, core, seed=seed), bc, log=show, make_game=make_game
+    )
     ecore = resolve_core(game, {k: v for k, v in cfg.core_kwargs.items() if k != "reward"})
     if pool is None:
         s = evaluate(TorchAgent(net, deterministic=True), ecore, 1000, seed=0).summary
         what = "of 1,000 games"
     elif is_coop(core.spec, core.num_players):
-        res = play_team(ecore, TorchAgent(net, deterministic=True),
-                        make_agent("heuristic", ecore, seed=seed), 1000, seed=0)
+        res = play_team(
+            ecore,
+            TorchAgent(net, deterministic=True),
+            make_agent("heuristic", ecore, seed=seed),
+            1000,
+            seed=0,
+        )
         s = match_summary(res, "clone", "heuristic")
         s["partner"] = s.pop("opponent")
         what = "of 1,000 games with the heuristic as teammate"
     else:
         opp = "heuristic" if "heuristic" in (n for n, _ in pool) else "random"
-        res = play_match(ecore, TorchAgent(net, deterministic=True),
-                         make_agent(opp, ecore, seed=seed), 1000, seed=0)
+        res = play_match(
+            ecore,
+            TorchAgent(net, deterministic=True),
+            make_agent(opp, ecore, seed=seed),
+            1000,
+            seed=0,
+        )
         s = match_summary(res, "clone", opp)
         what = f"of 1,000 games against {opp}"
-    log(f"kickstart done in {time.perf_counter() - t:.0f} s: accuracy {fit['accuracy']:.1%}, "
-        f"cloned agent wins {s['win_rate']:.1%} {what} (greedy)")
+    log(
+        f"kickstart done in {time.perf_counter() - t:.0f} s: accuracy {fit['accuracy']:.1%}, "
+        f"cloned agent wins {s['win_rate']:.1%} {what} (greedy)"
+    )
     net.train()
-    return {"net": net, "teacher": opts.kickstart, "bc": {**bc.__dict__},
-            "fit": fit, "clone_eval": s, "seconds": time.perf_counter() - t}
+    return {
+        "net": net,
+        "teacher": opts.kickstart,
+        "bc": {**bc.__dict__},
+        "fit": fit,
+        "clone_eval": s,
+        "seconds": time.perf_counter() - t,
+    }
 
 
 def main(args) -> int:
@@ -597,20 +837,24 @@ def main(args) -> int:
     metrics so far (exit code 130)."""
     game = args.env
     given = getattr(args, "given", set())
-    if getattr(args, "backend", "native") == "rllib" or given & {"env_runners", "address",
-                                                                 "vectorize", "policy_mapping"}:
+    if getattr(args, "backend", "native") == "rllib" or given & {
+        "env_runners",
+        "address",
+        "vectorize",
+        "policy_mapping",
+    }:
         msg = rllib.check_backend_options(args)
         if msg:
             print(f"dungeonrl train: {msg}", file=sys.stderr)
             return 2
         return rllib.cli_train(args)
     if args.progress == "rich" and args.algo != "sb3":
-        print("dungeonrl train: --progress rich is SB3's own bar: --algo sb3 only",
-              file=sys.stderr)
+        print("dungeonrl train: --progress rich is SB3's own bar: --algo sb3 only", file=sys.stderr)
         return 2
     if args.device != "cpu":
         try:
             from .ppo import resolve_device
+
             resolve_device(args.device)
         except ValueError as e:
             print(f"dungeonrl train: {e}", file=sys.stderr)
@@ -622,17 +866,21 @@ def main(args) -> int:
         print(f"dungeonrl train: {e}", file=sys.stderr)
         return 2
     if args.out is None and out != default and "overwrite" not in given:
-        print(f"dungeonrl train: {default} holds an earlier run; this one goes to {out}",
-              file=sys.stderr)
+        print(
+            f"dungeonrl train: {default} holds an earlier run; this one goes to {out}",
+            file=sys.stderr,
+        )
     try:
-        metrics = run_training(game, args.algo, args.steps, args.seed, out, args,
-                               num_envs=args.num_envs)
+        metrics = run_training(
+            game, args.algo, args.steps, args.seed, out, args, num_envs=args.num_envs
+        )
     except (ValueError, OSError) as e:
         print(f"dungeonrl train: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         # before training started (setup, kickstart): nothing to keep
-        print("\ndungeonrl train: interrupted before training started; nothing saved",
-              file=sys.stderr)
+        print(
+            "\ndungeonrl train: interrupted before training started; nothing saved", file=sys.stderr
+        )
         return 130
     return 130 if metrics.get("interrupted") else 0

@@ -4,19 +4,35 @@ The policy itself (numba) is part of the game: ``envs/unbroken/policy.py``;
 the loops that play it inside numba are the engine's, generated into
 ``envs/unbroken/kernels.py``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.unbroken.kernels import (  # noqa: F401  (re-exported)
-    SCRIPTED_POLICY as POLICY_HEURISTIC, SCRIPTED_RANDOM as POLICY_RANDOM, play_rows,
-    policy_rows, reset_batch)
+    SCRIPTED_POLICY as POLICY_HEURISTIC,
+)
+from ..envs.unbroken.kernels import (
+    play_rows,
+    reset_batch,
+)
 from ..envs.unbroken.policy import heuristic_action  # noqa: F401  (re-exported)
 
 
-def play_games(tabs, states, seeds, cfg_character, difficulty, policy, policy_seed,
-               outcome, level, score, length):
+def play_games(
+    tabs,
+    states,
+    seeds,
+    cfg_character,
+    difficulty,
+    policy,
+    policy_seed,
+    outcome,
+    level,
+    score,
+    length,
+):
     """Play one whole game per row from ``seeds[i]`` inside numba with
     ``policy`` (``POLICY_RANDOM`` or ``POLICY_HEURISTIC``), in the default
     configuration (auto-advance, 3,000-decision cap); write each game's
@@ -25,8 +41,16 @@ def play_games(tabs, states, seeds, cfg_character, difficulty, policy, policy_se
     does not depend on the batch it is played in."""
     seeds = np.ascontiguousarray(seeds, np.uint64)
     n = len(states)
-    reset_batch(states, tabs, seeds, np.ones(n, np.int8), 3000, 1, 0,
-                np.array([cfg_character, difficulty], np.int64))
+    reset_batch(
+        states,
+        tabs,
+        seeds,
+        np.ones(n, np.int8),
+        3000,
+        1,
+        0,
+        np.array([cfg_character, difficulty], np.int64),
+    )
     prng = np.zeros((n, 2), np.uint64)
     for i in range(n):
         rng_seed(prng[i], np.uint64(policy_seed), seeds[i])

@@ -10,7 +10,8 @@ for about 0.15 s per turn; the result is the median over the rounds of the
 per-round speed ratio ``base time / this time``, with its quartiles::
 
     python -m dungeonrl.benchmarks.ab --base-ref main~1
-    python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout --games unbroken,dungeon_crawler:4
+    python -m dungeonrl.benchmarks.ab --base /path/to/other/checkout \\
+        --games unbroken,dungeon_crawler:4
     python -m dungeonrl.benchmarks.ab --base-ref v0 --rules --rounds 60 --json ab.json
     python -m dungeonrl.benchmarks.ab --base-ref main~1 --batch 4096   # the vector envs' fused step
 
@@ -23,6 +24,7 @@ before the measuring process starts (see :func:`fill_cache`). The
 measuring processes use only the registry and the benchmark suite's
 ``make_core``, so any revision that has those can be the base.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +48,7 @@ from pathlib import Path
 #: ``stats[0]`` counts the env-steps. It uses only the registry, the
 #: suite's ``make_core`` and sampler and the batch buffers, so it runs
 #: against older checkouts too.
-ROLLOUT_PRELUDE = r'''
+ROLLOUT_PRELUDE = r"""
 import sys, time
 import numpy as np
 import dungeonrl  # noqa: F401
@@ -82,12 +84,14 @@ else:
         else:
             core.random_rollout(st, k, seed, obs, masks, stats)
 run(1, 0)
-'''
+"""
 
 #: the measuring process: started once per side (argv[4]: seconds per
 #: turn), then one timed call of the rollout per line read on stdin,
 #: answering microseconds per step
-SERVER = ROLLOUT_PRELUDE + r'''
+SERVER = (
+    ROLLOUT_PRELUDE
+    + r"""
 turn_s = float(sys.argv[4])
 k = 1
 while True:
@@ -103,7 +107,8 @@ for line in sys.stdin:
     r += 1
     t = time.perf_counter(); run(k, 100 + r); dt = time.perf_counter() - t
     print(f"{dt / max(int(stats[0]), 1) * 1e6:.6f}", flush=True)
-'''
+"""
+)
 
 #: top-level folders that become subpackages of ``dungeonrl`` (pyproject's
 #: [tool.setuptools.package-dir])
@@ -135,14 +140,18 @@ def revision(tree: Path) -> str:
     """The commit checked out in ``tree`` (short hash, ``+changes`` when the
     working tree differs from it outside ``benchmarks/results``), or
     "unknown" outside git."""
+
     def git(*args):
-        return subprocess.run(["git", "-C", str(tree), *args], capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(tree), *args], capture_output=True, text=True
+        ).stdout.strip()
+
     rev = git("rev-parse", "--short", "HEAD")
     if not rev:
         return "unknown"
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".",
-                  ":(exclude)benchmarks/results")
+    changed = git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results"
+    )
     return rev + ("+changes" if changed else "")
 
 
@@ -175,6 +184,7 @@ def seats(name: str, players: int = 0) -> int:
     from dungeonrl.registry import get_spec
 
     from .suite.games import player_counts
+
     try:
         spec = get_spec(name)
     except UnknownGameError as e:
@@ -193,10 +203,16 @@ def summarize(base_us, this_us) -> dict:
     """Per-round ratios base/this (> 1: this version is faster)."""
     ratios = sorted(b / t for b, t in zip(base_us, this_us))
     q = len(ratios)
-    return {"rounds": q, "base_us": statistics.median(base_us),
-            "this_us": statistics.median(this_us), "speedup": statistics.median(ratios),
-            "q1": ratios[q // 4], "q3": ratios[(3 * q) // 4],
-            "min": ratios[0], "max": ratios[-1]}
+    return {
+        "rounds": q,
+        "base_us": statistics.median(base_us),
+        "this_us": statistics.median(this_us),
+        "speedup": statistics.median(ratios),
+        "q1": ratios[q // 4],
+        "q3": ratios[(3 * q) // 4],
+        "min": ratios[0],
+        "max": ratios[-1],
+    }
 
 
 def child_env(root) -> dict:
@@ -222,12 +238,17 @@ def fill_cache(root, game: str, players: int, mode: str) -> None:
     them measurably slower than one that loaded them (up to 1.2x on the
     Unbroken rollout here, same code on both sides), which would favour
     whichever side had a warm cache."""
-    r = subprocess.run([sys.executable, "-c", ROLLOUT_PRELUDE, game, str(players),
-                        mode], env=child_env(root), capture_output=True,
-                       text=True, cwd=tempfile.gettempdir())
+    r = subprocess.run(
+        [sys.executable, "-c", ROLLOUT_PRELUDE, game, str(players), mode],
+        env=child_env(root),
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     if r.returncode != 0:
-        raise SystemExit(f"loading the kernels of {root or 'this checkout'} failed:\n"
-                         f"{r.stderr[-2000:]}")
+        raise SystemExit(
+            f"loading the kernels of {root or 'this checkout'} failed:\n{r.stderr[-2000:]}"
+        )
 
 
 class Side:
@@ -235,13 +256,19 @@ class Side:
         fill_cache(root, game, players, mode)
         self.p = subprocess.Popen(
             [sys.executable, "-c", SERVER, game, str(players), mode, str(turn_s)],
-            env=child_env(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            cwd=tempfile.gettempdir())
+            env=child_env(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=tempfile.gettempdir(),
+        )
         line = self.p.stdout.readline().strip()
         if line != "ready":
             self.close()
-            raise SystemExit(f"the measuring process for {root} did not start "
-                             f"(exit {self.p.returncode}); run it by hand to see why")
+            raise SystemExit(
+                f"the measuring process for {root} did not start "
+                f"(exit {self.p.returncode}); run it by hand to see why"
+            )
 
     def turn(self) -> float:
         self.p.stdin.write("go\n")
@@ -256,8 +283,16 @@ class Side:
         self.p.wait(timeout=60)
 
 
-def compare(base_root: Path, this_root: Path, game: str, players: int, rounds: int,
-            rules: bool, turn_s: float, batch: int = 0) -> dict:
+def compare(
+    base_root: Path,
+    this_root: Path,
+    game: str,
+    players: int,
+    rounds: int,
+    rules: bool,
+    turn_s: float,
+    batch: int = 0,
+) -> dict:
     mode = mode_arg(rules, batch)
     a = Side(base_root, game, players, mode, turn_s)
     b = Side(this_root, game, players, mode, turn_s)
@@ -281,15 +316,24 @@ def main(argv=None) -> int:
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--base", type=Path, help="a checkout to compare against, as it is")
     src.add_argument("--base-ref", help="a git revision of this checkout to compare against")
-    ap.add_argument("--games", default="unbroken,dungeon_crawler:4,dungeon_kart:4,dcc_unstoppable",
-                    help="NAME or NAME:PLAYERS, comma-separated")
+    ap.add_argument(
+        "--games",
+        default="unbroken,dungeon_crawler:4,dungeon_kart:4,dcc_unstoppable",
+        help="NAME or NAME:PLAYERS, comma-separated",
+    )
     ap.add_argument("--rounds", type=int, default=40, help="turns of each side per game")
     ap.add_argument("--turn-seconds", type=float, default=0.15)
-    ap.add_argument("--rules", action="store_true",
-                    help="time random_rollout_rules (observations off) instead")
-    ap.add_argument("--batch", type=int, default=0, metavar="N",
-                    help="time the vector envs' fused step on N rows instead (actions from "
-                         "each side's benchmark sampler; us per env-step)")
+    ap.add_argument(
+        "--rules", action="store_true", help="time random_rollout_rules (observations off) instead"
+    )
+    ap.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time the vector envs' fused step on N rows instead (actions from "
+        "each side's benchmark sampler; us per env-step)",
+    )
     ap.add_argument("--json", type=Path, help="also write the results here")
     a = ap.parse_args(argv)
     if a.rounds < 2:
@@ -302,8 +346,20 @@ def main(argv=None) -> int:
     try:
         if a.base_ref:
             worktree = tmp / "base"
-            subprocess.run(["git", "-C", str(here()), "worktree", "add", "--detach",
-                            str(worktree), a.base_ref], check=True, capture_output=True)
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(here()),
+                    "worktree",
+                    "add",
+                    "--detach",
+                    str(worktree),
+                    a.base_ref,
+                ],
+                check=True,
+                capture_output=True,
+            )
             base_tree = worktree
         else:
             base_tree = a.base
@@ -311,22 +367,38 @@ def main(argv=None) -> int:
         this_root = package_root(here(), tmp / "this-pkg")
         rows = []
         for game, players in games:
-            r = compare(base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds,
-                        a.batch)
+            r = compare(
+                base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds, a.batch
+            )
             rows.append(r)
-            print(f"{game} {players}p: base {r['base_us']:.4f} us/step, this {r['this_us']:.4f}; "
-                  f"speedup {r['speedup']:.3f}x (quartiles {r['q1']:.3f}-{r['q3']:.3f}, "
-                  f"{r['rounds']} rounds)", flush=True)
+            print(
+                f"{game} {players}p: base {r['base_us']:.4f} us/step, this {r['this_us']:.4f}; "
+                f"speedup {r['speedup']:.3f}x (quartiles {r['q1']:.3f}-{r['q3']:.3f}, "
+                f"{r['rounds']} rounds)",
+                flush=True,
+            )
         if a.json:
-            a.json.write_text(json.dumps({
-                "kind": "ab", "base": revision(base_tree), "this": revision(here()),
-                "rules_only": a.rules, "batch": a.batch, "turn_seconds": a.turn_seconds,
-                "results": rows},
-                indent=1) + "\n")
+            a.json.write_text(
+                json.dumps(
+                    {
+                        "kind": "ab",
+                        "base": revision(base_tree),
+                        "this": revision(here()),
+                        "rules_only": a.rules,
+                        "batch": a.batch,
+                        "turn_seconds": a.turn_seconds,
+                        "results": rows,
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
     finally:
         if worktree is not None:
-            subprocess.run(["git", "-C", str(here()), "worktree", "remove", "--force",
-                            str(worktree)], capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(here()), "worktree", "remove", "--force", str(worktree)],
+                capture_output=True,
+            )
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -1,13 +1,15 @@
 """The baseline training runs behind the README's *Baselines* table.
 
     python -m dungeonrl.benchmarks.baselines list
-    python -m dungeonrl.benchmarks.baselines run unbroken-ppo            # train, evaluate, record
-    python -m dungeonrl.benchmarks.baselines run unbroken-ppo-kickstart  # cloned heuristic, then PPO
+    python -m dungeonrl.benchmarks.baselines run unbroken-ppo  # train, evaluate, record
+    # cloned heuristic, then PPO:
+    python -m dungeonrl.benchmarks.baselines run unbroken-ppo-kickstart
     python -m dungeonrl.benchmarks.baselines run dungeon_crawler-selfplay
     python -m dungeonrl.benchmarks.baselines run dungeon_kart-selfplay
-    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo      # solo Floor 1 Normal
-    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop     # 2-player co-op
-    python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR         # a finished run of that command
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-ppo   # solo Floor 1 Normal
+    python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop  # 2-player co-op
+    # a finished run of that command:
+    python -m dungeonrl.benchmarks.baselines record NAME RUN_DIR
     python -m dungeonrl.benchmarks.report --only baselines
 
 Each baseline is one ``dungeonrl train`` command with fixed arguments
@@ -19,6 +21,7 @@ Each baseline is one ``dungeonrl train`` command with fixed arguments
 Training is wall-clock bounded (``--minutes``), so the steps reached depend
 on the machine and its load; the recorded figures say which machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,76 +39,199 @@ RESULTS = os.path.join(HERE, "results", "baselines.json")
 BASELINES = {
     "unbroken-ppo": {
         "game": "unbroken",
-        "args": ["--algo", "ppo", "--minutes", "25", "--difficulty", "normal",
-                 "--character", "sneak", "--seed", "0", "--eval-games", "2000"],
+        "args": [
+            "--algo",
+            "ppo",
+            "--minutes",
+            "25",
+            "--difficulty",
+            "normal",
+            "--character",
+            "sneak",
+            "--seed",
+            "0",
+            "--eval-games",
+            "2000",
+        ],
         "about": "fast-path masked PPO from a random network, Normal, Sneak",
         # the agent beats the scripted heuristic on the same seeded games
-        "targets": [("win rate above the heuristic's (same games)", "ppo (greedy)", None,
-                     "heuristic")],
+        "targets": [
+            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic")
+        ],
     },
     "unbroken-ppo-kickstart": {
         "game": "unbroken",
-        "args": ["--algo", "ppo", "--minutes", "25", "--difficulty", "normal",
-                 "--character", "sneak", "--kickstart", "heuristic", "--bc-steps", "200000",
-                 "--bc-epochs", "2", "--dagger-rounds", "1", "--lr", "3e-4", "--seed", "0",
-                 "--eval-games", "2000"],
+        "args": [
+            "--algo",
+            "ppo",
+            "--minutes",
+            "25",
+            "--difficulty",
+            "normal",
+            "--character",
+            "sneak",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "200000",
+            "--bc-epochs",
+            "2",
+            "--dagger-rounds",
+            "1",
+            "--lr",
+            "3e-4",
+            "--seed",
+            "0",
+            "--eval-games",
+            "2000",
+        ],
         "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-                 "PPO; the same 25-minute wall-clock budget as unbroken-ppo, cloning "
-                 "included, and the same 2,000 seeded games, Normal, Sneak",
+        "PPO; the same 25-minute wall-clock budget as unbroken-ppo, cloning "
+        "included, and the same 2,000 seeded games, Normal, Sneak",
         # issue #12's second PPO target, with the heuristic as the starting point
-        "targets": [(">= 65% greedy win rate after 25 min", "ppo (greedy)", 0.65, None),
-                    ("win rate above the heuristic's (same games)", "ppo (greedy)", None,
-                     "heuristic")],
+        "targets": [
+            (">= 65% greedy win rate after 25 min", "ppo (greedy)", 0.65, None),
+            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic"),
+        ],
     },
     "dungeon_crawler-selfplay": {
         "game": "dungeon_crawler",
-        "args": ["--players", "2", "--minutes", "40", "--opponents",
-                 "heuristic:0.5,self:0.3,random:0.2", "--seed", "0", "--eval-games", "1000"],
+        "args": [
+            "--players",
+            "2",
+            "--minutes",
+            "40",
+            "--opponents",
+            "heuristic:0.5,self:0.3,random:0.2",
+            "--seed",
+            "0",
+            "--eval-games",
+            "1000",
+        ],
         "about": "fast-path masked PPO by self-play from a random network; evaluation "
-                 "games alternate the seats",
-        "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
-                    (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
+        "games alternate the seats",
+        "targets": [
+            (">= 90% against random", "ppo (greedy) vs random", 0.90, None),
+            (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None),
+        ],
     },
     "dungeon_kart-selfplay": {
         "game": "dungeon_kart",
-        "args": ["--players", "2", "--minutes", "8", "--num-envs", "256", "--hidden", "128,128",
-                 "--kickstart", "heuristic", "--bc-steps", "100000", "--seed", "0",
-                 "--eval-games", "1000"],
+        "args": [
+            "--players",
+            "2",
+            "--minutes",
+            "8",
+            "--num-envs",
+            "256",
+            "--hidden",
+            "128,128",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "100000",
+            "--seed",
+            "0",
+            "--eval-games",
+            "1000",
+        ],
         "about": "behaviour cloning of the heuristic, then self-play PPO (the same 8-minute "
-                 "wall-clock budget, cloning included); evaluation games alternate the seats",
-        "targets": [(">= 90% against random", "ppo (greedy) vs random", 0.90, None),
-                    (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None)],
+        "wall-clock budget, cloning included); evaluation games alternate the seats",
+        "targets": [
+            (">= 90% against random", "ppo (greedy) vs random", 0.90, None),
+            (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None),
+        ],
     },
     "dcc_unstoppable-ppo": {
         "game": "dcc_unstoppable",
-        "args": ["--algo", "ppo", "--minutes", "12", "--floor", "1", "--difficulty", "normal",
-                 "--hidden", "256,256", "--num-envs", "256", "--minibatches", "8", "--lr",
-                 "3e-4", "--kickstart", "heuristic", "--bc-steps", "200000",
-                 "--dagger-rounds", "1", "--seed", "0", "--eval-games", "1000"],
+        "args": [
+            "--algo",
+            "ppo",
+            "--minutes",
+            "12",
+            "--floor",
+            "1",
+            "--difficulty",
+            "normal",
+            "--hidden",
+            "256,256",
+            "--num-envs",
+            "256",
+            "--minibatches",
+            "8",
+            "--lr",
+            "3e-4",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "200000",
+            "--dagger-rounds",
+            "1",
+            "--seed",
+            "0",
+            "--eval-games",
+            "1000",
+        ],
         "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-                 "PPO (256x256 MLPs, 256 games; the same 12-minute wall-clock budget, cloning "
-                 "included), solo Floor 1 Normal, arcade, Carl",
+        "PPO (256x256 MLPs, 256 games; the same 12-minute wall-clock budget, cloning "
+        "included), solo Floor 1 Normal, arcade, Carl",
         # as unbroken-ppo: the agent beats the scripted heuristic on the same seeded games
-        "targets": [("win rate above the heuristic's (same games)", "ppo (greedy)", None,
-                     "heuristic")],
+        "targets": [
+            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic")
+        ],
     },
     "dcc_unstoppable-coop": {
         "game": "dcc_unstoppable",
-        "args": ["--players", "2", "--minutes", "12", "--floor", "1", "--difficulty", "normal",
-                 "--partners", "self:0.5,heuristic:0.5", "--hidden", "256,256", "--num-envs",
-                 "256", "--minibatches", "8", "--lr", "3e-4", "--kickstart", "heuristic",
-                 "--bc-steps", "200000", "--dagger-rounds", "1", "--seed", "0",
-                 "--eval-games", "1000"],
+        "args": [
+            "--players",
+            "2",
+            "--minutes",
+            "12",
+            "--floor",
+            "1",
+            "--difficulty",
+            "normal",
+            "--partners",
+            "self:0.5,heuristic:0.5",
+            "--hidden",
+            "256,256",
+            "--num-envs",
+            "256",
+            "--minibatches",
+            "8",
+            "--lr",
+            "3e-4",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "200000",
+            "--dagger-rounds",
+            "1",
+            "--seed",
+            "0",
+            "--eval-games",
+            "1000",
+        ],
         "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-                 "PPO (256x256 MLPs, 256 games, 12 minutes in all), 2-player co-op Floor 1 "
-                 "Normal: the learner takes one seat, its teammate is drawn per game from "
-                 "itself (its current policy) and the heuristic; shared team reward; "
-                 "evaluation alternates the seats",
+        "PPO (256x256 MLPs, 256 games, 12 minutes in all), 2-player co-op Floor 1 "
+        "Normal: the learner takes one seat, its teammate is drawn per game from "
+        "itself (its current policy) and the heuristic; shared team reward; "
+        "evaluation alternates the seats",
         # team win rates, each against the team of two heuristics on the same games
-        "targets": [("with the heuristic as teammate: above two heuristics' team win rate",
-                     "ppo (greedy) + heuristic", None, "heuristic + heuristic"),
-                    ("with itself as teammate: above two heuristics' team win rate",
-                     "ppo (greedy) + ppo (greedy)", None, "heuristic + heuristic")],
+        "targets": [
+            (
+                "with the heuristic as teammate: above two heuristics' team win rate",
+                "ppo (greedy) + heuristic",
+                None,
+                "heuristic + heuristic",
+            ),
+            (
+                "with itself as teammate: above two heuristics' team win rate",
+                "ppo (greedy) + ppo (greedy)",
+                None,
+                "heuristic + heuristic",
+            ),
+        ],
     },
 }
 
@@ -117,6 +243,7 @@ def command(name: str, out: str) -> list:
 
 def _machine() -> dict:
     from .machine import machine_info
+
     m = machine_info()
     return {"cpu": m["cpu"], "cores": m["cores"], "versions": m["versions"]}
 
@@ -136,8 +263,15 @@ def _check(name: str, rows: list) -> list:
         else:
             met = r["win_rate"] >= goal
             goal_txt = f">= {goal:.0%}"
-        out.append({"target": what, "measured": r["win_rate"], "ci95": r["ci95"],
-                    "goal": goal_txt, "met": bool(met)})
+        out.append(
+            {
+                "target": what,
+                "measured": r["win_rate"],
+                "ci95": r["ci95"],
+                "goal": goal_txt,
+                "met": bool(met),
+            }
+        )
     return out
 
 
@@ -146,8 +280,9 @@ def minutes_to_reach(history: list, rate: float) -> float | None:
     episodes (over the last 2,000, as the learning curve shows it) first
     reaches ``rate``; None if it never does or the rows carry no time."""
     from ..agents.metrics import smooth_win_rate
+
     for row, won in zip(history, smooth_win_rate(history)):
-        if won == won and won >= rate and "time_s" in row:   # won == won: not NaN
+        if won == won and won >= rate and "time_s" in row:  # won == won: not NaN
             return float(row["time_s"]) / 60
     return None
 
@@ -159,17 +294,23 @@ def record(name: str, run_dir: str, path: str = RESULTS) -> dict:
     with open(os.path.join(run_dir, "metrics.json")) as f:
         m = json.load(f)
     if m.get("game") != BASELINES[name]["game"]:
-        raise SystemExit(f"{run_dir} is a run of {m.get('game')!r}, not {BASELINES[name]['game']!r}")
+        raise SystemExit(
+            f"{run_dir} is a run of {m.get('game')!r}, not {BASELINES[name]['game']!r}"
+        )
     rows = m.get("final_eval") or []
     hist = m.get("history") or []
     entry = {
         "command": " ".join(shlex.quote(x) for x in command(name, run_dir)),
-        "about": BASELINES[name]["about"], "setting": m.get("setting"),
-        "steps": m.get("steps"), "train_minutes": round(m.get("train_seconds", 0) / 60, 1),
-        "sps": m.get("sps"), "final_eval": rows,
+        "about": BASELINES[name]["about"],
+        "setting": m.get("setting"),
+        "steps": m.get("steps"),
+        "train_minutes": round(m.get("train_seconds", 0) / 60, 1),
+        "sps": m.get("sps"),
+        "final_eval": rows,
         "last_training_win_rate": hist[-1].get("win_rate") if hist else None,
         "minutes_to_heuristic": _minutes_to_heuristic(rows, hist, _kickstart_seconds(m)),
-        "targets": _check(name, rows), "machine": _machine(),
+        "targets": _check(name, rows),
+        "machine": _machine(),
         "recorded": time.strftime("%Y-%m-%d"),
     }
     data = {}
@@ -206,27 +347,36 @@ def markdown(data: dict) -> str:
     lines = []
     for name, e in data.items():
         mc = e["machine"]
-        lines += [f"**{name}**: {e['about']} ({e['setting']}). "
-                  f"{e['steps']:,} env steps in {e['train_minutes']} min on "
-                  f"{mc['cores']} cores ({mc['cpu']}), recorded {e['recorded']}.", "",
-                  f"```bash\n{e['command']}\n```", "",
-                  "| agent | games | win rate | 95% CI |", "|---|---|---|---|"]
+        lines += [
+            f"**{name}**: {e['about']} ({e['setting']}). "
+            f"{e['steps']:,} env steps in {e['train_minutes']} min on "
+            f"{mc['cores']} cores ({mc['cpu']}), recorded {e['recorded']}.",
+            "",
+            f"```bash\n{e['command']}\n```",
+            "",
+            "| agent | games | win rate | 95% CI |",
+            "|---|---|---|---|",
+        ]
         for r in e["final_eval"]:
             lo, hi = r["ci95"]
-            lines.append(f"| {r['agent']} | {r['games']:,} | {r['win_rate']:.1%} | "
-                         f"{lo:.1%}-{hi:.1%} |")
+            lines.append(
+                f"| {r['agent']} | {r['games']:,} | {r['win_rate']:.1%} | {lo:.1%}-{hi:.1%} |"
+            )
         lines += ["", "| target | measured | goal | |", "|---|---|---|---|"]
         for t in e["targets"]:
             meas = "-" if t["measured"] is None else f"{t['measured']:.1%}"
-            lines.append(f"| {t['target']} | {meas} | {t.get('goal', '-')} | "
-                         f"{'met' if t['met'] else 'MISSED'} |")
+            lines.append(
+                f"| {t['target']} | {meas} | {t.get('goal', '-')} | "
+                f"{'met' if t['met'] else 'MISSED'} |"
+            )
         lines.append("")
     return "\n".join(lines).rstrip()
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.baselines",
-                                description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.benchmarks.baselines", description=__doc__.split("\n\n")[0]
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the baselines and their commands")
     r = sub.add_parser("run", help="train a baseline, then record it")
@@ -255,7 +405,9 @@ def main(argv=None) -> int:
     e = record(a.name, run_dir, a.results)
     for t in e["targets"]:
         print(f"{t['target']}: {t['measured']} ({'met' if t['met'] else 'MISSED'})")
-    print(f"recorded in {a.results}; README: python -m dungeonrl.benchmarks.report --only baselines")
+    print(
+        f"recorded in {a.results}; README: python -m dungeonrl.benchmarks.report --only baselines"
+    )
     return 0
 
 

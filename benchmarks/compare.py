@@ -30,6 +30,7 @@ input. Runs on different machines or in different modes are compared all
 the same, with a warning: medians then mean little, ratios still do.
 This is run by hand (or by the lead before a merge), not as a timed test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,12 @@ def figures(res: dict, cpu: bool = False) -> dict:
     key = "cpu_median" if cpu else "median"
 
     def _ok(fig) -> bool:
-        return (isinstance(fig, dict) and fig.get("status") == "ok"
-                and isinstance(fig.get(key), (int, float)) and fig[key] > 0)
+        return (
+            isinstance(fig, dict)
+            and fig.get("status") == "ok"
+            and isinstance(fig.get(key), (int, float))
+            and fig[key] > 0
+        )
 
     out: dict[str, tuple] = {}
     for game, g in res.get("games", {}).items():
@@ -97,12 +102,20 @@ def compare(base: dict, new: dict, threshold: float = 0.15, cpu: bool = False) -
     if not 0 < threshold < 1:
         raise ValueError(f"threshold must be in (0, 1), got {threshold}")
     if base.get("kind") != new.get("kind"):
-        raise ValueError("cannot compare a suite run with a layer profile "
-                         f"(kinds {base.get('kind')!r} and {new.get('kind')!r})")
+        raise ValueError(
+            "cannot compare a suite run with a layer profile "
+            f"(kinds {base.get('kind')!r} and {new.get('kind')!r})"
+        )
     fb, fn = figures(base, cpu), figures(new, cpu)
-    out = {"dropped": [], "improved": [], "unchanged": [], "threshold": threshold,
-           "missing": sorted(set(fb) - set(fn)), "added": sorted(set(fn) - set(fb)),
-           "warnings": _warnings(base, new)}
+    out = {
+        "dropped": [],
+        "improved": [],
+        "unchanged": [],
+        "threshold": threshold,
+        "missing": sorted(set(fb) - set(fn)),
+        "added": sorted(set(fn) - set(fb)),
+        "warnings": _warnings(base, new),
+    }
     for name in sorted(set(fb) & set(fn)):
         (b, higher), (n, _) = fb[name], fn[name]
         change = (n - b) / b if higher else (b - n) / b
@@ -120,21 +133,27 @@ def _warnings(base: dict, new: dict) -> list:
     w = []
     mb, mn = base.get("machine", {}), new.get("machine", {})
     if (mb.get("cpu"), mb.get("cores")) != (mn.get("cpu"), mn.get("cores")):
-        w.append(f"different machines: base {mb.get('cpu')} ({mb.get('cores')} cores), "
-                 f"new {mn.get('cpu')} ({mn.get('cores')} cores): medians are not comparable, "
-                 "ratios roughly are")
+        w.append(
+            f"different machines: base {mb.get('cpu')} ({mb.get('cores')} cores), "
+            f"new {mn.get('cpu')} ({mn.get('cores')} cores): medians are not comparable, "
+            "ratios roughly are"
+        )
     paired = [any("unpaired" in t for t in r.get("targets", [])) for r in (base, new)]
     if paired[0] != paired[1]:
-        w.append("the ratio targets of the {} run are medians of paired rounds, those of "
-                 "the {} run ratios of two medians: they move differently with the "
-                 "machine".format(*(("base", "new") if paired[0] else ("new", "base"))))
+        w.append(
+            "the ratio targets of the {} run are medians of paired rounds, those of "
+            "the {} run ratios of two medians: they move differently with the "
+            "machine".format(*(("base", "new") if paired[0] else ("new", "base")))
+        )
     if base.get("mode") != new.get("mode"):
         w.append(f"different modes: base {base.get('mode')!r}, new {new.get('mode')!r}")
     for name, res in (("base", base), ("new", new)):
         load, cores = res.get("load_before"), (res.get("machine") or {}).get("cores")
         if load and cores and load[0] > cores:
-            w.append(f"the {name} run had load {load[0]:g} on {cores} cores: its wall-clock "
-                     "figures are not to be trusted (--cpu compares steps per CPU-second)")
+            w.append(
+                f"the {name} run had load {load[0]:g} on {cores} cores: its wall-clock "
+                "figures are not to be trusted (--cpu compares steps per CPU-second)"
+            )
     return w
 
 
@@ -157,12 +176,16 @@ def report(result: dict, show_all: bool = False) -> str:
         for name, b, n, ch in rows:
             lines.append(f"  {name:<{w}}  {_fmt(b):>12} -> {_fmt(n):>12}  {100 * ch:+6.1f}%")
     if result["missing"]:
-        lines.append(f"not measured in the new run ({len(result['missing'])}): "
-                     + ", ".join(result["missing"][:12])
-                     + (" ..." if len(result["missing"]) > 12 else ""))
-    verdict = (f"{len(result['dropped'])} of {compared} figures dropped by more than {pct:g}%"
-               if result["dropped"] else
-               f"no figure dropped by more than {pct:g}% ({compared} compared)")
+        lines.append(
+            f"not measured in the new run ({len(result['missing'])}): "
+            + ", ".join(result["missing"][:12])
+            + (" ..." if len(result["missing"]) > 12 else "")
+        )
+    verdict = (
+        f"{len(result['dropped'])} of {compared} figures dropped by more than {pct:g}%"
+        if result["dropped"]
+        else f"no figure dropped by more than {pct:g}% ({compared} compared)"
+    )
     lines.append(verdict)
     return "\n".join(lines)
 
@@ -181,22 +204,39 @@ def _load(path: str) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.compare",
-                                description="name every figure of a new benchmark run that "
-                                            "dropped by more than a threshold; exit 1 if any")
-    p.add_argument("new", help="the new run's JSON (dungeonrl bench writes bench-results/suite.json)")
-    p.add_argument("--base", default=DEFAULT_BASE,
-                   help="the reference run (default: the checked-in benchmarks/results/suite.json)")
-    p.add_argument("--threshold", type=float, default=0.15,
-                   help="relative drop that counts (default 0.15 = 15%%)")
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.benchmarks.compare",
+        description="name every figure of a new benchmark run that "
+        "dropped by more than a threshold; exit 1 if any",
+    )
+    p.add_argument(
+        "new", help="the new run's JSON (dungeonrl bench writes bench-results/suite.json)"
+    )
+    p.add_argument(
+        "--base",
+        default=DEFAULT_BASE,
+        help="the reference run (default: the checked-in benchmarks/results/suite.json)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.15,
+        help="relative drop that counts (default 0.15 = 15%%)",
+    )
     p.add_argument("--all", action="store_true", help="also list improved and unchanged figures")
-    p.add_argument("--cpu", action="store_true",
-                   help="compare steps per CPU-second of the benchmark process (less disturbed "
-                        "by other load) instead of wall-clock steps/s")
+    p.add_argument(
+        "--cpu",
+        action="store_true",
+        help="compare steps per CPU-second of the benchmark process (less disturbed "
+        "by other load) instead of wall-clock steps/s",
+    )
     a = p.parse_args(argv)
     if a.base == DEFAULT_BASE and not os.path.exists(DEFAULT_BASE):
-        print(f"compare: no reference run at {DEFAULT_BASE} (a source checkout has it, an "
-              "installed package does not); pass --base OLD.json", file=sys.stderr)
+        print(
+            f"compare: no reference run at {DEFAULT_BASE} (a source checkout has it, an "
+            "installed package does not); pass --base OLD.json",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = compare(_load(a.base), _load(a.new), a.threshold, a.cpu)

@@ -13,9 +13,10 @@ figure depends on how busy the machine is: record the load with it).
 that all three see the same load: the same games without the observation
 (``core.random_rollout_rules``: rules + mask alone), and ``encode_row``
 alone over the states the rollout visits (ns per observation, 128 records
-that stay in cache, as the row being stepped does in the rollout). The encoder's share is the difference
-of the first two.
+that stay in cache, as the row being stepped does in the rollout). The
+encoder's share is the difference of the first two.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,7 +67,7 @@ def measure(envs=64, steps=2000, repeats=5, num_players=1, split=False):
     obs = np.zeros((envs, core.spec.obs_size), np.float32)
     masks = np.zeros((envs, core.spec.num_actions), np.uint8)
     stats = np.zeros(4, np.int64)
-    core.random_rollout(st, 10, 1, obs, masks, stats)        # compile / load the cache
+    core.random_rollout(st, 10, 1, obs, masks, stats)  # compile / load the cache
     if split:
         st2 = core.alloc(envs)
         core.reset(st2, np.arange(envs, dtype=np.uint64))
@@ -90,9 +91,13 @@ def measure(envs=64, steps=2000, repeats=5, num_players=1, split=False):
             c0 = time.process_time()
             n = encode_only(snaps, core.TR, max(1, envs * steps // len(snaps) // 2), obs)
             enc_ns.append((time.process_time() - c0) / n * 1e9)
-    out = {"median": float(np.median(rates)), "best": float(max(rates)),
-           "cpu_median": float(np.median(cpu_rates)),
-           "episodes": episodes, "loadavg": list(os.getloadavg())}
+    out = {
+        "median": float(np.median(rates)),
+        "best": float(max(rates)),
+        "cpu_median": float(np.median(cpu_rates)),
+        "episodes": episodes,
+        "loadavg": list(os.getloadavg()),
+    }
     if split:
         out["rules_mask_median"] = float(np.median(bare))
         out["rules_mask_cpu_median"] = float(np.median(bare_cpu))
@@ -106,20 +111,25 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--players", type=int, default=1, choices=[1, 2])
-    p.add_argument("--split", action="store_true",
-                   help="also time rules + mask alone and encode_row alone")
+    p.add_argument(
+        "--split", action="store_true", help="also time rules + mask alone and encode_row alone"
+    )
     a = p.parse_args(argv)
     r = measure(a.envs, a.steps, a.repeats, a.players, a.split)
     la = ", ".join(f"{x:.2f}" for x in r["loadavg"])
-    print(f"dcc_unstoppable random_rollout ({a.players}p, {a.envs} envs, 1 thread): "
-          f"median {r['median']:,.0f} steps/s, best {r['best']:,.0f} steps/s; "
-          f"per CPU second {r['cpu_median']:,.0f} steps/s (load average {la})")
+    print(
+        f"dcc_unstoppable random_rollout ({a.players}p, {a.envs} envs, 1 thread): "
+        f"median {r['median']:,.0f} steps/s, best {r['best']:,.0f} steps/s; "
+        f"per CPU second {r['cpu_median']:,.0f} steps/s (load average {la})"
+    )
     if a.split:
         full_ns = 1e9 / r["cpu_median"]
         bare_ns = 1e9 / r["rules_mask_cpu_median"]
-        print(f"  rules + mask alone: median {r['rules_mask_median']:,.0f} steps/s, per CPU "
-              f"second {r['rules_mask_cpu_median']:,.0f} ({bare_ns:.0f} CPU ns/step); with the "
-              f"encoder {full_ns:.0f} CPU ns/step (encoder share {full_ns - bare_ns:.0f} ns)")
+        print(
+            f"  rules + mask alone: median {r['rules_mask_median']:,.0f} steps/s, per CPU "
+            f"second {r['rules_mask_cpu_median']:,.0f} ({bare_ns:.0f} CPU ns/step); with the "
+            f"encoder {full_ns:.0f} CPU ns/step (encoder share {full_ns - bare_ns:.0f} ns)"
+        )
         print(f"  encode_row alone: median {r['encode_ns_median']:.0f} CPU ns per observation")
 
 

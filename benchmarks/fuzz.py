@@ -35,6 +35,7 @@ Games join through :data:`HOOKS`, built from each game of
 :mod:`dungeonrl.envs.catalog` (``FUZZ_CONFIGS`` in its ``validate.py``, its
 content folder, each with a default when the game has no such module).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,6 +75,7 @@ def bounds_checks_active() -> bool:
     @njit(cache=False)
     def probe(a, i):
         return a[i]
+
     try:
         probe(np.zeros(1), 3)
     except IndexError:
@@ -85,16 +87,17 @@ def bounds_checks_active() -> bool:
 class FuzzHooks:
     """What the fuzzers need to know about one game."""
 
-    configs: list                       # core kwargs whose records are fuzzed
-    data_dir: str | None                # the shipped content folder (None: no content)
-    content_files: tuple                # its files (without .toml)
-    play_steps: int = 20                # random decisions after a successful restore
-    extra_args: dict = field(default_factory=dict)   # kwargs every env of the game needs
+    configs: list  # core kwargs whose records are fuzzed
+    data_dir: str | None  # the shipped content folder (None: no content)
+    content_files: tuple  # its files (without .toml)
+    play_steps: int = 20  # random decisions after a successful restore
+    extra_args: dict = field(default_factory=dict)  # kwargs every env of the game needs
 
 
 def _submodule(pkg: str, name: str):
     """``pkg.name`` if the game has that module, else ``None``."""
     import importlib
+
     try:
         return importlib.import_module(f"{pkg}.{name}")
     except ModuleNotFoundError as e:
@@ -112,6 +115,7 @@ def game_hooks(name: str) -> FuzzHooks:
     module without ``FUZZ_CONFIGS`` is an error naming the file."""
     from ..envs import catalog
     from ..registry import get_spec
+
     pkg = catalog.package(name)
     content = _submodule(pkg, "content")
     validate = _submodule(pkg, "validate")
@@ -120,15 +124,19 @@ def game_hooks(name: str) -> FuzzHooks:
         raise LookupError(f"game {name!r} has no FUZZ_CONFIGS in envs/{name}/validate.py")
     spec = get_spec(name)
     extra = {"num_players": spec.min_players} if spec.min_players > 1 else {}
-    return FuzzHooks(configs=[dict(c) for c in configs],
-                     data_dir=None if content is None else content.DATA_DIR,
-                     content_files=() if content is None else tuple(content.FILES),
-                     extra_args=extra)
+    return FuzzHooks(
+        configs=[dict(c) for c in configs],
+        data_dir=None if content is None else content.DATA_DIR,
+        content_files=() if content is None else tuple(content.FILES),
+        extra_args=extra,
+    )
 
 
 def _hooks() -> dict:
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ..envs import catalog
+
     return {name: game_hooks(name) for name in catalog.GAMES}
 
 
@@ -137,8 +145,10 @@ HOOKS = _hooks()
 
 def hooks_for(name: str) -> FuzzHooks:
     if name not in HOOKS:
-        raise KeyError(f"game {name!r} has no fuzz hooks: it is not in dungeonrl.envs.catalog "
-                       "(or has no FUZZ_CONFIGS in envs/<game>/validate.py)")
+        raise KeyError(
+            f"game {name!r} has no fuzz hooks: it is not in dungeonrl.envs.catalog "
+            "(or has no FUZZ_CONFIGS in envs/<game>/validate.py)"
+        )
     return HOOKS[name]
 
 
@@ -146,6 +156,7 @@ def games() -> list:
     """The suite's registered games (``registry.GAMES``; test fixtures that
     other test modules register are not games of the suite)."""
     from .. import registry
+
     registry.register_all()
     return [g for g in registry.list_games() if registry.game_module(g) in registry.GAMES]
 
@@ -157,15 +168,18 @@ class GameEnv:
 
     def __init__(self, name: str, config: dict):
         from ..registry import get_spec
+
         self.spec = spec = get_spec(name)
         self.name = name
         mode = "ansi" if "ansi" in spec.render_modes else None
         seats = config.get("num_players", 1)
-        if spec.multi_agent or (isinstance(seats, int) and seats > 1):   # Carl's co-op: AEC
+        if spec.multi_agent or (isinstance(seats, int) and seats > 1):  # Carl's co-op: AEC
             from ..envs.core.adapters.aec import DungeonAECEnv
+
             self.env = DungeonAECEnv(spec, render_mode=mode, **config)
         else:
             from ..envs.core.adapters.gym_env import DungeonEnv
+
             self.env = DungeonEnv(spec, render_mode=mode, **config)
         self.core = self.env.core
         self.multi = spec.multi_agent or (isinstance(seats, int) and seats > 1)
@@ -196,8 +210,9 @@ class GameEnv:
                     env.step(None)
                     continue
                 obs = env.observe(agent)
-                assert not check or env.observation_space(agent).contains(obs), \
+                assert not check or env.observation_space(agent).contains(obs), (
                     "observation outside its space"
+                )
                 legal = np.flatnonzero(obs["action_mask"])
                 assert len(legal), "a running game with no legal action"
                 env.step(int(rng.choice(legal)))
@@ -207,11 +222,12 @@ class GameEnv:
                 legal = np.flatnonzero(env.action_masks())
                 assert len(legal), "a running game with no legal action"
                 obs, *_ = env.step(int(rng.choice(legal)))
-                assert not check or env.observation_space.contains(obs), \
+                assert not check or env.observation_space.contains(obs), (
                     "observation outside its space"
+                )
             taken += 1
             if check:
-                self.core.check_state(self.record())   # every reached record stays valid
+                self.core.check_state(self.record())  # every reached record stays valid
                 if env.render_mode is not None:
                     assert isinstance(env.render(), str)
         return taken
@@ -285,9 +301,14 @@ def snapshot_case(env: GameEnv, base: Snapshot, choice, rng) -> str:
     failure."""
     desc, data = mutate_record(base.state, env.core.state_dtype, choice)
     before = env.snapshot()
-    snap = Snapshot(game=base.game, layout_version=base.layout_version, state=data,
-                    step_count=base.step_count, episode_return=base.episode_return,
-                    done=base.done)
+    snap = Snapshot(
+        game=base.game,
+        layout_version=base.layout_version,
+        state=data,
+        step_count=base.step_count,
+        episode_return=base.episode_return,
+        done=base.done,
+    )
     try:
         env.restore(snap)
     except REFUSED as e:
@@ -300,13 +321,29 @@ def snapshot_case(env: GameEnv, base: Snapshot, choice, rng) -> str:
             assert isinstance(env.env.render(), str)
         env.play(rng, hooks_for(env.name).play_steps)
     except Exception as e:
-        raise AssertionError(f"{env.name}: accepted record ({desc}) broke: "
-                             f"{type(e).__name__}: {e}") from e
+        raise AssertionError(
+            f"{env.name}: accepted record ({desc}) broke: {type(e).__name__}: {e}"
+        ) from e
     return "played"
 
 
-_JUNK = [None, True, False, "abc", "false", "", -1, 2**70, 1.5, float("nan"), [], {}, [1],
-         {"a": 1}, "1e309"]
+_JUNK = [
+    None,
+    True,
+    False,
+    "abc",
+    "false",
+    "",
+    -1,
+    2**70,
+    1.5,
+    float("nan"),
+    [],
+    {},
+    [1],
+    {"a": 1},
+    "1e309",
+]
 
 
 def header_case(env: GameEnv, base: Snapshot, choice) -> str:
@@ -315,7 +352,7 @@ def header_case(env: GameEnv, base: Snapshot, choice) -> str:
     snapshot equal to a valid one."""
     raw = base.to_bytes()
     n = int.from_bytes(raw[8:12], "little")
-    header = json.loads(raw[12:12 + n])
+    header = json.loads(raw[12 : 12 + n])
     how = choice("header", ("value", "value", "drop", "extra", "not_object", "cut"))
     if how == "value":
         k = choice("key", sorted(header))
@@ -327,10 +364,10 @@ def header_case(env: GameEnv, base: Snapshot, choice) -> str:
     elif how == "not_object":
         header = choice("junk", _JUNK)
     if how == "cut":
-        data = raw[:choice("cut_at", range(len(raw)))]
+        data = raw[: choice("cut_at", range(len(raw)))]
     else:
         body = json.dumps(header).encode()
-        data = raw[:8] + len(body).to_bytes(4, "little") + body + raw[12 + n:]
+        data = raw[:8] + len(body).to_bytes(4, "little") + body + raw[12 + n :]
     before = env.snapshot()
     try:
         env.restore(data)
@@ -351,12 +388,16 @@ def _toml_key(k: str) -> str:
 def to_toml(d: dict) -> str:
     """A minimal TOML writer (top-level keys with inline values), enough to
     write back a parsed content file after a mutation."""
+
     def val(v):
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, (int, float)):
-            return repr(v) if not (isinstance(v, float) and not np.isfinite(v)) else \
-                ("nan" if v != v else ("inf" if v > 0 else "-inf"))
+            return (
+                repr(v)
+                if not (isinstance(v, float) and not np.isfinite(v))
+                else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
+            )
         if isinstance(v, str):
             return json.dumps(v)
         if isinstance(v, list):
@@ -364,6 +405,7 @@ def to_toml(d: dict) -> str:
         if isinstance(v, dict):
             return "{ " + ", ".join(f"{_toml_key(k)} = {val(x)}" for k, x in v.items()) + " }"
         raise TypeError(type(v))
+
     return "".join(f"{_toml_key(k)} = {val(v)}\n" for k, v in d.items())
 
 
@@ -378,8 +420,23 @@ def _paths(node, prefix=()):
             yield from _paths(v, prefix + (i,))
 
 
-_CONTENT_JUNK = [-1, 0, 1, -1000, 1000, 2**40, -2**40, 1.5, True, "x", "", [], {}, [1, 2],
-                 {"bogus": 1}]
+_CONTENT_JUNK = [
+    -1,
+    0,
+    1,
+    -1000,
+    1000,
+    2**40,
+    -(2**40),
+    1.5,
+    True,
+    "x",
+    "",
+    [],
+    {},
+    [1, 2],
+    {"bogus": 1},
+]
 
 
 def mutate_content(doc: dict, choice) -> str:
@@ -390,12 +447,11 @@ def mutate_content(doc: dict, choice) -> str:
     for k in path[:-1]:
         parent = parent[k]
     key = path[-1]
-    how = choice("content_how", ("value", "value", "value", "drop", "misspell", "duplicate",
-                                 "add"))
+    how = choice("content_how", ("value", "value", "value", "drop", "misspell", "duplicate", "add"))
     if how == "drop":
         parent.pop(key) if isinstance(parent, dict) else parent.pop(key)
         return f"{path}: removed"
-    if how == "add":                 # an unknown key next to the value, or at the top
+    if how == "add":  # an unknown key next to the value, or at the top
         target = parent if isinstance(parent, dict) else doc
         target["bogus_key"] = 1
         return f"{path}: unknown key added"
@@ -406,9 +462,11 @@ def mutate_content(doc: dict, choice) -> str:
         parent.append(parent[key])
         return f"{path}: entry duplicated"
     old = parent[key]
-    new = choice("content_value", _CONTENT_JUNK + ([old + 1, old - 1, -old] if
-                                                  isinstance(old, int) and not
-                                                  isinstance(old, bool) else []))
+    new = choice(
+        "content_value",
+        _CONTENT_JUNK
+        + ([old + 1, old - 1, -old] if isinstance(old, int) and not isinstance(old, bool) else []),
+    )
     parent[key] = new
     return f"{path}: {old!r} -> {new!r}"[:200]
 
@@ -418,6 +476,7 @@ def content_case(name: str, choice, rng, workdir: str) -> str:
     ``ContentError`` naming the file, or a content that plays ("no content"
     for a game without content files)."""
     from ..registry import get_spec
+
     h = hooks_for(name)
     if not h.content_files:
         return "no content"
@@ -439,8 +498,9 @@ def content_case(name: str, choice, rng, workdir: str) -> str:
         assert f"{fname}.toml" in str(e), f"ContentError does not name {fname}.toml: {e}"
         return "refused"
     except Exception as e:
-        raise AssertionError(f"{name}: content mutation {fname}.toml {desc} raised "
-                             f"{type(e).__name__}: {e}") from e
+        raise AssertionError(
+            f"{name}: content mutation {fname}.toml {desc} raised {type(e).__name__}: {e}"
+        ) from e
     # accepted: a few random games must play with valid records
     try:
         n = 4
@@ -462,8 +522,9 @@ def content_case(name: str, choice, rng, workdir: str) -> str:
             for r in st:
                 core.check_state(r)
     except Exception as e:
-        raise AssertionError(f"{name}: accepted content ({fname}.toml {desc}) broke: "
-                             f"{type(e).__name__}: {e}") from e
+        raise AssertionError(
+            f"{name}: accepted content ({fname}.toml {desc}) broke: {type(e).__name__}: {e}"
+        ) from e
     return "played"
 
 
@@ -472,9 +533,30 @@ def _np_gen():
     return np.random.default_rng(0)
 
 
-SEED_VALUES = [None, 0, 1, 2**63, 2**64 - 1, np.uint64(2**64 - 1), np.int64(5), np.uint32(7),
-               -1, 2**64, 2**80, True, False, np.bool_(True), 1.5, 2.0, float("nan"), "3",
-               b"3", [1], _np_gen, object()]
+SEED_VALUES = [
+    None,
+    0,
+    1,
+    2**63,
+    2**64 - 1,
+    np.uint64(2**64 - 1),
+    np.int64(5),
+    np.uint32(7),
+    -1,
+    2**64,
+    2**80,
+    True,
+    False,
+    np.bool_(True),
+    1.5,
+    2.0,
+    float("nan"),
+    "3",
+    b"3",
+    [1],
+    _np_gen,
+    object(),
+]
 
 
 def seed_ok(v) -> bool:
@@ -528,8 +610,11 @@ def run(game: str, kind: str, cases: int, seed: int, workdir: str) -> dict:
                 base = bases[i % len(bases)]
                 env.restore(base)
                 try:
-                    tally(snapshot_case(env, base, choice, rng) if kind == "snapshot"
-                          else header_case(env, base, choice))
+                    tally(
+                        snapshot_case(env, base, choice, rng)
+                        if kind == "snapshot"
+                        else header_case(env, base, choice)
+                    )
                 except AssertionError as e:
                     res["cases"] += 1
                     res["failures"].append(str(e))
@@ -554,26 +639,36 @@ def run(game: str, kind: str, cases: int, seed: int, workdir: str) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.fuzz",
-                                description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.benchmarks.fuzz", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--cases", type=int, default=1000, help="cases per game and kind")
     p.add_argument("--game", action="append", help="game name (default: every registered)")
-    p.add_argument("--kind", action="append",
-                   choices=("snapshot", "header", "content", "args"),
-                   help="what to fuzz (default: all)")
+    p.add_argument(
+        "--kind",
+        action="append",
+        choices=("snapshot", "header", "content", "args"),
+        help="what to fuzz (default: all)",
+    )
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     if os.environ.get("NUMBA_BOUNDSCHECK") == "1" and "NUMBA_CACHE_DIR" not in os.environ:
         args = list(sys.argv[1:] if argv is None else argv)
-        os.execve(sys.executable, [sys.executable, "-m", "dungeonrl.benchmarks.fuzz", *args],
-                  boundscheck_env())
+        os.execve(
+            sys.executable,
+            [sys.executable, "-m", "dungeonrl.benchmarks.fuzz", *args],
+            boundscheck_env(),
+        )
     names = a.game or games()
     kinds = a.kind or ["snapshot", "header", "content", "args"]
     for g in names:
         hooks_for(g)
     bc = "on" if bounds_checks_active() else "off"
-    print(f"fuzz: games {names}, kinds {kinds}, {a.cases} cases each, seed {a.seed}, "
-          f"numba bounds checks {bc}", flush=True)
+    print(
+        f"fuzz: games {names}, kinds {kinds}, {a.cases} cases each, seed {a.seed}, "
+        f"numba bounds checks {bc}",
+        flush=True,
+    )
     bad = 0
     with tempfile.TemporaryDirectory() as wd:
         for g in names:
@@ -581,9 +676,12 @@ def main(argv=None) -> int:
                 t0 = time.time()
                 r = run(g, k, a.cases, a.seed, wd)
                 bad += len(r["failures"])
-                print(f"{g:16s} {k:9s} cases {r['cases']:6d}  refused {r['refused']:6d}  "
-                      f"accepted+played {r['played']:6d}  failures {len(r['failures'])}  "
-                      f"({time.time() - t0:.0f} s)", flush=True)
+                print(
+                    f"{g:16s} {k:9s} cases {r['cases']:6d}  refused {r['refused']:6d}  "
+                    f"accepted+played {r['played']:6d}  failures {len(r['failures'])}  "
+                    f"({time.time() - t0:.0f} s)",
+                    flush=True,
+                )
                 for f in r["failures"][:5]:
                     print("   FAIL:", f)
     print("result:", "0 failures" if not bad else f"{bad} failures")

@@ -15,6 +15,7 @@ Prints the median and best of the repeats, interleaved so that both figures
 see the same machine load, and the load average (record it with the
 figures).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,7 +73,7 @@ def _setup(players, envs):
 def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
     core, st, obs, masks = _setup(players, envs)
     stats = np.zeros(4, np.int64)
-    core.random_rollout(st, 10, 1, obs, masks, stats)        # compile / load the cache
+    core.random_rollout(st, 10, 1, obs, masks, stats)  # compile / load the cache
     core.random_rollout_rules(st, 10, 1, masks, stats)
     # mid-race states for the encoder alone: play on, keep a copy
     core.random_rollout(st, 300, 99, obs, masks, stats)
@@ -103,9 +104,10 @@ def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
                 encode_block(frozen, core.TR, seats, one, enc_reps, b)
                 ns.append((time.thread_time() - t0) / (enc_reps * envs) * 1e9)
             rates[name + "_ns"] = ns
-    out = {k: {"median": float(np.median(v)),
-               "best": float(min(v) if k.endswith("_ns") else max(v))}
-           for k, v in rates.items()}
+    out = {
+        k: {"median": float(np.median(v)), "best": float(min(v) if k.endswith("_ns") else max(v))}
+        for k, v in rates.items()
+    }
     out["loadavg"] = list(os.getloadavg())
     return out
 
@@ -116,21 +118,32 @@ def main(argv=None):
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=7)
-    p.add_argument("--blocks", action="store_true",
-                   help="also time each block of the encoder alone (ns per observation)")
+    p.add_argument(
+        "--blocks",
+        action="store_true",
+        help="also time each block of the encoder alone (ns per observation)",
+    )
     a = p.parse_args(argv)
     r = measure(a.players, a.envs, a.steps, a.repeats, a.blocks)
     la = ", ".join(f"{x:.2f}" for x in r["loadavg"])
-    print(f"dungeon_kart kernel ({a.players}p, {a.envs} envs, {a.steps} steps, 1 thread, "
-          f"{a.repeats} repeats; load average {la})")
+    print(
+        f"dungeon_kart kernel ({a.players}p, {a.envs} envs, {a.steps} steps, 1 thread, "
+        f"{a.repeats} repeats; load average {la})"
+    )
     for k, label in (("no_obs", "rules + mask alone  "), ("with_obs", "with the observation")):
-        print(f"  {label}: median {r[k]['median']:>12,.0f} steps/CPU-s, "
-              f"best {r[k]['best']:>12,.0f} steps/CPU-s")
-    print(f"  encoder alone       : median {r['encoder_ns']['median']:>9,.0f} ns/obs, "
-          f"best {r['encoder_ns']['best']:>9,.0f} ns/obs")
+        print(
+            f"  {label}: median {r[k]['median']:>12,.0f} steps/CPU-s, "
+            f"best {r[k]['best']:>12,.0f} steps/CPU-s"
+        )
+    print(
+        f"  encoder alone       : median {r['encoder_ns']['median']:>9,.0f} ns/obs, "
+        f"best {r['encoder_ns']['best']:>9,.0f} ns/obs"
+    )
     for name in BLOCKS if a.blocks else ():
-        print(f"    {name:18s}: median {r[name + '_ns']['median']:>9,.0f} ns/obs, "
-              f"best {r[name + '_ns']['best']:>9,.0f} ns/obs")
+        print(
+            f"    {name:18s}: median {r[name + '_ns']['median']:>9,.0f} ns/obs, "
+            f"best {r[name + '_ns']['best']:>9,.0f} ns/obs"
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Run: ``python -m dungeonrl.benchmarks.kart_table --games 400``
 (``--players 2 4 8``, ``--track NAME``, ``--json PATH``, ``--markdown``).
 Games are seeded 0..N-1, so the table is reproducible exactly.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,7 @@ import time
 
 import numpy as np
 
-from ..agents.dungeon_kart_hooks import (SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, final_rank,
-                                         play_rows)
+from ..agents.dungeon_kart_hooks import SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, final_rank, play_rows
 from ..agents.metrics import wilson
 from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.core.kernel.rng import rng_seed
@@ -53,29 +53,42 @@ def run(players=(2, 4, 8), games=400, track="Beginner Track", seed0=0, policy_se
         lo, hi = wilson(wins, games)
         m = float(rank.mean())
         half = 1.96 * float(rank.std(ddof=1)) / np.sqrt(games)
-        rows.append({"players": n, "games": games, "track": track,
-                     "heuristic_win_rate": wins / games, "win_ci95": [lo, hi],
-                     "random_seat_win_rate": 1.0 / n,
-                     "heuristic_mean_place": m, "place_ci95": [m - half, m + half],
-                     "random_seat_mean_place": (n + 1) / 2.0,
-                     "heuristic_finished": float(st["finished"][np.arange(games), seat].mean()),
-                     "truncated": float((st["outcome"] == O_TRUNCATED).mean()),
-                     "mean_rounds": float(st["round"].mean()),
-                     "mean_decisions": float(length.mean()), "seconds": secs})
+        rows.append(
+            {
+                "players": n,
+                "games": games,
+                "track": track,
+                "heuristic_win_rate": wins / games,
+                "win_ci95": [lo, hi],
+                "random_seat_win_rate": 1.0 / n,
+                "heuristic_mean_place": m,
+                "place_ci95": [m - half, m + half],
+                "random_seat_mean_place": (n + 1) / 2.0,
+                "heuristic_finished": float(st["finished"][np.arange(games), seat].mean()),
+                "truncated": float((st["outcome"] == O_TRUNCATED).mean()),
+                "mean_rounds": float(st["round"].mean()),
+                "mean_decisions": float(length.mean()),
+                "seconds": secs,
+            }
+        )
     return rows
 
 
 def markdown(rows) -> str:
-    out = ["| players | games | heuristic wins (95% CI) | a random seat | heuristic mean place "
-           "(95% CI) | a random seat | races cut by the round cap |",
-           "|---:|---:|---|---:|---|---:|---:|"]
+    out = [
+        "| players | games | heuristic wins (95% CI) | a random seat | heuristic mean place "
+        "(95% CI) | a random seat | races cut by the round cap |",
+        "|---:|---:|---|---:|---|---:|---:|",
+    ]
     for r in rows:
         lo, hi = r["win_ci95"]
         plo, phi = r["place_ci95"]
-        out.append(f"| {r['players']} | {r['games']} | {100 * r['heuristic_win_rate']:.1f}% "
-                   f"({100 * lo:.1f}-{100 * hi:.1f}) | {100 * r['random_seat_win_rate']:.1f}% | "
-                   f"{r['heuristic_mean_place']:.2f} ({plo:.2f}-{phi:.2f}) | "
-                   f"{r['random_seat_mean_place']:.1f} | {100 * r['truncated']:.0f}% |")
+        out.append(
+            f"| {r['players']} | {r['games']} | {100 * r['heuristic_win_rate']:.1f}% "
+            f"({100 * lo:.1f}-{100 * hi:.1f}) | {100 * r['random_seat_win_rate']:.1f}% | "
+            f"{r['heuristic_mean_place']:.2f} ({plo:.2f}-{phi:.2f}) | "
+            f"{r['random_seat_mean_place']:.1f} | {100 * r['truncated']:.0f}% |"
+        )
     return "\n".join(out)
 
 

@@ -1,14 +1,26 @@
 """What machine a figure was measured on: CPU model, cores, memory,
 platform, package versions (:func:`machine_info`), and the load average
 (:func:`loadavg`). The one copy every benchmark records."""
+
 from __future__ import annotations
 
 import os
 import platform
 
 #: distributions whose versions every result file records (None when absent)
-VERSIONED = ("numpy", "numba", "gymnasium", "pettingzoo", "torch", "open_spiel",
-             "stable-baselines3", "sb3-contrib", "rlcard", "pygame", "envpool")
+VERSIONED = (
+    "numpy",
+    "numba",
+    "gymnasium",
+    "pettingzoo",
+    "torch",
+    "open_spiel",
+    "stable-baselines3",
+    "sb3-contrib",
+    "rlcard",
+    "pygame",
+    "envpool",
+)
 
 
 def cpu_model() -> str:
@@ -28,6 +40,7 @@ def machine_info() -> dict:
     """``{"cpu", "cores", "memory_gb", "platform", "versions"}``; ``versions``
     has ``python``, ``dungeonrl`` and every :data:`VERSIONED` distribution."""
     from importlib.metadata import PackageNotFoundError, version
+
     versions = {"python": platform.python_version()}
     for dist in VERSIONED:
         try:
@@ -36,6 +49,7 @@ def machine_info() -> dict:
             versions[dist] = None
     try:
         from .. import __version__
+
         versions["dungeonrl"] = __version__
     except ImportError:
         pass
@@ -45,8 +59,13 @@ def machine_info() -> dict:
             mem = int(f.readline().split()[1]) / 2**20
     except (OSError, ValueError, IndexError):
         pass
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "memory_gb": mem,
-            "platform": platform.platform(), "versions": versions}
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gb": mem,
+        "platform": platform.platform(),
+        "versions": versions,
+    }
 
 
 def loadavg() -> list | None:

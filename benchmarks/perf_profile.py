@@ -18,6 +18,7 @@ process (``kernel.perf_event_paranoid`` <= 1, or root). A diagnostic tool,
 not part of ``dungeonrl bench``: shares are of samples, so they do not
 depend on the machine's speed, but short runs are noisy in the small rows.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,9 @@ from .ab import ROLLOUT_PRELUDE, child_env, fill_cache, mode_arg
 
 #: the sampled process (argv[4]: seconds to run at most): warm the
 #: kernels, say "ready", roll out until killed
-CHILD = ROLLOUT_PRELUDE + r'''
+CHILD = (
+    ROLLOUT_PRELUDE
+    + r"""
 limit = float(sys.argv[4])
 print("ready", flush=True)
 t0 = time.time()
@@ -42,7 +45,8 @@ seed = 1
 while time.time() - t0 < limit:
     run(50, seed)
     seed += 1
-'''
+"""
+)
 
 _ROW = re.compile(r"^\s*([0-9.]+)%\s+\[[^\]]*\]\s+(\S.*?)\s*$")
 
@@ -53,7 +57,7 @@ def short_name(gdb_line: str) -> str:
     s = re.sub(r" \+ \d+ in section .*$| in section .*$", "", gdb_line.strip())
     s = s.split("[abi:")[0].split("(")[0]
     s = s.replace("::", ".")
-    return s[len("dungeonrl."):] if s.startswith("dungeonrl.") else s
+    return s[len("dungeonrl.") :] if s.startswith("dungeonrl.") else s
 
 
 def parse_report(text: str) -> list[tuple[float, str]]:
@@ -90,40 +94,70 @@ def resolve(pid: int, addresses: list[str]) -> dict[str, str]:
         for a in addresses:
             f.write(f"info symbol {a}\n")
         cmds = f.name
-    r = subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-x", cmds],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        ["gdb", "-batch", "-nx", "-p", str(pid), "-x", cmds],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     Path(cmds).unlink(missing_ok=True)
-    answers = [ln for ln in r.stdout.splitlines()
-               if " in section " in ln or ln.startswith("No symbol matches")]
+    answers = [
+        ln
+        for ln in r.stdout.splitlines()
+        if " in section " in ln or ln.startswith("No symbol matches")
+    ]
     if len(answers) != len(addresses):
-        raise SystemExit(f"gdb answered {len(answers)} of {len(addresses)} lookups; "
-                         f"is attaching allowed (ptrace_scope)? {r.stderr[-500:]}")
+        raise SystemExit(
+            f"gdb answered {len(answers)} of {len(addresses)} lookups; "
+            f"is attaching allowed (ptrace_scope)? {r.stderr[-500:]}"
+        )
     return dict(zip(addresses, answers))
 
 
-def profile(game: str, players: int, seconds: float, rules: bool,
-            pythonpath: str | None = None) -> list[tuple[str, float]]:
+def profile(
+    game: str, players: int, seconds: float, rules: bool, pythonpath: str | None = None
+) -> list[tuple[str, float]]:
     for tool in ("perf", "gdb"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not on the PATH (this profile needs perf and gdb)")
-    fill_cache(pythonpath, game, players, mode_arg(rules))   # the child loads, never compiles
-    child = subprocess.Popen([sys.executable, "-c", CHILD, game, str(players),
-                              mode_arg(rules), str(seconds + 120)],
-                             stdout=subprocess.PIPE, text=True, env=child_env(pythonpath),
-                             cwd=tempfile.gettempdir())
+    fill_cache(pythonpath, game, players, mode_arg(rules))  # the child loads, never compiles
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, game, str(players), mode_arg(rules), str(seconds + 120)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env(pythonpath),
+        cwd=tempfile.gettempdir(),
+    )
     try:
         if child.stdout.readline().strip() != "ready":
             raise SystemExit(f"the rollout process did not start (exit {child.poll()})")
         time.sleep(0.5)
         with tempfile.TemporaryDirectory() as tmp:
             data = Path(tmp) / "perf.data"
-            rec = subprocess.run(["perf", "record", "-F", "4999", "-p", str(child.pid),
-                                  "-o", str(data), "--", "sleep", str(seconds)],
-                                 capture_output=True, text=True)
+            rec = subprocess.run(
+                [
+                    "perf",
+                    "record",
+                    "-F",
+                    "4999",
+                    "-p",
+                    str(child.pid),
+                    "-o",
+                    str(data),
+                    "--",
+                    "sleep",
+                    str(seconds),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if rec.returncode != 0 or not data.exists():
                 raise SystemExit(f"perf record failed (perf_event_paranoid?): {rec.stderr[-500:]}")
-            rep = subprocess.run(["perf", "report", "-i", str(data), "--no-children",
-                                  "--sort", "sym", "--stdio"], capture_output=True, text=True)
+            rep = subprocess.run(
+                ["perf", "report", "-i", str(data), "--no-children", "--sort", "sym", "--stdio"],
+                capture_output=True,
+                text=True,
+            )
         rows = parse_report(rep.stdout)
         resolved = resolve(child.pid, [s for _, s in rows if s.startswith("0x")])
         return aggregate(rows, resolved)
@@ -139,27 +173,43 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--rules", action="store_true", help="observations off")
     ap.add_argument("--top", type=int, default=25)
-    ap.add_argument("--tree", type=Path,
-                    help="profile another checkout's kernels (e.g. a git worktree of an "
-                         "older commit) instead of this one's")
+    ap.add_argument(
+        "--tree",
+        type=Path,
+        help="profile another checkout's kernels (e.g. a git worktree of an "
+        "older commit) instead of this one's",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     from .ab import here, package_root, revision, seats
+
     players = seats(a.game, a.players)
     with tempfile.TemporaryDirectory() as tmp:
         root = str(package_root(a.tree, Path(tmp))) if a.tree else None
         rows = profile(a.game, players, a.seconds, a.rules, root)
-    print(f"{a.game} {players}p, random rollout{' (observations off)' if a.rules else ''}, "
-          f"{a.seconds:g} s of perf samples: share per function")
-    for name, pct in rows[:a.top]:
+    print(
+        f"{a.game} {players}p, random rollout{' (observations off)' if a.rules else ''}, "
+        f"{a.seconds:g} s of perf samples: share per function"
+    )
+    for name, pct in rows[: a.top]:
         print(f"{pct:6.2f}%  {name}")
     if a.json:
         tree = a.tree or here()
-        a.json.write_text(json.dumps({"kind": "perf-profile", "revision": revision(tree),
-                                      "game": a.game, "players": players,
-                                      "rules_only": a.rules, "seconds": a.seconds,
-                                      "functions": [{"name": n, "percent": p} for n, p in rows]},
-                                     indent=1) + "\n")
+        a.json.write_text(
+            json.dumps(
+                {
+                    "kind": "perf-profile",
+                    "revision": revision(tree),
+                    "game": a.game,
+                    "players": players,
+                    "rules_only": a.rules,
+                    "seconds": a.seconds,
+                    "functions": [{"name": n, "percent": p} for n, p in rows],
+                },
+                indent=1,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -27,6 +27,7 @@ then bound by the same torch update, and the gap is the rollout side only.
 ``--json benchmarks/results/ppo_speed.json`` feeds the README's
 ``training-speed`` section (``python -m dungeonrl.benchmarks.report``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,16 @@ import time
 
 def time_fast(seconds, hidden, activation, shared, threads, **kw):
     from ..agents.ppo import PPOConfig, train
-    cfg = PPOConfig(core_kwargs={"character": "sneak", "difficulty": "normal", "reward": "score"},
-                    total_steps=10**12, hidden=hidden, activation=activation, shared=shared,
-                    torch_threads=threads, **kw)
+
+    cfg = PPOConfig(
+        core_kwargs={"character": "sneak", "difficulty": "normal", "reward": "score"},
+        total_steps=10**12,
+        hidden=hidden,
+        activation=activation,
+        shared=shared,
+        torch_threads=threads,
+        **kw,
+    )
     marks = []
 
     def cb(m, net):
@@ -48,36 +56,61 @@ def time_fast(seconds, hidden, activation, shared, threads, **kw):
 
     train(cfg, callback=cb)
     (t0, s0), (t1, s1) = marks[0], marks[-1]
-    return (s1 - s0) / (t1 - t0), {"num_envs": cfg.num_envs, "num_steps": cfg.num_steps,
-                                   "minibatch": cfg.minibatch_size, "epochs": cfg.update_epochs}
+    return (s1 - s0) / (t1 - t0), {
+        "num_envs": cfg.num_envs,
+        "num_steps": cfg.num_steps,
+        "minibatch": cfg.minibatch_size,
+        "epochs": cfg.update_epochs,
+    }
 
 
-def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, batch_size,
-             n_epochs):
+def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, batch_size, n_epochs):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+
     from ..agents.ppo import set_torch_threads
     from ..agents.sb3 import policy_kwargs
     from ..envs.core.adapters.vector import DungeonSB3VecEnv
+
     set_torch_threads(threads)
-    venv = DungeonSB3VecEnv("unbroken", num_envs=num_envs, seed=0, character="sneak",
-                            difficulty="normal", reward="score", episode_info=True)
+    venv = DungeonSB3VecEnv(
+        "unbroken",
+        num_envs=num_envs,
+        seed=0,
+        character="sneak",
+        difficulty="normal",
+        reward="score",
+        episode_info=True,
+    )
     marks = []
 
     class Timer(BaseCallback):
-        def _on_rollout_start(self):          # = end of the previous iteration's update
+        def _on_rollout_start(self):  # = end of the previous iteration's update
             marks.append((time.perf_counter(), self.model.num_timesteps))
 
         def _on_step(self):
             return not (len(marks) > 1 and marks[-1][0] - marks[0][0] >= seconds)
 
-    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size,
-                        n_epochs=n_epochs, gamma=0.995, ent_coef=0.01, device="cpu", seed=0,
-                        policy_kwargs=policy_kwargs(hidden, activation, shared))
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        n_epochs=n_epochs,
+        gamma=0.995,
+        ent_coef=0.01,
+        device="cpu",
+        seed=0,
+        policy_kwargs=policy_kwargs(hidden, activation, shared),
+    )
     model.learn(10**12, callback=Timer())
     (t0, s0), (t1, s1) = marks[0], marks[-1]
-    return (s1 - s0) / (t1 - t0), {"num_envs": num_envs, "num_steps": n_steps,
-                                   "minibatch": batch_size, "epochs": n_epochs}
+    return (s1 - s0) / (t1 - t0), {
+        "num_envs": num_envs,
+        "num_steps": n_steps,
+        "minibatch": batch_size,
+        "epochs": n_epochs,
+    }
 
 
 def main(argv=None):
@@ -94,10 +127,12 @@ def main(argv=None):
     common = (a.seconds, hidden, a.activation, a.shared, a.threads)
     configs = {
         "fast_ppo": lambda: time_fast(*common),
-        "sb3_default": lambda: time_sb3(*common, num_envs=8, n_steps=2048, batch_size=64,
-                                        n_epochs=10),
-        "sb3_matched": lambda: time_sb3(*common, num_envs=1024, n_steps=32, batch_size=2048,
-                                        n_epochs=2),
+        "sb3_default": lambda: time_sb3(
+            *common, num_envs=8, n_steps=2048, batch_size=64, n_epochs=10
+        ),
+        "sb3_matched": lambda: time_sb3(
+            *common, num_envs=1024, n_steps=32, batch_size=2048, n_epochs=2
+        ),
     }
     names = a.only.split(",") if a.only else list(configs)
     rows = {}
@@ -108,17 +143,30 @@ def main(argv=None):
     if "fast_ppo" in rows:
         for name in rows:
             if name != "fast_ppo":
-                print(f"fast_ppo / {name}: {rows['fast_ppo']['steps_per_s'] / rows[name]['steps_per_s']:.1f}x")
+                ratio = rows["fast_ppo"]["steps_per_s"] / rows[name]["steps_per_s"]
+                print(f"fast_ppo / {name}: {ratio:.1f}x")
     if a.json:
         with open(a.json, "w") as f:
             from .machine import machine_info
+
             m = machine_info()
-            json.dump({"network": {"hidden": list(hidden), "activation": a.activation,
-                                   "shared": a.shared}, "threads": a.threads,
-                       "seconds": a.seconds, "date": time.strftime("%Y-%m-%d"),
-                       "machine": {"cpu": m["cpu"], "cores": m["cores"]},
-                       "load_avg_1m_at_end": os.getloadavg()[0],
-                       "results": rows}, f, indent=1)
+            json.dump(
+                {
+                    "network": {
+                        "hidden": list(hidden),
+                        "activation": a.activation,
+                        "shared": a.shared,
+                    },
+                    "threads": a.threads,
+                    "seconds": a.seconds,
+                    "date": time.strftime("%Y-%m-%d"),
+                    "machine": {"cpu": m["cpu"], "cores": m["cores"]},
+                    "load_avg_1m_at_end": os.getloadavg()[0],
+                    "results": rows,
+                },
+                f,
+                indent=1,
+            )
     return rows
 
 
@@ -126,34 +174,47 @@ if __name__ == "__main__":
     main()
 
 
-LABELS = {"fast_ppo": "fast PPO (agents/ppo.py), its defaults",
-          "sb3_default": "SB3 MaskablePPO, SB3's PPO defaults",
-          "sb3_matched": "SB3 MaskablePPO, the fast path's batch geometry"}
+LABELS = {
+    "fast_ppo": "fast PPO (agents/ppo.py), its defaults",
+    "sb3_default": "SB3 MaskablePPO, SB3's PPO defaults",
+    "sb3_matched": "SB3 MaskablePPO, the fast path's batch geometry",
+}
 
 
 def markdown(data: dict) -> str:
     """README table of a ``--json`` result."""
     r = data["results"]
     net = data["network"]
-    m = data["machine"] if isinstance(data["machine"], dict) else {"cpu": data["machine"],
-                                                                  "cores": "?"}
-    lines = [f"Measured by `python -m dungeonrl.benchmarks.ppo_speed --json "
-             f"benchmarks/results/ppo_speed.json` ({data.get('date', '?')}, {m['cpu']}, "
-             f"{m['cores']} cores, {data.get('seconds', '?')} s timed per configuration, "
-             f"load {data['load_avg_1m_at_end']:.1f} at the end). Unbroken Normal/Sneak; "
-             f"network: separate actor and critic MLPs {net['hidden']} {net['activation']}, "
-             "1 torch thread.", "",
-             "| configuration | envs x steps | minibatch | epochs | env-steps/s | fast PPO is |",
-             "|---|---|---:|---:|---:|---:|"]
+    m = (
+        data["machine"]
+        if isinstance(data["machine"], dict)
+        else {"cpu": data["machine"], "cores": "?"}
+    )
+    lines = [
+        f"Measured by `python -m dungeonrl.benchmarks.ppo_speed --json "
+        f"benchmarks/results/ppo_speed.json` ({data.get('date', '?')}, {m['cpu']}, "
+        f"{m['cores']} cores, {data.get('seconds', '?')} s timed per configuration, "
+        f"load {data['load_avg_1m_at_end']:.1f} at the end). Unbroken Normal/Sneak; "
+        f"network: separate actor and critic MLPs {net['hidden']} {net['activation']}, "
+        "1 torch thread.",
+        "",
+        "| configuration | envs x steps | minibatch | epochs | env-steps/s | fast PPO is |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     fast = r.get("fast_ppo", {}).get("steps_per_s")
     for k, v in r.items():
         ratio = f"{fast / v['steps_per_s']:.1f}x" if fast and k != "fast_ppo" else ""
-        lines.append(f"| {LABELS.get(k, k)} | {v['num_envs']:,} x {v['num_steps']:,} | "
-                     f"{v['minibatch']:,} | {v['epochs']} | {v['steps_per_s']:,.0f} | {ratio} |")
+        lines.append(
+            f"| {LABELS.get(k, k)} | {v['num_envs']:,} x {v['num_steps']:,} | "
+            f"{v['minibatch']:,} | {v['epochs']} | {v['steps_per_s']:,.0f} | {ratio} |"
+        )
     if fast and "sb3_default" in r:
         x = fast / r["sb3_default"]["steps_per_s"]
-        lines += ["", f"With the same network, the fast PPO collects {x:.1f}x the env-steps/s "
-                      "of SB3 MaskablePPO at SB3's defaults. This is a comparison, not a "
-                      "target: the speed targets are stated once, in the *Speed* section's "
-                      "table (`dungeonrl bench`)."]
+        lines += [
+            "",
+            f"With the same network, the fast PPO collects {x:.1f}x the env-steps/s "
+            "of SB3 MaskablePPO at SB3's defaults. This is a comparison, not a "
+            "target: the speed targets are stated once, in the *Speed* section's "
+            "table (`dungeonrl bench`).",
+        ]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ dungeonrl.benchmarks.baselines run NAME``: the trained baselines and their
 targets) and ``training-speed`` (from ``ppo_speed.json``, written by
 ``python -m dungeonrl.benchmarks.ppo_speed --json``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,27 +30,34 @@ RESULTS = os.path.join(HERE, "results")
 
 def balance_section(data):
     from .unbroken_balance import markdown
-    return (f"Seeds 0..{data['games'] - 1} per cell ({data['games']:,} games per agent, "
-            f"character and difficulty); 95% Wilson intervals.\n\n" + markdown(data["rows"]))
+
+    return (
+        f"Seeds 0..{data['games'] - 1} per cell ({data['games']:,} games per agent, "
+        f"character and difficulty); 95% Wilson intervals.\n\n" + markdown(data["rows"])
+    )
 
 
 def suite_section(data):
     from .suite import markdown
+
     return markdown(data)
 
 
 def layers_section(data):
     from .suite.breakdown import markdown
+
     return markdown(data)
 
 
 def training_speed_section(data):
     from .ppo_speed import markdown
+
     return markdown(data)
 
 
 def baselines_section(data):
     from .baselines import markdown
+
     return markdown(data)
 
 
@@ -74,7 +82,9 @@ def render(readme_text, results_dir, only=None):
         pat = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
         if not pat.search(readme_text):
             raise SystemExit(f"README has no <!-- {name}:start/end --> markers")
-        readme_text = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), readme_text)
+        readme_text = pat.sub(
+            lambda m, body=body: m.group(1) + body + "\n" + m.group(2), readme_text
+        )
     return readme_text
 
 
@@ -82,8 +92,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="regenerate README sections from benchmark JSON")
     p.add_argument("--readme", default="README.md")
     p.add_argument("--results", default=RESULTS)
-    p.add_argument("--only", default=None,
-                   help=f"comma-separated sections to regenerate (default all: {', '.join(SECTIONS)})")
+    p.add_argument(
+        "--only",
+        default=None,
+        help=f"comma-separated sections to regenerate (default all: {', '.join(SECTIONS)})",
+    )
     a = p.parse_args(argv)
     only = None
     if a.only:

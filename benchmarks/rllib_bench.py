@@ -1,7 +1,8 @@
 """RLlib measurements for the README (run in the ``[rllib]`` virtualenv).
 
     python -m dungeonrl.benchmarks.rllib_bench throughput   # -> results/rllib_throughput.json
-    python -m dungeonrl.benchmarks.rllib_bench curve --minutes 6   # -> results/rllib_curve.{json,png}
+    python -m dungeonrl.benchmarks.rllib_bench curve --minutes 6
+        # -> results/rllib_curve.{json,png}
     python -m dungeonrl.benchmarks.rllib_bench scaleout     # -> results/rllib_scaleout.{json,png}
     python -m dungeonrl.benchmarks.rllib_bench envonly      # adds the envs alone to throughput
 
@@ -21,6 +22,7 @@ once), then one figure of both training win rates against wall time.
 with R runners on M machines, and where the learner (its measured update
 rate) caps it. Every file records the machine and the load average.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +38,11 @@ RESULTS = os.path.join(HERE, "results")
 
 def _machine() -> dict:
     from .machine import loadavg, machine_info
+
     info = machine_info()
     try:
         import ray
+
         info["versions"]["ray"] = ray.__version__
     except ImportError:
         pass
@@ -56,26 +60,37 @@ def _write(name: str, obj) -> str:
 def measure(runners: int, vectorize: str, num_envs: int, steps: int) -> dict:
     """Env steps per second sampled by ``runners`` remote env runners."""
     from dungeonrl.agents.rllib import init_ray, ppo_config
+
     init_ray(num_cpus=max(2, runners))
-    cfg = ppo_config("unbroken", env_runners=runners, num_envs=num_envs, vectorize=vectorize,
-                     seed=0)
+    cfg = ppo_config(
+        "unbroken", env_runners=runners, num_envs=num_envs, vectorize=vectorize, seed=0
+    )
     algo = cfg.build_algo()
     group = algo.env_runner_group
     try:
+
         def sample(er, n=steps):
             eps = er.sample(num_timesteps=n, explore=True)
             return sum(len(e) for e in eps)
-        group.foreach_env_runner(lambda er: sample(er, max(num_envs * 4, 256)),
-                                 local_env_runner=False)          # warm-up (compile, caches)
+
+        group.foreach_env_runner(
+            lambda er: sample(er, max(num_envs * 4, 256)), local_env_runner=False
+        )  # warm-up (compile, caches)
         t = time.perf_counter()
         counts = group.foreach_env_runner(sample, local_env_runner=False)
         dt = time.perf_counter() - t
     finally:
         algo.stop()
     total = int(sum(counts))
-    return {"runners": runners, "vectorize": vectorize, "num_envs_per_runner": num_envs,
-            "env_steps": total, "seconds": dt, "steps_per_s": total / dt,
-            "per_runner_steps_per_s": total / dt / runners}
+    return {
+        "runners": runners,
+        "vectorize": vectorize,
+        "num_envs_per_runner": num_envs,
+        "env_steps": total,
+        "seconds": dt,
+        "steps_per_s": total / dt,
+        "per_runner_steps_per_s": total / dt / runners,
+    }
 
 
 def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
@@ -85,6 +100,7 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
     import numpy as np
 
     from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+
     if vectorize == "native":
         env = RLlibVectorEnv("unbroken", num_envs=num_envs)
     else:
@@ -96,6 +112,7 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
         u = rng.random(mask.shape)
         u[mask == 0] = -1.0
         return u.argmax(axis=1)
+
     for _ in range(20):
         obs, *_ = env.step(act(obs["action_mask"]))
     t = time.perf_counter()
@@ -103,8 +120,13 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
         obs, *_ = env.step(act(obs["action_mask"]))
     dt = time.perf_counter() - t
     env.close()
-    return {"vectorize": vectorize, "num_envs": num_envs, "env_steps": steps * num_envs,
-            "seconds": dt, "steps_per_s": steps * num_envs / dt}
+    return {
+        "vectorize": vectorize,
+        "num_envs": num_envs,
+        "env_steps": steps * num_envs,
+        "seconds": dt,
+        "steps_per_s": steps * num_envs / dt,
+    }
 
 
 def cmd_envonly(args) -> int:
@@ -114,17 +136,24 @@ def cmd_envonly(args) -> int:
     load0 = list(os.getloadavg())
     rows = [env_only(v, args.num_envs, args.steps) for v in ("python", "native")]
     for r in rows:
-        print(f"{r['vectorize']:6s} envs alone, {args.num_envs} games: "
-              f"{r['steps_per_s']:,.0f} env steps/s", flush=True)
-    res["env_only"] = {"what": "the same games stepped without RLlib (random legal "
-                               "actions, one process)", "loadavg_before": load0,
-                       "loadavg_after": list(os.getloadavg()), "rows": rows}
+        print(
+            f"{r['vectorize']:6s} envs alone, {args.num_envs} games: "
+            f"{r['steps_per_s']:,.0f} env steps/s",
+            flush=True,
+        )
+    res["env_only"] = {
+        "what": "the same games stepped without RLlib (random legal actions, one process)",
+        "loadavg_before": load0,
+        "loadavg_after": list(os.getloadavg()),
+        "rows": rows,
+    }
     _write("rllib_throughput.json", res)
     return 0
 
 
 def cmd_throughput(args) -> int:
     import ray
+
     rows = []
     load0 = os.getloadavg()
     for vectorize in ("python", "native"):
@@ -132,20 +161,30 @@ def cmd_throughput(args) -> int:
             r = measure(runners, vectorize, args.num_envs, args.steps)
             r["loadavg_after"] = list(os.getloadavg())
             rows.append(r)
-            print(f"{vectorize:6s} envs, {runners} runner(s) x {args.num_envs} games: "
-                  f"{r['steps_per_s']:,.0f} env steps/s", flush=True)
+            print(
+                f"{vectorize:6s} envs, {runners} runner(s) x {args.num_envs} games: "
+                f"{r['steps_per_s']:,.0f} env steps/s",
+                flush=True,
+            )
     ray.shutdown()
-    _write("rllib_throughput.json", {"what": "env steps/s sampled by RLlib env runners on "
-                                              "Unbroken (PPO's exploring RLModule, 256x256)",
-                                     "loadavg_before": list(load0), "machine": _machine(),
-                                     "rows": rows})
+    _write(
+        "rllib_throughput.json",
+        {
+            "what": "env steps/s sampled by RLlib env runners on "
+            "Unbroken (PPO's exploring RLModule, 256x256)",
+            "loadavg_before": list(load0),
+            "machine": _machine(),
+            "rows": rows,
+        },
+    )
     return 0
 
 
 def _train(argv: list, log: str) -> dict:
     with open(log, "w") as f:
-        rc = subprocess.call([sys.executable, "-m", "dungeonrl", *argv], stdout=f,
-                             stderr=subprocess.STDOUT)
+        rc = subprocess.call(
+            [sys.executable, "-m", "dungeonrl", *argv], stdout=f, stderr=subprocess.STDOUT
+        )
     if rc != 0:
         raise SystemExit(f"training failed ({rc}); see {log}")
     out = argv[argv.index("--out") + 1]
@@ -156,27 +195,72 @@ def _train(argv: list, log: str) -> dict:
 def cmd_curve(args) -> int:
     runs = os.path.abspath(args.runs)
     os.makedirs(runs, exist_ok=True)
-    common = ["--minutes", str(args.minutes), "--eval-games", "1000", "--seed", "0",
-              "--progress", "none", "--overwrite"]
+    common = [
+        "--minutes",
+        str(args.minutes),
+        "--eval-games",
+        "1000",
+        "--seed",
+        "0",
+        "--progress",
+        "none",
+        "--overwrite",
+    ]
     load0 = os.getloadavg()
     fast = _train(["train", "unbroken", *common, "--out", f"{runs}/fast"], f"{runs}/fast.log")
     load1 = os.getloadavg()
-    rl = _train(["train", "unbroken", "--backend", "rllib", "--env-runners",
-                 str(args.env_runners), "--num-envs", str(args.num_envs), *common,
-                 "--out", f"{runs}/rllib"], f"{runs}/rllib.log")
+    rl = _train(
+        [
+            "train",
+            "unbroken",
+            "--backend",
+            "rllib",
+            "--env-runners",
+            str(args.env_runners),
+            "--num-envs",
+            str(args.num_envs),
+            *common,
+            "--out",
+            f"{runs}/rllib",
+        ],
+        f"{runs}/rllib.log",
+    )
     load2 = os.getloadavg()
 
     def brief(m):
         ev = (m.get("final_eval") or [{}])[0]
-        return {"steps": m["steps"], "train_seconds": m["train_seconds"], "sps": m["sps"],
-                "final_eval_win_rate": ev.get("win_rate"), "final_eval_ci95": ev.get("ci95"),
-                "eval_games": ev.get("games"), "config": m["config"],
-                "history": [{k: h.get(k) for k in ("global_step", "time_s", "win_rate",
-                                                   "episodes", "mean_return", "sample_s",
-                                                   "learn_s")} for h in m["history"]]}
-    res = {"what": f"Unbroken, {args.minutes} min of training each, one after the other",
-           "loadavg": {"before": list(load0), "between": list(load1), "after": list(load2)},
-           "machine": _machine(), "fast_ppo": brief(fast), "rllib_ppo": brief(rl)}
+        return {
+            "steps": m["steps"],
+            "train_seconds": m["train_seconds"],
+            "sps": m["sps"],
+            "final_eval_win_rate": ev.get("win_rate"),
+            "final_eval_ci95": ev.get("ci95"),
+            "eval_games": ev.get("games"),
+            "config": m["config"],
+            "history": [
+                {
+                    k: h.get(k)
+                    for k in (
+                        "global_step",
+                        "time_s",
+                        "win_rate",
+                        "episodes",
+                        "mean_return",
+                        "sample_s",
+                        "learn_s",
+                    )
+                }
+                for h in m["history"]
+            ],
+        }
+
+    res = {
+        "what": f"Unbroken, {args.minutes} min of training each, one after the other",
+        "loadavg": {"before": list(load0), "between": list(load1), "after": list(load2)},
+        "machine": _machine(),
+        "fast_ppo": brief(fast),
+        "rllib_ppo": brief(rl),
+    }
     _write("rllib_curve.json", res)
     plot_curve(res, os.path.join(RESULTS, "rllib_curve.png"))
     return 0
@@ -186,10 +270,13 @@ def plot_curve(res: dict, path: str) -> None:
     from matplotlib.figure import Figure
 
     from dungeonrl.agents.metrics import smooth_win_rate
+
     fig = Figure(figsize=(15, 4))
     a0, a1, a2 = fig.subplots(1, 3)
-    for key, label, color in (("fast_ppo", "fast PPO (agents/ppo.py)", "tab:blue"),
-                              ("rllib_ppo", "RLlib PPO (--backend rllib)", "tab:red")):
+    for key, label, color in (
+        ("fast_ppo", "fast PPO (agents/ppo.py)", "tab:blue"),
+        ("rllib_ppo", "RLlib PPO (--backend rllib)", "tab:red"),
+    ):
         h = res[key]["history"]
         t = [x["time_s"] / 60 for x in h]
         w = [100 * v for v in smooth_win_rate(h)]
@@ -210,9 +297,11 @@ def plot_curve(res: dict, path: str) -> None:
     a2.legend(fontsize=8)
     a2.grid(alpha=0.3)
     la = res["loadavg"]
-    fig.suptitle(f"Unbroken, same wall time; load average {la['before'][0]:.1f} / "
-                 f"{la['between'][0]:.1f} / {la['after'][0]:.1f} "
-                 f"({res['machine']['cores']} cores)")
+    fig.suptitle(
+        f"Unbroken, same wall time; load average {la['before'][0]:.1f} / "
+        f"{la['between'][0]:.1f} / {la['after'][0]:.1f} "
+        f"({res['machine']['cores']} cores)"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -229,40 +318,64 @@ def cmd_scaleout(args) -> int:
     learn = [x["learn_s"] for x in h[1:] if x.get("learn_s")]
     learn_s = sorted(learn)[len(learn) // 2] if learn else None
     learner_sps = cfg["train_batch"] / learn_s if learn_s else None
-    out = {"inputs": {"per_runner_steps_per_s": {f"{v}": rows[(v, 1)]["steps_per_s"]
-                                                 for v in ("python", "native")},
-                      "two_runner_efficiency": {
-                          v: rows[(v, 2)]["steps_per_s"] / (2 * rows[(v, 1)]["steps_per_s"])
-                          for v in ("python", "native")},
-                      "learner_update_s_per_batch": learn_s, "train_batch": cfg["train_batch"],
-                      "learner_steps_per_s": learner_sps},
-           "model": "sampling(R, M) = R * M * per_runner (one core per runner, no sharing); "
-                    "a synchronous PPO iteration takes batch/sampling + batch/learner seconds, "
-                    "so trained steps/s = 1 / (1/sampling + 1/learner)",
-           "table": []}
+    out = {
+        "inputs": {
+            "per_runner_steps_per_s": {
+                f"{v}": rows[(v, 1)]["steps_per_s"] for v in ("python", "native")
+            },
+            "two_runner_efficiency": {
+                v: rows[(v, 2)]["steps_per_s"] / (2 * rows[(v, 1)]["steps_per_s"])
+                for v in ("python", "native")
+            },
+            "learner_update_s_per_batch": learn_s,
+            "train_batch": cfg["train_batch"],
+            "learner_steps_per_s": learner_sps,
+        },
+        "model": "sampling(R, M) = R * M * per_runner (one core per runner, no sharing); "
+        "a synchronous PPO iteration takes batch/sampling + batch/learner seconds, "
+        "so trained steps/s = 1 / (1/sampling + 1/learner)",
+        "table": [],
+    }
     for v in ("python", "native"):
         per = rows[(v, 1)]["steps_per_s"]
         for m in (1, 2, 4, 8):
             for r in (1, 2, 4, 8, 16):
                 s = r * m * per
                 trained = 1 / (1 / s + 1 / learner_sps) if learner_sps else None
-                out["table"].append({"vectorize": v, "machines": m, "runners_per_machine": r,
-                                     "sampling_steps_per_s": s,
-                                     "trained_steps_per_s": trained,
-                                     "learner_bound": bool(learner_sps and s > learner_sps)})
+                out["table"].append(
+                    {
+                        "vectorize": v,
+                        "machines": m,
+                        "runners_per_machine": r,
+                        "sampling_steps_per_s": s,
+                        "trained_steps_per_s": trained,
+                        "learner_bound": bool(learner_sps and s > learner_sps),
+                    }
+                )
     out["machine"] = _machine()
     _write("rllib_scaleout.json", out)
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7, 4))
     ax = fig.subplots()
     for v, color in (("python", "tab:orange"), ("native", "tab:blue")):
         pts = [t for t in out["table"] if t["vectorize"] == v and t["runners_per_machine"] == 8]
         x = [8 * t["machines"] for t in pts]
-        ax.plot(x, [t["sampling_steps_per_s"] for t in pts], "--", color=color,
-                label=f"{v} envs: sampling")
+        ax.plot(
+            x,
+            [t["sampling_steps_per_s"] for t in pts],
+            "--",
+            color=color,
+            label=f"{v} envs: sampling",
+        )
         if learner_sps:
-            ax.plot(x, [t["trained_steps_per_s"] for t in pts], "-", color=color,
-                    label=f"{v} envs: PPO iterations (1 CPU learner)")
+            ax.plot(
+                x,
+                [t["trained_steps_per_s"] for t in pts],
+                "-",
+                color=color,
+                label=f"{v} envs: PPO iterations (1 CPU learner)",
+            )
     if learner_sps:
         ax.axhline(learner_sps, color="gray", ls=":", label=f"learner {learner_sps:,.0f} steps/s")
     ax.set_xscale("log", base=2)
@@ -294,9 +407,12 @@ def main(argv=None) -> int:
     e.add_argument("--num-envs", type=int, default=256)
     e.add_argument("--steps", type=int, default=200)
     args = p.parse_args(argv)
-    return {"throughput": cmd_throughput, "curve": cmd_curve, "scaleout": cmd_scaleout,
-            "envonly": cmd_envonly}[
-        args.cmd](args)
+    return {
+        "throughput": cmd_throughput,
+        "curve": cmd_curve,
+        "scaleout": cmd_scaleout,
+        "envonly": cmd_envonly,
+    }[args.cmd](args)
 
 
 if __name__ == "__main__":

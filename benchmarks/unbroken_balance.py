@@ -6,6 +6,7 @@ Run: ``python -m dungeonrl.benchmarks.unbroken_balance --games 10000``
 table). Games are seeded 0..N-1, so the table is reproducible exactly.
 Each win rate comes with a 95% Wilson interval.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,12 +35,24 @@ def run(games=10000, difficulties=C.DIFFICULTIES, characters=CHARACTERS, seed0=0
             row = {"difficulty": d, "character": ch, "games": games}
             for pname, pol in (("random", POLICY_RANDOM), ("heuristic", POLICY_HEURISTIC)):
                 t0 = time.perf_counter()
-                play_games(core.TR, states, seeds, CHARACTERS.index(ch), C.DIFFICULTIES.index(d),
-                           pol, np.uint64(12345), out, lv, sc, ln)
+                play_games(
+                    core.TR,
+                    states,
+                    seeds,
+                    CHARACTERS.index(ch),
+                    C.DIFFICULTIES.index(d),
+                    pol,
+                    np.uint64(12345),
+                    out,
+                    lv,
+                    sc,
+                    ln,
+                )
                 wins = int((out == C.O_WIN).sum())
                 lo, hi = wilson(wins, games)
                 row[pname] = {
-                    "win_rate": wins / games, "ci95": [lo, hi],
+                    "win_rate": wins / games,
+                    "ci95": [lo, hi],
                     "mean_level": float(lv.mean()),
                     "mean_score_of_wins": float(sc[out == C.O_WIN].mean()) if wins else 0.0,
                     "truncated": int((out == C.O_TRUNCATED).sum()),
@@ -51,13 +64,18 @@ def run(games=10000, difficulties=C.DIFFICULTIES, characters=CHARACTERS, seed0=0
 
 
 def markdown(rows):
-    lines = ["| difficulty | character | random win % | heuristic win % (95% CI) | heuristic mean Level | heuristic mean score (wins) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| difficulty | character | random win % | heuristic win % (95% CI) "
+        "| heuristic mean Level | heuristic mean score (wins) |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         h = r["heuristic"]
-        lines.append(f"| {r['difficulty']} | {r['character']} | {100 * r['random']['win_rate']:.2f} | "
-                     f"{100 * h['win_rate']:.1f} ({100 * h['ci95'][0]:.1f}-{100 * h['ci95'][1]:.1f}) | "
-                     f"{h['mean_level']:.2f} | {h['mean_score_of_wins']:.1f} |")
+        lines.append(
+            f"| {r['difficulty']} | {r['character']} | {100 * r['random']['win_rate']:.2f} | "
+            f"{100 * h['win_rate']:.1f} ({100 * h['ci95'][0]:.1f}-{100 * h['ci95'][1]:.1f}) | "
+            f"{h['mean_level']:.2f} | {h['mean_score_of_wins']:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -75,9 +93,12 @@ def main(argv=None):
         print(markdown(rows))
     else:
         for r in rows:
-            print(f"{r['difficulty']:6s} {r['character']:8s} random {100 * r['random']['win_rate']:6.2f}%  "
-                  f"heuristic {100 * r['heuristic']['win_rate']:6.2f}%  "
-                  f"(mean Level {r['heuristic']['mean_level']:.2f})")
+            print(
+                f"{r['difficulty']:6s} {r['character']:8s} "
+                f"random {100 * r['random']['win_rate']:6.2f}%  "
+                f"heuristic {100 * r['heuristic']['win_rate']:6.2f}%  "
+                f"(mean Level {r['heuristic']['mean_level']:.2f})"
+            )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ is the names other modules import: :func:`main`, and
 :func:`bench_kernel` / :func:`bench_vector` with their old signatures
 (``agents/demo.py``), now measured by the suite's loops.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,14 +21,20 @@ GAME = "unbroken"
 def main(argv=None) -> int:
     """``dungeonrl bench unbroken``: the suite with ``--games unbroken``."""
     from . import suite
+
     argv = list(sys.argv[1:] if argv is None else argv)
     return suite.main(["--games", GAME, *argv])
 
 
 def _settings(repeats: int, num_envs: int, threads: int = 1):
     from .suite import MODES
-    return dataclasses.replace(MODES["quick"], repeats=max(1, int(repeats)),
-                               kernel_envs=int(num_envs), threads=(int(threads),))
+
+    return dataclasses.replace(
+        MODES["quick"],
+        repeats=max(1, int(repeats)),
+        kernel_envs=int(num_envs),
+        threads=(int(threads),),
+    )
 
 
 def bench_kernel(core, n_envs: int, n_steps: int, repeats: int, threads: int = 1):
@@ -37,6 +44,7 @@ def bench_kernel(core, n_envs: int, n_steps: int, repeats: int, threads: int = 1
     from concurrent.futures import ThreadPoolExecutor
 
     from .suite import bench_kernel as kernel
+
     with ThreadPoolExecutor(max(1, threads)) as pool:
         fig = kernel(core, _settings(repeats, n_envs, threads), threads, pool)
     return fig["median"], fig["rates"]
@@ -49,9 +57,11 @@ def bench_vector(num_envs: int, n_steps: int, repeats: int, **core_kwargs):
     from ..registry import get_spec
     from .suite import RandomLegalSampler
     from .suite import bench_vector as vector
+
     settings = _settings(repeats, num_envs)
-    fig = vector(get_spec(GAME), int(num_envs), settings, RandomLegalSampler(settings.seed),
-                 **core_kwargs)
+    fig = vector(
+        get_spec(GAME), int(num_envs), settings, RandomLegalSampler(settings.seed), **core_kwargs
+    )
     return fig["median"], fig["rates"]
 
 

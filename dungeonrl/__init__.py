@@ -14,6 +14,9 @@ importing the games themselves (each loads on first use), so after
 ``DungeonSB3VecEnv`` is built on first access, so the core install does not
 need Stable-Baselines3.
 """
+
+from .envs.core.adapters.gym_env import DungeonEnv, make_env
+from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
 from .envs.core.errors import (
     CorruptStateError,
     DungeonRLError,
@@ -23,29 +26,43 @@ from .envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from .envs.core.adapters.gym_env import DungeonEnv, make_env
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
-from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
 from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
-    "CorruptStateError", "DungeonRLError", "IllegalActionError", "InvalidActionError",
-    "ResetNeededError", "SnapshotError", "UnknownGameError",
-    "DungeonEnv", "DungeonVectorEnv", "DungeonSB3VecEnv", "Snapshot",
-    "GameCore", "GameSpec", "GAMES",
-    "get_spec", "list_games", "make_env", "make_vector_env", "register_all",
-    "register_catalog", "register_game",
+    "CorruptStateError",
+    "DungeonRLError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "ResetNeededError",
+    "SnapshotError",
+    "UnknownGameError",
+    "DungeonEnv",
+    "DungeonVectorEnv",
+    "DungeonSB3VecEnv",
+    "Snapshot",
+    "GameCore",
+    "GameSpec",
+    "GAMES",
+    "get_spec",
+    "list_games",
+    "make_env",
+    "make_vector_env",
+    "register_all",
+    "register_catalog",
+    "register_game",
 ]
 
-register_catalog()   # ids only: a game's package is imported when first used
+register_catalog()  # ids only: a game's package is imported when first used
 
 
 def __getattr__(name: str):
     if name == "DungeonSB3VecEnv":  # needs stable-baselines3: built on first access
         from .envs.core.adapters import vector
+
         return vector.DungeonSB3VecEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,6 +49,7 @@ Exit codes: 0 success, 1 command not available for that game, 2 usage error
 (unknown game, unknown or inapplicable option, bad value), 130 interrupted
 by Ctrl-C after saving what there was to save.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,16 +58,32 @@ import importlib
 import inspect
 import sys
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 # Option declarations (agents.options) and play helpers live in modules below the CLI (so the
 # commands this CLI loads need not import it); re-exported here under their old names.
-from .agents.options import (NO_SEED, SEED_MAX, _type_of, add_options,  # noqa: F401
-                             copy_options, int_range, load_target, nonneg_float,
-                             nonneg_int, option, positive_float, positive_int, seed_int,
-                             writable_file)
-from .play import (PlayOptions, ask_action, is_model, narrator,  # noqa: F401
-                   play_agent_name, say)
+from .agents.options import (
+    NO_SEED,
+    SEED_MAX,
+    add_options,
+    copy_options,
+    load_target,
+    nonneg_float,
+    option,
+    positive_int,
+    seed_int,
+)
+from .agents.options import _type_of as _type_of
+from .agents.options import int_range as int_range
+from .agents.options import nonneg_int as nonneg_int
+from .agents.options import positive_float as positive_float
+from .agents.options import writable_file as writable_file
+from .play import PlayOptions as PlayOptions
+from .play import ask_action
+from .play import is_model as is_model
+from .play import narrator as narrator
+from .play import play_agent_name as play_agent_name
+from .play import say as say
 
 EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -75,9 +92,10 @@ COMMANDS: dict[str, str] = {
     "list": "list the registered games",
     "play": "play a game in the terminal, or watch an agent play it",
     "train": "train an agent (fast masked PPO by default; --algo sb3 for sb3-contrib MaskablePPO)",
-    "eval": "evaluate agents on seeded games (win rates with 95% intervals; a league for PvP games)",
+    "eval": "evaluate agents on seeded games "
+    "(win rates with 95% intervals; a league for PvP games)",
     "bench": "throughput: without a game, the suite over every game and its peers; "
-             "with a game, that game's benchmark",
+    "with a game, that game's benchmark",
     "demo": "short guided tour: seeded games, throughput, a short training run",
     "dataset": "record a local Minari dataset (offline RL) of seeded games played by an agent",
     "record": "record a seeded game played by an agent as a GIF or MP4 (the rgb_array picture)",
@@ -132,10 +150,11 @@ class Parser(argparse.ArgumentParser):
     ``strict`` leaves refuse unknown options with a message that says where
     the option does apply."""
 
-    def __init__(self, *a, strict: bool = True, command: str | None = None,
-                 game: str | None = None, **kw):
+    def __init__(
+        self, *a, strict: bool = True, command: str | None = None, game: str | None = None, **kw
+    ):
         kw.setdefault("formatter_class", HelpFormatter)
-        kw.setdefault("allow_abbrev", False)   # an option is typed in full, so `given` is exact
+        kw.setdefault("allow_abbrev", False)  # an option is typed in full, so `given` is exact
         super().__init__(*a, **kw)
         self.strict, self.command, self.game = strict, command, game
 
@@ -162,7 +181,7 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         args = list(sys.argv[1:] if args is None else args)
         ns, extra = super().parse_known_args(args, namespace)
-        if self.command is None:    # an inner node of the tree: the leaves check
+        if self.command is None:  # an inner node of the tree: the leaves check
             return ns, extra
         ns.given = self.given(args)
         if extra and self.strict:
@@ -174,8 +193,10 @@ class Parser(argparse.ArgumentParser):
             flag = act.option_strings[0]
             algos = rules.get("algos")
             if algos and getattr(ns, "algo", None) not in algos:
-                self.error(f"{flag} applies to --algo {' / '.join(algos)} only "
-                           f"(this run: --algo {getattr(ns, 'algo', None)})")
+                self.error(
+                    f"{flag} applies to --algo {' / '.join(algos)} only "
+                    f"(this run: --algo {getattr(ns, 'algo', None)})"
+                )
             need = rules.get("requires")
             if need and not getattr(ns, need, None):
                 self.error(f"{flag} only has an effect with --{need.replace('_', '-')}")
@@ -188,8 +209,10 @@ class Parser(argparse.ArgumentParser):
             for flag in flags:
                 others = _games_with_option(self.command, flag, self.game)
                 if others:
-                    where.append(f"{flag} does not apply to {self.game} "
-                                 f"(it is an option of {', '.join(others)})")
+                    where.append(
+                        f"{flag} does not apply to {self.game} "
+                        f"(it is an option of {', '.join(others)})"
+                    )
         if where:
             return "; ".join(where)
         return f"unrecognized arguments: {' '.join(extra)}"
@@ -197,13 +220,14 @@ class Parser(argparse.ArgumentParser):
 
 def _games_with_option(command: str, flag: str, but: str) -> list:
     from .registry import list_games
+
     out = []
     for g in list_games():
         if g == but:
             continue
         try:
             leaf = _leaf_parser(command, g)
-        except Exception:       # pragma: no cover - another game's options failed to build
+        except Exception:  # pragma: no cover - another game's options failed to build
             continue
         if leaf is not None and any(flag in a.option_strings for a in leaf._actions):
             out.append(g)
@@ -215,18 +239,23 @@ def _games_with_option(command: str, flag: str, but: str) -> list:
 class CommonOptions:
     """common options"""
 
-    seed: int = option(0, f"random seed, an integer in [0, {SEED_MAX}] (game i of a run "
-                          "uses seed + i)", type=seed_int)
+    seed: int = option(
+        0,
+        f"random seed, an integer in [0, {SEED_MAX}] (game i of a run uses seed + i)",
+        type=seed_int,
+    )
 
 
 def find_command(command: str, game: str | None) -> tuple[Callable | None, list[str]]:
     """The implementation of ``command`` for ``game``, and the places looked."""
     from .registry import game_module
+
     tried = []
     module = game_module(game) if game is not None else None
     if module is not None:
         from .envs import catalog
         from .registry import get_spec
+
         name = get_spec(game).name
         if name in catalog.ENTRIES and module == catalog.package(name):
             companion = catalog.ENTRIES[name].cli
@@ -255,6 +284,7 @@ def _leaf_parser(command: str, game: str):
     """The parser of ``dungeonrl COMMAND GAME`` (a node of :func:`build_parser`'s
     tree; None when the command is not available for the game)."""
     from .registry import get_spec
+
     name = get_spec(game).name
     node = _command_node(command, name)
     games = node._subparsers._group_actions[0] if node._subparsers else None
@@ -264,6 +294,7 @@ def _leaf_parser(command: str, game: str):
 
 def _command_node(command: str, game: str | None = None):
     from .registry import list_games
+
     key = (command, game, tuple(sorted(DEFAULTS.items())), tuple(list_games()))
     if key not in _TREES:
         _TREES[key] = build_parser(command, game)
@@ -279,10 +310,15 @@ def _leaf_kwargs(command, spec):
     builder = _options_of(fn)
     groups = builder(spec) if builder is not None else []
     doc = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0]
-    kw = dict(description=f"{COMMANDS[command]} ({spec.name}, {spec.env_id}).",
-              strict=builder is not None, command=command, game=spec.name,
-              epilog=doc if builder is not None else
-              "(a plug-in without declared options: it parses the other arguments itself)")
+    kw = dict(
+        description=f"{COMMANDS[command]} ({spec.name}, {spec.env_id}).",
+        strict=builder is not None,
+        command=command,
+        game=spec.name,
+        epilog=doc
+        if builder is not None
+        else "(a plug-in without declared options: it parses the other arguments itself)",
+    )
     return fn, groups, kw
 
 
@@ -304,17 +340,25 @@ def build_parser(command: str | None = None, game: str | None = None) -> Parser:
     ``command`` is given (only ``game``'s when that is given too): building
     a leaf imports the code of that command."""
     from .registry import get_spec, list_games
-    top = Parser(prog="dungeonrl",
-                 description="dungeonrl: reinforcement-learning environments of dungeon board "
-                             "and card games.",
-                 epilog="`dungeonrl COMMAND GAME --help` lists every option of a command "
-                        "(GAME: a short name or an env id; `dungeonrl list` shows them).")
+
+    top = Parser(
+        prog="dungeonrl",
+        description="dungeonrl: reinforcement-learning environments of dungeon board "
+        "and card games.",
+        epilog="`dungeonrl COMMAND GAME --help` lists every option of a command "
+        "(GAME: a short name or an env id; `dungeonrl list` shows them).",
+    )
     top.add_argument("--version", action="store_true", help="print the version and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, text in COMMANDS.items():
-        node = sub.add_parser(name, help=text.replace("%", "%%"), description=text + ".",
-                              epilog=None if name == "list" else
-                              f"`dungeonrl {name} GAME --help` lists the options for GAME.")
+        node = sub.add_parser(
+            name,
+            help=text.replace("%", "%%"),
+            description=text + ".",
+            epilog=None
+            if name == "list"
+            else f"`dungeonrl {name} GAME --help` lists the options for GAME.",
+        )
         if name == "list":
             continue
         if name == "bench" and command == "bench":
@@ -330,9 +374,12 @@ def build_parser(command: str | None = None, game: str | None = None) -> Parser:
                 leaf = games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec), **kw)
                 _fill_leaf(leaf, groups)
             else:
-                games.add_parser(g, aliases=[spec.env_id], help=_game_line(spec),
-                                 description=f"{text} ({g}). `dungeonrl {name} {g} --help` "
-                                             "lists the options.")
+                games.add_parser(
+                    g,
+                    aliases=[spec.env_id],
+                    help=_game_line(spec),
+                    description=f"{text} ({g}). `dungeonrl {name} {g} --help` lists the options.",
+                )
     return top
 
 
@@ -346,7 +393,7 @@ def _add_suite_options(node: argparse.ArgumentParser) -> None:
     """``dungeonrl bench`` without a game takes the suite's options."""
     try:
         suite = importlib.import_module(SUITE)
-    except ModuleNotFoundError:          # pragma: no cover - benchmarks not installed
+    except ModuleNotFoundError:  # pragma: no cover - benchmarks not installed
         return
     copy_options(node, suite.build_parser(), title="the suite (no GAME)")
 
@@ -382,10 +429,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if raw[0] == "--version":
         from . import __version__
+
         print(f"dungeonrl {__version__}")
         return EXIT_OK
     if raw[0] not in COMMANDS:
-        build_parser().parse_args(raw)      # help (exit 0) or a usage error (exit 2)
+        build_parser().parse_args(raw)  # help (exit 0) or a usage error (exit 2)
         return EXIT_USAGE
     command, rest = raw[0], raw[1:]
 
@@ -399,10 +447,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(e.code or 0)
         for name in list_games():
             spec = get_spec(name)
-            players = (f"{spec.min_players}" if spec.min_players == spec.max_players
-                       else f"{spec.min_players}-{spec.max_players}")
-            print(f"{name:16s} {spec.env_id:32s} players={players:4s} "
-                  f"actions={spec.num_actions} obs={spec.obs_size}")
+            players = (
+                f"{spec.min_players}"
+                if spec.min_players == spec.max_players
+                else f"{spec.min_players}-{spec.max_players}"
+            )
+            print(
+                f"{name:16s} {spec.env_id:32s} players={players:4s} "
+                f"actions={spec.num_actions} obs={spec.obs_size}"
+            )
         if not list_games():
             print("no games registered")
         return EXIT_OK
@@ -418,8 +471,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UnknownGameError:
             same = False
         if not same:
-            print(f"dungeonrl {command}: game given twice ({game!r} and --env {env!r})",
-                  file=sys.stderr)
+            print(
+                f"dungeonrl {command}: game given twice ({game!r} and --env {env!r})",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
     game = game if game is not None else env
     if game is None:
@@ -433,9 +488,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("dungeonrl: no games are registered yet", file=sys.stderr)
             return EXIT_USAGE
         if command not in GAME_OPTIONAL:
-            print(f"usage: dungeonrl {command} GAME [options]\n"
-                  f"dungeonrl {command}: error: choose a game: {', '.join(games)} "
-                  f"(`dungeonrl list` shows them with their env ids)", file=sys.stderr)
+            print(
+                f"usage: dungeonrl {command} GAME [options]\n"
+                f"dungeonrl {command}: error: choose a game: {', '.join(games)} "
+                f"(`dungeonrl list` shows them with their env ids)",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         game = GAME_OPTIONAL[command] if GAME_OPTIONAL[command] in games else games[0]
     try:
@@ -445,8 +503,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     fn, tried = find_command(command, spec.name)
     if fn is None:
-        print(f"dungeonrl {command}: not available for {spec.name} yet "
-              f"(looked for {', '.join(tried)})", file=sys.stderr)
+        print(
+            f"dungeonrl {command}: not available for {spec.name} yet "
+            f"(looked for {', '.join(tried)})",
+            file=sys.stderr,
+        )
         return EXIT_UNAVAILABLE
     leaf = _leaf_parser(command, spec.name)
     if leaf is None:
@@ -463,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ndungeonrl {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except SystemExit as e:         # a command that exits (e.g. its own usage error)
+    except SystemExit as e:  # a command that exits (e.g. its own usage error)
         if e.code is None or isinstance(e.code, int):
             return int(e.code or 0)
         print(e.code, file=sys.stderr)
@@ -476,7 +537,7 @@ def _bench_suite(rest: list) -> int:
     registered game and its peers (its options: ``dungeonrl bench --help``)."""
     try:
         node = _command_node("bench")
-        node.parse_args(rest)              # validation and --help; the suite parses again
+        node.parse_args(rest)  # validation and --help; the suite parses again
     except SystemExit as e:
         return int(e.code or 0)
     fn = _load(f"{SUITE}:main")
@@ -493,6 +554,7 @@ def eval_command(args) -> int:
     seed + i, the same games for every agent); a round-robin league with Elo
     ratings for multi-seat games. See :mod:`dungeonrl.agents.evaluate`."""
     from .agents import evaluate
+
     parser = evaluate.build_parser(_hooks(args.env))
     argv = []
     for act in parser._actions:
@@ -515,6 +577,7 @@ def eval_command(args) -> int:
 
 def eval_command_options(spec):
     from .agents import evaluate
+
     parser = evaluate.build_parser(_hooks(spec.name))
     multi = getattr(spec, "multi_agent", False)
     skip = {"games", "plot" if not multi else "slow"}
@@ -529,14 +592,19 @@ def eval_command_options(spec):
 class EvalExtra:
     """evaluation (more)"""
 
-    games: int | None = option(None, "games per agent (default 1000)",
-                               flags=("--games", "--episodes"), type=positive_int)
-    model: str | None = option(None, "a saved model to evaluate (same as --agent PATH, listed "
-                                     "first; default: none)", metavar="PATH")
+    games: int | None = option(
+        None, "games per agent (default 1000)", flags=("--games", "--episodes"), type=positive_int
+    )
+    model: str | None = option(
+        None,
+        "a saved model to evaluate (same as --agent PATH, listed first; default: none)",
+        metavar="PATH",
+    )
 
 
 def _hooks(game):
     from .agents.games import hooks_for
+
     return hooks_for(game)
 
 
@@ -554,16 +622,22 @@ class GenericPlayOptions:
 
     random: bool = option(False, "let a uniformly random legal policy play (no prompt)")
     episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
-    max_steps: int | None = option(None, "end each episode after this many decisions",
-                                   type=positive_int, default_text="the game's own end")
-    delay: float = option(0.0, "seconds to wait after each decision of --random",
-                          type=nonneg_float, requires="random")
+    max_steps: int | None = option(
+        None,
+        "end each episode after this many decisions",
+        type=positive_int,
+        default_text="the game's own end",
+    )
+    delay: float = option(
+        0.0, "seconds to wait after each decision of --random", type=nonneg_float, requires="random"
+    )
 
 
 def generic_play(args) -> int:
     """Text play loop: shows the game, lists the legal actions, reads an
     index or an action name (``q`` quits); ``--random`` plays itself."""
     import numpy as np
+
     from .envs.core.adapters.gym_env import DungeonEnv
 
     env = DungeonEnv(args.env, render_mode="ansi", illegal_action="raise")
@@ -596,8 +670,10 @@ def generic_play(args) -> int:
         if done:
             print(env.render())
             extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
-            print(f"episode {episode} over: return {total:.3f}, "
-                  f"{'terminated' if terminated else 'truncated'}, {extra}")
+            print(
+                f"episode {episode} over: return {total:.3f}, "
+                f"{'terminated' if terminated else 'truncated'}, {extra}"
+            )
     return EXIT_OK
 
 
@@ -620,6 +696,7 @@ def generic_bench(args) -> int:
     """Steps per second of :class:`DungeonVectorEnv` under a uniformly random
     legal policy (masked: a benchmark never samples illegal actions)."""
     import numpy as np
+
     from .envs.core.adapters.vector import DungeonVectorEnv
 
     env = DungeonVectorEnv(args.env, num_envs=args.num_envs, episode_info=False)
@@ -635,8 +712,10 @@ def generic_bench(args) -> int:
         episodes += int(np.count_nonzero(term | trunc))
     dt = time.perf_counter() - t0
     total = args.steps * args.num_envs
-    print(f"{args.env_id}: {total} steps in {dt:.3f} s = {total / max(dt, 1e-9):,.0f} steps/s "
-          f"({args.num_envs} envs, {episodes} episodes finished)")
+    print(
+        f"{args.env_id}: {total} steps in {dt:.3f} s = {total / max(dt, 1e-9):,.0f} steps/s "
+        f"({args.num_envs} envs, {episodes} episodes finished)"
+    )
     return EXIT_OK
 
 

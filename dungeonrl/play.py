@@ -11,9 +11,20 @@ import dataclasses
 
 from .agents.options import load_target, nonneg_float, option, positive_int
 
-__all__ = ["narrator", "narration_extras", "say", "PlayOptions", "play_agent_name", "is_model",
-           "ask_action", "seat_policies", "rival_kinds", "seat0_agent", "play_aec",
-           "print_legal"]
+__all__ = [
+    "narrator",
+    "narration_extras",
+    "say",
+    "PlayOptions",
+    "play_agent_name",
+    "is_model",
+    "ask_action",
+    "seat_policies",
+    "rival_kinds",
+    "seat0_agent",
+    "play_aec",
+    "print_legal",
+]
 
 
 def narrator(game: str):
@@ -21,6 +32,7 @@ def narrator(game: str):
     ``narrate`` module (``dungeonrl.envs.<game>.narrate``), or None when the
     game has none yet: ``play`` prints its lines after every step."""
     from .registry import game_module
+
     module = game_module(game)
     if module is None:
         return None
@@ -34,11 +46,11 @@ def narration_extras(game: str):
     legend of the symbols once per game and the player's own hand before
     each of the player's decisions."""
     from .registry import game_module
+
     module = game_module(game)
     if module is None:
         return None, None
-    return (load_target(f"{module}.narrate:legend"),
-            load_target(f"{module}.narrate:hand_text"))
+    return (load_target(f"{module}.narrate:legend"), load_target(f"{module}.narrate:hand_text"))
 
 
 def say(lines) -> None:
@@ -50,18 +62,27 @@ def say(lines) -> None:
 class PlayOptions:
     """play"""
 
-    agent: str | None = option(None, "watch an agent play instead of playing yourself: "
-                                     "heuristic, random or a saved model (.pt / .zip)",
-                               metavar="AGENT", default_text="you play")
+    agent: str | None = option(
+        None,
+        "watch an agent play instead of playing yourself: "
+        "heuristic, random or a saved model (.pt / .zip)",
+        metavar="AGENT",
+        default_text="you play",
+    )
     random: bool = option(False, "same as --agent random")
     episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
-    max_steps: int | None = option(None, "end each episode after this many decisions "
-                                         "(then the next episode starts)", type=positive_int,
-                                   default_text="the game's own end")
-    delay: float = option(0.0, "seconds to wait after each decision of a watched agent",
-                          type=nonneg_float)
-    stochastic: bool = option(False, "saved models sample their actions instead of taking "
-                                     "the most probable")
+    max_steps: int | None = option(
+        None,
+        "end each episode after this many decisions (then the next episode starts)",
+        type=positive_int,
+        default_text="the game's own end",
+    )
+    delay: float = option(
+        0.0, "seconds to wait after each decision of a watched agent", type=nonneg_float
+    )
+    stochastic: bool = option(
+        False, "saved models sample their actions instead of taking the most probable"
+    )
 
 
 def play_agent_name(args) -> str | None:
@@ -121,6 +142,7 @@ def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
     import os
 
     import numpy as np
+
     out, models = [], {}
     for i, kind in enumerate(kinds):
         if kind == "heuristic":
@@ -133,6 +155,7 @@ def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
                 raise ValueError(f"unknown agent {kind!r}: use heuristic, random or a model file")
             if kind not in models:
                 from .agents.policy import load_policy
+
                 pol = load_policy(kind, core, deterministic=not stochastic)
                 models[kind] = lambda states, pol=pol: int(pol(states, states[0]["legal"]))
             out.append(models[kind])
@@ -143,6 +166,7 @@ def _scripted(core, seed: int):
     import numpy as np
 
     from .envs.core.kernel.rng import rng_seed
+
     prng = np.zeros((1, 2), np.uint64)
     rng_seed(prng[0], seed, 99)
     rows = np.zeros(1, np.int64)
@@ -151,6 +175,7 @@ def _scripted(core, seed: int):
     def heuristic(states):
         core.policy_rows(states, rows, prng, act)
         return int(act[0])
+
     return heuristic
 
 
@@ -161,8 +186,9 @@ def rival_kinds(opponents: str, players: int) -> list:
     if len(kinds) == 1:
         kinds = kinds * (players - 1)
     if len(kinds) != players - 1:
-        raise ValueError(f"give one opponent kind or {players - 1} (one per rival "
-                         f"seat), not {len(kinds)}")
+        raise ValueError(
+            f"give one opponent kind or {players - 1} (one per rival seat), not {len(kinds)}"
+        )
     return kinds
 
 
@@ -176,11 +202,15 @@ def seat0_agent(args, others=()) -> str | None:
             raise ValueError(f"--watch and --agent {me} contradict each other")
         me = "heuristic"
     if me is None and "delay" in getattr(args, "given", set()):
-        raise ValueError("--delay only applies when an agent plays seat 0 "
-                         "(--agent, --random" + (", --watch)" if hasattr(args, "watch") else ")"))
+        raise ValueError(
+            "--delay only applies when an agent plays seat 0 "
+            "(--agent, --random" + (", --watch)" if hasattr(args, "watch") else ")")
+        )
     if args.stochastic and not any(is_model(k) for k in [me, *others]):
-        raise ValueError("--stochastic applies to saved models only (--agent"
-                         + (" or --opponents PATH)" if others else " PATH)"))
+        raise ValueError(
+            "--stochastic applies to saved models only (--agent"
+            + (" or --opponents PATH)" if others else " PATH)")
+        )
     return me
 
 
@@ -190,8 +220,19 @@ def print_legal(core, state, legal, names, width: int = 22) -> None:
         print(f"  {a:3d}  {names[a]:<{width}s} {core.action_label(state, int(a))}")
 
 
-def play_aec(env, args, me, others, *, narrate=None, legend=None, hand_text=None,
-             announce=None, on_turn=None, on_end=None) -> int:
+def play_aec(
+    env,
+    args,
+    me,
+    others,
+    *,
+    narrate=None,
+    legend=None,
+    hand_text=None,
+    announce=None,
+    on_turn=None,
+    on_end=None,
+) -> int:
     """The terminal loop of a multi-seat game: seat 0 is the person (``me``
     None) or an agent, every other seat ``others[seat - 1]`` (a policy of
     :func:`seat_policies`). The table is printed before each of seat 0's
@@ -205,6 +246,7 @@ def play_aec(env, args, me, others, *, narrate=None, legend=None, hand_text=None
     import time
 
     import numpy as np
+
     core = env.core
     names = core.spec.action_names
     for episode in range(args.episodes):

@@ -27,6 +27,7 @@ Registration is idempotent. A game module that does not exist yet (or is
 still an empty folder) is skipped silently; any other import error inside a
 game module propagates.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,10 +39,23 @@ from .envs import catalog
 from .envs.core.errors import UnknownGameError
 from .envs.core.spec import GameSpec
 
-__all__ = ["GAMES", "ENTRY_POINT", "VECTOR_ENTRY_POINT", "SELFPLAY_ENTRY_POINT",
-           "SELFPLAY_VECTOR_ENTRY_POINT", "register_game", "register_module",
-           "register_all", "register_catalog", "get_spec", "list_games", "game_module",
-           "make_game_env", "make_game_vector_env", "aec_factory"]
+__all__ = [
+    "GAMES",
+    "ENTRY_POINT",
+    "VECTOR_ENTRY_POINT",
+    "SELFPLAY_ENTRY_POINT",
+    "SELFPLAY_VECTOR_ENTRY_POINT",
+    "register_game",
+    "register_module",
+    "register_all",
+    "register_catalog",
+    "get_spec",
+    "list_games",
+    "game_module",
+    "make_game_env",
+    "make_game_vector_env",
+    "aec_factory",
+]
 
 #: Modules of the games of the suite, in registration order (the games
 #: :mod:`dungeonrl.envs.catalog` discovers, :data:`~dungeonrl.envs.catalog.GAMES`).
@@ -55,8 +69,8 @@ SELFPLAY_VECTOR_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_vecto
 LAZY_ENTRY_POINT = "dungeonrl.registry:make_game_env"
 LAZY_VECTOR_ENTRY_POINT = "dungeonrl.registry:make_game_vector_env"
 
-_SPECS: dict[str, GameSpec] = {}     # name -> spec
-_MODULES: dict[str, str] = {}        # name -> module that defines the game
+_SPECS: dict[str, GameSpec] = {}  # name -> spec
+_MODULES: dict[str, str] = {}  # name -> module that defines the game
 
 
 def register_game(spec: GameSpec, module: str | None = None) -> None:
@@ -125,12 +139,15 @@ def _check_declared(spec: GameSpec, module: str) -> None:
     if module != catalog.package(spec.name) or game is None:
         declared = [g for g in catalog.ENTRIES.values() if g.package == module]
         if declared:
-            raise ValueError(f"{module}: SPEC.name is {spec.name!r} but its game.py "
-                             f"declares {declared[0].name!r}")
+            raise ValueError(
+                f"{module}: SPEC.name is {spec.name!r} but its game.py "
+                f"declares {declared[0].name!r}"
+            )
         return
     if spec.env_id != game.env_id:
-        raise ValueError(f"{module}: SPEC.env_id is {spec.env_id!r} but its game.py "
-                         f"declares {game.env_id!r}")
+        raise ValueError(
+            f"{module}: SPEC.env_id is {spec.env_id!r} but its game.py declares {game.env_id!r}"
+        )
 
 
 def register_all(games: list[str] | None = None) -> list[GameSpec]:
@@ -153,15 +170,20 @@ def register_catalog() -> None:
     the module its declaration names (``GAME.pettingzoo``). The
     game's spec is loaded on first use (:func:`get_spec`)."""
     from .envs.core.adapters.pz_module import register as register_pettingzoo
+
     for name, env_id in catalog.ENV_IDS.items():
         if name in _SPECS:
             continue
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=LAZY_ENTRY_POINT,
-                               vector_entry_point=LAZY_VECTOR_ENTRY_POINT,
-                               kwargs={"game": name}, max_episode_steps=None)
+            gymnasium.register(
+                id=env_id,
+                entry_point=LAZY_ENTRY_POINT,
+                vector_entry_point=LAZY_VECTOR_ENTRY_POINT,
+                kwargs={"game": name},
+                max_episode_steps=None,
+            )
         pz = catalog.pettingzoo_module(name)
-        if pz is not None:          # declared: not looked up (that would import its package)
+        if pz is not None:  # declared: not looked up (that would import its package)
             register_pettingzoo(env_id, pz)
 
 
@@ -170,8 +192,10 @@ def make_game_env(game: str, **kwargs):
     self-play view of a multi-seat game."""
     if get_spec(game).multi_agent:
         from .agents.selfplay_env import make_selfplay_env
+
         return make_selfplay_env(game=game, **kwargs)
     from .envs.core.adapters.gym_env import make_env
+
     return make_env(game=game, **kwargs)
 
 
@@ -179,8 +203,10 @@ def make_game_vector_env(game: str, **kwargs):
     """Gymnasium vector entry point of a catalog game (see :func:`make_game_env`)."""
     if get_spec(game).multi_agent:
         from .agents.selfplay_env import make_selfplay_vector_env
+
         return make_selfplay_vector_env(game=game, **kwargs)
     from .envs.core.adapters.vector import make_vector_env
+
     return make_vector_env(game=game, **kwargs)
 
 
@@ -207,9 +233,13 @@ def get_spec(name: str) -> GameSpec:
         spec = register_module(catalog.package(short))
         if spec is not None:
             return spec
-    known = ", ".join([f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]
-                      + [f"{s.name} ({s.env_id})" for s in _SPECS.values()
-                         if s.name not in catalog.ENV_IDS]) or "none registered"
+    known = (
+        ", ".join(
+            [f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]
+            + [f"{s.name} ({s.env_id})" for s in _SPECS.values() if s.name not in catalog.ENV_IDS]
+        )
+        or "none registered"
+    )
     raise UnknownGameError(f"unknown game {name!r}; known games: {known}")
 
 
@@ -243,8 +273,10 @@ def aec_factory(game):
         if e.name is None or not name.startswith(e.name):
             raise
         import pettingzoo
+
         if spec.env_id not in pettingzoo.aec_registry:
-            raise ImportError(f"no module {name} and {spec.env_id} is not in "
-                              "pettingzoo's AEC registry") from None
+            raise ImportError(
+                f"no module {name} and {spec.env_id} is not in pettingzoo's AEC registry"
+            ) from None
         return lambda **kw: pettingzoo.make("aec", spec.env_id, **kw)
     return mod.env

@@ -31,6 +31,7 @@ through :func:`core_feats`. The row is cleared by one ``memset`` and only
 filled slots are visited. The observation is bit-identical to the per-call
 encoder (``tests/dcc_unstoppable/test_encoder_speed.py``).
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -42,23 +43,63 @@ from ..envs.dcc_unstoppable import consts as C
 
 # per-card feature sizes (the column names below follow core_feats,
 # _threat_slot and upg_feats)
-CORE_F = 20     # core side
-THREAT_F = 16   # threat side
+CORE_F = 20  # core side
+THREAT_F = 16  # threat side
 UPG_F = 26
-AHEAD = 8       # danger spaces shown ahead of the marker
-TRACK_F = 3 + 4 * AHEAD   # danger_pos, danger_level, spaces_left, ahead_*
+AHEAD = 8  # danger spaces shown ahead of the marker
+TRACK_F = 3 + 4 * AHEAD  # danger_pos, danger_level, spaces_left, ahead_*
 
-CORE_NAMES = (["present", "level", "cost", "tactic", "ally", "tough", "nexh",
-               "damage", "gold", "health", "mana", "ap", "spell", "train_or_other",
-               "up_top", "up_bottom"] + [f"stat_{s}" for s in C.STAT_NAMES[:4]])
+CORE_NAMES = [
+    "present",
+    "level",
+    "cost",
+    "tactic",
+    "ally",
+    "tough",
+    "nexh",
+    "damage",
+    "gold",
+    "health",
+    "mana",
+    "ap",
+    "spell",
+    "train_or_other",
+    "up_top",
+    "up_bottom",
+] + [f"stat_{s}" for s in C.STAT_NAMES[:4]]
 # (stat cha is the all-zero case of the 4 stat flags plus present)
-THREAT_NAMES = (["known", "attack", "health", "damage", "remaining", "looming",
-                 "boss", "stairs", "danger_atk", "danger_def"]
-                + [f"kw_{k}" for k in C.KEYWORD_NAMES])
-UPG_NAMES = (["present", "cost", "top", "bottom", "req_any", "req_tactic",
-              "req_ally"] + [f"discount_{s}" for s in C.STAT_NAMES]
-             + ["discount", "atk", "def", "ap_cost", "tough", "damage", "gold",
-                "health", "mana", "ap", "spell", "other", "kw_fast", "kw_other"])
+THREAT_NAMES = [
+    "known",
+    "attack",
+    "health",
+    "damage",
+    "remaining",
+    "looming",
+    "boss",
+    "stairs",
+    "danger_atk",
+    "danger_def",
+] + [f"kw_{k}" for k in C.KEYWORD_NAMES]
+UPG_NAMES = (
+    ["present", "cost", "top", "bottom", "req_any", "req_tactic", "req_ally"]
+    + [f"discount_{s}" for s in C.STAT_NAMES]
+    + [
+        "discount",
+        "atk",
+        "def",
+        "ap_cost",
+        "tough",
+        "damage",
+        "gold",
+        "health",
+        "mana",
+        "ap",
+        "spell",
+        "other",
+        "kw_fast",
+        "kw_other",
+    ]
+)
 
 INF = float("inf")
 #: hand slots: the core side's columns, then the threat side's
@@ -77,8 +118,9 @@ def _seat(who: str, whose: str) -> list:
         block(f"{who}.present", 1, f"1 when {whose} seat is in the game"),
         block(f"{who}.crawler", 2, f"{whose} crawler (one-hot)"),
         block(f"{who}.race", C.NRACE + 1, f"{whose} race (one-hot; none first)", labels=_RACES),
-        block(f"{who}.class", C.NCLASS + 1, f"{whose} class (one-hot; none first)",
-              labels=_CLASSES),
+        block(
+            f"{who}.class", C.NCLASS + 1, f"{whose} class (one-hot; none first)", labels=_CLASSES
+        ),
         block(f"{who}.health", 1, "health / 10"),
         block(f"{who}.mana", 1, "mana / 10"),
         block(f"{who}.gold", 1, "gold (at most 40) / 20", high=2.0),
@@ -97,72 +139,126 @@ def _seat(who: str, whose: str) -> list:
         block(f"{who}.defeats", 1, "threats defeated (at most 100) / 40", high=2.5),
         block(f"{who}.turn_defeats", 1, "threats defeated this turn / 5", high=INF),
         block(f"{who}.is_actor", 1, "1 when this seat acts"),
-        block(f"{who}.hand", (C.HAND_SLOTS, CORE_F + THREAT_F), "each hand card: core side "
-              "(level, cost, type, effects / 5), threat side once revealed", high=INF,
-              labels=([f"h{h}" for h in range(C.HAND_SLOTS)], HAND_NAMES)),
-        block(f"{who}.play", (C.PLAY_SLOTS, CORE_F + 2), "each play-area card: core side, "
-              "exhausted, damage", high=INF,
-              labels=([f"k{k}" for k in range(C.PLAY_SLOTS)], PLAY_NAMES)),
-        block(f"{who}.battlefield", (C.BF_CAP, THREAT_F), "each battlefield threat: attack / 5, "
-              "health / 10, damage, keywords", high=INF,
-              labels=([f"t{t}" for t in range(C.BF_CAP)], THREAT_NAMES)),
-        block(f"{who}.ondeck", THREAT_F, "the threat on top of the deck, once revealed",
-              high=INF, labels=THREAT_NAMES),
+        block(
+            f"{who}.hand",
+            (C.HAND_SLOTS, CORE_F + THREAT_F),
+            "each hand card: core side (level, cost, type, effects / 5), threat side once revealed",
+            high=INF,
+            labels=([f"h{h}" for h in range(C.HAND_SLOTS)], HAND_NAMES),
+        ),
+        block(
+            f"{who}.play",
+            (C.PLAY_SLOTS, CORE_F + 2),
+            "each play-area card: core side, exhausted, damage",
+            high=INF,
+            labels=([f"k{k}" for k in range(C.PLAY_SLOTS)], PLAY_NAMES),
+        ),
+        block(
+            f"{who}.battlefield",
+            (C.BF_CAP, THREAT_F),
+            "each battlefield threat: attack / 5, health / 10, damage, keywords",
+            high=INF,
+            labels=([f"t{t}" for t in range(C.BF_CAP)], THREAT_NAMES),
+        ),
+        block(
+            f"{who}.ondeck",
+            THREAT_F,
+            "the threat on top of the deck, once revealed",
+            high=INF,
+            labels=THREAT_NAMES,
+        ),
     ]
 
 
-OBSERVATION = ObsLayout("dcc_unstoppable", _seat("own", "the observer's") + _seat(
-    "mate", "the teammate's (zeros in solo)") + [
-    block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
-    block("decision", C.NDEC, "the pending decision (one-hot; Main Phase, Cleanup spaces, "
-          "solo Draft order)", labels=C.DEC_NAMES),
-    block("i_decide", 1, "1 when this seat acts"),
-    block("pending_op", len(C.OP_NAMES), "the pending effect's op (one-hot)", labels=C.OP_NAMES),
-    block("pending_n", 1, "its amount / 5", high=INF),
-    block("pending_spell", 1, "its spell amount / 5", high=INF),
-    block("pending_left", 1, "pending effects left / 6", high=INF),
-    block("draft", (2 * C.DRAFT_DUO, CORE_F + 2), "each revealed core card: core side, mine, "
-          "second pick", high=INF,
-          labels=([f"r{i}" for i in range(2 * C.DRAFT_DUO)], DRAFT_NAMES)),
-    block("race_offer", (3, C.NRACE), "the three race offers (one-hot each)"),
-    block("class_offer", (3, C.NCLASS), "the three class offers (one-hot each)"),
-    block("market", (C.MARKET_SIZE, UPG_F), "each market upgrade: cost / 6, cut-out, "
-          "requirement, discounts, stats, AP cost (-2..2), effects", low=-2.0, high=INF,
-          labels=([f"m{m}" for m in range(C.MARKET_SIZE)], UPG_NAMES)),
-    block("core_deck_top", (C.MAX_LEVEL_DECK, CORE_F), "the top card of each core deck",
-          high=INF, labels=([f"level{d + 1}" for d in range(C.MAX_LEVEL_DECK)], CORE_NAMES)),
-    block("core_deck_n", C.MAX_LEVEL_DECK, "cards in each core deck / 20",
-          high=C.CDECK_CAP / 20),
-    block("floor", C.NFLOOR, "the floor (one-hot)"),
-    block("mode", 2, "arcade or campaign (one-hot)", labels=C.MODES),
-    block("difficulty", 4, "the difficulty (one-hot)", labels=C.DIFFICULTIES),
-    block("danger_pos", 1, "the danger marker's space / 30", high=INF),
-    block("danger_level", 1, "its danger level / 5", high=INF),
-    block("spaces_left", 1, "spaces left to the skull / 30", high=INF),
-    block("ahead_level", AHEAD, "danger level of the next spaces / 5", high=INF),
-    block("ahead_effect", (AHEAD, 2), "effect of the next spaces (one-hot)"),
-    block("ahead_skull", AHEAD, "1 on the skull space"),
-    block("space_queue", 3, "space effects waiting to resolve (each seat, then the shared one)"),
-    block("quest_active", 1, "1 while a quest is active"),
-    block("quest_part", 1, "the quest part / 4"),
-    block("quest_progress", 1, "its progress / its need (progress counts on past the need)",
-          high=INF),
-    block("quest_req", len(C.QREQ_NAMES), "its requirement (one-hot)", labels=C.QREQ_NAMES),
-    block("quest_effect", len(C.QACTIVE_NAMES), "its active effect (one-hot)",
-          labels=C.QACTIVE_NAMES),
-    block("quests_done", 1, "quests done / 3", high=INF),
-    block("bosses", C.NBK, "bosses of each kind defeated / 2", high=INF,
-          labels=C.BOSS_KIND_NAMES),
-    block("stairs_need", C.NBK + 1, "bosses needed for the stairs x players / 2", high=INF),
-    block("turn", 1, "turn / 40", high=INF),
-    block("threat_deck_n", 1, "cards in the threat deck / 60", high=INF),
-    block("upgrade_deck_n", 1, "cards in the upgrade deck / 36", high=INF),
-    block("dungeon_n", 1, "cards in the dungeon / 6", high=INF),
-    block("achievements", C.ACH_PER_FLOOR, "this floor's achievements reached"),
-    block("extras", C.NEXTRA, "extra achievements reached"),
-    block("passes", 1, "initiative passes this Main Phase / 8"),
-])
-FEATURES = OBSERVATION.features          # (name, offset, size) of every block
+OBSERVATION = ObsLayout(
+    "dcc_unstoppable",
+    _seat("own", "the observer's")
+    + _seat("mate", "the teammate's (zeros in solo)")
+    + [
+        block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
+        block(
+            "decision",
+            C.NDEC,
+            "the pending decision (one-hot; Main Phase, Cleanup spaces, solo Draft order)",
+            labels=C.DEC_NAMES,
+        ),
+        block("i_decide", 1, "1 when this seat acts"),
+        block(
+            "pending_op", len(C.OP_NAMES), "the pending effect's op (one-hot)", labels=C.OP_NAMES
+        ),
+        block("pending_n", 1, "its amount / 5", high=INF),
+        block("pending_spell", 1, "its spell amount / 5", high=INF),
+        block("pending_left", 1, "pending effects left / 6", high=INF),
+        block(
+            "draft",
+            (2 * C.DRAFT_DUO, CORE_F + 2),
+            "each revealed core card: core side, mine, second pick",
+            high=INF,
+            labels=([f"r{i}" for i in range(2 * C.DRAFT_DUO)], DRAFT_NAMES),
+        ),
+        block("race_offer", (3, C.NRACE), "the three race offers (one-hot each)"),
+        block("class_offer", (3, C.NCLASS), "the three class offers (one-hot each)"),
+        block(
+            "market",
+            (C.MARKET_SIZE, UPG_F),
+            "each market upgrade: cost / 6, cut-out, "
+            "requirement, discounts, stats, AP cost (-2..2), effects",
+            low=-2.0,
+            high=INF,
+            labels=([f"m{m}" for m in range(C.MARKET_SIZE)], UPG_NAMES),
+        ),
+        block(
+            "core_deck_top",
+            (C.MAX_LEVEL_DECK, CORE_F),
+            "the top card of each core deck",
+            high=INF,
+            labels=([f"level{d + 1}" for d in range(C.MAX_LEVEL_DECK)], CORE_NAMES),
+        ),
+        block(
+            "core_deck_n", C.MAX_LEVEL_DECK, "cards in each core deck / 20", high=C.CDECK_CAP / 20
+        ),
+        block("floor", C.NFLOOR, "the floor (one-hot)"),
+        block("mode", 2, "arcade or campaign (one-hot)", labels=C.MODES),
+        block("difficulty", 4, "the difficulty (one-hot)", labels=C.DIFFICULTIES),
+        block("danger_pos", 1, "the danger marker's space / 30", high=INF),
+        block("danger_level", 1, "its danger level / 5", high=INF),
+        block("spaces_left", 1, "spaces left to the skull / 30", high=INF),
+        block("ahead_level", AHEAD, "danger level of the next spaces / 5", high=INF),
+        block("ahead_effect", (AHEAD, 2), "effect of the next spaces (one-hot)"),
+        block("ahead_skull", AHEAD, "1 on the skull space"),
+        block(
+            "space_queue", 3, "space effects waiting to resolve (each seat, then the shared one)"
+        ),
+        block("quest_active", 1, "1 while a quest is active"),
+        block("quest_part", 1, "the quest part / 4"),
+        block(
+            "quest_progress",
+            1,
+            "its progress / its need (progress counts on past the need)",
+            high=INF,
+        ),
+        block("quest_req", len(C.QREQ_NAMES), "its requirement (one-hot)", labels=C.QREQ_NAMES),
+        block(
+            "quest_effect",
+            len(C.QACTIVE_NAMES),
+            "its active effect (one-hot)",
+            labels=C.QACTIVE_NAMES,
+        ),
+        block("quests_done", 1, "quests done / 3", high=INF),
+        block(
+            "bosses", C.NBK, "bosses of each kind defeated / 2", high=INF, labels=C.BOSS_KIND_NAMES
+        ),
+        block("stairs_need", C.NBK + 1, "bosses needed for the stairs x players / 2", high=INF),
+        block("turn", 1, "turn / 40", high=INF),
+        block("threat_deck_n", 1, "cards in the threat deck / 60", high=INF),
+        block("upgrade_deck_n", 1, "cards in the upgrade deck / 36", high=INF),
+        block("dungeon_n", 1, "cards in the dungeon / 6", high=INF),
+        block("achievements", C.ACH_PER_FLOOR, "this floor's achievements reached"),
+        block("extras", C.NEXTRA, "extra achievements reached"),
+        block("passes", 1, "initiative passes this Main Phase / 8"),
+    ],
+)
+FEATURES = OBSERVATION.features  # (name, offset, size) of every block
 OBS_SIZE = OBSERVATION.size
 assert (len(CORE_NAMES), len(THREAT_NAMES), len(UPG_NAMES)) == (CORE_F, THREAT_F, UPG_F)
 #: the columns of one seat (the ``own.*`` blocks; ``mate.*`` follows at this offset)
@@ -259,9 +355,11 @@ def upg_feats(T, u, out, o):
     out[o + 14] = T.u_def[u] / 3.0
     out[o + 15] = T.u_ap[u]
     out[o + 16] = T.u_tough[u]
-    _ops_summary(T.u_ops[u], out, o + 17)   # damage..ap, spell (o+22), other (o+23)
+    _ops_summary(T.u_ops[u], out, o + 17)  # damage..ap, spell (o+22), other (o+23)
     out[o + 24] = 1.0 if T.u_kw[u] & C.KW_FAST else 0.0
-    out[o + 25] = 1.0 if T.u_kw[u] & (C.KW_RETALIATE | C.KW_SACRIFICE | C.KW_TAUNT | C.KW_TERROR) else 0.0
+    out[o + 25] = (
+        1.0 if T.u_kw[u] & (C.KW_RETALIATE | C.KW_SACRIFICE | C.KW_TAUNT | C.KW_TERROR) else 0.0
+    )
 
 
 @njit(**JIT)

@@ -16,6 +16,7 @@ queue. ``OBSERVATION`` declares the blocks (name, shape, meaning, value range),
 ``feature_names()`` one name per column; ``encode(st, T, p, out)`` is a
 numba kernel writing ``OBS_SIZE`` floats into a preallocated row.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,82 +33,161 @@ JIT_INLINE = dict(JIT, inline="always")
 INF = float("inf")
 NRIV = C.MAX_P - 1
 #: the columns of one rival's block (seat order after the observer)
-RIVAL_COLUMNS = (("present",) + tuple(f"floor:{f}" for f in range(C.NFLOOR))
-                 + ("square", "hp", "max_hp") + tuple(f"eff:{s}" for s in ("atk", "def", "spd"))
-                 + ("gold", "hand_size") + tuple(f"gear_tier:{s}" for s in C.SLOT_NAMES)
-                 + tuple(f"vault:{s}" for s in C.SLOT_NAMES)
-                 + ("poison", "weak", "curse", "enchant", "strength", "to_act", "my_turn",
-                    "boss_damage"))
-RIV = len(RIVAL_COLUMNS)              # 1 + 3 + 1 + 2 + 3 + 1 + 1 + NSLOT + NSLOT + 5 + 2 + 1
+RIVAL_COLUMNS = (
+    ("present",)
+    + tuple(f"floor:{f}" for f in range(C.NFLOOR))
+    + ("square", "hp", "max_hp")
+    + tuple(f"eff:{s}" for s in ("atk", "def", "spd"))
+    + ("gold", "hand_size")
+    + tuple(f"gear_tier:{s}" for s in C.SLOT_NAMES)
+    + tuple(f"vault:{s}" for s in C.SLOT_NAMES)
+    + ("poison", "weak", "curse", "enchant", "strength", "to_act", "my_turn", "boss_damage")
+)
+RIV = len(RIVAL_COLUMNS)  # 1 + 3 + 1 + 2 + 3 + 1 + 1 + NSLOT + NSLOT + 5 + 2 + 1
 #: the columns of one offer slot
-OFFER_COLUMNS = (("present",) + tuple(f"card:{c}" for c in range(C.MAX_CARDS))
-                 + tuple(f"item_slot:{s}" for s in C.SLOT_NAMES)
-                 + ("item_tier", "item_bonus", "price"))
-OFFER = len(OFFER_COLUMNS)            # 1 + MAX_CARDS + NSLOT + 3
+OFFER_COLUMNS = (
+    ("present",)
+    + tuple(f"card:{c}" for c in range(C.MAX_CARDS))
+    + tuple(f"item_slot:{s}" for s in C.SLOT_NAMES)
+    + ("item_tier", "item_bonus", "price")
+)
+OFFER = len(OFFER_COLUMNS)  # 1 + MAX_CARDS + NSLOT + 3
 GEAR_COLUMNS = ("worn", "tier", "bonus")
-GEAR = len(GEAR_COLUMNS)              # per own slot
-COMBAT_COLUMNS = (("active", "side_a", "side_b") + tuple(f"opponent:{o}" for o in C.OPP_NAMES)
-                  + tuple(f"opp_{s}" for s in C.STAT_NAMES)
-                  + ("opp_hp_fraction", "my_window", "round")
-                  + tuple(f"rival_opponent:{r}" for r in range(C.MAX_P)))
+GEAR = len(GEAR_COLUMNS)  # per own slot
+COMBAT_COLUMNS = (
+    ("active", "side_a", "side_b")
+    + tuple(f"opponent:{o}" for o in C.OPP_NAMES)
+    + tuple(f"opp_{s}" for s in C.STAT_NAMES)
+    + ("opp_hp_fraction", "my_window", "round")
+    + tuple(f"rival_opponent:{r}" for r in range(C.MAX_P))
+)
 
 # Value ranges: stats, HP and gold are scaled by 1/10 and have no fixed cap
 # (the Box is unbounded); fractions and flags lie in [0, 1].
-OBSERVATION = ObsLayout("dungeon_crawler", [
-    block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
-    block("to_act", 1, "1 when this seat must act"),
-    block("seat", C.MAX_P, "this seat (one-hot)"),
-    block("num_players", 1, "number of heroes / 8"),
-    block("my_turn", 1, "1 on this seat's turn"),
-    block("round", 1, "round / 100", high=INF),
-    block("step_fraction", 1, "decisions taken / the step cap"),
-    block("base", C.NSTAT, "base stats / 10", high=INF, labels=C.STAT_NAMES),
-    block("effective", C.NSTAT, "effective stats (gear, statuses) / 10", high=INF,
-          labels=C.STAT_NAMES),
-    block("hp", 1, "HP / 10", high=INF),
-    block("hp_fraction", 1, "HP / max HP"),
-    block("gold", 1, "gold / 10", high=INF),
-    block("floor", C.NFLOOR, "the hero's floor (one-hot)"),
-    block("square", 1, "the hero's square / 32"),
-    block("vault", C.NSLOT, "1 for each vaulted slot", labels=C.SLOT_NAMES),
-    block("status", 8, "poison turns and damage, weak, curse, enchant, strength / 3; "
-          "combat ATK and DEF bonus / 5 (may be negative)", low=-INF, high=INF,
-          labels=("poison_turns", "poison_dmg", "weak", "curse", "enchant", "strength",
-                  "combat_atk", "combat_def")),
-    block("hand_size", 1, "cards in the hand / 5"),
-    block("hand", C.MAX_CARDS, "copies of each action card type in the hand", high=C.HAND_MAX),
-    block("gear", (C.NSLOT, GEAR), "each slot: worn, tier / 4, stat bonus / 5", high=INF,
-          labels=(C.SLOT_NAMES, GEAR_COLUMNS)),
-    block("move", 4, "this turn's move roll / 10, moved, sprinted, shadow-stepped", high=INF,
-          labels=("roll", "moved", "sprinted", "shadow_step")),
-    block("creation", 1 + C.NSTAT + 1, "creation roll, locked rolls / 10, points moved / 4",
-          high=INF, labels=("roll",) + tuple(f"locked:{s}" for s in C.STAT_NAMES)
-          + ("points_moved",)),
-    block("offer_kind", 5, "the offer this seat is looking at (one-hot)", labels=C.OFFER_NAMES),
-    block("offer", (C.OFFER_MAX, OFFER), "each offer slot: card or item (slot, tier / 4, "
-          "bonus / 5), price / 10", high=INF,
-          labels=([f"offer{i}" for i in range(C.OFFER_MAX)], OFFER_COLUMNS), prefix=False),
-    block("pending_card", C.MAX_CARDS, "the card being played (one-hot)"),
-    block("pending_target", C.MAX_P, "its target, relative seat (one-hot)"),
-    block("rival", (NRIV, RIV), "the public facts of each rival, in seat order after this one",
-          high=INF, labels=([f"rival{r + 1}" for r in range(NRIV)], RIVAL_COLUMNS),
-          prefix=False),
-    block("combat", len(COMBAT_COLUMNS), "the combat in progress: sides, opponent kind and "
-          "stats / 10, HP fraction, round / 10", high=INF, labels=COMBAT_COLUMNS),
-    block("loot", 1 + C.MAX_P + 1, "looting: this seat loots, the victim (relative seat), "
-          "items left / 3", labels=("i_loot",) + tuple(f"victim:{r}" for r in range(C.MAX_P))
-          + ("left",)),
-    block("board", (C.NFLOOR, C.MAX_SQ, 3), "each square: monster or chest up, monster HP "
-          "fraction, mob kind (1-2)", high=2.0,
-          labels=([f"f{f + 1}" for f in range(C.NFLOOR)], [f"sq{q}" for q in range(C.MAX_SQ)],
-                  ("up", "hp_fraction", "mob_kind"))),
-    block("final_boss", C.NFINAL + 1, "the final boss (one-hot) and its HP fraction",
-          labels=tuple(str(k) for k in range(C.NFINAL)) + ("hp_fraction",)),
-    block("piles", 4, "item deck and discard / 162, action card deck and discard / 62",
-          labels=("item_deck", "item_discard", "card_deck", "card_discard")),
-])
+OBSERVATION = ObsLayout(
+    "dungeon_crawler",
+    [
+        block("phase", C.NPHASE, "the phase (one-hot)", labels=C.PHASE_NAMES),
+        block("to_act", 1, "1 when this seat must act"),
+        block("seat", C.MAX_P, "this seat (one-hot)"),
+        block("num_players", 1, "number of heroes / 8"),
+        block("my_turn", 1, "1 on this seat's turn"),
+        block("round", 1, "round / 100", high=INF),
+        block("step_fraction", 1, "decisions taken / the step cap"),
+        block("base", C.NSTAT, "base stats / 10", high=INF, labels=C.STAT_NAMES),
+        block(
+            "effective",
+            C.NSTAT,
+            "effective stats (gear, statuses) / 10",
+            high=INF,
+            labels=C.STAT_NAMES,
+        ),
+        block("hp", 1, "HP / 10", high=INF),
+        block("hp_fraction", 1, "HP / max HP"),
+        block("gold", 1, "gold / 10", high=INF),
+        block("floor", C.NFLOOR, "the hero's floor (one-hot)"),
+        block("square", 1, "the hero's square / 32"),
+        block("vault", C.NSLOT, "1 for each vaulted slot", labels=C.SLOT_NAMES),
+        block(
+            "status",
+            8,
+            "poison turns and damage, weak, curse, enchant, strength / 3; "
+            "combat ATK and DEF bonus / 5 (may be negative)",
+            low=-INF,
+            high=INF,
+            labels=(
+                "poison_turns",
+                "poison_dmg",
+                "weak",
+                "curse",
+                "enchant",
+                "strength",
+                "combat_atk",
+                "combat_def",
+            ),
+        ),
+        block("hand_size", 1, "cards in the hand / 5"),
+        block("hand", C.MAX_CARDS, "copies of each action card type in the hand", high=C.HAND_MAX),
+        block(
+            "gear",
+            (C.NSLOT, GEAR),
+            "each slot: worn, tier / 4, stat bonus / 5",
+            high=INF,
+            labels=(C.SLOT_NAMES, GEAR_COLUMNS),
+        ),
+        block(
+            "move",
+            4,
+            "this turn's move roll / 10, moved, sprinted, shadow-stepped",
+            high=INF,
+            labels=("roll", "moved", "sprinted", "shadow_step"),
+        ),
+        block(
+            "creation",
+            1 + C.NSTAT + 1,
+            "creation roll, locked rolls / 10, points moved / 4",
+            high=INF,
+            labels=("roll",) + tuple(f"locked:{s}" for s in C.STAT_NAMES) + ("points_moved",),
+        ),
+        block("offer_kind", 5, "the offer this seat is looking at (one-hot)", labels=C.OFFER_NAMES),
+        block(
+            "offer",
+            (C.OFFER_MAX, OFFER),
+            "each offer slot: card or item (slot, tier / 4, bonus / 5), price / 10",
+            high=INF,
+            labels=([f"offer{i}" for i in range(C.OFFER_MAX)], OFFER_COLUMNS),
+            prefix=False,
+        ),
+        block("pending_card", C.MAX_CARDS, "the card being played (one-hot)"),
+        block("pending_target", C.MAX_P, "its target, relative seat (one-hot)"),
+        block(
+            "rival",
+            (NRIV, RIV),
+            "the public facts of each rival, in seat order after this one",
+            high=INF,
+            labels=([f"rival{r + 1}" for r in range(NRIV)], RIVAL_COLUMNS),
+            prefix=False,
+        ),
+        block(
+            "combat",
+            len(COMBAT_COLUMNS),
+            "the combat in progress: sides, opponent kind and stats / 10, HP fraction, round / 10",
+            high=INF,
+            labels=COMBAT_COLUMNS,
+        ),
+        block(
+            "loot",
+            1 + C.MAX_P + 1,
+            "looting: this seat loots, the victim (relative seat), items left / 3",
+            labels=("i_loot",) + tuple(f"victim:{r}" for r in range(C.MAX_P)) + ("left",),
+        ),
+        block(
+            "board",
+            (C.NFLOOR, C.MAX_SQ, 3),
+            "each square: monster or chest up, monster HP fraction, mob kind (1-2)",
+            high=2.0,
+            labels=(
+                [f"f{f + 1}" for f in range(C.NFLOOR)],
+                [f"sq{q}" for q in range(C.MAX_SQ)],
+                ("up", "hp_fraction", "mob_kind"),
+            ),
+        ),
+        block(
+            "final_boss",
+            C.NFINAL + 1,
+            "the final boss (one-hot) and its HP fraction",
+            labels=tuple(str(k) for k in range(C.NFINAL)) + ("hp_fraction",),
+        ),
+        block(
+            "piles",
+            4,
+            "item deck and discard / 162, action card deck and discard / 62",
+            labels=("item_deck", "item_discard", "card_deck", "card_discard"),
+        ),
+    ],
+)
 OBS_SIZE = OBSERVATION.size
-FEATURES = OBSERVATION.features          # (name, offset, size) of every block
+FEATURES = OBSERVATION.features  # (name, offset, size) of every block
 OFF = {name: off for name, off, _ in FEATURES}
 
 #: FRAC[m, h] = float32(h / m) for 0 <= h < 64, 1 <= m < 64: HP fractions
@@ -129,7 +209,12 @@ O_BASE, O_EFF, O_HP, O_HPF = OFF["base"], OFF["effective"], OFF["hp"], OFF["hp_f
 O_GOLD, O_FLOOR, O_SQ, O_VAULT = OFF["gold"], OFF["floor"], OFF["square"], OFF["vault"]
 O_STATUS, O_HANDN, O_HAND, O_GEAR = OFF["status"], OFF["hand_size"], OFF["hand"], OFF["gear"]
 O_MOVE, O_CREATE, O_OFKIND, O_OFFER = OFF["move"], OFF["creation"], OFF["offer_kind"], OFF["offer"]
-O_PCARD, O_PTGT, O_RIV, O_CB = OFF["pending_card"], OFF["pending_target"], OFF["rival"], OFF["combat"]
+O_PCARD, O_PTGT, O_RIV, O_CB = (
+    OFF["pending_card"],
+    OFF["pending_target"],
+    OFF["rival"],
+    OFF["combat"],
+)
 O_LOOT, O_BOARD, O_FINAL, O_PILES = OFF["loot"], OFF["board"], OFF["final_boss"], OFF["piles"]
 
 
@@ -317,7 +402,11 @@ def encode_row(st, T, p, out):
                     v = T.mob_stats[st.cb_mob, s]
                 out[O_CB + 9 + s] = v * R10
             hpn = st.cb_mhp if k == C.OPP_SUMMON else st.sq_hp[st.cb_f, st.cb_sq]
-            mx = T.mob_stats[st.cb_mob, 2] if k == C.OPP_SUMMON else _mon_max(st, T, st.cb_f, st.cb_sq)
+            mx = (
+                T.mob_stats[st.cb_mob, 2]
+                if k == C.OPP_SUMMON
+                else _mon_max(st, T, st.cb_f, st.cb_sq)
+            )
             out[O_CB + 13] = _frac(hpn, mx)
         else:
             o = st.cb_b if st.cb_a == p else st.cb_a
@@ -348,8 +437,9 @@ def encode_row(st, T, p, out):
         _zero(out, O_BOARD + 3 * (f * C.MAX_SQ + fl), O_BOARD + 3 * (f + 1) * C.MAX_SQ)
     _zero(out, O_FINAL, O_FINAL + C.NFINAL)
     out[O_FINAL + st.final_boss] = 1.0
-    out[O_FINAL + C.NFINAL] = _frac(st.sq_hp[C.NFLOOR - 1, T.floor_len[C.NFLOOR - 1] - 1],
-                                    T.final_stats[st.final_boss, 2])
+    out[O_FINAL + C.NFINAL] = _frac(
+        st.sq_hp[C.NFLOOR - 1, T.floor_len[C.NFLOOR - 1] - 1], T.final_stats[st.final_boss, 2]
+    )
     out[O_PILES] = st.item_deck_n * R162
     out[O_PILES + 1] = st.item_disc_n * R162
     out[O_PILES + 2] = st.card_deck_n * R62

@@ -20,6 +20,7 @@ declares the blocks (name, shape, meaning, value range), ``FEATURES`` lists
 ``encode_row(st, T, seat, out)`` is a numba kernel writing ``OBS_SIZE``
 floats into a preallocated row.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,9 +33,13 @@ from ..envs.dungeon_kart import hexgeo as H
 from ..envs.dungeon_kart.rules import PIPS
 
 RADIUS = 4
-_off = [(q, r) for r in range(-RADIUS, RADIUS + 1) for q in range(-RADIUS, RADIUS + 1)
-        if H.distance((0, 0), (q, r)) <= RADIUS]
-NPATCH = len(_off)                   # 61 hexes
+_off = [
+    (q, r)
+    for r in range(-RADIUS, RADIUS + 1)
+    for q in range(-RADIUS, RADIUS + 1)
+    if H.distance((0, 0), (q, r)) <= RADIUS
+]
+NPATCH = len(_off)  # 61 hexes
 #: ROT_Q/ROT_R[f, i]: world offset of patch hex i for a kart facing f
 ROT_Q = np.zeros((6, NPATCH), np.int64)
 ROT_R = np.zeros((6, NPATCH), np.int64)
@@ -48,30 +53,65 @@ for _i, (_q, _r) in enumerate(_off):
     IDX[_q + RADIUS, _r + RADIUS] = _i
 CENTRE = _off.index((0, 0))
 
-HEX_NAMES = (["on_track", "pips"] + [f"terrain_{t}" for t in C.TERRAIN_NAMES[1:8]]
-             + ["impassable"] + [f"wall_{d}" for d in range(6)]
-             + ["coins", "spellbook", "hazard_hex"]
-             + [f"token_{k}" for k in C.TOKEN_NAMES[1:]]
-             + ["finish_edge", "me", "karts"] + [f"kart_facing_{d}" for d in range(6)]
-             + ["kart_speed", "tile_progress", "tile_dist"])
+HEX_NAMES = (
+    ["on_track", "pips"]
+    + [f"terrain_{t}" for t in C.TERRAIN_NAMES[1:8]]
+    + ["impassable"]
+    + [f"wall_{d}" for d in range(6)]
+    + ["coins", "spellbook", "hazard_hex"]
+    + [f"token_{k}" for k in C.TOKEN_NAMES[1:]]
+    + ["finish_edge", "me", "karts"]
+    + [f"kart_facing_{d}" for d in range(6)]
+    + ["kart_speed", "tile_progress", "tile_dist"]
+)
 HEXF = len(HEX_NAMES)
 H_TOK = HEX_NAMES.index("token_hero")
-H_FINISH, H_ME, H_KARTS = (HEX_NAMES.index("finish_edge"), HEX_NAMES.index("me"),
-                           HEX_NAMES.index("karts"))
+H_FINISH, H_ME, H_KARTS = (
+    HEX_NAMES.index("finish_edge"),
+    HEX_NAMES.index("me"),
+    HEX_NAMES.index("karts"),
+)
 H_KFACE, H_KSPEED = HEX_NAMES.index("kart_facing_0"), HEX_NAMES.index("kart_speed")
 H_TPROG, H_TDIST = HEX_NAMES.index("tile_progress"), HEX_NAMES.index("tile_dist")
 NRIV = C.MAX_P - 1
-RIV_NAMES = (["present", "finished", "place", "coins", "speed", "has_spell", "marker",
-              "crashed", "frozen", "rel_q", "rel_r", "distance"]
-             + [f"facing_{d}" for d in range(6)]
-             + ["progress", "tile_dist", "finish_mp", "bumped_by_me"]
-             + [f"racer_{r}" for r in range(C.NRACER)] + [f"dash_{d}" for d in range(C.NDASH)])
+RIV_NAMES = (
+    [
+        "present",
+        "finished",
+        "place",
+        "coins",
+        "speed",
+        "has_spell",
+        "marker",
+        "crashed",
+        "frozen",
+        "rel_q",
+        "rel_r",
+        "distance",
+    ]
+    + [f"facing_{d}" for d in range(6)]
+    + ["progress", "tile_dist", "finish_mp", "bumped_by_me"]
+    + [f"racer_{r}" for r in range(C.NRACER)]
+    + [f"dash_{d}" for d in range(C.NDASH)]
+)
 RIVF = len(RIV_NAMES)
 
 INF = float("inf")
 #: the seat's own once-per-turn flags and counters (``turn`` block)
-TURN_NAMES = ("turn_used", "drift_used", "brake_used", "extra_turns", "extra_drifts", "acted",
-              "no_cast", "worst_penalty", "tailwind_mp", "crashed", "frozen", "finished")
+TURN_NAMES = (
+    "turn_used",
+    "drift_used",
+    "brake_used",
+    "extra_turns",
+    "extra_drifts",
+    "acted",
+    "no_cast",
+    "worst_penalty",
+    "tailwind_mp",
+    "crashed",
+    "frozen",
+    "finished",
+)
 #: the seat's race progress (``progress`` block)
 PROGRESS_NAMES = ("tiles_visited", "tile_rank", "exit_dist", "finish_mp")
 #: relative offset of each patch hex in the kart's frame (``q,r``), patch order
@@ -82,46 +122,95 @@ REL_MAX = 2 * (max(H.BOARD_W, H.BOARD_H) - 1) / 10.0
 
 from ..envs.core.layout import ObsLayout, block  # noqa: E402
 
-OBSERVATION = ObsLayout("dungeon_kart", [
-    block("phase", len(C.PHASE_NAMES), "the phase (one-hot)", labels=C.PHASE_NAMES),
-    block("to_act", 1, "1 when this seat must act"),
-    block("num_players", 1, "number of racers / 8"),
-    block("round", 1, "round / the round cap"),
-    block("final_round", 1, "1 in the final round"),
-    block("track_kind", 2, "circuit or sprint (one-hot)", labels=C.TRACK_KINDS),
-    block("facing", 6, "the kart's facing (one-hot, board directions)", labels=H.DIR_NAMES),
-    block("speed", C.NSET, "the kart's speed setting (one-hot; none before the first)",
-          labels=[f"setting{k}" for k in range(1, C.NSET + 1)]),
-    block("mp", 1, "movement points left / 20 (own Move step only)", high=INF),
-    block("coins", 1, "coins / 10", high=INF),
-    block("marker", 1, "1 while holding a spell marker"),
-    block("spell", C.MAX_SPELL_KINDS, "the kind of the held spell card (one-hot, own only)"),
-    block("powers", 4, "upper / lower power unused this race, upper / lower affordable",
-          labels=("upper_unused", "lower_unused", "upper_affordable", "lower_affordable")),
-    block("racer", C.NRACER, "the seat's Racer (one-hot)"),
-    block("abilities", 6, "the dashboard's abilities", labels=C.ABILITY_NAMES),
-    block("dash_mp", C.NSET, "the dashboard's MP at each speed setting / 12", high=20 / 12,
-          labels=[f"setting{k}" for k in range(1, C.NSET + 1)]),
-    block("dash_pen", 4, "the dashboard's terrain penalty markers (speed setting / 6)",
-          labels=C.PENALTY_TERRAINS),
-    block("turn", len(TURN_NAMES), "own turn: turn / drift / brake used, extra turns and "
-          "drifts, acted, no cast, worst penalty / 7, tailwind MP / 5; crashed, frozen, finished",
-          high=INF, labels=TURN_NAMES),
-    block("progress", 4, "tiles visited / tiles, tile rank / tiles, hexes to the tile exit / "
-          "16 (at most 4), MP left at the finish / 20", high=INF, labels=PROGRESS_NAMES),
-    block("place", 1, "Placement / 8"),
-    block("offer", (C.MAX_P + 1, C.NRACER), "draft: the Racer or dashboard in each offer slot "
-          "(one-hot)", labels=([f"slot{i}" for i in range(C.MAX_P + 1)],
-                               [f"item{k}" for k in range(C.NRACER)])),
-    block("patch", (NPATCH, HEXF), "each hex of the radius-4 patch in the kart's frame: "
-          "terrain, walls, tokens, karts (0.5 each), route progress, exit distance / 16",
-          high=4.0, labels=(PATCH_LABELS, HEX_NAMES)),
-    block("rival", (NRIV, RIVF), "the public facts of each rival, in seat order after this "
-          "one (position relative to the kart / 10)", low=-REL_MAX, high=INF,
-          labels=([f"rival{k + 1}" for k in range(NRIV)], RIV_NAMES), prefix=False),
-])
+OBSERVATION = ObsLayout(
+    "dungeon_kart",
+    [
+        block("phase", len(C.PHASE_NAMES), "the phase (one-hot)", labels=C.PHASE_NAMES),
+        block("to_act", 1, "1 when this seat must act"),
+        block("num_players", 1, "number of racers / 8"),
+        block("round", 1, "round / the round cap"),
+        block("final_round", 1, "1 in the final round"),
+        block("track_kind", 2, "circuit or sprint (one-hot)", labels=C.TRACK_KINDS),
+        block("facing", 6, "the kart's facing (one-hot, board directions)", labels=H.DIR_NAMES),
+        block(
+            "speed",
+            C.NSET,
+            "the kart's speed setting (one-hot; none before the first)",
+            labels=[f"setting{k}" for k in range(1, C.NSET + 1)],
+        ),
+        block("mp", 1, "movement points left / 20 (own Move step only)", high=INF),
+        block("coins", 1, "coins / 10", high=INF),
+        block("marker", 1, "1 while holding a spell marker"),
+        block("spell", C.MAX_SPELL_KINDS, "the kind of the held spell card (one-hot, own only)"),
+        block(
+            "powers",
+            4,
+            "upper / lower power unused this race, upper / lower affordable",
+            labels=("upper_unused", "lower_unused", "upper_affordable", "lower_affordable"),
+        ),
+        block("racer", C.NRACER, "the seat's Racer (one-hot)"),
+        block("abilities", 6, "the dashboard's abilities", labels=C.ABILITY_NAMES),
+        block(
+            "dash_mp",
+            C.NSET,
+            "the dashboard's MP at each speed setting / 12",
+            high=20 / 12,
+            labels=[f"setting{k}" for k in range(1, C.NSET + 1)],
+        ),
+        block(
+            "dash_pen",
+            4,
+            "the dashboard's terrain penalty markers (speed setting / 6)",
+            labels=C.PENALTY_TERRAINS,
+        ),
+        block(
+            "turn",
+            len(TURN_NAMES),
+            "own turn: turn / drift / brake used, extra turns and "
+            "drifts, acted, no cast, worst penalty / 7, tailwind MP / 5; crashed, frozen, finished",
+            high=INF,
+            labels=TURN_NAMES,
+        ),
+        block(
+            "progress",
+            4,
+            "tiles visited / tiles, tile rank / tiles, hexes to the tile exit / "
+            "16 (at most 4), MP left at the finish / 20",
+            high=INF,
+            labels=PROGRESS_NAMES,
+        ),
+        block("place", 1, "Placement / 8"),
+        block(
+            "offer",
+            (C.MAX_P + 1, C.NRACER),
+            "draft: the Racer or dashboard in each offer slot (one-hot)",
+            labels=(
+                [f"slot{i}" for i in range(C.MAX_P + 1)],
+                [f"item{k}" for k in range(C.NRACER)],
+            ),
+        ),
+        block(
+            "patch",
+            (NPATCH, HEXF),
+            "each hex of the radius-4 patch in the kart's frame: "
+            "terrain, walls, tokens, karts (0.5 each), route progress, exit distance / 16",
+            high=4.0,
+            labels=(PATCH_LABELS, HEX_NAMES),
+        ),
+        block(
+            "rival",
+            (NRIV, RIVF),
+            "the public facts of each rival, in seat order after this "
+            "one (position relative to the kart / 10)",
+            low=-REL_MAX,
+            high=INF,
+            labels=([f"rival{k + 1}" for k in range(NRIV)], RIV_NAMES),
+            prefix=False,
+        ),
+    ],
+)
 OBS_SIZE = OBSERVATION.size
-FEATURES = OBSERVATION.features          # (name, offset, size) of every block
+FEATURES = OBSERVATION.features  # (name, offset, size) of every block
 OFF = {name: off for name, off, _ in FEATURES}
 FEATURE_NAMES = OBSERVATION.names()
 
@@ -132,8 +221,12 @@ def feature_names():
 
 
 O_PHASE, O_TOACT, O_NP, O_ROUND = OFF["phase"], OFF["to_act"], OFF["num_players"], OFF["round"]
-O_FINAL, O_TKIND, O_FACING, O_SPEED = (OFF["final_round"], OFF["track_kind"], OFF["facing"],
-                                       OFF["speed"])
+O_FINAL, O_TKIND, O_FACING, O_SPEED = (
+    OFF["final_round"],
+    OFF["track_kind"],
+    OFF["facing"],
+    OFF["speed"],
+)
 O_MP, O_COINS, O_MARKER, O_SPELL = OFF["mp"], OFF["coins"], OFF["marker"], OFF["spell"]
 O_POWERS, O_RACER, O_ABIL, O_DMP = OFF["powers"], OFF["racer"], OFF["abilities"], OFF["dash_mp"]
 O_DPEN, O_TURN, O_PROG, O_PLACE = OFF["dash_pen"], OFF["turn"], OFF["progress"], OFF["place"]
@@ -146,11 +239,17 @@ assert O_RIV == O_PATCH + NPATCH * HEXF and O_RIV + NRIV * RIVF == OBS_SIZE
 #: the features of a patch hex that the race never changes (terrain, pips,
 #: impassable terrain, walls in board sides, coins, spellbook, hazard hex,
 #: finish edge, route progress) come from the content table ``hex_static``
-H_IMPASS, H_WALL, H_GRASS_TOK = (HEX_NAMES.index("impassable"), HEX_NAMES.index("wall_0"),
-                                 HEX_NAMES.index("token_grass"))
+H_IMPASS, H_WALL, H_GRASS_TOK = (
+    HEX_NAMES.index("impassable"),
+    HEX_NAMES.index("wall_0"),
+    HEX_NAMES.index("token_grass"),
+)
 H_TERR = HEX_NAMES.index("terrain_road")
-H_COINS, H_SPELLBOOK, H_HAZ = (HEX_NAMES.index("coins"), HEX_NAMES.index("spellbook"),
-                               HEX_NAMES.index("hazard_hex"))
+H_COINS, H_SPELLBOOK, H_HAZ = (
+    HEX_NAMES.index("coins"),
+    HEX_NAMES.index("spellbook"),
+    HEX_NAMES.index("hazard_hex"),
+)
 #: WALL_BITS[w, d] = bit d of the 6-bit wall set w, as float32 (a relative wall row)
 WALL_BITS = np.array([[(w >> d) & 1 for d in range(6)] for w in range(64)], np.float32)
 #: ``hex_static[track, cell]`` holds the static columns only: the run
@@ -161,8 +260,9 @@ STATIC_COLS = np.array(list(range(S_RUN)) + [H_FINISH, H_TPROG, H_TDIST], np.int
 SW = 24
 
 
-def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, tr_tile,
-                     tr_dist, tr_ntiles):
+def static_hex_table(
+    tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, tr_tile, tr_dist, tr_ntiles
+):
     """float32 ``[track, cell, SW]``: the patch features of each board cell
     that stay fixed during a race (the ``STATIC_COLS`` of its patch row), as
     a kart facing direction 0 sees them (walls in board sides), each
@@ -186,7 +286,7 @@ def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, t
                 row[H_TERR + t - C.T_ROAD] = 1.0
             if t == C.T_OBST or t == C.T_CUT:
                 row[H_IMPASS] = 1.0
-            row[H_WALL:H_WALL + 6] = WALL_BITS[int(tr_walls[tk, c]) & 63]
+            row[H_WALL : H_WALL + 6] = WALL_BITS[int(tr_walls[tk, c]) & 63]
             row[H_COINS] = int(tr_coins[tk, c]) * (1.0 / 3.0)
             row[H_SPELLBOOK] = int(tr_spell[tk, c])
             row[H_HAZ] = int(tr_haz[tk, c])
@@ -195,7 +295,7 @@ def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, t
             row[H_TPROG] = int(tr_tile[tk, c]) * (1.0 / nt)
             row[H_TDIST] = min(int(tr_dist[tk, c]), 64) * (1.0 / 16.0)
     compact = np.zeros((n_tr, n_cell, SW), np.float32)
-    compact[:, :, :len(STATIC_COLS)] = out[:, :, STATIC_COLS]
+    compact[:, :, : len(STATIC_COLS)] = out[:, :, STATIC_COLS]
     return compact
 
 
@@ -203,8 +303,10 @@ def static_hex_table(tr_terr, tr_walls, tr_coins, tr_spell, tr_haz, tr_finish, t
 def _progress(st, T, c):
     """(tile rank / tiles, hexes to the tile's exit / 16) of cell ``c``."""
     nt = T.tr_ntiles[st.track]
-    return (np.float32(T.tr_tile[st.track, c] / nt),
-            np.float32(min(T.tr_dist[st.track, c], 64) / 16.0))
+    return (
+        np.float32(T.tr_tile[st.track, c] / nt),
+        np.float32(min(T.tr_dist[st.track, c], 64) / 16.0),
+    )
 
 
 @njit(**JIT)
@@ -237,7 +339,7 @@ def encode_globals(st, T, seat, out):
     out[O_MP] = st.mp / 20.0 if (st.cur == p and st.phase == C.PH_MOVE) else 0.0
     out[O_COINS] = st.coins[p] / 10.0
     out[O_MARKER] = st.marker[p]
-    if st.spell[p] >= 0:                              # own card only
+    if st.spell[p] >= 0:  # own card only
         out[O_SPELL + T.card_kind[st.spell[p]]] = 1.0
     r = st.racer[p]
     if r >= 0:
@@ -326,7 +428,7 @@ def encode_patch(st, T, seat, out):
             if f != 0:
                 w = np.int64(walls[c])
                 if w != 0:
-                    w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
+                    w = ((w >> f) | (w << (6 - f))) & 63  # sides relative to the kart
                     for dr in range(6):
                         out[o + H_WALL + dr] = WALL_BITS[w, dr]
             if g == 0 and k == 0:
@@ -335,7 +437,7 @@ def encode_patch(st, T, seat, out):
             if t == C.T_OFF:
                 continue
             if g != 0:
-                if PIPS[t] > 0:                    # grass covers the terrain
+                if PIPS[t] > 0:  # grass covers the terrain
                     out[o + 1] = PIPS[C.T_GRASS] * (1.0 / 3.0)
                     if t >= C.T_ROAD and t <= C.T_PIT:
                         out[o + H_TERR + t - C.T_ROAD] = 0.0
@@ -378,7 +480,7 @@ def encode_rivals(st, T, seat, out):
         out[o + 2] = st.place[s] / 8.0
         out[o + 3] = st.coins[s] / 10.0
         out[o + 4] = st.speed[s] / 6.0
-        out[o + 5] = 1.0 if st.spell[s] >= 0 else 0.0    # holding a card is public
+        out[o + 5] = 1.0 if st.spell[s] >= 0 else 0.0  # holding a card is public
         out[o + 6] = st.marker[s]
         out[o + 7] = st.crashed[s]
         out[o + 8] = st.frozen[s]

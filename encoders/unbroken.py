@@ -16,6 +16,7 @@ random generator.
 gives one name per column. ``encode(st, T, out)`` is a numba kernel that writes
 ``OBS_SIZE`` floats into a preallocated row.
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -25,65 +26,82 @@ from ..envs.core.layout import ObsLayout, block
 from ..envs.unbroken import consts as C
 
 #: the columns of one revealed card slot
-CARD_COLUMNS = (("present", "time_value") + tuple(f"spend:{r}" for r in C.COST_NAMES)
-                + tuple(f"gain:{r}" for r in C.RES_NAMES)
-                + ("commit", "reveal", "cure", "skill", "other_effect"))
-N_CARD = len(CARD_COLUMNS)   # 1 + 1 + NCOST + NRES + 5 per revealed card slot
+CARD_COLUMNS = (
+    ("present", "time_value")
+    + tuple(f"spend:{r}" for r in C.COST_NAMES)
+    + tuple(f"gain:{r}" for r in C.RES_NAMES)
+    + ("commit", "reveal", "cure", "skill", "other_effect")
+)
+N_CARD = len(CARD_COLUMNS)  # 1 + 1 + NCOST + NRES + 5 per revealed card slot
 
 # every column lies in [OBS_LOW, OBS_HIGH] = [-1, 20]: most are fractions of a
 # bar in [0, 1]; the reveal bonus can be -1 and token or round counts (up to
 # 100) divided by 5 can reach 20
-OBSERVATION = ObsLayout("unbroken", [
-    block("phase", C.NPHASE, "the decision owed (one-hot)", labels=C.PHASE_NAMES),
-    block("level", C.NLEVEL, "the Level, 1-4 (one-hot)"),
-    block("difficulty", 3, "the difficulty (one-hot)", labels=C.DIFFICULTIES),
-    block("character", C.NCHAR, "the character (one-hot)"),
-    block("resource", C.NRES, "each resource as a fraction of its bar", labels=C.RES_NAMES),
-    block("time", 1, "Time left as a fraction of the track"),
-    block("time_paid_in_small", 1, "1 while Time is paid in Small Effort (Level 4 combat)"),
-    block("ability_uses", 1, "character Ability Uses left / 4"),
-    block("weapon", C.NWEAPON, "the equipped weapon (one-hot)"),
-    block("weapon_stack", 1, "weapon sheets stacked / 8"),
-    block("weapon_aside", 1, "weapon sheets set aside / 8"),
-    block("weapon_aside_rounds", 1, "rounds until set-aside sheets return / 10", high=12.7),
-    block("skill_owned", C.MAX_SKILLS, "1 for each Skill owned"),
-    block("condition_active", C.NCOND, "1 for each active Condition"),
-    block("condition_waiting", C.NCOND, "1 for each Condition waiting for the next Level"),
-    block("condition_tokens", C.NCOND, "tokens on each Condition / 5", high=20.0),
-    block("condition_rounds", C.NCOND, "rounds left on each Condition / 5", high=20.0),
-    block("monster_revealed", 1, "1 once the Level's monster is revealed"),
-    block("monster", C.NMONSTER, "the revealed monster (one-hot)"),
-    block("monster_armor", 1, "monster Armor / Armor bar"),
-    block("monster_armor_max", 1, "monster starting Armor / Armor bar"),
-    block("monster_health", 1, "monster Health / Health bar"),
-    block("monster_health_max", 1, "monster starting Health / Health bar"),
-    block("monster_defend", 1, "1 while the monster DEFENDs"),
-    block("ambushed", 1, "1 when this combat began with an Ambush"),
-    block("in_battle", 1, "1 during the Battle Step"),
-    block("round", 1, "battle round / 50 (capped)"),
-    block("commit_next", 1, "1 when committed to the next encounter"),
-    block("commit_now", 1, "1 when committed to the cards now shown"),
-    block("reveal_bonus", 1, "extra cards at the next exploration / 8", low=-1.0),
-    block("card", (C.MAX_REVEAL, N_CARD), "each revealed card: Time Value, Spend, Gain / 5, "
-          "effect kinds", low=-1.0, high=20.0,
-          labels=([f"card{i}" for i in range(C.MAX_REVEAL)], CARD_COLUMNS), prefix=False),
-    block("skill_offer", (2, C.MAX_SKILLS), "the Skills offered (one-hot each)",
-          labels=([f"skill_offer{i}" for i in range(2)], [str(k) for k in range(C.MAX_SKILLS)]),
-          prefix=False),
-    block("monster_roll", 6, "the pending monster Combat Roll, 1-6 (one-hot)"),
-    block("response_window", C.NTRIG, "the open Response window (one-hot)",
-          labels=C.TRIGGER_NAMES),
-    block("pending_attack_power", 1, "power of the attack being resolved / 10", high=20.0),
-    block("hunger_requirement", 1, "Food Requirement of the Hunger Step / 4", high=1.5),
-    block("encounter_deck_size", 1, "encounter pile size / 128"),
-    block("encounter_discard_size", 1, "encounter discard size / 128"),
-    block("skill_deck_size", 1, "Skill deck size / 32"),
-    block("step_fraction", 1, "decisions taken / the step cap"),
-])
+OBSERVATION = ObsLayout(
+    "unbroken",
+    [
+        block("phase", C.NPHASE, "the decision owed (one-hot)", labels=C.PHASE_NAMES),
+        block("level", C.NLEVEL, "the Level, 1-4 (one-hot)"),
+        block("difficulty", 3, "the difficulty (one-hot)", labels=C.DIFFICULTIES),
+        block("character", C.NCHAR, "the character (one-hot)"),
+        block("resource", C.NRES, "each resource as a fraction of its bar", labels=C.RES_NAMES),
+        block("time", 1, "Time left as a fraction of the track"),
+        block("time_paid_in_small", 1, "1 while Time is paid in Small Effort (Level 4 combat)"),
+        block("ability_uses", 1, "character Ability Uses left / 4"),
+        block("weapon", C.NWEAPON, "the equipped weapon (one-hot)"),
+        block("weapon_stack", 1, "weapon sheets stacked / 8"),
+        block("weapon_aside", 1, "weapon sheets set aside / 8"),
+        block("weapon_aside_rounds", 1, "rounds until set-aside sheets return / 10", high=12.7),
+        block("skill_owned", C.MAX_SKILLS, "1 for each Skill owned"),
+        block("condition_active", C.NCOND, "1 for each active Condition"),
+        block("condition_waiting", C.NCOND, "1 for each Condition waiting for the next Level"),
+        block("condition_tokens", C.NCOND, "tokens on each Condition / 5", high=20.0),
+        block("condition_rounds", C.NCOND, "rounds left on each Condition / 5", high=20.0),
+        block("monster_revealed", 1, "1 once the Level's monster is revealed"),
+        block("monster", C.NMONSTER, "the revealed monster (one-hot)"),
+        block("monster_armor", 1, "monster Armor / Armor bar"),
+        block("monster_armor_max", 1, "monster starting Armor / Armor bar"),
+        block("monster_health", 1, "monster Health / Health bar"),
+        block("monster_health_max", 1, "monster starting Health / Health bar"),
+        block("monster_defend", 1, "1 while the monster DEFENDs"),
+        block("ambushed", 1, "1 when this combat began with an Ambush"),
+        block("in_battle", 1, "1 during the Battle Step"),
+        block("round", 1, "battle round / 50 (capped)"),
+        block("commit_next", 1, "1 when committed to the next encounter"),
+        block("commit_now", 1, "1 when committed to the cards now shown"),
+        block("reveal_bonus", 1, "extra cards at the next exploration / 8", low=-1.0),
+        block(
+            "card",
+            (C.MAX_REVEAL, N_CARD),
+            "each revealed card: Time Value, Spend, Gain / 5, effect kinds",
+            low=-1.0,
+            high=20.0,
+            labels=([f"card{i}" for i in range(C.MAX_REVEAL)], CARD_COLUMNS),
+            prefix=False,
+        ),
+        block(
+            "skill_offer",
+            (2, C.MAX_SKILLS),
+            "the Skills offered (one-hot each)",
+            labels=([f"skill_offer{i}" for i in range(2)], [str(k) for k in range(C.MAX_SKILLS)]),
+            prefix=False,
+        ),
+        block("monster_roll", 6, "the pending monster Combat Roll, 1-6 (one-hot)"),
+        block(
+            "response_window", C.NTRIG, "the open Response window (one-hot)", labels=C.TRIGGER_NAMES
+        ),
+        block("pending_attack_power", 1, "power of the attack being resolved / 10", high=20.0),
+        block("hunger_requirement", 1, "Food Requirement of the Hunger Step / 4", high=1.5),
+        block("encounter_deck_size", 1, "encounter pile size / 128"),
+        block("encounter_discard_size", 1, "encounter discard size / 128"),
+        block("skill_deck_size", 1, "Skill deck size / 32"),
+        block("step_fraction", 1, "decisions taken / the step cap"),
+    ],
+)
 OBS_SIZE = OBSERVATION.size
 OBS_LOW = OBSERVATION.low
 OBS_HIGH = OBSERVATION.high
-FEATURES = OBSERVATION.features          # (name, offset, size) of every block
+FEATURES = OBSERVATION.features  # (name, offset, size) of every block
 OFF = {name: off for name, off, _ in FEATURES}
 
 # block offsets as plain ints for numba

@@ -7,9 +7,13 @@ VecEnv). Each other subpackage with a ``game.py`` is one game (its declaration,
 found by :mod:`.catalog`): its ``__init__`` exports ``SPEC`` (a
 :class:`~dungeonrl.envs.core.spec.GameSpec`) and ``make_core(**kwargs)``.
 """
+
 import os as _os
 
 # Game packages outside the source tree: every folder of DUNGEONRL_GAMES_PATH
 # is a further folder of this package (see :mod:`.catalog`).
-__path__ += [_p for _p in _os.environ.get("DUNGEONRL_GAMES_PATH", "").split(_os.pathsep)
-             if _p and _os.path.isdir(_p) and _p not in __path__]
+__path__ += [
+    _p
+    for _p in _os.environ.get("DUNGEONRL_GAMES_PATH", "").split(_os.pathsep)
+    if _p and _os.path.isdir(_p) and _p not in __path__
+]

@@ -42,6 +42,7 @@ This module imports only the standard library and each game's ``game.py``
 :mod:`dungeonrl.envs.core.lazy`), so every layer, the code generator
 included, can read it, and ``import dungeonrl`` stays cheap.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -49,8 +50,18 @@ import os
 import sys
 from dataclasses import dataclass
 
-__all__ = ["GameEntry", "GAMES", "ENV_IDS", "ENTRIES", "entry", "package", "version",
-           "pettingzoo_module", "discover", "GAMES_PATH_VAR"]
+__all__ = [
+    "GameEntry",
+    "GAMES",
+    "ENV_IDS",
+    "ENTRIES",
+    "entry",
+    "package",
+    "version",
+    "pettingzoo_module",
+    "discover",
+    "GAMES_PATH_VAR",
+]
 
 #: environment variable naming extra folders of game packages
 GAMES_PATH_VAR = "DUNGEONRL_GAMES_PATH"
@@ -100,7 +111,7 @@ class GameEntry:
         return f"{_ENVS}.{self.name}"
 
 
-_ENVS = __name__.rpartition(".")[0]          # "dungeonrl.envs"
+_ENVS = __name__.rpartition(".")[0]  # "dungeonrl.envs"
 
 
 def _folders() -> list[str]:
@@ -124,23 +135,30 @@ def discover() -> dict[str, GameEntry]:
             continue
         for name in names:
             sub = os.path.join(folder, name)
-            if (name in found or not name.isidentifier() or name.startswith("_")
-                    or not os.path.isfile(os.path.join(sub, "game.py"))
-                    or not os.path.isfile(os.path.join(sub, "__init__.py"))):
+            if (
+                name in found
+                or not name.isidentifier()
+                or name.startswith("_")
+                or not os.path.isfile(os.path.join(sub, "game.py"))
+                or not os.path.isfile(os.path.join(sub, "__init__.py"))
+            ):
                 continue
             mod = importlib.import_module(f"{_ENVS}.{name}.game")
             game = getattr(mod, "GAME", None)
             if not isinstance(game, GameEntry):
                 raise TypeError(f"{sub}/game.py must define GAME = GameEntry(...)")
             if game.name != name:
-                raise ValueError(f"{sub}/game.py declares the game {game.name!r}, "
-                                 f"not {name!r} (the folder's name)")
+                raise ValueError(
+                    f"{sub}/game.py declares the game {game.name!r}, "
+                    f"not {name!r} (the folder's name)"
+                )
             found[name] = game
     ids: dict[str, str] = {}
     for game in found.values():
         if game.env_id in ids:
-            raise ValueError(f"env id {game.env_id!r} is declared by both "
-                             f"{ids[game.env_id]!r} and {game.name!r}")
+            raise ValueError(
+                f"env id {game.env_id!r} is declared by both {ids[game.env_id]!r} and {game.name!r}"
+            )
         ids[game.env_id] = game.name
     return {g.name: g for g in sorted(found.values(), key=lambda g: (g.order, g.name))}
 

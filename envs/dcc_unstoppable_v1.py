@@ -28,6 +28,7 @@ what each version changed is on the game's doc page
   bottom order, no Cleanup after the stairs, distinct deck-list cards).
 * v0: ``dcc_unstoppable_v0``, initial release.
 """
+
 from __future__ import annotations
 
 from .core.adapters.pz_module import define

@@ -50,6 +50,7 @@ what each version changed is on the game's doc page
 
 * v0: this module (``dungeon_crawler_v0``), initial release.
 """
+
 from __future__ import annotations
 
 from .core.adapters.pz_module import define

@@ -28,6 +28,7 @@ what each version changed is on the game's doc page
   finish crossing).
 * v0: ``dungeon_kart_v0``, initial release.
 """
+
 from __future__ import annotations
 
 from .core.adapters.pz_module import define

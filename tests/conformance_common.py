@@ -44,6 +44,7 @@ Helpers below are also run in subprocesses (``python -c "import
 conformance_common ..."``), so this module must import without pytest
 collecting it (its name does not start with ``test_``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,15 +55,14 @@ import subprocess
 import sys
 import warnings
 
+import game_hooks
 import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-import game_hooks
 from dungeonrl import registry
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
-
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS_DIR)
@@ -94,8 +94,10 @@ GAMES = suite_games()
 
 def _single_agent(name):
     if registry.get_spec(name).multi_agent:
-        pytest.skip(f"{name} is multi-agent: the single-agent adapters (DungeonEnv, "
-                    "vector envs, SB3) do not apply; the PettingZoo suite covers it")
+        pytest.skip(
+            f"{name} is multi-agent: the single-agent adapters (DungeonEnv, "
+            "vector envs, SB3) do not apply; the PettingZoo suite covers it"
+        )
 
 
 def _multi_agent(name) -> bool:
@@ -117,6 +119,7 @@ def make_env(name, **kw):
     ``get_state`` / ``set_state``)."""
     if _multi_agent(name) or int(kw.get("num_players", 1)) > 1:
         from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+
         return DungeonAECEnv(name, **kw)
     return DungeonEnv(name, **kw)
 
@@ -134,12 +137,20 @@ def aec_done(env) -> bool:
 def aec_view(env):
     """Everything the AEC env shows after a step: the selected agent, each
     agent's observation and mask, rewards, flags and infos, and the record."""
-    obs = tuple((o["observation"].tobytes(), o["action_mask"].tobytes())
-                for o in (env.observe(a) for a in env.possible_agents))
-    return (env.agent_selection, obs, dict(env.rewards), dict(env._cumulative_rewards),
-            dict(env.terminations), dict(env.truncations),
-            {a: i.get("illegal_action") for a, i in env.infos.items()},
-            rbytes(env._states))
+    obs = tuple(
+        (o["observation"].tobytes(), o["action_mask"].tobytes())
+        for o in (env.observe(a) for a in env.possible_agents)
+    )
+    return (
+        env.agent_selection,
+        obs,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        {a: i.get("illegal_action") for a, i in env.infos.items()},
+        rbytes(env._states),
+    )
 
 
 def aec_finish(env):
@@ -159,8 +170,7 @@ def hooks(name) -> game_hooks.GameHooks:
     """The game's conformance hooks; a game without hooks is skipped here
     (``test_every_suite_game_has_hooks`` fails for it instead)."""
     if name not in game_hooks.HOOKS:
-        pytest.skip(f"{name} has no conformance hooks yet (see "
-                    "test_every_suite_game_has_hooks)")
+        pytest.skip(f"{name} has no conformance hooks yet (see test_every_suite_game_has_hooks)")
     return game_hooks.HOOKS[name]
 
 
@@ -168,7 +178,7 @@ def spec_of(name):
     return registry.get_spec(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _core_cached(name, key):
     return spec_of(name).make_core(**dict(key))
 
@@ -187,7 +197,7 @@ class Batch:
         self.core, self.n = core, n
         self.states = core.alloc(n)
         self.final_states = core.alloc(n)
-        if wrap is not None:                  # interpreter harness (NUMBA_DISABLE_JIT=1)
+        if wrap is not None:  # interpreter harness (NUMBA_DISABLE_JIT=1)
             self.states, self.final_states = wrap(self.states), wrap(self.final_states)
         self.obs = np.zeros((n, spec.obs_size), np.float32)
         self.final_obs = np.zeros((n, spec.obs_size), np.float32)
@@ -215,24 +225,34 @@ class Batch:
         self.terminated[:] = False
         self.truncated[:] = False
         self.illegal[:] = False
-        self.core.step(self.states, self.actions, self.rewards, self.terminated,
-                       self.truncated, self.illegal)
+        self.core.step(
+            self.states, self.actions, self.rewards, self.terminated, self.truncated, self.illegal
+        )
 
     def step_autoreset(self, actions):
         self.actions[:] = actions
-        self.core.step_autoreset(self.states, self.actions, self.obs, self.masks, self.rewards,
-                                 self.terminated, self.truncated, self.illegal, self.final_obs,
-                                 self.final_states)
+        self.core.step_autoreset(
+            self.states,
+            self.actions,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+            self.final_obs,
+            self.final_states,
+        )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _covered(dtype) -> np.ndarray:
     """Byte offsets of ``dtype`` that hold fields (not alignment padding)."""
     cov = np.zeros(dtype.itemsize, bool)
 
     def mark(dt, base):
         if dt.names is None:
-            cov[base:base + dt.itemsize] = True
+            cov[base : base + dt.itemsize] = True
             return
         for name in dt.names:
             sub, off = dt.fields[name][:2]
@@ -242,6 +262,7 @@ def _covered(dtype) -> np.ndarray:
                     mark(item, base + off + k * item.itemsize)
             else:
                 mark(sub, base + off)
+
     mark(dtype, 0)
     return np.flatnonzero(cov)
 
@@ -280,8 +301,7 @@ def seeded_actions(seeds, t, masks) -> np.ndarray:
     actions whatever the batch size, order, process or interpreter."""
     masks = np.asarray(masks) != 0
     with np.errstate(over="ignore"):
-        h = _mix(np.asarray(seeds, np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-                 + np.uint64(t + 1))
+        h = _mix(np.asarray(seeds, np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(t + 1))
     n = masks.sum(axis=1)
     k = (h % np.maximum(n, 1).astype(np.uint64)).astype(np.int64)
     pick = masks & (np.cumsum(masks, axis=1) == (k + 1)[:, None])
@@ -308,9 +328,10 @@ def checked(h, core, states, live, tainted, known_hits, before=None):
     rows = np.flatnonzero(live & ~tainted)
     if not len(rows):
         return
-    for fn, args in ((h.check_invariants, (states[rows],)),
-                     (h.check_transition, (before[rows], states[rows]) if before is not None
-                      else None)):
+    for fn, args in (
+        (h.check_invariants, (states[rows],)),
+        (h.check_transition, (before[rows], states[rows]) if before is not None else None),
+    ):
         if args is None:
             continue
         try:
@@ -321,8 +342,7 @@ def checked(h, core, states, live, tainted, known_hits, before=None):
             known_hits.extend(msgs)
 
 
-def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0,
-                until_sampled=False):
+def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0, until_sampled=False):
     """Random legal play of ``n`` games to the end, checking invariants every
     step. Returns (batch, stats, samples) where samples are 1-row copies of
     two random live states every ``sample_every`` steps (at most
@@ -348,14 +368,16 @@ def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0,
         if done.all():
             break
         b.refresh()
-        assert np.array_equal(b.masks.any(axis=1), ~done), \
+        assert np.array_equal(b.masks.any(axis=1), ~done), (
             "legal mask all-zero iff game over broken (adapter view)"
+        )
         assert np.isfinite(b.obs).all(), "non-finite observation"
         if sample_every and t % sample_every == 0 and len(samples) < max_samples:
-            pool = np.flatnonzero(~done & ~tainted)      # two live games at random
-            for i in rng.choice(pool, size=min(2, len(pool), max_samples - len(samples)),
-                                replace=False):
-                samples.append(b.states[i:i + 1].copy())
+            pool = np.flatnonzero(~done & ~tainted)  # two live games at random
+            for i in rng.choice(
+                pool, size=min(2, len(pool), max_samples - len(samples)), replace=False
+            ):
+                samples.append(b.states[i : i + 1].copy())
             if until_sampled and len(samples) >= max_samples:
                 return b, None, samples
         actions = random_legal(rng, b.masks)
@@ -364,24 +386,31 @@ def play_random(name, cfg, n, seed, jump=False, sample_every=0, max_samples=0,
         assert not b.illegal.any(), "a legal action was flagged illegal"
         ended = b.terminated | b.truncated
         assert not (b.terminated & b.truncated).any(), "terminated and truncated together"
-        assert not ended[done].any() and not b.rewards[done].any(), \
+        assert not ended[done].any() and not b.rewards[done].any(), (
             "a finished game was stepped (flags or reward set)"
+        )
         assert rbytes(before[done]) == rbytes(b.states[done]), "a finished game changed"
-        assert ((b.rewards >= lo) & (b.rewards <= hi)).all(), \
+        assert ((b.rewards >= lo) & (b.rewards <= hi)).all(), (
             f"reward outside spec.reward_range {spec.reward_range}"
+        )
         decisions[~done] += 1
         checked(h, core, b.states, ~done, tainted, known, before=before)
         done |= ended
     assert done.all(), f"{int((~done).sum())} games still running after max_episode_steps"
     assert (decisions <= spec.max_episode_steps).all()
     assert (core.to_play(b.states) == -1).all(), "to_play of a finished game is not -1"
-    stats = {"games": n, "decisions": int(decisions.sum()), "known": known,
-             "tainted": int(tainted.sum()), "tainted_rows": tainted,
-             "max_len": int(decisions.max())}
+    stats = {
+        "games": n,
+        "decisions": int(decisions.sum()),
+        "known": known,
+        "tainted": int(tainted.sum()),
+        "tainted_rows": tainted,
+        "max_len": int(decisions.max()),
+    }
     return b, stats, samples
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sampled_states(name, per_config=40):
     """(config index, 1-row state) pairs sampled from random play (normal and,
     when the game has one, jump starts) across every configuration."""
@@ -390,10 +419,16 @@ def sampled_states(name, per_config=40):
     for ci, cfg in enumerate(h.configs):
         kinds = [False] + ([True] if h.jump_start is not None else [])
         for jump in kinds:
-            _, _, samples = play_random(name, cfg, 24, seed=500 + ci, jump=jump,
-                                        sample_every=getattr(h, "sample_every", 2),
-                                        max_samples=per_config // len(kinds),
-                                        until_sampled=True)
+            _, _, samples = play_random(
+                name,
+                cfg,
+                24,
+                seed=500 + ci,
+                jump=jump,
+                sample_every=getattr(h, "sample_every", 2),
+                max_samples=per_config // len(kinds),
+                until_sampled=True,
+            )
             out += [(ci, s) for s in samples]
     return out
 
@@ -421,11 +456,11 @@ def trajectory_hashes(name, cfg, seeds, steps, batch=None, reverse=False, interp
     size = batch or len(order)
     out = {}
     for k in range(0, len(order), size):
-        chunk = order[k:k + size]
+        chunk = order[k : k + size]
         b = Batch(core, len(chunk), wrap=wrap)
         b.reset(chunk)
         hs = [hashlib.sha256() for _ in chunk]
-        raw = b.states.view(core.state_dtype)              # plain records, same memory
+        raw = b.states.view(core.state_dtype)  # plain records, same memory
         raw_final = b.final_states.view(core.state_dtype)
         u8 = lambda a: np.ascontiguousarray(a).view(np.uint8).reshape(len(chunk), -1)  # noqa
         for i, hh in enumerate(hs):
@@ -433,11 +468,21 @@ def trajectory_hashes(name, cfg, seeds, steps, batch=None, reverse=False, interp
         for t in range(steps):
             b.step_autoreset(seeded_actions(chunk, t, b.masks))
             ended = b.terminated | b.truncated
-            mat = np.concatenate([record_rows(raw), u8(b.obs), u8(b.masks), u8(b.rewards),
-                                  u8(np.stack([b.terminated, b.truncated, b.illegal], 1))],
-                                 axis=1)
-            fin = (np.concatenate([record_rows(raw_final), u8(b.final_obs)], axis=1)
-                   if ended.any() else None)
+            mat = np.concatenate(
+                [
+                    record_rows(raw),
+                    u8(b.obs),
+                    u8(b.masks),
+                    u8(b.rewards),
+                    u8(np.stack([b.terminated, b.truncated, b.illegal], 1)),
+                ],
+                axis=1,
+            )
+            fin = (
+                np.concatenate([record_rows(raw_final), u8(b.final_obs)], axis=1)
+                if ended.any()
+                else None
+            )
             for i, hh in enumerate(hs):
                 hh.update(mat[i])
                 if ended[i]:
@@ -452,10 +497,18 @@ def _subprocess(args: dict, env_extra: dict, timeout=300):
     env = dict(os.environ)
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([TESTS_DIR, ROOT, env.get("PYTHONPATH", "")])
-    code = ("import sys, json; sys.path.insert(0, %r); import conformance_common as t; "
-            "t._main(json.loads(sys.argv[1]))" % TESTS_DIR)
-    return subprocess.Popen([sys.executable, "-c", code, json.dumps(args)], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    code = (
+        f"import sys, json; sys.path.insert(0, {TESTS_DIR!r}); import conformance_common as t; "
+        "t._main(json.loads(sys.argv[1]))"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(args)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _collect(proc, timeout=300):
@@ -471,26 +524,37 @@ def _main(args: dict):
     if what == "hashes":
         interp = os.environ.get("NUMBA_DISABLE_JIT", "0") == "1"
         if interp:  # the generator's uint64 arithmetic wraps on purpose
-            warnings.filterwarnings("ignore", message="overflow encountered",
-                                    category=RuntimeWarning)
+            warnings.filterwarnings(
+                "ignore", message="overflow encountered", category=RuntimeWarning
+            )
         res = {}
         cov = None
         for k, job in enumerate(args["jobs"]):
-            if k == 0 and interp and args.get("coverage"):   # traced: ~4x slower
+            if k == 0 and interp and args.get("coverage"):  # traced: ~4x slower
                 cov = _LineCoverage(args["coverage"])
                 cov.start()
-            res[job["key"]] = trajectory_hashes(args["name"], job["cfg"], job["seeds"],
-                                                job["steps"], interp=interp)
+            res[job["key"]] = trajectory_hashes(
+                args["name"], job["cfg"], job["seeds"], job["steps"], interp=interp
+            )
             if cov is not None:
                 cov.stop()
         import numba
-        print(json.dumps({"hashes": res, "threads": numba.config.NUMBA_NUM_THREADS,
-                          "jit_disabled": bool(numba.config.DISABLE_JIT),
-                          "coverage": cov.report() if cov else None}))
+
+        print(
+            json.dumps(
+                {
+                    "hashes": res,
+                    "threads": numba.config.NUMBA_NUM_THREADS,
+                    "jit_disabled": bool(numba.config.DISABLE_JIT),
+                    "coverage": cov.report() if cov else None,
+                }
+            )
+        )
     elif what == "signatures" and _multi_agent(args["name"]):
         # the AEC env (both policies, snapshots, dead steps) and the batch
         # buffers' fused autoreset step (self-play's path), two table sizes
         from dungeonrl.envs.core._batch import BatchBuffers
+
         name = args["name"]
         h = hooks(name)
         rng = np.random.default_rng(0)
@@ -504,15 +568,24 @@ def _main(args: dict):
                 e.step(aec_action(e, rng))
             e.set_state(e.get_state())
             e.reset(seed=1)
-            e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
-                   if policy == "penalize" else aec_action(e, rng))
+            e.step(
+                int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
+                if policy == "penalize"
+                else aec_action(e, rng)
+            )
             b = BatchBuffers(get_core(name, kw), 3)
             b.reset(np.arange(3, dtype=np.uint64))
             for _ in range(8):
                 b.actions[:] = random_legal(rng, b.masks)
                 b.step_autoreset()
-        print(json.dumps({getattr(k, "__name__", repr(k)): [str(s) for s in k.signatures]
-                          for k in h.batch_kernels()}))
+        print(
+            json.dumps(
+                {
+                    getattr(k, "__name__", repr(k)): [str(s) for s in k.signatures]
+                    for k in h.batch_kernels()
+                }
+            )
+        )
     elif what == "signatures":
         name = args["name"]
         h = hooks(name)
@@ -526,16 +599,23 @@ def _main(args: dict):
             v = DungeonVectorEnv(name, num_envs=3, **kw)
             _, info = v.reset(seed=0)
             for _ in range(8):
-                _, _, _, _, info = v.step(random_legal(np.random.default_rng(0),
-                                                       info["action_mask"]))
+                _, _, _, _, info = v.step(
+                    random_legal(np.random.default_rng(0), info["action_mask"])
+                )
         e2 = DungeonEnv(name, illegal_action="raise", **h.truncate_config)
         _, info = e2.reset(seed=1)
         for _ in range(8):
             _, _, term, trunc, info = e2.step(int(np.flatnonzero(info["action_mask"])[0]))
             if term or trunc:
                 break
-        print(json.dumps({getattr(k, "__name__", repr(k)): [str(s) for s in k.signatures]
-                          for k in h.batch_kernels()}))
+        print(
+            json.dumps(
+                {
+                    getattr(k, "__name__", repr(k)): [str(s) for s in k.signatures]
+                    for k in h.batch_kernels()
+                }
+            )
+        )
 
 
 # =====================================================================================
@@ -616,6 +696,7 @@ class _LineCoverage:
             if event == "line":
                 self.hit.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
             return local
+
         return local
 
     def start(self):
@@ -627,6 +708,7 @@ class _LineCoverage:
     def report(self):
         """{file: [lines executed, lines in function bodies]}."""
         import dis
+
         out = {}
         for fn, hit in self.hit.items():
             with open(fn) as f:

@@ -5,6 +5,7 @@ regenerates itself on import (``dungeonrl.envs.core.kernel.freshness``); under t
 tests it raises instead, naming the command that regenerates it, so a stale
 checked-in file fails CI rather than being fixed on the fly in CI's checkout.
 """
+
 import os
 
 os.environ.setdefault("DUNGEONRL_STALE_KERNELS", "error")

@@ -3,6 +3,7 @@ speed work of issue #14 (every card slot computed from the content tables on
 every call): the reference that ``tests/dcc_unstoppable/test_encoder_speed.py`` holds
 the fast ``encoders/dcc_unstoppable.encode_row`` to, bit for bit. Not used
 by the package."""
+
 from numba import njit
 
 from dungeonrl.encoders.dcc_unstoppable import AHEAD, CORE_F, SEAT_SIZE, THREAT_F, UPG_F
@@ -134,9 +135,11 @@ def upg_feats(T, u, out, o):
     out[o + 14] = T.u_def[u] / 3.0
     out[o + 15] = T.u_ap[u]
     out[o + 16] = T.u_tough[u]
-    _ops_summary(T.u_ops[u], out, o + 17)   # damage..ap, spell (o+22), other (o+23)
+    _ops_summary(T.u_ops[u], out, o + 17)  # damage..ap, spell (o+22), other (o+23)
     out[o + 24] = 1.0 if T.u_kw[u] & C.KW_FAST else 0.0
-    out[o + 25] = 1.0 if T.u_kw[u] & (C.KW_RETALIATE | C.KW_SACRIFICE | C.KW_TAUNT | C.KW_TERROR) else 0.0
+    out[o + 25] = (
+        1.0 if T.u_kw[u] & (C.KW_RETALIATE | C.KW_SACRIFICE | C.KW_TAUNT | C.KW_TERROR) else 0.0
+    )
 
 
 @njit(**JIT)
@@ -219,8 +222,15 @@ def encode_row(st, T, seat, out):
         core_id_feats(T, c, out, o)
         if c >= 0:
             out[o + CORE_F] = 1.0 if st.reveal_set[i] == seat else 0.0
-            out[o + CORE_F + 1] = 1.0 if (st.phase == C.PH_DRAFT and st.reveal_set[i] != st.draft_first
-                                           and st.draft_first >= 0) else 0.0
+            out[o + CORE_F + 1] = (
+                1.0
+                if (
+                    st.phase == C.PH_DRAFT
+                    and st.reveal_set[i] != st.draft_first
+                    and st.draft_first >= 0
+                )
+                else 0.0
+            )
         o += CORE_F + 2
     for j in range(3):
         r = st.race_offer[seat, j] if seat < C.NPLAYERS_MAX else -1

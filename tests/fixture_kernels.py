@@ -5,6 +5,7 @@ the game 'race' -- do not edit; regenerate with
 The engine's loops over this game's row functions (see
 :mod:`dungeonrl.envs.core.kernel.template` for what each kernel does).
 """
+
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -12,8 +13,11 @@ from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
+
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal
+from dungeonrl.envs.core.kernel.rng import rng_seed
+
 from fixture_game import OBS_SIZE, encode_row
 from fixture_game import apply_row, configure_row, legal_row, reset_row as game_reset_row
 
@@ -120,7 +124,7 @@ def step_row(st, T, a, rew):
         st.actor = -1
         for b in range(NUM_ACTIONS):
             st.legal[b] = 0
-        if st.outcome == O_TRUNCATED:       # a cap of the rules (e.g. rounds)
+        if st.outcome == O_TRUNCATED:  # a cap of the rules (e.g. rounds)
             return False, True, False
         return True, False, False
     if st.steps >= st.max_steps:
@@ -170,8 +174,9 @@ def observe_batch(states, tabs, players, obs):
 
 
 @njit(**JIT)
-def step_observe(states, tabs, actions, players, obs, masks, rewards, terminated,
-                 truncated, illegal):
+def step_observe(
+    states, tabs, actions, players, obs, masks, rewards, terminated, truncated, illegal
+):
     """``step_batch``, then the mask and the observation of ``players[i]``."""
     T = tabs[0]
     obs = borrow(obs)
@@ -213,8 +218,20 @@ def observe_rows(states, tabs, rows, players, obs, masks):
 
 
 @njit(**JIT)
-def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminated,
-                   truncated, illegal, final_obs, final_states):
+def step_autoreset(
+    states,
+    tabs,
+    actions,
+    players,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    illegal,
+    final_obs,
+    final_states,
+):
     """The hot loop. ``players[i]`` receives the seat to act next in row i;
     ``obs[i]`` and ``masks[i]`` are that seat's. A game that ended on this
     step leaves its last acting seat's view in ``final_obs[i]`` and its
@@ -225,8 +242,7 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     final_obs = borrow(final_obs)
     # a big batch: encode each row into a stack row (in the L1 cache), then
     # stream it out without reading the line first (core.memops)
-    stream = (STREAM_OBS and obs.shape[1] == OBS_SIZE
-              and stream_rows(states.shape[0], OBS_SIZE))
+    stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
@@ -339,5 +355,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'bac55b4c97372d432c6b0ac8d75fa2b5ba0b82cf6e4821164c475eb35f8e3578'
+SOURCE_DIGEST = '8a366f9773759905f5641b20bed199a60241b16b17637567ecc2f32ecf4286c0'
 ensure_fresh(globals())

@@ -34,6 +34,7 @@ two rivals in seat order): per seat ``pos/GOAL``, ``moves/MOVES``,
 over GOAL, and ``steps/max_steps``. Everything is public (perfect
 information); only the generator is hidden.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,19 +66,26 @@ OUTCOME_NAMES = ("playing", "truncated", "illegal", "team_0", "team_1", "tie")
 TEAMS = ((0, 2), (1, 3))
 
 GAME_FIELDS = [
-    ("pos", np.int8, (SEATS,)),         # square 0..GOAL
-    ("moves", np.int8, (SEATS,)),       # moves made 0..MOVES
-    ("init", np.int8, (SEATS,)),        # initiative 1..6
-    ("bonus", np.int8, (2,)),           # per-team score bonus (reset option)
+    ("pos", np.int8, (SEATS,)),  # square 0..GOAL
+    ("moves", np.int8, (SEATS,)),  # moves made 0..MOVES
+    ("init", np.int8, (SEATS,)),  # initiative 1..6
+    ("bonus", np.int8, (2,)),  # per-team score bonus (reset option)
 ]
 STATE_DTYPE = state_dtype(GAME_FIELDS, NUM_ACTIONS)
 LAYOUT_VERSION = hashlib.sha1(
-    f"relay-fixture:{STATE_DTYPE.descr}:{GOAL}:{MOVES}".encode()).hexdigest()[:12]
+    f"relay-fixture:{STATE_DTYPE.descr}:{GOAL}:{MOVES}".encode()
+).hexdigest()[:12]
 
 KERNEL_FACTS = KernelFacts(
-    game="relay", num_actions=NUM_ACTIONS, max_seats=SEATS, illegal_penalty=ILLEGAL_PENALTY,
-    win_outcome=O_TEAM0, rules_module="fixture_team", encoder_module="fixture_team",
-    kernel_file="tests/fixture_team_kernels.py")
+    game="relay",
+    num_actions=NUM_ACTIONS,
+    max_seats=SEATS,
+    illegal_penalty=ILLEGAL_PENALTY,
+    win_outcome=O_TEAM0,
+    rules_module="fixture_team",
+    encoder_module="fixture_team",
+    kernel_file="tests/fixture_team_kernels.py",
+)
 
 
 # --- the rules: the row contract of envs/README.md ------------------------------
@@ -166,7 +174,7 @@ def apply_row(st, T, a, rew):
 # --- the encoder ------------------------------------------------------------------
 @njit(**JIT)
 def encode_row(st, T, seat, out):
-    seat = np.int64(seat)                 # an int64 index or an int8 header field
+    seat = np.int64(seat)  # an int64 index or an int8 header field
     r1 = (seat + 1) % SEATS
     r2 = (seat + 3) % SEATS
     order = (seat, mate(seat), min(r1, r2), max(r1, r2))
@@ -188,9 +196,11 @@ class RelayCore(KernelCore):
 
     state_dtype = STATE_DTYPE
 
-    def __init__(self, num_players: int = SEATS, max_steps: int = MAX_STEPS,
-                 auto_advance: bool = True):
-        import fixture_team_kernels          # generated; imports this module's rules
+    def __init__(
+        self, num_players: int = SEATS, max_steps: int = MAX_STEPS, auto_advance: bool = True
+    ):
+        import fixture_team_kernels  # generated; imports this module's rules
+
         self.kernels = fixture_team_kernels
         self.spec = SPEC
         self.TR = np.zeros(1, np.dtype([("unused", np.int8)]))
@@ -210,26 +220,33 @@ class RelayCore(KernelCore):
         for p in range(SEATS):
             track = "".join(str(p) if i == state["pos"][p] else "." for i in range(GOAL + 1))
             mark = "*" if int(state["actor"]) == p else " "
-            rows.append(f"{mark}[{track}] team {p % 2} moves {int(state['moves'][p])}/{MOVES}"
-                        f" init {int(state['init'][p])}")
+            rows.append(
+                f"{mark}[{track}] team {p % 2} moves {int(state['moves'][p])}/{MOVES}"
+                f" init {int(state['init'][p])}"
+            )
         return "\n".join(rows)
 
     def episode_info(self, state) -> dict:
         out = int(state["outcome"])
-        scores = [int(state["pos"][t]) + int(state["pos"][t + 2]) + int(state["bonus"][t])
-                  for t in (0, 1)]
+        scores = [
+            int(state["pos"][t]) + int(state["pos"][t + 2]) + int(state["bonus"][t]) for t in (0, 1)
+        ]
         if out == O_TEAM0:
             place = [0, 1, 0, 1]
         elif out == O_TEAM1:
             place = [1, 0, 1, 0]
-        else:                      # a tie, or no result (truncated, illegal)
+        else:  # a tie, or no result (truncated, illegal)
             place = [0, 0, 0, 0]
-        return {"outcome": OUTCOME_NAMES[out], "scores": scores,
-                "placements": place if out in (O_TEAM0, O_TEAM1, O_TIE) else None}
+        return {
+            "outcome": OUTCOME_NAMES[out],
+            "scores": scores,
+            "placements": place if out in (O_TEAM0, O_TEAM1, O_TIE) else None,
+        }
 
     def check_state(self, state) -> None:
         def bad(msg):
             raise CorruptStateError(f"corrupt Relay state: {msg}")
+
         pos, moves, init = (np.asarray(state[f]).astype(int) for f in ("pos", "moves", "init"))
         if int(state["num_players"]) != SEATS:
             bad(f"num_players {int(state['num_players'])}")
@@ -270,8 +287,11 @@ SPEC = GameSpec(
     num_actions=NUM_ACTIONS,
     action_names=("roll", "step", "draft"),
     obs_size=OBS_SIZE,
-    feature_names=tuple(f"{who}_{f}" for who in ("self", "mate", "rival_a", "rival_b")
-                        for f in ("pos", "moves", "initiative", "to_act"))
+    feature_names=tuple(
+        f"{who}_{f}"
+        for who in ("self", "mate", "rival_a", "rival_b")
+        for f in ("pos", "moves", "initiative", "to_act")
+    )
     + ("own_bonus", "rival_bonus", "steps_frac"),
     max_episode_steps=MAX_STEPS,
     reward_range=(ILLEGAL_PENALTY, WIN_REWARD),

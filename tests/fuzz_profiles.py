@@ -11,6 +11,7 @@
 ``choice(data)`` turns Hypothesis' ``data`` into the ``choice(kind, options)``
 callable the fuzzers of ``dungeonrl.benchmarks.fuzz`` take.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,15 @@ import os
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-_COMMON = dict(deadline=None, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.filter_too_much])
+_COMMON = dict(
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 settings.register_profile("ci", max_examples=25, derandomize=True, **_COMMON)
 settings.register_profile("long", max_examples=1000, derandomize=False, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -29,4 +36,5 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def choice(data):
     def pick(kind, options):
         return data.draw(st.sampled_from(list(options)), label=kind)
+
     return pick

@@ -7,7 +7,8 @@ object in :data:`HOOKS` (game name -> hooks), from its own module
 ``tests/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
 from the module its declaration names (``GAME.test_hooks`` in
 ``envs/<game>/game.py``, for a game whose hooks ship with it). A new game
-joins the suite by declaring itself and adding its hooks; ``test_every_suite_game_has_hooks`` fails, naming the game, for a
+joins the suite by declaring itself and adding its hooks;
+``test_every_suite_game_has_hooks`` fails, naming the game, for a
 registered game without hooks (its other conformance tests skip with a
 pointer there). Hook writers can reuse :class:`Violations`,
 :func:`pile_counts`, :func:`as_batch` and :func:`as_row`.
@@ -51,6 +52,7 @@ arrays of ``core.state_dtype``):
 Multi-agent games: ``resample_hidden`` and ``change_visible`` also take
 ``player=`` (the seat whose view must not change / must change).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -112,11 +114,15 @@ class Violations:
             i = self.bad[0][0]
             where = ""
             if "phase" in S.dtype.names:
-                where = f" [first bad row {i}: phase {int(S['phase'][i])}, level " \
-                        f"{int(S['level'][i]) if 'level' in S.dtype.names else '?'}]"
-            raise InvariantError(f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
-                                 + "; ".join(m for _, m, _ in self.bad),
-                                 [(m, r) for _, m, r in self.bad])
+                where = (
+                    f" [first bad row {i}: phase {int(S['phase'][i])}, level "
+                    f"{int(S['level'][i]) if 'level' in S.dtype.names else '?'}]"
+                )
+            raise InvariantError(
+                f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
+                + "; ".join(m for _, m, _ in self.bad),
+                [(m, r) for _, m, r in self.bad],
+            )
 
 
 def pile_counts(v, cards, cap, counts, nvals, what):
@@ -195,11 +201,18 @@ def _discover() -> None:
     import os
 
     from dungeonrl.envs import catalog
+
     here = os.path.dirname(os.path.abspath(__file__))
-    targets = [(fn, fn[:-3], "HOOKS") for fn in sorted(os.listdir(here))
-               if fn.startswith("hooks_") and fn.endswith(".py")]
-    targets += [(f"{g.name}: GAME.test_hooks", *g.test_hooks.split(":"))
-                for g in catalog.ENTRIES.values() if g.test_hooks]
+    targets = [
+        (fn, fn[:-3], "HOOKS")
+        for fn in sorted(os.listdir(here))
+        if fn.startswith("hooks_") and fn.endswith(".py")
+    ]
+    targets += [
+        (f"{g.name}: GAME.test_hooks", *g.test_hooks.split(":"))
+        for g in catalog.ENTRIES.values()
+        if g.test_hooks
+    ]
     for where, module, attr in targets:
         h = getattr(importlib.import_module(module), attr)
         if not isinstance(h, GameHooks):
@@ -215,5 +228,6 @@ def get_hooks(name: str) -> GameHooks:
         raise LookupError(
             f"game {name!r} is registered but has no conformance hooks: add a GameHooks "
             f"subclass (configs, invariant checker, hidden-information resampler...) as "
-            f"HOOKS in tests/hooks_{name}.py")
+            f"HOOKS in tests/hooks_{name}.py"
+        )
     return HOOKS[name]

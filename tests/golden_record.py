@@ -12,6 +12,7 @@ Regenerate (only when behaviour changes on purpose, with a version bump)::
 
     python -m tests.golden_record  # writes tests/golden/trajectories.json
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,7 +48,9 @@ def unbroken_single(cfg: dict, games: int) -> str:
 def gym_hash(env_id: str, cfg: dict, games: int) -> str:
     """Whole random games of a one-seat Gymnasium env."""
     import gymnasium as gym
+
     import dungeonrl  # noqa: F401
+
     env = gym.make(env_id, **cfg)
     h = hashlib.sha256()
     for g in range(games):
@@ -66,14 +69,17 @@ def gym_hash(env_id: str, cfg: dict, games: int) -> str:
 
 
 def unbroken_vector(num_envs: int, steps: int) -> str:
-    return vector_hash("dungeonrl/Unbroken-v0", dict(difficulty="hard", character="hunter"),
-                       num_envs, steps)
+    return vector_hash(
+        "dungeonrl/Unbroken-v0", dict(difficulty="hard", character="hunter"), num_envs, steps
+    )
 
 
 def vector_hash(env_id: str, cfg: dict, num_envs: int, steps: int) -> str:
     """The native vector env (batched kernels, autoreset) under random play."""
     import gymnasium as gym
+
     import dungeonrl  # noqa: F401
+
     vec = gym.make_vec(env_id, num_envs=num_envs, **cfg)
     h = hashlib.sha256()
     rng = np.random.default_rng(7)
@@ -95,12 +101,13 @@ def dc_aec(num_players: int, games: int) -> str:
 def aec_hash(module: str, cfg: dict, games: int, policy_seed: int) -> str:
     """Whole random games of a PettingZoo AEC env (``dungeonrl.envs.<module>``)."""
     import importlib
+
     env = importlib.import_module(f"dungeonrl.envs.{module}").env(**cfg)
     h = hashlib.sha256()
     for g in range(games):
         rng = np.random.default_rng(policy_seed + g)
         env.reset(seed=g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, r, te, tr, info = env.last()
             _feed(h, obs["observation"], obs["action_mask"], np.float64(r), np.int8([te, tr]))
             if te or tr:
@@ -122,16 +129,18 @@ def compute(small: bool = False) -> dict:
     for p in DC_PLAYERS:
         out[f"dungeon_crawler/aec,players={p}"] = dc_aec(p, n_dc)
     for p in KART_PLAYERS:
-        out[f"dungeon_kart/aec,players={p}"] = aec_hash("dungeon_kart_v1", dict(num_players=p),
-                                                        n_dc, 7000)
+        out[f"dungeon_kart/aec,players={p}"] = aec_hash(
+            "dungeon_kart_v1", dict(num_players=p), n_dc, 7000
+        )
     for cfg in DCC_SOLO:
         key = "dcc_unstoppable/" + ",".join(f"{k}={v}" for k, v in cfg.items())
         out[key] = gym_hash("dungeonrl/DCCUnstoppable-v1", cfg, n_dc)
-    out["dcc_unstoppable/vector16"] = vector_hash("dungeonrl/DCCUnstoppable-v1",
-                                                  dict(floor=2, difficulty="normal"), 16,
-                                                  60 if small else 300)
-    out["dcc_unstoppable/aec,players=2"] = aec_hash("dcc_unstoppable_v1", dict(num_players=2),
-                                                    n_dc, 9000)
+    out["dcc_unstoppable/vector16"] = vector_hash(
+        "dungeonrl/DCCUnstoppable-v1", dict(floor=2, difficulty="normal"), 16, 60 if small else 300
+    )
+    out["dcc_unstoppable/aec,players=2"] = aec_hash(
+        "dcc_unstoppable_v1", dict(num_players=2), n_dc, 9000
+    )
     return out
 
 

@@ -18,10 +18,10 @@ the core decks below their top card, the threat deck, the upgrade deck,
 the dungeon, the quests not yet dealt) and the generator. The teammate's
 hand is open in co-op, so both seats see the same things.
 """
+
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, InvariantError, Violations, as_batch, as_row
 
 CAP_SOLO, CAP_COOP = 150, 200
@@ -29,6 +29,7 @@ CAP_SOLO, CAP_COOP = 150, 200
 
 def _C():
     from dungeonrl.envs.dcc_unstoppable import consts
+
     return consts
 
 
@@ -52,8 +53,11 @@ def _ids(v, arr, nvals, what):
     """(N, nvals) copies of each id in a -1-padded array (any shape per row)."""
     a = np.asarray(arr).astype(np.int64).reshape(len(arr), -1)
     N = a.shape[0]
-    v.need(((a == -1) | ((a >= 0) & (a < nvals))).all(axis=1),
-           f"{what} holds an id outside [-1, {nvals})", a)
+    v.need(
+        ((a == -1) | ((a >= 0) & (a < nvals))).all(axis=1),
+        f"{what} holds an id outside [-1, {nvals})",
+        a,
+    )
     r, c = np.nonzero((a >= 0) & (a < nvals))
     return np.bincount(r * nvals + a[r, c], minlength=N * nvals).reshape(N, nvals)
 
@@ -65,21 +69,39 @@ class _Violations(Violations):
     def raise_if_any(self, S):
         if self.bad:
             i = self.bad[0][0]
-            where = (f" [first bad row {i}: phase {int(S['phase'][i])}, "
-                     f"dec {int(S['dec'][i])}, steps {int(S['steps'][i])}]")
-            raise InvariantError(f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
-                                 + "; ".join(m for _, m, _ in self.bad),
-                                 [(m, r) for _, m, r in self.bad])
+            where = (
+                f" [first bad row {i}: phase {int(S['phase'][i])}, "
+                f"dec {int(S['dec'][i])}, steps {int(S['steps'][i])}]"
+            )
+            raise InvariantError(
+                f"{len(self.bad)} {self.what} invariant(s) broken{where}: "
+                + "; ".join(m for _, m, _ in self.bad),
+                [(m, r) for _, m, r in self.bad],
+            )
 
 
 class DCCUnstoppableHooks(GameHooks):
     name = "dcc_unstoppable"
     configs = [
         {"num_players": 1, "floor": 1, "max_steps": CAP_SOLO},
-        {"num_players": 2, "floor": 2, "mode": "campaign", "difficulty": "hard",
-         "race": "preset", "klass": "preset", "max_steps": CAP_COOP},
-        {"num_players": 1, "floor": 3, "mode": "campaign", "difficulty": "expert",
-         "race": "draft", "klass": "draft", "max_steps": CAP_SOLO},
+        {
+            "num_players": 2,
+            "floor": 2,
+            "mode": "campaign",
+            "difficulty": "hard",
+            "race": "preset",
+            "klass": "preset",
+            "max_steps": CAP_COOP,
+        },
+        {
+            "num_players": 1,
+            "floor": 3,
+            "mode": "campaign",
+            "difficulty": "expert",
+            "race": "draft",
+            "klass": "draft",
+            "max_steps": CAP_SOLO,
+        },
         {"num_players": 2, "floor": 3, "auto_advance": False, "max_steps": CAP_COOP},
     ]
     soak_games = 250
@@ -109,8 +131,11 @@ class DCCUnstoppableHooks(GameHooks):
         v.need((n >= 1) & (n <= P), "num_players outside 1..2", n)
         v.need((phase >= 0) & (phase < C.NPHASE), "phase out of range", phase)
         v.need((outcome >= 0) & (outcome < len(C.OUTCOME_NAMES)), "outcome out of range", outcome)
-        v.need(over == (outcome != 0), "phase and outcome disagree on whether the game is over",
-               np.stack([phase, outcome], 1))
+        v.need(
+            over == (outcome != 0),
+            "phase and outcome disagree on whether the game is over",
+            np.stack([phase, outcome], 1),
+        )
         steps, cap = i64("steps"), i64("max_steps")
         v.need((steps >= 0) & (steps <= cap), "steps outside [0, max_steps]", steps)
         v.need(cap <= core.spec.max_episode_steps, "max_steps above the spec's cap", cap)
@@ -121,23 +146,36 @@ class DCCUnstoppableHooks(GameHooks):
         v.need((dec >= 0) & (dec < C.NDEC), "pending decision out of range", dec)
         # (danger-space effects are asked in the Clean-up too, the solo
         # bottom order in the Draft)
-        v.need((dec == C.DEC_NONE) | (phase == C.PH_MAIN) | (phase == C.PH_CLEANUP) | over
-               | ((phase == C.PH_DRAFT) & (dec == C.DEC_BOTTOM)),
-               "a pending decision outside the Main Phase, Clean-up and Draft order",
-               np.stack([phase, dec], 1))
+        v.need(
+            (dec == C.DEC_NONE)
+            | (phase == C.PH_MAIN)
+            | (phase == C.PH_CLEANUP)
+            | over
+            | ((phase == C.PH_DRAFT) & (dec == C.DEC_BOTTOM)),
+            "a pending decision outside the Main Phase, Clean-up and Draft order",
+            np.stack([phase, dec], 1),
+        )
         floor, mode, diff = i64("cfg_floor"), i64("cfg_mode"), i64("cfg_difficulty")
         v.need((floor >= 1) & (floor <= C.NFLOOR), "floor outside 1..3", floor)
         v.need((mode >= 0) & (mode < len(C.MODES)), "mode out of range", mode)
         v.need((diff >= 0) & (diff < len(C.DIFFICULTIES)), "difficulty out of range", diff)
         v.need(S["turn"] >= 0, "negative turn counter", S["turn"])
-        v.need((S["passes"] >= 0) & (S["passes"] <= C.PASS_CAP), "initiative passes outside "
-               f"0..{C.PASS_CAP}", S["passes"])
+        v.need(
+            (S["passes"] >= 0) & (S["passes"] <= C.PASS_CAP),
+            f"initiative passes outside 0..{C.PASS_CAP}",
+            S["passes"],
+        )
         legal = S["legal"]
         v.need(((legal == 0) | (legal == 1)).all(axis=1), "legal mask holds values other than 0/1")
-        v.need(legal.any(axis=1) != over, "stored legal mask all-zero iff game over is broken",
-               legal.sum(axis=1))
-        v.need((S["forced_i"] >= 0) & (S["forced_i"] <= S["forced_n"]) & (S["forced_n"] <= 16),
-               "forced chance counters")
+        v.need(
+            legal.any(axis=1) != over,
+            "stored legal mask all-zero iff game over is broken",
+            legal.sum(axis=1),
+        )
+        v.need(
+            (S["forced_i"] >= 0) & (S["forced_i"] <= S["forced_n"]) & (S["forced_n"] <= 16),
+            "forced chance counters",
+        )
 
         # -- resources within their caps (AP 6, health 10, mana 10) ---------------------
         # (the crawlers are set up once race and class are chosen)
@@ -147,34 +185,51 @@ class DCCUnstoppableHooks(GameHooks):
             v.need(((x >= 0) & (x <= top)).all(axis=1), f"{f} outside [0, {top}]", x)
         v.need((i64("gold") >= 0).all(axis=1), "negative gold", S["gold"])
         small, lvl = i64("small"), i64("level")
-        v.need((~crawling[:, None] | ~used | ((small >= 1) & (small <= 6) & (lvl >= 1))).all(axis=1),
-               "level discs outside their range", np.concatenate([small, lvl], 1))
+        v.need(
+            (~crawling[:, None] | ~used | ((small >= 1) & (small <= 6) & (lvl >= 1))).all(axis=1),
+            "level discs outside their range",
+            np.concatenate([small, lvl], 1),
+        )
         alive = (i64("health") > 0) | ~used
-        v.need((outcome != C.O_LOSS_HEALTH) | (~alive).any(axis=1),
-               "lost on health with every crawler standing", S["health"])
+        v.need(
+            (outcome != C.O_LOSS_HEALTH) | (~alive).any(axis=1),
+            "lost on health with every crawler standing",
+            S["health"],
+        )
 
         # -- danger marker on the track (the skull is the last space) -------------------
-        tl = np.asarray(T.tr_len, np.int64)[np.clip(floor - 1, 0, C.NFLOOR - 1),
-                                             np.clip(mode, 0, len(C.MODES) - 1)]
+        tl = np.asarray(T.tr_len, np.int64)[
+            np.clip(floor - 1, 0, C.NFLOOR - 1), np.clip(mode, 0, len(C.MODES) - 1)
+        ]
         dg = i64("danger")
-        v.need((dg >= 0) & (dg <= tl - 1), "danger marker off the track",
-               np.stack([dg, tl], 1))
-        v.need((outcome != 0) | (dg < tl - 1), "danger marker on the skull in a live game",
-               np.stack([dg, tl], 1))
-        v.need((outcome != C.O_LOSS_SKULL) | (dg == tl - 1),
-               "lost on the skull with the marker elsewhere", np.stack([dg, tl], 1))
+        v.need((dg >= 0) & (dg <= tl - 1), "danger marker off the track", np.stack([dg, tl], 1))
+        v.need(
+            (outcome != 0) | (dg < tl - 1),
+            "danger marker on the skull in a live game",
+            np.stack([dg, tl], 1),
+        )
+        v.need(
+            (outcome != C.O_LOSS_SKULL) | (dg == tl - 1),
+            "lost on the skull with the marker elsewhere",
+            np.stack([dg, tl], 1),
+        )
 
         # -- threat sides (sleeves) each in exactly one place ---------------------------
         NS = C.NSLEEVE
         zone, owner = i64("sl_zone"), i64("sl_owner")
-        v.need(((zone >= 0) & (zone < len(C.ZONE_NAMES))).all(axis=1), "sleeve zone out of range",
-               zone)
-        piles = {C.Z_DECK: ("deck", "deck_n"), C.Z_HAND: ("hand", "hand_n"),
-                 C.Z_DISCARD: ("disc", "disc_n"), C.Z_BATTLE: ("bf", "bf_n"),
-                 C.Z_PLAY: ("play", "play_n")}
+        v.need(
+            ((zone >= 0) & (zone < len(C.ZONE_NAMES))).all(axis=1), "sleeve zone out of range", zone
+        )
+        piles = {
+            C.Z_DECK: ("deck", "deck_n"),
+            C.Z_HAND: ("hand", "hand_n"),
+            C.Z_DISCARD: ("disc", "disc_n"),
+            C.Z_BATTLE: ("bf", "bf_n"),
+            C.Z_PLAY: ("play", "play_n"),
+        }
         total = np.zeros((N, NS), np.int64)
-        in_zone = np.zeros((N, NS), np.int64)      # copies in the pile sl_zone names
-        in_seat = np.zeros((N, NS), np.int64)      # copies in the piles of sl_owner
+        in_zone = np.zeros((N, NS), np.int64)  # copies in the pile sl_zone names
+        in_seat = np.zeros((N, NS), np.int64)  # copies in the piles of sl_owner
         for z, (arr, cnt) in piles.items():
             for p in range(P):
                 c = _counts(v, S[arr][:, p], S[cnt][:, p], NS, f"seat {p} {arr}")
@@ -188,47 +243,71 @@ class DCCUnstoppableHooks(GameHooks):
             in_zone += c * (zone == z)
         off = np.isin(zone, (C.Z_BOX, C.Z_TROPHY, C.Z_ELIM, C.Z_DESCENDED))
         seat_pile = np.isin(zone, list(piles))
-        v.need(((total == 0) | ~off).all(axis=1),
-               "a boxed / trophy / eliminated / descended sleeve lies in a pile", total)
-        v.need(((total == 1) | off).all(axis=1),
-               "sleeves not each in exactly one place (copies per sleeve shown)", total)
-        v.need(((in_zone == 1) | off).all(axis=1), "a sleeve is not in the pile its zone names",
-               zone)
-        v.need(((in_seat == 1) | ~seat_pile).all(axis=1),
-               "a sleeve lies in another seat's pile than its owner's", owner)
+        v.need(
+            ((total == 0) | ~off).all(axis=1),
+            "a boxed / trophy / eliminated / descended sleeve lies in a pile",
+            total,
+        )
+        v.need(
+            ((total == 1) | off).all(axis=1),
+            "sleeves not each in exactly one place (copies per sleeve shown)",
+            total,
+        )
+        v.need(
+            ((in_zone == 1) | off).all(axis=1), "a sleeve is not in the pile its zone names", zone
+        )
+        v.need(
+            ((in_seat == 1) | ~seat_pile).all(axis=1),
+            "a sleeve lies in another seat's pile than its owner's",
+            owner,
+        )
         v.need((S["bf_n"].astype(np.int64) <= C.BF_CAP).all(axis=1), "battlefield over its cap")
-        v.need(((S["sl_dmg"] >= 0)).all(axis=1), "negative damage on a sleeve", S["sl_dmg"])
+        v.need((S["sl_dmg"] >= 0).all(axis=1), "negative damage on a sleeve", S["sl_dmg"])
         for f in ("sl_loom", "sl_exh", "sl_seen"):
             v.need(((S[f] == 0) | (S[f] == 1)).all(axis=1), f"{f} not 0/1", S[f])
-        stairs = zone[:, C.STAIRS0:C.STAIRS0 + P]
-        v.need(((stairs != C.Z_TDECK) & (stairs != C.Z_DUNGEON)).all(axis=1),
-               "a stairs card in the threat deck or the dungeon", stairs)
-        v.need(((np.asarray(S["sl_core"])[:, C.STAIRS0:] == -1)).all(axis=1),
-               "a stairs card carries a core side")
+        stairs = zone[:, C.STAIRS0 : C.STAIRS0 + P]
+        v.need(
+            ((stairs != C.Z_TDECK) & (stairs != C.Z_DUNGEON)).all(axis=1),
+            "a stairs card in the threat deck or the dungeon",
+            stairs,
+        )
+        v.need(
+            (np.asarray(S["sl_core"])[:, C.STAIRS0 :] == -1).all(axis=1),
+            "a stairs card carries a core side",
+        )
 
         # -- core sides each in exactly one place --------------------------------------
         NC = C.NCORE
         cz = i64("core_zone")
-        v.need(((cz >= 0) & (cz < len(C.CORE_ZONE_NAMES))).all(axis=1), "core zone out of range",
-               cz)
+        v.need(
+            ((cz >= 0) & (cz < len(C.CORE_ZONE_NAMES))).all(axis=1), "core zone out of range", cz
+        )
         in_cdeck = np.zeros((N, NC), np.int64)
         clv = np.asarray(T.c_level, np.int64)
         for d in range(C.MAX_LEVEL_DECK):
             c = _counts(v, S["cdeck"][:, d], S["cdeck_n"][:, d], NC, f"core deck {d + 1}")
-            v.need((c * (clv[None, :NC] != d + 1) == 0).all(axis=1),
-                   f"a core of another level in core deck {d + 1}")
+            v.need(
+                (c * (clv[None, :NC] != d + 1) == 0).all(axis=1),
+                f"a core of another level in core deck {d + 1}",
+            )
             in_cdeck += c
-        in_rev = (_ids(v, S["reveal"], NC, "draft reveal")
-                  + _ids(v, S["draft_keep"], NC, "draft keep"))
+        in_rev = _ids(v, S["reveal"], NC, "draft reveal") + _ids(
+            v, S["draft_keep"], NC, "draft keep"
+        )
         sc = i64("sl_core")
         sleeved = np.where(np.isin(zone, (C.Z_BOX, C.Z_TDECK)), -1, sc)
         in_sl = _ids(v, sleeved, NC, "sleeve core")
         v.need(((sc >= -1) & (sc < NC)).all(axis=1), "sleeve core id out of range", sc)
-        for want, have, label in ((C.CZ_CDECK, in_cdeck, "core deck"),
-                                  (C.CZ_REVEAL, in_rev, "draft"),
-                                  (C.CZ_SLEEVE, in_sl, "sleeve")):
-            v.need((have == (cz == want)).all(axis=1),
-                   f"core sides not where core_zone says ({label}: copies shown)", have)
+        for want, have, label in (
+            (C.CZ_CDECK, in_cdeck, "core deck"),
+            (C.CZ_REVEAL, in_rev, "draft"),
+            (C.CZ_SLEEVE, in_sl, "sleeve"),
+        ):
+            v.need(
+                (have == (cz == want)).all(axis=1),
+                f"core sides not where core_zone says ({label}: copies shown)",
+                have,
+            )
 
         # -- upgrades: in the deck, the market or one sleeve's cutout --------------------
         NU = C.NUPGRADE
@@ -236,25 +315,41 @@ class DCCUnstoppableHooks(GameHooks):
         mk = _ids(v, S["market"], NU, "market")
         up = i64("sl_up")
         slu = _ids(v, up, NU, "sleeve upgrade")
-        v.need((ud + mk + slu == 1).all(axis=1),
-               "upgrades not each in exactly one place (copies shown)", ud + mk + slu)
+        v.need(
+            (ud + mk + slu == 1).all(axis=1),
+            "upgrades not each in exactly one place (copies shown)",
+            ud + mk + slu,
+        )
         uz = i64("upg_zone")
-        v.need(((uz == 0) == (ud == 1)).all(axis=1) & ((uz == 1) == (mk == 1)).all(axis=1)
-               & ((uz == 2) == (slu == 1)).all(axis=1), "upg_zone disagrees with the piles", uz)
+        v.need(
+            ((uz == 0) == (ud == 1)).all(axis=1)
+            & ((uz == 1) == (mk == 1)).all(axis=1)
+            & ((uz == 2) == (slu == 1)).all(axis=1),
+            "upg_zone disagrees with the piles",
+            uz,
+        )
         cut = np.asarray(T.u_cutout, np.int64)[np.clip(up, 0, NU - 1)]
-        v.need(((up == -1) | (cut == np.arange(2)[None, None, :])).all(axis=(1, 2)),
-               "an upgrade in the wrong cutout")
+        v.need(
+            ((up == -1) | (cut == np.arange(2)[None, None, :])).all(axis=(1, 2)),
+            "an upgrade in the wrong cutout",
+        )
 
         # -- records ---------------------------------------------------------------------
         v.need((i64("defeats") >= 0).all(axis=1), "negative defeat count", S["defeats"])
         v.need((i64("bosses") >= 0).all(axis=1), "negative boss count", S["bosses"])
         for f in ("ach", "extra", "main_done"):
             v.need(((S[f] == 0) | (S[f] == 1)).all(axis=1), f"{f} not 0/1", S[f])
-        v.need((i64("quests_done") >= 0) & (i64("quests_done") <= C.MAX_QUESTS),
-               "quests done out of range", S["quests_done"])
+        v.need(
+            (i64("quests_done") >= 0) & (i64("quests_done") <= C.MAX_QUESTS),
+            "quests done out of range",
+            S["quests_done"],
+        )
         v.need(S["quest"] >= -1, "quest id below -1", S["quest"])
-        v.need((outcome != C.O_WIN) | (i64("score") == 100 * i64("xp")) | (mode != C.M_ARCADE),
-               "arcade score is not 100 x XP", np.stack([i64("score"), i64("xp")], 1))
+        v.need(
+            (outcome != C.O_WIN) | (i64("score") == 100 * i64("xp")) | (mode != C.M_ARCADE),
+            "arcade score is not 100 x XP",
+            np.stack([i64("score"), i64("xp")], 1),
+        )
         v.raise_if_any(S)
 
     def check_transition(self, core, before, after) -> None:
@@ -263,24 +358,50 @@ class DCCUnstoppableHooks(GameHooks):
         live = B["phase"] != C.PH_OVER
         B, A = B[live], A[live]
         v = _Violations("DCC Unstoppable transition")
-        for f in ("seed", "episode", "num_players", "max_steps", "auto_advance", "reward_mode",
-                  "cfg_floor", "cfg_difficulty", "cfg_mode", "cfg_crawler", "cfg_race",
-                  "cfg_class", "camp_xp", "camp_ben", "camp_ach", "camp_deck", "camp_upg"):
+        for f in (
+            "seed",
+            "episode",
+            "num_players",
+            "max_steps",
+            "auto_advance",
+            "reward_mode",
+            "cfg_floor",
+            "cfg_difficulty",
+            "cfg_mode",
+            "cfg_crawler",
+            "cfg_race",
+            "cfg_class",
+            "camp_xp",
+            "camp_ben",
+            "camp_ach",
+            "camp_deck",
+            "camp_upg",
+        ):
             same = (A[f] == B[f]).reshape(len(B), -1).all(axis=1)
             v.need(same, f"{f} changed")
-        v.need(A["steps"].astype(np.int64) >= B["steps"].astype(np.int64) + 1,
-               "decision counter did not increase", np.stack([B["steps"], A["steps"]], 1))
+        v.need(
+            A["steps"].astype(np.int64) >= B["steps"].astype(np.int64) + 1,
+            "decision counter did not increase",
+            np.stack([B["steps"], A["steps"]], 1),
+        )
         for f in ("turn", "defeats", "bosses", "quests_done", "bought"):
             d = (A[f].astype(np.int64) - B[f].astype(np.int64)).reshape(len(B), -1)
             v.need((d >= 0).all(axis=1), f"{f} went down")
         v.need(~((B["ach"] == 1) & (A["ach"] == 0)).any(axis=1), "an achievement was lost")
         gone = np.isin(B["sl_zone"], (C.Z_ELIM, C.Z_TROPHY))
-        v.need(~(gone & (A["sl_zone"] != B["sl_zone"])).any(axis=1),
-               "an eliminated or trophy sleeve came back")
-        v.need(A["danger"].astype(np.int64) >= B["danger"], "the danger marker moved back",
-               np.stack([B["danger"], A["danger"]], 1))
-        v.need((A["rng"][:, 0] == B["rng"][:, 0]) & (A["rng"][:, 1] >= B["rng"][:, 1]),
-               "generator key changed or its counter went back")
+        v.need(
+            ~(gone & (A["sl_zone"] != B["sl_zone"])).any(axis=1),
+            "an eliminated or trophy sleeve came back",
+        )
+        v.need(
+            A["danger"].astype(np.int64) >= B["danger"],
+            "the danger marker moved back",
+            np.stack([B["danger"], A["danger"]], 1),
+        )
+        v.need(
+            (A["rng"][:, 0] == B["rng"][:, 0]) & (A["rng"][:, 1] >= B["rng"][:, 1]),
+            "generator key changed or its counter went back",
+        )
         v.raise_if_any(B)
 
     # -- late-game starts --------------------------------------------------------------------
@@ -329,17 +450,23 @@ class DCCUnstoppableHooks(GameHooks):
                 continue
             k = int(s["num_players"])
             kind = rng.integers(0, 5)
-            if kind == 0:                       # low health
+            if kind == 0:  # low health
                 for p in range(k):
                     s["health"][p] = min(int(s["health"][p]), int(rng.integers(1, 4)))
-            elif kind == 1:                     # the marker near the skull
+            elif kind == 1:  # the marker near the skull
                 f, m, d = int(s["cfg_floor"]) - 1, int(s["cfg_mode"]), int(s["cfg_difficulty"])
                 sk = int(T.tr_len[f, m]) - 1
-                open_ = [j for j in range(sk) if not (int(T.tr_border[f, m, j]) != C.B_NONE and
-                                                    int(T.tr_border[f, m, j]) == C.SKIP_BORDER[d])]
+                open_ = [
+                    j
+                    for j in range(sk)
+                    if not (
+                        int(T.tr_border[f, m, j]) != C.B_NONE
+                        and int(T.tr_border[f, m, j]) == C.SKIP_BORDER[d]
+                    )
+                ]
                 j = open_[-1 - int(rng.integers(0, 2))]
                 s["danger"] = max(int(s["danger"]), j)
-            elif kind == 2:                     # a full hand: the discard pile picked up
+            elif kind == 2:  # a full hand: the discard pile picked up
                 for p in range(k):
                     while s["disc_n"][p] > 0 and s["hand_n"][p] < C.HAND_SLOTS:
                         dn = int(s["disc_n"][p]) - 1
@@ -349,7 +476,7 @@ class DCCUnstoppableHooks(GameHooks):
                         s["hand"][p, int(s["hand_n"][p])] = sl
                         s["hand_n"][p] += 1
                         s["sl_zone"][sl] = C.Z_HAND
-            elif kind == 3:                     # rich: upgrades and spells come into reach
+            elif kind == 3:  # rich: upgrades and spells come into reach
                 for p in range(k):
                     s["gold"][p] = int(s["gold"][p]) + int(rng.integers(3, 12))
                     s["mana"][p] = C.MANA_CAP
@@ -370,7 +497,7 @@ class DCCUnstoppableHooks(GameHooks):
                 arr[:k] = rng.permutation(np.asarray(arr[:k]))
 
         for p in range(C.NPLAYERS_MAX):
-            perm(s["deck"][p], int(s["deck_n"][p]) - 1)        # the top card is seen
+            perm(s["deck"][p], int(s["deck_n"][p]) - 1)  # the top card is seen
         for d in range(C.MAX_LEVEL_DECK):
             perm(s["cdeck"][d], int(s["cdeck_n"][d]) - 1)
         perm(s["tdeck"], int(s["tdeck_n"]))
@@ -405,8 +532,9 @@ class DCCUnstoppableHooks(GameHooks):
 
         edit("phase out of range", lambda s: s.__setitem__("phase", 99))
         edit("outcome out of range", lambda s: s.__setitem__("outcome", 40))
-        edit("acting seat beyond the table",
-             lambda s: s.__setitem__("actor", int(s["num_players"])))
+        edit(
+            "acting seat beyond the table", lambda s: s.__setitem__("actor", int(s["num_players"]))
+        )
         edit("health above its cap", lambda s: s["health"].__setitem__(0, C.HEALTH_CAP + 1))
         edit("AP above its cap", lambda s: s["ap"].__setitem__(0, C.AP_CAP + 5))
         edit("negative mana", lambda s: s["mana"].__setitem__(0, -1))
@@ -417,16 +545,25 @@ class DCCUnstoppableHooks(GameHooks):
         edit("threat deck size out of range", lambda s: s.__setitem__("tdeck_n", C.NTHREAT + 1))
         edit("sleeve zone out of range", lambda s: s["sl_zone"].__setitem__(3, 50))
         edit("floor out of range", lambda s: s.__setitem__("cfg_floor", 7))
-        edit("stored mask does not match",
-             lambda s: s["legal"].__setitem__(slice(None), 1 - np.asarray(s["legal"])))
+        edit(
+            "stored mask does not match",
+            lambda s: s["legal"].__setitem__(slice(None), 1 - np.asarray(s["legal"])),
+        )
         return out
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.dcc_unstoppable import kernels
+
         # (the spec is single-agent: the envs step through the fused
         # step_observe, not step_batch; the co-op AEC env is the suite's too)
-        return [kernels.reset_batch, kernels.step_observe, kernels.mask_batch,
-                kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
+        return [
+            kernels.reset_batch,
+            kernels.step_observe,
+            kernels.mask_batch,
+            kernels.observe_batch,
+            kernels.step_autoreset,
+            kernels.refresh_batch,
+        ]
 
     def prepare_interpreted(self, core, wrap) -> None:
         core.TR = wrap(core.TR)

@@ -16,12 +16,11 @@ Soak size: random play is slow to end a race (karts wander and Crash), so
 the configurations cap a game at ``max_rounds`` rounds (truncation); 2, 3, 5
 and 8 seats, 250 games each (1,000 in all, the suite's minimum per game).
 """
+
 from __future__ import annotations
 
 import numpy as np
-
 from game_hooks import GameHooks, Violations, as_batch, as_row
-
 
 #: message of the stacked-karts invariant (checked with zero tolerance)
 STACKED = "two karts stopped on one hex"
@@ -29,11 +28,13 @@ STACKED = "two karts stopped on one hex"
 
 def _C():
     from dungeonrl.envs.dungeon_kart import consts
+
     return consts
 
 
 def _NCELL():
     from dungeonrl.envs.dungeon_kart.hexgeo import NCELL
+
     return NCELL
 
 
@@ -47,12 +48,14 @@ class DungeonKartHooks(GameHooks):
     # 2, 3, 5 and 8 seats; round caps keep random races short (truncation);
     # the 3-seat games draft randomly, the 5-seat ones take single-legal
     # decisions themselves (auto_advance=False)
-    configs = [{"num_players": 2, "max_rounds": 8},
-               {"num_players": 3, "max_rounds": 6, "draft": "random"},
-               {"num_players": 5, "max_rounds": 4, "auto_advance": False},
-               {"num_players": 8, "max_rounds": 3}]
+    configs = [
+        {"num_players": 2, "max_rounds": 8},
+        {"num_players": 3, "max_rounds": 6, "draft": "random"},
+        {"num_players": 5, "max_rounds": 4, "auto_advance": False},
+        {"num_players": 8, "max_rounds": 3},
+    ]
     default_config = {"num_players": 4}
-    truncate_config = {"num_players": 3, "max_steps": 5}    # inside the draft
+    truncate_config = {"num_players": 3, "max_steps": 5}  # inside the draft
     short_config = {"max_rounds": 3}
     chance_fields = ("rng",)
     soak_games = 250
@@ -64,6 +67,7 @@ class DungeonKartHooks(GameHooks):
     # -- invariants ------------------------------------------------------------------------
     def check_invariants(self, core, state) -> None:
         from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
+
         C = _C()
         NCELL = _NCELL()
         S = as_batch(state)
@@ -77,14 +81,20 @@ class DungeonKartHooks(GameHooks):
         n = i64("num_players")
         v.need((n >= C.MIN_P) & (n <= C.MAX_P), "num_players outside 2..8", n)
         nc = np.clip(n, C.MIN_P, C.MAX_P)
-        seat = np.arange(P)[None, :] < nc[:, None]          # (N, P) seats in play
+        seat = np.arange(P)[None, :] < nc[:, None]  # (N, P) seats in play
         phase, outcome = i64("phase"), i64("outcome")
         v.need((phase >= 0) & (phase < len(C.PHASE_NAMES)), "phase out of range", phase)
         over = phase == C.PH_OVER
-        v.need(np.isin(outcome, (O_PLAYING, O_TRUNCATED, O_ILLEGAL, C.O_RACE_OVER)),
-               "outcome out of range", outcome)
-        v.need(over == (outcome != O_PLAYING), "phase and outcome disagree on the race being over",
-               np.stack([phase, outcome], 1))
+        v.need(
+            np.isin(outcome, (O_PLAYING, O_TRUNCATED, O_ILLEGAL, C.O_RACE_OVER)),
+            "outcome out of range",
+            outcome,
+        )
+        v.need(
+            over == (outcome != O_PLAYING),
+            "phase and outcome disagree on the race being over",
+            np.stack([phase, outcome], 1),
+        )
         live = outcome == O_PLAYING
         actor = i64("actor")
         v.need(~live | ((actor >= 0) & (actor < nc)), "acting seat outside the table", actor)
@@ -97,20 +107,22 @@ class DungeonKartHooks(GameHooks):
         tkc = np.clip(tk, 0, int(T.n_tracks) - 1)
         rnd, mr = i64("round"), i64("max_rounds")
         v.need((rnd >= 0) & (rnd <= mr), "round outside [0, max_rounds]", np.stack([rnd, mr], 1))
-        v.need((outcome != C.O_RACE_OVER) | (S["final_round"] == 1),
-               "race over without a finisher")
+        v.need((outcome != C.O_RACE_OVER) | (S["final_round"] == 1), "race over without a finisher")
         first = i64("first")
         v.need((first >= 0) & (first < nc), "first player outside the table", first)
 
         # stored legal mask: 0/1, all zero iff the race is over
         legal = S["legal"]
         v.need(((legal == 0) | (legal == 1)).all(axis=1), "legal mask holds values other than 0/1")
-        v.need(legal.any(axis=1) == live, "stored legal mask all-zero iff race over is broken",
-               legal.sum(axis=1))
+        v.need(
+            legal.any(axis=1) == live,
+            "stored legal mask all-zero iff race over is broken",
+            legal.sum(axis=1),
+        )
 
         drafting = np.isin(phase, (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH))
         placed = (((S["racer"] >= 0) & (S["dash"] >= 0)) | ~seat).all(axis=1)
-        raced = ~drafting & (~over | placed)          # karts on the board
+        raced = ~drafting & (~over | placed)  # karts on the board
         # flags
         for f in ("marker", "crashed", "frozen", "finished"):
             a = i64(f)
@@ -118,8 +130,16 @@ class DungeonKartHooks(GameHooks):
             v.need(((a == 0) | seat).all(axis=1), f"flag {f} set for an empty seat", a)
         pw = i64("pw_used")
         v.need(((pw == 0) | (pw == 1)).all(axis=(1, 2)), "power-used flag not 0/1", pw)
-        for f in ("turn_used", "drift_used", "brake_used", "final_round", "move_over",
-                  "ended_ok", "acted", "no_cast"):
+        for f in (
+            "turn_used",
+            "drift_used",
+            "brake_used",
+            "final_round",
+            "move_over",
+            "ended_ok",
+            "acted",
+            "no_cast",
+        ):
             v.need((S[f] == 0) | (S[f] == 1), f"flag {f} not 0/1", S[f])
 
         # racers and dashboards: distinct ids of the content, one per seat
@@ -136,15 +156,19 @@ class DungeonKartHooks(GameHooks):
         pos, fin = i64("pos"), S["finished"].astype(bool)
         rc = raced[:, None] & seat
         onb = rc & ~fin
-        v.need(((pos == -1) | ~(fin | ~rc)).all(axis=1), "a finished / unplaced kart on the board",
-               pos)
+        v.need(
+            ((pos == -1) | ~(fin | ~rc)).all(axis=1), "a finished / unplaced kart on the board", pos
+        )
         v.need((~onb | ((pos >= 0) & (pos < NCELL))).all(axis=1), "a kart off the board", pos)
         pc = np.clip(pos, 0, NCELL - 1)
         terr = np.asarray(T.tr_terr, np.int64)[tkc[:, None], pc]
         drv = _drivable(C)[terr]
         v.need((~onb | drv).all(axis=1), "a kart on a hex that cannot be driven on", terr)
-        v.need((~onb | (np.asarray(T.tr_tile, np.int64)[tkc[:, None], pc] >= 0)).all(axis=1),
-               "a kart on a hex of no route tile", pos)
+        v.need(
+            (~onb | (np.asarray(T.tr_tile, np.int64)[tkc[:, None], pc] >= 0)).all(axis=1),
+            "a kart on a hex of no route tile",
+            pos,
+        )
         # no two karts stopped on one hex: only the kart moving on its own
         # turn may pass over another one (it cannot end its movement there)
         cur = i64("cur")
@@ -161,11 +185,13 @@ class DungeonKartHooks(GameHooks):
         v.need((np.diff(srt, axis=1) != 0).all(axis=1), STACKED, pos)
         fac, spd = i64("facing"), i64("speed")
         v.need((~rc | ((fac >= 0) & (fac < 6))).all(axis=1), "facing outside 0..5", fac)
-        v.need((~rc | ((spd >= 1) & (spd <= C.NSET))).all(axis=1), "speed setting outside 1..6",
-               spd)
+        v.need(
+            (~rc | ((spd >= 1) & (spd <= C.NSET))).all(axis=1), "speed setting outside 1..6", spd
+        )
         prev = i64("prev")
-        v.need((~onb | ((prev >= 0) & (prev < NCELL))).all(axis=1), "previous hex off the board",
-               prev)
+        v.need(
+            (~onb | ((prev >= 0) & (prev < NCELL))).all(axis=1), "previous hex off the board", prev
+        )
         coins = i64("coins")
         v.need((coins >= 0).all(axis=1), "negative coins", coins)
         v.need(((coins == 0) | seat).all(axis=1), "coins on an empty seat", coins)
@@ -173,8 +199,11 @@ class DungeonKartHooks(GameHooks):
         full = (np.int64(1) << np.asarray(T.tr_ntiles, np.int64)[tkc]) - 1
         v.need(((vis & ~full[:, None]) == 0).all(axis=1), "visited a tile beyond the route", vis)
         v.need((~rc | ((vis & 1) == 1)).all(axis=1), "a racing kart never was on tile 1", vis)
-        v.need((~(fin & rc) | (vis == full[:, None])).all(axis=1),
-               "finished without travelling every tile", vis)
+        v.need(
+            (~(fin & rc) | (vis == full[:, None])).all(axis=1),
+            "finished without travelling every tile",
+            vis,
+        )
 
         # finishing order: finishers numbered 1..finish_seq, once each
         fno, seq = i64("finish_no"), i64("finish_seq")
@@ -184,23 +213,30 @@ class DungeonKartHooks(GameHooks):
         expect = np.arange(1, P + 1)[None, :] <= seq[:, None]
         got = np.zeros((N, P + 1), bool)
         got[rows[:, None].repeat(P, 1)[fin], np.clip(fno, 0, P)[fin]] = True
-        v.need((got[:, 1:] == expect).all(axis=1), "finishing numbers not 1..finish_seq",
-               fno)
+        v.need((got[:, 1:] == expect).all(axis=1), "finishing numbers not 1..finish_seq", fno)
         v.need((S["final_round"] == 1) == (seq > 0), "final round iff someone finished", seq)
-        v.need((i64("finish_mp") >= 0).all(axis=1), "negative MP at the finish",
-               i64("finish_mp"))
+        v.need((i64("finish_mp") >= 0).all(axis=1), "negative MP at the finish", i64("finish_mp"))
 
         # placement: spots 1..n, ties share a spot and leave the next spots empty
         place = i64("place")
-        v.need((~rc | ((place >= 1) & (place <= nc[:, None]))).all(axis=1),
-               "placement outside 1..n", place)
+        v.need(
+            (~rc | ((place >= 1) & (place <= nc[:, None]))).all(axis=1),
+            "placement outside 1..n",
+            place,
+        )
         better = (place[:, None, :] < place[:, :, None]) & rc[:, None, :]
-        v.need((~rc | (place == better.sum(axis=2) + 1)).all(axis=1),
-               "placement not 1 + the racers placed ahead (ties)", place)
+        v.need(
+            (~rc | (place == better.sum(axis=2) + 1)).all(axis=1),
+            "placement not 1 + the racers placed ahead (ties)",
+            place,
+        )
         pf = np.where(rc & fin, place, 0)
         pn = np.where(rc & ~fin, place, 99)
-        v.need(~(over & (outcome == C.O_RACE_OVER)) | (pf.max(axis=1) < pn.min(axis=1)),
-               "a racer still on the track placed ahead of a finisher", place)
+        v.need(
+            ~(over & (outcome == C.O_RACE_OVER)) | (pf.max(axis=1) < pn.min(axis=1)),
+            "a racer still on the track placed ahead of a finisher",
+            place,
+        )
 
         # spell cards: every card id in exactly one of draw pile, discard, a hand
         ncard = int(T.n_cards)
@@ -212,14 +248,21 @@ class DungeonKartHooks(GameHooks):
                 k = S[fn][:, d].astype(np.int64)
                 v.need((k >= 0) & (k <= C.DECK_MAX), f"{what} {d} size out of range", k)
                 inside = np.arange(C.DECK_MAX)[None, :] < np.clip(k, 0, C.DECK_MAX)[:, None]
-                v.need(((cards == -1) | inside).all(axis=1),
-                       f"{what} {d} slot beyond its count is not -1", cards)
+                v.need(
+                    ((cards == -1) | inside).all(axis=1),
+                    f"{what} {d} slot beyond its count is not -1",
+                    cards,
+                )
                 ok = (cards >= 0) & (cards < ncard)
-                v.need((ok | ~inside).all(axis=1), f"{what} {d} holds a card id out of range",
-                       cards)
+                v.need(
+                    (ok | ~inside).all(axis=1), f"{what} {d} holds a card id out of range", cards
+                )
                 deck_ok = cdeck[np.clip(cards, 0, ncard - 1)] == d
-                v.need((deck_ok | ~inside | ~ok).all(axis=1),
-                       f"{what} {d} holds a card of another deck", cards)
+                v.need(
+                    (deck_ok | ~inside | ~ok).all(axis=1),
+                    f"{what} {d} holds a card of another deck",
+                    cards,
+                )
                 r, c = np.nonzero(inside & ok)
                 np.add.at(cnt, (r, cards[r, c]), 1)
         sp = i64("spell")
@@ -227,10 +270,16 @@ class DungeonKartHooks(GameHooks):
         v.need(((sp == -1) | seat).all(axis=1), "a spell held by an empty seat", sp)
         r, c = np.nonzero(sp >= 0)
         np.add.at(cnt, (r, np.clip(sp[r, c], 0, ncard - 1)), 1)
-        v.need((cnt == 1).all(axis=1),
-               "spell cards not each in exactly one place (copies per card id shown)", cnt)
-        v.need(((sp < 0) | (S["marker"] == 0)).all(axis=1),
-               "a racer holds a spell card and a spell marker", sp)
+        v.need(
+            (cnt == 1).all(axis=1),
+            "spell cards not each in exactly one place (copies per card id shown)",
+            cnt,
+        )
+        v.need(
+            ((sp < 0) | (S["marker"] == 0)).all(axis=1),
+            "a racer holds a spell card and a spell marker",
+            sp,
+        )
 
         # hazard bag: only bag tokens, never more than the content's bag
         bn = i64("bag_n")
@@ -243,8 +292,7 @@ class DungeonKartHooks(GameHooks):
         have = np.zeros((N, C.NTOK), np.int64)
         r, c = np.nonzero(inside)
         np.add.at(have, (r, np.clip(bag[r, c], 0, C.NTOK - 1)), 1)
-        v.need(((bag >= 0) & (bag < C.NTOK) | ~inside).all(axis=1), "bag token out of range",
-               bag)
+        v.need(((bag >= 0) & (bag < C.NTOK) | ~inside).all(axis=1), "bag token out of range", bag)
         v.need((have <= want[None, :]).all(axis=1), "the bag holds tokens it never had", have)
         tok = i64("tok")
         v.need(((tok >= 0) & (tok < C.NTOK)).all(axis=1), "board token out of range")
@@ -254,15 +302,22 @@ class DungeonKartHooks(GameHooks):
         # the current turn
         mp = i64("mp")
         v.need(mp >= 0, "negative MP", mp)
-        v.need((phase != C.PH_MOVE) | ~live | ((cur >= 0) & (cur < nc) & (actor == cur)),
-               "the moving seat is not the actor", np.stack([cur, actor], 1))
+        v.need(
+            (phase != C.PH_MOVE) | ~live | ((cur >= 0) & (cur < nc) & (actor == cur)),
+            "the moving seat is not the actor",
+            np.stack([cur, actor], 1),
+        )
         cc = np.clip(cur, 0, P - 1)
         v.need((phase != C.PH_MOVE) | ~live | ~fin[rows, cc], "a finished kart takes a turn")
-        v.need(~np.isin(phase, (C.PH_SPEED, C.PH_FACING)) | (mp == 0),
-               "MP before the speed change", mp)
+        v.need(
+            ~np.isin(phase, (C.PH_SPEED, C.PH_FACING)) | (mp == 0), "MP before the speed change", mp
+        )
         v.need(i64("turn_k") <= nc, "turn counter beyond the table", i64("turn_k"))
-        v.need(~drafting | ((i64("offer_n") >= 1) & (i64("offer_n") <= P + 1)),
-               "draft without an offer", i64("offer_n"))
+        v.need(
+            ~drafting | ((i64("offer_n") >= 1) & (i64("offer_n") <= P + 1)),
+            "draft without an offer",
+            i64("offer_n"),
+        )
         v.raise_if_any(S)
 
     def check_transition(self, core, before, after) -> None:
@@ -273,21 +328,36 @@ class DungeonKartHooks(GameHooks):
         live = B["phase"] != C.PH_OVER
         B, A = B[live], A[live]
         v = Violations("Dungeon Kart transition")
-        for f in ("seed", "episode", "num_players", "reward_mode", "auto_advance", "max_steps",
-                  "track", "max_rounds", "draft_mode"):
+        for f in (
+            "seed",
+            "episode",
+            "num_players",
+            "reward_mode",
+            "auto_advance",
+            "max_steps",
+            "track",
+            "max_rounds",
+            "draft_mode",
+        ):
             v.need(A[f] == B[f], f"{f} changed", np.stack([B[f], A[f]], 1))
-        v.need(A["steps"].astype(np.int64) >= B["steps"].astype(np.int64) + 1,
-               "the decision counter did not go up", np.stack([B["steps"], A["steps"]], 1))
-        v.need((A["rng"][:, 0] == B["rng"][:, 0]) & (A["rng"][:, 1] >= B["rng"][:, 1]),
-               "generator key changed or its counter went back")
+        v.need(
+            A["steps"].astype(np.int64) >= B["steps"].astype(np.int64) + 1,
+            "the decision counter did not go up",
+            np.stack([B["steps"], A["steps"]], 1),
+        )
+        v.need(
+            (A["rng"][:, 0] == B["rng"][:, 0]) & (A["rng"][:, 1] >= B["rng"][:, 1]),
+            "generator key changed or its counter went back",
+        )
         v.need(A["round"] >= B["round"], "the round went back")
         v.need(A["finish_seq"] >= B["finish_seq"], "a finish was undone")
         v.need((A["finished"] >= B["finished"]).all(axis=1), "a finished racer unfinished")
-        v.need(((B["finish_no"] == 0) | (A["finish_no"] == B["finish_no"])).all(axis=1),
-               "a finishing number changed")
+        v.need(
+            ((B["finish_no"] == 0) | (A["finish_no"] == B["finish_no"])).all(axis=1),
+            "a finishing number changed",
+        )
         fin = B["finished"] == 1
-        v.need((~fin | (A["finish_mp"] == B["finish_mp"])).all(axis=1),
-               "a finisher's MP changed")
+        v.need((~fin | (A["finish_mp"] == B["finish_mp"])).all(axis=1), "a finisher's MP changed")
         for f in ("racer", "dash"):
             v.need((~(B[f] >= 0) | (A[f] == B[f])).all(axis=1), f"a drafted {f} changed")
         vb, va = B["visited"].astype(np.int64), A["visited"].astype(np.int64)
@@ -330,12 +400,13 @@ class DungeonKartHooks(GameHooks):
         edit("track out of range", lambda s: s.__setitem__("track", 99))
         edit("bag size out of range", lambda s: s.__setitem__("bag_n", 100))
 
-        def dup_card(s):       # a card held and still in its draw pile
+        def dup_card(s):  # a card held and still in its draw pile
             for d in range(C.NDECK):
                 if int(s["deck_n"][d]) > 0:
                     s["spell"][0] = s["deck"][d, 0]
                     s["marker"][0] = 0
                     return
+
         edit("spell card in two places", dup_card)
         if on_board:
             edit("kart off the board", lambda s: s["pos"].__setitem__(0, NCELL + 3))
@@ -347,14 +418,22 @@ class DungeonKartHooks(GameHooks):
 
             edit("racer id out of range", lambda s: s["racer"].__setitem__(0, 50))
             edit("placement out of range", lambda s: s["place"].__setitem__(0, 12))
-        edit("stored mask does not match",
-             lambda s: s["legal"].__setitem__(slice(None), 1 - np.asarray(s["legal"])))
+        edit(
+            "stored mask does not match",
+            lambda s: s["legal"].__setitem__(slice(None), 1 - np.asarray(s["legal"])),
+        )
         return out
 
     def batch_kernels(self) -> list:
         from dungeonrl.envs.dungeon_kart import kernels
-        return [kernels.reset_batch, kernels.mask_batch,
-                kernels.observe_batch, kernels.step_autoreset, kernels.refresh_batch]
+
+        return [
+            kernels.reset_batch,
+            kernels.mask_batch,
+            kernels.observe_batch,
+            kernels.step_autoreset,
+            kernels.refresh_batch,
+        ]
 
     def prepare_interpreted(self, core, wrap) -> None:
         # the content record goes through the same field-first view as the
@@ -370,6 +449,7 @@ def _jump_start(self, core, states, rng):
     (all tied in Placement, so every invariant holds); masks recomputed.
     Returns the rows edited."""
     from dungeonrl.envs.dungeon_kart.hexgeo import NCELL
+
     C = _C()
     T = core.T
     n = len(states)
@@ -394,9 +474,14 @@ def _jump_start(self, core, states, rng):
         k = int(s["num_players"])
         tk = int(s["track"])
         last = int(T.tr_ntiles[tk]) - 1
-        cells = [c for c in range(NCELL) if int(T.tr_tile[tk, c]) == last
-                 and pips[int(T.tr_terr[tk, c])] > 0 and int(T.tr_dist[tk, c]) <= 4
-                 and int(s["tok"][c]) == 0]
+        cells = [
+            c
+            for c in range(NCELL)
+            if int(T.tr_tile[tk, c]) == last
+            and pips[int(T.tr_terr[tk, c])] > 0
+            and int(T.tr_dist[tk, c]) <= 4
+            and int(s["tok"][c]) == 0
+        ]
         if len(cells) < k:
             continue
         pick = rng.choice(len(cells), size=k, replace=False)
@@ -424,8 +509,11 @@ def resample_hidden_record(core, s, p, rng):
     cdeck = np.asarray(T.card_deck)
     for d in range(C.NDECK):
         k = int(s["deck_n"][d])
-        holders = [q for q in range(n) if q != p and int(s["spell"][q]) >= 0
-                   and int(cdeck[int(s["spell"][q])]) == d]
+        holders = [
+            q
+            for q in range(n)
+            if q != p and int(s["spell"][q]) >= 0 and int(cdeck[int(s["spell"][q])]) == d
+        ]
         pool = [int(x) for x in s["deck"][d, :k]] + [int(s["spell"][q]) for q in holders]
         pool = [pool[j] for j in rng.permutation(len(pool))]
         for q in holders:

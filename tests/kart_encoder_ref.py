@@ -2,18 +2,54 @@
 (commit 011f2cb): a straightforward per-hex reference that the fast
 ``encoders.dungeon_kart.encode_row`` must match bit for bit
 (``tests/dungeon_kart/test_encoder_identity.py``). Test-only code."""
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from dungeonrl.encoders.dungeon_kart import (CENTRE, H_FINISH, H_KARTS, H_KFACE, H_KSPEED,
-                                             H_ME, H_TDIST, H_TOK, H_TPROG, HEXF, IDX, NPATCH,
-                                             O_ABIL, O_COINS, O_DMP, O_DPEN, O_FACING, O_FINAL,
-                                             O_MARKER, O_MP, O_NP, O_OFFER, O_PATCH, O_PHASE,
-                                             O_PLACE, O_POWERS, O_PROG, O_RACER, O_RIV, O_ROUND,
-                                             O_SPEED, O_SPELL, O_TKIND, O_TOACT, O_TURN, PEN_T,
-                                             RADIUS, RIVF, ROT_Q, ROT_R)
+from dungeonrl.encoders.dungeon_kart import (
+    CENTRE,
+    H_FINISH,
+    H_KARTS,
+    H_KFACE,
+    H_KSPEED,
+    H_ME,
+    H_TDIST,
+    H_TOK,
+    H_TPROG,
+    HEXF,
+    IDX,
+    NPATCH,
+    O_ABIL,
+    O_COINS,
+    O_DMP,
+    O_DPEN,
+    O_FACING,
+    O_FINAL,
+    O_MARKER,
+    O_MP,
+    O_NP,
+    O_OFFER,
+    O_PATCH,
+    O_PHASE,
+    O_PLACE,
+    O_POWERS,
+    O_PROG,
+    O_RACER,
+    O_RIV,
+    O_ROUND,
+    O_SPEED,
+    O_SPELL,
+    O_TKIND,
+    O_TOACT,
+    O_TURN,
+    PEN_T,
+    RADIUS,
+    RIVF,
+    ROT_Q,
+    ROT_R,
+)
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
 from dungeonrl.envs.dungeon_kart.rules import PIPS
@@ -25,8 +61,10 @@ JIT = dict(cache=True)
 def _progress(st, T, c):
     """(tile rank / tiles, hexes to the tile's exit / 16) of cell ``c``."""
     nt = T.tr_ntiles[st.track]
-    return (np.float32(T.tr_tile[st.track, c] / nt),
-            np.float32(min(T.tr_dist[st.track, c], 64) / 16.0))
+    return (
+        np.float32(T.tr_tile[st.track, c] / nt),
+        np.float32(min(T.tr_dist[st.track, c], 64) / 16.0),
+    )
 
 
 @njit(**JIT)
@@ -47,7 +85,7 @@ def encode_row_ref(st, T, seat, out):
     out[O_MP] = st.mp / 20.0 if (st.cur == p and st.phase == C.PH_MOVE) else 0.0
     out[O_COINS] = st.coins[p] / 10.0
     out[O_MARKER] = st.marker[p]
-    if st.spell[p] >= 0:                              # own card only
+    if st.spell[p] >= 0:  # own card only
         out[O_SPELL + T.card_kind[st.spell[p]]] = 1.0
     r = st.racer[p]
     if r >= 0:
@@ -120,7 +158,7 @@ def encode_row_ref(st, T, seat, out):
                 out[o + 9] = 1.0
             w = np.int64(T.tr_walls[tk, c])
             if w != 0:
-                w = ((w >> f) | (w << (6 - f))) & 63        # sides relative to the kart
+                w = ((w >> f) | (w << (6 - f))) & 63  # sides relative to the kart
                 for dr in range(6):
                     out[o + 10 + dr] = (w >> dr) & 1
             out[o + 16] = T.tr_coins[tk, c] * (1.0 / 3.0)
@@ -160,7 +198,7 @@ def encode_row_ref(st, T, seat, out):
         out[o + 2] = st.place[s] / 8.0
         out[o + 3] = st.coins[s] / 10.0
         out[o + 4] = st.speed[s] / 6.0
-        out[o + 5] = 1.0 if st.spell[s] >= 0 else 0.0    # holding a card is public
+        out[o + 5] = 1.0 if st.spell[s] >= 0 else 0.0  # holding a card is public
         out[o + 6] = st.marker[s]
         out[o + 7] = st.crashed[s]
         out[o + 8] = st.frozen[s]

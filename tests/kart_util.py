@@ -1,6 +1,7 @@
 """Row-level helpers for the Dungeon Kart tests (no engine needed): build a
 record, step it, a greedy racing driver, and an independent invariant
 checker written from the rules (not from rules.py)."""
+
 import numpy as np
 
 from dungeonrl.envs.core.kernel import chance, rng
@@ -49,7 +50,7 @@ def step(s, a, ct=None):
 def progress(st, ct, p):
     T = ct.tables
     if st["finished"][p]:
-        return 10 ** 7 + int(st["finish_mp"][p]) * 100
+        return 10**7 + int(st["finish_mp"][p]) * 100
     c = int(st["pos"][p])
     return int(T.tr_tile[st["track"], c]) * 4096 - int(T.tr_dist[st["track"], c])
 
@@ -117,5 +118,6 @@ def stopped_apart(st, p):
     """Seat ``p``'s kart does not share its hex with another kart (checked
     when ``p`` chose to stop)."""
     n = int(st["num_players"])
-    return not any(o != p and not st["finished"][o] and st["pos"][o] == st["pos"][p]
-                   for o in range(n))
+    return not any(
+        o != p and not st["finished"][o] and st["pos"][o] == st["pos"][p] for o in range(n)
+    )

@@ -4,14 +4,14 @@ then the scenario helpers the topic files share (start a battle, roll a
 face, find content with some property). Expected numbers are read from the
 content tables (so the tests check rules, not balance numbers that may be
 retuned)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dungeonrl.envs.unbroken import UnbrokenCore
+from dungeonrl.envs.unbroken import UnbrokenCore, rules
 from dungeonrl.envs.unbroken import consts as C
-from dungeonrl.envs.unbroken import rules
 
 _CORES = {}
 
@@ -19,8 +19,9 @@ _CORES = {}
 def core_for(character="sneak", difficulty="normal", auto=False, **kw):
     key = (character, difficulty, auto, tuple(sorted(kw.items())))
     if key not in _CORES:
-        _CORES[key] = UnbrokenCore(character=character, difficulty=difficulty,
-                                   auto_advance=auto, **kw)
+        _CORES[key] = UnbrokenCore(
+            character=character, difficulty=difficulty, auto_advance=auto, **kw
+        )
     return _CORES[key]
 
 
@@ -153,7 +154,6 @@ class Game:
         return self.core.render_ansi(self.s)
 
 
-
 # --- scenario helpers shared by the topic files -------------------------------------
 def ops(*rows):
     out = np.zeros((C.MAXOPS, C.OPW), np.int32)
@@ -242,12 +242,17 @@ def face_with(g, m, pred):
 
 
 def alt_condition_face(g):
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g.T.m_face_has_alt[m, f]) and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
-            and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
-            and int(g.T.m_face_ops[m, f, 0, 2]) >= 2
-            and int(g.T.m_face_alt[m, f, 0, 0]) == C.OP_CONDITION
-            and int(g.T.m_face_alt[m, f, 0, 2]) == C.WHEN_NEXT]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_face_has_alt[m, f])
+        and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
+        and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
+        and int(g.T.m_face_ops[m, f, 0, 2]) >= 2
+        and int(g.T.m_face_alt[m, f, 0, 0]) == C.OP_CONDITION
+        and int(g.T.m_face_alt[m, f, 0, 2]) == C.WHEN_NEXT
+    ]
     if not cand:
         pytest.skip("no steal-or-Condition face")
     return cand[0]
@@ -256,8 +261,11 @@ def alt_condition_face(g):
 def char_ability(g, character, pred):
     """Slot j of the character's ability matching ``pred(ability id)``."""
     ci = ("sneak", "sage", "hunter", "brawler").index(character)
-    js = [j for j in range(C.MAX_CHAR_AB) if int(g.T.char_ab[ci, j]) >= 0
-          and pred(int(g.T.char_ab[ci, j]))]
+    js = [
+        j
+        for j in range(C.MAX_CHAR_AB)
+        if int(g.T.char_ab[ci, j]) >= 0 and pred(int(g.T.char_ab[ci, j]))
+    ]
     if not js:
         pytest.skip(f"the {character} has no such ability in this content")
     return js[0]

@@ -25,6 +25,7 @@ Running it again changes nothing. Generated kernel modules (their first line
 says ``GENERATED``) are left alone: regenerate them afterwards with
 ``python -m dungeonrl.envs.core.kernel.codegen``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,8 +45,19 @@ PACKAGE_DIRS = {
     "dungeonrl.agents": "agents",
     "dungeonrl.benchmarks": "benchmarks",
 }
-TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml",
-                 ".rst", ".sh"}
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".ipynb",
+    ".toml",
+    ".txt",
+    ".cfg",
+    ".ini",
+    ".yml",
+    ".yaml",
+    ".rst",
+    ".sh",
+}
 TEXT_NAMES = {"Makefile"}
 SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", "node_modules", "build", "dist"}
 #: files that name the old paths on purpose (the alias table, its tests, this tool):
@@ -55,24 +67,32 @@ SKIP_NAMES = {"rewrite_core_imports.py", "test_moved_modules.py", "test_rooms.py
 
 
 def _load_moved():
-    spec = importlib.util.spec_from_file_location("_dungeonrl_moved",
-                                                  ROOT / "envs" / "core" / "_moved.py")
+    spec = importlib.util.spec_from_file_location(
+        "_dungeonrl_moved", ROOT / "envs" / "core" / "_moved.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
 _moved = _load_moved()
-PACKAGE = _moved.PACKAGE                      # "dungeonrl.envs.core"
-OLD_TO_NEW = _moved.full_names()              # absolute old -> absolute new
+PACKAGE = _moved.PACKAGE  # "dungeonrl.envs.core"
+OLD_TO_NEW = _moved.full_names()  # absolute old -> absolute new
 NEW_TO_OLD = {v: k for k, v in OLD_TO_NEW.items()}
 
 _OLD_ALT = "|".join(sorted((re.escape(k) for k in _moved.MOVED), key=len, reverse=True))
 DOTTED = re.compile(r"(?<![\w.])" + re.escape(PACKAGE) + r"\.(" + _OLD_ALT + r")(?!\w)")
 #: ``from dungeonrl.envs.core import a, b`` in text (a string holding code):
 #: every name an old module of one room (also right after a ``\n`` escape)
-FROM_LIST = re.compile(r"(?:(?<=\\[nt])|(?<![\w.]))(from\s+)" + re.escape(PACKAGE) + r"(\s+import\s+)((?:"
-                       + _OLD_ALT + r")(?:[ \t]*,[ \t]*(?:" + _OLD_ALT + r"))*)(?![\w.])")
+FROM_LIST = re.compile(
+    r"(?:(?<=\\[nt])|(?<![\w.]))(from\s+)"
+    + re.escape(PACKAGE)
+    + r"(\s+import\s+)((?:"
+    + _OLD_ALT
+    + r")(?:[ \t]*,[ \t]*(?:"
+    + _OLD_ALT
+    + r"))*)(?![\w.])"
+)
 PATHS = re.compile(r"(?<![\w])envs/core/(" + _OLD_ALT + r")\.py(?!\w)")
 
 
@@ -83,12 +103,12 @@ def module_of(path: Path) -> tuple[str, bool] | None:
     best = None
     for pkg, folder in PACKAGE_DIRS.items():
         parts = Path(folder).parts
-        if rel.parts[:len(parts)] == parts and (best is None or len(parts) > len(best[1])):
+        if rel.parts[: len(parts)] == parts and (best is None or len(parts) > len(best[1])):
             best = (pkg, parts)
     if best is None:
         return None
     pkg, parts = best
-    rest = list(rel.parts[len(parts):])
+    rest = list(rel.parts[len(parts) :])
     if not rest or not rest[-1].endswith(".py"):
         return None
     is_init = rest[-1] == "__init__.py"
@@ -103,7 +123,7 @@ def file_of(name: str) -> Path | None:
             best = pkg
     if best is None:
         return None
-    rest = name[len(best):].lstrip(".").split(".") if name != best else []
+    rest = name[len(best) :].lstrip(".").split(".") if name != best else []
     base = ROOT / PACKAGE_DIRS[best] / Path(*rest) if rest else ROOT / PACKAGE_DIRS[best]
     for cand in (base.with_suffix(".py") if rest else None, base / "__init__.py"):
         if cand is not None and cand.is_file():
@@ -118,7 +138,7 @@ def exists(name: str) -> bool:
 def renamed(name: str) -> str:
     for old, new in OLD_TO_NEW.items():
         if name == old or name.startswith(old + "."):
-            return new + name[len(old):]
+            return new + name[len(old) :]
     return name
 
 
@@ -127,7 +147,7 @@ def _resolve(level: int, module: str | None, package: str) -> str | None:
     parts = package.split(".")
     if level - 1 >= len(parts):
         return None
-    anchor = parts[:len(parts) - (level - 1)]
+    anchor = parts[: len(parts) - (level - 1)]
     return ".".join(anchor + ([module] if module else []))
 
 
@@ -160,7 +180,7 @@ def _fix_from(node: ast.ImportFrom, package: str | None, old_package: str | None
 
     def target(b: str, alias: str) -> str:
         sub = f"{b}.{alias}"
-        if sub in OLD_TO_NEW:                       # an old module imported by name
+        if sub in OLD_TO_NEW:  # an old module imported by name
             return OLD_TO_NEW[sub].rpartition(".")[0]
         return renamed(b)
 
@@ -180,19 +200,20 @@ def _from_old_folder(node, name, base, old_package, target):
     resolves from its new folder but did from the old one (else None)."""
     base_file = file_of(base)
     if base_file is not None and (base_file.name != "__init__.py" or exists(f"{base}.{name}")):
-        return None                                  # resolves where the module is now
+        return None  # resolves where the module is now
     ob = _resolve(node.level, node.module, old_package)
     if ob is None:
         return None
-    if base_file is None:                            # the module part is missing
+    if base_file is None:  # the module part is missing
         ok = exists(ob) or ob in OLD_TO_NEW
-    else:                                            # a package without that submodule
+    else:  # a package without that submodule
         ok = exists(f"{ob}.{name}") or f"{ob}.{name}" in OLD_TO_NEW
     return target(ob, name) if ok else None
 
 
-def _render(node: ast.ImportFrom, new_base: str, aliases, package: str | None,
-            src_stmt: str, whole: bool) -> str:
+def _render(
+    node: ast.ImportFrom, new_base: str, aliases, package: str | None, src_stmt: str, whole: bool
+) -> str:
     if node.level:
         level, mod = _relative(new_base, package)
         head = "." * level + mod
@@ -202,7 +223,7 @@ def _render(node: ast.ImportFrom, new_base: str, aliases, package: str | None,
         # keep the statement's own layout of names: replace the module part only
         m = re.match(r"(from\s+)([.\w]+)(\s+import\b)", src_stmt)
         if m:
-            return m.group(1) + head + src_stmt[m.end(2):]
+            return m.group(1) + head + src_stmt[m.end(2) :]
     return f"from {head} import {_names_text(aliases)}"
 
 
@@ -240,8 +261,9 @@ def rewrite_python_imports(text: str, path: Path) -> str:
             new_base, aliases = groups[0]
             new = _render(node, new_base, aliases, package, stmt, whole=True)
         else:
-            new = ("\n" + indent).join(_render(node, b, al, package, stmt, whole=False)
-                                       for b, al in groups)
+            new = ("\n" + indent).join(
+                _render(node, b, al, package, stmt, whole=False) for b, al in groups
+            )
         edits.append((start, end, new))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
@@ -260,8 +282,9 @@ def _from_list(m: re.Match) -> str:
 def rewrite_text(text: str) -> str:
     text = FROM_LIST.sub(_from_list, text)
     text = DOTTED.sub(lambda m: OLD_TO_NEW[m.group(0)], text)
-    return PATHS.sub(lambda m: "envs/core/" + _moved.MOVED[m.group(1)].replace(".", "/") + ".py",
-                     text)
+    return PATHS.sub(
+        lambda m: "envs/core/" + _moved.MOVED[m.group(1)].replace(".", "/") + ".py", text
+    )
 
 
 def rewrite_file(path: Path, imports_only: bool = False) -> str | None:
@@ -287,8 +310,9 @@ def candidates(paths):
             yield p
             continue
         for dirpath, dirnames, filenames in os.walk(p):
-            dirnames[:] = sorted(d for d in dirnames
-                                 if d not in SKIP_DIRS and not d.startswith(".venv"))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".venv")
+            )
             for f in sorted(filenames):
                 fp = Path(dirpath) / f
                 if fp.suffix in TEXT_SUFFIXES or f in TEXT_NAMES:
@@ -297,11 +321,15 @@ def candidates(paths):
 
 def main(argv=None) -> int:
     import argparse
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", help="files or folders (default: the whole checkout)")
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would")
-    ap.add_argument("--imports-only", action="store_true",
-                    help="only Python import statements (not dotted names in text or paths)")
+    ap.add_argument(
+        "--imports-only",
+        action="store_true",
+        help="only Python import statements (not dotted names in text or paths)",
+    )
     args = ap.parse_args(argv)
     changed = []
     for path in candidates(args.paths or [ROOT]):

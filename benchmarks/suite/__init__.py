@@ -65,43 +65,153 @@ table), :mod:`.targets`, :mod:`.runner` (one run), :mod:`.validate`,
 :mod:`.fmt`, :mod:`.report` (terminal table and README section),
 :mod:`.plots`, :mod:`.cli`.
 """
+
 from __future__ import annotations
 
 from ..machine import loadavg, machine_info
-from .checks import (IllegalActionInBenchmark, RandomLegalSampler, check_batch, check_one,
-                     sample_from_masks)
+from .checks import (
+    IllegalActionInBenchmark,
+    RandomLegalSampler,
+    check_batch,
+    check_one,
+    sample_from_masks,
+)
 from .cli import build_parser, main, output_paths, save, settings_from_args
 from .games import aec_factory, core_kwargs, make_core, player_counts
-from .layers import (aec_loop, bench_aec, bench_batch, bench_kernel, bench_single,
-                     bench_vector, single_loop)
-from .measure import (cpu_of, figure, guarded, measure, median_of, ok, pool_figures, safe,
-                      skipped, unavailable)
-from .peers import (CITED, PEERS, envpool_sweep, peer_cartpole_single, peer_cartpole_vector,
-                    peer_envpool_cartpole, peer_openspiel, peer_pettingzoo, run_peers)
+from .layers import (
+    aec_loop,
+    bench_aec,
+    bench_batch,
+    bench_kernel,
+    bench_single,
+    bench_vector,
+    single_loop,
+)
+from .measure import (
+    cpu_of,
+    figure,
+    guarded,
+    measure,
+    median_of,
+    ok,
+    pool_figures,
+    safe,
+    skipped,
+    unavailable,
+)
+from .peers import (
+    CITED,
+    PEERS,
+    envpool_sweep,
+    peer_cartpole_single,
+    peer_cartpole_vector,
+    peer_envpool_cartpole,
+    peer_openspiel,
+    peer_pettingzoo,
+    run_peers,
+)
 from .plots import plot
 from .profile import profile_config
 from .report import markdown, profile_text, rows, table
 from .runner import run, run_config
-from .settings import (DEFAULT_OUT, MODES, MULTI_PLAYERS, REF_ENVS, RESULTS, SCHEMA, Settings,
-                       default_out_dir)
+from .settings import (
+    DEFAULT_OUT,
+    MODES,
+    MULTI_PLAYERS,
+    REF_ENVS,
+    RESULTS,
+    SCHEMA,
+    Settings,
+    default_out_dir,
+)
 from .startup import bench_memory, bench_start, buffer_bytes_per_env
 from .targets import TARGETS, Target, evaluate_targets, fmt_target, load_baselines, ref_vector
 from .training import bench_training, profile_training, train_shape
-from .validate import (CONFIG_FIELDS, GAME_FIELDS, PEER_FIELDS, TARGET_FIELDS, TOP_FIELDS,
-                       _check_fig, validate)  # noqa: F401  (_check_fig: tests)
+from .validate import (
+    CONFIG_FIELDS,
+    GAME_FIELDS,
+    PEER_FIELDS,
+    TARGET_FIELDS,
+    TOP_FIELDS,
+    validate,
+)
+from .validate import _check_fig as _check_fig
 
 __all__ = [
-    "IllegalActionInBenchmark", "RandomLegalSampler", "check_batch", "check_one",
-    "sample_from_masks", "build_parser", "main", "output_paths", "save", "settings_from_args",
-    "aec_factory", "core_kwargs", "make_core", "player_counts", "aec_loop", "bench_aec",
-    "bench_batch", "bench_kernel", "bench_single", "bench_vector", "single_loop", "cpu_of",
-    "figure", "guarded", "measure", "median_of", "ok", "pool_figures", "safe", "skipped",
-    "unavailable", "CITED", "PEERS", "envpool_sweep", "peer_cartpole_single",
-    "peer_cartpole_vector", "peer_envpool_cartpole", "peer_openspiel", "peer_pettingzoo",
-    "run_peers", "plot", "profile_config", "markdown", "profile_text", "rows", "table", "run",
-    "run_config", "DEFAULT_OUT", "MODES", "MULTI_PLAYERS", "REF_ENVS", "RESULTS", "SCHEMA",
-    "Settings", "default_out_dir", "bench_memory", "bench_start", "buffer_bytes_per_env",
-    "TARGETS", "Target", "evaluate_targets", "fmt_target", "load_baselines", "ref_vector",
-    "bench_training", "profile_training", "train_shape", "CONFIG_FIELDS", "GAME_FIELDS",
-    "PEER_FIELDS", "TARGET_FIELDS", "TOP_FIELDS", "validate", "machine_info", "loadavg",
+    "IllegalActionInBenchmark",
+    "RandomLegalSampler",
+    "check_batch",
+    "check_one",
+    "sample_from_masks",
+    "build_parser",
+    "main",
+    "output_paths",
+    "save",
+    "settings_from_args",
+    "aec_factory",
+    "core_kwargs",
+    "make_core",
+    "player_counts",
+    "aec_loop",
+    "bench_aec",
+    "bench_batch",
+    "bench_kernel",
+    "bench_single",
+    "bench_vector",
+    "single_loop",
+    "cpu_of",
+    "figure",
+    "guarded",
+    "measure",
+    "median_of",
+    "ok",
+    "pool_figures",
+    "safe",
+    "skipped",
+    "unavailable",
+    "CITED",
+    "PEERS",
+    "envpool_sweep",
+    "peer_cartpole_single",
+    "peer_cartpole_vector",
+    "peer_envpool_cartpole",
+    "peer_openspiel",
+    "peer_pettingzoo",
+    "run_peers",
+    "plot",
+    "profile_config",
+    "markdown",
+    "profile_text",
+    "rows",
+    "table",
+    "run",
+    "run_config",
+    "DEFAULT_OUT",
+    "MODES",
+    "MULTI_PLAYERS",
+    "REF_ENVS",
+    "RESULTS",
+    "SCHEMA",
+    "Settings",
+    "default_out_dir",
+    "bench_memory",
+    "bench_start",
+    "buffer_bytes_per_env",
+    "TARGETS",
+    "Target",
+    "evaluate_targets",
+    "fmt_target",
+    "load_baselines",
+    "ref_vector",
+    "bench_training",
+    "profile_training",
+    "train_shape",
+    "CONFIG_FIELDS",
+    "GAME_FIELDS",
+    "PEER_FIELDS",
+    "TARGET_FIELDS",
+    "TOP_FIELDS",
+    "validate",
+    "machine_info",
+    "loadavg",
 ]

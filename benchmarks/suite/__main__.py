@@ -1,4 +1,5 @@
 """``python -m dungeonrl.benchmarks.suite``: the same as ``dungeonrl bench``."""
+
 import sys
 
 from .cli import main

@@ -1,5 +1,6 @@
 """The policy of every benchmark (uniformly random *legal* actions) and the
 legality checks that make a run fail on an illegal action."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -90,16 +91,14 @@ def check_batch(masks: np.ndarray, actions: np.ndarray, where: str) -> None:
     lo, hi = int(a.min()), int(a.max())
     if lo < 0 or hi >= num_actions:
         raise IllegalActionInBenchmark(
-            f"{where}: sampled action {lo if lo < 0 else hi} outside [0, {num_actions})")
+            f"{where}: sampled action {lo if lo < 0 else hi} outside [0, {num_actions})"
+        )
     legal = masks[_ROWS(n), a]
     if not legal.all():
         i = int(np.flatnonzero(legal == 0)[0])
-        raise IllegalActionInBenchmark(
-            f"{where}: env {i} sampled illegal action {int(a[i])}")
+        raise IllegalActionInBenchmark(f"{where}: env {i} sampled illegal action {int(a[i])}")
 
 
 def check_one(mask, action: int, where: str) -> None:
     if not 0 <= action < len(mask) or not mask[action]:
         raise IllegalActionInBenchmark(f"{where}: sampled illegal action {action}")
-
-

@@ -1,5 +1,6 @@
 """``dungeonrl bench`` (``python -m dungeonrl.benchmarks.suite``): options,
 where the results go, and the entry point."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,7 +8,8 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .checks import IllegalActionInBenchmark
 from .games import unknown_game_error
@@ -25,42 +27,76 @@ def _ints(text: str) -> tuple:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dungeonrl bench",
-        description="throughput suite: every layer of every registered game, peers in the same run")
+        description="throughput suite: every layer of every registered game, peers in the same run",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="first look, under a minute")
     g.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # tests
     p.add_argument("--games", default=None, help="comma-separated game names (default: all)")
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per figure")
     p.add_argument("--min-time", type=float, default=None, help="seconds per timed repeat")
-    p.add_argument("--envs", "--num-envs", dest="num_envs", type=_ints, default=None,
-                   help="num_envs sweep, e.g. 1,16,256 (default 1,16,256,4096,65536)")
+    p.add_argument(
+        "--envs",
+        "--num-envs",
+        dest="num_envs",
+        type=_ints,
+        default=None,
+        help="num_envs sweep, e.g. 1,16,256 (default 1,16,256,4096,65536)",
+    )
     p.add_argument("--threads", type=_ints, default=None, help="kernel thread counts, e.g. 1,2")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--torch-threads", type=int, default=None,
-                   help="torch threads of both PPO paths (default: the fast PPO's own)")
-    p.add_argument("--out", default=None,
-                   help="folder of the JSON and the PNG plots (default ./bench-results; "
-                        "benchmarks/results only to replace the checked-in reference run)")
-    p.add_argument("--json", default=None,
-                   help="JSON path (default OUT/suite.json, OUT/suite_quick.json with --quick); "
-                        "'none' to skip")
-    p.add_argument("--from-json", default=None, metavar="PATH",
-                   help="measure nothing: print the table and redraw the plots of a saved run")
+    p.add_argument(
+        "--torch-threads",
+        type=int,
+        default=None,
+        help="torch threads of both PPO paths (default: the fast PPO's own)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="folder of the JSON and the PNG plots (default ./bench-results; "
+        "benchmarks/results only to replace the checked-in reference run)",
+    )
+    p.add_argument(
+        "--json",
+        default=None,
+        help="JSON path (default OUT/suite.json, OUT/suite_quick.json with --quick); "
+        "'none' to skip",
+    )
+    p.add_argument(
+        "--from-json",
+        default=None,
+        metavar="PATH",
+        help="measure nothing: print the table and redraw the plots of a saved run",
+    )
     p.add_argument("--no-peers", action="store_true")
-    p.add_argument("--paired-rounds", type=int, default=None, metavar="N",
-                   help="rounds in which the loops a ratio target compares take turns "
-                        "(the targets are read from them; default 7, 0 = off)")
+    p.add_argument(
+        "--paired-rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rounds in which the loops a ratio target compares take turns "
+        "(the targets are read from them; default 7, 0 = off)",
+    )
     p.add_argument("--no-train", action="store_true")
     p.add_argument("--no-start", action="store_true")
     p.add_argument("--no-cold", action="store_true", help="skip the cold (compile) start")
     p.add_argument("--no-memory", action="store_true")
     p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--profile", dest="profile", action="store_true", default=None,
-                   help="profile where the time goes (default in the full run)")
+    p.add_argument(
+        "--profile",
+        dest="profile",
+        action="store_true",
+        default=None,
+        help="profile where the time goes (default in the full run)",
+    )
     p.add_argument("--no-profile", dest="profile", action="store_false")
-    p.add_argument("--layers", action="store_true",
-                   help="only the per-layer profile table (where each microsecond goes, and "
-                        "the memory-bandwidth limit); takes --quick, --games, --seed, --out")
+    p.add_argument(
+        "--layers",
+        action="store_true",
+        help="only the per-layer profile table (where each microsecond goes, and "
+        "the memory-bandwidth limit); takes --quick, --games, --seed, --out",
+    )
     return p
 
 
@@ -78,9 +114,14 @@ def settings_from_args(a) -> Settings:
         changes["num_envs"] = a.num_envs
     if a.threads:
         changes["threads"] = a.threads
-    for flag, key in (("no_peers", "peers"), ("no_train", "train"), ("no_start", "start"),
-                      ("no_cold", "start_cold"), ("no_memory", "memory"),
-                      ("no_plots", "plots")):
+    for flag, key in (
+        ("no_peers", "peers"),
+        ("no_train", "train"),
+        ("no_start", "start"),
+        ("no_cold", "start_cold"),
+        ("no_memory", "memory"),
+        ("no_plots", "plots"),
+    ):
         if getattr(a, flag):
             changes[key] = False
     if a.profile is not None:
@@ -94,8 +135,9 @@ def settings_from_args(a) -> Settings:
     return dataclasses.replace(s, **changes)
 
 
-def save(res: dict, json_path: str | None, out_dir: str | None, settings: Settings,
-         log: Callable = print) -> None:
+def save(
+    res: dict, json_path: str | None, out_dir: str | None, settings: Settings, log: Callable = print
+) -> None:
     prefix = "suite" if settings.mode == "full" else f"suite_{settings.mode}"
     if settings.plots and out_dir:
         os.makedirs(out_dir, exist_ok=True)
@@ -129,6 +171,7 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--layers" in argv:
         from .breakdown import main as layers_main
+
         return layers_main([x for x in argv if x != "--layers"])
     a = build_parser().parse_args(argv)
     if a.from_json:
@@ -158,8 +201,9 @@ def main(argv=None) -> int:
     try:
         res = run(settings)
     except IllegalActionInBenchmark as e:
-        print(f"dungeonrl bench: FAILED, a benchmark sampled an illegal action: {e}",
-              file=sys.stderr)
+        print(
+            f"dungeonrl bench: FAILED, a benchmark sampled an illegal action: {e}", file=sys.stderr
+        )
         return 3
     print()
     print(table(res))

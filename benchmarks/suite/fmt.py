@@ -1,5 +1,6 @@
 """Short text forms of figures, shared by the log, the table and the
 README section."""
+
 from __future__ import annotations
 
 from .measure import median_of, ok
@@ -11,7 +12,7 @@ def fmt_rate(x) -> str:
 
 def shorten(text, n: int = 60) -> str:
     text = str(text)
-    return text if len(text) <= n else text[:n - 3] + "..."
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def fmt_fig(fig, short: bool = False) -> str:
@@ -32,9 +33,11 @@ def fmt_memory(mem) -> str:
     peak = mem.get("peak_rss_mb")
     delta = mem.get("peak_delta_mb")
     grew = "" if delta is None else f" (+{delta:,.0f} MB for the envs)"
-    return (f"{mem['state_bytes']:,} B/state, {mem['buffer_bytes_per_env']:,} B/env buffers, "
-            f"peak RSS {'-' if peak is None else f'{peak:,.0f} MB'}{grew} at "
-            f"{mem['num_envs']:,} envs")
+    return (
+        f"{mem['state_bytes']:,} B/state, {mem['buffer_bytes_per_env']:,} B/env buffers, "
+        f"peak RSS {'-' if peak is None else f'{peak:,.0f} MB'}{grew} at "
+        f"{mem['num_envs']:,} envs"
+    )
 
 
 def fmt_start(st) -> str:
@@ -46,5 +49,3 @@ def fmt_start(st) -> str:
 
 def fmt_x(r) -> str:
     return "" if r is None else (f"{r:.2f}x" if r < 10 else f"{r:.1f}x")
-
-

@@ -1,6 +1,7 @@
 """Which configurations of a game are measured, and how its cores and
 PettingZoo envs are built (through the registry and the GameCore contract
 only, so a new game joins with no benchmark code)."""
+
 from __future__ import annotations
 
 from ...registry import aec_factory  # noqa: F401  (re-exported: the suite's AEC envs)
@@ -20,6 +21,7 @@ def core_kwargs(spec, players: int) -> dict:
 
 def make_core(spec, players: int):
     from ...envs.core._batch import resolve_core
+
     return resolve_core(spec, core_kwargs(spec, players))
 
 
@@ -27,8 +29,10 @@ def unknown_game_error(names) -> str | None:
     """The registry's message for the first name of ``names`` that is not a
     registered game, or None when all are."""
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ...envs.core.errors import UnknownGameError
     from ...registry import get_spec
+
     for name in names:
         try:
             get_spec(name)

@@ -1,12 +1,13 @@
 """Figures: how a loop is timed (:func:`measure`), what a measured,
 unavailable or skipped figure looks like, and the guards that turn a
 missing peer into ``unavailable`` while an illegal action still fails."""
+
 from __future__ import annotations
 
 import statistics
 import subprocess
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .checks import IllegalActionInBenchmark
 
@@ -27,12 +28,13 @@ def median_of(fig) -> float | None:
     return float(fig["median"]) if ok(fig) else None
 
 
-def measure(run: Callable[[int], int], repeats: int, min_time: float,
-            max_units: int = 1 << 30) -> dict:
+def measure(
+    run: Callable[[int], int], repeats: int, min_time: float, max_units: int = 1 << 30
+) -> dict:
     """Time ``run(k)`` (k units of work, returns env-steps done): calibrate
     ``k`` so one call lasts about ``min_time`` (this also warms up), then
     take ``repeats`` timed calls. Returns a figure dict (median steps/s)."""
-    run(1)                       # warm-up: load (or compile) the kernels
+    run(1)  # warm-up: load (or compile) the kernels
     k = 1
     while True:
         t0 = time.perf_counter()
@@ -55,11 +57,17 @@ def figure(rates, cpu_rates, steps) -> dict:
     """A measured figure: medians of wall-clock steps/s (the headline) and of
     steps per CPU-second of this process (all its threads; robust to other
     processes sharing the cores)."""
-    return {"status": "ok", "median": float(statistics.median(rates)),
-            "min": float(min(rates)), "max": float(max(rates)),
-            "rates": [float(r) for r in rates], "unit": "steps/s",
-            "cpu_median": float(statistics.median(cpu_rates)),
-            "cpu_rates": [float(r) for r in cpu_rates], "steps_per_repeat": int(steps)}
+    return {
+        "status": "ok",
+        "median": float(statistics.median(rates)),
+        "min": float(min(rates)),
+        "max": float(max(rates)),
+        "rates": [float(r) for r in rates],
+        "unit": "steps/s",
+        "cpu_median": float(statistics.median(cpu_rates)),
+        "cpu_rates": [float(r) for r in cpu_rates],
+        "steps_per_repeat": int(steps),
+    }
 
 
 def pool_figures(a: dict, b: dict) -> dict:
@@ -68,8 +76,9 @@ def pool_figures(a: dict, b: dict) -> dict:
     if not ok(a) or not ok(b):
         return a if ok(a) else b
     out = dict(a)
-    out.update(figure(a["rates"] + b["rates"], a["cpu_rates"] + b["cpu_rates"],
-                      a["steps_per_repeat"]))
+    out.update(
+        figure(a["rates"] + b["rates"], a["cpu_rates"] + b["cpu_rates"], a["steps_per_repeat"])
+    )
     out["passes"] = a.get("passes", 1) + b.get("passes", 1)
     return out
 
@@ -86,8 +95,9 @@ def guarded(fn, *args, **kwargs) -> dict:
     except IllegalActionInBenchmark:
         raise
     except NotImplementedError as e:
-        return unavailable(f"not implemented by the core: {e}" if str(e) else
-                           "not implemented by the core")
+        return unavailable(
+            f"not implemented by the core: {e}" if str(e) else "not implemented by the core"
+        )
     except ImportError as e:
         return unavailable(f"import failed: {e}")
     except Exception as e:
@@ -118,5 +128,3 @@ def safe(fn, *args) -> dict:
         raise
     except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as e:
         return unavailable(f"{type(e).__name__}: {e}")
-
-

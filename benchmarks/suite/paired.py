@@ -15,14 +15,15 @@ opens the loops of one game configuration (its kernel, its vector env or
 batched core at :data:`REF_ENVS` envs, its Python API loop, and the peers
 the targets name, unless peers are off), and :func:`interleave` times them.
 """
+
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .measure import guarded, unavailable
-from .settings import REF_ENVS, Settings
+from .settings import Settings
 
 #: target id -> (numerator loop, denominator loop)
 PAIRS = {
@@ -33,8 +34,9 @@ PAIRS = {
 }
 
 
-def calibrate(run: Callable[[int], int], round_time: float, clock=time.perf_counter,
-              max_units: int = 1 << 30) -> int:
+def calibrate(
+    run: Callable[[int], int], round_time: float, clock=time.perf_counter, max_units: int = 1 << 30
+) -> int:
     """Units ``k`` for which ``run(k)`` lasts about ``round_time`` (the
     first call warms the loop up: kernels load, caches fill)."""
     run(1)
@@ -49,8 +51,13 @@ def calibrate(run: Callable[[int], int], round_time: float, clock=time.perf_coun
     return max(1, min(max_units, int(round(k * round_time / max(dt, 1e-9)))))
 
 
-def interleave(loops: dict, rounds: int, round_time: float, clock=time.perf_counter,
-               cpu_clock=time.process_time) -> dict:
+def interleave(
+    loops: dict,
+    rounds: int,
+    round_time: float,
+    clock=time.perf_counter,
+    cpu_clock=time.process_time,
+) -> dict:
     """Time every loop of ``loops`` (name -> ``run(k)`` returning the steps
     done) once per round for ``rounds`` rounds. Returns ``rates`` and
     ``cpu_rates`` (name -> steps/s per round, in round order), ``units``
@@ -61,7 +68,7 @@ def interleave(loops: dict, rounds: int, round_time: float, clock=time.perf_coun
     cpu_rates = {name: [] for name in names}
     order = []
     for r in range(rounds):
-        turn = names[r % len(names):] + names[:r % len(names)] if names else []
+        turn = names[r % len(names) :] + names[: r % len(names)] if names else []
         order.append(turn)
         for name in turn:
             t0, c0 = clock(), cpu_clock()
@@ -77,8 +84,12 @@ def paired_ratio(num: list, den: list) -> dict | None:
     per_round = [a / b for a, b in zip(num, den) if b]
     if not per_round:
         return None
-    return {"value": float(statistics.median(per_round)), "min": float(min(per_round)),
-            "max": float(max(per_round)), "rounds": len(per_round)}
+    return {
+        "value": float(statistics.median(per_round)),
+        "min": float(min(per_round)),
+        "max": float(max(per_round)),
+        "rounds": len(per_round),
+    }
 
 
 def ratios(timed: dict) -> dict:
@@ -125,8 +136,10 @@ def config_loops(spec, core, players: int, settings: Settings, sampler) -> tuple
         add("vector", lambda: batch_loop(core, n, settings, sampler))
         add("python", lambda: aec_env_loop(spec, players, settings, sampler))
         if peers:
-            add("connect_four", lambda: pettingzoo_loop("classic/connect_four-v3", settings,
-                                                        sampler))
+            add(
+                "connect_four",
+                lambda: pettingzoo_loop("classic/connect_four-v3", settings, sampler),
+            )
     else:
         add("vector", lambda: vector_loop(spec, n, settings, sampler))
         add("python", lambda: single_env_loop(spec, settings, sampler))
@@ -149,19 +162,28 @@ def paired_config(spec, core, players: int, settings: Settings, sampler) -> dict
     finally:
         for obj in closers:
             obj.close()
-    return {"status": "ok", "rounds": settings.paired_rounds, "round_time": settings.paired_time,
-            "num_envs": settings.paired_envs(),
-            "vector_layer": "batch" if spec.multi_agent else "vector",
-            **timed, "ratios": ratios(timed), "missing": missing}
+    return {
+        "status": "ok",
+        "rounds": settings.paired_rounds,
+        "round_time": settings.paired_time,
+        "num_envs": settings.paired_envs(),
+        "vector_layer": "batch" if spec.multi_agent else "vector",
+        **timed,
+        "ratios": ratios(timed),
+        "missing": missing,
+    }
 
 
 def fmt_paired(fig: dict) -> str:
     """One log line: each ratio with its range over the rounds."""
     if fig.get("status") != "ok":
         return f"{fig.get('status')}: {fig.get('reason', '')}"
-    parts = [f"{tid} {r['value']:.2f}x [{r['min']:.2f}, {r['max']:.2f}]"
-             for tid, r in fig["ratios"].items()]
+    parts = [
+        f"{tid} {r['value']:.2f}x [{r['min']:.2f}, {r['max']:.2f}]"
+        for tid, r in fig["ratios"].items()
+    ]
     if fig.get("missing"):
         parts.append("missing: " + ", ".join(sorted(fig["missing"])))
-    return (f"{fig['rounds']} rounds, vector loop x{fig.get('num_envs')}; "
-            + ("; ".join(parts) or "no ratio"))
+    return f"{fig['rounds']} rounds, vector loop x{fig.get('num_envs')}; " + (
+        "; ".join(parts) or "no ratio"
+    )

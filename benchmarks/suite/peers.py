@@ -4,6 +4,7 @@ connect_four_v3 and texas_holdem_v4, OpenSpiel connect_four and
 leduc_poker with observations, and EnvPool's C++ CartPole (1 and 4,096
 envs, one and two threads). PufferLib Ocean is cited, not measured
 (:data:`CITED`): its build fetches files at install time."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,10 +21,12 @@ from .settings import Settings
 def cartpole_single_loop(settings: Settings, sampler):
     """``(run, env)``: Gymnasium's CartPole-v1 stepped one env at a time."""
     import gymnasium as gym
+
     env = gym.make("CartPole-v1")
     ones = np.ones(env.action_space.n, np.int8)
-    run = single_loop(env, lambda info: ones, sampler, "CartPole-v1 single", settings.seed,
-                      check_info=False)
+    run = single_loop(
+        env, lambda info: ones, sampler, "CartPole-v1 single", settings.seed, check_info=False
+    )
     return run, env
 
 
@@ -36,6 +39,7 @@ def peer_cartpole_single(settings: Settings, sampler) -> dict:
 
 def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
     import gymnasium as gym
+
     env = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="vector_entry_point")
     env.reset(seed=settings.seed)
     masks = np.ones((num_envs, env.single_action_space.n), np.int8)
@@ -60,6 +64,7 @@ def pettingzoo_loop(env_id: str, settings: Settings, sampler):
     (``pettingzoo.make``, the 1.27 way; the module factories are
     deprecated), AEC loop with masks."""
     import pettingzoo
+
     env = pettingzoo.make("aec", env_id)
     return aec_loop(env, sampler, f"pettingzoo {env_id}", settings.seed), env
 
@@ -76,7 +81,9 @@ def openspiel_loop(name: str, settings: Settings, sampler):
     decision; chance nodes are resolved by their probabilities (not counted
     as steps)."""
     import random
+
     import pyspiel
+
     game = pyspiel.load_game(name)
     chance_rng = random.Random(settings.seed)
     where = f"open_spiel {name}"
@@ -106,8 +113,11 @@ def openspiel_loop(name: str, settings: Settings, sampler):
 
 
 def peer_openspiel(name: str, settings: Settings, sampler) -> dict:
-    return measure(openspiel_loop(name, settings, sampler), settings.repeats,
-                   settings.python_min_time or settings.min_time)
+    return measure(
+        openspiel_loop(name, settings, sampler),
+        settings.repeats,
+        settings.python_min_time or settings.min_time,
+    )
 
 
 def peer_envpool_cartpole(num_envs: int, threads: int, settings: Settings, sampler) -> dict:
@@ -117,10 +127,17 @@ def peer_envpool_cartpole(num_envs: int, threads: int, settings: Settings, sampl
     import warnings
 
     import envpool
-    with warnings.catch_warnings():     # gymnasium's float32 Box notice about EnvPool's bounds
+
+    with warnings.catch_warnings():  # gymnasium's float32 Box notice about EnvPool's bounds
         warnings.simplefilter("ignore", UserWarning)
-        env = envpool.make("CartPole-v1", env_type="gymnasium", num_envs=num_envs,
-                           batch_size=num_envs, num_threads=threads, seed=settings.seed)
+        env = envpool.make(
+            "CartPole-v1",
+            env_type="gymnasium",
+            num_envs=num_envs,
+            batch_size=num_envs,
+            num_threads=threads,
+            seed=settings.seed,
+        )
         env.reset()
         masks = np.ones((num_envs, env.action_space.n), np.int8)
     actions = np.zeros(num_envs, np.int32)
@@ -146,9 +163,10 @@ def envpool_sweep(settings: Settings, sampler, log) -> dict:
     out = {"label": "EnvPool CartPole-v1 (C++), sync", "by_config": {}}
     try:
         import envpool  # noqa: F401
-    except Exception as e:   # ImportError, or a binary built for another CPU/ABI
-        out.update(status="unavailable", reason=f"envpool does not import here: "
-                                                f"{type(e).__name__}: {e}")
+    except Exception as e:  # ImportError, or a binary built for another CPU/ABI
+        out.update(
+            status="unavailable", reason=f"envpool does not import here: {type(e).__name__}: {e}"
+        )
         log(f"  peer {out['label']}: unavailable ({out['reason']})")
         return out
     out["status"] = "ok"
@@ -170,10 +188,10 @@ CITED = {
     "pufferlib_ocean": {
         "label": "PufferLib Ocean (C environments)",
         "figure": ">1M steps/s per environment on one CPU core (every Ocean env of the 2.0 "
-                  "release); training at 0.3-1.2M steps/s on one GPU",
+        "release); training at 0.3-1.2M steps/s on one GPU",
         "source": "PufferLib 2.0 release post (PufferAI blog, 2024)",
         "note": "cited, not measured: PufferLib's build fetches files at install time, "
-                "which this machine cannot",
+        "which this machine cannot",
     },
 }
 
@@ -181,19 +199,31 @@ CITED = {
 PEERS = {
     # key: (label, kind, function, argument)
     "cartpole_single": ("Gymnasium CartPole-v1, single env", "single", peer_cartpole_single, None),
-    "pz_connect_four": ("PettingZoo connect_four_v3, AEC", "aec", peer_pettingzoo,
-                        "classic/connect_four-v3"),
-    "pz_texas_holdem": ("PettingZoo texas_holdem_v4, AEC", "aec", peer_pettingzoo,
-                        "classic/texas_holdem-v4"),
-    "os_connect_four": ("OpenSpiel connect_four + obs", "openspiel", peer_openspiel,
-                        "connect_four"),
-    "os_leduc_poker": ("OpenSpiel leduc_poker + obs", "openspiel", peer_openspiel,
-                       "leduc_poker"),
+    "pz_connect_four": (
+        "PettingZoo connect_four_v3, AEC",
+        "aec",
+        peer_pettingzoo,
+        "classic/connect_four-v3",
+    ),
+    "pz_texas_holdem": (
+        "PettingZoo texas_holdem_v4, AEC",
+        "aec",
+        peer_pettingzoo,
+        "classic/texas_holdem-v4",
+    ),
+    "os_connect_four": (
+        "OpenSpiel connect_four + obs",
+        "openspiel",
+        peer_openspiel,
+        "connect_four",
+    ),
+    "os_leduc_poker": ("OpenSpiel leduc_poker + obs", "openspiel", peer_openspiel, "leduc_poker"),
 }
 
 
-def run_peers(settings: Settings, sampler, log, first: dict | None = None,
-              sweep: bool = True) -> dict:
+def run_peers(
+    settings: Settings, sampler, log, first: dict | None = None, sweep: bool = True
+) -> dict:
     """Measure the peers. The scalar peers are measured twice, before and
     after the games (``first`` holds the first pass), and pooled: the load
     of a shared machine drifts, and the ratios should not depend on when a
@@ -206,8 +236,10 @@ def run_peers(settings: Settings, sampler, log, first: dict | None = None,
             fig = pool_figures(first[key], fig)
         fig["label"] = label
         out[key] = fig
-        log(f"  peer {label}: {fmt_fig(fig)}"
-            + (f" (both passes: {fig.get('passes', 1)})" if first is not None else ""))
+        log(
+            f"  peer {label}: {fmt_fig(fig)}"
+            + (f" (both passes: {fig.get('passes', 1)})" if first is not None else "")
+        )
     if not sweep:
         return out
     sweep = {}
@@ -215,10 +247,10 @@ def run_peers(settings: Settings, sampler, log, first: dict | None = None,
         fig = guarded(peer_cartpole_vector, n, settings, sampler)
         sweep[str(n)] = fig
         log(f"  peer CartPole-v1 vector x{n}: {fmt_fig(fig)}")
-    out["cartpole_vector"] = {"label": "Gymnasium CartPole-v1, numpy vector env",
-                              "by_num_envs": sweep}
+    out["cartpole_vector"] = {
+        "label": "Gymnasium CartPole-v1, numpy vector env",
+        "by_num_envs": sweep,
+    }
     out["envpool_cartpole"] = envpool_sweep(settings, sampler, log)
     out["cited"] = CITED
     return out
-
-

@@ -1,5 +1,6 @@
 """The summary table (terminal), the profile text and the README section
 of one run."""
+
 from __future__ import annotations
 
 from .fmt import cell, fmt_memory, fmt_start, fmt_x
@@ -13,6 +14,7 @@ def rows(res: dict, compact: bool = False) -> list:
     """``(what, figure, ratio note)`` rows of the summary table; ``compact``
     keeps only the smallest, the reference and the largest ``num_envs`` of
     each sweep (the plots show the whole sweep)."""
+
     def keep(sizes):
         if not compact or not sizes:
             return list(sizes)
@@ -30,16 +32,26 @@ def rows(res: dict, compact: bool = False) -> list:
             tag = f"{name}" + (f" {pkey}p" if g["multi_agent"] else "")
             for t, fig in cfg["kernel"].items():
                 r = ratio(median_of(fig), leduc)
-                out.append((f"{tag} kernel, {t} thread{'s' if t != '1' else ''}",
-                            cell(fig),
-                            f"{fmt_x(r)} OS leduc" if r else ""))
+                out.append(
+                    (
+                        f"{tag} kernel, {t} thread{'s' if t != '1' else ''}",
+                        cell(fig),
+                        f"{fmt_x(r)} OS leduc" if r else "",
+                    )
+                )
             layer = "vector" if "vector" in cfg else "batch"
             for n in keep(cfg[layer]):
                 fig = cfg[layer][n]
                 r = ratio(median_of(fig), leduc)
                 rc = ratio(median_of(fig), median_of(cp_vec.get(n)))
-                note = ", ".join(x for x in (f"{fmt_x(r)} OS leduc" if r else "",
-                                             f"{fmt_x(rc)} CartPole vec" if rc else "") if x)
+                note = ", ".join(
+                    x
+                    for x in (
+                        f"{fmt_x(r)} OS leduc" if r else "",
+                        f"{fmt_x(rc)} CartPole vec" if rc else "",
+                    )
+                    if x
+                )
                 label = "vector env" if layer == "vector" else "batched core"
                 out.append((f"{tag} {label} x{int(n):,}", cell(fig), note))
             if layer == "vector" and str(REF_ENVS) in cfg.get("batch", {}):
@@ -48,12 +60,18 @@ def rows(res: dict, compact: bool = False) -> list:
             fig = cfg["python"]
             if g["multi_agent"]:
                 r = ratio(median_of(fig), c4)
-                out.append((f"{tag} AEC loop", cell(fig),
-                            f"{fmt_x(r)} PZ connect_four" if r else ""))
+                out.append(
+                    (f"{tag} AEC loop", cell(fig), f"{fmt_x(r)} PZ connect_four" if r else "")
+                )
             else:
                 r = ratio(median_of(fig), cartpole)
-                out.append((f"{tag} single env (gymnasium.make)", cell(fig),
-                            f"{fmt_x(r)} CartPole" if r else ""))
+                out.append(
+                    (
+                        f"{tag} single env (gymnasium.make)",
+                        cell(fig),
+                        f"{fmt_x(r)} CartPole" if r else "",
+                    )
+                )
             out.append((f"{tag} memory", fmt_memory(cfg["memory"]), ""))
         tr = g.get("training", {})
         if not g["multi_agent"]:
@@ -72,8 +90,13 @@ def rows(res: dict, compact: bool = False) -> list:
         out.append(("peer: EnvPool CartPole-v1 (C++)", cell(ep), ""))
     for key, fig in (ep or {}).get("by_config", {}).items():
         n, t = key.split("x")
-        out.append((f"peer: EnvPool CartPole-v1 x{int(n):,}, {t} thread{'s' if t != '1' else ''}",
-                    cell(fig), ""))
+        out.append(
+            (
+                f"peer: EnvPool CartPole-v1 x{int(n):,}, {t} thread{'s' if t != '1' else ''}",
+                cell(fig),
+                "",
+            )
+        )
     return out
 
 
@@ -99,12 +122,14 @@ def target_lines(res: dict) -> list:
 def table(res: dict) -> str:
     m = res["machine"]
     s = res["settings"]
-    head = (f"dungeonrl throughput suite ({res['mode']}): {m['cpu']}, {m['cores']} cores; "
-            f"load {res.get('load_before')} -> {res.get('load_after')}; "
-            f"medians of {s['repeats']} repeats of ~{s['min_time']:g} s; steps/s")
+    head = (
+        f"dungeonrl throughput suite ({res['mode']}): {m['cpu']}, {m['cores']} cores; "
+        f"load {res.get('load_before')} -> {res.get('load_after')}; "
+        f"medians of {s['repeats']} repeats of ~{s['min_time']:g} s; steps/s"
+    )
     body = rows(res)
     w0 = max(len(r[0]) for r in body)
-    w1 = max([len(r[1]) for r in body if len(r[1]) <= 24] or [0])   # long texts run on
+    w1 = max([len(r[1]) for r in body if len(r[1]) <= 24] or [0])  # long texts run on
     lines = [head, ""] + [f"{a:<{w0}}  {b:>{w1}}  {c}".rstrip() for a, b, c in body]
     lines += ["", "targets (reported, not asserted; cpu = the ratio in steps per CPU-second):"]
     lines += target_lines(res)
@@ -126,59 +151,89 @@ def profile_text(res: dict) -> str:
             lay = pr.get("per_env_step_layers", {})
             lines.append("  layers: " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in lay.items()))
             if pr.get("vector_no_episode_info_us"):
-                lines.append(f"  vector with episode_info=False: "
-                             f"{pr['vector_no_episode_info_us']:.3f}")
-            lines.append("  parts:  " + ", ".join(f"{k[:-3]} {v:.3f}"
-                                                  for k, v in pr["per_env_step"].items()))
+                lines.append(
+                    f"  vector with episode_info=False: {pr['vector_no_episode_info_us']:.3f}"
+                )
+            lines.append(
+                "  parts:  " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in pr["per_env_step"].items())
+            )
             if "per_call_1env" in pr:
-                lines.append("  one-env calls: " + ", ".join(
-                    f"{k[:-3]} {v:.3f}" for k, v in pr["per_call_1env"].items()))
+                lines.append(
+                    "  one-env calls: "
+                    + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in pr["per_call_1env"].items())
+                )
             if "reset_us_per_step" in pr:
-                lines.append(f"  episodes of {pr['mean_episode_length']:.0f} steps: a reset costs "
-                             f"{pr['reset_us_per_step']:.3f} per step")
+                lines.append(
+                    f"  episodes of {pr['mean_episode_length']:.0f} steps: a reset costs "
+                    f"{pr['reset_us_per_step']:.3f} per step"
+                )
             if "kernel_rules_us_estimate" in pr:
-                lines.append(f"  kernel rules (kernel - observe - mask - reset) ~ "
-                             f"{pr['kernel_rules_us_estimate']:.3f}")
+                lines.append(
+                    f"  kernel rules (kernel - observe - mask - reset) ~ "
+                    f"{pr['kernel_rules_us_estimate']:.3f}"
+                )
             for key in ("cprofile_single", "cprofile_vector", "cprofile_aec"):
                 cp = pr.get(key)
                 if not cp:
                     continue
-                lines.append(f"  {key}: {cp['us_per_step_profiled']:.2f} us/step under cProfile "
-                             f"{cp.get('note', '')}".rstrip())
+                lines.append(
+                    f"  {key}: {cp['us_per_step_profiled']:.2f} us/step under cProfile "
+                    f"{cp.get('note', '')}".rstrip()
+                )
                 for row in cp["top"][:8]:
-                    lines.append(f"    {row['own_us_per_step']:8.3f} us own  "
-                                 f"{100 * row['own_share']:5.1f}%  {row['function']}")
+                    lines.append(
+                        f"    {row['own_us_per_step']:8.3f} us own  "
+                        f"{100 * row['own_share']:5.1f}%  {row['function']}"
+                    )
         tp = g.get("training", {}).get("profile")
         if tp:
-            lines.append(f"{name} training: SB3 VecEnv alone {tp['sb3_vecenv_steps_per_s']:,.0f} "
-                         f"steps/s at {tp['sb3_num_envs']} envs; env share of SB3 training "
-                         f"time ~{100 * tp['sb3_env_time_share']:.1f}%")
+            lines.append(
+                f"{name} training: SB3 VecEnv alone {tp['sb3_vecenv_steps_per_s']:,.0f} "
+                f"steps/s at {tp['sb3_num_envs']} envs; env share of SB3 training "
+                f"time ~{100 * tp['sb3_env_time_share']:.1f}%"
+            )
             for algo in ("fast_ppo", "sb3"):
                 if f"{algo}_us_per_step" in tp:
-                    lines.append(f"  {algo}: {tp[f'{algo}_us_per_step']:.1f} us/env-step; "
-                                 f"rollout {100 * tp[f'{algo}_rollout_share']:.0f}%, "
-                                 f"update {100 * tp[f'{algo}_update_share']:.0f}%")
+                    lines.append(
+                        f"  {algo}: {tp[f'{algo}_us_per_step']:.1f} us/env-step; "
+                        f"rollout {100 * tp[f'{algo}_rollout_share']:.0f}%, "
+                        f"update {100 * tp[f'{algo}_update_share']:.0f}%"
+                    )
             for key in ("small_net", "one_thread"):
                 sn = tp.get(key)
                 if sn and "ratio" in sn:
-                    lines.append(f"  {key} ({sn['hidden']}, {sn['torch_threads']} torch "
-                                 f"thread(s)): fast PPO {sn['fast_ppo_steps_per_s']:,.0f}, SB3 "
-                                 f"{sn['sb3_steps_per_s']:,.0f} env-steps/s ({sn['ratio']:.2f}x)")
+                    lines.append(
+                        f"  {key} ({sn['hidden']}, {sn['torch_threads']} torch "
+                        f"thread(s)): fast PPO {sn['fast_ppo_steps_per_s']:,.0f}, SB3 "
+                        f"{sn['sb3_steps_per_s']:,.0f} env-steps/s ({sn['ratio']:.2f}x)"
+                    )
         st = g.get("start", {})
         if ok(st) and st.get("warm_breakdown_s"):
-            lines.append(f"{name} warm start: " + ", ".join(
-                f"{k[:-2]} {v:.2f} s" for k, v in st["warm_breakdown_s"].items()))
+            lines.append(
+                f"{name} warm start: "
+                + ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in st["warm_breakdown_s"].items())
+            )
     return "\n".join(lines)
 
 
-# --- README section (used by benchmarks/report.py) ---------------------------------------------------------
+# --- README section (used by benchmarks/report.py) -----------------------------------------------
 
 
 def _goal_text(t) -> str:
     """A target's goals in words: ``>= 15x unbroken, >= 12x dungeon_crawler``."""
+
     def one(v):
-        return fmt_target({"id": t.id, "value": None, "target": v, "direction": t.direction,
-                           "unit": t.unit, "met": None})[1]
+        return fmt_target(
+            {
+                "id": t.id,
+                "value": None,
+                "target": v,
+                "direction": t.direction,
+                "unit": t.unit,
+                "met": None,
+            }
+        )[1]
+
     if "*" in t.goal:
         return f"{one(t.goal['*'])} for each game"
     goals = ", ".join(f"{one(v)} {game}" for game, v in t.goal.items())
@@ -198,8 +253,9 @@ def targets_markdown(targets: list) -> list:
             who = r["game"] + (f" {r['players']}p" if r["players"] and r["players"] > 1 else "")
             who += f", {r['variant']}" if r.get("variant") else ""
             got.append(f"{who} {shown} ({state})")
-        lines.append(f"| {t.label} | {t.today} | {_goal_text(t)} | "
-                     f"{'; '.join(got) or 'not measured'} |")
+        lines.append(
+            f"| {t.label} | {t.today} | {_goal_text(t)} | {'; '.join(got) or 'not measured'} |"
+        )
     return lines
 
 
@@ -209,9 +265,20 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
     m = res["machine"]
     v = m["versions"]
     s = res["settings"]
-    vers = ", ".join(f"{k} {v[k]}" for k in ("python", "numpy", "numba", "gymnasium",
-                                              "pettingzoo", "torch", "open_spiel", "envpool")
-                     if v.get(k))
+    vers = ", ".join(
+        f"{k} {v[k]}"
+        for k in (
+            "python",
+            "numpy",
+            "numba",
+            "gymnasium",
+            "pettingzoo",
+            "torch",
+            "open_spiel",
+            "envpool",
+        )
+        if v.get(k)
+    )
     lines = [
         f"Measured by `dungeonrl bench` ({res['mode']} run, {res['created'][:10]}, "
         f"{res['elapsed_s'] / 60:.1f} min) on {m['cpu']}, {m['cores']} cores; {vers}. "
@@ -222,25 +289,39 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         "Targets, one row each, read in this one run (reported, not asserted; the JSON "
         "and the terminal table also give each ratio in steps per CPU-second of the "
         "process, which other processes on the machine disturb less). "
-        + (f"Ratios come from paired rounds: the two loops a ratio compares take turns, "
-           f"{s['paired_rounds']} rounds of ~{s['paired_time']:g} s per loop, and the ratio "
-           "is the median of the per-round ratios (the range over the rounds follows "
-           "each value), so a change of the machine's speed between two measurements "
-           "cancels out:"
-           if s.get("paired_rounds") else "Ratios are of the two medians:"),
+        + (
+            f"Ratios come from paired rounds: the two loops a ratio compares take turns, "
+            f"{s['paired_rounds']} rounds of ~{s['paired_time']:g} s per loop, and the ratio "
+            "is the median of the per-round ratios (the range over the rounds follows "
+            "each value), so a change of the machine's speed between two measurements "
+            "cancels out:"
+            if s.get("paired_rounds")
+            else "Ratios are of the two medians:"
+        ),
         "",
     ]
     lines += targets_markdown(current_targets(res))
-    lines += ["", "Every figure of the run:", "",
-              "| what | steps/s (median) | vs peer |", "|---|---:|---|"]
+    lines += [
+        "",
+        "Every figure of the run:",
+        "",
+        "| what | steps/s (median) | vs peer |",
+        "|---|---:|---|",
+    ]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows(res, compact=True)]
     cited = res.get("peers", {}).get("cited") or CITED
     for c in cited.values():
-        lines += ["", f"Cited, not measured: **{c['label']}**, {c['figure']} ({c['source']}; "
-                      f"{c['note']})."]
+        lines += [
+            "",
+            f"Cited, not measured: **{c['label']}**, {c['figure']} ({c['source']}; {c['note']}).",
+        ]
     plots = res.get("plots") or []
     if plots:
-        lines += ["", "Every num_envs of the sweep, and the kernel's thread scaling, in the plots "
-                  f"(the JSON, `{image_dir}/suite.json`, has every figure):", ""]
+        lines += [
+            "",
+            "Every num_envs of the sweep, and the kernel's thread scaling, in the plots "
+            f"(the JSON, `{image_dir}/suite.json`, has every figure):",
+            "",
+        ]
         lines += [f"![{p[:-4]}]({image_dir}/{p})" for p in plots]
     return "\n".join(lines)

@@ -1,12 +1,14 @@
 """One run of the suite: every configuration of every game, then the
 peers (:func:`run`)."""
+
 from __future__ import annotations
 
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 from ..machine import loadavg, machine_info
 from .checks import RandomLegalSampler
@@ -28,6 +30,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     ``sampler`` replaces the random legal sampler (the tests inject an
     illegal one)."""
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ...registry import get_spec, list_games
 
     settings = settings or Settings()
@@ -42,15 +45,26 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
         settings = dataclasses.replace(settings, python_min_time=settings.min_time)
     t_start = time.perf_counter()
     res: dict[str, Any] = {
-        "schema": SCHEMA, "suite": "dungeonrl.benchmarks.suite", "mode": settings.mode,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(sys.argv),
-        "machine": machine_info(), "load_before": loadavg(),
-        "settings": {**dataclasses.asdict(settings), "thread_counts": list(settings.thread_counts())},
-        "targets_spec": targets_spec(), "games": {}, "peers": {},
+        "schema": SCHEMA,
+        "suite": "dungeonrl.benchmarks.suite",
+        "mode": settings.mode,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": " ".join(sys.argv),
+        "machine": machine_info(),
+        "load_before": loadavg(),
+        "settings": {
+            **dataclasses.asdict(settings),
+            "thread_counts": list(settings.thread_counts()),
+        },
+        "targets_spec": targets_spec(),
+        "games": {},
+        "peers": {},
     }
     m = res["machine"]
-    log(f"dungeonrl bench suite ({settings.mode}) on {m['cpu']}, {m['cores']} cores, "
-        f"load {res['load_before']}")
+    log(
+        f"dungeonrl bench suite ({settings.mode}) on {m['cpu']}, {m['cores']} cores, "
+        f"load {res['load_before']}"
+    )
     names = list(settings.games) or list_games()
     threads = settings.thread_counts()
     first_pass = None
@@ -60,21 +74,29 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     with ThreadPoolExecutor(max(threads)) as pool:
         for name in names:
             spec = get_spec(name)
-            g: dict[str, Any] = {"env_id": spec.env_id, "multi_agent": bool(spec.multi_agent),
-                                 "configs": {}}
+            g: dict[str, Any] = {
+                "env_id": spec.env_id,
+                "multi_agent": bool(spec.multi_agent),
+                "configs": {},
+            }
             res["games"][spec.name] = g
             counts = player_counts(spec)
             if settings.max_configs:
-                counts = counts[:settings.max_configs]
+                counts = counts[: settings.max_configs]
             for players in counts:
                 log(f"{spec.name} ({players} player{'s' if players > 1 else ''})")
-                g["configs"][str(players)] = run_config(spec, players, counts, settings,
-                                                        sampler, pool, threads, log)
-            g["training"] = (bench_training(spec, settings, log) if settings.train else
-                             {"sb3": skipped("disabled"), "fast_ppo": skipped("disabled")})
+                g["configs"][str(players)] = run_config(
+                    spec, players, counts, settings, sampler, pool, threads, log
+                )
+            g["training"] = (
+                bench_training(spec, settings, log)
+                if settings.train
+                else {"sb3": skipped("disabled"), "fast_ppo": skipped("disabled")}
+            )
             if settings.profile and settings.train:
-                g["training"]["profile"] = safe(profile_training, spec, settings,
-                                                 g["training"], sampler)
+                g["training"]["profile"] = safe(
+                    profile_training, spec, settings, g["training"], sampler
+                )
             if settings.start:
                 g["start"] = safe(bench_start, spec, settings)
             else:
@@ -89,8 +111,16 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     return res
 
 
-def run_config(spec, players: int, counts: list, settings: Settings, sampler, pool,
-               threads: tuple, log: Callable) -> dict:
+def run_config(
+    spec,
+    players: int,
+    counts: list,
+    settings: Settings,
+    sampler,
+    pool,
+    threads: tuple,
+    log: Callable,
+) -> dict:
     """Every layer of one game configuration (``players`` seats)."""
     cfg: dict[str, Any] = {"players": players, "core_kwargs": core_kwargs(spec, players)}
     core = make_core(spec, players)
@@ -100,8 +130,11 @@ def run_config(spec, players: int, counts: list, settings: Settings, sampler, po
         cfg["kernel"][str(t)] = fig
         log(f"  kernel {t} thread(s): {fmt_fig(fig)}")
     cfg["batch"] = {}
-    sizes = settings.num_envs if settings.sweep_batch else \
-        [n for n in settings.num_envs if n == REF_ENVS] or [max(settings.num_envs)]
+    sizes = (
+        settings.num_envs
+        if settings.sweep_batch
+        else [n for n in settings.num_envs if n == REF_ENVS] or [max(settings.num_envs)]
+    )
     for n in sizes:
         fig = guarded(bench_batch, core, n, settings, sampler)
         cfg["batch"][str(n)] = fig
@@ -123,9 +156,13 @@ def run_config(spec, players: int, counts: list, settings: Settings, sampler, po
         cfg["memory"] = safe(bench_memory, spec, players, core, settings)
         log(f"  memory: {fmt_memory(cfg['memory'])}")
     else:
-        cfg["memory"] = {"status": "skipped", **buffer_bytes_per_env(core),
-                         "reason": "peak RSS measured for the largest player count"
-                         if settings.memory else "disabled"}
+        cfg["memory"] = {
+            "status": "skipped",
+            **buffer_bytes_per_env(core),
+            "reason": "peak RSS measured for the largest player count"
+            if settings.memory
+            else "disabled",
+        }
     if settings.profile:
         cfg["profile"] = profile_config(spec, core, players, cfg, settings, sampler)
     if settings.paired_rounds:

@@ -1,5 +1,6 @@
 """Budgets of one run (:class:`Settings`, :data:`MODES`) and the constants
 every part of the suite shares."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,14 +31,14 @@ class Settings:
 
     mode: str = "full"
     repeats: int = 5
-    min_time: float = 1.0                     #: seconds per timed repeat
+    min_time: float = 1.0  #: seconds per timed repeat
     num_envs: tuple = (1, 16, 256, 4096, 65536)
-    sweep_batch: bool = True                  #: sweep the adapter-free batch path too
+    sweep_batch: bool = True  #: sweep the adapter-free batch path too
     kernel_envs: int = 4096
-    threads: tuple = ()                       #: () = 1, 2, 4... up to all cores
-    python_min_time: float | None = None      #: min_time of the Python-API loops
+    threads: tuple = ()  #: () = 1, 2, 4... up to all cores
+    python_min_time: float | None = None  #: min_time of the Python-API loops
     train: bool = True
-    train_steps_sb3: int = 32768              #: one PPO iteration of the full shape
+    train_steps_sb3: int = 32768  #: one PPO iteration of the full shape
     train_steps_fast: int = 65536
     start: bool = True
     start_cold: bool = True
@@ -49,13 +50,13 @@ class Settings:
     profile: bool = True
     plots: bool = True
     seed: int = 0
-    games: tuple = ()                         #: () = every registered game
-    max_configs: int = 0                      #: player counts per game (0 = all)
-    torch_threads: int = 0                    #: 0 = the fast PPO's default, used for both
-    envpool_envs: tuple = (1, REF_ENVS)       #: num_envs of the EnvPool CartPole peer
-    envpool_threads: tuple = (1, 2)           #: its worker threads
-    paired_rounds: int = 7                    #: rounds of the paired ratios (0 = off)
-    paired_time: float = 0.4                  #: seconds per loop and round
+    games: tuple = ()  #: () = every registered game
+    max_configs: int = 0  #: player counts per game (0 = all)
+    torch_threads: int = 0  #: 0 = the fast PPO's default, used for both
+    envpool_envs: tuple = (1, REF_ENVS)  #: num_envs of the EnvPool CartPole peer
+    envpool_threads: tuple = (1, 2)  #: its worker threads
+    paired_rounds: int = 7  #: rounds of the paired ratios (0 = off)
+    paired_time: float = 0.4  #: seconds per loop and round
 
     def paired_envs(self) -> int:
         """num_envs of the vector loop in the paired rounds."""
@@ -75,18 +76,40 @@ class Settings:
 
 MODES = {
     "full": Settings(),
-    "quick": Settings(mode="quick", repeats=3, min_time=0.25, num_envs=(1, 256, 4096),
-                      sweep_batch=False, kernel_envs=1024, train_steps_sb3=1024,
-                      train_steps_fast=2048, start_cold=False, start_repeats=1,
-                      memory_all_configs=False, profile=False, paired_rounds=5,
-                      paired_time=0.15),
+    "quick": Settings(
+        mode="quick",
+        repeats=3,
+        min_time=0.25,
+        num_envs=(1, 256, 4096),
+        sweep_batch=False,
+        kernel_envs=1024,
+        train_steps_sb3=1024,
+        train_steps_fast=2048,
+        start_cold=False,
+        start_repeats=1,
+        memory_all_configs=False,
+        profile=False,
+        paired_rounds=5,
+        paired_time=0.15,
+    ),
     # for the tests: every code path, tiny budgets, no meaningful figures
-    "tiny": Settings(mode="tiny", repeats=1, min_time=0.01, num_envs=(1, 32),
-                     sweep_batch=True, kernel_envs=32, train_steps_sb3=64,
-                     train_steps_fast=128, start_cold=False,
-                     start_repeats=1, memory_envs=256, memory_all_configs=False,
-                     profile=True, max_configs=1, envpool_envs=(1, 32), paired_rounds=2,
-                     paired_time=0.005),
+    "tiny": Settings(
+        mode="tiny",
+        repeats=1,
+        min_time=0.01,
+        num_envs=(1, 32),
+        sweep_batch=True,
+        kernel_envs=32,
+        train_steps_sb3=64,
+        train_steps_fast=128,
+        start_cold=False,
+        start_repeats=1,
+        memory_envs=256,
+        memory_all_configs=False,
+        profile=True,
+        max_configs=1,
+        envpool_envs=(1, 32),
+        paired_rounds=2,
+        paired_time=0.005,
+    ),
 }
-
-

@@ -16,6 +16,7 @@ Two targets are outcomes of training, not of ``dungeonrl bench``: they are
 read from the recorded baseline run (``benchmarks/results/baselines.json``,
 written by ``python -m dungeonrl.benchmarks.baselines``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -31,38 +32,77 @@ class Target:
     """One row of the targets table."""
 
     id: str
-    short: str                 #: a few words for the terminal table
-    label: str                 #: what is compared, in words
-    today: str                 #: the figure when the target was set
-    goal: dict                 #: game name (or "*") -> threshold
+    short: str  #: a few words for the terminal table
+    label: str  #: what is compared, in words
+    today: str  #: the figure when the target was set
+    goal: dict  #: game name (or "*") -> threshold
     direction: str = ">="
-    unit: str = "x"            #: "x" (a ratio), "s", "min" or "%" (a fraction shown as %)
-    source: str = "bench"      #: "bench" (this run) or "baselines" (baselines.json)
+    unit: str = "x"  #: "x" (a ratio), "s", "min" or "%" (a fraction shown as %)
+    source: str = "bench"  #: "bench" (this run) or "baselines" (baselines.json)
 
     def goal_for(self, game: str):
         return self.goal.get(game, self.goal.get("*"))
 
 
 TARGETS = (
-    Target("kernel_vs_leduc", "kernel / OpenSpiel leduc",
-           "kernel, 1 thread, random legal play with observations and masks / "
-           "OpenSpiel leduc_poker with observation tensor",
-           "7.2x Unbroken, 5.5-6.5x Dungeon Crawler", {"unbroken": 15.0, "dungeon_crawler": 12.0}),
-    Target("vector_vs_kernel", "vector 4,096 / kernel", f"vector env at {REF_ENVS:,} envs / the same game's kernel",
-           "~0.42 (Unbroken)", {"*": 0.8}),
-    Target("single_vs_cartpole", "single env / CartPole", "gymnasium.make single-env step / CartPole-v1",
-           "0.74x (AMD) to 1.5x (Intel)", {"*": 1.3}),
-    Target("aec_vs_connect_four", "AEC / connect_four",
-           "PettingZoo AEC loop (env.last + step, masks used) / connect_four_v3",
-           "1.5-1.8x", {"*": 4.0}),
-    Target("ppo_minutes_to_heuristic", "PPO: minutes to heuristic",
-           "fast PPO on Unbroken Normal: wall time until its win rate first reaches the "
-           "heuristic's", "~5 min", {"unbroken": 2.5}, "<=", "min", "baselines"),
-    Target("ppo_win_rate_25min", "PPO: win rate at 25 min",
-           "fast PPO on Unbroken Normal: greedy win rate after 25 min, same 2,000 seeded games",
-           "57.5 %", {"unbroken": 0.65}, ">=", "%", "baselines"),
-    Target("warm_start_s", "warm start", "warm start (numba cache filled) to the first step", "1.3-1.5 s",
-           {"*": 1.0}, "<=", "s"),
+    Target(
+        "kernel_vs_leduc",
+        "kernel / OpenSpiel leduc",
+        "kernel, 1 thread, random legal play with observations and masks / "
+        "OpenSpiel leduc_poker with observation tensor",
+        "7.2x Unbroken, 5.5-6.5x Dungeon Crawler",
+        {"unbroken": 15.0, "dungeon_crawler": 12.0},
+    ),
+    Target(
+        "vector_vs_kernel",
+        "vector 4,096 / kernel",
+        f"vector env at {REF_ENVS:,} envs / the same game's kernel",
+        "~0.42 (Unbroken)",
+        {"*": 0.8},
+    ),
+    Target(
+        "single_vs_cartpole",
+        "single env / CartPole",
+        "gymnasium.make single-env step / CartPole-v1",
+        "0.74x (AMD) to 1.5x (Intel)",
+        {"*": 1.3},
+    ),
+    Target(
+        "aec_vs_connect_four",
+        "AEC / connect_four",
+        "PettingZoo AEC loop (env.last + step, masks used) / connect_four_v3",
+        "1.5-1.8x",
+        {"*": 4.0},
+    ),
+    Target(
+        "ppo_minutes_to_heuristic",
+        "PPO: minutes to heuristic",
+        "fast PPO on Unbroken Normal: wall time until its win rate first reaches the heuristic's",
+        "~5 min",
+        {"unbroken": 2.5},
+        "<=",
+        "min",
+        "baselines",
+    ),
+    Target(
+        "ppo_win_rate_25min",
+        "PPO: win rate at 25 min",
+        "fast PPO on Unbroken Normal: greedy win rate after 25 min, same 2,000 seeded games",
+        "57.5 %",
+        {"unbroken": 0.65},
+        ">=",
+        "%",
+        "baselines",
+    ),
+    Target(
+        "warm_start_s",
+        "warm start",
+        "warm start (numba cache filled) to the first step",
+        "1.3-1.5 s",
+        {"*": 1.0},
+        "<=",
+        "s",
+    ),
 )
 TARGET_BY_ID = {t.id: t for t in TARGETS}
 #: the baseline run the training targets are read from
@@ -119,18 +159,31 @@ def evaluate_targets(res: dict, baselines: dict | None = None) -> list:
     measured), ``target`` (None: reported only), ``met`` (True, False, or
     None when either is missing)."""
     peers = res.get("peers", {})
-    ref = {"leduc": peers.get("os_leduc_poker"), "cartpole": peers.get("cartpole_single"),
-           "c4": peers.get("pz_connect_four")}
+    ref = {
+        "leduc": peers.get("os_leduc_poker"),
+        "cartpole": peers.get("cartpole_single"),
+        "c4": peers.get("pz_connect_four"),
+    }
     out = []
 
     def add(tid, game, players, value, basis="", cpu=None, unpaired=None, spread=None):
         t = TARGET_BY_ID[tid]
         goal = t.goal_for(game)
-        row = {"id": tid, "game": game, "players": players, "label": t.label,
-               "short": t.short,
-               "value": value, "target": goal, "direction": t.direction,
-               "unit": t.unit, "met": _verdict(value, goal, t.direction),
-               "basis": basis, "value_cpu": cpu, "today": t.today}
+        row = {
+            "id": tid,
+            "game": game,
+            "players": players,
+            "label": t.label,
+            "short": t.short,
+            "value": value,
+            "target": goal,
+            "direction": t.direction,
+            "unit": t.unit,
+            "met": _verdict(value, goal, t.direction),
+            "basis": basis,
+            "value_cpu": cpu,
+            "today": t.today,
+        }
         if unpaired is not None:
             row["unpaired"] = unpaired
         if spread is not None:
@@ -148,31 +201,59 @@ def evaluate_targets(res: dict, baselines: dict | None = None) -> list:
         if pr is None:
             add(tid, name, p, v, basis, c)
         else:
-            add(tid, name, p, pr["value"],
+            add(
+                tid,
+                name,
+                p,
+                pr["value"],
                 f"{basis}; paired: median of {pr['rounds']} per-round ratios "
-                f"[{pr['min']:.2f}, {pr['max']:.2f}]", pr.get("cpu"),
-                unpaired={"value": v, "value_cpu": c}, spread=[pr["min"], pr["max"]])
+                f"[{pr['min']:.2f}, {pr['max']:.2f}]",
+                pr.get("cpu"),
+                unpaired={"value": v, "value_cpu": c},
+                spread=[pr["min"], pr["max"]],
+            )
 
     for name, g in res.get("games", {}).items():
         for pkey, cfg in g["configs"].items():
             p = int(pkey)
             kfig = cfg.get("kernel", {}).get("1")
-            read("kernel_vs_leduc", name, p, cfg, kfig, ref["leduc"],
-                 "core.random_rollout, 1 thread")
+            read(
+                "kernel_vs_leduc", name, p, cfg, kfig, ref["leduc"], "core.random_rollout, 1 thread"
+            )
             layer, fig = ref_vector(cfg)
-            read("vector_vs_kernel", name, p, cfg, fig, kfig,
-                 "vector env" if layer == "vector" else "batched core (multi-agent: no vector env)")
+            read(
+                "vector_vs_kernel",
+                name,
+                p,
+                cfg,
+                fig,
+                kfig,
+                "vector env" if layer == "vector" else "batched core (multi-agent: no vector env)",
+            )
             if g["multi_agent"]:
                 read("aec_vs_connect_four", name, p, cfg, cfg.get("python"), ref["c4"], "AEC loop")
             else:
-                read("single_vs_cartpole", name, p, cfg, cfg.get("python"), ref["cartpole"],
-                     "gymnasium.make")
+                read(
+                    "single_vs_cartpole",
+                    name,
+                    p,
+                    cfg,
+                    cfg.get("python"),
+                    ref["cartpole"],
+                    "gymnasium.make",
+                )
         st = g.get("start", {})
-        add("warm_start_s", name, None, st.get("warm_s") if ok(st) else None,
-            "fresh process, first line to first step")
+        add(
+            "warm_start_s",
+            name,
+            None,
+            st.get("warm_s") if ok(st) else None,
+            "fresh process, first line to first step",
+        )
     games = res.get("games", {})
-    if baselines is not None and any(t.goal_for(n) is not None for n in games
-                                     for t in TARGETS if t.source == "baselines"):
+    if baselines is not None and any(
+        t.goal_for(n) is not None for n in games for t in TARGETS if t.source == "baselines"
+    ):
         out += baseline_targets(baselines)
     return out
 
@@ -186,20 +267,43 @@ def baseline_targets(baselines: dict) -> list:
     runs += [(k, label) for k, label in BASELINE_VARIANTS.items() if k in baselines]
     for run, who in runs:
         e = baselines.get(run) or {}
-        basis = (f"baselines.json {run}, recorded {e.get('recorded')}, "
-                 f"{e.get('train_minutes')} min" if e else "no recorded baseline run")
-        greedy = next((r.get("win_rate") for r in e.get("final_eval", [])
-                       if r.get("agent") == "ppo (greedy)"), None)
-        for tid, value in (("ppo_minutes_to_heuristic", e.get("minutes_to_heuristic")),
-                           ("ppo_win_rate_25min", greedy)):
+        basis = (
+            f"baselines.json {run}, recorded {e.get('recorded')}, {e.get('train_minutes')} min"
+            if e
+            else "no recorded baseline run"
+        )
+        greedy = next(
+            (
+                r.get("win_rate")
+                for r in e.get("final_eval", [])
+                if r.get("agent") == "ppo (greedy)"
+            ),
+            None,
+        )
+        for tid, value in (
+            ("ppo_minutes_to_heuristic", e.get("minutes_to_heuristic")),
+            ("ppo_win_rate_25min", greedy),
+        ):
             t = TARGET_BY_ID[tid]
             goal = t.goal_for("unbroken")
-            rows.append({"id": tid, "game": "unbroken", "variant": who, "players": None,
-                         "label": t.label,
-                         "short": t.short,
-                         "value": value, "target": goal, "direction": t.direction,
-                         "unit": t.unit, "met": _verdict(value, goal, t.direction),
-                         "basis": basis, "value_cpu": None, "today": t.today})
+            rows.append(
+                {
+                    "id": tid,
+                    "game": "unbroken",
+                    "variant": who,
+                    "players": None,
+                    "label": t.label,
+                    "short": t.short,
+                    "value": value,
+                    "target": goal,
+                    "direction": t.direction,
+                    "unit": t.unit,
+                    "met": _verdict(value, goal, t.direction),
+                    "basis": basis,
+                    "value_cpu": None,
+                    "today": t.today,
+                }
+            )
     return rows
 
 
@@ -218,8 +322,11 @@ def fmt_target(t) -> tuple[str, str, str]:
     shown = "n/a" if v is None else _fmt_value(v, unit)
     if v is not None and t.get("value_cpu") is not None:
         shown += f" (cpu {t['value_cpu']:.2f}x)"
-    goal = ("-" if t["target"] is None
-            else f"{t['direction']} {_fmt_value(t['target'], unit, goal=True)}")
+    goal = (
+        "-"
+        if t["target"] is None
+        else f"{t['direction']} {_fmt_value(t['target'], unit, goal=True)}"
+    )
     if t["target"] is None:
         state = "reported"
     else:

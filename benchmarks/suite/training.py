@@ -9,6 +9,7 @@ minibatches, epochs), after a tiny warm-up run that pays the one-time costs
 ``SingleAgentGame`` whose ``step`` checks every action against the mask;
 SB3 runs ``MaskablePPO`` on ``DungeonSB3VecEnv(..., illegal_action="raise")``,
 with ``agents.sb3.policy_kwargs`` when it exists."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -85,14 +86,20 @@ def _fast_ppo_runner(spec, settings: Settings):
         iters = [h["sps_iter"] for h in hist if isinstance(h, dict) and "sps_iter" in h]
         # the training loop only (TrainResult.seconds starts after the network,
         # optimizer and game are built), as SB3's figure is learn() only
-        return {"env_steps": int(result.global_step),
-                "seconds": float(getattr(result, "seconds", dt)), "wall_s": dt,
-                "rollout_s": float(sum(h.get("rollout_s", 0.0) for h in hist)),
-                "update_s": float(sum(h.get("update_s", 0.0) for h in hist)),
-                "hidden": list(getattr(cfg, "hidden", ())),
-                "activation": getattr(cfg, "activation", "tanh"),
-                "shared": bool(getattr(cfg, "shared", False)),
-                "iterations": len(hist), "sps_per_iteration": iters, **shape}
+        return {
+            "env_steps": int(result.global_step),
+            "seconds": float(getattr(result, "seconds", dt)),
+            "wall_s": dt,
+            "rollout_s": float(sum(h.get("rollout_s", 0.0) for h in hist)),
+            "update_s": float(sum(h.get("update_s", 0.0) for h in hist)),
+            "hidden": list(getattr(cfg, "hidden", ())),
+            "activation": getattr(cfg, "activation", "tanh"),
+            "shared": bool(getattr(cfg, "shared", False)),
+            "iterations": len(hist),
+            "sps_per_iteration": iters,
+            **shape,
+        }
+
     return run, None
 
 
@@ -103,15 +110,17 @@ def _sb3_policy_kwargs(hidden, activation: str, shared: bool) -> dict:
     mod = _import_optional("dungeonrl.agents.sb3")
     fn = getattr(mod, "policy_kwargs", None) if mod is not None else None
     if fn is not None:
-        for args, kw in (((), {"hidden": tuple(hidden), "activation": activation,
-                               "shared": shared}),
-                         ((), {"hidden": tuple(hidden), "activation": activation}),
-                         ((tuple(hidden), activation), {})):
+        for args, kw in (
+            ((), {"hidden": tuple(hidden), "activation": activation, "shared": shared}),
+            ((), {"hidden": tuple(hidden), "activation": activation}),
+            ((tuple(hidden), activation), {}),
+        ):
             try:
                 return dict(fn(*args, **kw))
             except TypeError:
                 continue
     import torch.nn as nn
+
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
     arch = list(hidden) if shared else {"pi": list(hidden), "vf": list(hidden)}
     return {"net_arch": arch, "activation_fn": act, "ortho_init": True}
@@ -126,12 +135,15 @@ def _sb3_runner(spec, settings: Settings):
 
     def run(total, net, shape=None):
         from sb3_contrib import MaskablePPO
-        from ...envs.core.errors import IllegalActionError
+
         from ...envs.core.adapters.vector import DungeonSB3VecEnv
+        from ...envs.core.errors import IllegalActionError
+
         shape = shape or train_shape(settings)
         n_envs, n_steps = shape["num_envs"], shape["num_steps"]
-        venv = DungeonSB3VecEnv(spec.name, num_envs=n_envs, seed=settings.seed,
-                                illegal_action="raise")
+        venv = DungeonSB3VecEnv(
+            spec.name, num_envs=n_envs, seed=settings.seed, illegal_action="raise"
+        )
         kwargs = _sb3_policy_kwargs(net["hidden"], net["activation"], net["shared"])
         from stable_baselines3.common.callbacks import BaseCallback
 
@@ -152,12 +164,20 @@ def _sb3_runner(spec, settings: Settings):
                 return True
 
         import torch
+
         if settings.torch_threads:
             torch.set_num_threads(settings.torch_threads)
-        model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps,
-                            batch_size=max(2, n_envs * n_steps // shape["num_minibatches"]),
-                            n_epochs=shape["update_epochs"], policy_kwargs=kwargs,
-                            seed=settings.seed, device="cpu", verbose=0)
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=n_steps,
+            batch_size=max(2, n_envs * n_steps // shape["num_minibatches"]),
+            n_epochs=shape["update_epochs"],
+            policy_kwargs=kwargs,
+            seed=settings.seed,
+            device="cpu",
+            verbose=0,
+        )
         timer = RolloutTimer()
         t0 = time.perf_counter()
         try:
@@ -166,10 +186,18 @@ def _sb3_runner(spec, settings: Settings):
             raise IllegalActionInBenchmark(f"SB3 MaskablePPO ({spec.name}): {e}") from e
         dt = time.perf_counter() - t0
         venv.close()
-        return {"env_steps": int(model.num_timesteps), "seconds": dt, "wall_s": dt,
-                "rollout_s": timer.rollout_s, "update_s": dt - timer.rollout_s,
-                "policy_kwargs": {k: (v.__name__ if isinstance(v, type) else v)
-                                  for k, v in kwargs.items()}, **shape}
+        return {
+            "env_steps": int(model.num_timesteps),
+            "seconds": dt,
+            "wall_s": dt,
+            "rollout_s": timer.rollout_s,
+            "update_s": dt - timer.rollout_s,
+            "policy_kwargs": {
+                k: (v.__name__ if isinstance(v, type) else v) for k, v in kwargs.items()
+            },
+            **shape,
+        }
+
     return run, None
 
 
@@ -177,36 +205,48 @@ def bench_training(spec, settings: Settings, log) -> dict:
     """Env-steps/s of the fast PPO and of SB3 MaskablePPO with the same
     network and batch shape (single-agent games)."""
     if spec.multi_agent:
-        return {"sb3": skipped("multi-agent game: training throughput is measured on "
-                               "single-agent games"),
-                "fast_ppo": skipped("multi-agent game")}
+        return {
+            "sb3": skipped(
+                "multi-agent game: training throughput is measured on single-agent games"
+            ),
+            "fast_ppo": skipped("multi-agent game"),
+        }
     out: dict[str, Any] = {}
     net = {"hidden": [256, 256], "activation": "tanh", "shared": False}
     mod = _import_optional("dungeonrl.agents.ppo")
     if mod is not None and hasattr(mod, "PPOConfig"):
         c = mod.PPOConfig()
-        net = {"hidden": list(getattr(c, "hidden", net["hidden"])),
-               "activation": getattr(c, "activation", "tanh"),
-               "shared": bool(getattr(c, "shared", False))}
-    for algo, factory, total in (("fast_ppo", _fast_ppo_runner, settings.train_steps_fast),
-                                 ("sb3", _sb3_runner, settings.train_steps_sb3)):
+        net = {
+            "hidden": list(getattr(c, "hidden", net["hidden"])),
+            "activation": getattr(c, "activation", "tanh"),
+            "shared": bool(getattr(c, "shared", False)),
+        }
+    for algo, factory, total in (
+        ("fast_ppo", _fast_ppo_runner, settings.train_steps_fast),
+        ("sb3", _sb3_runner, settings.train_steps_sb3),
+    ):
         fn, reason = factory(spec, settings)
         if fn is None:
             out[algo] = unavailable(reason)
         else:
             try:
                 args = () if algo == "fast_ppo" else (net,)
-                if settings.mode != "tiny":   # one-time costs (torch imports, first calls)
+                if settings.mode != "tiny":  # one-time costs (torch imports, first calls)
                     small = dict(train_shape(dataclasses.replace(settings, mode="tiny")))
                     fn(small["num_envs"] * small["num_steps"], *args, shape=small)
                 c0 = time.process_time()
                 r = fn(total, *args)
                 cpu = time.process_time() - c0
                 import torch
-                out[algo] = {"status": "ok", "median": r["env_steps"] / r["seconds"],
-                             "cpu_median": r["env_steps"] / max(cpu, 1e-9),
-                             "unit": "env-steps/s", "torch_threads": torch.get_num_threads(),
-                             **r}
+
+                out[algo] = {
+                    "status": "ok",
+                    "median": r["env_steps"] / r["seconds"],
+                    "cpu_median": r["env_steps"] / max(cpu, 1e-9),
+                    "unit": "env-steps/s",
+                    "torch_threads": torch.get_num_threads(),
+                    **r,
+                }
             except IllegalActionInBenchmark:
                 raise
             except Exception as e:  # written concurrently by others: record, do not crash
@@ -226,6 +266,7 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
     if not ok(sb3):
         return {}
     from ...envs.core.adapters.vector import DungeonSB3VecEnv
+
     n = int(sb3.get("num_envs", train_shape(settings)["num_envs"]))
     venv = DungeonSB3VecEnv(spec.name, num_envs=n, seed=settings.seed)
     venv.reset()
@@ -240,8 +281,11 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
         return k * n
 
     fig = measure(run, 1, max(0.05, settings.min_time / 2))
-    out = {"sb3_vecenv_steps_per_s": fig["median"],
-           "sb3_env_time_share": sb3["median"] / fig["median"], "sb3_num_envs": n}
+    out = {
+        "sb3_vecenv_steps_per_s": fig["median"],
+        "sb3_env_time_share": sb3["median"] / fig["median"],
+        "sb3_num_envs": n,
+    }
     for algo in ("sb3", "fast_ppo"):
         r = training.get(algo, {})
         if ok(r) and r.get("seconds"):
@@ -254,11 +298,11 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
     if not (ok(training.get("fast_ppo")) and net) or settings.mode == "tiny":
         return out
     import torch
+
     threads0 = torch.get_num_threads()
     shape = train_shape(settings)
     total = shape["num_envs"] * shape["num_steps"]
-    variants = {"small_net": ({"hidden": [64, 64]}, 0),
-                "one_thread": ({}, 1)}
+    variants = {"small_net": ({"hidden": [64, 64]}, 0), "one_thread": ({}, 1)}
     for key, (net_change, threads) in variants.items():
         s2 = dataclasses.replace(settings, torch_threads=threads or settings.torch_threads)
         fast, _ = _fast_ppo_runner(spec, s2)
@@ -269,16 +313,18 @@ def profile_training(spec, settings: Settings, training: dict, sampler) -> dict:
             rs = sb3_run(total, n2)
         except IllegalActionInBenchmark:
             raise
-        except Exception as e:   # the agents are written concurrently: record it
+        except Exception as e:  # the agents are written concurrently: record it
             out[key] = {"error": f"{type(e).__name__}: {e}"}
             continue
         finally:
             torch.set_num_threads(threads0)
-        v = {"hidden": list(n2["hidden"]), "torch_threads": threads or threads0,
-             "env_steps": total, "fast_ppo_steps_per_s": rf["env_steps"] / rf["seconds"],
-             "sb3_steps_per_s": rs["env_steps"] / rs["seconds"]}
+        v = {
+            "hidden": list(n2["hidden"]),
+            "torch_threads": threads or threads0,
+            "env_steps": total,
+            "fast_ppo_steps_per_s": rf["env_steps"] / rf["seconds"],
+            "sb3_steps_per_s": rs["env_steps"] / rs["seconds"],
+        }
         v["ratio"] = v["fast_ppo_steps_per_s"] / v["sb3_steps_per_s"]
         out[key] = v
     return out
-
-

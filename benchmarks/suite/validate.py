@@ -1,10 +1,25 @@
 """The fields a result JSON must have (:func:`validate`)."""
+
 from __future__ import annotations
 
 from .peers import PEERS
 
-TOP_FIELDS = ("schema", "suite", "mode", "created", "command", "machine", "load_before",
-              "load_after", "elapsed_s", "settings", "targets_spec", "games", "peers", "targets")
+TOP_FIELDS = (
+    "schema",
+    "suite",
+    "mode",
+    "created",
+    "command",
+    "machine",
+    "load_before",
+    "load_after",
+    "elapsed_s",
+    "settings",
+    "targets_spec",
+    "games",
+    "peers",
+    "targets",
+)
 MACHINE_FIELDS = ("cpu", "cores", "platform", "versions")
 VERSION_FIELDS = ("python", "numpy", "numba", "gymnasium", "pettingzoo", "torch", "open_spiel")
 CONFIG_FIELDS = ("players", "kernel", "batch", "python", "memory")
@@ -22,12 +37,14 @@ def _check_paired(fig, where, problems):
     elif fig["status"] != "ok":
         _check_fig(fig, where, problems)
     else:
-        problems += [f"{where}: missing {k!r}" for k in ("rounds", "rates", "ratios")
-                     if k not in fig]
+        problems += [
+            f"{where}: missing {k!r}" for k in ("rounds", "rates", "ratios") if k not in fig
+        ]
         for name, rates in fig.get("rates", {}).items():
             if len(rates) != fig.get("rounds"):
-                problems.append(f"{where}: {name} has {len(rates)} rates for "
-                                f"{fig.get('rounds')} rounds")
+                problems.append(
+                    f"{where}: {name} has {len(rates)} rates for {fig.get('rounds')} rounds"
+                )
 
 
 def _check_fig(fig, where, problems):
@@ -51,8 +68,9 @@ def validate(res: dict) -> list:
         return problems
     m = res["machine"]
     problems += [f"machine: missing {k!r}" for k in MACHINE_FIELDS if k not in m]
-    problems += [f"machine.versions: missing {k!r}" for k in VERSION_FIELDS
-                 if k not in m.get("versions", {})]
+    problems += [
+        f"machine.versions: missing {k!r}" for k in VERSION_FIELDS if k not in m.get("versions", {})
+    ]
     for name, g in res["games"].items():
         problems += [f"{name}: missing {k!r}" for k in GAME_FIELDS if k not in g]
         for p, cfg in g.get("configs", {}).items():
@@ -75,7 +93,9 @@ def validate(res: dict) -> list:
         if not isinstance(st, dict) or "status" not in st:
             problems.append(f"{name}.start: not a figure")
         elif st["status"] == "ok":
-            problems += [f"{name}.start: missing {k!r}" for k in ("cold_s", "warm_s") if k not in st]
+            problems += [
+                f"{name}.start: missing {k!r}" for k in ("cold_s", "warm_s") if k not in st
+            ]
     if res["peers"]:
         problems += [f"peers: missing {k!r}" for k in PEER_FIELDS if k not in res["peers"]]
         for k in PEERS:
@@ -83,7 +103,7 @@ def validate(res: dict) -> list:
                 _check_fig(res["peers"][k], f"peers.{k}", problems)
         for n, fig in res["peers"].get("cartpole_vector", {}).get("by_num_envs", {}).items():
             _check_fig(fig, f"peers.cartpole_vector[{n}]", problems)
-        if res.get("schema", 1) >= 2:      # EnvPool joined in schema 2
+        if res.get("schema", 1) >= 2:  # EnvPool joined in schema 2
             ep = res["peers"].get("envpool_cartpole")
             if ep is None:
                 problems.append("peers: missing 'envpool_cartpole'")
@@ -97,5 +117,3 @@ def validate(res: dict) -> list:
     for t in res["targets"]:
         problems += [f"target {t.get('id')}: missing {k!r}" for k in TARGET_FIELDS if k not in t]
     return problems
-
-

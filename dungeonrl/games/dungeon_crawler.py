@@ -20,26 +20,41 @@ last decision is printed before it.
 bench: the suite benchmark restricted to this game (``--quick`` for a short
 look).
 """
+
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
 
 from ..agents.options import option, positive_int
-from ..play import (PlayOptions, narration_extras, narrator, play_aec, rival_kinds,
-                    seat0_agent, seat_policies)
+from ..play import (
+    PlayOptions,
+    narration_extras,
+    narrator,
+    play_aec,
+    rival_kinds,
+    seat0_agent,
+    seat_policies,
+)
 
 
 @dataclass
 class CrawlerPlayOptions(PlayOptions):
     """play Dungeon Crawler"""
 
-    max_steps: int | None = option(None, "end each game after this many decisions (all "
-                                         "seats)", flags=("--max-steps", "--max-turns"),
-                                   type=positive_int, default_text="the game's own end")
+    max_steps: int | None = option(
+        None,
+        "end each game after this many decisions (all seats)",
+        flags=("--max-steps", "--max-turns"),
+        type=positive_int,
+        default_text="the game's own end",
+    )
     players: int = option(3, "number of heroes, 2-8", type=int, choices=tuple(range(2, 9)))
-    opponents: str = option("heuristic", "the rivals: heuristic, random, a saved model, or "
-                                         "a comma list, one per rival seat", metavar="KINDS")
+    opponents: str = option(
+        "heuristic",
+        "the rivals: heuristic, random, a saved model, or a comma list, one per rival seat",
+        metavar="KINDS",
+    )
     watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")
 
 
@@ -50,21 +65,33 @@ def play_options(spec):
 def play(args):
     """Take a seat at Dungeon Crawler in the terminal, or watch agents play."""
     from ..envs.core.adapters.aec import DungeonAECEnv
+
     prog = "dungeonrl play dungeon_crawler"
     try:
         kinds = rival_kinds(args.opponents, args.players)
         me_kind = seat0_agent(args, kinds)
-        env = DungeonAECEnv("dungeon_crawler", render_mode="ansi", illegal_action="raise",
-                            num_players=args.players)
+        env = DungeonAECEnv(
+            "dungeon_crawler", render_mode="ansi", illegal_action="raise", num_players=args.players
+        )
         rivals = seat_policies(kinds, env.core, args.seed, args.stochastic)
-        me = (seat_policies([me_kind], env.core, args.seed + 1, args.stochastic)[0]
-              if me_kind is not None else None)
+        me = (
+            seat_policies([me_kind], env.core, args.seed + 1, args.stochastic)[0]
+            if me_kind is not None
+            else None
+        )
     except (ValueError, OSError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     legend, hand_text = narration_extras("dungeon_crawler")
-    return play_aec(env, args, me, rivals, narrate=narrator("dungeon_crawler"),
-                    legend=legend, hand_text=hand_text)
+    return play_aec(
+        env,
+        args,
+        me,
+        rivals,
+        narrate=narrator("dungeon_crawler"),
+        legend=legend,
+        hand_text=hand_text,
+    )
 
 
 from .suite_bench import bench, bench_options  # noqa: E402,F401  (``dungeonrl bench dungeon_crawler``)

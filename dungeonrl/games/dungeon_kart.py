@@ -21,6 +21,7 @@ decisions of all seats.
 bench: the suite benchmark restricted to this game (``--quick`` for a short
 look).
 """
+
 from __future__ import annotations
 
 import sys
@@ -34,16 +35,26 @@ from ..play import PlayOptions, play_aec, rival_kinds, seat0_agent, seat_policie
 class KartPlayOptions(PlayOptions):
     """play Dungeon Kart"""
 
-    max_steps: int | None = option(None, "end each game after this many decisions (all "
-                                         "seats)", flags=("--max-steps", "--max-turns"),
-                                   type=positive_int, default_text="the game's own end")
+    max_steps: int | None = option(
+        None,
+        "end each game after this many decisions (all seats)",
+        flags=("--max-steps", "--max-turns"),
+        type=positive_int,
+        default_text="the game's own end",
+    )
     players: int = option(3, "number of racers, 2-8", type=int, choices=tuple(range(2, 9)))
     track: str = option("Beginner Track", "track name of the content", metavar="NAME")
-    pictures: str | None = option(None, "save the track picture (PNG) at every racer's turn "
-                                        "into this folder", metavar="DIR",
-                                  default_text="no pictures")
-    opponents: str = option("heuristic", "the rivals: heuristic, random, a saved model, or "
-                                         "a comma list, one per rival seat", metavar="KINDS")
+    pictures: str | None = option(
+        None,
+        "save the track picture (PNG) at every racer's turn into this folder",
+        metavar="DIR",
+        default_text="no pictures",
+    )
+    opponents: str = option(
+        "heuristic",
+        "the rivals: heuristic, random, a saved model, or a comma list, one per rival seat",
+        metavar="KINDS",
+    )
     watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")
 
 
@@ -54,6 +65,7 @@ def play_options(spec):
 def play(args):
     """Drive a kart in the terminal against scripted or trained rivals, or watch."""
     from ..envs.core.adapters.aec import DungeonAECEnv
+
     prog = "dungeonrl play dungeon_kart"
     try:
         kinds = rival_kinds(args.opponents, args.players)
@@ -63,40 +75,67 @@ def play(args):
         return 2
     if args.pictures is not None:
         import os
+
         folder = os.path.abspath(args.pictures)
         parent = folder
         while not os.path.exists(parent):
             parent = os.path.dirname(parent)
-        if not args.pictures or (os.path.exists(folder) and not os.path.isdir(folder)) \
-                or not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
-            why = ("an empty path" if not args.pictures else
-                   "it exists and is not a folder" if os.path.exists(folder) else
-                   f"{parent!r} is not a writable folder")
-            print(f"{prog}: error: --pictures {args.pictures!r}: cannot save pictures there "
-                  f"({why})", file=sys.stderr)
+        if (
+            not args.pictures
+            or (os.path.exists(folder) and not os.path.isdir(folder))
+            or not os.path.isdir(parent)
+            or not os.access(parent, os.W_OK | os.X_OK)
+        ):
+            why = (
+                "an empty path"
+                if not args.pictures
+                else "it exists and is not a folder"
+                if os.path.exists(folder)
+                else f"{parent!r} is not a writable folder"
+            )
+            print(
+                f"{prog}: error: --pictures {args.pictures!r}: cannot save pictures there ({why})",
+                file=sys.stderr,
+            )
             return 2
     try:
-        env = DungeonAECEnv("dungeon_kart", render_mode="ansi", illegal_action="raise",
-                            num_players=args.players, track=args.track)
-    except Exception as e:            # unknown track, too few start hexes
+        env = DungeonAECEnv(
+            "dungeon_kart",
+            render_mode="ansi",
+            illegal_action="raise",
+            num_players=args.players,
+            track=args.track,
+        )
+    except Exception as e:  # unknown track, too few start hexes
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     try:
         rivals = seat_policies(kinds, env.core, args.seed, args.stochastic)
-        me = (seat_policies([me_kind], env.core, args.seed + 1, args.stochastic)[0]
-              if me_kind is not None else None)
+        me = (
+            seat_policies([me_kind], env.core, args.seed + 1, args.stochastic)[0]
+            if me_kind is not None
+            else None
+        )
     except (ValueError, OSError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     try:
         shots = _Pictures(args.pictures, env.core) if args.pictures else None
     except OSError as e:
-        print(f"{prog}: error: --pictures {args.pictures!r}: cannot make the folder "
-              f"({e.strerror or e})", file=sys.stderr)
+        print(
+            f"{prog}: error: --pictures {args.pictures!r}: cannot make the folder "
+            f"({e.strerror or e})",
+            file=sys.stderr,
+        )
         return 2
-    return play_aec(env, args, me, rivals,
-                    on_turn=shots.turn if shots is not None else None,
-                    on_end=shots.save if shots is not None else None)
+    return play_aec(
+        env,
+        args,
+        me,
+        rivals,
+        on_turn=shots.turn if shots is not None else None,
+        on_end=shots.save if shots is not None else None,
+    )
 
 
 class _Pictures:
@@ -104,6 +143,7 @@ class _Pictures:
 
     def __init__(self, folder, core):
         import os
+
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise NotADirectoryError(20, "it exists and is not a folder", folder)
         os.makedirs(folder, exist_ok=True)
@@ -113,8 +153,9 @@ class _Pictures:
 
     def turn(self, episode, st):
         from ..envs.dungeon_kart import consts as C
+
         if int(st["phase"]) in (C.PH_DRAFT_RACER, C.PH_DRAFT_DASH):
-            return                          # the karts are not on the track yet
+            return  # the karts are not on the track yet
         key = (int(st["round"]), int(st["cur"]))
         if key != self.last:
             self.last = key
@@ -122,7 +163,9 @@ class _Pictures:
 
     def save(self, episode, st):
         import os
+
         from PIL import Image
+
         path = os.path.join(self.folder, f"game{episode}_{self.k:04d}.png")
         Image.fromarray(self.core.render_rgb(st)).save(path)
         self.k += 1

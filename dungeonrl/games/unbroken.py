@@ -11,6 +11,7 @@ what happened since the last decision is printed before it.
 
 bench: the Unbroken throughput benchmark (``benchmarks/unbroken_bench.py``).
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..agents.options import NO_SEED, option, positive_int, writable_file
-from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
+from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
 
 
 @dataclass
@@ -40,6 +41,7 @@ def play_options(spec):
 def play(args):
     """Play Unbroken in the terminal, or watch an agent play it."""
     from ..envs.core.adapters.gym_env import DungeonEnv
+
     prog = "dungeonrl play unbroken"
     try:
         agent = seat0_agent(args)
@@ -47,8 +49,13 @@ def play(args):
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     try:
-        env = DungeonEnv("unbroken", render_mode="ansi", illegal_action="raise",
-                         character=args.character, difficulty=args.difficulty)
+        env = DungeonEnv(
+            "unbroken",
+            render_mode="ansi",
+            illegal_action="raise",
+            character=args.character,
+            difficulty=args.difficulty,
+        )
     except ValueError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
@@ -71,7 +78,7 @@ def play(args):
         if legend is not None and policy is None:
             say(legend(core))
         while True:
-            rec = env.unwrapped._buf.states   # the live record (read only here)
+            rec = env.unwrapped._buf.states  # the live record (read only here)
             print()
             print(env.render())
             if hand_text is not None and policy is None:
@@ -100,18 +107,23 @@ def play(args):
                 print()
                 print(env.render())
                 extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
-                print(f"Game over ({'terminated' if term else 'truncated'}): "
-                      f"reward {total:+.2f} {extra}")
+                print(
+                    f"Game over ({'terminated' if term else 'truncated'}): "
+                    f"reward {total:+.2f} {extra}"
+                )
                 break
             if args.max_steps is not None and steps >= args.max_steps:
-                print(f"stopped after {steps} decisions (--max-steps {args.max_steps}); "
-                      f"reward so far {total:+.2f}")
+                print(
+                    f"stopped after {steps} decisions (--max-steps {args.max_steps}); "
+                    f"reward so far {total:+.2f}"
+                )
                 break
     return 0
 
 
 def _ask(legal, names):
     from ..play import ask_action
+
     return ask_action(legal, names)
 
 
@@ -120,10 +132,16 @@ class UnbrokenBenchOptions:
     """Unbroken throughput benchmark (benchmarks/unbroken_bench.py)"""
 
     quick: bool = option(False, "a short run")
-    repeats: int | None = option(None, "timed repeats per figure", type=positive_int,
-                                 default_text="5, or 3 with --quick")
-    json: str | None = option(None, "write the results to this JSON file", metavar="PATH",
-                              default_text="no file", type=writable_file)
+    repeats: int | None = option(
+        None, "timed repeats per figure", type=positive_int, default_text="5, or 3 with --quick"
+    )
+    json: str | None = option(
+        None,
+        "write the results to this JSON file",
+        metavar="PATH",
+        default_text="no file",
+        type=writable_file,
+    )
     no_start: bool = option(False, "skip the cold/warm start runs")
 
 
@@ -134,6 +152,7 @@ def bench_options(spec):
 def bench(args):
     """The Unbroken throughput benchmark."""
     from ..benchmarks.unbroken_bench import main as bench_main
+
     argv = []
     if args.quick:
         argv.append("--quick")

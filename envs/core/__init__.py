@@ -16,8 +16,8 @@ The adapters are not imported here, so a rules module can import
 module names (``gym_env``... directly under this package) still import,
 with a DeprecationWarning (:mod:`._moved`).
 """
-from . import _moved
 
+from . import _moved
 from .errors import (
     CorruptStateError,
     DungeonRLError,

@@ -18,6 +18,7 @@ alias of its new module:
 ``tools/rewrite_core_imports.py`` rewrites old paths in source and docs with
 the same table. This module imports only the standard library.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -72,8 +73,7 @@ def full_names() -> dict[str, str]:
 def _warn(old: str, new: str) -> None:
     # stacklevel 3: past this function and the loader method, importlib's own
     # frames are skipped, so the warning names the importing line
-    warnings.warn(f"{old} moved to {new}; import it from there", DeprecationWarning,
-                  stacklevel=3)
+    warnings.warn(f"{old} moved to {new}; import it from there", DeprecationWarning, stacklevel=3)
 
 
 class _AliasSpec(importlib.machinery.ModuleSpec):

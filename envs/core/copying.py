@@ -45,6 +45,7 @@ Arrays of records are copied as raw bytes and numpy generators from their
 state (:func:`deep`): numpy's own deep copy of a record array goes field by
 field and pickles a generator, several times slower.
 """
+
 from __future__ import annotations
 
 import copy
@@ -53,7 +54,7 @@ import functools
 __all__ = ["Copyable", "derived_names", "deep"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def derived_names(cls) -> tuple:
     """Every ``_derived`` attribute name declared along ``cls``'s MRO."""
     names: list = []
@@ -120,6 +121,7 @@ def deep(value, memo: dict):
     is kept through ``memo`` as ``copy.deepcopy`` keeps it (one array held
     under two names is copied once)."""
     import numpy as np
+
     found = memo.get(id(value), memo)
     if found is not memo:
         return found
@@ -131,15 +133,16 @@ def deep(value, memo: dict):
     else:
         return copy.deepcopy(value, memo)
     memo[id(value)] = out
-    memo.setdefault(id(memo), []).append(value)     # keep alive, as copy.deepcopy does
+    memo.setdefault(id(memo), []).append(value)  # keep alive, as copy.deepcopy does
     return out
 
 
 def _copy_array(a):
     import numpy as np
+
     if a.dtype.names is None or not a.flags.c_contiguous:
         return a.copy()
-    raw = np.empty(a.nbytes, np.uint8)           # numpy's allocator: aligned
+    raw = np.empty(a.nbytes, np.uint8)  # numpy's allocator: aligned
     raw[:] = np.frombuffer(a.tobytes(), np.uint8)
     return np.ndarray(a.shape, a.dtype, buffer=raw)
 
@@ -148,11 +151,12 @@ def _copy_generator(g):
     """A generator in the same state, with its own bit generator and seed
     sequence (so ``spawn`` counts on after the copy as on the original)."""
     import numpy as np
+
     bg = g.bit_generator
     try:
         new_bg = type(bg)(copy.copy(bg.seed_seq))
         new_bg.state = bg.state
-    except Exception:      # an unusual bit generator: the generic way
+    except Exception:  # an unusual bit generator: the generic way
         return copy.deepcopy(g)
     return np.random.Generator(new_bg)
 
@@ -170,9 +174,11 @@ def core_state(core) -> dict:
     import types
 
     import numpy as np
+
     state = dict(core.__dict__)
-    state[_READONLY] = [k for k, v in state.items()
-                        if isinstance(v, np.ndarray) and not v.flags.writeable]
+    state[_READONLY] = [
+        k for k, v in state.items() if isinstance(v, np.ndarray) and not v.flags.writeable
+    ]
     mods = {k: v.__name__ for k, v in state.items() if isinstance(v, types.ModuleType)}
     for k in mods:
         del state[k]
@@ -184,6 +190,7 @@ def restore_core_state(core, state: dict) -> None:
     """Inverse of :func:`core_state`: modules imported again by name,
     read-only arrays made read-only again."""
     import importlib
+
     state = dict(state)
     readonly = state.pop(_READONLY, ())
     mods = state.pop(_MODULES, {})

@@ -7,6 +7,7 @@ of the GameCore contract are written here once. A game subclasses
 config vector its ``configure_row`` reads) and for the non-hot helpers
 (``episode_info``, rendering, names).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -58,8 +59,9 @@ class KernelCore(GameCore):
     kernels = None
     num_players: int = 1
 
-    def _configure(self, num_players: int, max_steps: int, auto_advance: bool,
-                   reward_mode: int, cfg=()) -> None:
+    def _configure(
+        self, num_players: int, max_steps: int, auto_advance: bool, reward_mode: int, cfg=()
+    ) -> None:
         self.num_players = int(num_players)
         self.max_steps = int_arg(max_steps, "max_steps", 1, INT32_MAX)
         self.auto_advance = 1 if check_flag(auto_advance, "auto_advance") else 0
@@ -71,20 +73,43 @@ class KernelCore(GameCore):
         seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
         if num_players is None:
             num_players = np.full(len(states), self.num_players, np.int8)
-        self.kernels.reset_batch(states, self.TR, seeds,
-                                 np.ascontiguousarray(num_players, np.int8), self.max_steps,
-                                 self.auto_advance, self.reward_mode, self.cfg)
+        self.kernels.reset_batch(
+            states,
+            self.TR,
+            seeds,
+            np.ascontiguousarray(num_players, np.int8),
+            self.max_steps,
+            self.auto_advance,
+            self.reward_mode,
+            self.cfg,
+        )
 
     def step(self, states, actions, rewards, terminated, truncated, illegal):
-        self.kernels.step_batch(states, self.TR, np.ascontiguousarray(actions, dtype=np.int64),
-                                rewards, terminated, truncated, illegal)
+        self.kernels.step_batch(
+            states,
+            self.TR,
+            np.ascontiguousarray(actions, dtype=np.int64),
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
-    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
-                     truncated, illegal):
-        self.kernels.step_observe(states, self.TR,
-                                  np.ascontiguousarray(actions, dtype=np.int64),
-                                  np.ascontiguousarray(players, dtype=np.int64), obs, masks,
-                                  rewards, terminated, truncated, illegal)
+    def step_observe(
+        self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
+    ):
+        self.kernels.step_observe(
+            states,
+            self.TR,
+            np.ascontiguousarray(actions, dtype=np.int64),
+            np.ascontiguousarray(players, dtype=np.int64),
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
     def legal_mask(self, states, masks):
         self.kernels.mask_batch(states, self.TR, masks)
@@ -93,36 +118,73 @@ class KernelCore(GameCore):
         self.kernels.observe_batch(states, self.TR, np.ascontiguousarray(players, np.int64), obs)
 
     def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
-        self.kernels.step_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
-                               np.ascontiguousarray(actions, dtype=np.int64), rewards,
-                               terminated, truncated, illegal)
+        self.kernels.step_rows(
+            states,
+            self.TR,
+            np.ascontiguousarray(rows, np.int64),
+            np.ascontiguousarray(actions, dtype=np.int64),
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
     def observe_rows(self, states, rows, players, obs, masks):
-        self.kernels.observe_rows(states, self.TR, np.ascontiguousarray(rows, np.int64),
-                                  np.ascontiguousarray(players, np.int64), obs, masks)
+        self.kernels.observe_rows(
+            states,
+            self.TR,
+            np.ascontiguousarray(rows, np.int64),
+            np.ascontiguousarray(players, np.int64),
+            obs,
+            masks,
+        )
 
     def to_play(self, states):
         return np.where(states["outcome"] != O_PLAYING, -1, states["actor"]).astype(np.int64)
 
-    def step_autoreset(self, states, actions, obs, masks, rewards, terminated, truncated,
-                       illegal, final_obs, final_states, players=None):
+    def step_autoreset(
+        self,
+        states,
+        actions,
+        obs,
+        masks,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+        final_obs,
+        final_states,
+        players=None,
+    ):
         """The fused hot loop; ``players`` (int64, optional) receives the seat
         to act next in every row (returned)."""
         if players is None:
             players = np.zeros(len(states), np.int64)
-        self.kernels.step_autoreset(states, self.TR,
-                                    np.ascontiguousarray(actions, dtype=np.int64), players,
-                                    obs, masks, rewards, terminated, truncated, illegal,
-                                    final_obs, final_states)
+        self.kernels.step_autoreset(
+            states,
+            self.TR,
+            np.ascontiguousarray(actions, dtype=np.int64),
+            players,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+            final_obs,
+            final_states,
+        )
         return players
 
     def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
-        self.kernels.random_rollout(states, self.TR, int(n_steps), np.uint64(policy_seed),
-                                    obs, masks, stats)
+        self.kernels.random_rollout(
+            states, self.TR, int(n_steps), np.uint64(policy_seed), obs, masks, stats
+        )
 
     def random_rollout_rules(self, states, n_steps, policy_seed, masks, stats):
-        self.kernels.random_rollout_rules(states, self.TR, int(n_steps),
-                                          np.uint64(policy_seed), masks, stats)
+        self.kernels.random_rollout_rules(
+            states, self.TR, int(n_steps), np.uint64(policy_seed), masks, stats
+        )
 
     def recompute_mask(self, states):
         """Legal masks recomputed from the other fields (uint8, (n, A))."""
@@ -138,14 +200,14 @@ class KernelCore(GameCore):
         """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
         if not hasattr(self.kernels, "policy_rows"):
             raise NotImplementedError(f"{self.spec.name} has no scripted policy")
-        self.kernels.policy_rows(states, self.TR, np.ascontiguousarray(rows, np.int64), prng,
-                                 out)
+        self.kernels.policy_rows(states, self.TR, np.ascontiguousarray(rows, np.int64), prng, out)
 
     # --- words and pictures (not hot): the game's ``consts`` and ``render`` ----
     def game_module(self, name: str):
         """The game's module ``name`` (``consts``, ``render``...), next to its
         generated kernels."""
         import importlib
+
         package = self.kernels.__name__.rpartition(".")[0]
         return importlib.import_module(f"{package}.{name}" if package else name)
 
@@ -176,15 +238,16 @@ class KernelCore(GameCore):
         stored legal mask against a fresh recompute (only for a record that
         passed every rule, so the kernel never reads out of bounds)."""
         from .validate import check_record
+
         V = self.game_module("validate")
         s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-        check_record(s, V.FIELD_RULES, V.CROSS_RULES, tables=self.T, params=V.PARAMS,
-                     game=V.GAME)
+        check_record(s, V.FIELD_RULES, V.CROSS_RULES, tables=self.T, params=V.PARAMS, game=V.GAME)
         self.check_mask(s, V.GAME)
 
     def check_mask(self, state, what: str) -> None:
         """Raise CorruptStateError when the stored mask is not the rules' mask."""
         arr = state.reshape(1) if isinstance(state, np.ndarray) else np.array([state])
         if not np.array_equal(self.recompute_mask(arr)[0], np.asarray(state["legal"])):
-            raise CorruptStateError(f"corrupt {what} state: stored legal mask does not "
-                                    "match the state")
+            raise CorruptStateError(
+                f"corrupt {what} state: stored legal mask does not match the state"
+            )

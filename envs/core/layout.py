@@ -45,12 +45,13 @@ Example::
     A_ROLL, A_MOVE0, A_PLAY0 = ACTIONS.starts()      # one per range, in order
     NUM_ACTIONS = ACTIONS.size
 """
+
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 __all__ = ["ActionRange", "ActionLayout", "FeatureBlock", "ObsLayout", "act", "block"]
 
@@ -75,23 +76,29 @@ class ActionRange:
     name: str
     count: int
     doc: str
-    items: tuple | None = None        #: item names (``name:ITEM``), one per action
-    first: int = 0                    #: number of the first action (``name_K``)
-    content: str | None = None        #: content attribute listing the item names
+    items: tuple | None = None  #: item names (``name:ITEM``), one per action
+    first: int = 0  #: number of the first action (``name_K``)
+    content: str | None = None  #: content attribute listing the item names
 
     def names(self, content=None) -> tuple:
         """The name of every action of the range (``content`` is the game's
         loaded content, needed only by a ``content`` range)."""
         if self.content is not None:
             if content is None:
-                raise ValueError(f"action range {self.name!r} takes its names from the "
-                                 f"content ({self.content}); pass the loaded content")
+                raise ValueError(
+                    f"action range {self.name!r} takes its names from the "
+                    f"content ({self.content}); pass the loaded content"
+                )
             given = list(getattr(content, self.content))
             if len(given) > self.count:
-                raise ValueError(f"action range {self.name!r} has {self.count} slots but the "
-                                 f"content lists {len(given)} {self.content}")
-            return tuple(f"{self.name}:{given[k]}" if k < len(given) else
-                         f"{self.name}:unused_{k}" for k in range(self.count))
+                raise ValueError(
+                    f"action range {self.name!r} has {self.count} slots but the "
+                    f"content lists {len(given)} {self.content}"
+                )
+            return tuple(
+                f"{self.name}:{given[k]}" if k < len(given) else f"{self.name}:unused_{k}"
+                for k in range(self.count)
+            )
         if self.items is not None:
             return tuple(f"{self.name}:{x}" for x in self.items)
         if self.count == 1:
@@ -112,8 +119,9 @@ class ActionRange:
         return f"`{self.name}_{self.first}` … `{self.name}_{self.first + self.count - 1}`"
 
 
-def act(name: str, size: int | Sequence[str], doc: str, *, first: int = 0,
-        content: str | None = None) -> ActionRange:
+def act(
+    name: str, size: int | Sequence[str], doc: str, *, first: int = 0, content: str | None = None
+) -> ActionRange:
     """An action range: ``size`` is a count or the sequence of item names."""
     _check_name("action range", name)
     if isinstance(size, int):
@@ -161,8 +169,9 @@ class ActionLayout:
 
     def _range(self, name: str) -> ActionRange:
         if name not in self._start:
-            raise KeyError(f"{self.game} has no action range {name!r}; ranges: "
-                           f"{[r.name for r in self.ranges]}")
+            raise KeyError(
+                f"{self.game} has no action range {name!r}; ranges: {[r.name for r in self.ranges]}"
+            )
         return self.ranges[list(self._start).index(name)]
 
     def start(self, name: str) -> int:
@@ -184,8 +193,9 @@ class ActionLayout:
         """Index of the ``k``-th action (from 0) of range ``name``."""
         rg = self.range_of(name)
         if not 0 <= k < len(rg):
-            raise IndexError(f"{self.game}: action range {name!r} holds {len(rg)} actions, "
-                             f"not {k + 1}")
+            raise IndexError(
+                f"{self.game}: action range {name!r} holds {len(rg)} actions, not {k + 1}"
+            )
         return rg[k]
 
     def decode(self, index: int) -> tuple:
@@ -245,8 +255,8 @@ class FeatureBlock:
     doc: str
     low: float = 0.0
     high: float = 1.0
-    labels: tuple | None = None       #: one tuple of labels per axis of ``shape``
-    prefix: bool = True               #: feature names start with the block name
+    labels: tuple | None = None  #: one tuple of labels per axis of ``shape``
+    prefix: bool = True  #: feature names start with the block name
 
     @property
     def size(self) -> int:
@@ -267,11 +277,20 @@ class FeatureBlock:
             if math.isinf(x):
                 return "∞" if x > 0 else "−∞"
             return f"{x:g}".replace("-", "−")
+
         return f"[{num(self.low)}, {num(self.high)}]"
 
 
-def block(name: str, shape: int | Sequence[int], doc: str, *, low: float = 0.0,
-          high: float = 1.0, labels=None, prefix: bool = True) -> FeatureBlock:
+def block(
+    name: str,
+    shape: int | Sequence[int],
+    doc: str,
+    *,
+    low: float = 0.0,
+    high: float = 1.0,
+    labels=None,
+    prefix: bool = True,
+) -> FeatureBlock:
     """A feature block. ``shape``: a column count or a tuple of axis sizes;
     ``labels``: for a 1-D block a sequence of column labels, for an N-D block
     a sequence of N label sequences; ``[low, high]``: the values its columns
@@ -284,8 +303,10 @@ def block(name: str, shape: int | Sequence[int], doc: str, *, low: float = 0.0,
         axes = (tuple(labels),) if len(shp) == 1 else tuple(tuple(a) for a in labels)
         axes = tuple(tuple(str(x) for x in a) for a in axes)
         if len(axes) != len(shp) or any(len(a) != n for a, n in zip(axes, shp)):
-            raise ValueError(f"feature block {name!r}: labels of lengths "
-                             f"{[len(a) for a in axes]} do not fit shape {shp}")
+            raise ValueError(
+                f"feature block {name!r}: labels of lengths "
+                f"{[len(a) for a in axes]} do not fit shape {shp}"
+            )
         labels = axes
     elif not prefix:
         raise ValueError(f"feature block {name!r}: prefix=False needs labels")
@@ -325,8 +346,10 @@ class ObsLayout:
 
     def _block(self, name: str) -> FeatureBlock:
         if name not in self._off:
-            raise KeyError(f"{self.game} has no feature block {name!r}; blocks: "
-                           f"{[b.name for b in self.blocks]}")
+            raise KeyError(
+                f"{self.game} has no feature block {name!r}; blocks: "
+                f"{[b.name for b in self.blocks]}"
+            )
         return self.blocks[list(self._off).index(name)]
 
     def offset(self, name: str) -> int:
@@ -363,6 +386,7 @@ class ObsLayout:
     def bounds(self):
         """Per-column ``(low, high)`` float64 arrays."""
         import numpy as np
+
         lo = np.concatenate([np.full(b.size, b.low) for b in self.blocks])
         hi = np.concatenate([np.full(b.size, b.high) for b in self.blocks])
         return lo, hi
@@ -383,6 +407,7 @@ class ObsLayout:
         for b in self.blocks:
             o = self._off[b.name]
             shape = " × ".join(str(x) for x in b.shape)
-            lines.append(f"| {_span(o, o + b.size)} | `{b.name}` | {shape} | "
-                         f"{b.value_range()} | {b.doc} |")
+            lines.append(
+                f"| {_span(o, o + b.size)} | `{b.name}` | {shape} | {b.value_range()} | {b.doc} |"
+            )
         return "\n".join(lines)

@@ -8,11 +8,12 @@ content: no import cycle through the encoder, and no work for a package that
 is only looked at. ``SPEC`` is ``make_spec()`` of the game's ``core``,
 built on first read.
 """
+
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 def game_exports(package: str, *core_names: str) -> tuple:
@@ -28,6 +29,7 @@ def lazy_exports(package: str, names: dict) -> Callable[[str], object]:
     """The ``__getattr__`` of ``package``: ``names`` maps each exported
     attribute to the relative module that defines it (``".core"``); a value
     is cached on the package after its first read."""
+
     def __getattr__(name: str):
         if name == "SPEC":
             value = importlib.import_module(".core", package).make_spec()
@@ -37,4 +39,5 @@ def lazy_exports(package: str, names: dict) -> Callable[[str], object]:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         setattr(sys.modules[package], name, value)
         return value
+
     return __getattr__

@@ -19,6 +19,7 @@ bytes, ``step_count`` a non-negative int, ``episode_return`` a finite number,
 Anything else raises :class:`SnapshotError`, so ``set_state`` never meets a
 malformed header after it has started changing the env.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,15 +36,16 @@ _LEN = struct.Struct("<I")
 class Snapshot:
     """Everything needed to restore one environment exactly."""
 
-    game: str                #: ``GameSpec.name`` of the game the state belongs to
-    layout_version: str      #: ``GameSpec.layout_version`` when the snapshot was taken
-    state: bytes             #: ``states[i].tobytes()`` of the game record
-    step_count: int = 0      #: steps taken in the current episode
+    game: str  #: ``GameSpec.name`` of the game the state belongs to
+    layout_version: str  #: ``GameSpec.layout_version`` when the snapshot was taken
+    state: bytes  #: ``states[i].tobytes()`` of the game record
+    step_count: int = 0  #: steps taken in the current episode
     episode_return: float = 0.0  #: sum of the agent's rewards in the current episode
-    done: bool = False       #: the episode had ended (a ``reset`` is needed)
+    done: bool = False  #: the episode had ended (a ``reset`` is needed)
 
     def __post_init__(self):
         from .validate import snapshot_fields
+
         for f in ("game", "layout_version"):
             v = getattr(self, f)
             if not isinstance(v, str) or not v:
@@ -65,7 +67,7 @@ class Snapshot:
         return _MAGIC + _LEN.pack(len(raw)) + raw + self.state
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Snapshot":
+    def from_bytes(cls, data: bytes) -> Snapshot:
         """Inverse of :meth:`to_bytes`; raises :class:`SnapshotError` on
         anything that is not a complete snapshot."""
         data = bytes(data)
@@ -74,27 +76,31 @@ class Snapshot:
             raise SnapshotError("not a dungeonrl snapshot (bad magic tag)")
         (n,) = _LEN.unpack_from(data, len(_MAGIC))
         if start + n > len(data):
-            raise SnapshotError(f"snapshot truncated: header of {n} bytes, "
-                                f"{len(data) - start} present")
+            raise SnapshotError(
+                f"snapshot truncated: header of {n} bytes, {len(data) - start} present"
+            )
         try:
-            header = json.loads(data[start:start + n].decode())
+            header = json.loads(data[start : start + n].decode())
             if not isinstance(header, dict):
-                raise SnapshotError(f"malformed snapshot header: a JSON object is needed, got "
-                                    f"{type(header).__name__}")
-            known = {"game", "layout_version", "step_count", "episode_return", "done",
-                     "state_size"}
+                raise SnapshotError(
+                    f"malformed snapshot header: a JSON object is needed, got "
+                    f"{type(header).__name__}"
+                )
+            known = {"game", "layout_version", "step_count", "episode_return", "done", "state_size"}
             extra = sorted(set(header) - known)
             missing = sorted(known - set(header))
             if extra or missing:
-                raise SnapshotError(f"malformed snapshot header: unknown keys {extra}, "
-                                    f"missing keys {missing}")
+                raise SnapshotError(
+                    f"malformed snapshot header: unknown keys {extra}, missing keys {missing}"
+                )
             size = header.pop("state_size")
             if isinstance(size, bool) or not isinstance(size, int):
                 raise SnapshotError(f"malformed snapshot header: state_size {size!r}")
-            state = data[start + n:]
+            state = data[start + n :]
             if len(state) != size:
                 raise SnapshotError(
-                    f"snapshot truncated: header says {size} state bytes, found {len(state)}")
+                    f"snapshot truncated: header says {size} state bytes, found {len(state)}"
+                )
             return cls(state=state, **header)
         except SnapshotError:
             raise

@@ -32,6 +32,7 @@ Conventions every core follows
   observation of finished games, reset them in place (next episode of the
   same seed stream), observe and mask, in one call.
 """
+
 from __future__ import annotations
 
 import ast
@@ -40,8 +41,9 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -61,8 +63,9 @@ def check_unknown_reset_options(value) -> str:
     env and key, as Gymnasium and PettingZoo envs do) or ``"raise"`` (strict:
     ``ValueError`` naming the key and the accepted ones)."""
     if not isinstance(value, str) or value not in UNKNOWN_RESET_OPTIONS:
-        raise ValueError(f"unknown_reset_options must be one of {list(UNKNOWN_RESET_OPTIONS)}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"unknown_reset_options must be one of {list(UNKNOWN_RESET_OPTIONS)}, got {value!r}"
+        )
     return value
 
 
@@ -98,21 +101,23 @@ class GameSpec:
       refused).
     """
 
-    name: str                      #: short name used by the CLI, e.g. "unbroken"
-    env_id: str                    #: registry id, e.g. "dungeonrl/Unbroken-v0"
-    version: int                   #: the -vN of env_id; bump when behaviour changes
+    name: str  #: short name used by the CLI, e.g. "unbroken"
+    env_id: str  #: registry id, e.g. "dungeonrl/Unbroken-v0"
+    version: int  #: the -vN of env_id; bump when behaviour changes
     min_players: int
     max_players: int
     num_actions: int
-    action_names: tuple            #: name of every action index
+    action_names: tuple  #: name of every action index
     obs_size: int
-    feature_names: tuple           #: name of every observation column
-    max_episode_steps: int         #: step cap (truncation)
-    reward_range: tuple            #: (low, high) of one step's reward
-    illegal_penalty: float         #: reward of the acting seat for an illegal action
-    layout_version: str            #: hash of state dtype + content + rules code; snapshots and models check it
+    feature_names: tuple  #: name of every observation column
+    max_episode_steps: int  #: step cap (truncation)
+    reward_range: tuple  #: (low, high) of one step's reward
+    illegal_penalty: float  #: reward of the acting seat for an illegal action
+    layout_version: (
+        str  #: hash of state dtype + content + rules code; snapshots and models check it
+    )
     render_modes: tuple = ("ansi",)
-    obs_low: float = -float("inf")   #: bound of every observation column
+    obs_low: float = -float("inf")  #: bound of every observation column
     obs_high: float = float("inf")
     multi_agent: bool = False
     make_core: Callable = field(default=None, repr=False, compare=False)
@@ -127,20 +132,25 @@ class GameSpec:
     reset_options: Mapping[str, Callable] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        for what, value, allowed in (("utility", self.utility, UTILITIES),
-                                     ("turn_order", self.turn_order, TURN_ORDERS),
-                                     ("chance", self.chance, CHANCE_KINDS),
-                                     ("information", self.information, INFORMATION_KINDS)):
+        for what, value, allowed in (
+            ("utility", self.utility, UTILITIES),
+            ("turn_order", self.turn_order, TURN_ORDERS),
+            ("chance", self.chance, CHANCE_KINDS),
+            ("information", self.information, INFORMATION_KINDS),
+        ):
             if value not in allowed:
                 raise ValueError(f"{self.name}: {what} {value!r} is not one of {list(allowed)}")
         if not 1 <= self.min_players <= self.max_players:
-            raise ValueError(f"{self.name}: player counts {self.min_players}.."
-                             f"{self.max_players} are empty")
+            raise ValueError(
+                f"{self.name}: player counts {self.min_players}..{self.max_players} are empty"
+            )
         for n in self.player_counts:
             seats = sorted(p for team in self.teams(n) for p in team)
             if seats != list(range(n)):
-                raise ValueError(f"{self.name}: teams({n}) = {self.teams(n)!r} does not put "
-                                 f"each of the {n} seats in exactly one team")
+                raise ValueError(
+                    f"{self.name}: teams({n}) = {self.teams(n)!r} does not put "
+                    f"each of the {n} seats in exactly one team"
+                )
 
     # --- derived facts -------------------------------------------------------------
     @property
@@ -151,11 +161,13 @@ class GameSpec:
     def api_for(self, num_players: int) -> str:
         """``"gymnasium"`` for a one-seat game, ``"pettingzoo"`` for more."""
         if num_players not in self.player_counts:
-            raise ValueError(f"{self.name} is played by {self.min_players}.."
-                             f"{self.max_players} players, not {num_players!r}")
+            raise ValueError(
+                f"{self.name} is played by {self.min_players}.."
+                f"{self.max_players} players, not {num_players!r}"
+            )
         return "gymnasium" if num_players == 1 else "pettingzoo"
 
-    def __deepcopy__(self, memo) -> "GameSpec":
+    def __deepcopy__(self, memo) -> GameSpec:
         """The spec itself (it is frozen): copies of an env share it."""
         return self
 
@@ -166,8 +178,9 @@ class GameSpec:
             out[list(team)] = t
         return out
 
-    def check_reset_options(self, options, unknown: str = "warn",
-                            warned: set | None = None) -> dict:
+    def check_reset_options(
+        self, options, unknown: str = "warn", warned: set | None = None
+    ) -> dict:
         """The validated ``reset(options=...)``: ``{}`` for ``None``; a value
         its validator refuses raises ``ValueError`` (a known key with a bad
         value is always an error). An unknown key follows ``unknown`` (see
@@ -182,20 +195,27 @@ class GameSpec:
         if options is None:
             return {}
         if not isinstance(options, Mapping):
-            raise ValueError(f"{self.name}: reset options must be a dict, got "
-                             f"{type(options).__name__}")
+            raise ValueError(
+                f"{self.name}: reset options must be a dict, got {type(options).__name__}"
+            )
         accepted = sorted(self.reset_options)
         out: dict[str, Any] = {}
         for key, value in options.items():
             if key not in self.reset_options:
-                msg = (f"{self.name}: unknown reset option {key!r}; accepted: "
-                       f"{accepted if accepted else 'none'}")
+                msg = (
+                    f"{self.name}: unknown reset option {key!r}; accepted: "
+                    f"{accepted if accepted else 'none'}"
+                )
                 if unknown != "warn":
                     raise ValueError(msg)
                 if warned is None or key not in warned:
                     import warnings
-                    warnings.warn(msg + " (ignored; pass unknown_reset_options='raise' "
-                                  "to make it an error)", UserWarning, stacklevel=3)
+
+                    warnings.warn(
+                        msg + " (ignored; pass unknown_reset_options='raise' to make it an error)",
+                        UserWarning,
+                        stacklevel=3,
+                    )
                     if warned is not None:
                         warned.add(key)
                 continue
@@ -229,16 +249,19 @@ class GameCore:
         observations (the records' stored ``legal`` masks must be left
         consistent by this method). A game that declares reset options overrides it."""
         if options:
-            raise NotImplementedError(f"{self.spec.name} declares reset options "
-                                      f"{sorted(options)} but its core does not apply them")
+            raise NotImplementedError(
+                f"{self.spec.name} declares reset options "
+                f"{sorted(options)} but its core does not apply them"
+            )
 
     def step(self, states, actions, rewards, terminated, truncated, illegal) -> None:
         """Apply ``actions[i]`` (int64) to row i. Rows already finished are left
         untouched with zero reward (the adapters never send them)."""
         raise NotImplementedError
 
-    def step_observe(self, states, actions, players, obs, masks, rewards, terminated,
-                     truncated, illegal) -> None:
+    def step_observe(
+        self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
+    ) -> None:
         """``step`` (all outputs overwritten) followed by ``legal_mask`` and
         ``observe`` from ``players[i]``: the single env's path. Cores may
         fuse it into one kernel call (fewer dispatches per step)."""
@@ -261,8 +284,19 @@ class GameCore:
         """Seat to act in each row (int64); -1 for a finished game."""
         raise NotImplementedError
 
-    def step_autoreset(self, states, actions, obs, masks, rewards, terminated,
-                       truncated, illegal, final_obs, final_states) -> None:
+    def step_autoreset(
+        self,
+        states,
+        actions,
+        obs,
+        masks,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+        final_obs,
+        final_states,
+    ) -> None:
         """Fused hot-loop step (see module doc). For a game that finished on
         this step, ``final_obs[i]`` receives its last observation and
         ``final_states[i]`` a copy of its final record (for episode info)."""
@@ -330,17 +364,19 @@ class GameCore:
         kernels rely on (used by ``set_state``)."""
 
     # --- copies (see .copying): a core is never written after construction --------
-    def __deepcopy__(self, memo) -> "GameCore":
+    def __deepcopy__(self, memo) -> GameCore:
         """The core itself: the copies of an env share its rules and content
         (the read-only tables the compiled kernels were typed for)."""
         return self
 
     def __getstate__(self) -> dict:
         from .copying import core_state
+
         return core_state(self)
 
     def __setstate__(self, state: dict) -> None:
         from .copying import restore_core_state
+
         restore_core_state(self, state)
 
 
@@ -360,8 +396,12 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
     return tree
 
@@ -399,9 +439,9 @@ def _write_memo(path: str, memo: dict) -> None:
         tmp = f"{target}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(memo, f)
-        os.replace(tmp, target)            # atomic: parallel processes never see half a file
+        os.replace(tmp, target)  # atomic: parallel processes never see half a file
     except OSError:
-        pass                               # a read-only install: compute every time
+        pass  # a read-only install: compute every time
 
 
 @functools.lru_cache(maxsize=64)
@@ -409,8 +449,10 @@ def _file_digest(path: str, mtime_ns: int, size: int) -> str:
     with open(path, "rb") as f:
         raw = f.read()
     # the memo is keyed by the exact bytes and the Python version (ast.unparse's output)
-    key = (f"{os.path.basename(path)}:{sys.version_info[0]}.{sys.version_info[1]}:"
-           f"{hashlib.sha256(raw).hexdigest()}")
+    key = (
+        f"{os.path.basename(path)}:{sys.version_info[0]}.{sys.version_info[1]}:"
+        f"{hashlib.sha256(raw).hexdigest()}"
+    )
     memo = _read_memo(path)
     if key in memo:
         return memo[key]
@@ -441,8 +483,7 @@ def source_digest(*sources) -> str:
     return h.hexdigest()[:16]
 
 
-def layout_version(state_dtype, content_digest: str, version: int,
-                   rules_digest: str = "") -> str:
+def layout_version(state_dtype, content_digest: str, version: int, rules_digest: str = "") -> str:
     """Hash of a game's state record layout, its content tables, its version
     and (``rules_digest``, from :func:`source_digest` over the game's rules,
     constants, state and encoder modules) its rules code: snapshots and saved
@@ -456,8 +497,19 @@ def layout_version(state_dtype, content_digest: str, version: int,
     return h.hexdigest()[:16]
 
 
-def game_spec(*, name: str, title: str, version: int, consts, encoder, state_dtype, content,
-              sources: Sequence, action_names: Sequence[str], **facts) -> GameSpec:
+def game_spec(
+    *,
+    name: str,
+    title: str,
+    version: int,
+    consts,
+    encoder,
+    state_dtype,
+    content,
+    sources: Sequence,
+    action_names: Sequence[str],
+    **facts,
+) -> GameSpec:
     """A game's :class:`GameSpec` from its modules: ``env_id``
     ``dungeonrl/<title>-v<version>``, the action count and illegal penalty of
     ``consts`` (``NUM_ACTIONS``, ``ILLEGAL_PENALTY``), the observation size
@@ -468,10 +520,16 @@ def game_spec(*, name: str, title: str, version: int, consts, encoder, state_dty
     ``render_modes`` defaults to ``("ansi", "rgb_array")``."""
     facts.setdefault("render_modes", ("ansi", "rgb_array"))
     return GameSpec(
-        name=name, env_id=f"dungeonrl/{title}-v{version}", version=version,
-        num_actions=consts.NUM_ACTIONS, action_names=tuple(action_names),
-        obs_size=encoder.OBS_SIZE, feature_names=tuple(encoder.feature_names()),
+        name=name,
+        env_id=f"dungeonrl/{title}-v{version}",
+        version=version,
+        num_actions=consts.NUM_ACTIONS,
+        action_names=tuple(action_names),
+        obs_size=encoder.OBS_SIZE,
+        feature_names=tuple(encoder.feature_names()),
         illegal_penalty=consts.ILLEGAL_PENALTY,
-        layout_version=layout_version(state_dtype, content.digest, version,
-                                      source_digest(*sources)),
-        **facts)
+        layout_version=layout_version(
+            state_dtype, content.digest, version, source_digest(*sources)
+        ),
+        **facts,
+    )

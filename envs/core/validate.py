@@ -47,6 +47,7 @@ Snapshot headers
 returns it parsed, so ``set_state`` validates everything before it changes
 anything.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,10 +58,26 @@ import numpy as np
 from .errors import CorruptStateError, SnapshotError
 from .kernel.header import FORCED_CAP, O_PLAYING
 
-__all__ = ["R", "OneOf", "Prefix", "ANY", "Rule", "Ctx", "HEADER_RULES", "check_record",
-           "uncovered", "check_seed", "check_seed_list", "check_num_envs", "check_max_steps",
-           "check_flag",
-           "snapshot_fields", "INT32_MAX", "UINT64_SPAN", "MAX_NUM_ENVS"]
+__all__ = [
+    "R",
+    "OneOf",
+    "Prefix",
+    "ANY",
+    "Rule",
+    "Ctx",
+    "HEADER_RULES",
+    "check_record",
+    "uncovered",
+    "check_seed",
+    "check_seed_list",
+    "check_num_envs",
+    "check_max_steps",
+    "check_flag",
+    "snapshot_fields",
+    "INT32_MAX",
+    "UINT64_SPAN",
+    "MAX_NUM_ENVS",
+]
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -129,8 +146,9 @@ class Ctx:
         return np.asarray(self.s[field]).astype(np.int64)
 
     def fail(self, field, value, why) -> None:
-        raise CorruptStateError(f"corrupt {self.game} state: field '{field}' = {_fmt(value)}: "
-                                f"{why}")
+        raise CorruptStateError(
+            f"corrupt {self.game} state: field '{field}' = {_fmt(value)}: {why}"
+        )
 
 
 def _fmt(v):
@@ -151,7 +169,7 @@ def _apply(ctx, name, rule):
     if rule.kind == "any":
         return
     raw = ctx.s[name]
-    if rule.kind != "prefix" and not isinstance(raw, np.ndarray):   # scalar: plain ints
+    if rule.kind != "prefix" and not isinstance(raw, np.ndarray):  # scalar: plain ints
         x = int(raw)
         if rule.kind == "set":
             if x not in rule.values:
@@ -164,11 +182,14 @@ def _apply(ctx, name, rule):
     v = np.asarray(raw).astype(np.int64)
     if rule.kind == "set":
         bad = np.ones(v.shape, np.bool_)
-        for x in rule.values:          # small sets: cheaper than np.isin
+        for x in rule.values:  # small sets: cheaper than np.isin
             bad &= v != x
         if bad.any():
-            ctx.fail(name, v[bad].reshape(-1)[0] if v.ndim else v,
-                     f"must be one of {sorted(rule.values)}")
+            ctx.fail(
+                name,
+                v[bad].reshape(-1)[0] if v.ndim else v,
+                f"must be one of {sorted(rule.values)}",
+            )
         return
     lo, hi = _bound(rule.lo, ctx), _bound(rule.hi, ctx)
     if rule.kind == "range":
@@ -193,7 +214,7 @@ def _apply(ctx, name, rule):
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         ctx.fail(name, head[k], f"element {k} of the pile must be in [{lo}, {hi}]")
-    if isinstance(rule.fill, tuple):      # unused slots: any value in a range
+    if isinstance(rule.fill, tuple):  # unused slots: any value in a range
         tbad = (tail < rule.fill[0]) | (tail > rule.fill[1])
         want = f"in [{rule.fill[0]}, {rule.fill[1]}]"
     else:
@@ -204,8 +225,9 @@ def _apply(ctx, name, rule):
         ctx.fail(name, flat[k], f"element {k} lies beyond the pile size {n} and must be {want}")
 
 
-def check_record(state, rules: dict, cross_rules=(), *, tables=None, params=None,
-                 game="game") -> None:
+def check_record(
+    state, rules: dict, cross_rules=(), *, tables=None, params=None, game="game"
+) -> None:
     """Apply ``rules`` (field -> :class:`Rule`; header fields the record has
     are added from :data:`HEADER_RULES`) in dtype order, then the cross rules
     ``f(ctx)``. Raises :class:`CorruptStateError` at the first violation; a
@@ -229,7 +251,7 @@ def check_record(state, rules: dict, cross_rules=(), *, tables=None, params=None
             rule(ctx)
 
 
-_ORDER = {}   # (dtype, id(rules)) -> the rules in check order (rule tables are constants)
+_ORDER = {}  # (dtype, id(rules)) -> the rules in check order (rule tables are constants)
 
 
 def merged_rules(dtype, rules: dict) -> dict:
@@ -237,8 +259,10 @@ def merged_rules(dtype, rules: dict) -> dict:
     A game table may not redeclare a header field."""
     clash = sorted(set(rules) & set(HEADER_RULES))
     if clash:
-        raise ValueError(f"game rules redeclare header fields {clash}; they are declared once "
-                         "in envs/core/validate.py")
+        raise ValueError(
+            f"game rules redeclare header fields {clash}; they are declared once "
+            "in envs/core/validate.py"
+        )
     out = {k: v for k, v in HEADER_RULES.items() if k in dtype.names}
     out.update(rules)
     return out
@@ -253,16 +277,21 @@ def uncovered(dtype, rules: dict) -> list:
 # --- the engine header, declared once ----------------------------------------------------
 def _p(key, default):
     """A bound read from the game's ``params``."""
+
     def f(ctx):
         return ctx.params.get(key, default)
+
     f.__doc__ = f"params[{key!r}]"
     return f
 
 
 def _np_minus1(ctx):
     """num_players - 1"""
-    return ctx.i("num_players") - 1 if "num_players" in ctx.s.dtype.names else \
-        ctx.params.get("max_players", 1) - 1
+    return (
+        ctx.i("num_players") - 1
+        if "num_players" in ctx.s.dtype.names
+        else ctx.params.get("max_players", 1) - 1
+    )
 
 
 def _max_steps(ctx):
@@ -271,8 +300,8 @@ def _max_steps(ctx):
 
 
 HEADER_RULES = {
-    "rng": ANY,                        # any (key, counter) pair is a stream position
-    "seed": ANY,                       # every uint64 is a seed
+    "rng": ANY,  # any (key, counter) pair is a stream position
+    "seed": ANY,  # every uint64 is a seed
     "episode": R(0, INT64_MAX),
     # forced chance (see chance.py): results 0..127 (games that use a forced
     # value as the die face itself narrow them with params forced_lo /
@@ -295,8 +324,11 @@ HEADER_RULES = {
 
 def _forced_cursor(ctx):
     if not ctx.i("forced_i") <= ctx.i("forced_n"):
-        ctx.fail("forced_i", ctx.i("forced_i"),
-                 f"more forced results used than queued (forced_n = {ctx.i('forced_n')})")
+        ctx.fail(
+            "forced_i",
+            ctx.i("forced_i"),
+            f"more forced results used than queued (forced_n = {ctx.i('forced_n')})",
+        )
 
 
 _forced_cursor.needs = ("forced_i", "forced_n")
@@ -305,12 +337,16 @@ _forced_cursor.needs = ("forced_i", "forced_n")
 def _forced_results(ctx):
     """Queued results (the non-negative entries) within the game's range."""
     lo, hi = ctx.params.get("forced_lo", 0), ctx.params.get("forced_hi", 127)
-    head = ctx.a("forced")[:ctx.i("forced_n")]
+    head = ctx.a("forced")[: ctx.i("forced_n")]
     bad = (head >= 0) & ((head < lo) | (head > hi))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        ctx.fail("forced", head[k], f"element {k}: a forced result must be in [{lo}, {hi}] "
-                                    "(negative entries are forced shuffle orders)")
+        ctx.fail(
+            "forced",
+            head[k],
+            f"element {k}: a forced result must be in [{lo}, {hi}] "
+            "(negative entries are forced shuffle orders)",
+        )
 
 
 _forced_results.needs = ("forced", "forced_n")
@@ -328,8 +364,7 @@ def turn_flow(ctx, phase_names, over_phase: int, noun: str = "game") -> bool:
     ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
     over = ph == over_phase
     if over != (out != O_PLAYING):
-        ctx.fail("outcome", out, f"phase {phase_names[ph]} disagrees on whether the {noun} "
-                                 "is over")
+        ctx.fail("outcome", out, f"phase {phase_names[ph]} disagrees on whether the {noun} is over")
     if over != (actor == -1):
         ctx.fail("actor", actor, f"a seat acts exactly while the {noun} runs")
     steps, cap = ctx.i("steps"), ctx.i("max_steps")
@@ -337,15 +372,15 @@ def turn_flow(ctx, phase_names, over_phase: int, noun: str = "game") -> bool:
         ctx.fail("steps", steps, f"a running {noun} at its step cap {cap}")
     legal = ctx.a("legal")
     if legal.any() == over:
-        ctx.fail("legal", legal, f"the stored mask must be all zero exactly when the {noun} "
-                                 "is over")
+        ctx.fail(
+            "legal", legal, f"the stored mask must be all zero exactly when the {noun} is over"
+        )
     return over
 
 
 # --- arguments and seeds -------------------------------------------------------------------
 def _is_int(v) -> bool:
-    return (isinstance(v, (numbers.Integral, np.integer))
-            and not isinstance(v, (bool, np.bool_)))
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def check_seed(seed, name: str = "seed"):
@@ -354,8 +389,9 @@ def check_seed(seed, name: str = "seed"):
     if seed is None:
         return None
     if not _is_int(seed):
-        raise TypeError(f"{name} must be None or an integer in [0, 2**64), got "
-                        f"{type(seed).__name__} {seed!r}")
+        raise TypeError(
+            f"{name} must be None or an integer in [0, 2**64), got {type(seed).__name__} {seed!r}"
+        )
     s = int(seed)
     if not 0 <= s < UINT64_SPAN:
         raise ValueError(f"{name} must be in [0, 2**64), got {s}")
@@ -366,8 +402,10 @@ def check_seed_list(seeds, n: int, name: str = "seed") -> np.ndarray:
     """``n`` seeds from a sequence (each as for :func:`check_seed`, none
     ``None``) as a uint64 array."""
     if isinstance(seeds, (str, bytes, dict)) or not hasattr(seeds, "__len__"):
-        raise TypeError(f"{name} must be an integer, a sequence of {n} integers or None, got "
-                        f"{type(seeds).__name__} {seeds!r}")
+        raise TypeError(
+            f"{name} must be an integer, a sequence of {n} integers or None, got "
+            f"{type(seeds).__name__} {seeds!r}"
+        )
     seeds = list(seeds)
     if len(seeds) != n:
         raise ValueError(f"{name}: expected {n} seeds (one per env), got {len(seeds)}")
@@ -417,9 +455,11 @@ def snapshot_fields(snapshot) -> tuple:
     sc, ret, done = snapshot.step_count, snapshot.episode_return, snapshot.done
     if not _is_int(sc) or not 0 <= int(sc) <= INT64_MAX:
         raise SnapshotError(f"snapshot step_count must be a non-negative integer, got {sc!r}")
-    if (isinstance(ret, (bool, np.bool_)) or not isinstance(ret, (numbers.Real, np.floating,
-                                                                   np.integer))
-            or not math.isfinite(float(ret))):
+    if (
+        isinstance(ret, (bool, np.bool_))
+        or not isinstance(ret, (numbers.Real, np.floating, np.integer))
+        or not math.isfinite(float(ret))
+    ):
         raise SnapshotError(f"snapshot episode_return must be a finite number, got {ret!r}")
     if not isinstance(done, (bool, np.bool_)):
         raise SnapshotError(f"snapshot done must be true or false, got {done!r}")

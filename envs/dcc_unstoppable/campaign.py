@@ -51,16 +51,18 @@ Version history
   whole before the reset.
 * v0: initial release.
 """
+
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from ..core.copying import Copyable
 from ..core.adapters.gym_env import DungeonEnv
+from ..core.copying import Copyable
 from ..core.spec import check_unknown_reset_options
 from ..core.validate import check_num_envs, check_seed
 from . import consts as C
@@ -68,14 +70,18 @@ from .config import XP_MAX, check_campaign, make_config
 from .content import default_content
 from .core import MAX_EPISODE_STEPS, DCCCore
 
-DEFEAT_PENALTY = 3           # DCC-246
+DEFEAT_PENALTY = 3  # DCC-246
 BUY_STRATEGIES = ("greedy", "none")
 
 
 def _blank_sheet(n_benefits: int) -> dict:
-    return {"xp": 0, "benefits": [0] * n_benefits,
-            "achievements": np.zeros((C.NFLOOR, C.ACH_PER_FLOOR), np.int64).tolist(),
-            "decks": [], "upgrades": []}
+    return {
+        "xp": 0,
+        "benefits": [0] * n_benefits,
+        "achievements": np.zeros((C.NFLOOR, C.ACH_PER_FLOOR), np.int64).tolist(),
+        "decks": [],
+        "upgrades": [],
+    }
 
 
 class DCCCampaignEnv(Copyable, gym.Env):
@@ -98,31 +104,55 @@ class DCCCampaignEnv(Copyable, gym.Env):
     # copy takes the process's own (see ..core.copying)
     _derived = ("content",)
 
-    def __init__(self, difficulty="normal", crawler="Carl", race="draft", klass="draft",
-                 buy: str | Callable = "greedy", max_attempts: int = 3,
-                 max_steps: int = MAX_EPISODE_STEPS, render_mode=None,
-                 illegal_action: str = "penalize", dict_obs: bool = False,
-                 unknown_reset_options: str = "warn"):
+    def __init__(
+        self,
+        difficulty="normal",
+        crawler="Carl",
+        race="draft",
+        klass="draft",
+        buy: str | Callable = "greedy",
+        max_attempts: int = 3,
+        max_steps: int = MAX_EPISODE_STEPS,
+        render_mode=None,
+        illegal_action: str = "penalize",
+        dict_obs: bool = False,
+        unknown_reset_options: str = "warn",
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         self.content = default_content()
-        cfg = make_config(floor=3, difficulty=difficulty, mode="campaign", crawler=crawler,
-                          race=race, klass=klass, content=self.content)     # validates
+        cfg = make_config(
+            floor=3,
+            difficulty=difficulty,
+            mode="campaign",
+            crawler=crawler,
+            race=race,
+            klass=klass,
+            content=self.content,
+        )  # validates
         self._crawler_id = int(cfg[C.CFG_CRAWLER])
         if not (callable(buy) or buy in BUY_STRATEGIES):
-            raise ValueError(f"buy must be one of {list(BUY_STRATEGIES)} or a callable, "
-                             f"got {buy!r}")
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, (int, np.integer)) \
-                or max_attempts < 1:
+            raise ValueError(
+                f"buy must be one of {list(BUY_STRATEGIES)} or a callable, got {buy!r}"
+            )
+        if (
+            isinstance(max_attempts, bool)
+            or not isinstance(max_attempts, (int, np.integer))
+            or max_attempts < 1
+        ):
             raise ValueError(f"max_attempts must be an int >= 1, got {max_attempts!r}")
         self.difficulty, self.crawler = difficulty, crawler
         self.race, self.klass = race, klass
         self.buy, self.max_attempts = buy, int(max_attempts)
-        self._env_kwargs = dict(render_mode=render_mode, illegal_action=illegal_action,
-                                dict_obs=dict_obs, max_steps=max_steps)
+        self._env_kwargs = dict(
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            dict_obs=dict_obs,
+            max_steps=max_steps,
+        )
         self.render_mode = render_mode
         self._envs: dict = {}
-        self._env = self._floor_env(1)         # validates the env arguments too
+        self._env = self._floor_env(1)  # validates the env arguments too
         self.action_space = self._env.action_space
         self.observation_space = self._env.observation_space
         self.metadata = dict(self._env.metadata)
@@ -138,9 +168,16 @@ class DCCCampaignEnv(Copyable, gym.Env):
         race, klass = ("none", "none") if floor < 3 else (self._race3, self._klass3)
         key = (floor, race, klass)
         if key not in self._envs:
-            core = DCCCore(num_players=1, floor=floor, difficulty=self.difficulty,
-                           mode="campaign", crawler=self.crawler, race=race, klass=klass,
-                           max_steps=self._env_kwargs["max_steps"])
+            core = DCCCore(
+                num_players=1,
+                floor=floor,
+                difficulty=self.difficulty,
+                mode="campaign",
+                crawler=self.crawler,
+                race=race,
+                klass=klass,
+                max_steps=self._env_kwargs["max_steps"],
+            )
             kw = {k: v for k, v in self._env_kwargs.items() if k != "max_steps"}
             self._envs[key] = DungeonEnv(core, **kw)
         return self._envs[key]
@@ -153,10 +190,13 @@ class DCCCampaignEnv(Copyable, gym.Env):
     def _carry(self) -> dict:
         s = self.sheet
         # the record's XP box (camp_xp) is an int16 field; the sheet's keeps counting
-        return {"xp": min(s["xp"], XP_MAX), "benefits": list(s["benefits"]),
-                "achievements": [list(r) for r in s["achievements"]],
-                "decks": [list(d) for d in s["decks"]],
-                "upgrades": [list(u) for u in s["upgrades"]]}
+        return {
+            "xp": min(s["xp"], XP_MAX),
+            "benefits": list(s["benefits"]),
+            "achievements": [list(r) for r in s["achievements"]],
+            "decks": [list(d) for d in s["decks"]],
+            "upgrades": [list(u) for u in s["upgrades"]],
+        }
 
     def _start_game(self):
         self._env = self._floor_env(self.sheet["floor"])
@@ -179,40 +219,50 @@ class DCCCampaignEnv(Copyable, gym.Env):
         (``unknown_reset_options="raise"``: ``ValueError``)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
-        seed = check_seed(seed)     # the adapters' check: int / numpy int in [0, 2**64) or None
+        seed = check_seed(seed)  # the adapters' check: int / numpy int in [0, 2**64) or None
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = sorted(set(options) - {"campaign", "floor"}, key=repr)
         if unknown and self.unknown_reset_options == "raise":
-            raise ValueError(f"unknown reset options {unknown}; accepted: "
-                             "['campaign', 'floor']")
+            raise ValueError(f"unknown reset options {unknown}; accepted: ['campaign', 'floor']")
         for key in unknown:
             if key not in self._warned_reset_keys:
                 self._warned_reset_keys.add(key)
-                warnings.warn(f"{CAMPAIGN_ENV_ID}: unknown reset option {key!r}; accepted: "
-                              "['campaign', 'floor'] (ignored; pass "
-                              "unknown_reset_options='raise' to make it an error)",
-                              UserWarning, stacklevel=2)
+                warnings.warn(
+                    f"{CAMPAIGN_ENV_ID}: unknown reset option {key!r}; accepted: "
+                    "['campaign', 'floor'] (ignored; pass "
+                    "unknown_reset_options='raise' to make it an error)",
+                    UserWarning,
+                    stacklevel=2,
+                )
             del options[key]
         floor = options.get("floor", 1)
-        if (isinstance(floor, (bool, np.bool_)) or not isinstance(floor, (int, np.integer))
-                or floor not in (1, 2, 3)):
+        if (
+            isinstance(floor, (bool, np.bool_))
+            or not isinstance(floor, (int, np.integer))
+            or floor not in (1, 2, 3)
+        ):
             raise ValueError(f"reset option 'floor' must be 1, 2 or 3, got {floor!r}")
         start = options.get("campaign")
         start = {} if start is None else start
         if not isinstance(start, dict):
-            raise ValueError("reset option 'campaign' must be a dict, got "
-                             f"{type(start).__name__}")
+            raise ValueError(f"reset option 'campaign' must be a dict, got {type(start).__name__}")
         # the whole sheet is checked before anything changes (one seat, this crawler)
         norm = check_campaign(start, self.content, num_players=1, crawler=self._crawler_id)
         sheet = _blank_sheet(len(self.content.benefit_names))
-        sheet.update(xp=norm["xp"], benefits=norm["benefits"],
-                     achievements=norm["achievements"])
+        sheet.update(xp=norm["xp"], benefits=norm["benefits"], achievements=norm["achievements"])
         # deck lists as given (names stay names); they resolve the same way every game
         sheet["decks"] = [list(d) for d in start.get("decks", [])]
         sheet["upgrades"] = [[tuple(x) for x in u] for u in start.get("upgrades", [])]
-        sheet.update(floor=int(floor), attempt=1, floor_scores=[0] * C.NFLOOR,
-                     defeats=[0] * C.NFLOOR, bought=[], score=None, result=None)
+        sheet.update(
+            floor=int(floor),
+            attempt=1,
+            floor_scores=[0] * C.NFLOOR,
+            defeats=[0] * C.NFLOOR,
+            bought=[],
+            score=None,
+            result=None,
+        )
         self.sheet = sheet
         self._race3, self._klass3 = self.race, self.klass
         self._started = True
@@ -221,6 +271,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
     def step(self, action):
         if not self._started:
             from ..core.errors import ResetNeededError
+
             raise ResetNeededError("step() called before reset()")
         obs, reward, terminated, truncated, info = self._env.step(action)
         info = self._info(info)
@@ -230,8 +281,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
         s = self.sheet
         f = s["floor"] - 1
         outcome = int(st["outcome"])
-        game = {"floor": f + 1, "attempt": s["attempt"], "outcome": outcome,
-                "xp": int(st["xp"])}
+        game = {"floor": f + 1, "attempt": s["attempt"], "outcome": outcome, "xp": int(st["xp"])}
         info["game"] = game
         if truncated or outcome not in (C.O_WIN, C.O_LOSS_HEALTH, C.O_LOSS_SKULL):
             s["result"] = "truncated" if truncated else "illegal_action"
@@ -245,15 +295,20 @@ class DCCCampaignEnv(Copyable, gym.Env):
         for j in range(C.ACH_PER_FLOOR):
             if st["ach"][j]:
                 s["achievements"][f][j] = 1
-        if f == 2 and int(st["race"][0]) >= 0:       # Floor 3: keep race and class
+        if f == 2 and int(st["race"][0]) >= 0:  # Floor 3: keep race and class
             self._race3, self._klass3 = int(st["race"][0]), int(st["klass"][0])
         if outcome == C.O_WIN:
             if f + 1 == C.NFLOOR:
                 s["result"] = "complete"
-                s["score"] = (sum(s["floor_scores"]) - DEFEAT_PENALTY * sum(s["defeats"])
-                              + C.DIFF_XP[C.DIFFICULTIES.index(self.difficulty)
-                                          if isinstance(self.difficulty, str)
-                                          else int(self.difficulty)])
+                s["score"] = (
+                    sum(s["floor_scores"])
+                    - DEFEAT_PENALTY * sum(s["defeats"])
+                    + C.DIFF_XP[
+                        C.DIFFICULTIES.index(self.difficulty)
+                        if isinstance(self.difficulty, str)
+                        else int(self.difficulty)
+                    ]
+                )
                 info["campaign_over"] = "complete"
                 info["campaign"] = self._public_sheet()
                 return obs, reward, True, False, info
@@ -278,8 +333,11 @@ class DCCCampaignEnv(Copyable, gym.Env):
         """Benefit ids the XP box can pay with a circle left (DCC-251, DCC-253)."""
         T = self.content.tables
         s = self.sheet
-        return [b for b in range(len(self.content.benefit_names))
-                if int(T.be_xp[b]) <= s["xp"] and s["benefits"][b] < int(T.be_circles[b, 0])]
+        return [
+            b
+            for b in range(len(self.content.benefit_names))
+            if int(T.be_xp[b]) <= s["xp"] and s["benefits"][b] < int(T.be_circles[b, 0])
+        ]
 
     def buy_benefit(self, b) -> None:
         """Buy benefit ``b`` (name or id) now; raises ``ValueError`` if it is
@@ -292,9 +350,11 @@ class DCCCampaignEnv(Copyable, gym.Env):
         if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 0 <= b < len(names):
             raise ValueError(f"benefit must be a name or an id in [0, {len(names)}), got {b!r}")
         if b not in self.affordable():
-            raise ValueError(f"benefit {names[b]!r} cannot be bought: costs "
-                             f"{int(self.content.tables.be_xp[b])} XP (XP box "
-                             f"{self.sheet['xp']}) or has no circle left")
+            raise ValueError(
+                f"benefit {names[b]!r} cannot be bought: costs "
+                f"{int(self.content.tables.be_xp[b])} XP (XP box "
+                f"{self.sheet['xp']}) or has no circle left"
+            )
         self.sheet["xp"] -= int(self.content.tables.be_xp[b])
         self.sheet["benefits"][b] += 1
         self.sheet["bought"].append(names[b])
@@ -349,7 +409,10 @@ def make_campaign_vector_env(num_envs: int = 1, **kwargs):
 def register_campaign() -> str:
     """Register :data:`CAMPAIGN_ENV_ID` with Gymnasium (idempotent); returns the id."""
     if CAMPAIGN_ENV_ID not in gym.registry:
-        gym.register(id=CAMPAIGN_ENV_ID, entry_point=f"{__name__}:make_campaign_env",
-                     vector_entry_point=f"{__name__}:make_campaign_vector_env",
-                     disable_env_checker=True)
+        gym.register(
+            id=CAMPAIGN_ENV_ID,
+            entry_point=f"{__name__}:make_campaign_env",
+            vector_entry_point=f"{__name__}:make_campaign_vector_env",
+            disable_env_checker=True,
+        )
     return CAMPAIGN_ENV_ID

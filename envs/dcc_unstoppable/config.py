@@ -8,6 +8,7 @@ whole by :func:`check_campaign` before anything is written: real ints only
 (a bool, string or float is refused), ranges from the record's fields and
 the rules, card and upgrade names resolved against the content, and every
 physical card and upgrade in exactly one place."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +28,11 @@ def _choice(name, value, names):
         if value not in names:
             raise ValueError(f"{name} must be one of {list(names)}, got {value!r}")
         return names.index(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < len(names):
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and 0 <= value < len(names)
+    ):
         return int(value)
     raise ValueError(f"{name} must be one of {list(names)}, got {value!r}")
 
@@ -98,8 +103,11 @@ def _assign(pending, used, slots, names, what):
     for (field, v, ok), slot in zip(pending, slots):
         free = [i for i in ok if i not in used]
         if not free:
-            raise _bad(field, f"is {v!r}: the content has {len(ok)} such {what}(s) and "
-                              f"every one is already listed ({', '.join(used[i] for i in ok)})")
+            raise _bad(
+                field,
+                f"is {v!r}: the content has {len(ok)} such {what}(s) and "
+                f"every one is already listed ({', '.join(used[i] for i in ok)})",
+            )
         used[free[0]] = field
         slot(free[0])
 
@@ -122,12 +130,15 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
     if camp is None:
         camp = {}
     if not isinstance(camp, dict):
-        raise ValueError("campaign sheet must be a dict (xp, benefits, achievements, decks, "
-                         f"upgrades), got {type(camp).__name__}")
+        raise ValueError(
+            "campaign sheet must be a dict (xp, benefits, achievements, decks, "
+            f"upgrades), got {type(camp).__name__}"
+        )
     unknown = [k for k in camp if k not in SHEET_KEYS]
     if unknown:
-        raise ValueError(f"unknown campaign keys {sorted(map(str, unknown))}; "
-                         f"accepted: {list(SHEET_KEYS)}")
+        raise ValueError(
+            f"unknown campaign keys {sorted(map(str, unknown))}; accepted: {list(SHEET_KEYS)}"
+        )
     T = content.tables
     xp = _int("xp", camp.get("xp", 0), 0, XP_MAX)
     # benefits: circles filled, at most the benefit's circles for the table size
@@ -139,16 +150,21 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
         hi = max(int(T.be_circles[b, n - 1]) for n in seats_for_circles)
         out_ben[b] = _int(f"benefits[{b}] ({content.benefit_names[b]})", v, 0, hi)
     # achievements: 3 x 4 flags
-    ach = _list("achievements", camp.get("achievements", [[0] * C.ACH_PER_FLOOR] * C.NFLOOR),
-                exactly=C.NFLOOR)
+    ach = _list(
+        "achievements",
+        camp.get("achievements", [[0] * C.ACH_PER_FLOOR] * C.NFLOOR),
+        exactly=C.NFLOOR,
+    )
     out_ach = []
     for f, row in enumerate(ach):
         row = _list(f"achievements[{f}]", row, exactly=C.ACH_PER_FLOOR)
         flags = []
         for j, v in enumerate(row):
             if not (isinstance(v, (bool, np.bool_)) or _is_int(v)) or int(v) not in (0, 1):
-                raise _bad(f"achievements[{f}][{j}]", f"must be a flag (0, 1, False or True), "
-                                                      f"got {type(v).__name__} {v!r}")
+                raise _bad(
+                    f"achievements[{f}][{j}]",
+                    f"must be a flag (0, 1, False or True), got {type(v).__name__} {v!r}",
+                )
             flags.append(int(v))
         out_ach.append(flags)
     # decks: per seat a deck list; each physical card in one place
@@ -168,8 +184,8 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
 
         def eligible(i, cr=cr):
             return int(T.c_crawler[i]) in (-1, cr)
-        eligible.why = (f"a starting or character card of another crawler (seat {p} plays "
-                        f"{crname})")
+
+        eligible.why = f"a starting or character card of another crawler (seat {p} plays {crname})"
         ids = [-1] * len(deck)
         for k, card in enumerate(deck):
             i = _resolve(f"decks[{p}][{k}]", card, names, "core card", eligible, used, pending)
@@ -188,6 +204,7 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
 
     def any_upgrade(i):
         return True
+
     taken: dict = {}
     for p, lst in enumerate(ups):
         lst = _list(f"upgrades[{p}]", lst, most=2 * C.CAMP_DECK)
@@ -197,8 +214,11 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
             f = f"upgrades[{p}][{j}]"
             pair = _list(f, pair, exactly=2)
             if n == 0:
-                raise _bad(f, f"upgrades a deck entry of seat {p}, which has no deck list "
-                              f"(decks[{p}] is empty or missing)")
+                raise _bad(
+                    f,
+                    f"upgrades a deck entry of seat {p}, which has no deck list "
+                    f"(decks[{p}] is empty or missing)",
+                )
             k = _int(f + "[0] (deck entry)", pair[0], 0, n - 1)
             u = _resolve(f + "[1]", pair[1], unames, "upgrade", any_upgrade, uused, pending)
             row = [k, u]
@@ -213,20 +233,40 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
             c = out_decks[p][k]
             cut = int(T.u_cutout[u])
             if (p, k, cut) in taken:
-                raise _bad(f, f"puts {unames[u]!r} in the {_CUT[cut]} cutout of deck entry {k}, "
-                              f"which {taken[p, k, cut]} already fills")
+                raise _bad(
+                    f,
+                    f"puts {unames[u]!r} in the {_CUT[cut]} cutout of deck entry {k}, "
+                    f"which {taken[p, k, cut]} already fills",
+                )
             taken[p, k, cut] = f
             req = int(T.u_req[u])
             typ = int(T.c_type[c])
             if (req == 1 and typ != C.TACTIC) or (req == 2 and typ != C.ALLY):
-                raise _bad(f, f"puts {unames[u]!r} (needs {_TYPE[req - 1]}) on deck entry {k} "
-                              f"{names[c]!r}, {_TYPE[typ]}")
-    return {"xp": xp, "benefits": out_ben, "achievements": out_ach, "decks": out_decks,
-            "upgrades": [[tuple(r) for r in rows] for rows in out_ups]}
+                raise _bad(
+                    f,
+                    f"puts {unames[u]!r} (needs {_TYPE[req - 1]}) on deck entry {k} "
+                    f"{names[c]!r}, {_TYPE[typ]}",
+                )
+    return {
+        "xp": xp,
+        "benefits": out_ben,
+        "achievements": out_ach,
+        "decks": out_decks,
+        "upgrades": [[tuple(r) for r in rows] for rows in out_ups],
+    }
 
 
-def make_config(floor=1, difficulty="normal", mode="arcade", crawler="Carl",
-                race=None, klass=None, campaign=None, content=None, num_players=None):
+def make_config(
+    floor=1,
+    difficulty="normal",
+    mode="arcade",
+    crawler="Carl",
+    race=None,
+    klass=None,
+    campaign=None,
+    content=None,
+    num_players=None,
+):
     """The int64 config vector.
 
     ``race`` / ``klass``: a name or id, ``"draft"`` (draw 3 and choose, the
@@ -242,6 +282,7 @@ def make_config(floor=1, difficulty="normal", mode="arcade", crawler="Carl",
     seats as the sheet has decks).
     """
     from .content import default_content
+
     cc = default_content() if content is None else content
     if isinstance(floor, bool) or floor not in (1, 2, 3):
         raise ValueError(f"floor must be 1, 2 or 3, got {floor!r}")
@@ -252,19 +293,21 @@ def make_config(floor=1, difficulty="normal", mode="arcade", crawler="Carl",
     c[C.CFG_MODE] = m
     c[C.CFG_CRAWLER] = _choice("crawler", crawler, cc.crawler_names)
     default = "draft" if m == C.M_ARCADE else "none"
-    for key, val, names, base in (("race", race, cc.race_names, C.CFG_RACE0),
-                                  ("klass", klass, cc.class_names, C.CFG_CLASS0)):
+    for key, val, names, base in (
+        ("race", race, cc.race_names, C.CFG_RACE0),
+        ("klass", klass, cc.class_names, C.CFG_CLASS0),
+    ):
         val = default if val is None else val
         pair = val if isinstance(val, (list, tuple)) else (val, val)
         if len(pair) != 2:
             raise ValueError(f"{key} takes one value or a pair, got {val!r}")
         for p in range(2):
             c[base + p] = _rc(key, pair[p], names, cc)
-    c[C.CFG_DECK0:] = -1
+    c[C.CFG_DECK0 :] = -1
     sheet = check_campaign(campaign, cc, num_players, int(c[C.CFG_CRAWLER]))
     c[C.CFG_XP] = sheet["xp"]
-    c[C.CFG_BEN0:C.CFG_BEN0 + len(sheet["benefits"])] = sheet["benefits"]
-    c[C.CFG_ACH0:C.CFG_ACH0 + C.NFLOOR * C.ACH_PER_FLOOR] = np.ravel(sheet["achievements"])
+    c[C.CFG_BEN0 : C.CFG_BEN0 + len(sheet["benefits"])] = sheet["benefits"]
+    c[C.CFG_ACH0 : C.CFG_ACH0 + C.NFLOOR * C.ACH_PER_FLOOR] = np.ravel(sheet["achievements"])
     for p, deck in enumerate(sheet["decks"]):
         for k, core in enumerate(deck):
             c[C.CFG_DECK0 + p * C.CAMP_DECK + k] = core

@@ -16,6 +16,7 @@ sides 0..21 are the starting threats (Carl's 11 then Donut's 11), 22..75 the
 threats, 76..92 the bosses. A sleeve is named by its threat side, so sleeve
 ids equal threat ids; 93 and 94 are the two stairs cards.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.authoring.content import (Ctx, check_fields, check_folder, load_toml, read_int, read_str,
-                            tables_digest, tables_record)
+from ..core.authoring.content import (
+    Ctx,
+    check_fields,
+    check_folder,
+    load_toml,
+    read_int,
+    read_str,
+    tables_digest,
+    tables_record,
+)
 from ..core.errors import ContentError
 from . import consts as C
 
@@ -35,23 +44,74 @@ FILES = ("cores", "threats", "bosses", "quests", "upgrades", "crawlers", "floors
 GROUPS = ("carl", "donut", "floor1", "floor2", "floor3", "extra", "boss")
 G_CARL, G_DONUT, G_FLOOR1, G_FLOOR2, G_FLOOR3, G_EXTRA, G_BOSS = range(7)
 CK_LEVELLED, CK_STARTING, CK_CHARACTER = 0, 1, 2
-SIMPLE_OPS = ("gold", "ap", "health", "mana", "train")   # bonus / flip / setup
+SIMPLE_OPS = ("gold", "ap", "health", "mana", "train")  # bonus / flip / setup
 
 TABLE_FIELDS = (
-    "c_level", "c_cost", "c_stat", "c_type", "c_crawler", "c_kind", "c_tough",
-    "c_strike", "c_play", "c_exh", "c_nexh",
-    "t_atk", "t_def", "t_datk", "t_ddef", "t_kw", "t_bonus", "t_group",
-    "t_boss_kind", "t_xp",
-    "start_core", "start_threat",
-    "q_quest", "q_part", "q_req", "q_n", "q_boss", "q_active", "q_xp",
-    "quest_first", "quest_nparts", "n_quests",
-    "u_cutout", "u_cost", "u_req", "u_dstat", "u_disc", "u_ops", "u_ap",
-    "u_tough", "u_atk", "u_def", "u_kw",
-    "r_gold", "r_health", "r_mana", "r_setup", "k_mod", "k_n",
-    "cr_race", "cr_class",
-    "tr_len", "tr_level", "tr_border", "tr_effect", "tr_trig", "tr_need",
-    "ach_kind", "ach_n", "ach_xp",
-    "be_kind", "be_n", "be_xp", "be_circles", "n_benefits",
+    "c_level",
+    "c_cost",
+    "c_stat",
+    "c_type",
+    "c_crawler",
+    "c_kind",
+    "c_tough",
+    "c_strike",
+    "c_play",
+    "c_exh",
+    "c_nexh",
+    "t_atk",
+    "t_def",
+    "t_datk",
+    "t_ddef",
+    "t_kw",
+    "t_bonus",
+    "t_group",
+    "t_boss_kind",
+    "t_xp",
+    "start_core",
+    "start_threat",
+    "q_quest",
+    "q_part",
+    "q_req",
+    "q_n",
+    "q_boss",
+    "q_active",
+    "q_xp",
+    "quest_first",
+    "quest_nparts",
+    "n_quests",
+    "u_cutout",
+    "u_cost",
+    "u_req",
+    "u_dstat",
+    "u_disc",
+    "u_ops",
+    "u_ap",
+    "u_tough",
+    "u_atk",
+    "u_def",
+    "u_kw",
+    "r_gold",
+    "r_health",
+    "r_mana",
+    "r_setup",
+    "k_mod",
+    "k_n",
+    "cr_race",
+    "cr_class",
+    "tr_len",
+    "tr_level",
+    "tr_border",
+    "tr_effect",
+    "tr_trig",
+    "tr_need",
+    "ach_kind",
+    "ach_n",
+    "ach_xp",
+    "be_kind",
+    "be_n",
+    "be_xp",
+    "be_circles",
+    "n_benefits",
 )
 #: tables derived from the ones above by the encoder (``feature_tables``):
 #: each core's and each upgrade's fixed observation features and the danger
@@ -67,18 +127,18 @@ _BaseTables = namedtuple("_BaseTables", TABLE_FIELDS)
 @dataclass
 class DCCContent:
     tables: Tables
-    record: np.ndarray          # ONE structured record; kernels get record[0]
+    record: np.ndarray  # ONE structured record; kernels get record[0]
     folder: str
     digest: str
     core_names: tuple
     threat_names: tuple
-    quest_names: tuple          # per quest card: "quest: part name"
-    quest_titles: tuple         # per quest
+    quest_names: tuple  # per quest card: "quest: part name"
+    quest_titles: tuple  # per quest
     upgrade_names: tuple
     race_names: tuple
     class_names: tuple
     crawler_names: tuple
-    achievement_names: tuple    # per floor, per slot: flat list floor-major
+    achievement_names: tuple  # per floor, per slot: flat list floor-major
     benefit_names: tuple
 
 
@@ -198,8 +258,18 @@ class _Compiler:
         ctx = Ctx("cores")
         raw = self.raw["cores"]
         check_fields(ctx, raw, {"starting", "characters", "levelled"})
-        keys = {"name", "level", "cost", "stat", "type", "count", "crawler", "play", "exhaust",
-                "tough"}
+        keys = {
+            "name",
+            "level",
+            "cost",
+            "stat",
+            "type",
+            "count",
+            "crawler",
+            "play",
+            "exhaust",
+            "tough",
+        }
         lev = _expand(ctx, raw.get("levelled"), "levelled", keys)
         # sort key only: a level that is not an int is refused by read_int below
         lev = sorted(enumerate(lev), key=lambda ie: (_sort_level(ie[1].get("level")), ie[0]))
@@ -207,19 +277,32 @@ class _Compiler:
         start = _expand(ctx, raw.get("starting"), "starting", keys)
         chars = _expand(ctx, raw.get("characters"), "characters", keys)
         if len(lev) != C.NCORE_LEVELED:
-            ctx.err("levelled", f"needs {C.NCORE_LEVELED} cards (counts included), found {len(lev)}")
+            ctx.err(
+                "levelled", f"needs {C.NCORE_LEVELED} cards (counts included), found {len(lev)}"
+            )
         if len(start) != 16:
             ctx.err("starting", f"needs 16 cards (8 per crawler), found {len(start)}")
         if len(chars) != 6:
             ctx.err("characters", f"needs 6 cards (3 per crawler), found {len(chars)}")
-        order = ([(e, CK_LEVELLED) for e in lev]
-                 + [(e, CK_STARTING) for e in start if e.get("crawler") == "carl"]
-                 + [(e, CK_STARTING) for e in start if e.get("crawler") != "carl"]
-                 + [(e, CK_CHARACTER) for e in chars if e.get("crawler") == "carl"]
-                 + [(e, CK_CHARACTER) for e in chars if e.get("crawler") != "carl"])
+        order = (
+            [(e, CK_LEVELLED) for e in lev]
+            + [(e, CK_STARTING) for e in start if e.get("crawler") == "carl"]
+            + [(e, CK_STARTING) for e in start if e.get("crawler") != "carl"]
+            + [(e, CK_CHARACTER) for e in chars if e.get("crawler") == "carl"]
+            + [(e, CK_CHARACTER) for e in chars if e.get("crawler") != "carl"]
+        )
         n = C.NCORE
-        for k in ("c_level", "c_cost", "c_stat", "c_type", "c_crawler", "c_kind",
-                  "c_tough", "c_strike", "c_nexh"):
+        for k in (
+            "c_level",
+            "c_cost",
+            "c_stat",
+            "c_type",
+            "c_crawler",
+            "c_kind",
+            "c_tough",
+            "c_strike",
+            "c_nexh",
+        ):
             t[k] = np.zeros(n, np.int8)
         t["c_play"] = np.zeros((n, C.CARD_OPS, C.OPW), np.int16)
         t["c_exh"] = np.zeros((n, C.NEXH, C.CARD_OPS, C.OPW), np.int16)
@@ -274,19 +357,31 @@ class _Compiler:
         # D-01: every core deck must feed a 2-player draft from one level (4 cards)
         for lv in range(1, 7):
             if per_level[lv] < 2 * C.DRAFT_DUO:
-                ctx.err("levelled", f"level {lv} has {per_level[lv]} cards; at least "
-                                    f"{2 * C.DRAFT_DUO} are needed for the draft")
+                ctx.err(
+                    "levelled",
+                    f"level {lv} has {per_level[lv]} cards; at least "
+                    f"{2 * C.DRAFT_DUO} are needed for the draft",
+                )
             if per_level[lv] > C.CDECK_CAP:
                 ctx.err("levelled", f"level {lv} has {per_level[lv]} cards (at most {C.CDECK_CAP})")
         for cr in range(2):
-            s = sum(1 for (e, k) in order if k == CK_STARTING and
-                    (e.get("crawler") == "carl") == (cr == 0))
-            c = sum(1 for (e, k) in order if k == CK_CHARACTER and
-                    (e.get("crawler") == "carl") == (cr == 0))
+            s = sum(
+                1
+                for (e, k) in order
+                if k == CK_STARTING and (e.get("crawler") == "carl") == (cr == 0)
+            )
+            c = sum(
+                1
+                for (e, k) in order
+                if k == CK_CHARACTER and (e.get("crawler") == "carl") == (cr == 0)
+            )
             if s != 8 or c != 3:
-                ctx.err("crawler", f"each crawler needs 8 starting and 3 character cards "
-                                   f"({('carl', 'donut')[cr]}: {s} and {c})")
-        strikes = [int(t["c_strike"][100 + 8 * cr:108 + 8 * cr].sum()) for cr in range(2)]
+                ctx.err(
+                    "crawler",
+                    f"each crawler needs 8 starting and 3 character cards "
+                    f"({('carl', 'donut')[cr]}: {s} and {c})",
+                )
+        strikes = [int(t["c_strike"][100 + 8 * cr : 108 + 8 * cr].sum()) for cr in range(2)]
         if strikes != [6, 6]:
             ctx.err("starting", f"each crawler needs 6 Strike cards, found {strikes}")
         names["core"] = tuple(cname)
@@ -309,31 +404,39 @@ class _Compiler:
             ctx.err("threats", f"needs {C.NFLOOR_THREAT} threats, found {len(thr)}")
         if len(boss) != C.NBOSS:
             bctx.err("bosses", f"needs {C.NBOSS} bosses, found {len(boss)}")
-        start = ([e for e in start if e.get("group") == "carl"]
-                 + [e for e in start if e.get("group") != "carl"])
+        start = [e for e in start if e.get("group") == "carl"] + [
+            e for e in start if e.get("group") != "carl"
+        ]
         n = C.NTHREAT
-        for k in ("t_atk", "t_def", "t_datk", "t_ddef", "t_kw", "t_group",
-                  "t_boss_kind", "t_xp"):
+        for k in ("t_atk", "t_def", "t_datk", "t_ddef", "t_kw", "t_group", "t_boss_kind", "t_xp"):
             t[k] = np.zeros(n, np.int8)
         t["t_boss_kind"][:] = -1
         t["t_bonus"] = np.zeros((n, C.BONUS_OPS, C.OPW), np.int16)
         tname = []
-        rows = ([(e, ctx, "start") for e in start] + [(e, ctx, "threat") for e in thr]
-                + [(e, bctx, "boss") for e in boss])
+        rows = (
+            [(e, ctx, "start") for e in start]
+            + [(e, ctx, "threat") for e in thr]
+            + [(e, bctx, "boss") for e in boss]
+        )
         for i, (e, cx, kind) in enumerate(rows):
             cx.card = e.get("name", f"#{i}")
             if kind == "boss":
                 check_fields(cx, e, base | {"kind", "xp", "flip"})
                 t["t_group"][i] = G_BOSS
                 t["t_boss_kind"][i] = C.BOSS_KIND_NAMES.index(
-                    read_str(cx, e, "kind", C.BOSS_KIND_NAMES))
+                    read_str(cx, e, "kind", C.BOSS_KIND_NAMES)
+                )
                 t["t_xp"][i] = read_int(cx, e, "xp", lo=0, hi=20)
                 t["t_bonus"][i], nf = _ops(cx, e.get("flip"), "flip", C.BONUS_OPS, simple=True)
                 if nf == 0:
                     cx.err("flip", "a boss needs a flip side (at least one op)")
             else:
                 check_fields(cx, e, base | {"group", "bonus"})
-                allowed = ("carl", "donut") if kind == "start" else ("floor1", "floor2", "floor3", "extra")
+                allowed = (
+                    ("carl", "donut")
+                    if kind == "start"
+                    else ("floor1", "floor2", "floor3", "extra")
+                )
                 t["t_group"][i] = GROUPS.index(read_str(cx, e, "group", allowed))
                 t["t_bonus"][i], _ = _ops(cx, e.get("bonus"), "bonus", C.BONUS_OPS, simple=True)
             t["t_atk"][i] = read_int(cx, e, "atk", lo=0, hi=9)
@@ -346,7 +449,10 @@ class _Compiler:
             if kind != "boss" and kw & C.KW_LOOMING:
                 cx.err("kw", "only bosses are Looming in this content")
             t["t_kw"][i] = kw
-            if int(t["t_atk"][i]) + int(t["t_def"][i]) + int(t["t_datk"][i]) + int(t["t_ddef"][i]) < 1:
+            if (
+                int(t["t_atk"][i]) + int(t["t_def"][i]) + int(t["t_datk"][i]) + int(t["t_ddef"][i])
+                < 1
+            ):
                 cx.err("atk", "a threat needs a health of at least 1")
             tname.append(read_str(cx, e, "name"))
             cx.card = None
@@ -355,13 +461,17 @@ class _Compiler:
             if len(idx) != 11:
                 ctx.err("starting", f"{cr} needs 11 starting threats, found {len(idx)}")
             fast = sum(1 for i in idx if t["t_kw"][i] & C.KW_FAST)
-            if fast > 4:   # D-04: setup must reach 3 non-Fast plus an on-deck card
+            if fast > 4:  # D-04: setup must reach 3 non-Fast plus an on-deck card
                 ctx.err("starting", f"{cr} has {fast} Fast starting threats (at most 4)")
         for g in (G_FLOOR1, G_FLOOR2, G_FLOOR3, G_EXTRA):
             if not (t["t_group"] == g).any():
                 ctx.err("threats", f"group {GROUPS[g]} is empty")
-        for k, need in ((C.BK_NEIGHBORHOOD, 2), (C.BK_BOROUGH, 1), (C.BK_FLOOR2, 3),
-                        (C.BK_QUEST, 1)):
+        for k, need in (
+            (C.BK_NEIGHBORHOOD, 2),
+            (C.BK_BOROUGH, 1),
+            (C.BK_FLOOR2, 3),
+            (C.BK_QUEST, 1),
+        ):
             if (t["t_boss_kind"] == k).sum() < need:
                 bctx.err("bosses", f"needs at least {need} {C.BOSS_KIND_NAMES[k]} bosses")
         names["threat"] = tuple(tname)
@@ -385,8 +495,11 @@ class _Compiler:
         check_fields(ctx, raw, {"quests"})
         qs = raw.get("quests")
         if not isinstance(qs, list) or len(qs) != C.NQUEST_CARD:
-            ctx.err("quests", f"needs {C.NQUEST_CARD} quest cards, found "
-                              f"{len(qs) if isinstance(qs, list) else 0}")
+            ctx.err(
+                "quests",
+                f"needs {C.NQUEST_CARD} quest cards, found "
+                f"{len(qs) if isinstance(qs, list) else 0}",
+            )
         n = C.NQUEST_CARD
         for k in ("q_quest", "q_part", "q_req", "q_n", "q_boss", "q_active", "q_xp"):
             t[k] = np.zeros(n, np.int8)
@@ -423,7 +536,9 @@ class _Compiler:
             t["q_req"][i] = req
             t["q_n"][i] = nn
             t["q_boss"][i] = boss
-            t["q_active"][i] = C.QACTIVE_NAMES.index(read_str(ctx, e, "active", C.QACTIVE_NAMES, "none"))
+            t["q_active"][i] = C.QACTIVE_NAMES.index(
+                read_str(ctx, e, "active", C.QACTIVE_NAMES, "none")
+            )
             t["q_xp"][i] = read_int(ctx, e, "xp", default=0, lo=0, hi=20)
             qnames.append(f"{title}: {read_str(ctx, e, 'name')}")
         ctx.card = None
@@ -451,25 +566,54 @@ class _Compiler:
         ctx = Ctx("upgrades")
         raw = self.raw["upgrades"]
         check_fields(ctx, raw, {"upgrades"})
-        ukeys = {"name", "cutout", "cost", "req", "discount_stat", "discount", "count", "ops",
-                 "ap", "tough", "atk", "def", "kw"}
+        ukeys = {
+            "name",
+            "cutout",
+            "cost",
+            "req",
+            "discount_stat",
+            "discount",
+            "count",
+            "ops",
+            "ap",
+            "tough",
+            "atk",
+            "def",
+            "kw",
+        }
         ups = _expand(ctx, raw.get("upgrades"), "upgrades", ukeys)
         if len(ups) != C.NUPGRADE:
             ctx.err("upgrades", f"needs {C.NUPGRADE} upgrades, found {len(ups)}")
         n = C.NUPGRADE
-        for k in ("u_cutout", "u_cost", "u_req", "u_dstat", "u_disc", "u_ap",
-                  "u_tough", "u_atk", "u_def", "u_kw"):
+        for k in (
+            "u_cutout",
+            "u_cost",
+            "u_req",
+            "u_dstat",
+            "u_disc",
+            "u_ap",
+            "u_tough",
+            "u_atk",
+            "u_def",
+            "u_kw",
+        ):
             t[k] = np.zeros(n, np.int8)
         t["u_ops"] = np.zeros((n, C.UPG_OPS, C.OPW), np.int16)
         un = []
         for i, e in enumerate(ups):
             ctx.card = e.get("name", f"#{i}")
             check_fields(ctx, e, ukeys)
-            t["u_cutout"][i] = ("top", "bottom").index(read_str(ctx, e, "cutout", ("top", "bottom")))
+            t["u_cutout"][i] = ("top", "bottom").index(
+                read_str(ctx, e, "cutout", ("top", "bottom"))
+            )
             t["u_cost"][i] = read_int(ctx, e, "cost", lo=0, hi=20)
-            t["u_req"][i] = ("any", "tactic", "ally").index(read_str(ctx, e, "req", ("any", "tactic", "ally"), "any"))
+            t["u_req"][i] = ("any", "tactic", "ally").index(
+                read_str(ctx, e, "req", ("any", "tactic", "ally"), "any")
+            )
             if "discount_stat" in e:
-                t["u_dstat"][i] = C.STAT_NAMES.index(read_str(ctx, e, "discount_stat", C.STAT_NAMES))
+                t["u_dstat"][i] = C.STAT_NAMES.index(
+                    read_str(ctx, e, "discount_stat", C.STAT_NAMES)
+                )
                 t["u_disc"][i] = read_int(ctx, e, "discount", lo=1, hi=int(t["u_cost"][i]))
             else:
                 t["u_dstat"][i] = -1
@@ -500,8 +644,11 @@ class _Compiler:
         races = raw.get("races")
         classes = raw.get("classes")
         crawlers = raw.get("crawlers")
-        for key, lst, n in (("races", races, C.NRACE), ("classes", classes, C.NCLASS),
-                            ("crawlers", crawlers, C.NCRAWLER)):
+        for key, lst, n in (
+            ("races", races, C.NRACE),
+            ("classes", classes, C.NCLASS),
+            ("crawlers", crawlers, C.NCRAWLER),
+        ):
             if not isinstance(lst, list) or len(lst) != n:
                 ctx.err(key, f"needs {n} entries")
         t["r_gold"] = np.zeros(C.NRACE, np.int8)
@@ -600,7 +747,7 @@ class _Compiler:
             t["tr_level"][f, m, sk] = 5
             t["tr_len"][f, m] = sk + 1
             cnt = [sum(1 for s in range(sk) if t["tr_border"][f, m, s] == b) for b in (1, 2, 3)]
-            if not cnt[0] < cnt[1] < cnt[2]:   # D-10 guidance: harder = faster
+            if not cnt[0] < cnt[1] < cnt[2]:  # D-10 guidance: harder = faster
                 ctx.err("spaces", f"needs fewer green than yellow than red spaces, found {cnt}")
             trig = e.get("triggers", [])
             if not isinstance(trig, list) or len(trig) > C.MAX_TRIG:
@@ -622,7 +769,7 @@ class _Compiler:
             need = e.get("need", {})
             if not isinstance(need, dict):
                 ctx.err("need", "must be a table")
-            for k, v in need.items():
+            for k, _v in need.items():
                 keys = C.BOSS_KIND_NAMES[:3] + ("quests",)
                 if k not in keys:
                     ctx.err(f"need.{k}", f"unknown (known: {', '.join(keys)})")
@@ -664,12 +811,17 @@ class _Compiler:
             _table_entry(ctx, e, i, "benefits")
             check_fields(ctx, e, {"name", "kind", "n", "xp", "circles"})
             bn.append(read_str(ctx, e, "name"))
-            t["be_kind"][i] = C.BENEFIT_KIND_NAMES.index(read_str(ctx, e, "kind", C.BENEFIT_KIND_NAMES))
+            t["be_kind"][i] = C.BENEFIT_KIND_NAMES.index(
+                read_str(ctx, e, "kind", C.BENEFIT_KIND_NAMES)
+            )
             t["be_n"][i] = read_int(ctx, e, "n", lo=1, hi=5)
             t["be_xp"][i] = read_int(ctx, e, "xp", lo=1, hi=50)
             c = e.get("circles")
-            if (not isinstance(c, list) or len(c) != 2
-                    or any(isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 5 for x in c)):
+            if (
+                not isinstance(c, list)
+                or len(c) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 5 for x in c)
+            ):
                 ctx.err("circles", "must be [solo, two players], each 1..5")
             t["be_circles"][i] = c
         ctx.card = None
@@ -684,23 +836,33 @@ def load_content(folder=None) -> DCCContent:
     base, names = _Compiler(folder).compile()
     tables = _derive(base)
     return DCCContent(
-        tables=tables, record=tables_record(tables), folder=folder,
-        digest=tables_digest(base), core_names=names["core"],
-        threat_names=names["threat"], quest_names=names["quest"],
-        quest_titles=names["quest_title"], upgrade_names=names["upgrade"],
-        race_names=names["race"], class_names=names["class"],
-        crawler_names=names["crawler"], achievement_names=names["achievement"],
-        benefit_names=names["benefit"])
+        tables=tables,
+        record=tables_record(tables),
+        folder=folder,
+        digest=tables_digest(base),
+        core_names=names["core"],
+        threat_names=names["threat"],
+        quest_names=names["quest"],
+        quest_titles=names["quest_title"],
+        upgrade_names=names["upgrade"],
+        race_names=names["race"],
+        class_names=names["class"],
+        crawler_names=names["crawler"],
+        achievement_names=names["achievement"],
+        benefit_names=names["benefit"],
+    )
 
 
 def _derive(base) -> Tables:
     """The full tables: ``base`` plus the encoder's derived feature tables
     (``DERIVED_FIELDS``), computed by the encoder's own per-card functions."""
     from ...encoders import dcc_unstoppable as enc
+
     c_feat = np.zeros((C.NCORE, enc.CORE_F), np.float32)
     u_feat = np.zeros((C.NUPGRADE, enc.UPG_F), np.float32)
-    tr_feat = np.zeros((C.NFLOOR, len(C.MODES), len(C.DIFFICULTIES), C.TRACK_MAX, enc.TRACK_F),
-                       np.float32)
+    tr_feat = np.zeros(
+        (C.NFLOOR, len(C.MODES), len(C.DIFFICULTIES), C.TRACK_MAX, enc.TRACK_F), np.float32
+    )
     derived = dict(c_feat=c_feat, u_feat=u_feat, tr_feat=tr_feat)
     scratch = tables_record(Tables(**base._asdict(), **{k: v.copy() for k, v in derived.items()}))
     # a record view: its fields read as attributes in the interpreter too (NUMBA_DISABLE_JIT)

@@ -1,5 +1,6 @@
 """Dungeon Crawler Carl: Unstoppable in the suite: the one declaration every layer reads
 (:mod:`dungeonrl.envs.catalog`)."""
+
 from ..catalog import GameEntry
 
 GAME = GameEntry(

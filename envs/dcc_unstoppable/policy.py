@@ -15,6 +15,7 @@ the main target). Optional costs are paid, optional eliminations and market
 refreshes declined. ``prng`` breaks no ties here (the heuristic is
 deterministic); it is accepted for the engine's contract.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -93,7 +94,7 @@ def pick_target(st, T, mask, n):
                 else:
                     v = -50.0 - left
             elif boss:
-                v = 30.0 + atk - 0.1 * left      # an awake boss: finish it
+                v = 30.0 + atk - 0.1 * left  # an awake boss: finish it
             elif t == C.ONDECK:
                 v = 1.0 - left
             else:

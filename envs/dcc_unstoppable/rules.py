@@ -19,6 +19,7 @@ Flow of one game (README "Design" has the full story):
 All chance goes through ``dungeonrl.envs.core.kernel.chance`` (shuffles of the core,
 threat, upgrade and player decks, random boss and race/class draws).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..core.kernel import chance
 from ..core.kernel.jit import JIT
 from . import consts as C
 
-BOSS0 = C.NTHREAT - C.NBOSS      # first boss threat id
+BOSS0 = C.NTHREAT - C.NBOSS  # first boss threat id
 
 
 # =============================================================================
@@ -449,7 +450,7 @@ def enter_boss(st, T, b, p):
     st.sl_core[b] = -1
     st.sl_dmg[b] = 0
     st.sl_loom[b] = 1 if (T.t_kw[b] & C.KW_LOOMING) else 0
-    st.sl_seen[b] = 1        # bosses are known cards (the dungeon deck is public)
+    st.sl_seen[b] = 1  # bosses are known cards (the dungeon deck is public)
 
 
 @njit(**JIT)
@@ -506,10 +507,10 @@ def level_up(st, T, p, rew):
         elif do == C.TR_QUEST:
             start_quest(st, T, p)
     if had_stairs or (stairs and st.sl_zone[C.STAIRS0 + p] == C.Z_BOX):
-        put_deck_bottom(st, C.STAIRS0 + p, p)    # after every shuffle
+        put_deck_bottom(st, C.STAIRS0 + p, p)  # after every shuffle
         st.sl_seen[C.STAIRS0 + p] = 1
     reveal_top(st, p)
-    if st.cfg_difficulty == C.D_UNBEATABLE and lv >= 3:   # DCC-212, A-43
+    if st.cfg_difficulty == C.D_UNBEATABLE and lv >= 3:  # DCC-212, A-43
         advance_danger(st, T, rew)
 
 
@@ -523,8 +524,9 @@ def check_levelups(st, T, rew):
     """Main-phase level up (DCC-227, A-23): empty deck and no active threat."""
     for p in range(st.num_players):
         guard = 0
-        while (st.outcome == 0 and may_level(st, p)
-               and active_count(st, T, p, True) == 0 and guard < 8):
+        while (
+            st.outcome == 0 and may_level(st, p) and active_count(st, T, p, True) == 0 and guard < 8
+        ):
             level_up(st, T, p, rew)
             guard += 1
 
@@ -674,9 +676,12 @@ def check_achievements(st, T):
 @njit(**JIT)
 def owned_sleeve(st, s, p):
     z = st.sl_zone[s]
-    return (st.sl_owner[s] == p and st.sl_core[s] >= 0 and not is_stairs(s)
-            and (z == C.Z_DECK or z == C.Z_HAND or z == C.Z_DISCARD
-                 or z == C.Z_BATTLE or z == C.Z_PLAY))
+    return (
+        st.sl_owner[s] == p
+        and st.sl_core[s] >= 0
+        and not is_stairs(s)
+        and (z == C.Z_DECK or z == C.Z_HAND or z == C.Z_DISCARD or z == C.Z_BATTLE or z == C.Z_PLAY)
+    )
 
 
 @njit(**JIT)
@@ -702,7 +707,7 @@ def end_extras(st, T):
         for b in range(C.NSTAT):
             if stats & (1 << b):
                 nst += 1
-        if nst >= 6:          # unreachable with 5 stat symbols (A-24, README)
+        if nst >= 6:  # unreachable with 5 stat symbols (A-24, README)
             st.extra[C.EX_STRANGER] = 1
         if worth >= 50:
             st.extra[C.EX_PRENEUR] = 1
@@ -935,8 +940,7 @@ def refresh_target_ok(st, T, p, k):
     if k >= st.play_n[p]:
         return False
     s = st.play[p, k]
-    return (T.c_type[st.sl_core[s]] == C.ALLY and st.sl_exh[s] == 1
-            and s != st.pend_src)
+    return T.c_type[st.sl_core[s]] == C.ALLY and st.sl_exh[s] == 1 and s != st.pend_src
 
 
 @njit(**JIT)
@@ -1006,11 +1010,11 @@ def run_pending(st, T, rew):
         code = op[0]
         n = op_amount(st, T, p, op)
         if n <= 0:
-            st.pend_i += 1        # a failed Level/Focus/Unite condition, or X = 0
+            st.pend_i += 1  # a failed Level/Focus/Unite condition, or X = 0
             continue
         spell = op[3] == C.CD_SPELL
         if spell and st.mana[p] < op[4]:
-            st.pend_i += 1        # DCC-359: cannot pay, forfeited
+            st.pend_i += 1  # DCC-359: cannot pay, forfeited
             continue
         st.actor = p
         if code == C.OP_DAMAGE:
@@ -1072,8 +1076,13 @@ def start_turn(st, T, rew):
         if not seat_active(st, p):
             continue
         # Upkeep (DCC-117..122)
-        st.mana[p] = min(C.MANA_CAP, st.mana[p] + C.UPKEEP_MANA + has_mod(st, T, p, C.CM_UPKEEP_MANA)
-                         + (1 if qa == C.QA_UPKEEP_MANA else 0))
+        st.mana[p] = min(
+            C.MANA_CAP,
+            st.mana[p]
+            + C.UPKEEP_MANA
+            + has_mod(st, T, p, C.CM_UPKEEP_MANA)
+            + (1 if qa == C.QA_UPKEEP_MANA else 0),
+        )
         st.ap[p] = min(C.AP_CAP, st.ap[p] + C.UPKEEP_AP)
         for i in range(st.play_n[p]):
             st.sl_exh[st.play[p, i]] = 0
@@ -1145,7 +1154,7 @@ def start_draft(st, T, rew):
                 st.reveal_set[i] = p
                 i += 1
     if i == 0 or st.tdeck_n == 0 or nact == 0:
-        end_draft(st, T, rew)      # D-18: nothing to draft
+        end_draft(st, T, rew)  # D-18: nothing to draft
         return
     st.phase = C.PH_DRAFT
     st.draft_seat = 0 if seat_active(st, 0) else 1
@@ -1249,7 +1258,7 @@ def end_draft(st, T, rew):
                 continue
             lv = T.c_level[c]
             if st.tdeck_n == 0:
-                core_to_bottom(st, c, lv)        # D-18: no threat left
+                core_to_bottom(st, c, lv)  # D-18: no threat left
             else:
                 st.tdeck_n -= 1
                 s = st.tdeck[st.tdeck_n]
@@ -1262,7 +1271,7 @@ def end_draft(st, T, rew):
                 put(st, s, C.Z_HAND, p)
             st.draft_keep[p, k] = -1
         if seat_active(st, p):
-            st.small[p] = min(st.level[p], C.MAX_LEVEL_DECK)   # DCC-128
+            st.small[p] = min(st.level[p], C.MAX_LEVEL_DECK)  # DCC-128
     start_main(st, T)
 
 
@@ -1329,9 +1338,9 @@ def end_main(st, T, rew):
         if st.descended[p] == 0:
             alldown = False
     if alldown:
-        finish(st, T, C.O_WIN, rew)        # DCC-004
+        finish(st, T, C.O_WIN, rew)  # DCC-004
         return
-    advance_danger(st, T, rew)              # once in total (DCC-282)
+    advance_danger(st, T, rew)  # once in total (DCC-282)
     if st.outcome != 0:
         return
     next_space_decision(st, T, rew)
@@ -1355,7 +1364,7 @@ def next_space_decision(st, T, rew):
         st.dec_player = 0 if seat_active(st, 0) else 1
         st.actor = st.dec_player
         return
-    st.dec = C.DEC_NONE          # no optional space effect is pending any more
+    st.dec = C.DEC_NONE  # no optional space effect is pending any more
     start_turn(st, T, rew)
 
 
@@ -1521,7 +1530,9 @@ def reset_row(st, T):
         used = False
         for p in range(st.num_players):
             for k in range(C.CAMP_DECK):
-                if st.camp_deck[p, k] >= 0 and (st.camp_upg[p, k, 0] == u or st.camp_upg[p, k, 1] == u):
+                if st.camp_deck[p, k] >= 0 and (
+                    st.camp_upg[p, k, 0] == u or st.camp_upg[p, k, 1] == u
+                ):
                     used = True
         if used:
             st.upg_zone[u] = 2
@@ -1542,7 +1553,9 @@ def reset_row(st, T):
     # dungeon deck: this floor's bosses (quest bosses come with their quest)
     for b in range(BOSS0, C.NTHREAT):
         k = T.t_boss_kind[b]
-        if (f == 0 and (k == C.BK_NEIGHBORHOOD or k == C.BK_BOROUGH)) or (f == 1 and k == C.BK_FLOOR2):
+        if (f == 0 and (k == C.BK_NEIGHBORHOOD or k == C.BK_BOROUGH)) or (
+            f == 1 and k == C.BK_FLOOR2
+        ):
             st.dungeon[st.dungeon_n] = b
             st.dungeon_n += 1
             st.sl_zone[b] = C.Z_DUNGEON
@@ -1731,8 +1744,12 @@ def main_can_act(st, T, p, a):
         return stairs_ready(st, T, p)
     if a == C.A_PASS:
         q = 1 - p
-        return (st.num_players == 2 and seat_active(st, q) and st.main_done[q] == 0
-                and st.passes < C.PASS_CAP)
+        return (
+            st.num_players == 2
+            and seat_active(st, q)
+            and st.main_done[q] == 0
+            and st.passes < C.PASS_CAP
+        )
     if a == C.A_END:
         return True
     return False
@@ -1833,8 +1850,13 @@ def legal_row(st, T, mask):
                         mask[C.A_EXH0 + k * C.NEXH + j] = 1
             market_legal(st, T, p, mask)
             for a in range(C.A_SPELL_DMG, C.A_END + 1):
-                if a != C.A_PLAYER0 and a != C.A_PLAYER0 + 1 and a != C.A_YES \
-                        and a != C.A_SKIP and main_can_act(st, T, p, a):
+                if (
+                    a != C.A_PLAYER0
+                    and a != C.A_PLAYER0 + 1
+                    and a != C.A_YES
+                    and a != C.A_SKIP
+                    and main_can_act(st, T, p, a)
+                ):
                     mask[a] = 1
         elif d == C.DEC_TARGET:
             for q in range(st.num_players):
@@ -1842,7 +1864,7 @@ def legal_row(st, T, mask):
                     if target_ok(st, T, q, t):
                         mask[C.A_TGT0 + q * C.TSLOTS + t] = 1
             if st.pend_src >= 0:
-                mask[C.A_SKIP] = 1     # a basic spell, once cast, is not taken back
+                mask[C.A_SKIP] = 1  # a basic spell, once cast, is not taken back
         elif d == C.DEC_PAY:
             mask[C.A_YES] = 1
             mask[C.A_SKIP] = 1
@@ -1872,7 +1894,7 @@ def legal_row(st, T, mask):
                 if T.c_type[st.sl_core[st.play[p, k]]] == C.ALLY:
                     mask[C.A_PLAY0 + k] = 1
             if mask.sum() == 0:
-                mask[C.A_SKIP] = 1     # every card is beyond the addressable slots
+                mask[C.A_SKIP] = 1  # every card is beyond the addressable slots
         elif d == C.DEC_UPGRADE:
             u = st.market[st.pend_upg]
             for h in range(min(st.hand_n[p], C.HAND_SLOTS)):
@@ -1995,7 +2017,7 @@ def apply_row(st, T, a, rew):
             st.pend_i += 1
         else:
             market_to_bottom(st, a - C.A_BUY0)
-            return                  # keep choosing
+            return  # keep choosing
     elif d == C.DEC_SACRIFICE:
         if a != C.A_SKIP:
             s = elim_target(st, p, a)
@@ -2015,7 +2037,7 @@ def apply_row(st, T, a, rew):
         st.sl_up[s, T.u_cutout[u]] = u
         st.upg_zone[u] = 2
         st.market[m] = -1
-        refill_market(st)          # DCC-165
+        refill_market(st)  # DCC-165
         st.bought = min(100, st.bought + 1)
         if st.quest >= 0 and T.q_req[T.quest_first[st.quest] + st.quest_part] == C.QR_UPGRADES:
             st.quest_prog = min(100, st.quest_prog + 1)
@@ -2063,7 +2085,7 @@ def main_action(st, T, p, a, rew):
         st.pend_src = -1
         st.pend_elim = 0
         if a == C.A_SPELL_HEAL and st.num_players == 1:
-            st.mana[p] -= cost           # solo: the only player heals at once
+            st.mana[p] -= cost  # solo: the only player heals at once
             gain(st, T, p, C.OP_HEALTH, 1)
             st.pend_n = 0
         after_main_action(st, T, rew)

@@ -12,30 +12,36 @@ every core side in exactly one place (box, a core deck, the draft reveal or
 one sleeve), every upgrade in the deck, the market or one sleeve's cutout.
 Used at ``set_state`` time only, never per step.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
+from ..core.validate import FLAG, OneOf, Prefix, R, turn_flow
 from . import consts as C
 
 INT16_MAX = 2**15 - 1
 INT32_MAX = 2**31 - 1
 P = C.NPLAYERS_MAX
 S = C.NSLEEVE
-BOSS0 = C.NSTART_THREAT + C.NFLOOR_THREAT      # first boss sleeve id
+BOSS0 = C.NSTART_THREAT + C.NFLOOR_THREAT  # first boss sleeve id
 
 #: the game's name in error messages
 GAME = "DCC Unstoppable"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
-FUZZ_CONFIGS = ({"num_players": 1}, {"floor": 2, "auto_advance": False},
-                {"floor": 3, "difficulty": "hard", "reward": "score"})
+FUZZ_CONFIGS = (
+    {"num_players": 1},
+    {"floor": 2, "auto_advance": False},
+    {"floor": 3, "difficulty": "hard", "reward": "score"},
+)
 
 PARAMS = {
-    "forced_lo": 0, "forced_hi": 127,
-    "min_players": 1, "max_players": P,
+    "forced_lo": 0,
+    "forced_hi": 127,
+    "min_players": 1,
+    "max_players": P,
     "max_reward_mode": len(C.REWARD_MODES) - 1,
     "max_outcome": len(C.OUTCOME_NAMES) - 1,
 }
@@ -82,7 +88,7 @@ FIELD_RULES = {
     "class_offer": R(-1, C.NCLASS - 1),
     "space_queue": FLAG,
     # the pending resolution
-    "pend": R(-INT16_MAX, INT16_MAX),     # rows checked against the content's ops below
+    "pend": R(-INT16_MAX, INT16_MAX),  # rows checked against the content's ops below
     "pend_n": R(0, C.MAXOPS),
     "pend_i": R(0, C.MAXOPS),
     "pend_src": R(-1, S - 1),
@@ -148,7 +154,7 @@ FIELD_RULES = {
     "quest_order": R(-1, C.MAX_QUESTS - 1),
     "quest_next": R(0, _n_quests),
     "quest": R(-1, C.MAX_QUESTS - 1),
-    "quest_part": R(0, C.MAX_QUEST_PARTS),     # = the part count once the last part is done
+    "quest_part": R(0, C.MAX_QUEST_PARTS),  # = the part count once the last part is done
     "quest_prog": R(0, 100),
     "quest_owner": R(0, _seat),
     "quest_boss": R(-1, S - 1),
@@ -166,30 +172,45 @@ FIELD_RULES = {
     "score": R(0, INT16_MAX * 100),
 }
 
-PILES = (("deck", C.Z_DECK), ("hand", C.Z_HAND), ("disc", C.Z_DISCARD), ("bf", C.Z_BATTLE),
-         ("play", C.Z_PLAY))
+PILES = (
+    ("deck", C.Z_DECK),
+    ("hand", C.Z_HAND),
+    ("disc", C.Z_DISCARD),
+    ("bf", C.Z_BATTLE),
+    ("play", C.Z_PLAY),
+)
 SETUP = (C.PH_RACE, C.PH_CLASS)
 
 
 # --- cross-field rules --------------------------------------------------------------------
 def flow(ctx):
     over = turn_flow(ctx, C.PHASE_NAMES, C.PH_OVER)
-    ph, out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
+    ph, _out, actor = ctx.i("phase"), ctx.i("outcome"), ctx.i("actor")
     if ctx.i("pend_i") > ctx.i("pend_n"):
         ctx.fail("pend_i", ctx.i("pend_i"), f"past the {ctx.i('pend_n')} pending ops")
     # a Cleanup space decision stays recorded through the next Draft (start_main clears it)
-    if ph in (C.PH_CLEANUP, C.PH_DRAFT) + SETUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM, C.DEC_SPACE_MARKET,
-                                                   C.DEC_NONE):
-        if not (ph == C.PH_DRAFT and ctx.i("dec") == C.DEC_BOTTOM):   # solo order, DCC-125
-            ctx.fail("dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase "
-                                          "decision")
+    if ph in (C.PH_CLEANUP, C.PH_DRAFT) + SETUP and ctx.i("dec") not in (
+        C.DEC_SPACE_ELIM,
+        C.DEC_SPACE_MARKET,
+        C.DEC_NONE,
+    ):
+        if not (ph == C.PH_DRAFT and ctx.i("dec") == C.DEC_BOTTOM):  # solo order, DCC-125
+            ctx.fail(
+                "dec", ctx.i("dec"), f"phase {C.PHASE_NAMES[ph]} has no pending Main Phase decision"
+            )
     # (a game truncated at max_steps keeps the decision it was waiting on)
-    if not over and ctx.i("dec") == C.DEC_BOTTOM and (ph != C.PH_DRAFT
-                                                     or ctx.i("num_players") != 1):
+    if (
+        not over
+        and ctx.i("dec") == C.DEC_BOTTOM
+        and (ph != C.PH_DRAFT or ctx.i("num_players") != 1)
+    ):
         ctx.fail("dec", ctx.i("dec"), "the bottom-order decision belongs to the solo Draft")
     # the Cleanup phase waits on a player only for an optional danger-space effect
-    if not over and ph == C.PH_CLEANUP and ctx.i("dec") not in (C.DEC_SPACE_ELIM,
-                                                               C.DEC_SPACE_MARKET):
+    if (
+        not over
+        and ph == C.PH_CLEANUP
+        and ctx.i("dec") not in (C.DEC_SPACE_ELIM, C.DEC_SPACE_MARKET)
+    ):
         ctx.fail("dec", ctx.i("dec"), "the Cleanup phase waits only on a danger-space decision")
     n = ctx.i("num_players")
     if not over and ph in SETUP and ctx.i("setup_seat") >= n:
@@ -197,21 +218,40 @@ def flow(ctx):
     # the seat that acts is the one the phase waits on: the setup seat, the
     # drafting seat, or the seat whose decision is pending
     if not over:
-        owner = "setup_seat" if ph in SETUP else "draft_seat" if ph == C.PH_DRAFT \
-            else "dec_player"
+        owner = "setup_seat" if ph in SETUP else "draft_seat" if ph == C.PH_DRAFT else "dec_player"
         if actor != ctx.i(owner):
-            ctx.fail("actor", actor, f"phase {C.PHASE_NAMES[ph]} waits on seat "
-                                     f"{owner} = {ctx.i(owner)}")
+            ctx.fail(
+                "actor", actor, f"phase {C.PHASE_NAMES[ph]} waits on seat {owner} = {ctx.i(owner)}"
+            )
 
 
 def seats(ctx):
     """Seats beyond the table stay as the setup left them; seats at the
     table have their crawler, level discs and piles."""
     n = ctx.i("num_players")
-    empty = {"health": 0, "mana": 0, "gold": 0, "ap": 0, "level": 0, "small": 0, "race": -1,
-             "klass": -1, "crawler": -1, "deck_n": 0, "hand_n": 0, "disc_n": 0, "bf_n": 0,
-             "play_n": 0, "main_done": 0, "sac_queue": 0, "defeats": 0, "turn_defeats": 0,
-             "descended": 0, "levels_after_stairs": 0, "fresh": 0}
+    empty = {
+        "health": 0,
+        "mana": 0,
+        "gold": 0,
+        "ap": 0,
+        "level": 0,
+        "small": 0,
+        "race": -1,
+        "klass": -1,
+        "crawler": -1,
+        "deck_n": 0,
+        "hand_n": 0,
+        "disc_n": 0,
+        "bf_n": 0,
+        "play_n": 0,
+        "main_done": 0,
+        "sac_queue": 0,
+        "defeats": 0,
+        "turn_defeats": 0,
+        "descended": 0,
+        "levels_after_stairs": 0,
+        "fresh": 0,
+    }
     for f, v in empty.items():
         rest = ctx.a(f)[n:]
         if (rest != v).any():
@@ -224,11 +264,13 @@ def seats(ctx):
     ph, desc = ctx.i("phase"), ctx.a("descended")[:n]
     if ph != C.PH_OVER:
         if (desc == 2).all() or (ph != C.PH_MAIN and (desc != 0).all()):
-            ctx.fail("descended", desc, "every crawler went down the stairs, yet the floor "
-                                        "goes on")
+            ctx.fail("descended", desc, "every crawler went down the stairs, yet the floor goes on")
         if ph not in (C.PH_MAIN, C.PH_CLEANUP) and (desc == 1).any():
-            ctx.fail("descended", desc, "a crawler that descended this turn in phase "
-                                        f"{C.PHASE_NAMES[ph]}")
+            ctx.fail(
+                "descended",
+                desc,
+                f"a crawler that descended this turn in phase {C.PHASE_NAMES[ph]}",
+            )
         if ph in SETUP and desc.any():
             ctx.fail("descended", desc, "a crawler descended during the setup")
     if ctx.i("phase") not in SETUP:
@@ -257,8 +299,12 @@ def zones(ctx):
             bad = (zone[head] != z) | (owner[head] != p)
             if bad.any():
                 s = int(head[bad][0])
-                ctx.fail("sl_zone", zone[s], f"sleeve {s} lies in seat {p}'s {f} but says "
-                                             f"zone {C.ZONE_NAMES[zone[s]]} of seat {owner[s]}")
+                ctx.fail(
+                    "sl_zone",
+                    zone[s],
+                    f"sleeve {s} lies in seat {p}'s {f} but says "
+                    f"zone {C.ZONE_NAMES[zone[s]]} of seat {owner[s]}",
+                )
             np.add.at(seen, head, 1)
     in_pile = np.isin(zone, [z for _, z in PILES])
     if ((seen != 1) & in_pile).any() or ((seen != 0) & ~in_pile).any():
@@ -274,7 +320,7 @@ def zones(ctx):
         want = np.sort(np.flatnonzero(zone == z))
         if not np.array_equal(np.sort(arr[:k]), want):
             ctx.fail(f, arr, f"does not list exactly the sleeves in zone {C.ZONE_NAMES[z]}")
-    if (ctx.a("dungeon")[:ctx.i("dungeon_n")] < BOSS0).any():
+    if (ctx.a("dungeon")[: ctx.i("dungeon_n")] < BOSS0).any():
         ctx.fail("dungeon", ctx.a("dungeon"), "the dungeon deck holds only bosses")
     # core sides
     cz, slc = ctx.a("core_zone"), ctx.a("sl_core")
@@ -306,10 +352,12 @@ def zones(ctx):
         ctx.fail("core_zone", cz[c], f"core {c} is revealed {int(inr[c])} times")
     # sleeves with a core are the crawlers' cards: in a pile, eliminated or descended
     if (live & ~in_pile & ~np.isin(zone, [C.Z_ELIM, C.Z_DESCENDED, C.Z_TROPHY])).any():
-        s = int(np.flatnonzero(live & ~in_pile & ~np.isin(zone, [C.Z_ELIM, C.Z_DESCENDED,
-                                                                  C.Z_TROPHY]))[0])
-        ctx.fail("sl_core", slc[s], f"sleeve {s} with a core side lies in "
-                                    f"{C.ZONE_NAMES[zone[s]]}")
+        s = int(
+            np.flatnonzero(live & ~in_pile & ~np.isin(zone, [C.Z_ELIM, C.Z_DESCENDED, C.Z_TROPHY]))[
+                0
+            ]
+        )
+        ctx.fail("sl_core", slc[s], f"sleeve {s} with a core side lies in {C.ZONE_NAMES[zone[s]]}")
     # upgrades: deck, market or a cutout
     uz, ud, udn, mk = ctx.a("upg_zone"), ctx.a("udeck"), ctx.i("udeck_n"), ctx.a("market")
     if (ud[udn:] != -1).any() or (ud[:udn] < 0).any():
@@ -379,8 +427,11 @@ def campaign(ctx):
                 if e >= k:
                     ctx.fail("camp_upg", upg[p], f"seat {p}: an upgrade on empty entry {e}")
                 typ, req = int(T.c_type[deck[p, e]]), int(T.u_req[u])
-                if int(T.u_cutout[u]) != cut or (req == 1 and typ != C.TACTIC) or \
-                        (req == 2 and typ != C.ALLY):
+                if (
+                    int(T.u_cutout[u]) != cut
+                    or (req == 1 and typ != C.TACTIC)
+                    or (req == 2 and typ != C.ALLY)
+                ):
                     ctx.fail("camp_upg", upg[p], f"seat {p}: upgrade {u} does not fit entry {e}")
     ups = upg[upg >= 0]
     if len(set(ups.tolist())) != ups.size:
@@ -397,12 +448,14 @@ def scoring(ctx):
     ``quest_xp`` the quests drawn and finished (a record claiming more could
     pay a reward outside the declared range)."""
     T = ctx.T
-    trophy = np.flatnonzero(ctx.a("sl_zone")[:C.NTHREAT] == C.Z_TROPHY)
+    trophy = np.flatnonzero(ctx.a("sl_zone")[: C.NTHREAT] == C.Z_TROPHY)
     if (trophy < BOSS0).any():
         ctx.fail("sl_zone", ctx.a("sl_zone"), "only bosses go to a trophy pile")
     kinds = np.bincount(np.asarray(T.t_boss_kind)[trophy], minlength=len(ctx.a("bosses")))
-    if not np.array_equal(kinds[:len(ctx.a("bosses"))], ctx.a("bosses")):
-        ctx.fail("bosses", ctx.a("bosses"), f"the trophy piles hold {kinds.tolist()} bosses by kind")
+    if not np.array_equal(kinds[: len(ctx.a("bosses"))], ctx.a("bosses")):
+        ctx.fail(
+            "bosses", ctx.a("bosses"), f"the trophy piles hold {kinds.tolist()} bosses by kind"
+        )
     want = int(np.asarray(T.t_xp, np.int64)[trophy].sum())
     if ctx.i("boss_xp") != want:
         ctx.fail("boss_xp", ctx.i("boss_xp"), f"the trophy bosses are worth {want} XP")
@@ -433,8 +486,7 @@ def quests(ctx):
         return
     nxt = ctx.i("quest_next")
     if nxt < 1 or int(ctx.a("quest_order")[nxt - 1]) != q:
-        ctx.fail("quest", q, "the quest under way is not the last one drawn "
-                             f"(quest_next = {nxt})")
+        ctx.fail("quest", q, f"the quest under way is not the last one drawn (quest_next = {nxt})")
     parts = int(ctx.T.quest_nparts[q])
     if ctx.i("quest_part") >= parts:
         ctx.fail("quest_part", ctx.i("quest_part"), f"quest {q} has parts 0..{parts - 1}")

@@ -67,7 +67,8 @@ Version history
   at 8 shift actions (a new ``rebal_n`` field; the layout version changed,
   so models saved before are refused).
 """
-from ..core.lazy import game_exports  # noqa: E402
+
+from ..core.lazy import game_exports
 
 # imported on first use, so the game's own modules (and its encoder) import
 # without the core and the kernels

@@ -9,6 +9,7 @@ names used by action names, rendering and the docs. A problem raises
 :class:`~dungeonrl.envs.core.errors.ContentError` naming the file, the
 entry and the field.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,28 +18,72 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.authoring.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_int,
-                            read_list, read_str, read_table, tables_digest, tables_record)
+from ..core.authoring.content import (
+    ContentCache,
+    Ctx,
+    check_fields,
+    check_unique,
+    load_toml,
+    read_int,
+    read_list,
+    read_str,
+    read_table,
+    tables_digest,
+    tables_record,
+)
 from . import consts as C
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 FILES = ("items", "cards", "monsters", "board")
 
 TABLE_FIELDS = (
-    "item_slot", "item_tier", "item_atk", "item_def", "item_hp", "item_spd",
-    "card_effect", "card_kind", "card_family", "card_copies", "card_atk", "card_def",
-    "card_heal", "card_move", "card_gold", "card_turns", "card_dmg", "n_cards",
-    "deck_cards", "deck_size",
-    "mob_stats", "mob_gold", "boss_stats", "boss_gold", "final_stats",
-    "sq_kind", "floor_len", "boss_sq",
-    "start_gold", "gold_cap", "card_price", "item_price", "chest_gold", "respawn_rounds",
+    "item_slot",
+    "item_tier",
+    "item_atk",
+    "item_def",
+    "item_hp",
+    "item_spd",
+    "card_effect",
+    "card_kind",
+    "card_family",
+    "card_copies",
+    "card_atk",
+    "card_def",
+    "card_heal",
+    "card_move",
+    "card_gold",
+    "card_turns",
+    "card_dmg",
+    "n_cards",
+    "deck_cards",
+    "deck_size",
+    "mob_stats",
+    "mob_gold",
+    "boss_stats",
+    "boss_gold",
+    "final_stats",
+    "sq_kind",
+    "floor_len",
+    "boss_sq",
+    "start_gold",
+    "gold_cap",
+    "card_price",
+    "item_price",
+    "chest_gold",
+    "respawn_rounds",
 )
 Tables = namedtuple("Tables", TABLE_FIELDS)
 
 EFFECT_ARGS = {  # which numeric fields each effect reads (others must be absent)
-    "combat_buff": ("atk", "def"), "sprint": ("move",), "curse": ("atk",),
-    "enchant": ("atk",), "cache": ("gold",), "poison": ("turns", "dmg"),
-    "weakness": ("atk",), "heal": ("heal", "atk"), "well": ("heal",),
+    "combat_buff": ("atk", "def"),
+    "sprint": ("move",),
+    "curse": ("atk",),
+    "enchant": ("atk",),
+    "cache": ("gold",),
+    "poison": ("turns", "dmg"),
+    "weakness": ("atk",),
+    "heal": ("heal", "atk"),
+    "well": ("heal",),
 }
 #: (effect, field) -> (lo, hi, default): the values the rules can take. A
 #: modifier (combat_buff) may be negative; a loss (curse, weakness, poison)
@@ -46,19 +91,35 @@ EFFECT_ARGS = {  # which numeric fields each effect reads (others must be absent
 #: a move, gold or turn count is at least 1 (a negative move deadlocks a game,
 #: negative gold would drive a hero's gold below zero).
 ARG_RANGES = {
-    ("combat_buff", "atk"): (-5, 10, 0), ("combat_buff", "def"): (-5, 10, 0),
-    ("sprint", "move"): (1, 10, None), ("curse", "atk"): (1, 10, None),
-    ("enchant", "atk"): (1, 10, None), ("cache", "gold"): (1, 50, None),
-    ("poison", "turns"): (1, 10, None), ("poison", "dmg"): (1, 10, None),
-    ("weakness", "atk"): (1, 10, None), ("heal", "heal"): (-1, 50, None),
-    ("heal", "atk"): (0, 10, 0), ("well", "heal"): (-1, 50, None),
+    ("combat_buff", "atk"): (-5, 10, 0),
+    ("combat_buff", "def"): (-5, 10, 0),
+    ("sprint", "move"): (1, 10, None),
+    ("curse", "atk"): (1, 10, None),
+    ("enchant", "atk"): (1, 10, None),
+    ("cache", "gold"): (1, 50, None),
+    ("poison", "turns"): (1, 10, None),
+    ("poison", "dmg"): (1, 10, None),
+    ("weakness", "atk"): (1, 10, None),
+    ("heal", "heal"): (-1, 50, None),
+    ("heal", "atk"): (0, 10, 0),
+    ("well", "heal"): (-1, 50, None),
 }
-TOP_KEYS = {"items": C.SLOT_NAMES, "cards": ("cards",), "monsters": ("floor", "finals"),
-            "board": ("floors", "economy")}
+TOP_KEYS = {
+    "items": C.SLOT_NAMES,
+    "cards": ("cards",),
+    "monsters": ("floor", "finals"),
+    "board": ("floors", "economy"),
+}
 NUM_FIELDS = ("atk", "def", "heal", "move", "gold", "turns", "dmg")
 STAT_FIELDS = ("atk", "def", "hp", "spd")
-SLOT_STATS = {"weapon": ("atk",), "gloves": ("atk",), "helmet": ("def",),
-              "chest": ("def", "hp"), "pants": ("def",), "boots": ("spd",)}
+SLOT_STATS = {
+    "weapon": ("atk",),
+    "gloves": ("atk",),
+    "helmet": ("def",),
+    "chest": ("def", "hp"),
+    "pants": ("def",),
+    "boots": ("spd",),
+}
 
 
 @dataclass
@@ -69,11 +130,11 @@ class CrawlerContent:
     digest: str
     item_names: tuple
     card_names: tuple
-    mob_names: tuple          # NMOB, floor-major
-    boss_names: tuple         # mid-floor bosses of floors 1 and 2
+    mob_names: tuple  # NMOB, floor-major
+    boss_names: tuple  # mid-floor bosses of floors 1 and 2
     final_names: tuple
     floor_names: tuple
-    layouts: tuple            # the board strings
+    layouts: tuple  # the board strings
 
 
 _Ctx = Ctx
@@ -135,7 +196,8 @@ def _cards(raw, t, names):
     if not 1 <= len(lst) <= C.MAX_CARDS:
         ctx.err("cards", f"need 1..{C.MAX_CARDS} card kinds, got {len(lst)}")
     for k in ("card_effect", "card_kind", "card_family", "card_copies") + tuple(
-            "card_" + f for f in NUM_FIELDS):
+        "card_" + f for f in NUM_FIELDS
+    ):
         t[k] = np.zeros(C.MAX_CARDS, np.int8)
     deck = []
     for c, cd in enumerate(lst):
@@ -183,8 +245,9 @@ def _stats(ctx, d, with_gold=True):
     allowed = ("name",) + STAT_FIELDS + (("gold",) if with_gold else ())
     _unknown(ctx, d, allowed)
     # SPD is compared with a hero's SPD (<= 14 + boots); 0..30 covers every contest
-    st = [_int(ctx, d, k, lo=0 if k != "hp" else 1, hi=30 if k == "spd" else 200)
-          for k in STAT_FIELDS]
+    st = [
+        _int(ctx, d, k, lo=0 if k != "hp" else 1, hi=30 if k == "spd" else 200) for k in STAT_FIELDS
+    ]
     g = _int(ctx, d, "gold", lo=0, hi=99) if with_gold else 0
     return st, g
 
@@ -262,8 +325,11 @@ def _board(raw, t, out):
         out["layouts"].append(s)
     ctx.entry = "economy"
     eco = _table(ctx, raw, "economy")
-    _unknown(ctx, eco, ("start_gold", "gold_cap", "card_price", "item_price",
-                        "chest_gold", "respawn_rounds"))
+    _unknown(
+        ctx,
+        eco,
+        ("start_gold", "gold_cap", "card_price", "item_price", "chest_gold", "respawn_rounds"),
+    )
     t["gold_cap"] = _int(ctx, eco, "gold_cap", lo=1, hi=999)
     t["start_gold"] = _int(ctx, eco, "start_gold", lo=0, hi=t["gold_cap"])
     t["card_price"] = _int(ctx, eco, "card_price", lo=0, hi=99)
@@ -300,9 +366,16 @@ def load_content(folder=None) -> CrawlerContent:
 def _compile_folder(folder) -> CrawlerContent:
     tables, names, out = compile_content(_read(folder))
     content = CrawlerContent(
-        tables=tables, record=tables_record(tables), folder=folder, digest=tables_digest(tables),
-        item_names=tuple(names["items"]), card_names=tuple(names["cards"]),
-        mob_names=tuple(out["mob_names"]), boss_names=tuple(out["boss_names"]),
-        final_names=tuple(out["final_names"]), floor_names=tuple(out["floor_names"]),
-        layouts=tuple(out["layouts"]))
+        tables=tables,
+        record=tables_record(tables),
+        folder=folder,
+        digest=tables_digest(tables),
+        item_names=tuple(names["items"]),
+        card_names=tuple(names["cards"]),
+        mob_names=tuple(out["mob_names"]),
+        boss_names=tuple(out["boss_names"]),
+        final_names=tuple(out["final_names"]),
+        floor_names=tuple(out["floor_names"]),
+        layouts=tuple(out["layouts"]),
+    )
     return content

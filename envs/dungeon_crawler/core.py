@@ -1,18 +1,20 @@
 """``DungeonCrawlerCore``: the batched GameCore of Dungeon Crawler (see
 ``core.spec``). A core is built for one table size (``num_players``);
 the batch kernels themselves accept a different size per row."""
+
 from __future__ import annotations
 
+from ...encoders import dungeon_crawler as enc
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
-from ...encoders import dungeon_crawler as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 5000
-VERSION = GAME.version          # declared once, in game.py
+VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
@@ -20,15 +22,29 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None):
     content = content or load_content()
     return game_spec(
-        name=GAME.name, title="DungeonCrawler", version=VERSION, consts=C, encoder=enc,
-        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        name=GAME.name,
+        title="DungeonCrawler",
+        version=VERSION,
+        consts=C,
+        encoder=enc,
+        state_dtype=STATE_DTYPE,
+        content=content,
+        sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(content),
-        min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), multi_agent=True, make_core=make_core,
+        min_players=C.MIN_P,
+        max_players=C.MAX_P,
+        max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0),
+        multi_agent=True,
+        make_core=make_core,
         # one winner (the boss's killer), every other seat loses; rivals act
         # out of turn (combat replies, the killer's loot pick); hidden hands
-        utility="zero_sum_ranking", ties=False, turn_order="state", chance="explicit",
-        information="imperfect")
+        utility="zero_sum_ranking",
+        ties=False,
+        turn_order="state",
+        chance="explicit",
+        information="imperfect",
+    )
 
 
 class DungeonCrawlerCore(KernelCore):
@@ -46,8 +62,14 @@ class DungeonCrawlerCore(KernelCore):
     state_dtype = STATE_DTYPE
     kernels = kernels
 
-    def __init__(self, num_players=4, reward="zero_sum", auto_advance=True,
-                 max_steps=MAX_EPISODE_STEPS, content=None):
+    def __init__(
+        self,
+        num_players=4,
+        reward="zero_sum",
+        auto_advance=True,
+        max_steps=MAX_EPISODE_STEPS,
+        content=None,
+    ):
         self.content = load_content(content)
         self.T = self.content.tables
         self.TR = self.content.record
@@ -60,24 +82,30 @@ class DungeonCrawlerCore(KernelCore):
     # -- helpers -----------------------------------------------------------------
     def render_ansi(self, state):
         from .render import render_text
+
         return render_text(self, state)
 
     def render_rgb(self, state):
         from .render import render_rgb
+
         return render_rgb(self, state)
 
     def action_label(self, state, a):
         from .render import describe_action
+
         return describe_action(self, state, a)
 
     def episode_info(self, state):
         n = int(state["num_players"])
-        info = {"outcome": C.OUTCOME_NAMES[int(state["outcome"])],
-                "winner": int(state["winner"]), "rounds": int(state["round"]),
-                "final_boss": self.content.final_names[int(state["final_boss"])],
-                "deaths": state["deaths"][:n].tolist(), "kills": state["kills"][:n].tolist()}
+        info = {
+            "outcome": C.OUTCOME_NAMES[int(state["outcome"])],
+            "winner": int(state["winner"]),
+            "rounds": int(state["round"]),
+            "final_boss": self.content.final_names[int(state["final_boss"])],
+            "deaths": state["deaths"][:n].tolist(),
+            "kills": state["kills"][:n].tolist(),
+        }
         return info
-
 
 
 def make_core(**kwargs):

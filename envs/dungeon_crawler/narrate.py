@@ -16,6 +16,7 @@
 Pure Python over two records: nothing reads the generator or the undrawn
 decks, and rivals' hands are never named.
 """
+
 from __future__ import annotations
 
 from . import consts as C
@@ -43,8 +44,10 @@ def _mon_at(core, s, f, q):
 
 def _item(core, it):
     T = core.T
-    return (f"{core.content.item_names[it]} ({C.SLOT_NAMES[int(T.item_slot[it])]}, "
-            f"{C.TIER_NAMES[int(T.item_tier[it])]})")
+    return (
+        f"{core.content.item_names[it]} ({C.SLOT_NAMES[int(T.item_slot[it])]}, "
+        f"{C.TIER_NAMES[int(T.item_tier[it])]})"
+    )
 
 
 def card_text(core, c) -> str:
@@ -73,7 +76,7 @@ def card_text(core, c) -> str:
         "cache": f"+{int(T.card_gold[c])} gold",
         "strip": "discard an unvaulted item of a rival on your floor",
         "poison": f"a rival loses {int(T.card_dmg[c])} HP at its next {int(T.card_turns[c])} "
-                  "turn starts",
+        "turn starts",
         "weakness": f"a rival has -{atk} ATK in its next combat",
         "antidote": "clear poison, weakness and curse",
         "summon": "a mob of the target's floor attacks it",
@@ -101,16 +104,20 @@ def hand_text(core, state, seat) -> list:
     """The seat's own hand, gear, gold and any offer it is looking at."""
     ct, T, s = core.content, core.T, state
     v = hero_view(core, s, seat)
-    out = [f"You are player_{seat}: HP {v['hp']}/{v['max_hp']}, ATK {v['atk']}, "
-           f"DEF {v['def']}, SPD {v['spd']}, {v['gold']} gold, floor {v['floor'] + 1} "
-           f"square {v['pos']}"]
+    out = [
+        f"You are player_{seat}: HP {v['hp']}/{v['max_hp']}, ATK {v['atk']}, "
+        f"DEF {v['def']}, SPD {v['spd']}, {v['gold']} gold, floor {v['floor'] + 1} "
+        f"square {v['pos']}"
+    ]
     cards = [(c, int(n)) for c, n in enumerate(s["hand"][seat]) if int(n) > 0]
     if cards:
         out.append(f"Your hand ({int(s['hand_n'][seat])}/{C.HAND_MAX} cards):")
         for c, n in cards:
             kind = "immediate" if int(T.card_kind[c]) == C.K_IMMEDIATE else "hand"
-            out.append(f"  {n} x {ct.card_names[c]} ({C.FAMILY_NAMES[int(T.card_family[c])]}, "
-                       f"{kind}): {card_text(core, c)}")
+            out.append(
+                f"  {n} x {ct.card_names[c]} ({C.FAMILY_NAMES[int(T.card_family[c])]}, "
+                f"{kind}): {card_text(core, c)}"
+            )
     else:
         out.append("Your hand: empty")
     gear = []
@@ -118,17 +125,28 @@ def hand_text(core, state, seat) -> list:
         it = int(s["equip"][seat, sl])
         lock = " [vaulted]" if (int(s["vault"][seat]) >> sl) & 1 else ""
         if it >= 0:
-            vals = [(k.upper(), int(getattr(T, "item_" + k)[it]))
-                    for k in ("atk", "def", "hp", "spd")]
+            vals = [
+                (k.upper(), int(getattr(T, "item_" + k)[it])) for k in ("atk", "def", "hp", "spd")
+            ]
             stats = "".join(f"; {v:+d} {k}" for k, v in vals if v)
-            gear.append(f"  {C.SLOT_NAMES[sl]}: {ct.item_names[it]} "
-                        f"({C.TIER_NAMES[int(T.item_tier[it])]}{stats}){lock}")
+            gear.append(
+                f"  {C.SLOT_NAMES[sl]}: {ct.item_names[it]} "
+                f"({C.TIER_NAMES[int(T.item_tier[it])]}{stats}){lock}"
+            )
         else:
             gear.append(f"  {C.SLOT_NAMES[sl]}: -{lock}")
     out.append("Your gear:")
     out += gear
-    flags = [f for f, on in (("poisoned", v["poison"]), ("weakened", v["weak"]),
-                             ("cursed", v["curse"]), ("enchanted", v["enchant"])) if on]
+    flags = [
+        f
+        for f, on in (
+            ("poisoned", v["poison"]),
+            ("weakened", v["weak"]),
+            ("cursed", v["curse"]),
+            ("enchanted", v["enchant"]),
+        )
+        if on
+    ]
     if flags:
         out.append("Status: " + ", ".join(flags))
     if int(s["offer_kind"]) != C.OF_NONE and int(s["offer_seat"]) == seat:
@@ -145,11 +163,11 @@ def _offer_lines(core, s):
         if x < 0:
             continue
         if kind == C.OF_SHOP:
-            out.append(f"  {k}: {ct.card_names[x]} for {int(T.card_price)} gold - "
-                       f"{card_text(core, x)}")
+            out.append(
+                f"  {k}: {ct.card_names[x]} for {int(T.card_price)} gold - {card_text(core, x)}"
+            )
         elif kind == C.OF_ARMORY:
-            out.append(f"  {k}: {_item(core, x)} for "
-                       f"{int(T.item_price[int(T.item_tier[x])])} gold")
+            out.append(f"  {k}: {_item(core, x)} for {int(T.item_price[int(T.item_tier[x])])} gold")
         else:
             out.append(f"  {k}: {_item(core, x)}")
     return out
@@ -186,14 +204,20 @@ def _mon_stats(core, s, ref):
 def _creation_lines(core, p, s, seat, say) -> None:
     """Hero creation: stat rolls and the stats they gave."""
     n = int(s["num_players"])
-    if int(s["phase"]) == C.PH_ASSIGN and int(s["cr_roll"]) and (
-            int(s["cr_roll"]) != int(p["cr_roll"]) or int(s["actor"]) != int(p["actor"])):
-        say(f"{_who(int(s['actor']), seat)} rolled {C.ROLL_BASE} + d4 = {int(s['cr_roll'])} "
-            f"(d4: {int(s['cr_roll']) - C.ROLL_BASE}) for a stat")
+    if (
+        int(s["phase"]) == C.PH_ASSIGN
+        and int(s["cr_roll"])
+        and (int(s["cr_roll"]) != int(p["cr_roll"]) or int(s["actor"]) != int(p["actor"]))
+    ):
+        say(
+            f"{_who(int(s['actor']), seat)} rolled {C.ROLL_BASE} + d4 = {int(s['cr_roll'])} "
+            f"(d4: {int(s['cr_roll']) - C.ROLL_BASE}) for a stat"
+        )
     for h in range(n):
         if (s["base"][h] != p["base"][h]).any() and int(p["round"]) == int(s["round"]) == 0:
-            stats = ", ".join(f"{C.STAT_NAMES[i].upper()} {int(x)}"
-                              for i, x in enumerate(s["base"][h]) if int(x))
+            stats = ", ".join(
+                f"{C.STAT_NAMES[i].upper()} {int(x)}" for i, x in enumerate(s["base"][h]) if int(x)
+            )
             if stats:
                 say(f"{_who(h, seat)}: {stats}")
 
@@ -208,7 +232,7 @@ def _combat_lines(core, p, s, seat, say) -> tuple:
         say(f"-- round {int(s['round']) + 1} begins --")
     combat_before = int(p["cb_kind"]) != C.OPP_NONE
     opp, rounds = None, 0
-    ref = p if combat_before else s          # record holding the fight's modifiers
+    ref = p if combat_before else s  # record holding the fight's modifiers
 
     if not combat_before and int(s["cb_kind"]) != C.OPP_NONE:
         ref = s
@@ -224,8 +248,11 @@ def _combat_lines(core, p, s, seat, say) -> tuple:
         if not combat_before or int(p["cb_a"]) != int(s["cb_a"]):
             if int(s["cb_kind"]) != C.OPP_NONE:
                 st = _mon_stats(core, s, s)
-                extra = (f" (ATK {int(st[0])} DEF {int(st[1])} SPD {int(st[3])})"
-                         if st is not None else "")
+                extra = (
+                    f" (ATK {int(st[0])} DEF {int(st[1])} SPD {int(st[3])})"
+                    if st is not None
+                    else ""
+                )
                 say(f"Fight: {_who(a, seat)} vs {opp}{extra}")
         rounds = int(s["cb_round"]) - (int(p["cb_round"]) if combat_before else 0)
         if rounds > 0:
@@ -241,10 +268,17 @@ def _combat_lines(core, p, s, seat, say) -> tuple:
             one = rounds == 1
             if tgt_m is not None and tgt_m[0] > tgt_m[1]:
                 dmg = tgt_m[0] - tgt_m[1]
-                die = (_strike_die(core, ref, a, None, dmg, mon_def=int(ms[1]))
-                       if one and tgt_m[1] > 0 else None)   # a killing blow may exceed the HP left
-                say(f"{_who(a, seat)} hit {opp} for {dmg}" + (f" ({die})" if die else "")
-                    + (f" in {rounds} rounds" if not one else "") + f"; {opp} HP {tgt_m[1]}")
+                die = (
+                    _strike_die(core, ref, a, None, dmg, mon_def=int(ms[1]))
+                    if one and tgt_m[1] > 0
+                    else None
+                )  # a killing blow may exceed the HP left
+                say(
+                    f"{_who(a, seat)} hit {opp} for {dmg}"
+                    + (f" ({die})" if die else "")
+                    + (f" in {rounds} rounds" if not one else "")
+                    + f"; {opp} HP {tgt_m[1]}"
+                )
     return ref, k, opp, rounds, combat_before
 
 
@@ -258,20 +292,28 @@ def _hp_lines(core, p, s, seat, say, fight) -> None:
         dh = int(s["hp"][h]) - int(p["hp"][h])
         if d_deaths > 0:
             killer = [j for j in range(n) if j != h and int(s["kills"][j]) > int(p["kills"][j])]
-            by = (f" by {_who(killer[0], seat)}" if killer else
-                  (f" by {opp}" if k not in (C.OPP_NONE, C.OPP_HERO) else ""))
-            say(f"{_who(h, seat)} {'were' if h == seat else 'was'} slain{by} and "
+            by = (
+                f" by {_who(killer[0], seat)}"
+                if killer
+                else (f" by {opp}" if k not in (C.OPP_NONE, C.OPP_HERO) else "")
+            )
+            say(
+                f"{_who(h, seat)} {'were' if h == seat else 'was'} slain{by} and "
                 f"{'respawn' if h == seat else 'respawns'} at the start of floor "
-                f"{int(s['floor'][h]) + 1} with full HP ({int(s['hp'][h])})")
+                f"{int(s['floor'][h]) + 1} with full HP ({int(s['hp'][h])})"
+            )
             continue
-        gear_hp = (sum(int(T.item_hp[int(i)]) for i in s["equip"][h] if int(i) >= 0)
-                   - sum(int(T.item_hp[int(i)]) for i in p["equip"][h] if int(i) >= 0))
+        gear_hp = sum(int(T.item_hp[int(i)]) for i in s["equip"][h] if int(i) >= 0) - sum(
+            int(T.item_hp[int(i)]) for i in p["equip"][h] if int(i) >= 0
+        )
         if int(p["turn"]) < 0 and int(s["turn"]) < 0 or (gear_hp and dh == gear_hp):
-            continue        # creation, or HP following a change of gear (told with the item)
+            continue  # creation, or HP following a change of gear (told with the item)
         if dh < 0:
             why = ""
-            if k != C.OPP_NONE and h in (int(ref["cb_a"]), int(ref["cb_b"]) if k == C.OPP_HERO
-                                         else -1):
+            if k != C.OPP_NONE and h in (
+                int(ref["cb_a"]),
+                int(ref["cb_b"]) if k == C.OPP_HERO else -1,
+            ):
                 src = None
                 if k == C.OPP_HERO:
                     att = int(ref["cb_b"]) if h == int(ref["cb_a"]) else int(ref["cb_a"])
@@ -279,8 +321,11 @@ def _hp_lines(core, p, s, seat, say, fight) -> None:
                     src = _who(att, seat)
                 else:
                     ms = _mon_stats(core, s, ref)
-                    die = (_strike_die(core, ref, None, h, -dh, mon_atk=int(ms[0]))
-                           if rounds == 1 and ms is not None else None)
+                    die = (
+                        _strike_die(core, ref, None, h, -dh, mon_atk=int(ms[0]))
+                        if rounds == 1 and ms is not None
+                        else None
+                    )
                     src = opp
                 why = f" from {src}" + (f" ({die})" if die else "")
             elif int(p["poison"][h]) > int(s["poison"][h]):
@@ -303,16 +348,23 @@ def _board_lines(core, p, s, seat, say, fight) -> None:
             kind = int(T.sq_kind[f, q])
             where = f"floor {f + 1} square {q}"
             if kind == C.SQ_CHEST:
-                say(f"the chest on {where} was opened" if was else
-                    f"a new chest appeared on {where}")
+                say(
+                    f"the chest on {where} was opened"
+                    if was
+                    else f"a new chest appeared on {where}"
+                )
             elif was:
                 killer = [h for h in range(n) if int(s["kills"][h]) > int(p["kills"][h])]
                 by = f" by {_who(killer[0], seat)}" if killer else ""
                 say(f"{_mon_at(core, p, f, q)} on {where} was slain{by}")
             else:
                 say(f"{_mon_at(core, s, f, q)} returned to {where} (HP {int(s['sq_hp'][f, q])})")
-    if (int(s["cb_kind"]) == C.OPP_NONE and combat_before and k == C.OPP_SUMMON
-            and int(s["cb_mhp"]) <= 0):
+    if (
+        int(s["cb_kind"]) == C.OPP_NONE
+        and combat_before
+        and k == C.OPP_SUMMON
+        and int(s["cb_mhp"]) <= 0
+    ):
         say(f"the summoned {ct.mob_names[int(ref['cb_mob'])]} was slain")
 
 
@@ -320,15 +372,23 @@ def _movement_lines(core, p, s, seat, say) -> None:
     """A turn's movement roll, walks, stairs and moves up."""
     ct, T = core.content, core.T
     n = int(s["num_players"])
-    if int(s["phase"]) == C.PH_MOVE and int(s["turn"]) >= 0 and (
-            int(s["turn"]) != int(p["turn"]) or int(s["round"]) != int(p["round"])
-            or int(p["phase"]) != C.PH_MOVE):
+    if (
+        int(s["phase"]) == C.PH_MOVE
+        and int(s["turn"]) >= 0
+        and (
+            int(s["turn"]) != int(p["turn"])
+            or int(s["round"]) != int(p["round"])
+            or int(p["phase"]) != C.PH_MOVE
+        )
+    ):
         h = int(s["turn"])
         bt = int(s["equip"][h, C.SL_BOOTS])
         boots = int(T.item_spd[bt]) if bt >= 0 else 0
         roll = int(s["roll"])
-        say(f"{_who(h, seat).capitalize() if h == seat else _who(h, seat)}: turn starts; "
-            f"movement roll {roll - boots}" + (f" + {boots} boots = {roll}" if boots else ""))
+        say(
+            f"{_who(h, seat).capitalize() if h == seat else _who(h, seat)}: turn starts; "
+            f"movement roll {roll - boots}" + (f" + {boots} boots = {roll}" if boots else "")
+        )
     for h in range(n):
         f0, q0 = int(p["floor"][h]), int(p["pos"][h])
         f1, q1 = int(s["floor"][h]), int(s["pos"][h])
@@ -336,15 +396,21 @@ def _movement_lines(core, p, s, seat, say) -> None:
             continue
         kind = C.SQ_NAMES[int(T.sq_kind[f1, q1])]
         if f1 > f0:
-            say(f"{_who(h, seat)} took the stairs down to floor {f1 + 1} ({ct.floor_names[f1]}), "
-                f"square {q1}")
+            say(
+                f"{_who(h, seat)} took the stairs down to floor {f1 + 1} ({ct.floor_names[f1]}), "
+                f"square {q1}"
+            )
         elif f1 < f0:
-            say(f"{_who(h, seat)} {'were' if h == seat else 'was'} sent up to floor {f1 + 1}, "
-                f"square {q1}")
+            say(
+                f"{_who(h, seat)} {'were' if h == seat else 'was'} sent up to floor {f1 + 1}, "
+                f"square {q1}"
+            )
         else:
             step = "forward" if q1 > q0 else "back"
-            say(f"{_who(h, seat)} moved {abs(q1 - q0)} {step} to floor {f1 + 1} "
-                f"square {q1} ({kind})")
+            say(
+                f"{_who(h, seat)} moved {abs(q1 - q0)} {step} to floor {f1 + 1} "
+                f"square {q1} ({kind})"
+            )
 
 
 def _gear_gold_lines(core, p, s, h, seat, say) -> None:
@@ -376,10 +442,12 @@ def _gear_gold_lines(core, p, s, h, seat, say) -> None:
         bought = dn * int(T.card_price)
     if dg:
         if bought is not None and dg == -bought:
-            dg = 0      # told with the purchase
+            dg = 0  # told with the purchase
         if dg:
-            say(f"{_who(h, seat)} {'gained' if dg > 0 else 'spent'} {abs(dg)} gold "
-                f"(now {int(s['gold'][h])})")
+            say(
+                f"{_who(h, seat)} {'gained' if dg > 0 else 'spent'} {abs(dg)} gold "
+                f"(now {int(s['gold'][h])})"
+            )
 
 
 def _card_lines(core, p, s, h, seat, say) -> None:
@@ -390,34 +458,49 @@ def _card_lines(core, p, s, h, seat, say) -> None:
         for c in range(C.MAX_CARDS):
             dc = int(s["hand"][h, c]) - int(p["hand"][h, c])
             if dc > 0:
-                buy = (int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h)
-                say(f"you {'bought' if buy else 'drew'} {ct.card_names[c]}"
+                buy = int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h
+                say(
+                    f"you {'bought' if buy else 'drew'} {ct.card_names[c]}"
                     + (f" for {int(T.card_price)} gold" if buy else "")
-                    + (f" (x{dc})" if dc > 1 else "") + f": {card_text(core, c)}")
+                    + (f" (x{dc})" if dc > 1 else "")
+                    + f": {card_text(core, c)}"
+                )
             elif dc < 0:
                 say(f"you played {ct.card_names[c]}" + (f" (x{-dc})" if dc < -1 else ""))
     else:
         dn = int(s["hand_n"][h]) - int(p["hand_n"][h])
         shop = int(p["offer_kind"]) == C.OF_SHOP and int(p["offer_seat"]) == h
         if dn > 0 and shop and int(p["gold"][h]) - int(s["gold"][h]) == dn * int(T.card_price):
-            say(f"player_{h} bought {dn} card{'s' if dn > 1 else ''} for "
-                f"{dn * int(T.card_price)} gold")
+            say(
+                f"player_{h} bought {dn} card{'s' if dn > 1 else ''} for "
+                f"{dn * int(T.card_price)} gold"
+            )
         elif dn > 0:
-            say(f"player_{h} drew {dn} card{'s' if dn > 1 else ''} "
-                f"({int(s['hand_n'][h])} in hand)")
+            say(f"player_{h} drew {dn} card{'s' if dn > 1 else ''} ({int(s['hand_n'][h])} in hand)")
         elif dn < 0:
-            say(f"player_{h} played {-dn} card{'s' if dn < -1 else ''} "
-                f"({int(s['hand_n'][h])} in hand)")
+            say(
+                f"player_{h} played {-dn} card{'s' if dn < -1 else ''} "
+                f"({int(s['hand_n'][h])} in hand)"
+            )
 
 
 def _status_lines(p, s, h, seat, say) -> None:
     """Status effects of seat ``h`` gained and lost."""
-    for name, field in (("poisoned", "poison"), ("weakened", "weak"), ("cursed", "curse"),
-                        ("enchanted", "enchant")):
+    for name, field in (
+        ("poisoned", "poison"),
+        ("weakened", "weak"),
+        ("cursed", "curse"),
+        ("enchanted", "enchant"),
+    ):
         was, now = int(p[field][h]), int(s[field][h])
         if now and not was:
-            extra = (f" ({now} turns, {int(s['poison_dmg'][h])} HP each)" if field == "poison"
-                     else f" ({now:+d} ATK)" if field == "enchant" else f" (-{now} ATK)")
+            extra = (
+                f" ({now} turns, {int(s['poison_dmg'][h])} HP each)"
+                if field == "poison"
+                else f" ({now:+d} ATK)"
+                if field == "enchant"
+                else f" (-{now} ATK)"
+            )
             say(f"{_who(h, seat)} {'are' if h == seat else 'is'} {name}{extra}")
         elif was and not now and field != "poison" and field != "weak":
             say(f"{_who(h, seat)} {'are' if h == seat else 'is'} no longer {name}")
@@ -440,8 +523,10 @@ def _offer_end_lines(core, p, s, seat, say) -> None:
     if int(s["outcome"]) != C.O_PLAYING and int(p["outcome"]) == C.O_PLAYING:
         w = int(s["winner"])
         if w >= 0:
-            say(f"GAME OVER: {_who(w, seat)} slew {ct.final_names[int(s['final_boss'])]} "
-                f"and {'win' if w == seat else 'wins'}")
+            say(
+                f"GAME OVER: {_who(w, seat)} slew {ct.final_names[int(s['final_boss'])]} "
+                f"and {'win' if w == seat else 'wins'}"
+            )
         else:
             say(f"GAME OVER: {C.OUTCOME_NAMES[int(s['outcome'])]}")
 

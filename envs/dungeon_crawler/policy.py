@@ -21,6 +21,7 @@ What it does, decision by decision:
 of ``st.actor``; the engine's generated loops (``kernels.policy_rows``,
 ``advance_scripted``, ``play_rows``) play it for any seat inside numba.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,7 @@ from numba import njit
 from ..core.kernel.jit import JIT
 from ..core.kernel.rng import rng_choice_mask
 from . import consts as C
-from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair, vaulted
+from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair
 
 
 @njit(**JIT)
@@ -50,8 +51,17 @@ def duel(atk, dfn, hp, spd, oatk, odef, ohp, ospd, first_tie):
 
 @njit(**JIT)
 def wins_vs_hero(st, T, h, o):
-    return duel(eff_atk(st, T, h), eff_def(st, T, h), st.hp[h], eff_spd(st, T, h),
-                eff_atk(st, T, o), eff_def(st, T, o), st.hp[o], eff_spd(st, T, o), True)
+    return duel(
+        eff_atk(st, T, h),
+        eff_def(st, T, h),
+        st.hp[h],
+        eff_spd(st, T, h),
+        eff_atk(st, T, o),
+        eff_def(st, T, o),
+        st.hp[o],
+        eff_spd(st, T, o),
+        True,
+    )
 
 
 @njit(**JIT)
@@ -153,8 +163,16 @@ def turn_cards(st, T, h):
         a = play_effect(st, T, C.E_HEAL)
         if a >= 0:
             return a
-    for eff in (C.E_ANTIDOTE, C.E_VAULT, C.E_ENCHANT, C.E_PICKPOCKET, C.E_CURSE,
-                C.E_POISON, C.E_WEAKNESS, C.E_STRIP):
+    for eff in (
+        C.E_ANTIDOTE,
+        C.E_VAULT,
+        C.E_ENCHANT,
+        C.E_PICKPOCKET,
+        C.E_CURSE,
+        C.E_POISON,
+        C.E_WEAKNESS,
+        C.E_STRIP,
+    ):
         a = play_effect(st, T, eff)
         if a >= 0:
             return a
@@ -248,8 +266,14 @@ def choose(st, T, prng):
         for k in range(st.offer_n):
             if st.legal[C.A_BUY0 + k]:
                 e = T.card_effect[st.offer[k]]
-                if e == C.E_HEAL or e == C.E_BUFF or e == C.E_ESCAPE or e == C.E_AMBUSH \
-                        or e == C.E_VAULT or e == C.E_CACHE:
+                if (
+                    e == C.E_HEAL
+                    or e == C.E_BUFF
+                    or e == C.E_ESCAPE
+                    or e == C.E_AMBUSH
+                    or e == C.E_VAULT
+                    or e == C.E_CACHE
+                ):
                     a = C.A_BUY0 + k
                     break
     elif ph == C.PH_ARMORY:
@@ -271,12 +295,25 @@ def choose(st, T, prng):
             od = np.int64(0)
             os = np.int64(0)
             if st.cb_kind == C.OPP_SUMMON:
-                oa, od, os = T.mob_stats[st.cb_mob, 0], T.mob_stats[st.cb_mob, 1], T.mob_stats[st.cb_mob, 3]
+                oa, od, os = (
+                    T.mob_stats[st.cb_mob, 0],
+                    T.mob_stats[st.cb_mob, 1],
+                    T.mob_stats[st.cb_mob, 3],
+                )
                 oh = np.int64(st.cb_mhp)
             else:
                 oa, od, oh, os = square_monster(st, T, st.cb_f, st.cb_sq)
-            winning = duel(eff_atk(st, T, h), eff_def(st, T, h), st.hp[h], eff_spd(st, T, h),
-                           oa, od, oh, os, st.cb_init_a == 1)
+            winning = duel(
+                eff_atk(st, T, h),
+                eff_def(st, T, h),
+                st.hp[h],
+                eff_spd(st, T, h),
+                oa,
+                od,
+                oh,
+                os,
+                st.cb_init_a == 1,
+            )
         if not winning:
             a = play_effect(st, T, C.E_BODYGUARD)
             if a < 0:

@@ -5,6 +5,7 @@ square by square with monsters, chests, shops and hero tokens in seat
 colours, a row per hero with HP, stats, gold, cards held and gear by name,
 the combat or offer in progress, and a legend). Only public fields are
 drawn: hands and offers appear as counts, never the decks' order."""
+
 from __future__ import annotations
 
 from . import consts as C
@@ -26,13 +27,17 @@ def _mon_name(core, s, f, q):
 def render_text(core, s):
     ct, T = core.content, core.T
     n = int(s["num_players"])
-    out = [f"== Dungeon Crawler | {n} heroes | round {int(s['round'])} | "
-           f"{C.PHASE_NAMES[int(s['phase'])]} | to act: "
-           f"{'-' if int(s['actor']) < 0 else 'player_%d' % int(s['actor'])} =="]
+    out = [
+        f"== Dungeon Crawler | {n} heroes | round {int(s['round'])} | "
+        f"{C.PHASE_NAMES[int(s['phase'])]} | to act: "
+        f"{'-' if int(s['actor']) < 0 else 'player_' + str(int(s['actor']))} =="
+    ]
     if int(s["outcome"]) != C.O_PLAYING:
         w = int(s["winner"])
-        out.append(f"game over: {C.OUTCOME_NAMES[int(s['outcome'])]}"
-                   + (f", winner player_{w}" if w >= 0 else ""))
+        out.append(
+            f"game over: {C.OUTCOME_NAMES[int(s['outcome'])]}"
+            + (f", winner player_{w}" if w >= 0 else "")
+        )
     for f in range(C.NFLOOR):
         L = int(T.floor_len[f])
         row = []
@@ -56,12 +61,22 @@ def render_text(core, s):
     for h in range(n):
         v = hero_view(core, s, h)
         gear = ",".join(C.TIER_NAMES[t][0].upper() if t >= 0 else "-" for t in v["tiers"])
-        flags = "".join(x for x, on in (("P", v["poison"]), ("W", v["weak"]), ("C", v["curse"]),
-                                        ("E", v["enchant"])) if on)
+        flags = "".join(
+            x
+            for x, on in (
+                ("P", v["poison"]),
+                ("W", v["weak"]),
+                ("C", v["curse"]),
+                ("E", v["enchant"]),
+            )
+            if on
+        )
         mark = ">" if int(s["actor"]) == h else " "
-        out.append(f"{mark}player_{h}: F{v['floor'] + 1} sq{v['pos']:>2} HP {v['hp']}/{v['max_hp']} "
-                   f"ATK {v['atk']} DEF {v['def']} SPD {v['spd']} gold {v['gold']} "
-                   f"hand {v['hand_n']} gear[{gear}] vault {v['vault']:06b} {flags}")
+        out.append(
+            f"{mark}player_{h}: F{v['floor'] + 1} sq{v['pos']:>2} HP {v['hp']}/{v['max_hp']} "
+            f"ATK {v['atk']} DEF {v['def']} SPD {v['spd']} gold {v['gold']} "
+            f"hand {v['hand_n']} gear[{gear}] vault {v['vault']:06b} {flags}"
+        )
     if C.PHASE_NAMES[int(s["phase"])] == "assign":
         out.append(f"creation roll to lock into a stat: {int(s['cr_roll'])}")
     if int(s["cb_kind"]) != C.OPP_NONE:
@@ -87,17 +102,39 @@ EDGE = (74, 74, 92)
 INK = (236, 234, 228)
 DIM = (160, 160, 172)
 SQ_COLORS = {
-    C.SQ_EMPTY: (70, 68, 74), C.SQ_START: (84, 140, 84), C.SQ_CHEST: (204, 164, 40),
-    C.SQ_MOB: (176, 56, 52), C.SQ_SHOP: (56, 112, 204), C.SQ_ARMORY: (140, 84, 200),
-    C.SQ_BOSS: (232, 30, 40), C.SQ_STAIRS: (200, 200, 206), C.SQ_LAIR: (250, 20, 130),
+    C.SQ_EMPTY: (70, 68, 74),
+    C.SQ_START: (84, 140, 84),
+    C.SQ_CHEST: (204, 164, 40),
+    C.SQ_MOB: (176, 56, 52),
+    C.SQ_SHOP: (56, 112, 204),
+    C.SQ_ARMORY: (140, 84, 200),
+    C.SQ_BOSS: (232, 30, 40),
+    C.SQ_STAIRS: (200, 200, 206),
+    C.SQ_LAIR: (250, 20, 130),
 }
-SQ_LABELS = {C.SQ_EMPTY: "corridor", C.SQ_START: "start", C.SQ_CHEST: "chest",
-             C.SQ_MOB: "monster", C.SQ_SHOP: "card shop", C.SQ_ARMORY: "armory",
-             C.SQ_BOSS: "floor boss", C.SQ_STAIRS: "stairs", C.SQ_LAIR: "final lair"}
+SQ_LABELS = {
+    C.SQ_EMPTY: "corridor",
+    C.SQ_START: "start",
+    C.SQ_CHEST: "chest",
+    C.SQ_MOB: "monster",
+    C.SQ_SHOP: "card shop",
+    C.SQ_ARMORY: "armory",
+    C.SQ_BOSS: "floor boss",
+    C.SQ_STAIRS: "stairs",
+    C.SQ_LAIR: "final lair",
+}
 SPENT = (48, 46, 52)
 #: one colour per seat (player_0 ... player_7), used for tokens and rows
-HERO_COLORS = [(245, 245, 245), (0, 220, 230), (255, 225, 40), (60, 220, 80),
-               (255, 140, 20), (240, 70, 240), (140, 140, 255), (255, 150, 150)]
+HERO_COLORS = [
+    (245, 245, 245),
+    (0, 220, 230),
+    (255, 225, 40),
+    (60, 220, 80),
+    (255, 140, 20),
+    (240, 70, 240),
+    (140, 140, 255),
+    (255, 150, 150),
+]
 TIER_COLORS = [(170, 170, 170), (80, 200, 100), (80, 150, 255), (255, 160, 30)]
 CELL_W, CELL_H, CELL_GAP = 36, 36, 2
 
@@ -123,30 +160,48 @@ def _draw_floor(cv, core, s, f, y0):
     x0 = 12
     boss_q = int(T.boss_sq[f]) if f < C.NFLOOR - 1 else L - 1
     boss = _mon_name(core, s, f, boss_q)
-    bstate = (f"HP {int(s['sq_hp'][f, boss_q])}" if s["sq_alive"][f, boss_q] else "slain")
+    bstate = f"HP {int(s['sq_hp'][f, boss_q])}" if s["sq_alive"][f, boss_q] else "slain"
     mobs = ", ".join(ct.mob_names[f * C.MOBS_PER_FLOOR + k] for k in range(C.MOBS_PER_FLOOR))
     cv.text((x0, y0), f"FLOOR {f + 1}  {ct.floor_names[f]}", 14, INK, 330)
-    cv.text((x0 + 330, y0 + 1), f"{'final boss' if f == C.NFLOOR - 1 else 'boss'}: {boss} "
-            f"({bstate})    monsters: {mobs}", 12, DIM, FRAME_W - 360)
+    cv.text(
+        (x0 + 330, y0 + 1),
+        f"{'final boss' if f == C.NFLOOR - 1 else 'boss'}: {boss} ({bstate})    monsters: {mobs}",
+        12,
+        DIM,
+        FRAME_W - 360,
+    )
     top = y0 + 18
     for q in range(L):
         k = int(T.sq_kind[f, q])
         x = x0 + q * (CELL_W + CELL_GAP)
         live = _square_live(T, s, f, q)
         col = SQ_COLORS[k] if live else SPENT
-        cv.box(x, top, x + CELL_W, top + CELL_H, fill=col, radius=4,
-               outline=(255, 255, 255) if k == C.SQ_LAIR else None)
+        cv.box(
+            x,
+            top,
+            x + CELL_W,
+            top + CELL_H,
+            fill=col,
+            radius=4,
+            outline=(255, 255, 255) if k == C.SQ_LAIR else None,
+        )
         fg = (20, 20, 24) if live and k in (C.SQ_CHEST, C.SQ_STAIRS) else INK
         cv.text((x + 3, top + 1), C.SQ_CHARS[k], 11, fg if live else DIM)
         cv.text((x + CELL_W - 3, top + 1), str(q), 9, fg if live else DIM, anchor="ra")
         if k in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR):
             if live:
-                cv.text((x + CELL_W / 2, top + 13), _abbr(cv, _mon_name(core, s, f, q), 10,
-                                                         CELL_W - 3), 10, fg, anchor="ma")
+                cv.text(
+                    (x + CELL_W / 2, top + 13),
+                    _abbr(cv, _mon_name(core, s, f, q), 10, CELL_W - 3),
+                    10,
+                    fg,
+                    anchor="ma",
+                )
             elif k == C.SQ_MOB:
                 back = int(s["sq_back"][f, q]) - int(s["round"])
-                cv.text((x + CELL_W / 2, top + 18), f"back {max(back, 0)}", 9, DIM, CELL_W,
-                        anchor="ma")
+                cv.text(
+                    (x + CELL_W / 2, top + 18), f"back {max(back, 0)}", 9, DIM, CELL_W, anchor="ma"
+                )
         elif k == C.SQ_CHEST and not live:
             cv.text((x + CELL_W / 2, top + 18), "open", 9, DIM, anchor="ma")
         here = [h for h in range(n) if int(s["floor"][h]) == f and int(s["pos"][h]) == q]
@@ -178,22 +233,43 @@ def _draw_heroes(cv, core, s, y0, y1):
         v = hero_view(core, s, h)
         y = y0 + 20 + h * rh
         if int(s["actor"]) == h or int(s["turn"]) == h:
-            cv.box(12, y, FRAME_W - 12, y + rh - 2, fill=(58, 54, 44) if int(s["actor"]) == h
-                   else (46, 46, 56), radius=5)
+            cv.box(
+                12,
+                y,
+                FRAME_W - 12,
+                y + rh - 2,
+                fill=(58, 54, 44) if int(s["actor"]) == h else (46, 46, 56),
+                radius=5,
+            )
         cv.circle(26, y + 11, 8, HERO_COLORS[h], outline=(20, 20, 24))
         cv.text((26, y + 11), str(h), 10, (10, 10, 14), anchor="mm")
         tag = "  < to act" if int(s["actor"]) == h else ("  (turn)" if int(s["turn"]) == h else "")
         cv.text((40, y + 3), f"player_{h}{tag}", 14, INK, 150)
         cv.text((195, y + 4), f"F{v['floor'] + 1} sq {v['pos']}", 12, DIM)
         hp_col = (80, 200, 90) if v["hp"] * 2 > v["max_hp"] else (230, 80, 60)
-        cv.bar(258, y + 3, 160, 16, v["hp"], max(1, v["max_hp"]), hp_col,
-               label=f"{v['hp']}/{v['max_hp']}", size=11)
+        cv.bar(
+            258,
+            y + 3,
+            160,
+            16,
+            v["hp"],
+            max(1, v["max_hp"]),
+            hp_col,
+            label=f"{v['hp']}/{v['max_hp']}",
+            size=11,
+        )
         cv.text((430, y + 3), f"{v['atk']:>3} {v['def']:>3} {v['spd']:>3}", 14, INK)
         cv.text((540, y + 3), f"{v['gold']:>3}   {v['hand_n']}", 14, (250, 215, 60))
-        flags = [(n_, c) for n_, on, c in (
-            ("poison", v["poison"], (120, 220, 60)), ("weak", v["weak"], (200, 160, 80)),
-            ("cursed", v["curse"], (180, 80, 220)), ("enchanted", v["enchant"], (100, 200, 250)))
-            if on]
+        flags = [
+            (n_, c)
+            for n_, on, c in (
+                ("poison", v["poison"], (120, 220, 60)),
+                ("weak", v["weak"], (200, 160, 80)),
+                ("cursed", v["curse"], (180, 80, 220)),
+                ("enchanted", v["enchant"], (100, 200, 250)),
+            )
+            if on
+        ]
         gx = 640
         for sl in range(C.NSLOT):
             it = int(s["equip"][h, sl])
@@ -204,17 +280,31 @@ def _draw_heroes(cv, core, s, y0, y1):
                 slot_w = (FRAME_W - 24 - 640) // 3
                 xx = 640 + (sl % 3) * slot_w
                 yy = y + 2 + (sl // 3) * 18
-                cv.box(xx, yy + 1, xx + 13, yy + 14, fill=col, radius=2,
-                       outline=(255, 255, 255) if vaulted else None)
-                cv.text((xx + 7, yy + 8), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14),
-                        anchor="mm")
+                cv.box(
+                    xx,
+                    yy + 1,
+                    xx + 13,
+                    yy + 14,
+                    fill=col,
+                    radius=2,
+                    outline=(255, 255, 255) if vaulted else None,
+                )
+                cv.text((xx + 7, yy + 8), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14), anchor="mm")
                 cv.text((xx + 17, yy), name, 11, INK if it >= 0 else DIM, slot_w - 20)
             else:
                 col = TIER_COLORS[int(T.item_tier[it])] if it >= 0 else (60, 60, 68)
-                cv.box(gx, y + 4, gx + 24, y + 18, fill=col, radius=2,
-                       outline=(255, 255, 255) if vaulted else None)
-                cv.text((gx + 12, y + 11), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14),
-                        anchor="mm")
+                cv.box(
+                    gx,
+                    y + 4,
+                    gx + 24,
+                    y + 18,
+                    fill=col,
+                    radius=2,
+                    outline=(255, 255, 255) if vaulted else None,
+                )
+                cv.text(
+                    (gx + 12, y + 11), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14), anchor="mm"
+                )
                 gx += 28
         if two:
             x = 195
@@ -232,8 +322,9 @@ def _status_line(core, s):
     actor = int(s["actor"])
     if int(s["outcome"]) != C.O_PLAYING:
         w = int(s["winner"])
-        return (f"Game over: {C.OUTCOME_NAMES[int(s['outcome'])]}"
-                + (f", player_{w} slew {ct.final_names[int(s['final_boss'])]}" if w >= 0 else ""))
+        return f"Game over: {C.OUTCOME_NAMES[int(s['outcome'])]}" + (
+            f", player_{w} slew {ct.final_names[int(s['final_boss'])]}" if w >= 0 else ""
+        )
     who = f"player_{actor}"
     if int(s["cb_kind"]) != C.OPP_NONE:
         a = int(s["cb_a"])
@@ -244,13 +335,19 @@ def _status_line(core, s):
         else:
             f, q = int(s["cb_f"]), int(s["cb_sq"])
             opp = f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
-        return (f"Combat, round {int(s['cb_round']) + 1}: player_{a} (HP {int(s['hp'][a])}) "
-                f"vs {opp}; {who} decides")
+        return (
+            f"Combat, round {int(s['cb_round']) + 1}: player_{a} (HP {int(s['hp'][a])}) "
+            f"vs {opp}; {who} decides"
+        )
     ok = int(s["offer_kind"])
     if ok != C.OF_NONE:
         seat = int(s["offer_seat"])
-        what = {C.OF_DRAFT: "drafts a starting item", C.OF_SHOP: "browses the card shop",
-                C.OF_ARMORY: "browses the armory", C.OF_CHEST: "opens a chest"}[ok]
+        what = {
+            C.OF_DRAFT: "drafts a starting item",
+            C.OF_SHOP: "browses the card shop",
+            C.OF_ARMORY: "browses the armory",
+            C.OF_CHEST: "opens a chest",
+        }[ok]
         return f"player_{seat} {what} ({int(s['offer_n'])} face down to the others)"
     if ph == "assign":
         return f"Hero creation: {who} places a roll of {int(s['cr_roll'])} into a stat"
@@ -258,9 +355,13 @@ def _status_line(core, s):
         return f"Hero creation: {who} may move stat points between stats, then finish"
     if ph == "move":
         return f"{who} rolled {int(s['roll'])} for movement and chooses where to walk"
-    what = {"main": "may play cards, then ends the turn", "target": "chooses a target seat",
-            "slot": "chooses a gear slot", "draft": "drafts a starting item",
-            "loot": f"loots player_{int(s['loot_victim'])} ({int(s['loot_left'])} item(s) left)"}
+    what = {
+        "main": "may play cards, then ends the turn",
+        "target": "chooses a target seat",
+        "slot": "chooses a gear slot",
+        "draft": "drafts a starting item",
+        "loot": f"loots player_{int(s['loot_victim'])} ({int(s['loot_left'])} item(s) left)",
+    }
     return f"{who} {what.get(ph, ph.replace('_', ' '))}"
 
 
@@ -282,8 +383,13 @@ def _draw_legend(cv, y0):
     x += 10
     cv.circle(x + 6, y + 8, 6, HERO_COLORS[0], outline=(255, 60, 60), width=2)
     x += 16 + cv.text((x + 16, y), "hero token (red ring: to act)", 11, DIM) + 12
-    cv.text((x, y), "gear slots W G H C P B (white edge: vaulted); cells: square no., "
-            "monster + HP", 11, DIM, FRAME_W - 20 - x)
+    cv.text(
+        (x, y),
+        "gear slots W G H C P B (white edge: vaulted); cells: square no., monster + HP",
+        11,
+        DIM,
+        FRAME_W - 20 - x,
+    )
 
 
 def render_rgb(core, s):
@@ -293,15 +399,27 @@ def render_rgb(core, s):
     name and tier, status effects), the current combat or offer, and a
     legend. Offers and hands are shown as counts only (they are private)."""
     from ..core.authoring.draw import Canvas
+
     n = int(s["num_players"])
     cv = Canvas(FRAME_W, FRAME_H, BG)
     cv.box(0, 0, FRAME_W, 48, fill=(36, 44, 66))
     cv.text((14, 4), "DUNGEON CRAWLER", 18, (250, 220, 160))
-    cv.text((220, 6), f"{n} heroes  |  round {int(s['round']) + 1}  |  "
-            f"phase: {C.PHASE_NAMES[int(s['phase'])].replace('_', ' ')}  |  decision "
-            f"{int(s['steps'])}", 14, INK, 560)
-    cv.text((FRAME_W - 14, 6), f"cards in deck {int(s['card_deck_n'])}  items in deck "
-            f"{int(s['item_deck_n'])}", 12, DIM, anchor="ra")
+    cv.text(
+        (220, 6),
+        f"{n} heroes  |  round {int(s['round']) + 1}  |  "
+        f"phase: {C.PHASE_NAMES[int(s['phase'])].replace('_', ' ')}  |  decision "
+        f"{int(s['steps'])}",
+        14,
+        INK,
+        560,
+    )
+    cv.text(
+        (FRAME_W - 14, 6),
+        f"cards in deck {int(s['card_deck_n'])}  items in deck {int(s['item_deck_n'])}",
+        12,
+        DIM,
+        anchor="ra",
+    )
     cv.text((14, 27), _status_line(core, s), 14, (255, 210, 120), FRAME_W - 28)
     y = 54
     for f in range(C.NFLOOR):

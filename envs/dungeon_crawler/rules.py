@@ -18,6 +18,7 @@ round: side A's window, side B's window in PvP, then both strikes.
 All chance goes through ``core.chance`` (``roll_die`` / ``roll_d4`` are its
 forced-queue rolls; tests queue results with ``chance.force``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,6 @@ from . import consts as C
 #: small helpers are inlined into their callers (at numba IR level: no call
 #: overhead in the hot loops)
 JIT_INLINE = dict(JIT, inline="always")
-
 
 
 # ---------------------------------------------------------------------------
@@ -116,8 +116,12 @@ def hero_stats(st, T, h):
             gd += T.item_def[it]
             gh += T.item_hp[it]
             gs += T.item_spd[it]
-    return (_atk(st, h, ga), _def(st, h, gd), np.int64(st.base[h, C.ST_HP]) + gh,
-            np.int64(st.base[h, C.ST_SPD]) + gs)
+    return (
+        _atk(st, h, ga),
+        _def(st, h, gd),
+        np.int64(st.base[h, C.ST_HP]) + gh,
+        np.int64(st.base[h, C.ST_SPD]) + gs,
+    )
 
 
 @njit(**JIT_INLINE)
@@ -151,15 +155,17 @@ def discard_item(st, it):
 
 @njit(**JIT)
 def draw_item(st):
-    it, st.item_deck_n, st.item_disc_n = pile_draw(st, st.item_deck, st.item_deck_n,
-                                                st.item_disc, st.item_disc_n)
+    it, st.item_deck_n, st.item_disc_n = pile_draw(
+        st, st.item_deck, st.item_deck_n, st.item_disc, st.item_disc_n
+    )
     return it
 
 
 @njit(**JIT)
 def draw_card(st):
-    c, st.card_deck_n, st.card_disc_n = pile_draw(st, st.card_deck, st.card_deck_n,
-                                               st.card_disc, st.card_disc_n)
+    c, st.card_deck_n, st.card_disc_n = pile_draw(
+        st, st.card_deck, st.card_deck_n, st.card_disc, st.card_disc_n
+    )
     return c
 
 
@@ -177,7 +183,7 @@ def set_slot(st, T, h, sl, it):
     old = st.equip[h, sl]
     st.equip[h, sl] = it
     if sl == C.SL_WEAPON:
-        st.enchant[h] = 0          # an enchantment lives on the weapon
+        st.enchant[h] = 0  # an enchantment lives on the weapon
     new_max = max_hp(st, T, h)
     if new_max > old_max:
         st.hp[h] += new_max - old_max
@@ -274,8 +280,12 @@ def respawn_squares(st, T):
     for f in range(C.NFLOOR):
         for sq in range(T.floor_len[f]):
             k = T.sq_kind[f, sq]
-            if (k == C.SQ_MOB or k == C.SQ_CHEST) and st.sq_alive[f, sq] == 0 \
-                    and st.sq_back[f, sq] <= st.round and not anyone_on(st, f, sq):
+            if (
+                (k == C.SQ_MOB or k == C.SQ_CHEST)
+                and st.sq_alive[f, sq] == 0
+                and st.sq_back[f, sq] <= st.round
+                and not anyone_on(st, f, sq)
+            ):
                 if k == C.SQ_MOB:
                     place_mob(st, T, f, sq)
                 else:
@@ -676,9 +686,17 @@ def any_target(st, T, h, e):
 
 @njit(**JIT_INLINE)
 def needs_target(e):
-    return (e == C.E_AMBUSH or e == C.E_ASSASSINATE or e == C.E_SUMMON or e == C.E_RECALL
-            or e == C.E_PICKPOCKET or e == C.E_STRIP or e == C.E_CURSE or e == C.E_POISON
-            or e == C.E_WEAKNESS)
+    return (
+        e == C.E_AMBUSH
+        or e == C.E_ASSASSINATE
+        or e == C.E_SUMMON
+        or e == C.E_RECALL
+        or e == C.E_PICKPOCKET
+        or e == C.E_STRIP
+        or e == C.E_CURSE
+        or e == C.E_POISON
+        or e == C.E_WEAKNESS
+    )
 
 
 @njit(**JIT_INLINE)
@@ -940,8 +958,9 @@ def legal_mask(st, T, out):
                 continue
             # moving a point out of a (into b) changes "points taken out"
             # by +1 if a is at/below its roll, -1 if b is below its roll
-            dm = (1 if st.base[h, a] <= st.rolled[h, a] else 0) - \
-                 (1 if st.base[h, b] < st.rolled[h, b] else 0)
+            dm = (1 if st.base[h, a] <= st.rolled[h, a] else 0) - (
+                1 if st.base[h, b] < st.rolled[h, b] else 0
+            )
             if moved + dm <= C.REBAL_MAX:
                 out[C.A_SHIFT0 + k] = 1
         out[C.A_REBAL_DONE] = 1
@@ -958,7 +977,7 @@ def legal_mask(st, T, out):
                         out[base + k - 1] = 1
         else:
             out[C.A_END] = 1
-        left = st.hand_n[h]                # cards still to find in the hand
+        left = st.hand_n[h]  # cards still to find in the hand
         for c in range(T.n_cards):
             if left <= 0:
                 break
@@ -983,8 +1002,9 @@ def legal_mask(st, T, out):
     elif ph == C.PH_SHOP:
         for k in range(st.offer_n):
             c = st.offer[k]
-            if st.gold[h] >= T.card_price and (T.card_kind[c] == C.K_IMMEDIATE
-                                               or st.hand_n[h] < C.HAND_MAX):
+            if st.gold[h] >= T.card_price and (
+                T.card_kind[c] == C.K_IMMEDIATE or st.hand_n[h] < C.HAND_MAX
+            ):
                 out[C.A_BUY0 + k] = 1
         out[C.A_LEAVE] = 1
     elif ph == C.PH_ARMORY:

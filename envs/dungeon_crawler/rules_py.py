@@ -8,6 +8,7 @@ rendering or the tests reading other numbers. (The independent invariant
 checker in ``tests/hooks_dungeon_crawler.py`` keeps its own, deliberately
 separate, arithmetic.)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,10 +42,19 @@ def hero_view(core, s, h):
     T = core.T
     mh, atk, dfn, spd = hero_stats(core, s, h)
     return {
-        "floor": int(s["floor"][h]), "pos": int(s["pos"][h]), "hp": int(s["hp"][h]),
-        "max_hp": mh, "atk": atk, "def": dfn, "spd": spd,
-        "gold": int(s["gold"][h]), "hand_n": int(s["hand_n"][h]),
+        "floor": int(s["floor"][h]),
+        "pos": int(s["pos"][h]),
+        "hp": int(s["hp"][h]),
+        "max_hp": mh,
+        "atk": atk,
+        "def": dfn,
+        "spd": spd,
+        "gold": int(s["gold"][h]),
+        "hand_n": int(s["hand_n"][h]),
         "tiers": [int(T.item_tier[int(i)]) if int(i) >= 0 else -1 for i in s["equip"][h]],
-        "vault": int(s["vault"][h]), "poison": int(s["poison"][h]), "weak": int(s["weak"][h]),
-        "curse": int(s["curse"][h]), "enchant": int(s["enchant"][h]),
+        "vault": int(s["vault"][h]),
+        "poison": int(s["poison"][h]),
+        "weak": int(s["weak"][h]),
+        "curse": int(s["curse"][h]),
+        "enchant": int(s["enchant"][h]),
     }

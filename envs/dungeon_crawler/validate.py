@@ -12,33 +12,35 @@ for them (:data:`PARAMS`) and its own fields (:data:`FIELD_RULES`). Zones:
 every item and every action card is in exactly one place. Used at
 ``set_state`` time only, never per step.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
+from ..core.validate import FLAG, OneOf, Prefix, R, turn_flow
 from . import consts as C
 from .consts import AUTO_LIMIT
 
 INT16_MAX = 2**15 - 1
 INT32_MAX = 2**31 - 1
 P = C.MAX_P
-STAT_MAX = 4 + C.ROLL_BASE + C.REBAL_MAX      # best roll plus every rebalanced point
-HP_MAX = STAT_MAX + C.NSLOT * 20              # base HP plus the item cap (content: <= 20)
-MOD_MAX = C.HAND_MAX * 10                     # a hand of cards at the content cap (10)
-ADD_MAX = 127 - MOD_MAX                        # an int8 modifier that a hand more cannot wrap
+STAT_MAX = 4 + C.ROLL_BASE + C.REBAL_MAX  # best roll plus every rebalanced point
+HP_MAX = STAT_MAX + C.NSLOT * 20  # base HP plus the item cap (content: <= 20)
+MOD_MAX = C.HAND_MAX * 10  # a hand of cards at the content cap (10)
+ADD_MAX = 127 - MOD_MAX  # an int8 modifier that a hand more cannot wrap
 
 #: the game's name in error messages
 GAME = "Dungeon Crawler"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
-FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
-                {"num_players": 8})
+FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False}, {"num_players": 8})
 
 PARAMS = {
-    "forced_lo": 1, "forced_hi": 6,          # forced results are d6 / d4 faces
-    "min_players": C.MIN_P, "max_players": C.MAX_P,
+    "forced_lo": 1,
+    "forced_hi": 6,  # forced results are d6 / d4 faces
+    "min_players": C.MIN_P,
+    "max_players": C.MAX_P,
     "max_reward_mode": len(C.REWARD_MODES) - 1,
     "max_outcome": len(C.OUTCOME_NAMES) - 1,
 }
@@ -66,6 +68,7 @@ def _card_max(field, effect):
         sel = np.asarray(T.card_effect[:n]) == effect
         vals = np.asarray(getattr(T, field)[:n], np.int64)[sel]
         return int(vals.max()) if vals.size else 0
+
     f.__doc__ = f"max {field} of the '{C.EFFECT_NAMES[effect]}' cards"
     return f
 
@@ -83,8 +86,9 @@ def _final_hp(ctx):
 def _monster_hp(ctx):
     """max monster HP of the content"""
     T = ctx.T
-    return int(max(np.max(T.mob_stats[:, 2]), np.max(T.boss_stats[:, 2]),
-                   np.max(T.final_stats[:, 2])))
+    return int(
+        max(np.max(T.mob_stats[:, 2]), np.max(T.boss_stats[:, 2]), np.max(T.final_stats[:, 2]))
+    )
 
 
 #: field -> rule, for every field of ``STATE_DTYPE`` that is not a header field
@@ -169,8 +173,17 @@ FIELD_RULES = {
 
 CREATION = (C.PH_ASSIGN, C.PH_REBAL, C.PH_DRAFT)
 OWN_TURN = (C.PH_MOVE, C.PH_MAIN, C.PH_TARGET, C.PH_SLOT, C.PH_SHOP, C.PH_ARMORY, C.PH_CHEST)
-TARGETED = (C.E_AMBUSH, C.E_ASSASSINATE, C.E_SUMMON, C.E_RECALL, C.E_PICKPOCKET, C.E_STRIP,
-            C.E_CURSE, C.E_POISON, C.E_WEAKNESS)
+TARGETED = (
+    C.E_AMBUSH,
+    C.E_ASSASSINATE,
+    C.E_SUMMON,
+    C.E_RECALL,
+    C.E_PICKPOCKET,
+    C.E_STRIP,
+    C.E_CURSE,
+    C.E_POISON,
+    C.E_WEAKNESS,
+)
 
 
 def _max_hp(ctx, h):
@@ -196,8 +209,9 @@ def flow(ctx):
         if not creation and turn < 0:
             ctx.fail("turn", turn, "a dungeon phase without the turn's seat")
         if ph in OWN_TURN and actor != turn:
-            ctx.fail("actor", actor, f"phase {C.PHASE_NAMES[ph]} is decided by the turn's "
-                                     f"hero {turn}")
+            ctx.fail(
+                "actor", actor, f"phase {C.PHASE_NAMES[ph]} is decided by the turn's hero {turn}"
+            )
         if ph == C.PH_MOVE and ctx.i("moved"):
             ctx.fail("moved", 1, "the move phase after moving")
         if ph == C.PH_MAIN and not ctx.i("moved"):
@@ -216,11 +230,18 @@ def flow(ctx):
     if not over:
         moved, res = ctx.i("moved"), ctx.i("resume_ph")
         if turn < 0 and (res != C.PH_MAIN or moved or ctx.i("sprinted") or ctx.i("shadow")):
-            ctx.fail("resume_ph", res, "the creation keeps the set-up turn fields "
-                                       "(resume main, nothing moved, sprinted or shadowed)")
+            ctx.fail(
+                "resume_ph",
+                res,
+                "the creation keeps the set-up turn fields "
+                "(resume main, nothing moved, sprinted or shadowed)",
+            )
         if turn >= 0 and res != (C.PH_MAIN if moved else C.PH_MOVE):
-            ctx.fail("resume_ph", res, f"a turn with moved = {moved} resumes at "
-                                       f"{'main' if moved else 'move'}")
+            ctx.fail(
+                "resume_ph",
+                res,
+                f"a turn with moved = {moved} resumes at {'main' if moved else 'move'}",
+            )
     # rounds: at most AUTO_LIMIT automatic decisions follow each agent decision
     cap = min((ctx.i("steps") + 1) * AUTO_LIMIT, INT32_MAX - AUTO_LIMIT - 1000)
     if ctx.i("round") > cap:
@@ -230,10 +251,29 @@ def flow(ctx):
 def seats(ctx):
     """Seats beyond the table stay empty; heroes stand on their floor."""
     n = ctx.i("num_players")
-    empty = {"base": 0, "rolled": 0, "equip": -1, "hand": 0, "hp": 0, "gold": 0, "hand_n": 0,
-             "vault": 0, "pos": -1, "floor": 0, "poison": 0, "poison_dmg": 0, "weak": 0,
-             "curse": 0, "enchant": 0, "str_bonus": 0, "cb_atk": 0, "cb_def": 0, "deaths": 0,
-             "kills": 0, "boss_dmg": 0}
+    empty = {
+        "base": 0,
+        "rolled": 0,
+        "equip": -1,
+        "hand": 0,
+        "hp": 0,
+        "gold": 0,
+        "hand_n": 0,
+        "vault": 0,
+        "pos": -1,
+        "floor": 0,
+        "poison": 0,
+        "poison_dmg": 0,
+        "weak": 0,
+        "curse": 0,
+        "enchant": 0,
+        "str_bonus": 0,
+        "cb_atk": 0,
+        "cb_def": 0,
+        "deaths": 0,
+        "kills": 0,
+        "boss_dmg": 0,
+    }
     for f, v in empty.items():
         rest = ctx.a(f)[n:]
         if (rest != v).any():
@@ -243,8 +283,11 @@ def seats(ctx):
     for h in range(n):
         flen = int(ctx.T.floor_len[fl[h]])
         if not started and (pos[h] != 0 or fl[h] != 0):
-            ctx.fail("pos", pos[h], f"hero {h} waits at the entrance (floor 0, square 0) "
-                                    f"until the first turn")
+            ctx.fail(
+                "pos",
+                pos[h],
+                f"hero {h} waits at the entrance (floor 0, square 0) until the first turn",
+            )
         if started and not 0 <= pos[h] < flen:
             ctx.fail("pos", pos[h], f"hero {h} outside floor {fl[h]}'s {flen} squares")
         if pos[h] >= flen:
@@ -260,12 +303,13 @@ def heroes(ctx):
     actor = ctx.i("actor")
     base, rolled, hp = ctx.a("base"), ctx.a("rolled"), ctx.a("hp")
     for h in range(n):
-        done = ctx.i("turn") >= 0 or (creating and h < actor)     # a finished hero
+        done = ctx.i("turn") >= 0 or (creating and h < actor)  # a finished hero
         if done and (rolled[h] == 0).any():
             ctx.fail("rolled", rolled[h], f"hero {h} is finished but has an open stat")
         if not (rolled[h] > 0).all() and (base[h] != rolled[h]).any():
-            ctx.fail("base", base[h], f"hero {h} is still assigning rolls, so its stats "
-                                      f"are its rolls")
+            ctx.fail(
+                "base", base[h], f"hero {h} is still assigning rolls, so its stats are its rolls"
+            )
         if (rolled[h] > 0).all():
             if base[h].sum() != rolled[h].sum():
                 ctx.fail("base", base[h], f"hero {h}'s stats do not sum to its rolls")
@@ -281,10 +325,16 @@ def heroes(ctx):
         if creating and h == actor:
             want = mh if ph == C.PH_DRAFT else 0
             if hp[h] != want:
-                ctx.fail("hp", hp[h], f"the hero being created has {want} HP in phase "
-                                      f"{C.PHASE_NAMES[ph]}")
-        if creating and h > actor and (rolled[h].any() or base[h].any() or hp[h]
-                                        or (ctx.a("equip")[h] != -1).any()):
+                ctx.fail(
+                    "hp",
+                    hp[h],
+                    f"the hero being created has {want} HP in phase {C.PHASE_NAMES[ph]}",
+                )
+        if (
+            creating
+            and h > actor
+            and (rolled[h].any() or base[h].any() or hp[h] or (ctx.a("equip")[h] != -1).any())
+        ):
             ctx.fail("rolled", rolled[h], f"seat {h} is not created yet")
     if (ctx.a("poison") > 0).any() and (ctx.a("poison_dmg")[ctx.a("poison") > 0] <= 0).any():
         ctx.fail("poison_dmg", ctx.a("poison_dmg"), "poison without damage")
@@ -310,19 +360,30 @@ def item_zones(ctx):
     for h in range(n):
         for s in range(C.NSLOT):
             if eq[h, s] >= 0 and slot_of[eq[h, s]] != s:
-                ctx.fail("equip", eq[h, s], f"hero {h} wears a {C.SLOT_NAMES[slot_of[eq[h, s]]]} "
-                                            f"item in the {C.SLOT_NAMES[s]} slot")
+                ctx.fail(
+                    "equip",
+                    eq[h, s],
+                    f"hero {h} wears a {C.SLOT_NAMES[slot_of[eq[h, s]]]} "
+                    f"item in the {C.SLOT_NAMES[s]} slot",
+                )
     kind = ctx.i("offer_kind")
-    off = ctx.a("offer")[:ctx.i("offer_n")]
-    ids = [ctx.a("item_deck")[:ctx.i("item_deck_n")], ctx.a("item_disc")[:ctx.i("item_disc_n")],
-           eq[:n][eq[:n] >= 0]]
+    off = ctx.a("offer")[: ctx.i("offer_n")]
+    ids = [
+        ctx.a("item_deck")[: ctx.i("item_deck_n")],
+        ctx.a("item_disc")[: ctx.i("item_disc_n")],
+        eq[:n][eq[:n] >= 0],
+    ]
     if kind in (C.OF_DRAFT, C.OF_ARMORY, C.OF_CHEST):
         ids.append(off)
     cnt = np.bincount(np.concatenate(ids), minlength=C.NITEM)
     if (cnt != 1).any():
         k = int(np.flatnonzero(cnt != 1)[0])
-        ctx.fail("item_deck", cnt[k], f"item {k} is in {cnt[k]} places (every item in exactly "
-                                      "one of deck, discard, worn, offer)")
+        ctx.fail(
+            "item_deck",
+            cnt[k],
+            f"item {k} is in {cnt[k]} places (every item in exactly "
+            "one of deck, discard, worn, offer)",
+        )
 
 
 def card_zones(ctx):
@@ -337,8 +398,8 @@ def card_zones(ctx):
     imm = np.asarray(T.card_kind[:nc]) == C.K_IMMEDIATE
     if hand[:, :nc][:, imm].any():
         ctx.fail("hand", hand, "an Immediate card is held in a hand")
-    parts = [ctx.a("card_deck")[:ctx.i("card_deck_n")], ctx.a("card_disc")[:ctx.i("card_disc_n")]]
-    off = ctx.a("offer")[:ctx.i("offer_n")]
+    parts = [ctx.a("card_deck")[: ctx.i("card_deck_n")], ctx.a("card_disc")[: ctx.i("card_disc_n")]]
+    off = ctx.a("offer")[: ctx.i("offer_n")]
     if ctx.i("offer_kind") == C.OF_SHOP:
         if (off >= nc).any():
             ctx.fail("offer", off, f"the shop offers a card type beyond the content's {nc}")
@@ -348,8 +409,12 @@ def card_zones(ctx):
     want[:nc] = np.asarray(T.card_copies[:nc], np.int64)
     if (cnt != want).any():
         k = int(np.flatnonzero(cnt != want)[0])
-        ctx.fail("card_deck", cnt[k], f"card type {k} has {cnt[k]} copies in play, the content "
-                                      f"{want[k]} (every card in exactly one zone)")
+        ctx.fail(
+            "card_deck",
+            cnt[k],
+            f"card type {k} has {cnt[k]} copies in play, the content "
+            f"{want[k]} (every card in exactly one zone)",
+        )
 
 
 def offers(ctx):
@@ -364,11 +429,18 @@ def offers(ctx):
         if on < 1 and kind not in (C.OF_SHOP, C.OF_ARMORY):
             ctx.fail("offer_n", on, "an empty draft or chest")
     if not over:
-        want = {C.PH_DRAFT: C.OF_DRAFT, C.PH_SHOP: C.OF_SHOP, C.PH_ARMORY: C.OF_ARMORY,
-                C.PH_CHEST: C.OF_CHEST}.get(ph, C.OF_NONE)
+        want = {
+            C.PH_DRAFT: C.OF_DRAFT,
+            C.PH_SHOP: C.OF_SHOP,
+            C.PH_ARMORY: C.OF_ARMORY,
+            C.PH_CHEST: C.OF_CHEST,
+        }.get(ph, C.OF_NONE)
         if kind != want:
-            ctx.fail("offer_kind", kind, f"phase {C.PHASE_NAMES[ph]} needs offer kind "
-                                         f"{C.OFFER_NAMES[want]}")
+            ctx.fail(
+                "offer_kind",
+                kind,
+                f"phase {C.PHASE_NAMES[ph]} needs offer kind {C.OFFER_NAMES[want]}",
+            )
         if kind != C.OF_NONE and seat != ctx.i("actor"):
             ctx.fail("offer_seat", seat, "an offer shown to a seat that is not deciding")
         if ph == C.PH_CHEST and on != 1:
@@ -388,11 +460,16 @@ def pending(ctx):
         if pc < 0 or eff not in TARGETED or pt != -1:
             ctx.fail("pend_card", pc, "a target choice needs a targeted card pending")
     elif ph == C.PH_SLOT:
-        ok = pc >= 0 and ((eff == C.E_VAULT and pt == actor)
-                          or (eff in (C.E_PICKPOCKET, C.E_STRIP) and 0 <= pt < n and pt != actor))
+        ok = pc >= 0 and (
+            (eff == C.E_VAULT and pt == actor)
+            or (eff in (C.E_PICKPOCKET, C.E_STRIP) and 0 <= pt < n and pt != actor)
+        )
         if not ok:
-            ctx.fail("pend_card", pc, "a slot choice needs Vault / Pickpocket / Strip pending "
-                                      "on a valid seat")
+            ctx.fail(
+                "pend_card",
+                pc,
+                "a slot choice needs Vault / Pickpocket / Strip pending on a valid seat",
+            )
     elif pc != -1 or pt != -1:
         ctx.fail("pend_card", pc, "a card pending outside the target / slot choice")
 
@@ -416,28 +493,34 @@ def board(ctx):
             else:
                 if mob[f, q] != -1:
                     ctx.fail("sq_mob", mob[f, q], f"floor {f} square {q} is not a mob square")
-                mmax = (int(T.boss_stats[f, 2]) if k == C.SQ_BOSS else
-                        int(T.final_stats[fb, 2]) if k == C.SQ_LAIR else 0)
+                mmax = (
+                    int(T.boss_stats[f, 2])
+                    if k == C.SQ_BOSS
+                    else int(T.final_stats[fb, 2])
+                    if k == C.SQ_LAIR
+                    else 0
+                )
             monster = k in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR)
             if monster and alive[f, q]:
                 if not 1 <= hp[f, q] <= mmax:
                     ctx.fail("sq_hp", hp[f, q], f"floor {f} square {q}: HP outside [1, {mmax}]")
             elif hp[f, q] != 0:
-                ctx.fail("sq_hp", hp[f, q], f"floor {f} square {q}: HP on a square with no "
-                                            "monster up")
+                ctx.fail(
+                    "sq_hp", hp[f, q], f"floor {f} square {q}: HP on a square with no monster up"
+                )
             if back[f, q] > rnd + int(T.respawn_rounds):
                 ctx.fail("sq_back", back[f, q], f"floor {f} square {q}: respawn beyond the delay")
     lf = C.NFLOOR - 1
     lair = int(T.floor_len[lf]) - 1
     won = ctx.i("outcome") == C.O_WIN
     if won == bool(alive[lf, lair]):
-        ctx.fail("sq_alive", alive[lf, lair], "the final boss is down exactly when the game "
-                                              "is won")
+        ctx.fail("sq_alive", alive[lf, lair], "the final boss is down exactly when the game is won")
     n = ctx.i("num_players")
     dealt = int(ctx.a("boss_dmg")[:n].sum())
     if dealt != int(T.final_stats[fb, 2]) - hp[lf, lair]:
-        ctx.fail("boss_dmg", ctx.a("boss_dmg"), "damage dealt to the final boss differs from "
-                                                "its wounds")
+        ctx.fail(
+            "boss_dmg", ctx.a("boss_dmg"), "damage dealt to the final boss differs from its wounds"
+        )
 
 
 def combat(ctx):
@@ -466,30 +549,48 @@ def combat(ctx):
     fl, pos = ctx.a("floor"), ctx.a("pos")
     if ck in (C.OPP_MOB, C.OPP_BOSS, C.OPP_FINAL) and not over:
         want = {C.OPP_MOB: C.SQ_MOB, C.OPP_BOSS: C.SQ_BOSS, C.OPP_FINAL: C.SQ_LAIR}[ck]
-        ok = (0 <= cf < C.NFLOOR and 0 <= cq < int(T.floor_len[cf])
-              and int(T.sq_kind[cf, cq]) == want and ctx.a("sq_alive")[cf, cq] == 1
-              and fl[ca] == cf and pos[ca] == cq)
+        ok = (
+            0 <= cf < C.NFLOOR
+            and 0 <= cq < int(T.floor_len[cf])
+            and int(T.sq_kind[cf, cq]) == want
+            and ctx.a("sq_alive")[cf, cq] == 1
+            and fl[ca] == cf
+            and pos[ca] == cq
+        )
         if not ok:
             ctx.fail("cb_sq", cq, "a board fight against no living monster on side A's square")
     if ck == C.OPP_SUMMON and not over:
         cm, mhp = ctx.i("cb_mob"), ctx.i("cb_mhp")
-        ok = (cq == -1 and cf >= 0 and cf * C.MOBS_PER_FLOOR <= cm < (cf + 1) * C.MOBS_PER_FLOOR
-              and fl[ca] == cf and 1 <= mhp <= int(T.mob_stats[cm, 2]))
+        ok = (
+            cq == -1
+            and cf >= 0
+            and cf * C.MOBS_PER_FLOOR <= cm < (cf + 1) * C.MOBS_PER_FLOOR
+            and fl[ca] == cf
+            and 1 <= mhp <= int(T.mob_stats[cm, 2])
+        )
         if not ok:
-            ctx.fail("cb_mob", cm, "a summoned mob not of the target's floor, or its HP outside "
-                                   "[1, max]")
+            ctx.fail(
+                "cb_mob", cm, "a summoned mob not of the target's floor, or its HP outside [1, max]"
+            )
 
 
 def loot(ctx):
     ph, over = ctx.i("phase"), ctx.i("phase") == C.PH_OVER
-    lk, lv, ll, n = ctx.i("loot_killer"), ctx.i("loot_victim"), ctx.i("loot_left"), \
-        ctx.i("num_players")
+    lk, lv, ll, n = (
+        ctx.i("loot_killer"),
+        ctx.i("loot_victim"),
+        ctx.i("loot_left"),
+        ctx.i("num_players"),
+    )
     if over:
         return
     if ph == C.PH_LOOT:
         if not (lk == ctx.i("actor") and 0 <= lv < n and lv != lk and ll >= 1):
-            ctx.fail("loot_victim", lv, "loot owed by someone else than the killer, or "
-                                        "nothing left to take")
+            ctx.fail(
+                "loot_victim",
+                lv,
+                "loot owed by someone else than the killer, or nothing left to take",
+            )
         eq = ctx.a("equip")[lv]
         vault = int(ctx.a("vault")[lv])
         if not any(eq[s] >= 0 and not (vault >> s) & 1 for s in range(C.NSLOT)):
@@ -499,5 +600,4 @@ def loot(ctx):
 
 
 #: run in order after the field rules
-CROSS_RULES = (flow, seats, heroes, item_zones, card_zones, offers, pending, board, combat,
-               loot)
+CROSS_RULES = (flow, seats, heroes, item_zones, card_zones, offers, pending, board, combat, loot)

@@ -63,7 +63,8 @@ Version history
   refused (layout version).
 * v0: initial release.
 """
-from ..core.lazy import game_exports  # noqa: E402
+
+from ..core.lazy import game_exports
 
 # imported on first use, so the game's own modules (and its encoder) import
 # without the core and the kernels

@@ -35,6 +35,7 @@ It is a point-to-point track of one tile whose karts start facing ``dir``
 and whose finish line is every edge that leaves the map straight ahead
 (or ahead-left) of the ``dir``.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.authoring.content import (folder_digest, Ctx, check_fields, check_folder, load_toml, read_int,
-                            read_list, read_str, tables_digest, tables_record)
+from ..core.authoring.content import (
+    Ctx,
+    check_fields,
+    check_folder,
+    folder_digest,
+    load_toml,
+    read_int,
+    read_list,
+    read_str,
+    tables_digest,
+    tables_record,
+)
 from ..core.errors import ContentError
 from . import consts as C
 from . import hexgeo as H
@@ -57,24 +68,55 @@ _FACE_RE = re.compile(r"^(\d+)([AB])$")
 
 TABLE_FIELDS = (
     # tracks (NT x NCELL)
-    "n_tracks", "tr_kind", "tr_ntiles", "tr_nstart", "tr_start_dir",
-    "tr_terr", "tr_coins", "tr_spell", "tr_haz", "tr_start", "tr_tile", "tr_dist",
-    "tr_walls", "tr_finish",
+    "n_tracks",
+    "tr_kind",
+    "tr_ntiles",
+    "tr_nstart",
+    "tr_start_dir",
+    "tr_terr",
+    "tr_coins",
+    "tr_spell",
+    "tr_haz",
+    "tr_start",
+    "tr_tile",
+    "tr_dist",
+    "tr_walls",
+    "tr_finish",
     # the encoder's static patch features per (track, cell), float32 (NT x NCELL x HEXF)
     "hex_static",
     # dashboards
-    "dash_mp", "dash_pen", "dash_abil",
+    "dash_mp",
+    "dash_pen",
+    "dash_abil",
     # racers
-    "pw_effect", "pw_cost", "pw_amount",
+    "pw_effect",
+    "pw_cost",
+    "pw_amount",
     # spells
-    "n_spell_kinds", "sp_effect", "sp_timing", "sp_target", "sp_amount",
-    "n_cards", "card_kind", "card_deck", "deck_size",
+    "n_spell_kinds",
+    "sp_effect",
+    "sp_timing",
+    "sp_target",
+    "sp_amount",
+    "n_cards",
+    "card_kind",
+    "card_deck",
+    "deck_size",
     # chance
-    "smash_eff", "smash_amt", "boost_face", "bag", "bag_size",
+    "smash_eff",
+    "smash_amt",
+    "boost_face",
+    "bag",
+    "bag_size",
     # placement
-    "place_deck", "coin_from",
+    "place_deck",
+    "coin_from",
     # Epic Heroes
-    "epic_hit", "epic_amt", "epic_remove", "epic_round", "epic_setup",
+    "epic_hit",
+    "epic_amt",
+    "epic_remove",
+    "epic_round",
+    "epic_setup",
 )
 Tables = namedtuple("Tables", TABLE_FIELDS)
 
@@ -83,13 +125,13 @@ Tables = namedtuple("Tables", TABLE_FIELDS)
 class Face:
     face: str
     name: str
-    cells: dict              # (q, r) -> map char
+    cells: dict  # (q, r) -> map char
     in_lanes: list
     in_dir: int
     out_lanes: list
     out_dir: int
-    coins: dict = field(default_factory=dict)   # (q, r) -> coin count override
-    walls: list = field(default_factory=list)   # (q, r, d)
+    coins: dict = field(default_factory=dict)  # (q, r) -> coin count override
+    walls: list = field(default_factory=list)  # (q, r, d)
     file: str = "tiles"
 
 
@@ -97,14 +139,14 @@ class Face:
 class Track:
     name: str
     kind: int
-    tiles: tuple             # faces in race order
-    cells: dict              # (q, r) board coords -> (route tile index, char, coins)
-    walls: set               # (q, r, d) walls (both sides)
-    finish: set              # (q, r, d) finish-line edges
+    tiles: tuple  # faces in race order
+    cells: dict  # (q, r) board coords -> (route tile index, char, coins)
+    walls: set  # (q, r, d) walls (both sides)
+    finish: set  # (q, r, d) finish-line edges
     start_dir: int
-    dist: dict               # (q, r) -> hex steps to cross its tile's exit edge
+    dist: dict  # (q, r) -> hex steps to cross its tile's exit edge
     rotations: tuple
-    offset: tuple = (0, 0)   # added to (q, r) to get the board cell (set when compiled)
+    offset: tuple = (0, 0)  # added to (q, r) to get the board cell (set when compiled)
 
 
 @dataclass
@@ -119,7 +161,7 @@ class KartContent:
     dashboard_names: tuple
     dashboard_text: tuple
     racer_names: tuple
-    power_text: tuple        # (upper, lower) per racer
+    power_text: tuple  # (upper, lower) per racer
     spell_names: tuple
     spell_text: tuple
     hero_names: tuple = ()
@@ -127,18 +169,21 @@ class KartContent:
 
     def track_index(self, name_or_index) -> int:
         if isinstance(name_or_index, (bool, np.bool_)) or not isinstance(
-                name_or_index, (str, int, np.integer)):
-            raise TypeError(f"track must be a track name, a track index or the text of a "
-                            f"custom board, got {type(name_or_index).__name__} "
-                            f"{name_or_index!r}"[:200])
+            name_or_index, (str, int, np.integer)
+        ):
+            raise TypeError(
+                f"track must be a track name, a track index or the text of a "
+                f"custom board, got {type(name_or_index).__name__} "
+                f"{name_or_index!r}"[:200]
+            )
         if isinstance(name_or_index, (int, np.integer)):
             if not 0 <= int(name_or_index) < len(self.track_names):
-                raise ContentError(f"track index {name_or_index} out of range "
-                                   f"0..{len(self.track_names) - 1}")
+                raise ContentError(
+                    f"track index {name_or_index} out of range 0..{len(self.track_names) - 1}"
+                )
             return int(name_or_index)
         if name_or_index not in self.track_names:
-            raise ContentError(f"unknown track {name_or_index!r} "
-                               f"(known: {list(self.track_names)})")
+            raise ContentError(f"unknown track {name_or_index!r} (known: {list(self.track_names)})")
         return self.track_names.index(name_or_index)
 
     def check_players(self, track, n: int) -> None:
@@ -148,8 +193,9 @@ class KartContent:
             raise ContentError(f"num_players must be {C.MIN_P}..{C.MAX_P}, got {n}")
         ns = int(self.tables.tr_nstart[t])
         if ns < n:
-            raise ContentError(f"track {self.track_names[t]!r} has {ns} start hexes, "
-                               f"{n} players need {n}")
+            raise ContentError(
+                f"track {self.track_names[t]!r} has {ns} start hexes, {n} players need {n}"
+            )
 
 
 # --------------------------------------------------------------------------- maps
@@ -168,8 +214,11 @@ def parse_map(ctx, text, fld="map", starts_ok=True):
             if ch not in C.MAP_CHARS and not ("1" <= ch <= "8"):
                 ctx.err(fld, f"unknown hex character {ch!r} at line {r + 1}, column {c + 1}")
             if (c - r) % 2:
-                ctx.err(fld, f"hex {ch!r} at line {r + 1}, column {c + 1} is off the "
-                             "honeycomb (line r holds hexes at columns r, r+2, ...)")
+                ctx.err(
+                    fld,
+                    f"hex {ch!r} at line {r + 1}, column {c + 1} is off the "
+                    "honeycomb (line r holds hexes at columns r, r+2, ...)",
+                )
             if "1" <= ch <= "8" and not starts_ok:
                 ctx.err(fld, f"start hex {ch!r} only allowed on the first tile")
             cells[((c - r) // 2, r)] = ch
@@ -188,8 +237,11 @@ def _cells_list(ctx, d, key, cells, width=None):
     lst = read_list(ctx, d, key)
     out = []
     for i, v in enumerate(lst):
-        if (not isinstance(v, list) or len(v) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+        if (
+            not isinstance(v, list)
+            or len(v) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+        ):
             ctx.err(key, f"entry {i + 1} must be [q, r], got {v!r}")
         p = (v[0], v[1])
         if p not in cells:
@@ -203,22 +255,40 @@ def _cells_list(ctx, d, key, cells, width=None):
 
 
 def _face(ctx, d, file="tiles"):
-    check_fields(ctx, d, ("face", "name", "in", "in_dir", "out", "out_dir", "map",
-                          "coins", "walls"))
+    check_fields(
+        ctx, d, ("face", "name", "in", "in_dir", "out", "out_dir", "map", "coins", "walls")
+    )
     face = read_str(ctx, d, "face")
     ctx.entry = f"tile {face}"
     name = read_str(ctx, d, "name", default=face)
     cells = parse_map(ctx, d.get("map"))
-    f = Face(face, name, cells, _cells_list(ctx, d, "in", cells), _dir(ctx, d, "in_dir"),
-             _cells_list(ctx, d, "out", cells), _dir(ctx, d, "out_dir"), file=file)
+    f = Face(
+        face,
+        name,
+        cells,
+        _cells_list(ctx, d, "in", cells),
+        _dir(ctx, d, "in_dir"),
+        _cells_list(ctx, d, "out", cells),
+        _dir(ctx, d, "out_dir"),
+        file=file,
+    )
     for i, v in enumerate(d.get("coins", [])):
-        if (not isinstance(v, list) or len(v) != 3 or (v[0], v[1]) not in cells
-                or not isinstance(v[2], int) or not 1 <= v[2] <= 9):
+        if (
+            not isinstance(v, list)
+            or len(v) != 3
+            or (v[0], v[1]) not in cells
+            or not isinstance(v[2], int)
+            or not 1 <= v[2] <= 9
+        ):
             ctx.err("coins", f"entry {i + 1} must be [q, r, 1..9] on the map, got {v!r}")
         f.coins[(v[0], v[1])] = v[2]
     for i, v in enumerate(d.get("walls", [])):
-        if (not isinstance(v, list) or len(v) != 3 or (v[0], v[1]) not in cells
-                or v[2] not in H.DIR_NAMES):
+        if (
+            not isinstance(v, list)
+            or len(v) != 3
+            or (v[0], v[1]) not in cells
+            or v[2] not in H.DIR_NAMES
+        ):
             ctx.err("walls", f"entry {i + 1} must be [q, r, side] on the map, got {v!r}")
         f.walls.append((v[0], v[1], H.DIR_NAMES.index(v[2])))
     return f
@@ -257,11 +327,11 @@ def check_face(ctx, f):
     pockets), whether or not a track uses the face."""
     cells = {p: (0, ch, 0) for p, ch in f.cells.items()}
     walls = set()
-    for (q, r) in cells:
+    for q, r in cells:
         for d in range(6):
             if H.neighbour(q, r, d) not in cells:
                 walls.add((q, r, d))
-    for (q, r, d) in f.walls:
+    for q, r, d in f.walls:
         walls.add((q, r, d))
         n = H.neighbour(q, r, d)
         walls.add((n[0], n[1], H.opposite(d)))
@@ -274,9 +344,11 @@ def check_face(ctx, f):
 # --------------------------------------------------------------------------- builder
 def _place(k, t):
     """Map from face coords to board coords: rotation k, then translation t."""
+
     def tr(p):
         q, r = H.rotate(p[0], p[1], k)
         return q + t[0], r + t[1]
+
     return tr
 
 
@@ -294,15 +366,19 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
             ctx.err("tiles", f"unknown tile face {fid!r}")
     first = faces[face_ids[0]]
     if not any("1" <= ch <= "8" for ch in first.cells.values()):
-        ctx.err("tiles", f"the first tile ({face_ids[0]}) must be a Starting Line tile "
-                         "with start hexes")
+        ctx.err(
+            "tiles", f"the first tile ({face_ids[0]}) must be a Starting Line tile with start hexes"
+        )
     used = {}
     for fid in face_ids:
         m = _FACE_RE.match(fid)
         key = m.group(1) if m else fid
         if key in used:
-            ctx.err("tiles", f"tile {fid} is used twice (already as {used[key]}): "
-                             "each physical tile has one face up")
+            ctx.err(
+                "tiles",
+                f"tile {fid} is used twice (already as {used[key]}): "
+                "each physical tile has one face up",
+            )
         used[key] = fid
     cells, walls, joins, rotations, exits = {}, set(), set(), [], []
     prev = None
@@ -315,25 +391,34 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
             pdir = (pf.out_dir + pk) % 6
             k = (pdir - f.in_dir) % 6
             if len(f.in_lanes) != len(pf.out_lanes):
-                ctx.err("tiles", f"unmatched road opening: tile {fid}'s entry edge has "
-                                 f"{len(f.in_lanes)} lanes but tile {pf.face}'s exit edge "
-                                 f"has {len(pf.out_lanes)}")
+                ctx.err(
+                    "tiles",
+                    f"unmatched road opening: tile {fid}'s entry edge has "
+                    f"{len(f.in_lanes)} lanes but tile {pf.face}'s exit edge "
+                    f"has {len(pf.out_lanes)}",
+                )
             want = H.neighbour(*ptr(pf.out_lanes[0]), pdir)
             q0, r0 = H.rotate(*f.in_lanes[0], k)
             t = (want[0] - q0, want[1] - r0)
         if rots is not None and rots[i] is not None and rots[i] != k:
-            ctx.err("rot", f"tile {fid} must be turned {k} sixths to join its "
-                           f"neighbour, the track says {rots[i]}")
+            ctx.err(
+                "rot",
+                f"tile {fid} must be turned {k} sixths to join its "
+                f"neighbour, the track says {rots[i]}",
+            )
         tr = _place(k, t)
         if prev is not None:
             pf, ptr, pk = prev
             pdir = (pf.out_dir + pk) % 6
             for j, (a, b) in enumerate(zip(pf.out_lanes, f.in_lanes)):
                 if H.neighbour(*ptr(a), pdir) != tr(b):
-                    ctx.err("tiles", f"unmatched road opening: lane {j + 1} of tile {fid}'s "
-                                     f"entry edge ({H.DIR_NAMES[(f.in_dir + k) % 6]} side "
-                                     f"of hex {list(b)}) does not meet tile {pf.face}'s "
-                                     f"exit edge")
+                    ctx.err(
+                        "tiles",
+                        f"unmatched road opening: lane {j + 1} of tile {fid}'s "
+                        f"entry edge ({H.DIR_NAMES[(f.in_dir + k) % 6]} side "
+                        f"of hex {list(b)}) does not meet tile {pf.face}'s "
+                        f"exit edge",
+                    )
             for a in pf.out_lanes:
                 for b in f.in_lanes:
                     d = H.dir_between(ptr(a), tr(b))
@@ -343,10 +428,13 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         for p, ch in f.cells.items():
             g = tr(p)
             if g in cells:
-                ctx.err("tiles", f"overlap: tile {fid} hex {list(p)} lands on tile "
-                                 f"{face_ids[cells[g][0]]} at board hex {list(g)}")
+                ctx.err(
+                    "tiles",
+                    f"overlap: tile {fid} hex {list(p)} lands on tile "
+                    f"{face_ids[cells[g][0]]} at board hex {list(g)}",
+                )
             cells[g] = (i, ch, f.coins.get(p, 1 if ch == "$" else 0))
-        for (q, r, d) in f.walls:
+        for q, r, d in f.walls:
             g = tr((q, r))
             dd = (d + k) % 6
             walls.add((g[0], g[1], dd))
@@ -362,11 +450,14 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         f0 = faces[face_ids[0]]
         tr0 = _place(0, (0, 0))
         if len(lf.out_lanes) != len(f0.in_lanes) or any(
-                H.neighbour(*ltr(a), ldir) != tr0(b)
-                for a, b in zip(lf.out_lanes, f0.in_lanes)):
-            ctx.err("tiles", f"dead end: the exit edge of the last tile {lf.face} "
-                             f"({H.DIR_NAMES[ldir]}) does not join back onto tile "
-                             f"{f0.face}'s entry edge, so the circuit is not closed")
+            H.neighbour(*ltr(a), ldir) != tr0(b) for a, b in zip(lf.out_lanes, f0.in_lanes)
+        ):
+            ctx.err(
+                "tiles",
+                f"dead end: the exit edge of the last tile {lf.face} "
+                f"({H.DIR_NAMES[ldir]}) does not join back onto tile "
+                f"{f0.face}'s entry edge, so the circuit is not closed",
+            )
         for a in lf.out_lanes:
             for b in f0.in_lanes:
                 d = H.dir_between(ltr(a), tr0(b))
@@ -380,12 +471,15 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
                 n = H.neighbour(*ltr(a), d)
                 if n in cells:
                     if d == ldir:
-                        ctx.err("tiles", f"dead end: the finish edge of the last tile "
-                                         f"{lf.face} runs into board hex {list(n)}")
+                        ctx.err(
+                            "tiles",
+                            f"dead end: the finish edge of the last tile "
+                            f"{lf.face} runs into board hex {list(n)}",
+                        )
                     continue
                 finish.add((ltr(a)[0], ltr(a)[1], d))
     # walls: every edge to a non-track hex, or between tiles away from a join
-    for (q, r), (ti, ch, _) in cells.items():
+    for (q, r), (ti, _ch, _) in cells.items():
         for d in range(6):
             n = H.neighbour(q, r, d)
             if (q, r, d) in finish:
@@ -400,11 +494,15 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         di = _tile_dist(cells, walls, i, exits[i])
         for g, (ti, ch, _) in cells.items():
             if ti == i and _drivable(ch) and g not in di:
-                ctx.err("tiles", f"dead end: tile {fid} has a hex (board {list(g)}) from "
-                                 "which its exit edge cannot be reached")
+                ctx.err(
+                    "tiles",
+                    f"dead end: tile {fid} has a hex (board {list(g)}) from "
+                    "which its exit edge cannot be reached",
+                )
         dist.update(di)
-    return Track(name, kind, tuple(face_ids), cells, walls, finish,
-                 first.in_dir % 6, dist, tuple(rotations))
+    return Track(
+        name, kind, tuple(face_ids), cells, walls, finish, first.in_dir % 6, dist, tuple(rotations)
+    )
 
 
 def _drivable(ch):
@@ -455,9 +553,10 @@ def parse_board(text, name=None, file="board"):
     if starts != list(range(1, len(starts) + 1)):
         ctx.err("map", f"start hexes must be numbered 1..n without gaps, got {starts}")
     # exit lanes: drivable hexes whose neighbour straight ahead is off the map
-    out = sorted((p for p, ch in cells.items() if _drivable(ch)
-                  and H.neighbour(p[0], p[1], d) not in cells),
-                 key=lambda p: (p[1], p[0]))
+    out = sorted(
+        (p for p, ch in cells.items() if _drivable(ch) and H.neighbour(p[0], p[1], d) not in cells),
+        key=lambda p: (p[1], p[0]),
+    )
     if not out:
         ctx.err("map", f"no hex has an open edge facing {hdr['dir']} for the finish line")
     first = min(cells, key=lambda p: (p[1], p[0]))
@@ -499,8 +598,11 @@ def _tracks(raw, faces, boards):
         if any(t.name == tname for t in tracks):
             bctx = Ctx("board")
             bctx.entry = f"board '{tname}'"
-            bctx.err("name", f"{tname!r} is already the name of a track of the content: give "
-                             "the board its own name (a 'name: ...' line)")
+            bctx.err(
+                "name",
+                f"{tname!r} is already the name of a track of the content: give "
+                "the board its own name (a 'name: ...' line)",
+            )
         tracks.append(build_track(tname, C.TR_SPRINT, {tname: f}, [tname], file="board"))
     if len(tracks) > C.MAX_TRACKS:
         raise ContentError(f"at most {C.MAX_TRACKS} tracks, got {len(tracks)}")
@@ -509,9 +611,15 @@ def _tracks(raw, faces, boards):
 
 def _compile_tracks(tracks, t):
     NT, N = C.MAX_TRACKS, H.NCELL
-    for k, dt in (("tr_terr", np.int8), ("tr_coins", np.int8), ("tr_spell", np.int8),
-                  ("tr_haz", np.int8), ("tr_start", np.int8), ("tr_walls", np.uint8),
-                  ("tr_finish", np.uint8)):
+    for k, dt in (
+        ("tr_terr", np.int8),
+        ("tr_coins", np.int8),
+        ("tr_spell", np.int8),
+        ("tr_haz", np.int8),
+        ("tr_start", np.int8),
+        ("tr_walls", np.uint8),
+        ("tr_finish", np.uint8),
+    ):
         t[k] = np.zeros((NT, N), dt)
     t["tr_tile"] = np.full((NT, N), -1, np.int8)
     t["tr_dist"] = np.zeros((NT, N), np.int16)
@@ -523,13 +631,16 @@ def _compile_tracks(tracks, t):
         rs = [r for q, r in tr.cells]
         oq, orr = 1 - min(qs), 1 - min(rs)
         if max(qs) + oq >= H.BOARD_W - 1 or max(rs) + orr >= H.BOARD_H - 1:
-            raise ContentError(f"track '{tr.name}': {max(qs) - min(qs) + 1} x "
-                               f"{max(rs) - min(rs) + 1} hexes do not fit the "
-                               f"{H.BOARD_W - 2} x {H.BOARD_H - 2} board")
+            raise ContentError(
+                f"track '{tr.name}': {max(qs) - min(qs) + 1} x "
+                f"{max(rs) - min(rs) + 1} hexes do not fit the "
+                f"{H.BOARD_W - 2} x {H.BOARD_H - 2} board"
+            )
         tr.offset = (oq, orr)
 
-        def cell(q, r):
+        def cell(q, r, oq=oq, orr=orr):
             return (r + orr) * H.BOARD_W + (q + oq)
+
         for (q, r), (rt, ch, coins) in tr.cells.items():
             c = cell(q, r)
             t["tr_terr"][ti, c] = C.MAP_CHARS.get(ch, C.T_ROAD)
@@ -539,19 +650,28 @@ def _compile_tracks(tracks, t):
             t["tr_start"][ti, c] = int(ch) if "1" <= ch <= "8" else 0
             t["tr_tile"][ti, c] = rt
             t["tr_dist"][ti, c] = tr.dist.get((q, r), 999)
-        for (q, r, d) in tr.walls:
+        for q, r, d in tr.walls:
             if (q, r) in tr.cells:
                 t["tr_walls"][ti, cell(q, r)] |= 1 << d
-        for (q, r, d) in tr.finish:
+        for q, r, d in tr.finish:
             t["tr_finish"][ti, cell(q, r)] |= 1 << d
         t["tr_kind"][ti] = tr.kind
         t["tr_ntiles"][ti] = len(tr.tiles)
         t["tr_nstart"][ti] = int((t["tr_start"][ti] > 0).sum())
         t["tr_start_dir"][ti] = tr.start_dir
-    from ...encoders.dungeon_kart import static_hex_table     # the encoder imports this package
-    t["hex_static"] = static_hex_table(t["tr_terr"], t["tr_walls"], t["tr_coins"], t["tr_spell"],
-                                       t["tr_haz"], t["tr_finish"], t["tr_tile"], t["tr_dist"],
-                                       t["tr_ntiles"])
+    from ...encoders.dungeon_kart import static_hex_table  # the encoder imports this package
+
+    t["hex_static"] = static_hex_table(
+        t["tr_terr"],
+        t["tr_walls"],
+        t["tr_coins"],
+        t["tr_spell"],
+        t["tr_haz"],
+        t["tr_finish"],
+        t["tr_tile"],
+        t["tr_dist"],
+        t["tr_ntiles"],
+    )
 
 
 def _dashboards(raw, t, names, texts):
@@ -590,12 +710,18 @@ def _dashboards(raw, t, names, texts):
         pv = {k: read_int(ctx, pen, k, lo=0, hi=C.NSET) for k in C.PENALTY_TERRAINS}
         off = "off_road" in ab
         if pv["grass"] != (4 if off else 3):
-            ctx.err("penalty", f"grass marker must be at setting {4 if off else 3} "
-                               f"({'with' if off else 'without'} Off-Road)")
+            ctx.err(
+                "penalty",
+                f"grass marker must be at setting {4 if off else 3} "
+                f"({'with' if off else 'without'} Off-Road)",
+            )
         if off != (pv["dirt"] == 0):
             ctx.err("penalty", "only an Off-Road kart has no dirt marker")
-        if not 1 <= pv["mud"] <= pv["grass"] or not 1 <= pv["water"] <= pv["grass"] or (
-                pv["dirt"] and pv["dirt"] < pv["grass"]):
+        if (
+            not 1 <= pv["mud"] <= pv["grass"]
+            or not 1 <= pv["water"] <= pv["grass"]
+            or (pv["dirt"] and pv["dirt"] < pv["grass"])
+        ):
             ctx.err("penalty", "markers must order mud/water <= grass <= dirt")
         t["dash_mp"][i] = mp
         for k, v in pv.items():
@@ -612,8 +738,10 @@ def _dashboards(raw, t, names, texts):
         lo = [i for i in range(C.NDASH) if not flags[i]]
         for c in cols:
             if hi and lo and min(mp[i, c] for i in hi) <= max(mp[i, c] for i in lo):
-                ctx.err("mp", f"every {nm} kart needs more MP at setting {c + 1} than "
-                              f"every kart without it")
+                ctx.err(
+                    "mp",
+                    f"every {nm} kart needs more MP at setting {c + 1} than every kart without it",
+                )
     for a in range(6):
         if not any((ab[i] >> a) & 1 for i in range(C.NDASH)):
             ctx.err("abilities", f"no dashboard has {C.ABILITY_NAMES[a]}")
@@ -694,19 +822,16 @@ def _spells(raw, t, names, texts):
             ctx.err("name", "duplicate spell name")
         eff = read_str(ctx, d, "effect", C.SPELL_EFFECTS)
         e = C.SPELL_EFFECTS.index(eff)
-        amt = read_int(ctx, d, "amount", default=None if eff in C.SPELL_AMOUNT else 0,
-                       lo=0, hi=9)
+        amt = read_int(ctx, d, "amount", default=None if eff in C.SPELL_AMOUNT else 0, lo=0, hi=9)
         timing = C.TIMING_NAMES.index(read_str(ctx, d, "timing", C.TIMING_NAMES))
         target = read_str(ctx, d, "target", ("opponent", "none"))
         if (e == C.SP_FREEZE) != (timing == C.TM_ROUND):
             ctx.err("timing", "Freeze, and only Freeze, is cast at the start of the round")
         if (e == C.SP_TAILWIND) != (timing == C.TM_TURN):
-            ctx.err("timing", "tailwind spells, and only they, are cast at the start "
-                              "of the turn")
+            ctx.err("timing", "tailwind spells, and only they, are cast at the start of the turn")
         wants = e in (C.SP_FREEZE, C.SP_FIREBALL, C.SP_ZOMBIE, C.SP_GRASS)
         if wants != (target == "opponent"):
-            ctx.err("target", f"effect '{eff}' needs target = "
-                              f"{'opponent' if wants else 'none'}")
+            ctx.err("target", f"effect '{eff}' needs target = {'opponent' if wants else 'none'}")
         cp = d.get("copies")
         if not isinstance(cp, dict) or not cp:
             ctx.err("copies", "must be a table like { A = 2 }")
@@ -770,7 +895,7 @@ def _chance(raw, t):
     if not 1 <= len(toks) <= C.BAG_MAX:
         ctx.err("bag", f"the bag holds 1..{C.BAG_MAX} tokens, got {len(toks)}")
     t["bag"] = np.zeros(C.BAG_MAX, np.int8)
-    t["bag"][:len(toks)] = toks
+    t["bag"][: len(toks)] = toks
     t["bag_size"] = len(toks)
     ctx.entry = None
     pl = read_list(ctx, raw, "placement")
@@ -826,18 +951,21 @@ def _heroes(raw, t, names, texts):
         if not isinstance(rm, bool):
             ctx.err("remove", f"must be true or false, got {rm!r}")
         t["epic_hit"][i], t["epic_remove"][i] = hit, rm
-        t["epic_round"][i] = C.EPIC_ROUND.index(read_str(ctx, d, "round_end", C.EPIC_ROUND,
-                                                         default="none"))
-        t["epic_setup"][i] = C.EPIC_SETUP.index(read_str(ctx, d, "setup", C.EPIC_SETUP,
-                                                         default="none"))
+        t["epic_round"][i] = C.EPIC_ROUND.index(
+            read_str(ctx, d, "round_end", C.EPIC_ROUND, default="none")
+        )
+        t["epic_setup"][i] = C.EPIC_SETUP.index(
+            read_str(ctx, d, "setup", C.EPIC_SETUP, default="none")
+        )
         names.append(name)
         texts.append(read_str(ctx, d, "text"))
     # every Epic Hero token goes into the hazard bag (DK-027)
     n = int(t["bag_size"])
     if n + C.NEPIC > C.BAG_MAX:
-        raise ContentError(f"chance.toml, bag: {n} tokens plus {C.NEPIC} Epic Heroes exceed "
-                           f"{C.BAG_MAX}")
-    t["bag"][n:n + C.NEPIC] = np.arange(C.K_EPIC0, C.K_EPIC0 + C.NEPIC)
+        raise ContentError(
+            f"chance.toml, bag: {n} tokens plus {C.NEPIC} Epic Heroes exceed {C.BAG_MAX}"
+        )
+    t["bag"][n : n + C.NEPIC] = np.arange(C.K_EPIC0, C.K_EPIC0 + C.NEPIC)
     t["bag_size"] = n + C.NEPIC
 
 
@@ -855,8 +983,10 @@ def compile_content(raw, boards=()):
     _heroes(raw["heroes"], t, out["hn"], out["ht"])
     hz = max(int(t["tr_haz"][i].sum()) for i in range(len(tracks)))
     if hz > t["bag_size"]:
-        raise ContentError(f"chance.toml, bag: {t['bag_size']} tokens cannot fill the "
-                           f"{hz} hazard hexes of the largest track")
+        raise ContentError(
+            f"chance.toml, bag: {t['bag_size']} tokens cannot fill the "
+            f"{hz} hazard hexes of the largest track"
+        )
     return Tables(**t), faces, tracks, out
 
 
@@ -884,12 +1014,22 @@ def load_content(folder=None, boards=()) -> KartContent:
     raw = {name: load_toml(folder, name) for name in FILES}
     tables, faces, tracks, o = compile_content(raw, tuple(boards))
     content = KartContent(
-        tables=tables, record=tables_record(tables), folder=folder,
-        digest=tables_digest(tables), faces=faces, tracks=tuple(tracks),
-        track_names=tuple(t.name for t in tracks), dashboard_names=tuple(o["dn"]),
-        dashboard_text=tuple(o["dt"]), racer_names=tuple(o["rn"]),
-        power_text=tuple(o["rt"]), spell_names=tuple(o["sn"]), spell_text=tuple(o["st"]),
-        hero_names=tuple(o["hn"]), hero_text=tuple(o["ht"]))
+        tables=tables,
+        record=tables_record(tables),
+        folder=folder,
+        digest=tables_digest(tables),
+        faces=faces,
+        tracks=tuple(tracks),
+        track_names=tuple(t.name for t in tracks),
+        dashboard_names=tuple(o["dn"]),
+        dashboard_text=tuple(o["dt"]),
+        racer_names=tuple(o["rn"]),
+        power_text=tuple(o["rt"]),
+        spell_names=tuple(o["sn"]),
+        spell_text=tuple(o["st"]),
+        hero_names=tuple(o["hn"]),
+        hero_text=tuple(o["ht"]),
+    )
     _CACHE[key] = content
     while len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)

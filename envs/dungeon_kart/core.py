@@ -1,24 +1,30 @@
 """``DungeonKartCore``: the Dungeon Kart configuration over the engine's
 generated kernels (``kernels.py``); everything hot is the engine's."""
+
 from __future__ import annotations
 
 import numpy as np
 
+from ...encoders import dungeon_kart as enc
 from ..core.errors import ContentError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
-from ...encoders import dungeon_kart as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
-VERSION = GAME.version          # declared once, in game.py
+VERSION = GAME.version  # declared once, in game.py
 DRAFTS = ("pick", "random")
-OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
-                 C.O_RACE_OVER: "finished"}
+OUTCOME_NAMES = {
+    O_PLAYING: "playing",
+    O_TRUNCATED: "truncated",
+    O_ILLEGAL: "illegal_action",
+    C.O_RACE_OVER: "finished",
+}
 
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
@@ -27,13 +33,28 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None) -> GameSpec:
     content = content or load_content()
     return game_spec(
-        name=GAME.name, title="DungeonKart", version=VERSION, consts=C, encoder=enc,
-        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        name=GAME.name,
+        title="DungeonKart",
+        version=VERSION,
+        consts=C,
+        encoder=enc,
+        state_dtype=STATE_DTYPE,
+        content=content,
+        sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(),
-        min_players=C.MIN_P, max_players=C.MAX_P, max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0), multi_agent=True, make_core=make_core,
-        utility="zero_sum_ranking", ties=True, turn_order="fixed", chance="explicit",
-        information="imperfect")
+        min_players=C.MIN_P,
+        max_players=C.MAX_P,
+        max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 1.0),
+        multi_agent=True,
+        make_core=make_core,
+        utility="zero_sum_ranking",
+        ties=True,
+        turn_order="fixed",
+        chance="explicit",
+        information="imperfect",
+    )
+
 
 class DungeonKartCore(KernelCore):
     """Dungeon Kart for one configuration, batched.
@@ -49,22 +70,34 @@ class DungeonKartCore(KernelCore):
     state_dtype = STATE_DTYPE
     kernels = kernels
 
-    def __init__(self, num_players=4, track="Beginner Track", draft="pick", max_rounds=60,
-                 reward="rank", auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
+    def __init__(
+        self,
+        num_players=4,
+        track="Beginner Track",
+        draft="pick",
+        max_rounds=60,
+        reward="rank",
+        auto_advance=True,
+        max_steps=MAX_EPISODE_STEPS,
+        content=None,
+    ):
         boards = ()
         if isinstance(track, str) and "\n" in track:
             boards = (track,)
         elif isinstance(track, (bool, np.bool_)) or not isinstance(track, (str, int, np.integer)):
-            raise TypeError(f"track must be a track name, a track index or the text of a "
-                            f"custom board (several lines), got {type(track).__name__} "
-                            f"{track!r}"[:200])
+            raise TypeError(
+                f"track must be a track name, a track index or the text of a "
+                f"custom board (several lines), got {type(track).__name__} "
+                f"{track!r}"[:200]
+            )
         self.content = load_content(content, boards=boards)
         self.T = self.content.tables
         self.TR = self.content.record
         self.spec = make_spec(self.content)
         players = int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
-        self.track = (len(self.content.track_names) - 1 if boards
-                      else self.content.track_index(track))
+        self.track = (
+            len(self.content.track_names) - 1 if boards else self.content.track_index(track)
+        )
         try:
             self.content.check_players(self.track, players)
         except ContentError as e:
@@ -72,12 +105,14 @@ class DungeonKartCore(KernelCore):
         self.draft = choice_arg(draft, DRAFTS, "draft")
         rounds = int_arg(max_rounds, "max_rounds", 1, 10_000)
         reward_mode = choice_arg(reward, C.REWARD_MODES, "reward")
-        self._configure(players, max_steps, auto_advance, reward_mode,
-                        cfg=(self.track, self.draft, rounds))
+        self._configure(
+            players, max_steps, auto_advance, reward_mode, cfg=(self.track, self.draft, rounds)
+        )
 
     # -- helpers (not hot) ------------------------------------------------------
     def action_label(self, state, a) -> str:
         from .render import describe_action
+
         return describe_action(state, self.content, a)
 
     def episode_info(self, state) -> dict:
@@ -87,15 +122,17 @@ class DungeonKartCore(KernelCore):
         (finishers by MP left at the line then coins, the rest by Placement
         then coins)."""
         n = int(state["num_players"])
-        info = {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
-                "rounds": int(state["round"]),
-                "track": self.content.track_names[int(state["track"])],
-                "place": state["place"][:n].tolist(),
-                "finished": state["finished"][:n].astype(bool).tolist(),
-                "coins": state["coins"][:n].tolist()}
+        info = {
+            "outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
+            "rounds": int(state["round"]),
+            "track": self.content.track_names[int(state["track"])],
+            "place": state["place"][:n].tolist(),
+            "finished": state["finished"][:n].astype(bool).tolist(),
+            "coins": state["coins"][:n].tolist(),
+        }
         if int(state["outcome"]) == C.O_RACE_OVER:
             ranks = np.zeros(C.MAX_P, np.int64)
-            rules.final_ranks(state, ranks)             # the rewards' own ranking
+            rules.final_ranks(state, ranks)  # the rewards' own ranking
             info["placements"] = ranks[:n].tolist()
         return info
 

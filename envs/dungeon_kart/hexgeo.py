@@ -49,6 +49,7 @@ cell ``i`` is ``(q, r) = (i % W, i // W)`` after the track was moved to
 non-negative coordinates. Kernels use :data:`DQ` / :data:`DR` and
 :func:`neighbour_cell`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -111,7 +112,7 @@ def map_cell(q: int, r: int) -> tuple:
 def pixel(q: float, r: float, size: float):
     """Centre of hex ``(q, r)`` in pixels for pointy-top hexes of radius
     ``size`` (renderer helper)."""
-    return size * 3 ** 0.5 * (q + r / 2.0), size * 1.5 * r
+    return size * 3**0.5 * (q + r / 2.0), size * 1.5 * r
 
 
 @njit(**JIT)

@@ -9,6 +9,7 @@ MP powers when affordable), rivals are bumped into walls or hazards when
 that is cheap, and the speed is set to what the straight road ahead can
 take. Ties are broken with ``prng`` (a uint64[2] generator).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,7 @@ from ..core.kernel.jit import JIT
 from ..core.kernel.rng import rng_below
 from . import consts as C
 from .hexgeo import neighbour_cell
-from .rules import (PIPS, blocked, crossing, has_ability, kart_at, legal_row, rel_seat,
-                    terrain)
+from .rules import PIPS, blocked, crossing, has_ability, kart_at, legal_row, rel_seat, terrain
 
 NEG = -1.0e9
 BAD_TOKENS = (C.K_HERO, C.K_FANGROOT, C.K_BOMB, C.K_LAVAPUDDLE, C.K_ZOMBIE, C.K_GRAVE)
@@ -135,9 +135,9 @@ def policy_row(st, T, prng):
         elif ph == C.PH_SPEED:
             if a >= C.A_SPELL and a < C.A_SPELL + C.N_SPELL:
                 if T.sp_timing[T.card_kind[st.spell[p]]] == C.TM_TURN:
-                    v = 100.0                        # start-of-turn MP spells
+                    v = 100.0  # start-of-turn MP spells
                 else:
-                    v = NEG / 2                      # any-time spells: cast them while moving
+                    v = NEG / 2  # any-time spells: cast them while moving
             else:
                 sp = st.speed[p] + a - C.A_SPEED - 1
                 mp = T.dash_mp[st.dash[p], sp - 1]
@@ -154,7 +154,7 @@ def policy_row(st, T, prng):
                 ahead = enter_score(st, T, p, f)
                 v = min(enter_score(st, T, p, d), 1.5) - 0.6
                 if ahead < -100.0:
-                    v += 5.0                         # facing trouble: turn away
+                    v += 5.0  # facing trouble: turn away
                 elif ahead > 0.0:
                     v -= 2.0
             elif a >= C.A_BUMP and a < C.A_BUMP + C.N_BUMP:
@@ -164,8 +164,12 @@ def policy_row(st, T, prng):
                 d = (f + side + 5) % 6
                 c = st.pos[p]
                 n = neighbour_cell(c, d)
-                hurt = (T.tr_walls[st.track, c] >> d) & 1 or n < 0 or blocked(st, T, n, o) \
+                hurt = (
+                    (T.tr_walls[st.track, c] >> d) & 1
+                    or n < 0
+                    or blocked(st, T, n, o)
                     or PIPS[terrain(st, T, n)] == 0
+                )
                 v = 2.0 if hurt else -0.5
                 if not hurt:
                     for b in BAD_TOKENS:
@@ -174,14 +178,14 @@ def policy_row(st, T, prng):
                     if st.tok[n] >= C.K_EPIC0:
                         v = 3.0
                     if side == 1:
-                        v -= 1.0                     # do not push rivals forward
+                        v -= 1.0  # do not push rivals forward
                 if st.mp <= 1 and not has_ability(st, T, p, C.AB_HEAVY):
                     v -= 1.0
                 v += 0.2 * (2 if kart_at(st, c, p) >= 0 else 0)
             elif a == C.A_BRAKE:
                 v = -3.0
                 if st.mp == 1 and enter_score(st, T, p, f) < -100.0:
-                    v = 1.0                          # burn the last MP safely
+                    v = 1.0  # burn the last MP safely
             elif a >= C.A_SPELL and a < C.A_SPELL + C.N_SPELL:
                 k = a - C.A_SPELL
                 v = 4.0 if (k == 0 or k == best_rival(st, p)) else 1.0

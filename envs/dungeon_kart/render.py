@@ -10,6 +10,7 @@
 
 Both take one state record and the :class:`~.content.KartContent`.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,19 +20,51 @@ import numpy as np
 from . import consts as C
 from . import hexgeo as H
 
-TOKEN_CHARS = " hftx>l+ozg" + "E" * C.NEPIC   # by consts.K_* (Epic Heroes: E)
-TERRAIN_CHARS = {C.T_ROAD: ".", C.T_DIRT: "d", C.T_GRASS: "g", C.T_MUD: "m",
-                 C.T_WATER: "w", C.T_LAVA: "L", C.T_PIT: "P", C.T_OBST: "X", C.T_CUT: "#"}
-ARROWS = "\u2192\u2198\u2199\u2190\u2196\u2197"   # E SE SW W NW NE
-COLOURS = [(230, 57, 70), (29, 111, 230), (46, 160, 67), (245, 180, 0),
-           (155, 89, 182), (255, 127, 39), (0, 190, 190), (240, 98, 200)]
-TERRAIN_RGB = {C.T_ROAD: (150, 150, 155), C.T_DIRT: (196, 160, 110),
-               C.T_GRASS: (120, 190, 90), C.T_MUD: (120, 85, 55), C.T_WATER: (80, 140, 220),
-               C.T_LAVA: (235, 80, 30), C.T_PIT: (25, 25, 25), C.T_OBST: (70, 70, 70),
-               C.T_CUT: (110, 110, 110)}
-TOKEN_RGB = {C.K_HERO: (250, 250, 250), C.K_FANGROOT: (20, 110, 40), C.K_TAR: (10, 10, 10),
-             C.K_SMASH: (200, 40, 40), C.K_BOOST: (255, 220, 0), C.K_LAVAPUDDLE: (255, 110, 0),
-             C.K_GRAVE: (90, 90, 110), C.K_BOMB: (30, 30, 30), C.K_ZOMBIE: (110, 160, 60)}
+TOKEN_CHARS = " hftx>l+ozg" + "E" * C.NEPIC  # by consts.K_* (Epic Heroes: E)
+TERRAIN_CHARS = {
+    C.T_ROAD: ".",
+    C.T_DIRT: "d",
+    C.T_GRASS: "g",
+    C.T_MUD: "m",
+    C.T_WATER: "w",
+    C.T_LAVA: "L",
+    C.T_PIT: "P",
+    C.T_OBST: "X",
+    C.T_CUT: "#",
+}
+ARROWS = "\u2192\u2198\u2199\u2190\u2196\u2197"  # E SE SW W NW NE
+COLOURS = [
+    (230, 57, 70),
+    (29, 111, 230),
+    (46, 160, 67),
+    (245, 180, 0),
+    (155, 89, 182),
+    (255, 127, 39),
+    (0, 190, 190),
+    (240, 98, 200),
+]
+TERRAIN_RGB = {
+    C.T_ROAD: (150, 150, 155),
+    C.T_DIRT: (196, 160, 110),
+    C.T_GRASS: (120, 190, 90),
+    C.T_MUD: (120, 85, 55),
+    C.T_WATER: (80, 140, 220),
+    C.T_LAVA: (235, 80, 30),
+    C.T_PIT: (25, 25, 25),
+    C.T_OBST: (70, 70, 70),
+    C.T_CUT: (110, 110, 110),
+}
+TOKEN_RGB = {
+    C.K_HERO: (250, 250, 250),
+    C.K_FANGROOT: (20, 110, 40),
+    C.K_TAR: (10, 10, 10),
+    C.K_SMASH: (200, 40, 40),
+    C.K_BOOST: (255, 220, 0),
+    C.K_LAVAPUDDLE: (255, 110, 0),
+    C.K_GRAVE: (90, 90, 110),
+    C.K_BOMB: (30, 30, 30),
+    C.K_ZOMBIE: (110, 160, 60),
+}
 TOKEN_RGB.update({C.K_EPIC0 + i: (205, 160, 30) for i in range(C.NEPIC)})
 
 
@@ -45,18 +78,23 @@ def _name(ct, kind, i):
 
 
 def status_lines(st, ct):
-    T = ct.tables
     n = int(st["num_players"])
     out = []
     for p in range(n):
         spell = "spell" if st["spell"][p] >= 0 else ("marker" if st["marker"][p] else "-")
-        where = "finished (%d MP)" % st["finish_mp"][p] if st["finished"][p] else \
-            "hex (%d,%d) %s" % (st["pos"][p] % H.BOARD_W, st["pos"][p] // H.BOARD_W,
-                                ARROWS[int(st["facing"][p])])
+        pos = int(st["pos"][p])
+        where = (
+            f"finished ({int(st['finish_mp'][p])} MP)"
+            if st["finished"][p]
+            else f"hex ({pos % H.BOARD_W},{pos // H.BOARD_W}) {ARROWS[int(st['facing'][p])]}"
+        )
         flags = "".join(f for f, v in (("C", st["crashed"][p]), ("F", st["frozen"][p])) if v)
-        out.append(f"{'>' if st['actor'] == p else ' '} player_{p} {_name(ct, 'racer', int(st['racer'][p])):<24} "
-                   f"place {int(st['place'][p])} speed {int(st['speed'][p])} "
-                   f"coins {int(st['coins'][p])} {spell:<6} {where} {flags}")
+        out.append(
+            f"{'>' if st['actor'] == p else ' '} player_{p} "
+            f"{_name(ct, 'racer', int(st['racer'][p])):<24} "
+            f"place {int(st['place'][p])} speed {int(st['speed'][p])} "
+            f"coins {int(st['coins'][p])} {spell:<6} {where} {flags}"
+        )
     return out
 
 
@@ -91,10 +129,12 @@ def render_ansi(st, ct) -> str:
             row[2 * q + r - cmin] = ch
         w = max(row) + 1 if row else 0
         lines.append("".join(row.get(i, " ") for i in range(w)).rstrip())
-    head = (f"== Dungeon Kart | {ct.track_names[tk]} | round {int(st['round']) + 1} | "
-            f"{C.PHASE_NAMES[int(st['phase'])]} | to act: "
-            f"{'-' if st['actor'] < 0 else 'player_%d' % st['actor']}"
-            f"{' | MP %d' % st['mp'] if st['phase'] == C.PH_MOVE else ''} ==")
+    head = (
+        f"== Dungeon Kart | {ct.track_names[tk]} | round {int(st['round']) + 1} | "
+        f"{C.PHASE_NAMES[int(st['phase'])]} | to act: "
+        f"{'-' if st['actor'] < 0 else 'player_' + str(int(st['actor']))}"
+        f"{' | MP ' + str(int(st['mp'])) if st['phase'] == C.PH_MOVE else ''} =="
+    )
     return "\n".join([head] + lines + status_lines(st, ct))
 
 
@@ -129,7 +169,7 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
         col = TERRAIN_RGB[C.T_GRASS] if (st["grass"][c] and t in (1, 2, 4, 5)) else TERRAIN_RGB[t]
         dr.polygon([corner(x, y, i) for i in range(6)], fill=col, outline=(60, 60, 60))
         if T.tr_haz[tk, c]:
-            for i in (0, 2, 4):                      # three red corners
+            for i in (0, 2, 4):  # three red corners
                 cx, cy = corner(x, y, i, size * 0.78)
                 r = size * 0.16
                 dr.ellipse([cx - r, cy - r, cx + r, cy + r], fill=(210, 30, 30))
@@ -140,13 +180,17 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
                 dr.text((x - 3, y - 6), str(int(T.tr_coins[tk, c])), fill=(0, 0, 0))
         if T.tr_spell[tk, c]:
             r = size * 0.35
-            dr.rectangle([x - r, y - r * 0.8, x + r, y + r * 0.8], fill=(140, 60, 200),
-                         outline=(255, 255, 255))
+            dr.rectangle(
+                [x - r, y - r * 0.8, x + r, y + r * 0.8],
+                fill=(140, 60, 200),
+                outline=(255, 255, 255),
+            )
         k = int(st["tok"][c])
         if k:
             r = size * 0.45
-            dr.regular_polygon((x, y, r), 4 if k != C.K_BOMB else 8, fill=TOKEN_RGB[k],
-                               outline=(255, 255, 255))
+            dr.regular_polygon(
+                (x, y, r), 4 if k != C.K_BOMB else 8, fill=TOKEN_RGB[k], outline=(255, 255, 255)
+            )
             dr.text((x - 3, y - 6), TOKEN_CHARS[k].upper(), fill=(255, 0, 255))
         if T.tr_start[tk, c]:
             dr.text((x - 3, y - 6), str(int(T.tr_start[tk, c])), fill=(255, 255, 255))
@@ -176,8 +220,11 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
         tip = (x + L * math.cos(a), y + L * math.sin(a))
         left = (x + L * 0.6 * math.cos(a + 2.5), y + L * 0.6 * math.sin(a + 2.5))
         right = (x + L * 0.6 * math.cos(a - 2.5), y + L * 0.6 * math.sin(a - 2.5))
-        dr.polygon([tip, left, right], fill=COLOURS[p],
-                   outline=(0, 0, 0) if not st["crashed"][p] else (255, 255, 255))
+        dr.polygon(
+            [tip, left, right],
+            fill=COLOURS[p],
+            outline=(0, 0, 0) if not st["crashed"][p] else (255, 255, 255),
+        )
     # side panel
     dr.rectangle([w, 0, w + panel, h], fill=(40, 38, 48))
     px = w + 10
@@ -187,13 +234,19 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
         y = 30 + 34 * i
         dr.rectangle([px, y, px + 14, y + 14], fill=COLOURS[p])
         mark = " <" if st["actor"] == p else ""
-        dr.text((px + 20, y), f"{int(st['place'][p])}. P{p} {_name(ct, 'racer', int(st['racer'][p]))}{mark}",
-                fill=(255, 255, 255))
-        info = (f"finished, {int(st['finish_mp'][p])} MP left" if st["finished"][p] else
-                f"speed {int(st['speed'][p])}  coins {int(st['coins'][p])}"
-                + ("  spell" if st["spell"][p] >= 0 else "")
-                + ("  marker" if st["marker"][p] else "")
-                + ("  CRASHED" if st["crashed"][p] else ""))
+        dr.text(
+            (px + 20, y),
+            f"{int(st['place'][p])}. P{p} {_name(ct, 'racer', int(st['racer'][p]))}{mark}",
+            fill=(255, 255, 255),
+        )
+        info = (
+            f"finished, {int(st['finish_mp'][p])} MP left"
+            if st["finished"][p]
+            else f"speed {int(st['speed'][p])}  coins {int(st['coins'][p])}"
+            + ("  spell" if st["spell"][p] >= 0 else "")
+            + ("  marker" if st["marker"][p] else "")
+            + ("  CRASHED" if st["crashed"][p] else "")
+        )
         if st["cur"] == p and st["phase"] == C.PH_MOVE and not st["finished"][p]:
             info += f"  MP {int(st['mp'])}"
         dr.text((px + 20, y + 13), info, fill=(200, 200, 200))
@@ -202,7 +255,7 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
 
 def describe_action(st, ct, a: int) -> str:
     """A short human description of action ``a`` for the actor of ``st``."""
-    name = C.ACTIONS.label(int(a))      # the declared meaning (consts.ACTIONS)
+    name = C.ACTIONS.label(int(a))  # the declared meaning (consts.ACTIONS)
     p = int(st["actor"])
     n = max(1, int(st["num_players"]))
     if C.A_BUMP <= a < C.A_BUMP + C.N_BUMP:
@@ -243,7 +296,7 @@ def race_picture(path, players=4, track=0, seed=0, decisions=120):
     s = np.zeros(1, STATE_DTYPE)
     rng_seed(s[0]["rng"], seed, 0)
     s[0]["num_players"] = players
-    s[0]["max_steps"] = 10 ** 6
+    s[0]["max_steps"] = 10**6
     R.configure_row(s[0], np.array([ct.track_index(track), C.DRAFT_RANDOM, 60], np.int64))
     R.reset_row(s[0], T[0])
     prng = np.array([seed, 0], np.uint64)

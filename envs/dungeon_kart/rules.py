@@ -13,6 +13,7 @@ inside ``apply_row``. All chance goes through ``envs/core/chance``.
 Rule ids (DK-...) in comments refer to ``shared/rules/inventory/dungeon-kart.md``;
 readings and deviations are listed in ``envs/dungeon_kart/README.md``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -157,9 +158,9 @@ def penalty(st, T, p, t, immediate):
     if pen <= 0:
         return
     if immediate:
-        if st.speed[p] > pen:          # DK-112
+        if st.speed[p] > pen:  # DK-112
             st.speed[p] = pen
-    elif pen < st.pen_worst:           # DK-134
+    elif pen < st.pen_worst:  # DK-134
         st.pen_worst = pen
 
 
@@ -195,24 +196,24 @@ def step_into(st, T, p, d, mode):
         finish(st, p)
         return R_FINISH
     if (T.tr_walls[st.track, c] >> d) & 1:
-        crash(st, p)                    # DK-183
+        crash(st, p)  # DK-183
         return R_BLOCK
     n = neighbour_cell(c, d)
     if blocked(st, T, n, p):
-        crash(st, p)                    # DK-173, DK-185, DK-186
+        crash(st, p)  # DK-173, DK-185, DK-186
         return R_BLOCK
     t = terrain(st, T, n)
-    if PIPS[t] == 0:                    # lava / pit: Crash, back to this hex
-        crash(st, p)                    # DK-142, DK-143
+    if PIPS[t] == 0:  # lava / pit: Crash, back to this hex
+        crash(st, p)  # DK-142, DK-143
         if t == C.T_LAVA:
-            lose_coin(st, p)            # DK-144
+            lose_coin(st, p)  # DK-144
         return R_BLOCK
     st.prev[p] = c
     st.pos[p] = n
     st.visited[p] |= np.uint32(1 << T.tr_tile[st.track, n])
-    st.coins[p] += T.tr_coins[st.track, n]            # DK-145..147
+    st.coins[p] += T.tr_coins[st.track, n]  # DK-145..147
     if T.tr_spell[st.track, n] and st.spell[p] < 0 and st.marker[p] == 0:
-        st.marker[p] = 1                              # DK-188..190
+        st.marker[p] = 1  # DK-188..190
     penalty(st, T, p, t, mode == M_BUMP or not own)
     k = st.tok[n]
     if k == C.K_HERO:
@@ -236,8 +237,8 @@ def step_into(st, T, p, d, mode):
     if k == C.K_LAVAPUDDLE:
         crash(st, p)
         lose_coin(st, p)
-        if kart_at(st, c, p) < 0:       # DK-170; an occupied hex of origin keeps
-            st.pos[p] = c               # the kart in the puddle's hex (DK-A47)
+        if kart_at(st, c, p) < 0:  # DK-170; an occupied hex of origin keeps
+            st.pos[p] = c  # the kart in the puddle's hex (DK-A47)
         return R_STOP
     if k == C.K_BOMB:
         crash(st, p)
@@ -272,7 +273,7 @@ def epic_hit(st, T, p, e, n, c):
         st.coins[p] += a
     elif h == C.EH_BOUNCE:
         crash(st, p)
-        if kart_at(st, c, p) < 0:       # not back onto another kart (DK-A47)
+        if kart_at(st, c, p) < 0:  # not back onto another kart (DK-A47)
             st.pos[p] = c
     elif h == C.EH_SCROLL:
         spin_out(st, p)
@@ -345,7 +346,7 @@ def drive(st, T, p, d, mode):
         if not crossing(st, T, p, c, f) and (T.tr_walls[st.track, c] >> f) & 1 == 0:
             n = neighbour_cell(c, f)
             if n >= 0 and kart_at(st, n, p) >= 0:
-                break                   # Boost travel halts in front of a kart (DK-A47)
+                break  # Boost travel halts in front of a kart (DK-A47)
         code = step_into(st, T, p, f, M_BOOST)
     if code == R_BOOST:
         code = R_OK
@@ -387,9 +388,9 @@ def drift_ok(st, T, p, d):
 @njit(**JIT)
 def drift_cost(st, T, p, d):
     if crossing(st, T, p, st.pos[p], d):
-        return 0                        # free like any crossing (DK-A41)
+        return 0  # free like any crossing (DK-A41)
     if st.drift_used == 0 and has_ability(st, T, p, C.AB_TRACTION):
-        return 1                        # DK-061 (dashboard Drift only, DK-062)
+        return 1  # DK-061 (dashboard Drift only, DK-062)
     return entry_cost(st, T, p, d)
 
 
@@ -437,14 +438,14 @@ def bump_to(st, T, p, c, f, o, side):
     blocked, destination cell)."""
     d = (f + side + 5) % 6
     if (T.tr_finish[st.track, c] >> d) & 1:
-        return False, False, -1         # never bumped across the line (README)
+        return False, False, -1  # never bumped across the line (README)
     if (T.tr_walls[st.track, c] >> d) & 1:
         return True, True, -1
     n = neighbour_cell(c, d)
     if n < 0 or T.tr_terr[st.track, n] == C.T_OFF:
         return True, True, -1
     if kart_at(st, n, -1) >= 0:
-        return False, False, -1         # DK-114 (and DK-A24)
+        return False, False, -1  # DK-114 (and DK-A24)
     if blocked(st, T, n, o) or pips(st, T, n) == 0:
         return True, True, -1
     return True, False, n
@@ -475,10 +476,9 @@ def can_clear(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
     seats bumped as a bit set) still end its movement off every other kart
     (DK-078)? See ``_search``."""
     if kart_at(st, c, p) < 0:
-        return True                     # End here (a Crash if MP is left) is fine
+        return True  # End here (a Crash if MP is left) is fine
     i = np.int64
-    return _search(st, T, i(p), i(c), i(f), i(mp), i(tu), i(xt), i(du), i(xd), i(bu),
-                   i(bumped))
+    return _search(st, T, i(p), i(c), i(f), i(mp), i(tu), i(xt), i(du), i(xd), i(bu), i(bumped))
 
 
 @njit(**JIT)
@@ -509,7 +509,7 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
     while sp > 0:
         fr = sp - 1
         opt = stk[fr, F_OPT]
-        if opt >= LA_NOPT:              # every option tried: back up
+        if opt >= LA_NOPT:  # every option tried: back up
             if stk[fr, F_MO] >= 0:
                 st.pos[stk[fr, F_MO]] = stk[fr, F_MFROM]
             sp -= 1
@@ -527,7 +527,7 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
         # the child frame's fields (the same unless the option changes them)
         nc, nf, nmp, ntu, nxt, ndu, nxd, nbu, nbumped = c, f, mp, tu, xt, du, xd, bu, bumped
         mo = -1
-        if opt <= 2:                    # Move (0) or Drift (1, 2) into the next hex
+        if opt <= 2:  # Move (0) or Drift (1, 2) into the next hex
             if mp < 1:
                 stk[fr, F_OPT] = 3 if opt == 0 else opt + 1
                 continue
@@ -542,7 +542,7 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
                 _unwind(st, stk, sp)
                 return True
             if k == E_STAY:
-                continue                # a Crash in this (shared) hex
+                continue  # a Crash in this (shared) hex
             cost = pips(st, T, n)
             if opt > 0:
                 if du == 0:
@@ -551,14 +551,14 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
                     ndu = 1
                 else:
                     nxd = xd - 1
-            if cost > mp:               # last-hex allowance ends the movement in n
+            if cost > mp:  # last-hex allowance ends the movement in n
                 if kart_at(st, n, p) < 0:
                     _unwind(st, stk, sp)
                     return True
                 continue
             nc = n
             nmp = mp - cost
-        elif opt <= 4:                  # Turn left (3) / right (4)
+        elif opt <= 4:  # Turn left (3) / right (4)
             if tu == 0:
                 tc = 0 if handling else 1
                 ntu = 1
@@ -573,16 +573,22 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
                 continue
             nf = (f + 5) % 6 if opt == 3 else (f + 1) % 6
             nmp = mp - tc
-        elif opt == 5:                  # Brake
+        elif opt == 5:  # Brake
             if bu != 0 or mp < 1:
                 continue
             nbu = 1
             nmp = mp - 1
-        else:                           # Bump seat o to side
+        else:  # Bump seat o to side
             o = (opt - LA_BUMP0) // 3
             side = (opt - LA_BUMP0) % 3
-            if (bc > mp or o == p or o >= st.num_players or st.pos[o] != c
-                    or st.finished[o] or (bumped >> o) & 1):
+            if (
+                bc > mp
+                or o == p
+                or o >= st.num_players
+                or st.pos[o] != c
+                or st.finished[o]
+                or (bumped >> o) & 1
+            ):
                 stk[fr, F_OPT] = LA_BUMP0 + 3 * (o + 1)
                 continue
             ok, blk, n = bump_to(st, T, p, c, f, o, side)
@@ -592,12 +598,12 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
             st.pos[o] = n
             nmp = mp - bc
             nbumped = bumped | (np.int64(1) << o)
-        if kart_at(st, nc, p) < 0:      # the child's hex is free: done
+        if kart_at(st, nc, p) < 0:  # the child's hex is free: done
             if mo >= 0:
                 st.pos[mo] = c
             _unwind(st, stk, sp)
             return True
-        if sp >= LA_DEPTH:              # too deep: count it as a failure
+        if sp >= LA_DEPTH:  # too deep: count it as a failure
             if mo >= 0:
                 st.pos[mo] = c
             continue
@@ -621,8 +627,20 @@ def _search(st, T, p, c, f, mp, tu, xt, du, xd, bu, bumped):
 def clear_after(st, T, p, c, f, mp, extra_turns, extra_drifts, bumped):
     """``can_clear`` from the current turn flags with a changed MP / extra
     Turns / extra Drifts / Bumps made (a spell or power about to be used)."""
-    return can_clear(st, T, p, c, f, mp, st.turn_used, extra_turns, st.drift_used,
-                     extra_drifts, st.brake_used, bumped)
+    return can_clear(
+        st,
+        T,
+        p,
+        c,
+        f,
+        mp,
+        st.turn_used,
+        extra_turns,
+        st.drift_used,
+        extra_drifts,
+        st.brake_used,
+        bumped,
+    )
 
 
 @njit(**JIT)
@@ -634,9 +652,9 @@ def enter_ok(st, T, p, d, cost, drift):
     if k == E_FREE:
         return True
     if k == E_STAY:
-        return kart_at(st, c, p) < 0    # a Crash in place
+        return kart_at(st, c, p) < 0  # a Crash in place
     if cost > st.mp:
-        return kart_at(st, n, p) < 0    # last-hex allowance
+        return kart_at(st, n, p) < 0  # last-hex allowance
     du = st.drift_used
     xd = st.extra_drifts
     if drift:
@@ -644,8 +662,20 @@ def enter_ok(st, T, p, d, cost, drift):
             du = 1
         else:
             xd -= 1
-    return can_clear(st, T, p, n, st.facing[p], st.mp - cost, st.turn_used, st.extra_turns,
-                     du, xd, st.brake_used, st.bumped)
+    return can_clear(
+        st,
+        T,
+        p,
+        n,
+        st.facing[p],
+        st.mp - cost,
+        st.turn_used,
+        st.extra_turns,
+        du,
+        xd,
+        st.brake_used,
+        st.bumped,
+    )
 
 
 @njit(**JIT)
@@ -791,7 +821,7 @@ def cast(st, T, p, k):
     elif e == C.SP_BOMB:
         st.tok[ahead_free(st, T, p, (st.facing[p] + 3) % 6)] = C.K_BOMB
     elif e == C.SP_NITRO:
-        if st.phase == C.PH_SPEED:      # cast before the speed change: added at it
+        if st.phase == C.PH_SPEED:  # cast before the speed change: added at it
             st.tail_mp += a
         else:
             st.mp += a
@@ -808,7 +838,7 @@ def cast(st, T, p, k):
     dk = T.card_deck[card]
     st.disc[dk, st.disc_n[dk]] = card
     st.disc_n[dk] += 1
-    st.spell[p] = -1                    # DK-200
+    st.spell[p] = -1  # DK-200
 
 
 @njit(**JIT)
@@ -842,8 +872,8 @@ def use_power(st, T, p, w, k):
     r = st.racer[p]
     e = T.pw_effect[r, w]
     a = T.pw_amount[r, w]
-    st.coins[p] -= T.pw_cost[r, w]      # DK-201, DK-208
-    st.pw_used[p, w] = 1                # DK-203
+    st.coins[p] -= T.pw_cost[r, w]  # DK-201, DK-208
+    st.pw_used[p, w] = 1  # DK-203
     t = rel_seat(st, p, k)
     if e == C.PW_EXTRA_TURN:
         st.extra_turns += 1
@@ -890,8 +920,8 @@ def _lay_out(st, n_avail, k):
 def _draft_picker(st):
     n = st.num_players
     if st.phase == C.PH_DRAFT_RACER:
-        return (st.first + st.draft_k) % n            # DK-017
-    return (st.first + n - 1 - st.draft_k) % n        # DK-019
+        return (st.first + st.draft_k) % n  # DK-017
+    return (st.first + n - 1 - st.draft_k) % n  # DK-019
 
 
 @njit(**JIT)
@@ -910,14 +940,14 @@ def _place_karts(st, T):
     n = st.num_players
     tk = st.track
     for s in range(n):
-        posn = (s - st.first) % n + 1                # DK-034
+        posn = (s - st.first) % n + 1  # DK-034
         for c in range(NCELL):
             if T.tr_start[tk, c] == posn:
                 st.pos[s] = c
                 st.prev[s] = c
-        st.facing[s] = T.tr_start_dir[tk]           # DK-A04
-        st.speed[s] = 1                              # DK-G09
-        st.place[s] = posn                           # DK-040
+        st.facing[s] = T.tr_start_dir[tk]  # DK-A04
+        st.speed[s] = 1  # DK-G09
+        st.place[s] = posn  # DK-040
         st.coins[s] = 1 if posn >= T.coin_from else 0  # DK-035
         st.visited[s] = np.uint32(1)
 
@@ -958,7 +988,7 @@ def reset_row(st, T):
     st.last_smash = 0
     st.last_boost = 0
     _clear_turn(st)
-    st.first = chance.below(st, n)                   # DK-015
+    st.first = chance.below(st, n)  # DK-015
     # hazards: shuffle the bag, one token per hazard hex (DK-030)
     st.bag[:] = T.bag[:]
     st.bag_n = T.bag_size
@@ -970,21 +1000,20 @@ def reset_row(st, T):
             tries = 0
             # a second Epic Hero for a tile goes back into the bag and
             # another token is drawn (DK-031, DK-A31)
-            while (st.bag[st.bag_n - 1] >= C.K_EPIC0 and epic_tile[tile]
-                   and tries < st.bag_n):
+            while st.bag[st.bag_n - 1] >= C.K_EPIC0 and epic_tile[tile] and tries < st.bag_n:
                 j = chance.below(st, st.bag_n)
                 t = st.bag[j]
                 st.bag[j] = st.bag[st.bag_n - 1]
                 st.bag[st.bag_n - 1] = t
                 tries += 1
             if st.bag[st.bag_n - 1] >= C.K_EPIC0 and epic_tile[tile]:
-                continue                          # only Epic Heroes left: hex stays empty
+                continue  # only Epic Heroes left: hex stays empty
             st.bag_n -= 1
             st.tok[c] = st.bag[st.bag_n]
             st.bag[st.bag_n] = 0
             if st.tok[c] >= C.K_EPIC0:
                 epic_tile[tile] = 1
-    for c in range(NCELL):                        # Epic Heroes' setup steps (DK-033)
+    for c in range(NCELL):  # Epic Heroes' setup steps (DK-033)
         k = st.tok[c]
         if k >= C.K_EPIC0 and T.epic_setup[k - C.K_EPIC0] == C.ES_GUARD:
             f = free_neighbour(st, T, c)
@@ -1050,12 +1079,12 @@ def compute_places(st, T):
         else:
             c = st.pos[s]
             t = T.tr_tile[st.track, c]
-            contig = 0                                  # tiles reached in route order
+            contig = 0  # tiles reached in route order
             while contig < T.tr_ntiles[st.track] and (st.visited[s] >> contig) & 1:
                 contig += 1
             if t < contig:
                 key[s] = np.int64(t) * 4096 + 4095 - T.tr_dist[st.track, c]
-            else:   # reached this tile the wrong way round (e.g. backwards over the line)
+            else:  # reached this tile the wrong way round (e.g. backwards over the line)
                 key[s] = np.int64(contig - 1) * 4096
     for s in range(n):
         better = 0
@@ -1067,7 +1096,7 @@ def compute_places(st, T):
 
 @njit(**JIT)
 def _draw(st, d):
-    if st.deck_n[d] == 0 and st.disc_n[d] > 0:       # reshuffle the discards (DK-G11)
+    if st.deck_n[d] == 0 and st.disc_n[d] > 0:  # reshuffle the discards (DK-G11)
         for i in range(st.disc_n[d]):
             st.deck[d, i] = st.disc[d, i]
             st.disc[d, i] = -1
@@ -1126,12 +1155,12 @@ def rank_rewards(st, T, rew):
 @njit(**JIT)
 def _end_round(st, T, rew):
     n = st.num_players
-    for c in range(NCELL):                           # DK-178, DK-211
+    for c in range(NCELL):  # DK-178, DK-211
         if st.tok[c] == C.K_BOMB:
             explode(st, c)
-    epic_round_end(st, T)                            # DK-211 (after the Bombs)
-    compute_places(st, T)                            # DK-212
-    for spot in range(1, n + 1):                     # DK-213, DK-214
+    epic_round_end(st, T)  # DK-211 (after the Bombs)
+    compute_places(st, T)  # DK-212
+    for spot in range(1, n + 1):  # DK-213, DK-214
         for i in range(n):
             s = (st.first + i) % n
             if st.place[s] == spot and st.marker[s]:
@@ -1140,18 +1169,18 @@ def _end_round(st, T, rew):
                     st.spell[s] = card
                     st.marker[s] = 0
     st.round += 1
-    if st.final_round:                               # DK-230
+    if st.final_round:  # DK-230
         st.phase = C.PH_OVER
         st.outcome = C.O_RACE_OVER
         st.actor = -1
         rank_rewards(st, T, rew)
         return
-    if st.round >= st.max_rounds:                    # DK-G23
+    if st.round >= st.max_rounds:  # DK-G23
         st.phase = C.PH_OVER
         st.outcome = O_TRUNCATED
         st.actor = -1
         return
-    st.first = (st.first + 1) % n                    # DK-215
+    st.first = (st.first + 1) % n  # DK-215
     st.turn_k = 0
     st.freeze_k = 0
     for s in range(n):
@@ -1178,7 +1207,7 @@ def _advance(st, T, rew):
             if st.outcome != O_PLAYING:
                 return
             continue
-        if st.freeze_k < n:                          # DK-247
+        if st.freeze_k < n:  # DK-247
             s = (st.first + st.freeze_k) % n
             if _freeze_holder(st, T, s):
                 st.phase = C.PH_FREEZE
@@ -1187,14 +1216,14 @@ def _advance(st, T, rew):
                 return
             st.freeze_k += 1
             continue
-        s = (st.first + st.turn_k) % n               # DK-065, DK-248
+        s = (st.first + st.turn_k) % n  # DK-065, DK-248
         if st.finished[s]:
             st.turn_k += 1
             continue
         st.cur = s
         _clear_turn(st)
         st.actor = s
-        st.phase = C.PH_FACING if st.crashed[s] else C.PH_SPEED   # DK-127
+        st.phase = C.PH_FACING if st.crashed[s] else C.PH_SPEED  # DK-127
         return
 
 
@@ -1202,7 +1231,7 @@ def _advance(st, T, rew):
 def _end_turn(st, T, rew):
     p = st.cur
     if st.finished[p] == 0:
-        if st.ended_ok:                              # DK-157, DK-A26
+        if st.ended_ok:  # DK-157, DK-A26
             c = st.pos[p]
             for d in range(6):
                 n = neighbour_cell(c, d)
@@ -1210,7 +1239,7 @@ def _end_turn(st, T, rew):
                     if st.speed[p] > 2:
                         st.speed[p] = 2
                     break
-        if st.speed[p] > st.pen_worst:               # DK-134..136, DK-254
+        if st.speed[p] > st.pen_worst:  # DK-134..136, DK-254
             st.speed[p] = st.pen_worst
     _clear_turn(st)
     st.turn_k += 1
@@ -1247,22 +1276,22 @@ def legal_row(st, T, mask):
         return 6
     if ph == C.PH_SPEED:
         sp = st.speed[p]
-        if st.frozen[p]:                             # DK-070
+        if st.frozen[p]:  # DK-070
             mask[C.A_SPEED + 1] = 1
             cnt += 1
         else:
             if sp > 1:
-                mask[C.A_SPEED] = 1                  # DK-067
+                mask[C.A_SPEED] = 1  # DK-067
                 cnt += 1
             if sp == 1 or sp == C.NSET:
-                mask[C.A_SPEED + 1] = 1              # DK-068, DK-069
+                mask[C.A_SPEED + 1] = 1  # DK-068, DK-069
                 cnt += 1
             if sp < C.NSET:
                 mask[C.A_SPEED + 2] = 1
                 cnt += 1
         if st.spell[p] >= 0:
             tm = T.sp_timing[T.card_kind[st.spell[p]]]
-            if tm == C.TM_TURN or tm == C.TM_ANY:    # DK-197; DK-198: at any point
+            if tm == C.TM_TURN or tm == C.TM_ANY:  # DK-197; DK-198: at any point
                 for k in range(n):
                     if spell_ok(st, T, p, k, tm):
                         mask[C.A_SPELL + k] = 1
@@ -1275,31 +1304,42 @@ def legal_row(st, T, mask):
     f = st.facing[p]
     c = st.pos[p]
     shared = kart_at(st, c, p) >= 0
-    if mp >= 1:                                      # DK-080..090
+    if mp >= 1:  # DK-080..090
         if enter_ok(st, T, p, f, entry_cost(st, T, p, f), False):
             mask[C.A_MOVE] = 1
             cnt += 1
-    tcost = NO_COST                                  # no Turn left this movement
+    tcost = NO_COST  # no Turn left this movement
     ntu, nxt = 1, st.extra_turns
     if st.turn_used == 0:
-        tcost = 0 if has_ability(st, T, p, C.AB_HANDLING) else 1   # DK-058, DK-095
+        tcost = 0 if has_ability(st, T, p, C.AB_HANDLING) else 1  # DK-058, DK-095
     elif st.extra_turns > 0:
-        tcost = 1                                    # DK-059
+        tcost = 1  # DK-059
         nxt -= 1
     if tcost <= mp:
         for side in range(2):
-            if not shared or can_clear(st, T, p, c, (f + 5) % 6 if side == 0 else (f + 1) % 6,
-                                       mp - tcost, ntu, nxt, st.drift_used, st.extra_drifts,
-                                       st.brake_used, st.bumped):
+            if not shared or can_clear(
+                st,
+                T,
+                p,
+                c,
+                (f + 5) % 6 if side == 0 else (f + 1) % 6,
+                mp - tcost,
+                ntu,
+                nxt,
+                st.drift_used,
+                st.extra_drifts,
+                st.brake_used,
+                st.bumped,
+            ):
                 mask[C.A_TURN_L + side] = 1
                 cnt += 1
-    if can_drift(st) and mp >= 1:                    # DK-097..100
+    if can_drift(st) and mp >= 1:  # DK-097..100
         for side in range(2):
             d = (f + 5) % 6 if side == 0 else (f + 1) % 6
             if drift_ok(st, T, p, d) and enter_ok(st, T, p, d, drift_cost(st, T, p, d), True):
                 mask[C.A_DRIFT_L + side] = 1
                 cnt += 1
-    bcost = 0 if has_ability(st, T, p, C.AB_HEAVY) else 1          # DK-060, DK-103
+    bcost = 0 if has_ability(st, T, p, C.AB_HEAVY) else 1  # DK-060, DK-103
     if bcost <= mp:
         others = 0
         for s in range(n):
@@ -1308,41 +1348,75 @@ def legal_row(st, T, mask):
         for k in range(1, n):
             o = rel_seat(st, p, k)
             if st.finished[o] or st.pos[o] != c or (st.bumped >> o) & 1:
-                continue                             # DK-102, DK-108
+                continue  # DK-102, DK-108
             for side in range(3):
                 ok, blk, nb = bump_to(st, T, p, c, f, o, side)
                 if ok and blk:
-                    ok = mp - bcost >= exit_cost(st, T, p)   # DK-111
+                    ok = mp - bcost >= exit_cost(st, T, p)  # DK-111
                 if ok:
                     bumped = st.bumped | (1 << o)
-                    if blk:                          # o stays: leave the hex after
-                        ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
-                                       st.extra_turns, st.drift_used, st.extra_drifts,
-                                       st.brake_used, bumped)
+                    if blk:  # o stays: leave the hex after
+                        ok = can_clear(
+                            st,
+                            T,
+                            p,
+                            c,
+                            f,
+                            mp - bcost,
+                            st.turn_used,
+                            st.extra_turns,
+                            st.drift_used,
+                            st.extra_drifts,
+                            st.brake_used,
+                            bumped,
+                        )
                     elif st.tok[nb] == C.K_BOOST or st.tok[nb] == C.K_BOMB:
-                        ok = others == 1             # o may travel on / the blast ends the turn
+                        ok = others == 1  # o may travel on / the blast ends the turn
                     else:
                         st.pos[o] = nb
-                        ok = can_clear(st, T, p, c, f, mp - bcost, st.turn_used,
-                                       st.extra_turns, st.drift_used, st.extra_drifts,
-                                       st.brake_used, bumped)
+                        ok = can_clear(
+                            st,
+                            T,
+                            p,
+                            c,
+                            f,
+                            mp - bcost,
+                            st.turn_used,
+                            st.extra_turns,
+                            st.drift_used,
+                            st.extra_drifts,
+                            st.brake_used,
+                            bumped,
+                        )
                         st.pos[o] = c
                 if ok:
                     mask[C.A_BUMP + 3 * (k - 1) + side] = 1
                     cnt += 1
-    if st.brake_used == 0 and mp >= 1:               # DK-117
-        if not shared or can_clear(st, T, p, c, f, mp - 1, st.turn_used, st.extra_turns,
-                                   st.drift_used, st.extra_drifts, 1, st.bumped):
+    if st.brake_used == 0 and mp >= 1:  # DK-117
+        if not shared or can_clear(
+            st,
+            T,
+            p,
+            c,
+            f,
+            mp - 1,
+            st.turn_used,
+            st.extra_turns,
+            st.drift_used,
+            st.extra_drifts,
+            1,
+            st.bumped,
+        ):
             mask[C.A_BRAKE] = 1
             cnt += 1
     for k in range(n):
-        if spell_ok(st, T, p, k, C.TM_ANY):          # DK-198
+        if spell_ok(st, T, p, k, C.TM_ANY):  # DK-198
             if not shared or spell_clear(st, T, p, k):
                 mask[C.A_SPELL + k] = 1
                 cnt += 1
     for w in range(2):
         for k in range(n):
-            if power_ok(st, T, p, w, k):             # DK-201..206
+            if power_ok(st, T, p, w, k):  # DK-201..206
                 if not shared or power_clear(st, T, p, w):
                     mask[C.A_POWER + C.MAX_P * w + k] = 1
                     cnt += 1
@@ -1372,7 +1446,7 @@ def apply_row(st, T, a, rew):
             st.cur = _draft_picker(st)
             st.actor = st.cur
             return
-        if ph == C.PH_DRAFT_RACER:                   # DK-018..020
+        if ph == C.PH_DRAFT_RACER:  # DK-018..020
             st.phase = C.PH_DRAFT_DASH
             _lay_out(st, C.NDASH, min(n + 1, C.NDASH))
             st.cur = _draft_picker(st)
@@ -1385,12 +1459,12 @@ def apply_row(st, T, a, rew):
         return
     if ph == C.PH_FREEZE:
         if a != C.A_PASS:
-            cast(st, T, p, a - C.A_SPELL)            # DK-196, DK-247
+            cast(st, T, p, a - C.A_SPELL)  # DK-196, DK-247
         st.freeze_k += 1
         _advance(st, T, rew)
         return
     if ph == C.PH_FACING:
-        st.facing[p] = a - C.A_FACE                  # DK-127, DK-A19
+        st.facing[p] = a - C.A_FACE  # DK-127, DK-A19
         st.crashed[p] = 0
         st.phase = C.PH_SPEED
         return
@@ -1398,8 +1472,8 @@ def apply_row(st, T, a, rew):
         if a >= C.A_SPELL and a < C.A_SPELL + C.N_SPELL:
             cast(st, T, p, a - C.A_SPELL)
             return
-        st.speed[p] += a - C.A_SPEED - 1             # DK-067
-        st.mp = T.dash_mp[st.dash[p], st.speed[p] - 1] + st.tail_mp   # DK-071
+        st.speed[p] += a - C.A_SPEED - 1  # DK-067
+        st.mp = T.dash_mp[st.dash[p], st.speed[p] - 1] + st.tail_mp  # DK-071
         st.phase = C.PH_MOVE
         st.crashed[p] = 0
         return
@@ -1413,13 +1487,13 @@ def apply_row(st, T, a, rew):
             d = (f + 5) % 6 if a == C.A_DRIFT_L else (f + 1) % 6
             cost = drift_cost(st, T, p, d)
             if st.drift_used == 0:
-                st.drift_used = 1                    # DK-098
+                st.drift_used = 1  # DK-098
             else:
                 st.extra_drifts -= 1
-        last = cost > st.mp                          # DK-085
+        last = cost > st.mp  # DK-085
         st.mp -= min(cost, st.mp)
         drive(st, T, p, d, M_DRIVE)
-        if last and st.move_over == 0:               # DK-086..089
+        if last and st.move_over == 0:  # DK-086..089
             st.move_over = 1
             st.ended_ok = 1
     elif a == C.A_TURN_L or a == C.A_TURN_R:
@@ -1430,7 +1504,7 @@ def apply_row(st, T, a, rew):
         else:
             st.extra_turns -= 1
             st.mp -= 1
-        st.facing[p] = (f + (5 if a == C.A_TURN_L else 1)) % 6     # DK-092, DK-093
+        st.facing[p] = (f + (5 if a == C.A_TURN_L else 1)) % 6  # DK-092, DK-093
     elif a >= C.A_BUMP and a < C.A_BUMP + C.N_BUMP:
         k = (a - C.A_BUMP) // 3 + 1
         side = (a - C.A_BUMP) % 3
@@ -1440,18 +1514,22 @@ def apply_row(st, T, a, rew):
             st.mp -= 1
         st.bumped |= np.uint8(1 << o)
         d = (f + side + 5) % 6
-        if blk:                                      # DK-110, DK-A15
+        if blk:  # DK-110, DK-A15
             crash(st, o)
             nb = neighbour_cell(st.pos[p], d)
-            if (nb >= 0 and (T.tr_walls[st.track, st.pos[p]] >> d) & 1 == 0
-                    and T.tr_terr[st.track, nb] == C.T_LAVA and st.grass[nb] == 0):
+            if (
+                nb >= 0
+                and (T.tr_walls[st.track, st.pos[p]] >> d) & 1 == 0
+                and T.tr_terr[st.track, nb] == C.T_LAVA
+                and st.grass[nb] == 0
+            ):
                 lose_coin(st, o)
         else:
-            drive(st, T, o, d, M_BUMP)               # DK-112, DK-113, DK-115
+            drive(st, T, o, d, M_BUMP)  # DK-112, DK-113, DK-115
     elif a == C.A_BRAKE:
         st.brake_used = 1
         st.mp -= 1
-        st.speed[p] = max(1, st.speed[p] - 2)        # DK-117, DK-A22, DK-A46
+        st.speed[p] = max(1, st.speed[p] - 2)  # DK-117, DK-A22, DK-A46
     elif a >= C.A_SPELL and a < C.A_SPELL + C.N_SPELL:
         cast(st, T, p, a - C.A_SPELL)
     elif a >= C.A_POWER and a < C.A_POWER + C.N_POWER:
@@ -1459,7 +1537,7 @@ def apply_row(st, T, a, rew):
         use_power(st, T, p, w, (a - C.A_POWER) % C.MAX_P)
     elif a == C.A_END:
         if st.mp > 0:
-            crash(st, p)                             # DK-075, DK-A08
+            crash(st, p)  # DK-075, DK-A08
         else:
             st.move_over = 1
             st.ended_ok = 1

@@ -11,12 +11,13 @@ every spell card is in exactly one of its deck's draw pile, its deck's
 discard pile or one seat's hand. Used at ``set_state`` time only, never per
 step.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..core.kernel.header import O_TRUNCATED
-from ..core.validate import FLAG, R, OneOf, Prefix, turn_flow
+from ..core.validate import FLAG, OneOf, Prefix, R, turn_flow
 from . import consts as C
 from .hexgeo import NCELL
 
@@ -35,12 +36,17 @@ GAME = "Dungeon Kart"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
-FUZZ_CONFIGS = ({"num_players": 2}, {"num_players": 4, "auto_advance": False},
-                {"num_players": 6, "draft": "random"})
+FUZZ_CONFIGS = (
+    {"num_players": 2},
+    {"num_players": 4, "auto_advance": False},
+    {"num_players": 6, "draft": "random"},
+)
 
 PARAMS = {
-    "forced_lo": 0, "forced_hi": 127,        # below(n) results and d6 faces share the queue
-    "min_players": C.MIN_P, "max_players": C.MAX_P,
+    "forced_lo": 0,
+    "forced_hi": 127,  # below(n) results and d6 faces share the queue
+    "min_players": C.MIN_P,
+    "max_players": C.MAX_P,
     "max_reward_mode": len(C.REWARD_MODES) - 1,
     "max_outcome": C.O_RACE_OVER,
 }
@@ -124,10 +130,10 @@ FIELD_RULES = {
     "turn_used": FLAG,
     "drift_used": FLAG,
     "brake_used": FLAG,
-    "extra_turns": R(0, 2),          # one per power, each power once a round
+    "extra_turns": R(0, 2),  # one per power, each power once a round
     "extra_drifts": R(0, 2),
     "bumped": R(0, 2**P - 1),
-    "rebump": OneOf(0),              # no rule sets it (the rebump power clears ``bumped``)
+    "rebump": OneOf(0),  # no rule sets it (the rebump power clears ``bumped``)
     "acted": FLAG,
     "no_cast": FLAG,
     "pen_worst": R(1, C.NO_PENALTY),
@@ -175,23 +181,31 @@ def flow(ctx):
         if fk >= n or ctx.i("turn_k"):
             ctx.fail("freeze_k", fk, "the Freeze scan runs before the round's first turn")
         if (ctx.i("first") + fk) % n != ctx.i("cur"):
-            ctx.fail("cur", ctx.i("cur"), f"Freeze scan step {fk} is not seat "
-                                          f"{ctx.i('cur')}'s")
+            ctx.fail("cur", ctx.i("cur"), f"Freeze scan step {fk} is not seat {ctx.i('cur')}'s")
     if ph in TURN:
         n = ctx.i("num_players")
         if ctx.i("turn_k") >= n or ctx.i("freeze_k") != n:
             ctx.fail("turn_k", ctx.i("turn_k"), "a turn outside the round's turn order")
         cur = ctx.i("cur")
         if (ctx.i("first") + ctx.i("turn_k")) % n != cur:
-            ctx.fail("cur", cur, f"turn {ctx.i('turn_k')} of the round after first seat "
-                                 f"{ctx.i('first')} is not seat {cur}'s")
+            ctx.fail(
+                "cur",
+                cur,
+                f"turn {ctx.i('turn_k')} of the round after first seat "
+                f"{ctx.i('first')} is not seat {cur}'s",
+            )
         if ctx.a("finished")[cur]:
             ctx.fail("cur", cur, "a finished Racer takes no turn")
         if ph == C.PH_FACING and not ctx.a("crashed")[cur]:
             ctx.fail("crashed", 0, "the facing choice follows a Crash")
-        if ph != C.PH_MOVE and (ctx.i("acted") or ctx.i("move_over") or ctx.i("turn_used")
-                                or ctx.i("drift_used") or ctx.i("brake_used")
-                                or ctx.i("bumped")):
+        if ph != C.PH_MOVE and (
+            ctx.i("acted")
+            or ctx.i("move_over")
+            or ctx.i("turn_used")
+            or ctx.i("drift_used")
+            or ctx.i("brake_used")
+            or ctx.i("bumped")
+        ):
             ctx.fail("acted", ctx.i("acted"), "movement actions before the speed change")
         if ph == C.PH_MOVE and ctx.i("move_over"):
             ctx.fail("move_over", 1, "a move decision after the movement ended")
@@ -200,10 +214,20 @@ def flow(ctx):
         if ctx.i("bumped") >> n:
             ctx.fail("bumped", ctx.i("bumped"), f"bumped seats beyond the {n} at the table")
     elif ph != C.PH_OVER:
-        for f, v in (("mp", None), ("turn_used", 0), ("drift_used", 0), ("brake_used", 0),
-                     ("extra_turns", 0), ("extra_drifts", 0), ("bumped", 0), ("acted", 0),
-                     ("no_cast", 0), ("pen_worst", C.NO_PENALTY), ("move_over", 0),
-                     ("ended_ok", 0)):
+        for f, v in (
+            ("mp", None),
+            ("turn_used", 0),
+            ("drift_used", 0),
+            ("brake_used", 0),
+            ("extra_turns", 0),
+            ("extra_drifts", 0),
+            ("bumped", 0),
+            ("acted", 0),
+            ("no_cast", 0),
+            ("pen_worst", C.NO_PENALTY),
+            ("move_over", 0),
+            ("ended_ok", 0),
+        ):
             if v is not None and ctx.i(f) != v:
                 ctx.fail(f, ctx.i(f), f"turn field outside a turn's movement must be {v}")
 
@@ -212,9 +236,25 @@ def seats(ctx):
     """Seats beyond the table stay as the reset left them; racers in the race
     stand on drivable hexes of their track."""
     n = ctx.i("num_players")
-    empty = {"racer": -1, "dash": -1, "pos": -1, "prev": -1, "facing": 0, "speed": 0,
-             "coins": 0, "spell": -1, "marker": 0, "crashed": 0, "frozen": 0, "finished": 0,
-             "finish_mp": 0, "finish_no": 0, "visited": 0, "place": 0, "pw_used": 0}
+    empty = {
+        "racer": -1,
+        "dash": -1,
+        "pos": -1,
+        "prev": -1,
+        "facing": 0,
+        "speed": 0,
+        "coins": 0,
+        "spell": -1,
+        "marker": 0,
+        "crashed": 0,
+        "frozen": 0,
+        "finished": 0,
+        "finish_mp": 0,
+        "finish_no": 0,
+        "visited": 0,
+        "place": 0,
+        "pw_used": 0,
+    }
     for f, v in empty.items():
         rest = ctx.a(f)[n:]
         if (rest != v).any():
@@ -226,10 +266,24 @@ def seats(ctx):
         if ph == C.PH_DRAFT_DASH and (racer < 0).any():
             ctx.fail("racer", racer, "the dashboard draft follows the racer draft")
         # the race fields stay as the reset left them until the karts are placed
-        for f, v in (("dash", -1), ("pos", -1), ("prev", -1), ("facing", 0), ("speed", 0),
-                     ("coins", 0), ("spell", -1), ("marker", 0), ("crashed", 0),
-                     ("frozen", 0), ("finished", 0), ("finish_mp", 0), ("finish_no", 0),
-                     ("visited", 0), ("place", 0), ("pw_used", 0)):
+        for f, v in (
+            ("dash", -1),
+            ("pos", -1),
+            ("prev", -1),
+            ("facing", 0),
+            ("speed", 0),
+            ("coins", 0),
+            ("spell", -1),
+            ("marker", 0),
+            ("crashed", 0),
+            ("frozen", 0),
+            ("finished", 0),
+            ("finish_mp", 0),
+            ("finish_no", 0),
+            ("visited", 0),
+            ("place", 0),
+            ("pw_used", 0),
+        ):
             if (ctx.a(f)[:n] != v).any() and not (f == "dash" and ph == C.PH_DRAFT_DASH):
                 ctx.fail(f, ctx.a(f)[:n], f"must be {v} during the draft")
         for f, a, hi in (("racer", racer, C.NRACER), ("dash", dash, C.NDASH)):
@@ -240,7 +294,7 @@ def seats(ctx):
                 ctx.fail(f, a, "dashboards before the racer draft ended")
         return
     if ph == C.PH_OVER and ((racer < 0).any() or (dash < 0).any()):
-        return          # the game ended during the draft (an illegal action, the step cap)
+        return  # the game ended during the draft (an illegal action, the step cap)
     # the race: every seat drafted and placed
     for f, a in (("racer", racer), ("dash", dash)):
         if (a < 0).any() or len(set(a.tolist())) != n:
@@ -267,8 +321,9 @@ def seats(ctx):
     if k != ctx.i("finish_seq"):
         ctx.fail("finish_seq", ctx.i("finish_seq"), f"{k} Racers have finished")
     if ctx.i("final_round") != (k > 0):
-        ctx.fail("final_round", ctx.i("final_round"), "the final round starts with the "
-                                                      "first finish")
+        ctx.fail(
+            "final_round", ctx.i("final_round"), "the final round starts with the first finish"
+        )
     no = ctx.a("finish_no")[:n]
     if sorted(no[fin == 1].tolist()) != list(range(1, k + 1)) or (no[fin == 0] != 0).any():
         ctx.fail("finish_no", no, "finishers are numbered 1..finish_seq in crossing order")
@@ -303,14 +358,16 @@ def zones(ctx):
         for d in range(C.NDECK):
             k = int(counts[d])
             if (piles[d, k:] != -1).any():
-                ctx.fail(f, piles[d], f"deck {C.DECK_NAMES[d]}: slots beyond {f}_n = {k} "
-                                      "must be -1")
+                ctx.fail(
+                    f, piles[d], f"deck {C.DECK_NAMES[d]}: slots beyond {f}_n = {k} must be -1"
+                )
             head = piles[d, :k]
             if (head < 0).any():
                 ctx.fail(f, piles[d], f"deck {C.DECK_NAMES[d]}: an empty slot inside the pile")
             if (np.asarray(T.card_deck)[head] != d).any():
-                ctx.fail(f, piles[d], f"a card in deck {C.DECK_NAMES[d]}'s piles belongs to "
-                                      "another deck")
+                ctx.fail(
+                    f, piles[d], f"a card in deck {C.DECK_NAMES[d]}'s piles belongs to another deck"
+                )
             np.add.at(where, head, 1)
     hand = ctx.a("spell")
     np.add.at(where, hand[hand >= 0], 1)
@@ -324,7 +381,7 @@ def draft(ctx):
     ph, n = ctx.i("phase"), ctx.i("num_players")
     offer, k = ctx.a("offer"), ctx.i("offer_n")
     if ph == C.PH_OVER and ((ctx.a("racer")[:n] < 0).any() or (ctx.a("dash")[:n] < 0).any()):
-        return          # the game ended during the draft: its offer row stays as it was
+        return  # the game ended during the draft: its offer row stays as it was
     if ph not in DRAFT:
         if k or (offer != -1).any():
             ctx.fail("offer", offer, "no offer outside the draft")
@@ -349,8 +406,11 @@ def draft(ctx):
     own = ctx.a("racer" if ph == C.PH_DRAFT_RACER else "dash")[:n]
     taken = own[own >= 0]
     if taken.size != dk or set(taken.tolist()) & set(left.tolist()):
-        ctx.fail("racer" if ph == C.PH_DRAFT_RACER else "dash", own,
-                 f"{dk} picks made, none of them still on offer")
+        ctx.fail(
+            "racer" if ph == C.PH_DRAFT_RACER else "dash",
+            own,
+            f"{dk} picks made, none of them still on offer",
+        )
 
 
 CROSS_RULES = (flow, seats, board, zones, draft)

@@ -72,7 +72,8 @@ Version History
 ---------------
 * v0: initial release.
 """
-from ..core.lazy import game_exports  # noqa: E402
+
+from ..core.lazy import game_exports
 
 # imported on first use, so the game's own modules (and its encoder) import
 # without the core and the kernels

@@ -8,6 +8,7 @@ action names, rendering and the encoder. A problem raises
 :class:`~dungeonrl.envs.core.errors.ContentError` naming the file, the card
 and the field.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.authoring.content import (ContentCache, Ctx, check_fields, check_unique, load_toml, read_bool,
-                            read_int, read_str, read_text, tables_digest, tables_record)
-from ..core.errors import ContentError
+from ..core.authoring.content import (
+    ContentCache,
+    Ctx,
+    check_fields,
+    check_unique,
+    load_toml,
+    read_bool,
+    read_int,
+    read_str,
+    read_text,
+    tables_digest,
+    tables_record,
+)
 from . import consts as C
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -26,42 +37,91 @@ FILES = ("rules", "characters", "weapons", "monsters", "encounters", "skills", "
 
 TABLE_FIELDS = (
     # rules
-    "bars", "time_start", "time_track", "armor_cap", "health_cap", "reveal_base",
-    "reveal_max", "orienteer_bonus", "diff_small", "diff_bonus", "diff_skill",
-    "diff_mfirst", "score_pts", "title_min",
+    "bars",
+    "time_start",
+    "time_track",
+    "armor_cap",
+    "health_cap",
+    "reveal_base",
+    "reveal_max",
+    "orienteer_bonus",
+    "diff_small",
+    "diff_bonus",
+    "diff_skill",
+    "diff_mfirst",
+    "score_pts",
+    "title_min",
     # characters
     "char_ab",
     # weapons
-    "w_tier", "w_natk", "w_atk_kind", "w_atk_cost", "w_atk_power", "w_upg_to",
+    "w_tier",
+    "w_natk",
+    "w_atk_kind",
+    "w_atk_cost",
+    "w_atk_power",
+    "w_upg_to",
     "w_upg_cost",
     # monsters
-    "m_level", "m_number", "m_armor", "m_health", "m_ambush", "m_can_trick",
-    "m_trick", "m_reward", "m_face_type", "m_face_ops", "m_face_alt",
-    "m_face_has_alt", "m_by_level", "m_opt",
+    "m_level",
+    "m_number",
+    "m_armor",
+    "m_health",
+    "m_ambush",
+    "m_can_trick",
+    "m_trick",
+    "m_reward",
+    "m_face_type",
+    "m_face_ops",
+    "m_face_alt",
+    "m_face_has_alt",
+    "m_by_level",
+    "m_opt",
     # encounters
-    "e_time", "e_spend", "e_gain", "e_ops", "deck_cards",
+    "e_time",
+    "e_spend",
+    "e_gain",
+    "e_ops",
+    "deck_cards",
     # skills and conditions
-    "s_ab", "c_ab", "c_perm",
+    "s_ab",
+    "c_ab",
+    "c_perm",
     # abilities
-    "ab_kind", "ab_window", "ab_trigger", "ab_cost", "ab_req", "ab_req_arg",
-    "ab_ops", "ab_pmod", "ab_pn", "ab_pa", "ab_owner_kind", "ab_owner",
-    "ab_optional", "trig_ab", "trig_n", "mod_ab", "mod_n",
+    "ab_kind",
+    "ab_window",
+    "ab_trigger",
+    "ab_cost",
+    "ab_req",
+    "ab_req_arg",
+    "ab_ops",
+    "ab_pmod",
+    "ab_pn",
+    "ab_pa",
+    "ab_owner_kind",
+    "ab_owner",
+    "ab_optional",
+    "trig_ab",
+    "trig_n",
+    "mod_ab",
+    "mod_n",
     # sizes
-    "n_skills", "n_enc_types", "deck_size",
+    "n_skills",
+    "n_enc_types",
+    "deck_size",
 )
 Tables = namedtuple("Tables", TABLE_FIELDS)
 
 
 @dataclass
 class UnbrokenContent:
-    tables: Tables               # the tables as named numpy arrays (Python side)
-    record: np.ndarray           # the same tables as ONE structured record (kernels)
+    tables: Tables  # the tables as named numpy arrays (Python side)
+    record: np.ndarray  # the same tables as ONE structured record (kernels)
     folder: str
     digest: str
     character_names: tuple
     character_blurbs: tuple
     weapon_names: tuple
-    attack_names: tuple          # per weapon, tuple of attack names
+    attack_names: tuple  # per weapon, tuple of attack names
     monster_names: tuple
     encounter_names: tuple
     skill_names: tuple
@@ -69,7 +129,7 @@ class UnbrokenContent:
     condition_names: tuple
     ability_names: tuple
     title_names: tuple
-    char_ability_names: tuple    # per character
+    char_ability_names: tuple  # per character
 
 
 _Ctx = Ctx
@@ -82,14 +142,19 @@ _fields = check_fields
 #: the largest amount a content number may give or cost (resources, powers)
 AMOUNT_MAX = 99
 #: keys each kind of table may hold (anything else is a misspelling)
-FILE_KEYS = {"rules": ("bars", "time", "monster_tracker", "reveal", "difficulty", "score",
-                       "title"),
-             "characters": ("character",), "weapons": ("weapon",), "monsters": ("monster",),
-             "encounters": ("card",), "skills": ("skill",), "conditions": ("condition",)}
+FILE_KEYS = {
+    "rules": ("bars", "time", "monster_tracker", "reveal", "difficulty", "score", "title"),
+    "characters": ("character",),
+    "weapons": ("weapon",),
+    "monsters": ("monster",),
+    "encounters": ("card",),
+    "skills": ("skill",),
+    "conditions": ("condition",),
+}
 
 
 def _restable(ctx, d, key, allow_time=False):
-    _fields(ctx, d, d.keys())          # d itself must be a table
+    _fields(ctx, d, d.keys())  # d itself must be a table
     v = d.get(key, {})
     if not isinstance(v, dict):
         ctx.err(key, f"must be a table of resources, got {v!r}")
@@ -110,7 +175,7 @@ class _Compiler:
         self.raw = {name: load_toml(folder, name) for name in FILES}
         for name in FILES:
             _fields(_Ctx(name + ".toml"), self.raw[name], FILE_KEYS[name])
-        self.abilities = []      # list of dicts (compiled rows)
+        self.abilities = []  # list of dicts (compiled rows)
         self.ability_names = []
 
     # -- helpers ---------------------------------------------------------------
@@ -146,21 +211,24 @@ class _Compiler:
             a = b = c = d = 0
             allowed = {"op"}
 
-            def res(key):
+            def res(key, op=op, allowed=allowed):
                 allowed.add(key)
                 r = _str(ctx, op, key, choices=C.RES_NAMES)
                 return C.RES_NAMES.index(r)
 
-            def num(key, default=None, lo=None, hi=AMOUNT_MAX):
+            def num(key, default=None, lo=None, hi=AMOUNT_MAX, op=op, allowed=allowed):
                 allowed.add(key)
                 return _int(ctx, op, key, default=default, lo=lo, hi=hi)
 
-            def cond(key="name"):
+            def cond(key="name", f=f, op=op, allowed=allowed):
                 allowed.add(key)
                 n = _str(ctx, op, key)
                 if n not in self.condition_names:
-                    ctx.err(f + "." + key, f"unknown condition {n!r} (conditions.toml "
-                                           f"names {list(self.condition_names)})")
+                    ctx.err(
+                        f + "." + key,
+                        f"unknown condition {n!r} (conditions.toml "
+                        f"names {list(self.condition_names)})",
+                    )
                 return self.condition_names.index(n)
 
             if code in (C.OP_GAIN,):
@@ -169,12 +237,21 @@ class _Compiler:
                 c = 1 if _bool(ctx, op, "per_level") else 0
             elif code == C.OP_LOSE:
                 a, b = res("res"), num("n", lo=0)
-            elif code in (C.OP_WOUND, C.OP_LOSE_TIME, C.OP_GAIN_TIME, C.OP_MON_ARMOR,
-                          C.OP_MON_HEALTH, C.OP_MON_HEAL, C.OP_BREAK, C.OP_USES, C.OP_POWER):
+            elif code in (
+                C.OP_WOUND,
+                C.OP_LOSE_TIME,
+                C.OP_GAIN_TIME,
+                C.OP_MON_ARMOR,
+                C.OP_MON_HEALTH,
+                C.OP_MON_HEAL,
+                C.OP_BREAK,
+                C.OP_USES,
+                C.OP_POWER,
+            ):
                 b = num("n", lo=0)
-            elif code == C.OP_REVEAL:      # the reveal bonus is kept in -8..8
+            elif code == C.OP_REVEAL:  # the reveal bonus is kept in -8..8
                 b = num("n", lo=-C.MAX_REVEAL, hi=C.MAX_REVEAL)
-            elif code == C.OP_ROLL:        # a change to a d6 roll
+            elif code == C.OP_ROLL:  # a change to a d6 roll
                 b = num("n", lo=-6, hi=6)
             elif code == C.OP_REDUCE:
                 a, b = res("res"), num("n", lo=1)
@@ -188,7 +265,7 @@ class _Compiler:
                 if b == C.WHEN_ROUNDS and c < 1:
                     ctx.err(f + ".rounds", "when = 'rounds' needs rounds >= 1")
                 d = _int(ctx, op, "tokens", default=0, lo=0, hi=20)
-            elif code == C.OP_TOKENS:       # tokens are kept in 0..100
+            elif code == C.OP_TOKENS:  # tokens are kept in 0..100
                 a, b = cond(), num("n", lo=-20, hi=20)
             elif code in (C.OP_CLEANSE, C.OP_EVADE):
                 a = cond()
@@ -212,17 +289,38 @@ class _Compiler:
     def ability(self, ctx, ab, owner_kind, owner, field, optional_default):
         if not isinstance(ab, dict):
             ctx.err(field, "must be a table")
-        known = {"name", "kind", "window", "trigger", "cost", "requires", "effects",
-                 "passive", "optional", "text"}
+        known = {
+            "name",
+            "kind",
+            "window",
+            "trigger",
+            "cost",
+            "requires",
+            "effects",
+            "passive",
+            "optional",
+            "text",
+        }
         for k in ab:
             if k not in known:
                 ctx.err(f"{field}.{k}", "unknown field")
         kind = C.KIND_NAMES.index(_str(ctx, ab, "kind", choices=C.KIND_NAMES))
         name = _text(ctx, ab, "name", ctx.card or "ability")
         _text(ctx, ab, "text")
-        row = dict(kind=kind, window=0, trigger=0, cost=_restable(ctx, ab, "cost", True),
-                   req=0, req_arg=0, pmod=0, pn=0, pa=0, owner_kind=owner_kind,
-                   owner=owner, optional=optional_default)
+        row = dict(
+            kind=kind,
+            window=0,
+            trigger=0,
+            cost=_restable(ctx, ab, "cost", True),
+            req=0,
+            req_arg=0,
+            pmod=0,
+            pn=0,
+            pa=0,
+            owner_kind=owner_kind,
+            owner=owner,
+            optional=optional_default,
+        )
         if kind == C.K_ACTION:
             row["window"] = C.WINDOW_NAMES[_str(ctx, ab, "window", choices=C.WINDOW_NAMES)]
         if kind == C.K_RESPONSE:
@@ -237,8 +335,11 @@ class _Compiler:
             if r.startswith("condition:"):
                 cn = r.split(":", 1)[1]
                 if cn not in self.condition_names:
-                    ctx.err(field + ".requires", f"unknown condition {cn!r} (conditions.toml "
-                                                 f"names {list(self.condition_names)})")
+                    ctx.err(
+                        field + ".requires",
+                        f"unknown condition {cn!r} (conditions.toml "
+                        f"names {list(self.condition_names)})",
+                    )
                 row["req"], row["req_arg"] = C.RQ_CONDITION, self.condition_names.index(cn)
             elif r in C.REQ_NAMES[1:-1]:
                 row["req"] = C.REQ_NAMES.index(r)
@@ -300,8 +401,12 @@ class _Compiler:
                 c_ab[i, j] = self.ability(ctx, ab, C.OWN_COND, i, f"abilities[{j}]", 0)
         t["c_ab"], t["c_perm"] = c_ab, c_perm
         self._abilities(t)
-        tables = Tables(**{k: (int(t[k]) if np.ndim(t[k]) == 0 else np.ascontiguousarray(t[k]))
-                           for k in TABLE_FIELDS})
+        tables = Tables(
+            **{
+                k: (int(t[k]) if np.ndim(t[k]) == 0 else np.ascontiguousarray(t[k]))
+                for k in TABLE_FIELDS
+            }
+        )
         return tables
 
     def _rules(self, t):
@@ -316,8 +421,11 @@ class _Compiler:
         tm = r.get("time", {})
         _fields(ctx, tm, ("start", "track"))
         st = tm.get("start")
-        if not isinstance(st, list) or len(st) != 4 or not all(
-                isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 60 for x in st):
+        if (
+            not isinstance(st, list)
+            or len(st) != 4
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 60 for x in st)
+        ):
             ctx.err("start", "must list 4 starting Times in 1..60")
         t["time_track"] = np.int16(_int(ctx, tm, "track", lo=max(st), hi=60))
         t["time_start"] = np.array(st, np.int16)
@@ -331,10 +439,13 @@ class _Compiler:
         _fields(ctx, rv, ("base", "max", "orienteer_bonus"))
         t["reveal_base"] = np.int16(_int(ctx, rv, "base", lo=1, hi=C.MAX_REVEAL))
         t["reveal_max"] = np.int16(_int(ctx, rv, "max", lo=1, hi=C.MAX_REVEAL))
-        t["orienteer_bonus"] = np.int16(_int(ctx, rv, "orienteer_bonus", lo=0,
-                                             hi=C.MAX_REVEAL))
-        ds, db, dk, dm = (np.zeros(3, np.int16), np.full((3, 6), -1, np.int8),
-                          np.zeros(3, np.int8), np.zeros(3, np.int8))
+        t["orienteer_bonus"] = np.int16(_int(ctx, rv, "orienteer_bonus", lo=0, hi=C.MAX_REVEAL))
+        ds, db, dk, dm = (
+            np.zeros(3, np.int16),
+            np.full((3, 6), -1, np.int8),
+            np.zeros(3, np.int8),
+            np.zeros(3, np.int8),
+        )
         ctx.card = "[difficulty]"
         _fields(ctx, r.get("difficulty", {}), C.DIFFICULTIES)
         for i, dname in enumerate(C.DIFFICULTIES):
@@ -416,7 +527,9 @@ class _Compiler:
             ctx.card = f"weapon #{i + 1}"
             ctx.card = _str(ctx, w, "name")
             _fields(ctx, w, ("name", "tier", "attacks", "upgrades"))
-            t["w_tier"][i] = ("basic", "advanced").index(_str(ctx, w, "tier", choices=("basic", "advanced")))
+            t["w_tier"][i] = ("basic", "advanced").index(
+                _str(ctx, w, "tier", choices=("basic", "advanced"))
+            )
             atks = w.get("attacks")
             if not isinstance(atks, list) or not 1 <= len(atks) <= C.MAX_ATTACKS:
                 ctx.err("attacks", f"needs 1 to {C.MAX_ATTACKS} attacks")
@@ -429,7 +542,8 @@ class _Compiler:
                 _fields(ctx, a, ("name", "kind", "cost", "power"))
                 names.append(_text(ctx, a, "name", f"attack {j}"))
                 t["w_atk_kind"][i, j] = ("break", "wound").index(
-                    _str(ctx, a, "kind", choices=("break", "wound")))
+                    _str(ctx, a, "kind", choices=("break", "wound"))
+                )
                 t["w_atk_cost"][i, j] = _restable(ctx, a, "cost", True)
                 if t["w_atk_cost"][i, j, C.R_TIME]:
                     ctx.err(f + ".cost.time", "attacks cannot cost Time")
@@ -473,8 +587,23 @@ class _Compiler:
             ctx.card = f"monster #{i + 1}"
             ctx.card = _str(ctx, m, "name")
             self.monster_names.append(ctx.card)
-            _fields(ctx, m, ("name", "level", "number", "armor", "health", "ambush", "trickery",
-                             "rewards", "faces", "abilities", "text"))
+            _fields(
+                ctx,
+                m,
+                (
+                    "name",
+                    "level",
+                    "number",
+                    "armor",
+                    "health",
+                    "ambush",
+                    "trickery",
+                    "rewards",
+                    "faces",
+                    "abilities",
+                    "text",
+                ),
+            )
             _text(ctx, m, "text")
             lv = _int(ctx, m, "level", lo=1, hi=4)
             num = _int(ctx, m, "number", lo=1, hi=6)
@@ -497,7 +626,9 @@ class _Compiler:
                 if not isinstance(fc, dict):
                     ctx.err(f, "must be a table")
                 _fields(ctx, fc, ("type", "effects", "alt", "text"))
-                t["m_face_type"][i, j] = C.FACE_TYPES.index(_str(ctx, fc, "type", choices=C.FACE_TYPES))
+                t["m_face_type"][i, j] = C.FACE_TYPES.index(
+                    _str(ctx, fc, "type", choices=C.FACE_TYPES)
+                )
                 t["m_face_ops"][i, j], _ = self.ops(ctx, fc.get("effects", []), f + ".effects")
                 if "alt" in fc:
                     t["m_face_alt"][i, j], k = self.ops(ctx, fc["alt"], f + ".alt")
@@ -614,14 +745,21 @@ def _compile_folder(folder) -> UnbrokenContent:
     comp = _Compiler(folder)
     tables = comp.compile()
     content = UnbrokenContent(
-        tables=tables, record=tables_record(tables), folder=folder, digest=tables_digest(tables),
+        tables=tables,
+        record=tables_record(tables),
+        folder=folder,
+        digest=tables_digest(tables),
         character_names=tuple(comp.character_names),
         character_blurbs=tuple(comp.character_blurbs),
-        weapon_names=tuple(comp.weapon_names), attack_names=tuple(comp.attack_names),
+        weapon_names=tuple(comp.weapon_names),
+        attack_names=tuple(comp.attack_names),
         monster_names=tuple(comp.monster_names),
         encounter_names=tuple(comp.encounter_names),
-        skill_names=tuple(comp.skill_names), skill_texts=tuple(comp.skill_texts),
+        skill_names=tuple(comp.skill_names),
+        skill_texts=tuple(comp.skill_texts),
         condition_names=tuple(comp.condition_names),
-        ability_names=tuple(comp.ability_names), title_names=comp.title_names,
-        char_ability_names=tuple(comp.char_ability_names))
+        ability_names=tuple(comp.ability_names),
+        title_names=comp.title_names,
+        char_ability_names=tuple(comp.char_ability_names),
+    )
     return content

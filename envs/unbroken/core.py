@@ -1,14 +1,15 @@
 """``UnbrokenCore``: the batched GameCore of Unbroken (see ``core.spec``)."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 
+from ...encoders import unbroken as enc
 from ..core.errors import ContentError
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
-from ...encoders import unbroken as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .content import load_content
 from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE
@@ -16,7 +17,7 @@ from .state import NAB_MAX, STATE_DTYPE
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
 MAX_EPISODE_STEPS = 3000
-VERSION = GAME.version          # declared once, in game.py
+VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
@@ -24,15 +25,30 @@ RULES_SOURCES = (rules, C, state, enc)
 def make_spec(content=None):
     content = content or load_content()
     return game_spec(
-        name=GAME.name, title="Unbroken", version=VERSION, consts=C, encoder=enc,
-        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        name=GAME.name,
+        title="Unbroken",
+        version=VERSION,
+        consts=C,
+        encoder=enc,
+        state_dtype=STATE_DTYPE,
+        content=content,
+        sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(content),
-        min_players=1, max_players=1, max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 2.0), obs_low=enc.OBS_LOW, obs_high=enc.OBS_HIGH,
-        multi_agent=False, make_core=make_core,
+        min_players=1,
+        max_players=1,
+        max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, 2.0),
+        obs_low=enc.OBS_LOW,
+        obs_high=enc.OBS_HIGH,
+        multi_agent=False,
+        make_core=make_core,
         # one seat against the dungeon; undrawn decks and monsters are hidden
-        utility="general", ties=False, turn_order="fixed", chance="explicit",
-        information="imperfect")
+        utility="general",
+        ties=False,
+        turn_order="fixed",
+        chance="explicit",
+        information="imperfect",
+    )
 
 
 class UnbrokenCore(KernelCore):
@@ -49,39 +65,55 @@ class UnbrokenCore(KernelCore):
     state_dtype = STATE_DTYPE
     kernels = kernels
 
-    def __init__(self, character="sneak", difficulty="normal", reward="win_loss",
-                 auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
+    def __init__(
+        self,
+        character="sneak",
+        difficulty="normal",
+        reward="win_loss",
+        auto_advance=True,
+        max_steps=MAX_EPISODE_STEPS,
+        content=None,
+    ):
         self.content = load_content(content)
         if len(self.content.ability_names) > NAB_MAX:
-            raise ContentError(f"content defines {len(self.content.ability_names)} "
-                               f"abilities; at most {NAB_MAX} are supported")
+            raise ContentError(
+                f"content defines {len(self.content.ability_names)} "
+                f"abilities; at most {NAB_MAX} are supported"
+            )
         self.T = self.content.tables
         self.TR = self.content.record
         self.spec = make_spec(self.content)
         self.character = choice_arg(character, CHARACTERS, "character", allow_random=True)
         self.difficulty = choice_arg(difficulty, C.DIFFICULTIES, "difficulty")
         reward_mode = choice_arg(reward, REWARDS, "reward")
-        self._configure(1, max_steps, auto_advance, reward_mode,
-                        cfg=(self.character, self.difficulty))
+        self._configure(
+            1, max_steps, auto_advance, reward_mode, cfg=(self.character, self.difficulty)
+        )
 
     # -- helpers -----------------------------------------------------------------
     def action_label(self, state, a):
         """A readable description of action ``a`` in this state (for play)."""
         from .render import describe_action
+
         return describe_action(self, state, a)
 
     def render_ansi(self, state):
         from .render import render_text
+
         return render_text(self, state)
 
     def render_rgb(self, state):
         from .render import render_rgb
+
         return render_rgb(self, state)
 
     def episode_info(self, state):
         out = int(state["outcome"])
-        info = {"outcome": C.OUTCOME_NAMES[out], "level": int(state["level"]),
-                "character": CHARACTERS[int(state["character"])]}
+        info = {
+            "outcome": C.OUTCOME_NAMES[out],
+            "level": int(state["level"]),
+            "character": CHARACTERS[int(state["character"])],
+        }
         if out == C.O_WIN:
             info["score"] = int(state["score"])
             info["title"] = self.content.title_names[int(state["title"])]
@@ -95,16 +127,17 @@ class UnbrokenCore(KernelCore):
         have; keys no row has are left out. Reads single fields, never copies
         whole records."""
         out = states["outcome"][rows].astype(np.int64)
-        cols = {"outcome": (np.array(C.OUTCOME_NAMES, object)[out], None),
-                "level": (states["level"][rows].astype(np.int64), None),
-                "character": (np.array(CHARACTERS, object)[states["character"][rows]], None)}
+        cols = {
+            "outcome": (np.array(C.OUTCOME_NAMES, object)[out], None),
+            "level": (states["level"][rows].astype(np.int64), None),
+            "character": (np.array(CHARACTERS, object)[states["character"][rows]], None),
+        }
         win = out == C.O_WIN
         if win.any():
             cols["score"] = (states["score"][rows].astype(np.int64), win)
             titles = np.array(self.content.title_names, object)
             cols["title"] = (titles[np.where(win, states["title"][rows], 0)], win)
         return cols
-
 
 
 def make_core(**kwargs):

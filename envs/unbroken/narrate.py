@@ -16,6 +16,7 @@ Pure Python over two records (content names from the content tables); it
 never reads the generator, the encounter or skill decks, or an unrevealed
 monster.
 """
+
 from __future__ import annotations
 
 from . import consts as C
@@ -57,18 +58,24 @@ def hand_text(core, state, seat=0) -> list:
     ct, T, s = core.content, core.T, state
     ch = int(s["character"])
     w = _weapon(s)
-    out = [f"You are the {ct.character_names[ch]} ({ct.character_blurbs[ch]})",
-           f"Weapon: {ct.weapon_names[w]}"]
+    out = [
+        f"You are the {ct.character_names[ch]} ({ct.character_blurbs[ch]})",
+        f"Weapon: {ct.weapon_names[w]}",
+    ]
     for k in range(int(T.w_natk[w])):
         kind = "break" if int(T.w_atk_kind[w, k]) == 0 else "wound"
-        out.append(f"  {ct.attack_names[w][k]}: {kind} {int(T.w_atk_power[w, k])} for "
-                   f"{_restable(T.w_atk_cost[w, k])}")
+        out.append(
+            f"  {ct.attack_names[w][k]}: {kind} {int(T.w_atk_power[w, k])} for "
+            f"{_restable(T.w_atk_cost[w, k])}"
+        )
     out.append(f"Character abilities ({int(s['uses'])} uses left this Level):")
     for j in range(C.MAX_CHAR_AB):
         ab = int(T.char_ab[ch, j])
         if ab >= 0:
-            out.append(f"  {ct.ability_names[ab]} ({_restable(T.ab_cost[ab], True)}): "
-                       f"{_ops_text(ct, T.ab_ops[ab]) or C.KIND_NAMES[int(T.ab_kind[ab])]}")
+            out.append(
+                f"  {ct.ability_names[ab]} ({_restable(T.ab_cost[ab], True)}): "
+                f"{_ops_text(ct, T.ab_ops[ab]) or C.KIND_NAMES[int(T.ab_kind[ab])]}"
+            )
     skills = [i for i in range(len(ct.skill_names)) if s["skill_owned"][i]]
     out.append("Skills:" + ("" if skills else " none"))
     for i in skills:
@@ -94,8 +101,10 @@ def narrate(core, prev, state, seat=0) -> list:
     if int(s["level"]) != int(p["level"]):
         say(f"-- Level {int(s['level'])} begins (Time {int(s['time'])}) --")
     if int(s["m_revealed"]) and not int(p["m_revealed"]):
-        say(f"Monster revealed: {mname} (Armor {int(s['m_armor_max'])}, "
-            f"Health {int(s['m_health_max'])})")
+        say(
+            f"Monster revealed: {mname} (Armor {int(s['m_armor_max'])}, "
+            f"Health {int(s['m_health_max'])})"
+        )
     if int(s["ambushed"]) and not int(p["ambushed"]):
         say(f"{mname} ambushes you!")
     if int(s["in_battle"]) and not int(p["in_battle"]):
@@ -109,14 +118,19 @@ def narrate(core, prev, state, seat=0) -> list:
         da = int(s["m_armor"]) - int(p["m_armor"])
         dh = int(s["m_health"]) - int(p["m_health"])
         if da < 0:
-            say(f"you broke {-da} Armor of {mname} (Armor {int(s['m_armor'])}/"
-                f"{int(s['m_armor_max'])})")
+            say(
+                f"you broke {-da} Armor of {mname} (Armor {int(s['m_armor'])}/"
+                f"{int(s['m_armor_max'])})"
+            )
         elif da > 0:
             say(f"{mname} gained {da} Armor ({int(s['m_armor'])})")
-        if dh < 0 and not (int(p["in_battle"]) and not int(s["in_battle"])
-                           and int(s["m_health"]) == 0):
-            say(f"you dealt {-dh} wounds to {mname} (Health {int(s['m_health'])}/"
-                f"{int(s['m_health_max'])})")
+        if dh < 0 and not (
+            int(p["in_battle"]) and not int(s["in_battle"]) and int(s["m_health"]) == 0
+        ):
+            say(
+                f"you dealt {-dh} wounds to {mname} (Health {int(s['m_health'])}/"
+                f"{int(s['m_health_max'])})"
+            )
         elif dh > 0:
             say(f"{mname} healed {dh} (Health {int(s['m_health'])})")
         if int(p["m_health"]) > 0 and int(s["m_health"]) == 0 and int(p["in_battle"]):
@@ -126,8 +140,10 @@ def narrate(core, prev, state, seat=0) -> list:
     elif int(p["defend"]) and not int(s["defend"]) and same_monster:
         say(f"your attack was blocked by {mname}'s DEFEND")
     if int(s["roll"]) and int(s["roll"]) != int(p["roll"]) and m >= 0:
-        say(f"{mname} rolled {int(s['roll'])} on the Slashes Die -> "
-            f"{_face(core, m, int(s['roll']) - 1)}")
+        say(
+            f"{mname} rolled {int(s['roll'])} on the Slashes Die -> "
+            f"{_face(core, m, int(s['roll']) - 1)}"
+        )
     if int(s["tricked"]) and not int(p["tricked"]):
         say(f"you tricked {mname} and slipped past it")
 
@@ -160,16 +176,19 @@ def narrate(core, prev, state, seat=0) -> list:
     for i in range(len(ct.skill_names)):
         if s["skill_owned"][i] and not p["skill_owned"][i]:
             say(f"learned skill {ct.skill_names[i]}: {ct.skill_texts[i]}")
-    if int(s["skill_offer_n"]) and (int(p["skill_offer_n"]) == 0 or
-                                    (s["skill_offer"] != p["skill_offer"]).any()):
+    if int(s["skill_offer_n"]) and (
+        int(p["skill_offer_n"]) == 0 or (s["skill_offer"] != p["skill_offer"]).any()
+    ):
         names = [ct.skill_names[int(x)] for x in s["skill_offer"][: int(s["skill_offer_n"])]]
         say("skill offer: " + " / ".join(names))
     for c in range(C.NCOND):
         a, b = int(p["cond"][c]), int(s["cond"][c])
         name = ct.condition_names[c]
         if (b & 1) and not (a & 1):
-            say(f"you suffer {name}" + (f" ({int(s['cond_rounds'][c])} rounds)"
-                                         if int(s["cond_rounds"][c]) else ""))
+            say(
+                f"you suffer {name}"
+                + (f" ({int(s['cond_rounds'][c])} rounds)" if int(s["cond_rounds"][c]) else "")
+            )
         elif (a & 1) and not (b & 1):
             say(f"{name} is over")
         if (b & 2) and not (a & 2):
@@ -191,8 +210,10 @@ def narrate(core, prev, state, seat=0) -> list:
     for x in left:
         say(f"{ct.encounter_names[x]} left the table")
     for x in new:
-        say(f"revealed {ct.encounter_names[x]} (time {int(T.e_time[x])}: spend "
-            f"{_restable(T.e_spend[x], True)} -> gain {_restable(T.e_gain[x])})")
+        say(
+            f"revealed {ct.encounter_names[x]} (time {int(T.e_time[x])}: spend "
+            f"{_restable(T.e_spend[x], True)} -> gain {_restable(T.e_gain[x])})"
+        )
     if int(s["reveal_bonus"]) and int(s["reveal_bonus"]) != int(p["reveal_bonus"]):
         say(f"the next exploration reveals {int(s['reveal_bonus']):+d} cards")
     committed = int(s["commit"]) or int(s["commit_now"])
@@ -204,8 +225,10 @@ def narrate(core, prev, state, seat=0) -> list:
     if ph1 == C.PH_OVER and ph0 != C.PH_OVER:
         out_name = C.OUTCOME_NAMES[int(s["outcome"])]
         if out_name == "win":
-            say(f"GAME OVER: you won with a score of {int(s['score'])} "
-                f"({ct.title_names[int(s['title'])]})")
+            say(
+                f"GAME OVER: you won with a score of {int(s['score'])} "
+                f"({ct.title_names[int(s['title'])]})"
+            )
         elif int(s["dead"]):
             say("GAME OVER: you could not pay a forced Effort loss and fell")
         else:

@@ -31,13 +31,13 @@ Its plan:
   cost, power boosts when they add real Wounds, every free gain;
 * Hunger: eat the full requirement when it can.
 """
+
 from __future__ import annotations
 
 from numba import njit
 
 from ..core.kernel.jit import JIT
 from . import consts as C
-from .rules import can_pay, effort_ok, pmod_sum, slot_ability, weapon
 from .policy_values import (
     SCOUT_L3,
     SCOUT_L4,
@@ -58,6 +58,7 @@ from .policy_values import (
     uses_cost,
     weapon_quality,
 )
+from .rules import can_pay, effort_ok, pmod_sum, slot_ability, weapon
 
 # ---------------------------------------------------------------------------
 # travel
@@ -169,7 +170,13 @@ def prep_action(st, T, mask):
         return C.A_SCOUT
     if SCOUT_L4 and mask[C.A_SCOUT] and st.level == 4 and st.time >= 5 and st.res[C.R_CUN] >= 3:
         return C.A_SCOUT
-    if SCOUT_L3 and mask[C.A_SCOUT] and st.level == 3 and st.time >= 8 and st.res[C.R_CUN] >= T.bars[C.R_CUN] - 1:
+    if (
+        SCOUT_L3
+        and mask[C.A_SCOUT]
+        and st.level == 3
+        and st.time >= 8
+        and st.res[C.R_CUN] >= T.bars[C.R_CUN] - 1
+    ):
         return C.A_SCOUT
     # 4. do not waste Small Effort past the bar
     if mask[C.A_FOCUS] and st.res[C.R_S] >= T.bars[C.R_S] - 1 and st.time >= 2:
@@ -239,7 +246,7 @@ def opens_attack(st, T, ds, dm, dl):
     w = weapon(st)
     s = st.res[C.R_S] + ds
     m = st.res[C.R_M] + dm
-    l = st.res[C.R_L] + dl
+    lg = st.res[C.R_L] + dl
     for k in range(T.w_natk[w]):
         if (T.w_atk_kind[w, k] == 0) != (st.m_armor > 0):
             continue
@@ -248,7 +255,7 @@ def opens_attack(st, T, ds, dm, dl):
         for r in range(C.R_CUN, C.NRES):
             if st.res[r] < c[r]:
                 ok = False
-        if ok and effort_ok(s, m, l, c[C.R_S], c[C.R_M], c[C.R_L]):
+        if ok and effort_ok(s, m, lg, c[C.R_S], c[C.R_M], c[C.R_L]):
             return True
     return False
 
@@ -359,7 +366,9 @@ def battle_action(st, T, mask, extra):
     for k in range(C.MAX_ATTACKS):
         a = C.A_ATTACK0 + k
         if mask[a]:
-            c = uses_cost(st, T, atk_cost_vec(st, T, w, k), 1, True) / max(1, atk_power(st, T, w, k))
+            c = uses_cost(st, T, atk_cost_vec(st, T, w, k), 1, True) / max(
+                1, atk_power(st, T, w, k)
+            )
             if c < bc:
                 bc = c
                 best = a

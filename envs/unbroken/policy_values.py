@@ -11,6 +11,7 @@ its scripted policy (``policy.py`` holds the decisions by phase).
 
 Like the policy it reads only what the player can see.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,15 @@ from numba import njit
 
 from ..core.kernel.jit import JIT
 from . import consts as C
-from .rules import (add_attack_surcharges, can_pay, ops_applicable, pmod_any,
-                    pmod_min, pmod_sum, weapon)
+from .rules import (
+    add_attack_surcharges,
+    can_pay,
+    ops_applicable,
+    pmod_any,
+    pmod_min,
+    pmod_sum,
+    weapon,
+)
 
 # base value of one unit of each resource, in Small Effort
 VAL = np.array([1.0, 2.2, 3.6, 2.0, 2.0, 1.6, 1.8, 0.3], np.float64)
@@ -29,8 +37,8 @@ SHORT_BONUS = 0.6
 SCOUT_LOW = False
 SCOUT_L4 = False
 SCOUT_L3 = True
-TAU = 1.5          # opportunity value of one Time unit in the Travel Phase
-USE_COST = 0.8     # value of one character Ability Use
+TAU = 1.5  # opportunity value of one Time unit in the Travel Phase
+USE_COST = 0.8  # value of one character Ability Use
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +139,9 @@ def effort_need(st, T):
         f = 0.0
         for k in range(C.PER_LEVEL):
             m = T.m_by_level[st.level - 1, k]
-            f += plan_cost(st, T, w, T.m_armor[m], T.m_health[m], monster_harm(st, T, m, VAL), True, 100)
+            f += plan_cost(
+                st, T, w, T.m_armor[m], T.m_health[m], monster_harm(st, T, m, VAL), True, 100
+            )
         f /= C.PER_LEVEL
     miss = max(0, st.level - st.res[C.R_FOOD])
     return f + miss * (miss + 1) / 2.0 + (3.0 if st.level < 4 else 0.0)
@@ -562,7 +572,10 @@ def skill_value(st, T, ab):
     for r in range(C.NRES):
         c += T.ab_cost[ab, r] * VAL[r]
     s -= 0.8 * c
-    if T.ab_trigger[ab] == C.T_BATTLE_START or T.ab_trigger[ab] == C.T_LEVEL_START \
-            or T.ab_trigger[ab] == C.T_VICTORY:
+    if (
+        T.ab_trigger[ab] == C.T_BATTLE_START
+        or T.ab_trigger[ab] == C.T_LEVEL_START
+        or T.ab_trigger[ab] == C.T_VICTORY
+    ):
         s *= 1.0
     return max(0.3, s)

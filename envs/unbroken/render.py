@@ -11,6 +11,7 @@
   decks or an unrevealed monster).
 * ``describe_action``: a label for one action in one state.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,13 +43,24 @@ def _ops_text(content, ops):
             tok = f" [{d}]" if d else ""
             out.append(f"{content.condition_names[a]} ({when}){tok}")
         elif code in (C.OP_TOKENS, C.OP_CLEANSE, C.OP_EVADE):
-            out.append(f"{name} {content.condition_names[a]} {b if code == C.OP_TOKENS else ''}".strip())
+            out.append(
+                f"{name} {content.condition_names[a]} {b if code == C.OP_TOKENS else ''}".strip()
+            )
         elif code == C.OP_DOWNGRADE:
             out.append("downgrade weapon " + ("permanently" if c else f"for {b} rounds"))
         elif code == C.OP_DAMAGE:
             out.append(f"deal {b} wounds{' (ignores armor)' if c else ''}")
-        elif code in (C.OP_DEFEND, C.OP_COMMIT, C.OP_CURE, C.OP_SKILL, C.OP_EXTRA_ATTACK,
-                      C.OP_REROLL, C.OP_STRUGGLE, C.OP_TICK, C.OP_SKIP_TURN):
+        elif code in (
+            C.OP_DEFEND,
+            C.OP_COMMIT,
+            C.OP_CURE,
+            C.OP_SKILL,
+            C.OP_EXTRA_ATTACK,
+            C.OP_REROLL,
+            C.OP_STRUGGLE,
+            C.OP_TICK,
+            C.OP_SKIP_TURN,
+        ):
             out.append(name.upper() if code == C.OP_DEFEND else name)
         else:
             out.append(f"{name} {b}")
@@ -60,21 +72,32 @@ def render_text(core, s):
     T = core.T
     lines = []
     ph = int(s["phase"])
-    lines.append(f"== Unbroken | {ct.character_names[int(s['character'])]} | "
-                 f"{C.DIFFICULTIES[int(s['difficulty'])]} | Level {int(s['level'])} | "
-                 f"{C.PHASE_NAMES[ph]} ==")
+    lines.append(
+        f"== Unbroken | {ct.character_names[int(s['character'])]} | "
+        f"{C.DIFFICULTIES[int(s['difficulty'])]} | Level {int(s['level'])} | "
+        f"{C.PHASE_NAMES[ph]} =="
+    )
     res = s["res"]
-    lines.append("Effort S/M/L: {}/{}/{}   Cunning {}  Food {}  Wood {}  Metal {}  Treasure {}".format(
-        *[int(x) for x in res]))
+    lines.append(
+        "Effort S/M/L: {}/{}/{}   Cunning {}  Food {}  Wood {}  Metal {}  Treasure {}".format(
+            *[int(x) for x in res]
+        )
+    )
     tdesc = "(paid in Small Effort)" if int(s["level"]) == 4 and int(s["combat"]) else ""
     lines.append(f"Time: {int(s['time'])} {tdesc}  Ability uses: {int(s['uses'])}")
     ws = [ct.weapon_names[int(w)] for w in s["wstack"][: int(s["wstack_n"])]]
     w = int(s["wstack"][int(s["wstack_n"]) - 1])
-    lines.append("Weapon: " + " > ".join(ws) + (f"  (set aside: {int(s['waside_n'])})" if int(s["waside_n"]) else ""))
+    lines.append(
+        "Weapon: "
+        + " > ".join(ws)
+        + (f"  (set aside: {int(s['waside_n'])})" if int(s["waside_n"]) else "")
+    )
     for k in range(int(T.w_natk[w])):
         kind = "break" if int(T.w_atk_kind[w, k]) == 0 else "wound"
-        lines.append(f"   attack_{k}: {ct.attack_names[w][k]} - {kind} {int(T.w_atk_power[w, k])} "
-                     f"for {_restable(T.w_atk_cost[w, k])}")
+        lines.append(
+            f"   attack_{k}: {ct.attack_names[w][k]} - {kind} {int(T.w_atk_power[w, k])} "
+            f"for {_restable(T.w_atk_cost[w, k])}"
+        )
     skills = [ct.skill_names[i] for i in range(len(ct.skill_names)) if s["skill_owned"][i]]
     lines.append("Skills: " + (", ".join(skills) if skills else "none"))
     conds = []
@@ -91,16 +114,24 @@ def render_text(core, s):
     lines.append("Conditions: " + (", ".join(conds) if conds else "none"))
     if int(s["m_revealed"]):
         m = int(s["monster"])
-        lines.append(f"Monster: {ct.monster_names[m]} (Level {int(T.m_level[m])} #{int(T.m_number[m])}) "
-                     f"Armor {int(s['m_armor'])}/{int(s['m_armor_max'])} "
-                     f"Health {int(s['m_health'])}/{int(s['m_health_max'])}"
-                     + ("  DEFENDING" if int(s["defend"]) else ""))
+        lines.append(
+            f"Monster: {ct.monster_names[m]} (Level {int(T.m_level[m])} #{int(T.m_number[m])}) "
+            f"Armor {int(s['m_armor'])}/{int(s['m_armor_max'])} "
+            f"Health {int(s['m_health'])}/{int(s['m_health_max'])}"
+            + ("  DEFENDING" if int(s["defend"]) else "")
+        )
         if T.m_can_trick[m]:
             lines.append(f"   trickery: {_restable(T.m_trick[m], True)}")
         for f in range(6):
-            alt = (" [else " + _ops_text(ct, T.m_face_alt[m, f]) + "]") if T.m_face_has_alt[m, f] else ""
-            lines.append(f"   {f + 1}: {C.FACE_TYPES[int(T.m_face_type[m, f])]}: "
-                         f"{_ops_text(ct, T.m_face_ops[m, f]) or 'nothing'}{alt}")
+            alt = (
+                (" [else " + _ops_text(ct, T.m_face_alt[m, f]) + "]")
+                if T.m_face_has_alt[m, f]
+                else ""
+            )
+            lines.append(
+                f"   {f + 1}: {C.FACE_TYPES[int(T.m_face_type[m, f])]}: "
+                f"{_ops_text(ct, T.m_face_ops[m, f]) or 'nothing'}{alt}"
+            )
     else:
         lines.append("Monster: not yet revealed")
     if int(s["in_battle"]):
@@ -114,9 +145,11 @@ def render_text(core, s):
     for i in range(int(s["revealed_n"])):
         card = int(s["revealed"][i])
         extra = _ops_text(ct, T.e_ops[card])
-        lines.append(f"Card {i}: {ct.encounter_names[card]} (time {int(T.e_time[card])}): "
-                     f"spend {_restable(T.e_spend[card], True)} -> gain {_restable(T.e_gain[card])}"
-                     + (f"; {extra}" if extra else ""))
+        lines.append(
+            f"Card {i}: {ct.encounter_names[card]} (time {int(T.e_time[card])}): "
+            f"spend {_restable(T.e_spend[card], True)} -> gain {_restable(T.e_gain[card])}"
+            + (f"; {extra}" if extra else "")
+        )
     for i in range(int(s["skill_offer_n"])):
         sk = int(s["skill_offer"][i])
         lines.append(f"Skill offer {i}: {ct.skill_names[sk]} - {ct.skill_texts[sk]}")
@@ -148,8 +181,10 @@ def describe_action(core, s, a):
     elif rng == "attack":
         if k < int(T.w_natk[w]):
             kind = "break" if int(T.w_atk_kind[w, k]) == 0 else "wound"
-            return (f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, "
-                    f"{_restable(T.w_atk_cost[w, k])})")
+            return (
+                f"attack: {ct.attack_names[w][k]} ({kind} {int(T.w_atk_power[w, k])}, "
+                f"{_restable(T.w_atk_cost[w, k])})"
+            )
     elif rng in ("resolve", "rest"):
         if k < int(s["revealed_n"]):
             card = int(s["revealed"][k])
@@ -173,8 +208,10 @@ def describe_action(core, s, a):
     elif rng == "plan":
         return f"Plan: {C.PLAN_COST_S} small -> 1 cunning"
     elif rng == "orienteer":
-        return (f"Orienteer: {C.ORIENTEER_COST_S} small, reveal {int(T.orienteer_bonus)} "
-                f"more cards next exploration")
+        return (
+            f"Orienteer: {C.ORIENTEER_COST_S} small, reveal {int(T.orienteer_bonus)} "
+            f"more cards next exploration"
+        )
     elif rng == "scout":
         sc = C.SCOUT_COST[int(s["level"]) - 1]
         return f"Scout: {sc[0]} small, {sc[1]} cunning, {sc[2]} time; reveal the monster"
@@ -196,12 +233,27 @@ PANEL = (40, 38, 48)
 EDGE = (78, 74, 92)
 INK = (236, 232, 224)
 DIM = (160, 156, 170)
-RES_COLORS = ((250, 204, 92), (240, 146, 56), (214, 72, 52), (168, 120, 232),
-              (112, 196, 92), (164, 112, 64), (168, 180, 196), (250, 220, 40))
+RES_COLORS = (
+    (250, 204, 92),
+    (240, 146, 56),
+    (214, 72, 52),
+    (168, 120, 232),
+    (112, 196, 92),
+    (164, 112, 64),
+    (168, 180, 196),
+    (250, 220, 40),
+)
 TIME_COLOR = (96, 170, 240)
-FACE_COLORS = {"wound": (214, 72, 52), "steal": (250, 204, 92), "reduce": (240, 146, 56),
-               "condition": (168, 120, 232), "defend": (120, 150, 200), "time": TIME_COLOR,
-               "heal": (112, 196, 92), "other": (160, 156, 170)}
+FACE_COLORS = {
+    "wound": (214, 72, 52),
+    "steal": (250, 204, 92),
+    "reduce": (240, 146, 56),
+    "condition": (168, 120, 232),
+    "defend": (120, 150, 200),
+    "time": TIME_COLOR,
+    "heal": (112, 196, 92),
+    "other": (160, 156, 170),
+}
 PHASE_ASK = {
     "preparation": "Preparation: craft, convert Effort, scout, then explore or fight",
     "exploration": "Exploration: resolve a revealed card, or rest on one",
@@ -251,12 +303,10 @@ def _draw_time(cv, core, s, x0, y0):
     bw = min(26, (440 - 2 * track) // max(1, track))
     for i in range(track):
         x = x0 + 12 + i * (bw + 2)
-        cv.box(x, y0 + 26, x + bw, y0 + 48, fill=TIME_COLOR if i < t else (58, 58, 68),
-               radius=3)
+        cv.box(x, y0 + 26, x + bw, y0 + 48, fill=TIME_COLOR if i < t else (58, 58, 68), radius=3)
         if i + 1 == int(T.time_start[lvl - 1]):
             cv.box(x, y0 + 50, x + bw, y0 + 53, fill=INK)
-        cv.text((x + bw / 2, y0 + 37), str(i + 1), 10, (20, 20, 26) if i < t else DIM,
-                anchor="mm")
+        cv.text((x + bw / 2, y0 + 37), str(i + 1), 10, (20, 20, 26) if i < t else DIM, anchor="mm")
 
 
 def _draw_weapon(cv, core, s, x0, y0):
@@ -267,17 +317,23 @@ def _draw_weapon(cv, core, s, x0, y0):
     cv.text((x0 + 80, y0 + 4), ct.weapon_names[w], 17, (250, 220, 160), 220)
     below = " < ".join(ct.weapon_names[int(x)] for x in s["wstack"][: n - 1][::-1])
     aside = f"  set aside: {int(s['waside_n'])}" if int(s["waside_n"]) else ""
-    cv.text((x0 + 448, y0 + 8), (f"over {below}" if below else "") + aside, 11, DIM, 150,
-            anchor="ra")
+    cv.text(
+        (x0 + 448, y0 + 8), (f"over {below}" if below else "") + aside, 11, DIM, 150, anchor="ra"
+    )
     for k in range(int(T.w_natk[w])):
         y = y0 + 28 + k * 19
         brk = int(T.w_atk_kind[w, k]) == 0
         col = (120, 150, 200) if brk else (214, 72, 52)
-        cv.chip(x0 + 12, y, f"{'BREAK' if brk else 'WOUND'} {int(T.w_atk_power[w, k])}", 12,
-                col, max_w=90)
+        cv.chip(
+            x0 + 12,
+            y,
+            f"{'BREAK' if brk else 'WOUND'} {int(T.w_atk_power[w, k])}",
+            12,
+            col,
+            max_w=90,
+        )
         cv.text((x0 + 104, y + 2), ct.attack_names[w][k], 14, INK, 190)
-        cv.text((x0 + 448, y + 2), "cost " + _short(T.w_atk_cost[w, k]), 13, DIM, 150,
-                anchor="ra")
+        cv.text((x0 + 448, y + 2), "cost " + _short(T.w_atk_cost[w, k]), 13, DIM, 150, anchor="ra")
 
 
 def _chips(cv, x0, y0, w, items, size=12, rows=2):
@@ -288,8 +344,7 @@ def _chips(cv, x0, y0, w, items, size=12, rows=2):
             x = x0
             y += size + 10
             if y >= y0 + rows * (size + 10):
-                cv.text((x0 + w, y0 + rows * (size + 10) - size - 6), "...", size, DIM,
-                        anchor="ra")
+                cv.text((x0 + w, y0 + rows * (size + 10) - size - 6), "...", size, DIM, anchor="ra")
                 return
         x += cv.chip(x, y, text, size, col, max_w=w) + 5
 
@@ -297,8 +352,11 @@ def _chips(cv, x0, y0, w, items, size=12, rows=2):
 def _draw_skills_conditions(cv, core, s, x0, y0):
     ct = core.content
     _panel(cv, x0, y0, x0 + 460, y0 + 62, "SKILLS")
-    owned = [(ct.skill_names[i], (200, 190, 120)) for i in range(len(ct.skill_names))
-             if s["skill_owned"][i]]
+    owned = [
+        (ct.skill_names[i], (200, 190, 120))
+        for i in range(len(ct.skill_names))
+        if s["skill_owned"][i]
+    ]
     if owned:
         _chips(cv, x0 + 12, y0 + 22, 440, owned, size=11)
     else:
@@ -329,15 +387,19 @@ def _draw_monster(cv, core, s, x0, y0):
     lvl = int(s["level"])
     _panel(cv, x0, y0, x0 + 460, y0 + 250, f"MONSTER OF LEVEL {lvl}")
     if not int(s["m_revealed"]):
-        cv.box(x0 + 150, y0 + 40, x0 + 310, y0 + 230, fill=(58, 44, 66), outline=EDGE,
-               radius=10)
+        cv.box(x0 + 150, y0 + 40, x0 + 310, y0 + 230, fill=(58, 44, 66), outline=EDGE, radius=10)
         cv.text((x0 + 230, y0 + 120), "?", 64, (120, 100, 140), anchor="mm")
         cv.text((x0 + 230, y0 + 200), "not yet revealed", 13, DIM, anchor="mm")
         return
     m = int(s["monster"])
     cv.text((x0 + 12, y0 + 22), ct.monster_names[m], 20, (250, 200, 170), 300)
-    cv.text((x0 + 448, y0 + 26), f"Level {int(T.m_level[m])}  #{int(T.m_number[m])}", 13,
-            DIM, anchor="ra")
+    cv.text(
+        (x0 + 448, y0 + 26),
+        f"Level {int(T.m_level[m])}  #{int(T.m_number[m])}",
+        13,
+        DIM,
+        anchor="ra",
+    )
     am, hm = int(s["m_armor_max"]), int(s["m_health_max"])
     a, h = int(s["m_armor"]), int(s["m_health"])
     cv.text((x0 + 12, y0 + 54), "Armor", 13, INK)
@@ -359,8 +421,7 @@ def _draw_monster(cv, core, s, x0, y0):
         y = y0 + 98 + f * 24
         ftype = C.FACE_TYPES[int(T.m_face_type[m, f])]
         hi = roll == f + 1
-        cv.box(x0 + 10, y, x0 + 450, y + 22, fill=(78, 60, 50) if hi else (50, 48, 58),
-               radius=4)
+        cv.box(x0 + 10, y, x0 + 450, y + 22, fill=(78, 60, 50) if hi else (50, 48, 58), radius=4)
         cv.box(x0 + 14, y + 3, x0 + 32, y + 19, fill=INK, radius=3)
         cv.text((x0 + 23, y + 11), str(f + 1), 13, (20, 20, 26), anchor="mm")
         cv.chip(x0 + 38, y + 2, ftype, 11, FACE_COLORS.get(ftype, DIM), max_w=80)
@@ -379,13 +440,16 @@ def _draw_cards(cv, core, s, x0, y0):
         for i in range(n_off):
             sk = int(s["skill_offer"][i])
             y = y0 + 28 + i * 100
-            cv.box(x0 + 10, y, x0 + 450, y + 94, fill=(62, 58, 44), outline=(200, 190, 120),
-                   radius=6)
+            cv.box(
+                x0 + 10, y, x0 + 450, y + 94, fill=(62, 58, 44), outline=(200, 190, 120), radius=6
+            )
             cv.text((x0 + 20, y + 6), ct.skill_names[sk], 16, (250, 230, 160), 420)
             cv.wrap((x0 + 20, y + 30), ct.skill_texts[sk], 12, 420, 4, INK)
         return
     n = int(s["revealed_n"])
-    bonus = f"   next exploration {int(s['reveal_bonus']):+d} cards" if int(s["reveal_bonus"]) else ""
+    bonus = (
+        f"   next exploration {int(s['reveal_bonus']):+d} cards" if int(s["reveal_bonus"]) else ""
+    )
     commit = "   committed" if int(s["commit"]) or int(s["commit_now"]) else ""
     cv.text((x0 + 10, y0 + 6), f"REVEALED ENCOUNTERS ({n}){bonus}{commit}", 13, DIM, 440)
     if not n:
@@ -443,16 +507,28 @@ def _draw_footer(cv, core, s, x0, y0):
 def render_rgb(core, s):
     """The table as an RGB picture (``uint8``, ``(FRAME_H, FRAME_W, 3)``)."""
     from ..core.authoring.draw import Canvas
+
     ct = core.content
     cv = Canvas(FRAME_W, FRAME_H, BG)
     ph = int(s["phase"])
     cv.box(0, 0, FRAME_W, 40, fill=(58, 40, 40))
     cv.text((14, 8), "UNBROKEN", 20, (250, 220, 160))
-    cv.text((140, 11), f"{ct.character_names[int(s['character'])]}  |  "
-            f"{C.DIFFICULTIES[int(s['difficulty'])]}  |  Level {int(s['level'])} of 4  |  "
-            f"{C.PHASE_NAMES[ph].replace('_', ' ')}", 16, INK, 640)
-    cv.text((FRAME_W - 14, 11), f"ability uses {int(s['uses'])}   step {int(s['steps'])}", 14,
-            DIM, anchor="ra")
+    cv.text(
+        (140, 11),
+        f"{ct.character_names[int(s['character'])]}  |  "
+        f"{C.DIFFICULTIES[int(s['difficulty'])]}  |  Level {int(s['level'])} of 4  |  "
+        f"{C.PHASE_NAMES[ph].replace('_', ' ')}",
+        16,
+        INK,
+        640,
+    )
+    cv.text(
+        (FRAME_W - 14, 11),
+        f"ability uses {int(s['uses'])}   step {int(s['steps'])}",
+        14,
+        DIM,
+        anchor="ra",
+    )
     _draw_resources(cv, core, s, 12, 48)
     _draw_time(cv, core, s, 12, 234)
     _draw_weapon(cv, core, s, 12, 300)

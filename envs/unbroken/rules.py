@@ -18,6 +18,7 @@ flow resumes at ``win_resume``.
 
 All chance goes through ``core.chance`` (``roll_die`` is its six-sided roll).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -490,7 +491,7 @@ def apply_ops(st, T, ops, src_cond):
             if st.pend_atk >= 0:
                 st.pend_power += b
         elif code == C.OP_EVADE:
-            st.evade |= (1 << a)
+            st.evade |= 1 << a
         elif code == C.OP_STRUGGLE:
             if src_cond >= 0 and (st.cond[src_cond] & 1) == 1:
                 if (st.evade >> src_cond) & 1 == 0:
@@ -525,9 +526,14 @@ def apply_ability(st, T, a):
 
 @njit(**JIT)
 def optional_response_ok(st, T, a):
-    return (a >= 0 and T.ab_kind[a] == C.K_RESPONSE and T.ab_optional[a] == 1
-            and T.ab_trigger[a] == st.win_trigger and st.win_used[a] == 0
-            and ability_usable(st, T, a))
+    return (
+        a >= 0
+        and T.ab_kind[a] == C.K_RESPONSE
+        and T.ab_optional[a] == 1
+        and T.ab_trigger[a] == st.win_trigger
+        and st.win_used[a] == 0
+        and ability_usable(st, T, a)
+    )
 
 
 @njit(**JIT)
@@ -609,7 +615,7 @@ def offer_skills(st, after):
 @njit(**JIT)
 def begin_combat(st, T):
     st.combat = 1
-    st.reveal_bonus = 0   # an unused Orienteer / reveal bonus lapses with the Travel Phase
+    st.reveal_bonus = 0  # an unused Orienteer / reveal bonus lapses with the Travel Phase
     reveal_monster(st, T)
     if st.level < 4:
         st.time = T.time_start[st.level]
@@ -684,8 +690,7 @@ def apply_face(st, T):
     st.roll = 0
     if pmod_any(st, T, C.PM_IGNORE, T.m_face_type[m, f]):
         return
-    apply_monster_effect(st, T, T.m_face_ops[m, f], T.m_face_alt[m, f],
-                         T.m_face_has_alt[m, f] == 1)
+    apply_monster_effect(st, T, T.m_face_ops[m, f], T.m_face_alt[m, f], T.m_face_has_alt[m, f] == 1)
 
 
 @njit(**JIT)
@@ -741,9 +746,17 @@ def end_level(st, T):
     st.round = 0
 
 
-BATTLE_STAGES = (C.S_ROUND_START, C.S_PLAYER_TURN, C.S_TURN_CHECK, C.S_AFTER_ATTACK,
-                 C.S_PLAYER_TURN_END, C.S_MONSTER_TURN, C.S_APPLY_ROLL,
-                 C.S_MONSTER_TURN_END, C.S_ROUND_END)
+BATTLE_STAGES = (
+    C.S_ROUND_START,
+    C.S_PLAYER_TURN,
+    C.S_TURN_CHECK,
+    C.S_AFTER_ATTACK,
+    C.S_PLAYER_TURN_END,
+    C.S_MONSTER_TURN,
+    C.S_APPLY_ROLL,
+    C.S_MONSTER_TURN_END,
+    C.S_ROUND_END,
+)
 
 
 @njit(**JIT)
@@ -844,7 +857,7 @@ def run_stage(st, T, stage):
                 st.waside_rounds -= 1
                 if st.waside_rounds == 0:
                     restore_weapons(st)
-        if st.round < 32767:        # the int16 field's max: a record there stays there
+        if st.round < 32767:  # the int16 field's max: a record there stays there
             st.round += 1
         st.first_done = 0
         st.rerolls = 0
@@ -887,9 +900,12 @@ def run_stage(st, T, stage):
         f = st.roll - 1
         ops = T.m_face_ops[m, f]
         if not ops_applicable(st, T, ops) and T.m_face_has_alt[m, f] == 1:
-            ops = T.m_face_alt[m, f]   # the bracketed alternative is what would apply
-        if (not pmod_any(st, T, C.PM_IGNORE, T.m_face_type[m, f])
-                and face_needs_reroll(st, T, ops) and st.rerolls < 12):
+            ops = T.m_face_alt[m, f]  # the bracketed alternative is what would apply
+        if (
+            not pmod_any(st, T, C.PM_IGNORE, T.m_face_type[m, f])
+            and face_needs_reroll(st, T, ops)
+            and st.rerolls < 12
+        ):
             st.rerolls += 1
             return C.S_MONSTER_TURN
         apply_face(st, T)
@@ -1081,8 +1097,11 @@ def slot_ok(st, T, a, kind, window):
     if T.ab_kind[a] != kind:
         return False
     if kind == C.K_ACTION:
-        return ((T.ab_window[a] & window) != 0 and ability_usable(st, T, a)
-                and ability_has_target(st, T, a))
+        return (
+            (T.ab_window[a] & window) != 0
+            and ability_usable(st, T, a)
+            and ability_has_target(st, T, a)
+        )
     return optional_response_ok(st, T, a)
 
 
@@ -1220,7 +1239,11 @@ def apply_action(st, T, a):
             ab = slot_ability(st, T, a)
             had = st.time
             apply_ability(st, T, ab)
-            nxt = C.S_AMBUSH if (T.ab_cost[ab, C.R_TIME] > 0 and st.time <= 0 and had > 0) else C.S_PREP
+            nxt = (
+                C.S_AMBUSH
+                if (T.ab_cost[ab, C.R_TIME] > 0 and st.time <= 0 and had > 0)
+                else C.S_PREP
+            )
         else:
             spent_time = do_general(st, T, a)
             nxt = C.S_AMBUSH if (spent_time and st.time <= 0) else C.S_PREP

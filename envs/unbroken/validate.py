@@ -9,11 +9,12 @@ are declared once in :mod:`dungeonrl.envs.core.validate`; this module only
 gives the game's parameters for them (:data:`PARAMS`). Used at ``set_state``
 time only, never per step.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.validate import ANY, FLAG, R, OneOf, Prefix  # noqa: F401
+from ..core.validate import ANY, FLAG, OneOf, Prefix, R  # noqa: F401
 from . import consts as C
 
 INT16_MAX = 2**15 - 1
@@ -23,13 +24,16 @@ GAME = "Unbroken"
 
 #: configurations whose records the fuzzers corrupt and restore
 #: (``dungeonrl.benchmarks.fuzz``, ``tests/untrusted/test_hardening.py``)
-FUZZ_CONFIGS = ({"character": "random"},
-                {"difficulty": "hard", "character": "random", "auto_advance": False})
+FUZZ_CONFIGS = (
+    {"character": "random"},
+    {"difficulty": "hard", "character": "random", "auto_advance": False},
+)
 
 #: the game's values for the shared header rules
 PARAMS = {
-    "forced_lo": 1, "forced_hi": 6,          # forced results are Slashes Die faces
-    "max_reward_mode": 1,                    # win_loss, score
+    "forced_lo": 1,
+    "forced_hi": 6,  # forced results are Slashes Die faces
+    "max_reward_mode": 1,  # win_loss, score
     "max_outcome": len(C.OUTCOME_NAMES) - 1,
 }
 
@@ -103,7 +107,7 @@ FIELD_RULES = {
     "wstack_n": R(1, C.WSTACK),
     "waside": Prefix("waside_n", 0, C.NWEAPON - 1, fill=-1),
     "waside_n": R(0, C.WSTACK - 1),
-    "waside_rounds": R(0, 20),                 # content: downgrade rounds <= 20
+    "waside_rounds": R(0, 20),  # content: downgrade rounds <= 20
     # encounter piles
     "enc_deck": Prefix("enc_deck_n", 0, _last_enc, fill=-1),
     "enc_deck_n": R(0, C.DECK_CAP),
@@ -146,7 +150,7 @@ FIELD_RULES = {
     "lose_turn": FLAG,
     "extra_attack": FLAG,
     "pend_atk": R(-1, C.MAX_ATTACKS - 1),
-    "pend_power": R(-999, 999),                # weapon power + content bonuses (<= 99 each)
+    "pend_power": R(-999, 999),  # weapon power + content bonuses (<= 99 each)
     "pend_armor0": R(0, _armor_cap),
     "roll": R(0, 6),
     "rerolls": R(0, 12),
@@ -155,7 +159,7 @@ FIELD_RULES = {
     "win_resume": R(0, C.S_MANDATORY),
     "win_used": FLAG,
     "hunger_req": R(0, C.MAX_EAT),
-    "scratch": R(-999, 999),                   # always written before it is read
+    "scratch": R(-999, 999),  # always written before it is read
 }
 
 
@@ -164,8 +168,11 @@ def flow(ctx):
     over = ctx.i("phase") == C.PH_OVER
     out = ctx.i("outcome")
     if over != (out != C.O_PLAYING):
-        ctx.fail("outcome", out, f"phase {C.PHASE_NAMES[ctx.i('phase')]} disagrees on whether "
-                                 "the game is over")
+        ctx.fail(
+            "outcome",
+            out,
+            f"phase {C.PHASE_NAMES[ctx.i('phase')]} disagrees on whether the game is over",
+        )
     steps, cap = ctx.i("steps"), ctx.i("max_steps")
     if not over and steps >= cap:
         ctx.fail("steps", steps, f"a running game at its step cap {cap} (it would play past it)")
@@ -206,13 +213,19 @@ def encounter_zones(ctx):
     """Every encounter card of the deck composition in exactly one zone."""
     ne = int(ctx.T.n_enc_types)
     want = np.bincount(np.asarray(ctx.T.deck_cards, np.int64), minlength=ne)
-    have = (_count(ctx.a("enc_deck"), ctx.i("enc_deck_n"), ne)
-            + _count(ctx.a("enc_disc"), ctx.i("enc_disc_n"), ne)
-            + _count(ctx.a("revealed"), ctx.i("revealed_n"), ne))
+    have = (
+        _count(ctx.a("enc_deck"), ctx.i("enc_deck_n"), ne)
+        + _count(ctx.a("enc_disc"), ctx.i("enc_disc_n"), ne)
+        + _count(ctx.a("revealed"), ctx.i("revealed_n"), ne)
+    )
     if not np.array_equal(have, want):
         k = int(np.flatnonzero(have != want)[0])
-        ctx.fail("enc_deck", have[k], f"encounter card {k} is in {have[k]} zone slots, the deck "
-                                      f"has {want[k]} copies (every card in exactly one zone)")
+        ctx.fail(
+            "enc_deck",
+            have[k],
+            f"encounter card {k} is in {have[k]} zone slots, the deck "
+            f"has {want[k]} copies (every card in exactly one zone)",
+        )
     rn, ph = ctx.i("revealed_n"), ctx.i("phase")
     if rn and ph not in (C.PH_EXPLORE, C.PH_OVER):
         ctx.fail("revealed_n", rn, "revealed cards outside the Exploration Step")
@@ -226,13 +239,20 @@ def skill_zones(ctx):
     owned = ctx.a("skill_owned")
     if owned[ns:].any():
         ctx.fail("skill_owned", owned, f"a skill id beyond the content's {ns} is owned")
-    places = (_count(ctx.a("skill_deck"), ctx.i("skill_deck_n"), ns)
-              + _count(ctx.a("skill_disc"), ctx.i("skill_disc_n"), ns)
-              + _count(ctx.a("skill_offer"), ctx.i("skill_offer_n"), ns) + owned[:ns])
+    places = (
+        _count(ctx.a("skill_deck"), ctx.i("skill_deck_n"), ns)
+        + _count(ctx.a("skill_disc"), ctx.i("skill_disc_n"), ns)
+        + _count(ctx.a("skill_offer"), ctx.i("skill_offer_n"), ns)
+        + owned[:ns]
+    )
     if (places != 1).any():
         k = int(np.flatnonzero(places != 1)[0])
-        ctx.fail("skill_deck", places[k], f"skill {k} is in {places[k]} places (every skill in "
-                                          "exactly one of deck, discard, offer, owned)")
+        ctx.fail(
+            "skill_deck",
+            places[k],
+            f"skill {k} is in {places[k]} places (every skill in "
+            "exactly one of deck, discard, offer, owned)",
+        )
     ko, ph = ctx.i("skill_offer_n"), ctx.i("phase")
     if ko and ph not in (C.PH_SKILLPICK, C.PH_OVER):
         ctx.fail("skill_offer_n", ko, "skills offered outside the skill choice")
@@ -265,8 +285,9 @@ def conditions(ctx):
 def monster(ctx):
     m, rev = ctx.i("monster"), ctx.i("m_revealed")
     if m >= 0 and int(ctx.T.m_level[m]) != ctx.i("level"):
-        ctx.fail("monster", m, f"a monster of Level {int(ctx.T.m_level[m])} on Level "
-                               f"{ctx.i('level')}")
+        ctx.fail(
+            "monster", m, f"a monster of Level {int(ctx.T.m_level[m])} on Level {ctx.i('level')}"
+        )
     trk = {f: ctx.i(f) for f in ("m_armor", "m_armor_max", "m_health", "m_health_max")}
     if rev:
         if m < 0:

@@ -5,6 +5,7 @@ fixture game ``tests/fixture_game.py`` ("race to 10").
 Game-specific behaviour is tested with each game; here the fixture only has
 to be a real numba ``GameCore`` so every adapter path runs for real.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,14 +14,16 @@ import sys
 import textwrap
 import warnings
 
+import fixture_game as fg
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import dungeonrl
-import fixture_game as fg
 from dungeonrl import registry
 from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 from dungeonrl.envs.core.errors import (
     CorruptStateError,
     IllegalActionError,
@@ -29,9 +32,7 @@ from dungeonrl.envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 
 registry.register_game(fg.SPEC, "fixture_game")
 ENV_ID = fg.SPEC.env_id
@@ -57,7 +58,7 @@ def seed_where(pred, env=None):
     raise AssertionError("no such seed")
 
 
-ODD_SEED = seed_where(lambda m: m[fg.STEP_2] == 0)   # step_2 illegal at reset
+ODD_SEED = seed_where(lambda m: m[fg.STEP_2] == 0)  # step_2 illegal at reset
 
 
 @pytest.fixture
@@ -75,10 +76,13 @@ def no_warnings():
     # Allowed: the observation Box is (-inf, inf) by design (GameSpec declares
     # no bounds) and gymnasium's checker warns about it; with
     # NUMBA_DISABLE_JIT=1 numpy warns about the RNG's intended uint64 wrap-around.
-    msgs = [str(w.message) for w in caught
-            if not issubclass(w.category, DeprecationWarning)
-            and "infinity" not in str(w.message)
-            and "overflow encountered" not in str(w.message)]
+    msgs = [
+        str(w.message)
+        for w in caught
+        if not issubclass(w.category, DeprecationWarning)
+        and "infinity" not in str(w.message)
+        and "overflow encountered" not in str(w.message)
+    ]
     assert not msgs, msgs
 
 
@@ -86,6 +90,7 @@ def no_warnings():
 @pytest.mark.parametrize("dict_obs", [False, True])
 def test_gymnasium_check_env(dict_obs, no_warnings):
     from gymnasium.utils.env_checker import check_env
+
     e = gym.make(ENV_ID, dict_obs=dict_obs, disable_env_checker=True)
     check_env(e.unwrapped)
     e.close()
@@ -94,15 +99,16 @@ def test_gymnasium_check_env(dict_obs, no_warnings):
 @pytest.mark.parametrize("dict_obs", [False, True])
 def test_sb3_check_env(dict_obs, no_warnings):
     from stable_baselines3.common.env_checker import check_env
+
     check_env(DungeonEnv("race", dict_obs=dict_obs), warn=True, skip_render_check=False)
 
 
 def test_gym_make_and_spec(no_warnings):
     e = gym.make(ENV_ID, render_mode="ansi")
     assert isinstance(e.unwrapped, DungeonEnv)
-    assert e.spec.max_episode_steps is None          # the core truncates itself
+    assert e.spec.max_episode_steps is None  # the core truncates itself
     assert e.spec.kwargs["game"] == "race"
-    with pytest.raises(gym.error.ResetNeeded):       # gymnasium's OrderEnforcing
+    with pytest.raises(gym.error.ResetNeeded):  # gymnasium's OrderEnforcing
         e.step(0)
     e.reset(seed=0)
     assert isinstance(e.render(), str) and "pos 0/10" in e.render()
@@ -151,9 +157,28 @@ def test_truncation_is_not_termination():
 
 # --- bad input ---------------------------------------------------------------------------
 BAD_ACTIONS = [
-    1.0, np.float32(1), np.float64(0), True, False, np.bool_(True), "1", b"1", None,
-    [1], (1,), np.array([1, 2]), np.array([[1]]), np.array([1.0]), np.array([], np.int64),
-    np.array([True]), 3, -1, np.int64(99), np.array(3), np.array([-1]), 2**70,
+    1.0,
+    np.float32(1),
+    np.float64(0),
+    True,
+    False,
+    np.bool_(True),
+    "1",
+    b"1",
+    None,
+    [1],
+    (1,),
+    np.array([1, 2]),
+    np.array([[1]]),
+    np.array([1.0]),
+    np.array([], np.int64),
+    np.array([True]),
+    3,
+    -1,
+    np.int64(99),
+    np.array(3),
+    np.array([-1]),
+    2**70,
 ]
 
 
@@ -166,8 +191,11 @@ def test_bad_actions_raise(env, action):
     assert env._buf.states.tobytes() == before
 
 
-@pytest.mark.parametrize("action", [1, np.int64(1), np.int8(1), np.uint8(1), np.array(1),
-                                    np.array([1]), np.array([1], np.uint16)], ids=repr)
+@pytest.mark.parametrize(
+    "action",
+    [1, np.int64(1), np.int8(1), np.uint8(1), np.array(1), np.array([1]), np.array([1], np.uint16)],
+    ids=repr,
+)
 def test_integer_like_actions_accepted(env, action):
     env.reset(seed=0)
     env.step(action)
@@ -177,7 +205,7 @@ def test_step_before_reset_and_after_end(env):
     with pytest.raises(ResetNeededError, match="before reset"):
         env.step(0)
     env.reset(seed=ODD_SEED)
-    _, reward, terminated, _, info = env.step(fg.STEP_2)   # illegal -> penalize
+    _, reward, terminated, _, info = env.step(fg.STEP_2)  # illegal -> penalize
     assert terminated and info["illegal_action"] is True
     with pytest.raises(ResetNeededError, match="ended"):
         env.step(fg.STEP_1)
@@ -199,7 +227,7 @@ def test_penalize_policy(env):
 
 def test_raise_policy_names_action_and_phase_and_keeps_state():
     e = DungeonEnv("race", illegal_action="raise")
-    for seed in range(100):                            # a mid-game state forbidding step_2
+    for seed in range(100):  # a mid-game state forbidding step_2
         e.reset(seed=seed)
         e.step(fg.STEP_1)
         if not e.action_masks()[fg.STEP_2]:
@@ -214,7 +242,7 @@ def test_raise_policy_names_action_and_phase_and_keeps_state():
     assert e._buf.states.tobytes() == state_before
     assert e.get_state() == snap_before
     assert np.array_equal(e._buf.obs, obs_before)
-    e.step(fg.STEP_1)                                  # still usable
+    e.step(fg.STEP_1)  # still usable
 
 
 def test_constructor_validation():
@@ -225,7 +253,7 @@ def test_constructor_validation():
     with pytest.raises(UnknownGameError, match="unknown game"):
         DungeonEnv("no-such-game")
     with pytest.raises(TypeError):
-        DungeonEnv(fg.make_core(), max_steps=3)          # kwargs with a ready core
+        DungeonEnv(fg.make_core(), max_steps=3)  # kwargs with a ready core
 
 
 def test_render_and_close():
@@ -251,7 +279,7 @@ def _play(env, actions):
 
 def test_snapshot_roundtrip(env):
     env.reset(seed=7)
-    env.step(fg.ROLL)                                   # consume chance before the snapshot
+    env.step(fg.ROLL)  # consume chance before the snapshot
     snap = env.get_state()
     assert snap.game == "race" and snap.step_count == 1 and not snap.done
     actions = [fg.STEP_1] * 6
@@ -271,7 +299,7 @@ def test_snapshot_roundtrip(env):
 
 def test_snapshot_of_finished_episode(env):
     env.reset(seed=ODD_SEED)
-    env.step(fg.STEP_2)                                 # illegal: episode over
+    env.step(fg.STEP_2)  # illegal: episode over
     snap = env.get_state()
     assert snap.done
     env.reset(seed=0)
@@ -328,7 +356,7 @@ def test_returned_arrays_do_not_alias(dict_obs):
     if dict_obs:
         assert all(np.array_equal(obs0[k], keep[k]) for k in keep)
     else:
-        assert np.array_equal(obs0, keep)                 # obs_t unchanged by step t+1
+        assert np.array_equal(obs0, keep)  # obs_t unchanged by step t+1
     assert not np.shares_memory(e.action_masks(), e._buf.masks)
 
 
@@ -355,6 +383,7 @@ def test_vector_spaces_and_metadata(no_warnings):
 @pytest.mark.parametrize("n", [1, 5])
 def test_vector_conformance_checker(n, dict_obs, no_warnings):
     from dungeonrl.envs.core.adapters.checker import check_vector_env
+
     out = check_vector_env(DungeonVectorEnv("race", num_envs=n, dict_obs=dict_obs), steps=40)
     assert out["episodes_ended"] > 0
 
@@ -362,6 +391,7 @@ def test_vector_conformance_checker(n, dict_obs, no_warnings):
 def test_vector_checker_catches_aliasing(monkeypatch):
     from dungeonrl.envs.core.adapters import vector
     from dungeonrl.envs.core.adapters.checker import check_vector_env
+
     # a bug: hand out the kernels' own observation buffer, written again next step
     monkeypatch.setattr(vector._Runner, "observation", lambda self: self.buf.obs)
     with pytest.raises(AssertionError, match="share memory|not reproducible"):
@@ -405,8 +435,16 @@ def _run_vector(v, seed, actions_by_step):
     for acts in actions_by_step:
         obs, rew, te, tr, infos = v.step(acts)
         fo = infos.get("final_obs", np.full(v.num_envs, None, object))
-        out.append((obs.copy(), infos["action_mask"].copy(), rew.copy(), te.copy(), tr.copy(),
-                    [None if f is None else f.copy() for f in fo]))
+        out.append(
+            (
+                obs.copy(),
+                infos["action_mask"].copy(),
+                rew.copy(),
+                te.copy(),
+                tr.copy(),
+                [None if f is None else f.copy() for f in fo],
+            )
+        )
     return out
 
 
@@ -426,8 +464,9 @@ def test_vector_batched_equals_sequential():
     assert all(_eq(x, y) for x, y in zip(batched, _run_vector(v, seed, table)))
     for i in range(n):
         # a batch of one with env i's seed and actions gives env i's results
-        single = _run_vector(DungeonVectorEnv("race", num_envs=1), seed + i,
-                             [t[i:i + 1] for t in table])
+        single = _run_vector(
+            DungeonVectorEnv("race", num_envs=1), seed + i, [t[i : i + 1] for t in table]
+        )
         for b, s in zip(batched, single):
             assert np.array_equal(b[0][i], s[0][0]) and np.array_equal(b[1][i], s[1][0])
             if len(b) > 2:
@@ -442,7 +481,7 @@ def test_vector_batched_equals_sequential():
             b = batched[t + 1]
             assert np.float32(r) == b[2][i] and te == b[3][i] and tr == b[4][i]
             if te or tr:
-                assert np.array_equal(o, b[5][i])        # final_obs
+                assert np.array_equal(o, b[5][i])  # final_obs
                 break
             assert np.array_equal(o, b[0][i])
 
@@ -480,8 +519,8 @@ def test_vector_same_step_autoreset_infos(episode_info):
         for i in range(n):
             if done[i]:
                 assert infos["final_obs"][i].shape == (fg.OBS_SIZE,)
-                assert infos["final_obs"][i][1] == 1.0          # steps == max_steps
-                assert obs[i][1] == 0.0                          # already the next episode
+                assert infos["final_obs"][i][1] == 1.0  # steps == max_steps
+                assert obs[i][1] == 0.0  # already the next episode
                 assert infos["action_mask"][i].any()
                 assert fi["episode"]["l"][i] == lengths[i]
                 assert fi["_episode"][i]
@@ -507,12 +546,24 @@ def test_vector_final_info_reports_illegal_and_core_info():
 def test_batch_infos_matches_gymnasium_add_info():
     from dungeonrl.envs.core.adapters.checker import _same
     from dungeonrl.envs.core.adapters.vector import batch_infos
+
     n = 5
     infos = [
-        {"won": True, "pos": 3, "score": 1.5, "name": "a", "episode": {"r": 1.0, "l": 4},
-         "vec": np.arange(3, dtype=np.int16)},
-        {"won": False, "pos": 7, "episode": {"r": -1.0, "l": 9}, "vec": np.ones(3, np.int16),
-         "mixed": 1},
+        {
+            "won": True,
+            "pos": 3,
+            "score": 1.5,
+            "name": "a",
+            "episode": {"r": 1.0, "l": 4},
+            "vec": np.arange(3, dtype=np.int16),
+        },
+        {
+            "won": False,
+            "pos": 7,
+            "episode": {"r": -1.0, "l": 9},
+            "vec": np.ones(3, np.int16),
+            "mixed": 1,
+        },
         {"won": np.bool_(True), "name": "c", "mixed": 2.5, "episode": {"r": 0.5, "l": 1}},
     ]
     rows = [0, 2, 4]
@@ -523,7 +574,7 @@ def test_batch_infos_matches_gymnasium_add_info():
     got = batch_infos(infos, rows, n)
     assert got.keys() == expected.keys()
     for k in got:
-        if k == "mixed":   # _add_info truncates 2.5 to 2 (dtype of the first value)
+        if k == "mixed":  # _add_info truncates 2.5 to 2 (dtype of the first value)
             assert got[k].tolist() == [0.0, 0.0, 1.0, 0.0, 2.5]
             assert got[k].dtype == np.float64
         else:
@@ -531,8 +582,14 @@ def test_batch_infos_matches_gymnasium_add_info():
 
 
 VEC_BAD = [
-    np.array([1.0, 1.0, 1.0]), np.array([True, False, True]), np.array([1, 1]),
-    np.array([[1], [1], [1]]), np.array([1, 1, 3]), np.array([1, -1, 1]), 1, "111",
+    np.array([1.0, 1.0, 1.0]),
+    np.array([True, False, True]),
+    np.array([1, 1]),
+    np.array([[1], [1], [1]]),
+    np.array([1, 1, 3]),
+    np.array([1, -1, 1]),
+    1,
+    "111",
     np.array([1, 1, 1], dtype=object),
 ]
 
@@ -573,14 +630,34 @@ def test_vector_step_determinism_and_no_aliasing():
     s1 = v.step(acts)
     o2, i2 = v.reset(seed=9)
     s2 = v.step(acts)
-    assert _eq((s1[0]["observation"], s1[1], s1[2], s1[3]), (s2[0]["observation"], s2[1], s2[2], s2[3]))
+    assert _eq(
+        (s1[0]["observation"], s1[1], s1[2], s1[3]), (s2[0]["observation"], s2[1], s2[2], s2[3])
+    )
     buf = v._run.buf
-    returned = [o1["observation"], o1["action_mask"], i1["action_mask"], o2["observation"],
-                s1[0]["observation"], s1[0]["action_mask"], s1[1], s1[2], s1[3],
-                s1[4]["action_mask"], s1[4]["illegal_action"], s2[0]["observation"]]
+    returned = [
+        o1["observation"],
+        o1["action_mask"],
+        i1["action_mask"],
+        o2["observation"],
+        s1[0]["observation"],
+        s1[0]["action_mask"],
+        s1[1],
+        s1[2],
+        s1[3],
+        s1[4]["action_mask"],
+        s1[4]["illegal_action"],
+        s2[0]["observation"],
+    ]
     for r in returned:
-        for b in (buf.obs, buf.masks, buf.rewards, buf.terminated, buf.truncated, buf.illegal,
-                  buf.final_obs):
+        for b in (
+            buf.obs,
+            buf.masks,
+            buf.rewards,
+            buf.terminated,
+            buf.truncated,
+            buf.illegal,
+            buf.final_obs,
+        ):
             assert not np.shares_memory(r, b)
     keep = s1[0]["observation"].copy()
     v.step(acts)
@@ -591,13 +668,16 @@ def test_vector_render():
     v = DungeonVectorEnv("race", num_envs=2, render_mode="ansi")
     v.reset(seed=0)
     frames = v.render()
-    assert isinstance(frames, tuple) and len(frames) == 2 and all(isinstance(f, str) for f in frames)
+    assert (
+        isinstance(frames, tuple) and len(frames) == 2 and all(isinstance(f, str) for f in frames)
+    )
     assert DungeonVectorEnv("race", num_envs=1).render() is None
 
 
 # --- Stable-Baselines3 ------------------------------------------------------------------------
 def test_sb3_vecenv_api():
     from stable_baselines3.common.vec_env import VecEnv
+
     Sb3 = dungeonrl.DungeonSB3VecEnv
     venv = Sb3("race", num_envs=3, max_steps=2)
     assert isinstance(venv, VecEnv)
@@ -654,12 +734,14 @@ def test_maskable_ppo_smoke():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
+
     venv = dungeonrl.DungeonSB3VecEnv("race", num_envs=4, seed=0)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1,
-                        seed=0, device="cpu", verbose=0)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu", verbose=0
+    )
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
-    assert len(model.ep_info_buffer) > 0                  # "episode" infos reach the logger
+    assert len(model.ep_info_buffer) > 0  # "episode" infos reach the logger
     obs = venv.reset()
     for _ in range(30):
         actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=False)
@@ -677,13 +759,13 @@ def test_kernels_compiled_once_per_dtype_set():
     e.step(fg.STEP_1)
     v = DungeonVectorEnv("race", num_envs=3, max_steps=1)
     v.reset(seed=0)
-    v.step(np.ones(3, np.int64))                          # ends every game: re-step path
+    v.step(np.ones(3, np.int64))  # ends every game: re-step path
     s = dungeonrl.DungeonSB3VecEnv("race", num_envs=2, max_steps=1)
     s.reset()
     s.step(np.ones(2, np.int64))
     import fixture_kernels as fk
-    for k in (fk.reset_batch, fk.step_observe, fk.mask_batch, fk.observe_batch,
-              fk.step_autoreset):
+
+    for k in (fk.reset_batch, fk.step_observe, fk.mask_batch, fk.observe_batch, fk.step_autoreset):
         assert len(k.signatures) <= 1, (k, k.signatures)
     assert len(fk.step_observe.signatures) == 1 and len(fk.step_autoreset.signatures) == 1
 
@@ -713,6 +795,7 @@ def test_registration_is_idempotent(no_warnings):
 
 def test_unbroken_registered_when_written():
     import importlib.util
+
     spec = importlib.util.find_spec("dungeonrl.envs.unbroken")
     has_init = spec is not None and spec.origin not in (None, "namespace")
     assert ("unbroken" in dungeonrl.list_games()) == has_init
@@ -737,7 +820,7 @@ def test_registry_skips_only_missing_modules(fake_modules):
     assert registry.register_module("dungeonrl.envs.no_such_game_xyz") is None
     assert registry.register_module("no_such_top_level_game_xyz") is None
     assert registry.register_all(["dungeonrl.envs.no_such_game_xyz"]) == []
-    (fake_modules / "fake_empty_game").mkdir()            # folder without __init__ yet
+    (fake_modules / "fake_empty_game").mkdir()  # folder without __init__ yet
     assert registry.register_module("fake_empty_game") is None
     (fake_modules / "broken_game.py").write_text("import not_a_real_dependency_xyz\n")
     with pytest.raises(ModuleNotFoundError, match="not_a_real_dependency_xyz"):
@@ -766,10 +849,12 @@ def test_registry_registers_a_game_module(fake_modules, no_warnings):
     pkg = fake_modules / "fake_race_game"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(FAKE_GAME)
-    (pkg / "cli.py").write_text("def bench(args):\n    return 7 if args.env == 'fake_race' else 3\n")
+    (pkg / "cli.py").write_text(
+        "def bench(args):\n    return 7 if args.env == 'fake_race' else 3\n"
+    )
     spec = registry.register_module("fake_race_game")
     assert spec.name == "fake_race" and spec.make_core is not None
-    assert registry.register_module("fake_race_game") == spec        # idempotent
+    assert registry.register_module("fake_race_game") == spec  # idempotent
     e = gym.make("dungeonrl-test/FakeRace-v1")
     e.reset(seed=0)
     assert e.unwrapped.game_spec.name == "fake_race"
@@ -804,6 +889,7 @@ def test_cli_generic_bench_and_play(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert out.count("episode") == 2 and "legal:" in out
     import io
+
     monkeypatch.setattr("sys.stdin", io.StringIO("step_1\n9\n1\nq\n"))
     assert cli_main(["play", "--env", ENV_ID]) == 0
     out = capsys.readouterr().out
@@ -813,7 +899,8 @@ def test_cli_generic_bench_and_play(capsys, monkeypatch):
 
 def test_cli_plugins(capsys, monkeypatch, fake_modules):
     (fake_modules / "fake_cmd.py").write_text(
-        "def main(args):\n    print('demo', args.env, args.seed, args.extra)\n")
+        "def main(args):\n    print('demo', args.env, args.seed, args.extra)\n"
+    )
     monkeypatch.setitem(dungeonrl.cli.DEFAULTS, "demo", "fake_cmd:main")
     assert cli_main(["demo", "--env", "race", "--seed", "4", "--fast"]) == 0
     assert "demo race 4 ['--fast']" in capsys.readouterr().out
@@ -823,6 +910,10 @@ def test_cli_plugins(capsys, monkeypatch, fake_modules):
 
 
 def test_python_dash_m_runs():
-    r = subprocess.run([sys.executable, "-m", "dungeonrl", "--version"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "dungeonrl", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and dungeonrl.__version__ in r.stdout

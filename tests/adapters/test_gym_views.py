@@ -9,6 +9,7 @@
   pass, a seeded reset replays exactly, seats rotate, the episode ends with
   the learner's outcome; ``gymnasium.make_vec`` gives the native vector env.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -19,8 +20,8 @@ import pytest
 
 import dungeonrl
 from dungeonrl.agents.selfplay_env import SelfPlayEnv
-from dungeonrl.envs.core.errors import IllegalActionError, ResetNeededError
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv, RenderModeError
+from dungeonrl.envs.core.errors import IllegalActionError, ResetNeededError
 
 DC_ID = "dungeonrl/DungeonCrawler-v0"
 UB_ID = "dungeonrl/Unbroken-v0"
@@ -33,6 +34,7 @@ def _first_legal(masks):
 def test_sb3_make_vec_env_and_check_env():
     from stable_baselines3.common.env_checker import check_env
     from stable_baselines3.common.env_util import make_vec_env
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*render_mode.*")
         venv = make_vec_env(UB_ID, n_envs=4, seed=0)
@@ -62,6 +64,7 @@ def test_render_mode_error_is_value_and_type_error():
 def test_gym_make_dungeon_crawler_is_the_selfplay_view():
     from gymnasium.utils.env_checker import check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check
+
     e = gym.make(DC_ID)
     assert isinstance(e.unwrapped, SelfPlayEnv) and e.unwrapped.num_players == 2
     with warnings.catch_warnings():
@@ -113,6 +116,7 @@ def test_selfplay_env_seeded_replay_seats_and_end():
 
 def test_make_vec_dungeon_crawler():
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+
     v = gym.make_vec(DC_ID, num_envs=3, opponents="random", max_steps=50)
     assert isinstance(v, DungeonVectorEnv) and v.num_envs == 3
     obs, info = v.reset(seed=0)

@@ -7,6 +7,7 @@ env's for the same seed and actions; only the acting seat has a mask; the
 other seats' actions are ignored (anything of their space or ``None``); bad
 input raises; ``state()`` is every seat's observation concatenated.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -18,12 +19,12 @@ from pettingzoo.test.state_test import state_test
 
 import dungeonrl  # noqa: F401  (registers)
 from dungeonrl.envs import dungeon_crawler_v0
+from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.core.errors import (
     IllegalActionError,
     InvalidActionError,
     ResetNeededError,
 )
-from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.dungeon_crawler import SPEC
 
 
@@ -39,10 +40,12 @@ def test_parallel_api_seed_and_state(n):
     ctx = _quiet()
     try:
         parallel_api_test(dungeon_crawler_v0.parallel_env(num_players=n), num_cycles=300)
-        parallel_seed_test(lambda: dungeon_crawler_v0.parallel_env(num_players=n),
-                           num_cycles=300)
-        state_test(dungeon_crawler_v0.env(num_players=n),
-                   dungeon_crawler_v0.parallel_env(num_players=n), num_cycles=10)
+        parallel_seed_test(lambda: dungeon_crawler_v0.parallel_env(num_players=n), num_cycles=300)
+        state_test(
+            dungeon_crawler_v0.env(num_players=n),
+            dungeon_crawler_v0.parallel_env(num_players=n),
+            num_cycles=10,
+        )
     finally:
         ctx.__exit__(None, None, None)
 
@@ -71,8 +74,11 @@ def test_parallel_equals_aec(n):
             assert obs[a]["action_mask"].any() == (a == actor)
         act = _legal(rng, obs[actor]["action_mask"])
         # the other seats send anything of their space, or None
-        actions = {a: (None if k % 2 else par.action_space(a).sample())
-                   for k, a in enumerate(par.agents) if a != actor}
+        actions = {
+            a: (None if k % 2 else par.action_space(a).sample())
+            for k, a in enumerate(par.agents)
+            if a != actor
+        }
         actions[actor] = act
         obs, rew, te, tr, infos = par.step(actions)
         aec.step(act)
@@ -82,10 +88,9 @@ def test_parallel_equals_aec(n):
             assert te[a] == aec.terminations[a] and tr[a] == aec.truncations[a]
         if any(te.values()) or any(tr.values()):
             assert par.agents == []
-            assert all(tr.values()) and not any(te.values())     # the 120-step cap
+            assert all(tr.values()) and not any(te.values())  # the 120-step cap
             for a in rew:
-                np.testing.assert_array_equal(obs[a]["observation"],
-                                              aec.observe(a)["observation"])
+                np.testing.assert_array_equal(obs[a]["observation"], aec.observe(a)["observation"])
                 assert not obs[a]["action_mask"].any()
                 assert infos[a]["outcome"] == "truncated" and infos[a]["to_play"] is None
     assert steps == 120
@@ -104,7 +109,7 @@ def test_parallel_bad_input_and_policy():
     with pytest.raises(InvalidActionError, match="unknown"):
         par.step({actor: legal, "player_9": 0})
     with pytest.raises(InvalidActionError):
-        par.step({actor: legal, others[0]: SPEC.num_actions})     # out of range, ignored or not
+        par.step({actor: legal, others[0]: SPEC.num_actions})  # out of range, ignored or not
     with pytest.raises(InvalidActionError):
         par.step({actor: 1.5})
     with pytest.raises(InvalidActionError):
@@ -113,7 +118,7 @@ def test_parallel_bad_input_and_policy():
     # nothing was applied by the failed calls
     np.testing.assert_array_equal(before, par.state())
     illegal = int(np.flatnonzero(obs[actor]["action_mask"] == 0)[0])
-    obs, rew, te, tr, infos = par.step({actor: illegal})      # penalize: the game ends
+    obs, rew, te, tr, infos = par.step({actor: illegal})  # penalize: the game ends
     assert all(te.values()) and rew[actor] == SPEC.illegal_penalty
     assert infos[actor]["illegal_action"] and par.agents == []
     with pytest.raises(ResetNeededError):
@@ -128,8 +133,10 @@ def test_parallel_bad_input_and_policy():
 
 
 def test_state_is_every_seat_observation():
-    for env in (dungeon_crawler_v0.raw_env(num_players=3),
-                dungeon_crawler_v0.parallel_env(num_players=3)):
+    for env in (
+        dungeon_crawler_v0.raw_env(num_players=3),
+        dungeon_crawler_v0.parallel_env(num_players=3),
+    ):
         with pytest.raises(ResetNeededError):
             env.state()
         env.reset(seed=5)
@@ -139,12 +146,13 @@ def test_state_is_every_seat_observation():
         assert s.dtype == np.float32 and s in env.state_space
         want = np.concatenate([aec.observe(a)["observation"] for a in aec.possible_agents])
         np.testing.assert_array_equal(s, want)
-        s[:] = 0                              # a fresh array each call
+        s[:] = 0  # a fresh array each call
         assert env.state().any()
 
 
 def test_pettingzoo_registry_parallel():
     import pettingzoo
+
     e = pettingzoo.make("parallel", "dungeonrl/DungeonCrawler-v0", num_players=2)
     obs, _ = e.reset(seed=0)
     assert isinstance(e.unwrapped, DungeonParallelEnv)

@@ -12,6 +12,7 @@ only in the opt-in strict mode (``unknown_reset_options="raise"``).
 parallel form whose every step is a cycle in which each agent acts once;
 here a step is one decision): the last test pins the clear error instead.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -35,9 +36,12 @@ from dungeonrl import registry
 from dungeonrl.envs import catalog, dcc_unstoppable_v1
 
 #: every declared game's PettingZoo module (``GAME.pettingzoo``), in the suite's order
-MODULES = [importlib.import_module(catalog.pettingzoo_module(g)) for g in catalog.GAMES
-           if catalog.pettingzoo_module(g)]
-CYCLES = 40         # PettingZoo's checks loop on their own; a few dozen cycles each
+MODULES = [
+    importlib.import_module(catalog.pettingzoo_module(g))
+    for g in catalog.GAMES
+    if catalog.pettingzoo_module(g)
+]
+CYCLES = 40  # PettingZoo's checks loop on their own; a few dozen cycles each
 
 
 def _spec(mod):
@@ -66,9 +70,13 @@ def _ours(rec) -> list:
 
 def test_cases_cover_two_seats_and_the_largest_count():
     assert [(m.__name__.rsplit(".", 1)[-1], n) for m, n in CASES] == [
-        ("dungeon_crawler_v0", 2), ("dungeon_crawler_v0", 8),
-        ("dungeon_kart_v1", 2), ("dungeon_kart_v1", 8), ("dcc_unstoppable_v1", 2)]
-    assert _kw(dcc_unstoppable_v1, 2) == {}           # Carl's co-op: the bare env()
+        ("dungeon_crawler_v0", 2),
+        ("dungeon_crawler_v0", 8),
+        ("dungeon_kart_v1", 2),
+        ("dungeon_kart_v1", 8),
+        ("dcc_unstoppable_v1", 2),
+    ]
+    assert _kw(dcc_unstoppable_v1, 2) == {}  # Carl's co-op: the bare env()
 
 
 # --- PettingZoo's test functions ------------------------------------------------------------
@@ -104,9 +112,9 @@ def test_render_test_and_state_test(mod, n, capsys):
     assert set(_spec(mod).render_modes) <= set(env.metadata["render_modes"])
     assert "human" in env.metadata["render_modes"]
     render_test(lambda render_mode=None: mod.env(render_mode=render_mode, **kw))
-    assert capsys.readouterr().out            # "human" printed the text view
+    assert capsys.readouterr().out  # "human" printed the text view
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*infinity.*")   # unbounded columns
+        warnings.filterwarnings("ignore", message=".*infinity.*")  # unbounded columns
         state_test(mod.env(**kw), mod.parallel_env(**kw), num_cycles=10)
 
 
@@ -115,30 +123,32 @@ def test_render_test_and_state_test(mod, n, capsys):
 def test_pettingzoo_wrappers_and_conversions(mod, n, capsys):
     kw = _kw(mod, n)
     # PettingZoo's classic stack around the raw env, and the base wrappers
-    api_test(wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
-        mod.raw_env(**kw))), num_cycles=CYCLES)
-    api_test(wrappers.TerminateIllegalWrapper(mod.raw_env(**kw), illegal_reward=-1),
-             num_cycles=CYCLES)
+    api_test(
+        wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(mod.raw_env(**kw))),
+        num_cycles=CYCLES,
+    )
+    api_test(
+        wrappers.TerminateIllegalWrapper(mod.raw_env(**kw), illegal_reward=-1), num_cycles=CYCLES
+    )
     api_test(wrappers.BaseWrapper(mod.env(**kw)), num_cycles=CYCLES)
     parallel_api_test(wrappers.BaseParallelWrapper(mod.parallel_env(**kw)), num_cycles=CYCLES)
     # conversions: parallel -> AEC, and the turn-based AEC -> parallel
     api_test(conversions.parallel_to_aec(mod.parallel_env(**kw)), num_cycles=CYCLES)
-    parallel_api_test(conversions.turn_based_aec_to_parallel(mod.env(**kw)),
-                      num_cycles=CYCLES)
+    parallel_api_test(conversions.turn_based_aec_to_parallel(mod.env(**kw)), num_cycles=CYCLES)
     # aec_to_parallel needs an env that updates once per cycle of all agents;
     # a turn-based game says it is not (is_parallelizable False) and is refused
     assert mod.env(**kw).metadata["is_parallelizable"] is False
     with pytest.raises(AssertionError, match="is_parallelizable"):
         conversions.aec_to_parallel(mod.env(**kw))
     # CaptureStdoutWrapper turns the "human" printout into an "ansi" string
-    capsys.readouterr()                         # (the checks above print their progress)
+    capsys.readouterr()  # (the checks above print their progress)
     cap = wrappers.CaptureStdoutWrapper(mod.raw_env(render_mode="human", **kw))
     cap.reset(seed=0)
     text = cap.render()
     ansi = mod.raw_env(render_mode="ansi", **kw)
     ansi.reset(seed=0)
     assert text.strip() and text == ansi.render() + "\n"
-    assert capsys.readouterr().out == ""       # captured, not printed
+    assert capsys.readouterr().out == ""  # captured, not printed
 
 
 @pytest.mark.parametrize("mod,n", CASES, ids=IDS)
@@ -146,24 +156,31 @@ def test_supersuit_vector_env_and_observation_wrapper(mod, n):
     ss = pytest.importorskip("supersuit")
     kw = _kw(mod, n)
     # every seat as a row of a Gymnasium-style vector env, two games concatenated
-    vec = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(mod.parallel_env(**kw)), 2,
-                                num_cpus=0, base_class="gymnasium")
+    vec = ss.concat_vec_envs_v1(
+        ss.pettingzoo_env_to_vec_env_v1(mod.parallel_env(**kw)),
+        2,
+        num_cpus=0,
+        base_class="gymnasium",
+    )
     assert vec.num_envs == 2 * n
     obs, infos = vec.reset(seed=0)
     assert obs["observation"].shape == (2 * n, _spec(mod).obs_size)
-    assert (obs["action_mask"].sum(axis=1) > 0).sum() == 2     # one seat to act per game
+    assert (obs["action_mask"].sum(axis=1) > 0).sum() == 2  # one seat to act per game
     rng = np.random.default_rng(0)
     for _ in range(30):
-        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0
-                         for m in obs["action_mask"]])
+        acts = np.array(
+            [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in obs["action_mask"]]
+        )
         obs, rew, term, trunc, infos = vec.step(acts)
         assert rew.shape == (2 * n,) and np.isfinite(rew).all()
         assert (obs["action_mask"].sum(axis=1) > 0).sum() == 2
     vec.close()
     # a simple observation wrapper: the flat observation, the mask dropped
-    flat = ss.observation_lambda_v0(mod.parallel_env(**kw),
-                                    lambda o, space, agent=None: o["observation"],
-                                    lambda space, agent=None: space["observation"])
+    flat = ss.observation_lambda_v0(
+        mod.parallel_env(**kw),
+        lambda o, space, agent=None: o["observation"],
+        lambda space, agent=None: space["observation"],
+    )
     parallel_api_test(flat, num_cycles=CYCLES)
     flat_obs, _ = flat.reset(seed=3)
     ref, _ = mod.parallel_env(**kw).reset(seed=3)
@@ -174,8 +191,10 @@ def test_supersuit_vector_env_and_observation_wrapper(mod, n):
 # --- unknown reset options: ignored with one warning, or strict ------------------------------
 @pytest.mark.parametrize("mod", MODULES, ids=[m.__name__.rsplit(".", 1)[-1] for m in MODULES])
 def test_unknown_reset_option_warns_once_and_is_ignored(mod):
-    for make, obs_of in ((mod.env, lambda e: e.observe(e.agent_selection)),
-                         (mod.parallel_env, None)):
+    for make, obs_of in (
+        (mod.env, lambda e: e.observe(e.agent_selection)),
+        (mod.parallel_env, None),
+    ):
         env, ref = make(), make()
         assert env.unknown_reset_options == "warn"
         with warnings.catch_warnings(record=True) as rec:
@@ -192,8 +211,9 @@ def test_unknown_reset_option_warns_once_and_is_ignored(mod):
             np.testing.assert_array_equal(out["observation"], base["observation"])
         else:
             for agent in env.agents:
-                np.testing.assert_array_equal(out[0][agent]["observation"],
-                                              base[0][agent]["observation"])
+                np.testing.assert_array_equal(
+                    out[0][agent]["observation"], base[0][agent]["observation"]
+                )
 
 
 @pytest.mark.parametrize("mod", MODULES, ids=[m.__name__.rsplit(".", 1)[-1] for m in MODULES])
@@ -208,7 +228,7 @@ def test_strict_mode_names_the_key_and_the_accepted_ones(mod):
             env.reset(seed=2, options={"bogus": 1})
         msg = str(e.value)
         assert "unknown reset option 'bogus'" in msg and f"accepted: {expected}" in msg
-        np.testing.assert_array_equal(env.state(), before)       # refused before any change
+        np.testing.assert_array_equal(env.state(), before)  # refused before any change
     with pytest.raises(ValueError, match="unknown_reset_options must be one of"):
         mod.env(unknown_reset_options="ignore")
 
@@ -220,7 +240,7 @@ def test_known_option_with_a_bad_value_is_still_an_error():
         with pytest.raises(ValueError, match="dict"):
             env.reset(seed=0, options={"campaign": 3})
         env.reset(seed=0, options={"campaign": {"xp": 4}})
-        assert int(env.unwrapped._states[0]["camp_xp"]) == 4     # a good value applies
+        assert int(env.unwrapped._states[0]["camp_xp"]) == 4  # a good value applies
 
 
 # --- max_cycles_test ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ Two layers:
 Budgets are tiny (one iteration of a few thousand steps); Ray runs with 2
 CPUs and a 300 MB object store.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,14 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.rllib import (LearnerVsFrozen, RLlibSingleEnv, RLlibVectorEnv,
-                                    map_per_seat, map_shared, policy_setup)
+from dungeonrl.agents.rllib import (
+    LearnerVsFrozen,
+    RLlibSingleEnv,
+    RLlibVectorEnv,
+    map_per_seat,
+    map_shared,
+    policy_setup,
+)
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
@@ -79,7 +86,7 @@ def _episodes_rllib(n: int, steps: int, seed: int) -> list:
         for i in done:
             eps[i].append((round(float(ret[i]), 4), int(length[i]), bool(te[i])))
             ret[i], length[i] = 0.0, 0
-            assert not obs["action_mask"][i].any()          # the final observation
+            assert not obs["action_mask"][i].any()  # the final observation
             assert info["_win"][i]
         pending[:] = False
         pending[done] = True
@@ -92,13 +99,13 @@ def test_vector_env_plays_the_native_games_with_next_step_autoreset():
     native same-step vector env under the same observation-driven policy."""
     n = 6
     native = _episodes_native(n, 400, seed=11)
-    ours = _episodes_rllib(n, 460, seed=11)      # + one extra step per finished episode
+    ours = _episodes_rllib(n, 460, seed=11)  # + one extra step per finished episode
     finished = 0
     for i in range(n):
         k = min(len(native[i]), len(ours[i]))
         assert native[i][:k] == ours[i][:k]
         finished += k
-    assert finished >= n        # every row finished at least one game on average
+    assert finished >= n  # every row finished at least one game on average
 
 
 def test_vector_env_spaces_and_first_observation():
@@ -107,8 +114,7 @@ def test_vector_env_spaces_and_first_observation():
     obs, infos = env.reset(seed=3)
     robs, _ = ref.reset(seed=3)
     assert infos == {}
-    assert env.single_observation_space.contains(
-        {k: v[0] for k, v in obs.items()})
+    assert env.single_observation_space.contains({k: v[0] for k, v in obs.items()})
     np.testing.assert_array_equal(obs["observations"], robs["observation"])
     np.testing.assert_array_equal(obs["action_mask"], robs["action_mask"].astype(np.float32))
     assert obs["action_mask"].dtype == np.float32
@@ -118,6 +124,7 @@ def test_vector_env_spaces_and_first_observation():
 
 def test_vector_env_strict_mode_raises_on_an_illegal_action():
     from dungeonrl.envs.core.errors import IllegalActionError
+
     env = RLlibVectorEnv("unbroken", num_envs=2, illegal_action="raise")
     obs, _ = env.reset(seed=0)
     bad = np.flatnonzero(obs["action_mask"][0] == 0)[0]
@@ -155,9 +162,9 @@ def test_policy_mappings():
     for i in range(30):
         roles = [lvf(f"player_{s}", Ep(i)) for s in range(3)]
         assert roles.count("learner") == 1 and roles.count("frozen") == 2
-        assert roles == [lvf(f"player_{s}", Ep(i)) for s in range(3)]   # stable per episode
+        assert roles == [lvf(f"player_{s}", Ep(i)) for s in range(3)]  # stable per episode
         seats.add(roles.index("learner"))
-    assert seats == {0, 1, 2}                # the learner's seat rotates
+    assert seats == {0, 1, 2}  # the learner's seat rotates
     policies, fn, train = policy_setup("per_seat", 4)
     assert policies == {"seat_0", "seat_1", "seat_2", "seat_3"} and train is None
     assert policy_setup("learner_vs_frozen", 2)[2] == ["learner"]
@@ -172,6 +179,7 @@ def ray_local():
     ray = pytest.importorskip("ray")
     pytest.importorskip("ray.rllib")
     from dungeonrl.agents.rllib import init_ray
+
     init_ray()
     yield ray
     ray.shutdown()
@@ -190,6 +198,7 @@ def _train_once(cfg):
 def test_multi_agent_env_protocol(ray_local):
     from dungeonrl.agents.rllib import make_rllib_env
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+
     env = make_rllib_env({"core_kwargs": {"num_players": 2}}, game="dungeon_crawler")
     ref = DungeonAECEnv("dungeon_crawler", num_players=2)
     for seed in range(3):
@@ -199,7 +208,7 @@ def test_multi_agent_env_protocol(ray_local):
         ref_total = {a: 0.0 for a in env.possible_agents}
         while True:
             assert len(obs) == 1
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
             assert agent == ref.agent_selection
             a = _pick(o["observations"], o["action_mask"])
             obs, rew, te, tr, infos = env.step({agent: a})
@@ -219,9 +228,18 @@ def test_multi_agent_env_protocol(ray_local):
 @pytest.mark.rllib
 def test_ppo_iteration_unbroken_in_process(ray_local):
     from dungeonrl.agents.rllib import ppo_config
-    cfg = ppo_config("unbroken", env_runners=0, num_envs=64, illegal_action="raise",
-                     train_batch=2048, minibatch=512, epochs=1, hidden=(32, 32))
-    r = _train_once(cfg)            # an illegal action would raise inside sampling
+
+    cfg = ppo_config(
+        "unbroken",
+        env_runners=0,
+        num_envs=64,
+        illegal_action="raise",
+        train_batch=2048,
+        minibatch=512,
+        epochs=1,
+        hidden=(32, 32),
+    )
+    r = _train_once(cfg)  # an illegal action would raise inside sampling
     er = r["env_runners"]
     assert r["num_env_steps_sampled_lifetime"] >= 2048
     assert er.get("dungeonrl_illegal", 0) == 0
@@ -232,13 +250,24 @@ def test_ppo_iteration_unbroken_in_process(ray_local):
 @pytest.mark.rllib
 def test_ppo_iteration_dungeon_crawler_shared_policy_in_process(ray_local):
     from dungeonrl.agents.rllib import ppo_config
-    cfg = ppo_config("dungeon_crawler", core_kwargs={"num_players": 2}, env_runners=0,
-                     num_envs=2, mapping="shared", illegal_action="raise", train_batch=600,
-                     minibatch=200, epochs=1, hidden=(32, 32), rollout_fragment=150)
+
+    cfg = ppo_config(
+        "dungeon_crawler",
+        core_kwargs={"num_players": 2},
+        env_runners=0,
+        num_envs=2,
+        mapping="shared",
+        illegal_action="raise",
+        train_batch=600,
+        minibatch=200,
+        epochs=1,
+        hidden=(32, 32),
+        rollout_fragment=150,
+    )
     r = _train_once(cfg)
     assert set(k for k in r["learners"] if k != "__all_modules__") == {"shared"}
     agent_steps = r["env_runners"]["num_agent_steps_sampled"]
-    assert {"player_0", "player_1"} <= set(agent_steps)         # both seats, one policy
+    assert {"player_0", "player_1"} <= set(agent_steps)  # both seats, one policy
     assert r["num_env_steps_sampled_lifetime"] >= 600
     assert r["env_runners"].get("dungeonrl_illegal", 0) == 0
 
@@ -246,9 +275,18 @@ def test_ppo_iteration_dungeon_crawler_shared_policy_in_process(ray_local):
 @pytest.mark.rllib
 def test_ppo_iteration_two_env_runners(ray_local):
     from dungeonrl.agents.rllib import ppo_config
-    cfg = ppo_config("unbroken", env_runners=2, num_envs=32, vectorize="native",
-                     illegal_action="raise", train_batch=2048, minibatch=512, epochs=1,
-                     hidden=(32, 32))
+
+    cfg = ppo_config(
+        "unbroken",
+        env_runners=2,
+        num_envs=32,
+        vectorize="native",
+        illegal_action="raise",
+        train_batch=2048,
+        minibatch=512,
+        epochs=1,
+        hidden=(32, 32),
+    )
     algo = cfg.build_algo()
     try:
         assert algo.env_runner_group.num_remote_env_runners() == 2
@@ -260,23 +298,50 @@ def test_ppo_iteration_two_env_runners(ray_local):
 
 
 @pytest.mark.rllib
-def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkeypatch,
-                                                     capsys):
+def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkeypatch, capsys):
     import torch
 
     from dungeonrl.agents.policy import TorchAgent, make_agent
     from dungeonrl.agents.ppo import load_model
     from dungeonrl.cli import main
     from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
+
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "run"
-    rc = main(["train", "dungeon_crawler", "--players", "2", "--backend", "rllib",
-               "--env-runners", "0", "--steps", "600", "--num-steps", "150", "--num-envs",
-               "2", "--hidden", "32,32", "--eval-games", "20", "--out", str(out),
-               "--progress", "none"])
+    rc = main(
+        [
+            "train",
+            "dungeon_crawler",
+            "--players",
+            "2",
+            "--backend",
+            "rllib",
+            "--env-runners",
+            "0",
+            "--steps",
+            "600",
+            "--num-steps",
+            "150",
+            "--num-envs",
+            "2",
+            "--hidden",
+            "32,32",
+            "--eval-games",
+            "20",
+            "--out",
+            str(out),
+            "--progress",
+            "none",
+        ]
+    )
     assert rc == 0
-    for f in ("model.pt", "metrics.csv", "metrics.json", "learning_curve.png",
-              "checkpoint/dungeonrl_model_spec.json"):
+    for f in (
+        "model.pt",
+        "metrics.csv",
+        "metrics.json",
+        "learning_curve.png",
+        "checkpoint/dungeonrl_model_spec.json",
+    ):
         assert (out / f).exists(), f
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["backend"] == "rllib" and metrics["illegal_actions"] == 0
@@ -295,22 +360,33 @@ def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkey
         obs = torch.from_numpy(buf.obs)
         ones = torch.ones(64, core.spec.num_actions)
         full = rl.module.forward_inference({"obs": {"observations": obs, "action_mask": ones}})
-        np.testing.assert_allclose(full["action_dist_inputs"].numpy(),
-                                   net.logits(obs).numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            full["action_dist_inputs"].numpy(), net.logits(obs).numpy(), rtol=1e-5, atol=1e-5
+        )
     assert (np.take_along_axis(buf.masks, rl.act(buf, rows)[:, None], 1) == 1).all()
 
     # dungeonrl eval: the checkpoint in a league against the heuristic and random play
     capsys.readouterr()
-    rc = main(["eval", "dungeon_crawler", "--agent", str(out / "checkpoint"), "--games", "20",
-               "--plot", str(tmp_path / "league.png")])
+    rc = main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            str(out / "checkpoint"),
+            "--games",
+            "20",
+            "--plot",
+            str(tmp_path / "league.png"),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "rllib:run" in text and "heuristic" in text and (tmp_path / "league.png").exists()
 
 
-def test_cli_rllib_options_are_checked_before_anything_is_written(tmp_path, monkeypatch,
-                                                                   capsys):
+def test_cli_rllib_options_are_checked_before_anything_is_written(tmp_path, monkeypatch, capsys):
     from dungeonrl.cli import main
+
     monkeypatch.chdir(tmp_path)
     assert main(["train", "unbroken", "--env-runners", "2", "--steps", "64"]) == 2
     assert "--env-runners apply to --backend rllib only" in capsys.readouterr().err
@@ -324,16 +400,26 @@ def test_cli_rllib_options_are_checked_before_anything_is_written(tmp_path, monk
 def test_the_module_imports_without_ray():
     import subprocess
     import sys
-    code = ("import sys, dungeonrl.agents.rllib, dungeonrl.agents.train as t; "
-            "from dungeonrl.registry import get_spec; t.main_options(get_spec('unbroken')); "
-            "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules)")
+
+    code = (
+        "import sys, dungeonrl.agents.rllib, dungeonrl.agents.train as t; "
+        "from dungeonrl.registry import get_spec; t.main_options(get_spec('unbroken')); "
+        "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @pytest.mark.rllib
-@pytest.mark.parametrize("game, core_kwargs", [
-    ("unbroken", {}), ("dungeon_crawler", {"num_players": 3}), ("dungeon_kart", {"num_players": 2}),
-    ("dcc_unstoppable", {}), ("dcc_unstoppable", {"num_players": 2})])
+@pytest.mark.parametrize(
+    "game, core_kwargs",
+    [
+        ("unbroken", {}),
+        ("dungeon_crawler", {"num_players": 3}),
+        ("dungeon_kart", {"num_players": 2}),
+        ("dcc_unstoppable", {}),
+        ("dcc_unstoppable", {"num_players": 2}),
+    ],
+)
 def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
     """The creator registered for each game builds the right kind of env,
     whose observations lie in its spaces through a few legal steps."""
@@ -342,6 +428,7 @@ def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
 
     from dungeonrl.agents.rllib import env_name, register_envs
     from dungeonrl.registry import list_games
+
     names = register_envs()
     assert names == [env_name(g) for g in list_games()]
     env = _global_registry.get(ENV_CREATOR, env_name(game))({"core_kwargs": core_kwargs})
@@ -350,7 +437,7 @@ def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
     obs, _ = env.reset(seed=1)
     for _ in range(20):
         if multi:
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
             assert env.observation_spaces[agent].contains(o)
             obs, _, te, tr, _ = env.step({agent: _pick(o["observations"], o["action_mask"])})
             done = te["__all__"] or tr["__all__"]
@@ -368,10 +455,20 @@ def test_learner_vs_frozen_trains_the_learner_and_syncs_the_frozen_copy(ray_loca
     import torch
 
     from dungeonrl.agents.rllib import ppo_config, sync_frozen
-    cfg = ppo_config("dungeon_crawler", core_kwargs={"num_players": 2}, env_runners=0,
-                     num_envs=1, mapping="learner_vs_frozen", illegal_action="raise",
-                     train_batch=300, minibatch=100, epochs=1, hidden=(16,),
-                     rollout_fragment=300)
+
+    cfg = ppo_config(
+        "dungeon_crawler",
+        core_kwargs={"num_players": 2},
+        env_runners=0,
+        num_envs=1,
+        mapping="learner_vs_frozen",
+        illegal_action="raise",
+        train_batch=300,
+        minibatch=100,
+        epochs=1,
+        hidden=(16,),
+        rollout_fragment=300,
+    )
     algo = cfg.build_algo()
     try:
         r = algo.train()
@@ -379,8 +476,9 @@ def test_learner_vs_frozen_trains_the_learner_and_syncs_the_frozen_copy(ray_loca
 
         def weights(mid):
             return algo.learner_group.get_weights(module_ids=[mid])[mid]
+
         lw, fw = weights("learner"), weights("frozen")
-        assert any(not np.allclose(lw[k], fw[k]) for k in lw)     # only the learner moved
+        assert any(not np.allclose(lw[k], fw[k]) for k in lw)  # only the learner moved
         sync_frozen(algo)
         fw = weights("frozen")
         assert all(np.allclose(lw[k], fw[k]) for k in lw)

@@ -1,6 +1,7 @@
 """The fast paths of the adapters (issue 12) give what the generic paths
 give: compiled entry points, batched episode infos, the observation pool,
 raw-word seeds and the checked AEC env's rejections."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,9 +11,9 @@ from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.envs import dungeon_crawler_v0
 from dungeonrl.envs.core._batch import draw_seeds, scatter_columns
 from dungeonrl.envs.core.adapters.aec import CheckedAECEnv, OrderError, OutOfBoundsActionError
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, _ArrayPool, batch_infos
 from dungeonrl.envs.core.errors import InvalidActionError
 from dungeonrl.envs.core.kernel.fastcall import entry_point
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, _ArrayPool, batch_infos
 
 
 @pytest.mark.parametrize("bg", [np.random.PCG64, np.random.SFC64, np.random.MT19937])
@@ -26,6 +27,7 @@ def test_draw_seeds_same_as_integers(bg):
 
 def test_entry_point_is_compiled_overload_and_agrees():
     from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
+
     core = resolve_core("unbroken", {})
     buf = BatchBuffers(core, 3)
     buf.reset(np.array([5, 6, 7], np.uint64))
@@ -42,14 +44,14 @@ def test_entry_point_is_compiled_overload_and_agrees():
 def test_pool_never_reuses_a_held_array():
     first = np.zeros((4, 3), np.float32)
     pool = _ArrayPool(first)
-    a = pool.free(first)                  # first is handed out: a new array
+    a = pool.free(first)  # first is handed out: a new array
     assert a is not first
-    view = first[1]                       # a view keeps its base alive
+    view = first[1]  # a view keeps its base alive
     del first
     b = pool.free(a)
     assert b is not view.base and b is not a
     del view
-    c = pool.free(b)                      # nothing holds the first array now
+    c = pool.free(b)  # nothing holds the first array now
     assert c is pool.arrays[0]
 
 
@@ -101,26 +103,24 @@ def test_checked_aec_rejects_what_the_pettingzoo_wrappers_reject():
     for name in ("rewards", "agents", "agent_selection", "num_agents", "infos"):
         with pytest.raises(AttributeError, match="before reset"):
             getattr(e, name)
-    for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state,
-                 lambda: e.agent_iter()):
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state, lambda: e.agent_iter()):
         with pytest.raises(AssertionError):
             call()
     with pytest.raises(OrderError):
         e.step(0)
     e.reset(seed=4)
     n = e.action_space(e.agent_selection).n
-    for bad in (-1, n, 1.0, "1", [0], np.array([0.0]), np.array([0, 1]), np.float32(0), True,
-                None):
+    for bad in (-1, n, 1.0, "1", [0], np.array([0.0]), np.array([0, 1]), np.float32(0), True, None):
         with pytest.raises(OutOfBoundsActionError):
             e.step(bad)
         with pytest.raises(InvalidActionError):
             e.step(bad)
     obs = e.observe(e.agent_selection)
-    e.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))      # numpy ints pass
+    e.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # numpy ints pass
     it = iter(e.agent_iter())
     next(it)
     with pytest.raises(AssertionError, match="step"):
-        next(it)                          # no step between two agents
+        next(it)  # no step between two agents
 
 
 def test_checked_aec_same_trajectory_as_raw():

@@ -5,30 +5,40 @@ loading, evaluation statistics on known agents, Elo and the league, and the
 
 Everything here is sized to run in seconds on a 2-core machine (the learning
 test in well under a minute)."""
+
 from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-import fixture_game as fg  # noqa: E402
-from dungeonrl import registry  # noqa: E402
-from dungeonrl.agents import league  # noqa: E402
-from dungeonrl.agents.evaluate import evaluate, wilson  # noqa: E402
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.modelspec import (  # noqa: E402
-    ModelSpecError, ModelSpecWarning, check_model_spec, model_spec)
-from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import (  # noqa: E402
-    ActorCritic, PPOConfig, load_model, masked_logits, save_model, train)
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.unbroken import UnbrokenCore  # noqa: E402
+import fixture_game as fg
+
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl import registry
+from dungeonrl.agents import league
+from dungeonrl.agents.evaluate import evaluate, wilson
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.modelspec import (
+    ModelSpecError,
+    ModelSpecWarning,
+    check_model_spec,
+)
+from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent
+from dungeonrl.agents.ppo import (
+    ActorCritic,
+    PPOConfig,
+    load_model,
+    masked_logits,
+    save_model,
+    train,
+)
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.unbroken import UnbrokenCore
 
 registry.register_game(fg.SPEC, "fixture_game")
 
@@ -39,8 +49,17 @@ def easy_core():
 
 
 def tiny_ppo(env="race", **kw) -> PPOConfig:
-    base = dict(env=env, total_steps=512, num_envs=16, num_steps=16, num_minibatches=2,
-                update_epochs=2, hidden=(32, 32), seed=3, torch_threads=1)
+    base = dict(
+        env=env,
+        total_steps=512,
+        num_envs=16,
+        num_steps=16,
+        num_minibatches=2,
+        update_epochs=2,
+        hidden=(32, 32),
+        seed=3,
+        torch_threads=1,
+    )
     base.update(kw)
     return PPOConfig(**base)
 
@@ -50,8 +69,17 @@ def test_ppo_smoke_on_fixture_game_and_diagnostics():
     res = train(tiny_ppo())
     assert res.global_step == 512 and len(res.history) == 2
     m = res.history[-1]
-    for key in ("approx_kl", "clipfrac", "entropy", "explained_variance", "sps", "win_rate",
-                "pg_loss", "v_loss", "episodes"):
+    for key in (
+        "approx_kl",
+        "clipfrac",
+        "entropy",
+        "explained_variance",
+        "sps",
+        "win_rate",
+        "pg_loss",
+        "v_loss",
+        "episodes",
+    ):
         assert key in m
     assert m["sps"] > 0 and math.isfinite(m["approx_kl"]) and math.isfinite(m["entropy"])
     assert 0.0 <= m["clipfrac"] <= 1.0
@@ -65,8 +93,12 @@ def test_ppo_is_reproducible():
 
 
 def test_ppo_smoke_unbroken_save_load_roundtrip(tmp_path, easy_core):
-    cfg = tiny_ppo("unbroken", core_kwargs={"difficulty": "easy", "reward": "score"},
-                   total_steps=256, hidden=(16,))
+    cfg = tiny_ppo(
+        "unbroken",
+        core_kwargs={"difficulty": "easy", "reward": "score"},
+        total_steps=256,
+        hidden=(16,),
+    )
     res = train(cfg)
     path = save_model(tmp_path / "m.pt", res.net, res.core, config=cfg)
     net, payload = load_model(path, easy_core)
@@ -81,6 +113,7 @@ def test_ppo_smoke_unbroken_save_load_roundtrip(tmp_path, easy_core):
 
 def test_masked_sampling_never_picks_illegal_actions():
     from dungeonrl.agents.ppo import sample_actions
+
     g = torch.Generator().manual_seed(0)
     logits = torch.randn(2000, 7) * 5
     mask = torch.rand(2000, 7) < 0.3
@@ -95,16 +128,25 @@ def test_fast_ppo_learns_to_beat_random(easy_core):
     higher mean Level than uniform random play on the same 300 evaluation
     games (Unbroken, easy: random play wins ~0% and mostly dies on Level 1,
     mean Level ~1.2; this run reaches ~2.3), greedy and sampled alike."""
-    cfg = PPOConfig(env="unbroken", core_kwargs={"character": "sneak", "difficulty": "easy",
-                                                 "reward": "score"},
-                    total_steps=16 * 256 * 16, num_envs=256, num_steps=16, num_minibatches=4,
-                    update_epochs=3, learning_rate=1e-3, hidden=(64, 64), seed=1,
-                    torch_threads=1)
+    cfg = PPOConfig(
+        env="unbroken",
+        core_kwargs={"character": "sneak", "difficulty": "easy", "reward": "score"},
+        total_steps=16 * 256 * 16,
+        num_envs=256,
+        num_steps=16,
+        num_minibatches=4,
+        update_epochs=3,
+        learning_rate=1e-3,
+        hidden=(64, 64),
+        seed=1,
+        torch_threads=1,
+    )
     res = train(cfg)
     rnd = evaluate("random", easy_core, 300, seed=0).summary
     greedy = evaluate(TorchAgent(res.net, deterministic=True), easy_core, 300, seed=0).summary
-    sampled = evaluate(TorchAgent(res.net, deterministic=False, seed=0), easy_core, 300,
-                       seed=0).summary
+    sampled = evaluate(
+        TorchAgent(res.net, deterministic=False, seed=0), easy_core, 300, seed=0
+    ).summary
     assert rnd["win_rate"] < 0.01
     assert greedy["illegal_actions"] == sampled["illegal_actions"] == 0
     assert greedy["mean_level"] > rnd["mean_level"] + 0.5, (greedy, rnd)
@@ -133,8 +175,11 @@ def test_loading_into_another_game_is_a_clear_error(saved_unbroken):
 def test_spec_mismatch_fields(saved_unbroken):
     path, core = saved_unbroken
     spec = core.spec
-    for change in (dict(obs_size=spec.obs_size + 1), dict(num_actions=spec.num_actions - 1),
-                   dict(feature_names=spec.feature_names[::-1])):
+    for change in (
+        dict(obs_size=spec.obs_size + 1),
+        dict(num_actions=spec.num_actions - 1),
+        dict(feature_names=spec.feature_names[::-1]),
+    ):
         with pytest.raises(ModelSpecError):
             load_model(path, dataclasses.replace(spec, **change), strict=False)
     content = dataclasses.replace(spec, layout_version="0" * 16)
@@ -172,13 +217,20 @@ def test_load_policy_plays_legal_actions(saved_unbroken):
             break
         a = policy(states, masks[0].astype(np.uint8))
         assert masks[0, a] == 1
-        core.step(states, np.array([a]), np.zeros((1, 1), np.float32), np.zeros(1, bool),
-                  np.zeros(1, bool), np.zeros(1, bool))
+        core.step(
+            states,
+            np.array([a]),
+            np.zeros((1, 1), np.float32),
+            np.zeros(1, bool),
+            np.zeros(1, bool),
+            np.zeros(1, bool),
+        )
 
 
 # --- evaluation statistics -------------------------------------------------------------------
 def test_wilson_interval():
     from dungeonrl.benchmarks.unbroken_balance import wilson as wilson_bench
+
     lo, hi = wilson(5, 10)
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
     assert wilson(0, 100)[0] == 0.0 and 0.03 < wilson(0, 100)[1] < 0.04
@@ -269,9 +321,22 @@ def test_league_round_robin(tmp_path):
 def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
     pytest.importorskip("sb3_contrib")
     from dungeonrl.agents.sb3 import SB3Config, save_sb3, train_sb3
-    cfg = SB3Config(core_kwargs={"difficulty": "easy"}, total_steps=256, num_envs=8, n_steps=16,
-                    batch_size=64, n_epochs=1, hidden=(16,), eval_every=128, eval_episodes=4,
-                    eval_envs=2, checkpoint_every=128, progress=None, torch_threads=1)
+
+    cfg = SB3Config(
+        core_kwargs={"difficulty": "easy"},
+        total_steps=256,
+        num_envs=8,
+        n_steps=16,
+        batch_size=64,
+        n_epochs=1,
+        hidden=(16,),
+        eval_every=128,
+        eval_episodes=4,
+        eval_envs=2,
+        checkpoint_every=128,
+        progress=None,
+        torch_threads=1,
+    )
     model, history, core = train_sb3(cfg, str(tmp_path))
     assert history and "win_rate" in history[-1] and history[-1]["global_step"] == 256
     assert list((tmp_path / "checkpoints").glob("model_*.zip"))
@@ -291,25 +356,46 @@ def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
 
 def test_sb3_policy_kwargs_build_the_same_network():
     pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
     from dungeonrl.agents.sb3 import policy_kwargs
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
-    from sb3_contrib import MaskablePPO
 
     def n_params(m):
         return sum(p.numel() for p in m.parameters())
 
     venv = DungeonSB3VecEnv("race", num_envs=2, seed=0)
     for shared in (False, True):
-        model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, device="cpu",
-                            policy_kwargs=policy_kwargs((32, 32), "tanh", shared))
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=8,
+            batch_size=8,
+            device="cpu",
+            policy_kwargs=policy_kwargs((32, 32), "tanh", shared),
+        )
         net = ActorCritic(fg.SPEC.obs_size, fg.SPEC.num_actions, (32, 32), "tanh", shared)
         assert n_params(model.policy) == n_params(net)
 
 
 # --- commands ----------------------------------------------------------------------------------
 def test_cli_eval(capsys, tmp_path):
-    rc = cli_main(["eval", "unbroken", "--agent", "heuristic", "--agent", "random",
-                   "--games", "60", "--difficulty", "easy", "--json", str(tmp_path / "e.json")])
+    rc = cli_main(
+        [
+            "eval",
+            "unbroken",
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "60",
+            "--difficulty",
+            "easy",
+            "--json",
+            str(tmp_path / "e.json"),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "heuristic" in out and "95% CI" in out and "difficulty=easy" in out
@@ -319,13 +405,35 @@ def test_cli_eval(capsys, tmp_path):
 
 def test_cli_train_writes_model_metrics_and_curve(tmp_path, capsys):
     out = tmp_path / "run"
-    rc = cli_main(["train", "unbroken", "--algo", "ppo", "--steps", "256", "--num-envs", "16",
-                   "--num-steps", "8", "--hidden", "16", "--eval-games", "20",
-                   "--difficulty", "easy", "--progress", "none", "--out", str(out)])
+    rc = cli_main(
+        [
+            "train",
+            "unbroken",
+            "--algo",
+            "ppo",
+            "--steps",
+            "256",
+            "--num-envs",
+            "16",
+            "--num-steps",
+            "8",
+            "--hidden",
+            "16",
+            "--eval-games",
+            "20",
+            "--difficulty",
+            "easy",
+            "--progress",
+            "none",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr()
     for name in ("model.pt", "metrics.csv", "metrics.json", "learning_curve.png"):
         assert (out / name).exists(), name
     import json
+
     m = json.loads((out / "metrics.json").read_text())
     assert m["algo"] == "ppo" and m["steps"] == 256 and len(m["final_eval"]) == 3
     assert m["core_kwargs"] == {"reward": "score", "difficulty": "easy"}
@@ -337,9 +445,19 @@ def test_cli_train_writes_model_metrics_and_curve(tmp_path, capsys):
 
 def test_kickstart_clone_and_dagger_smoke(easy_core):
     from dungeonrl.agents.bc import BCConfig, collect, kickstart
+
     teacher = make_agent("heuristic", easy_core)
-    cfg = BCConfig(steps=64 * 32, num_envs=64, epochs=2, minibatch=256, seed=0,
-                   torch_threads=1, dagger_rounds=1, dagger_steps=64 * 8, dagger_epochs=1)
+    cfg = BCConfig(
+        steps=64 * 32,
+        num_envs=64,
+        epochs=2,
+        minibatch=256,
+        seed=0,
+        torch_threads=1,
+        dagger_rounds=1,
+        dagger_steps=64 * 8,
+        dagger_epochs=1,
+    )
     data = collect(easy_core, teacher, cfg)
     assert data["obs"].shape == (32, 64, easy_core.spec.obs_size)
     # the teacher's labels are legal, and complete returns are those of finished episodes

@@ -3,6 +3,7 @@ agent, load them back with ``minari.load_dataset`` and check the episode
 count, the shapes, the stored masks and that the recorded actions replay
 the same episode in a fresh env. Skipped when Minari (the ``datasets``
 extra) is not installed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,10 +12,10 @@ import pytest
 minari = pytest.importorskip("minari")
 pytest.importorskip("h5py")
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-import dungeonrl  # noqa: E402,F401
-from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset  # noqa: E402
+import dungeonrl
+from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def _check_roundtrip(dataset_id, episodes, spec, seed, **env_kwargs):
         assert not (ep.terminations[:-1].any() or ep.truncations[:-1].any())
         m = ep.infos["action_mask"]
         assert m.shape == (T + 1, spec.num_actions)
-        assert m[np.arange(T), ep.actions].all()          # every recorded action was legal
+        assert m[np.arange(T), ep.actions].all()  # every recorded action was legal
         assert not m[-1].any()
         # the stored actions replay the episode of seed + k in a fresh env
         env = gym.make(spec.env_id, disable_env_checker=True, **env_kwargs)
@@ -56,16 +57,25 @@ def _check_roundtrip(dataset_id, episodes, spec, seed, **env_kwargs):
 def test_unbroken_heuristic_roundtrip(minari_root):
     spec = dungeonrl.get_spec("unbroken")
     ds = record_dataset("unbroken", "heuristic", 3, seed=10)
-    assert ds.spec.dataset_id == default_dataset_id("unbroken", "heuristic") \
+    assert (
+        ds.spec.dataset_id
+        == default_dataset_id("unbroken", "heuristic")
         == "dungeonrl/unbroken/heuristic-v0"
+    )
     assert (minari_root / "dungeonrl" / "unbroken").is_dir()
     _check_roundtrip("dungeonrl/unbroken/heuristic-v0", 3, spec, 10)
     env = minari.load_dataset("dungeonrl/unbroken/heuristic-v0").recover_environment()
     assert env.unwrapped.game_spec is spec or env.unwrapped.game_spec == spec
     with pytest.raises(FileExistsError, match="overwrite"):
         record_dataset("unbroken", "heuristic", 1, seed=10)
-    ds = record_dataset("unbroken", "random", 2, seed=0, dataset_id="dungeonrl/unbroken/heuristic-v0",
-                        overwrite=True)
+    ds = record_dataset(
+        "unbroken",
+        "random",
+        2,
+        seed=0,
+        dataset_id="dungeonrl/unbroken/heuristic-v0",
+        overwrite=True,
+    )
     assert ds.total_episodes == 2
 
 
@@ -78,12 +88,29 @@ def test_dungeon_crawler_learner_seat_roundtrip(minari_root):
 
 
 def test_cli_and_bad_input(minari_root, capsys):
-    assert main(["unbroken", "--agent", "random", "--episodes", "2", "--seed", "3",
-                 "--root", str(minari_root / "cli")]) == 0
+    assert (
+        main(
+            [
+                "unbroken",
+                "--agent",
+                "random",
+                "--episodes",
+                "2",
+                "--seed",
+                "3",
+                "--root",
+                str(minari_root / "cli"),
+            ]
+        )
+        == 0
+    )
     assert "2 episodes" in capsys.readouterr().out
     assert minari.load_dataset("dungeonrl/unbroken/random-v0").total_episodes == 2
-    for argv in (["unbroken", "--players", "2"], ["dungeon_crawler", "--character", "x"],
-                 ["chess"]):
+    for argv in (
+        ["unbroken", "--players", "2"],
+        ["dungeon_crawler", "--character", "x"],
+        ["chess"],
+    ):
         with pytest.raises(SystemExit):
             main(argv)
     err = capsys.readouterr().err

@@ -27,8 +27,20 @@ PKG = "dungeonrl.agents"
 ABOVE = ("dungeonrl.cli", "dungeonrl.options", "dungeonrl.play", "dungeonrl.games")
 
 #: optional dependencies (extras of pyproject.toml) that are imported where used
-OPTIONAL = ("torch", "stable_baselines3", "sb3_contrib", "ray", "minari", "matplotlib",
-            "tensorboard", "tqdm", "rich", "openskill", "imageio", "imageio_ffmpeg")
+OPTIONAL = (
+    "torch",
+    "stable_baselines3",
+    "sb3_contrib",
+    "ray",
+    "minari",
+    "matplotlib",
+    "tensorboard",
+    "tqdm",
+    "rich",
+    "openskill",
+    "imageio",
+    "imageio_ffmpeg",
+)
 
 #: project modules an agents function may import lazily, and why
 LAZY_OK = {
@@ -72,8 +84,12 @@ def _imports(path: Path, module: str):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 found.append((in_function, child.lineno, _absolute(child, module, path)))
-            walk(child, in_function or isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+            walk(
+                child,
+                in_function
+                or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
+            )
+
     walk(tree, False)
     return found
 
@@ -96,8 +112,11 @@ def _heavy(graph) -> set[str]:
     """Agents modules that import an optional dependency at module level
     (directly or through another agents module)."""
     mods = _modules()
-    heavy = {m for m, path in mods.items()
-             if any(not f and _within(names[0], OPTIONAL) for f, _, names in _imports(path, m))}
+    heavy = {
+        m
+        for m, path in mods.items()
+        if any(not f and _within(names[0], OPTIONAL) for f, _, names in _imports(path, m))
+    }
     grew = True
     while grew:
         grew = False
@@ -127,7 +146,7 @@ def test_agents_module_level_graph_is_acyclic():
         state[m] = 1
         for dep in sorted(graph[m]):
             if state.get(dep) == 1:
-                cycles.append(trail[trail.index(dep):] + [dep])
+                cycles.append(trail[trail.index(dep) :] + [dep])
             elif dep not in state:
                 visit(dep, trail + [dep])
         state[m] = 2
@@ -135,8 +154,7 @@ def test_agents_module_level_graph_is_acyclic():
     for m in sorted(graph):
         if m not in state:
             visit(m, [m])
-    assert not cycles, "module-level import cycles: " + "; ".join(
-        " -> ".join(c) for c in cycles)
+    assert not cycles, "module-level import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
 def test_function_level_imports_are_optional_or_deliberate():
@@ -153,5 +171,6 @@ def test_function_level_imports_are_optional_or_deliberate():
             if top in heavy or top in LAZY_OK:
                 continue
             bad.append(f"{path.relative_to(ROOT)}:{line} imports {top} inside a function")
-    assert not bad, ("import these at module level (or move the shared code lower): "
-                     + "\n".join(bad))
+    assert not bad, "import these at module level (or move the shared code lower): " + "\n".join(
+        bad
+    )

@@ -12,6 +12,7 @@ copy), finished rows carry a consistent outcome, reward and final
 observation, and the learner seat rotates. Sized for a 2-core machine: the
 whole file runs in about two minutes with a warm numba cache.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,20 +22,32 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl.agents.dungeon_crawler_heuristic import (  # noqa: E402
-    SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, HeuristicAgent, advance_scripted, scripted_advance)
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.league import League  # noqa: E402
-from dungeonrl.agents.modelspec import ModelSpecError  # noqa: E402
-from dungeonrl.agents.policy import RandomAgent, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import ActorCritic, save_model  # noqa: E402
-from dungeonrl.agents.selfplay import (  # noqa: E402
-    league_play, make_view, match_summary, parse_pool, play_match, snapshot_agent)
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView  # noqa: E402
-from dungeonrl.envs.core.spec import GameCore  # noqa: E402
-from dungeonrl.envs.dungeon_crawler import consts as C, make_core  # noqa: E402
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.agents.dungeon_crawler_heuristic import (
+    SCRIPTED_HEURISTIC,
+    SCRIPTED_RANDOM,
+    HeuristicAgent,
+    advance_scripted,
+    scripted_advance,
+)
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.league import League
+from dungeonrl.agents.modelspec import ModelSpecError
+from dungeonrl.agents.policy import RandomAgent, make_agent
+from dungeonrl.agents.ppo import ActorCritic, save_model
+from dungeonrl.agents.selfplay import (
+    league_play,
+    make_view,
+    match_summary,
+    parse_pool,
+    play_match,
+    snapshot_agent,
+)
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
+from dungeonrl.envs.core.spec import GameCore
+from dungeonrl.envs.dungeon_crawler import consts as C
+from dungeonrl.envs.dungeon_crawler import make_core
 
 CORES: dict = {}
 
@@ -49,8 +62,11 @@ def core_for(n=2, **kw):
 def same_records(a, b) -> bool:
     """Field-wise equality of record arrays (padding bytes are not state:
     numpy's copies of an aligned struct do not preserve them)."""
-    return a.dtype == b.dtype and a.shape == b.shape and all(
-        np.array_equal(a[f], b[f]) for f in a.dtype.names)
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and all(np.array_equal(a[f], b[f]) for f in a.dtype.names)
+    )
 
 
 def seeds(n, base=0):
@@ -59,12 +75,14 @@ def seeds(n, base=0):
 
 class PyRandom(RandomAgent):
     """Random play without the numba code: always called through ``act``."""
+
     scripted = None
     name = "py_random"
 
 
 class PyHeuristic(HeuristicAgent):
     """The heuristic without the numba code: always called through ``act``."""
+
     scripted = None
     name = "py_heuristic"
 
@@ -104,7 +122,7 @@ def check_finished(view, core, prev_seat, stats):
         fs = view.final_states[i]
         seat = int(view.final_seat[i])
         assert seat == prev_seat[i], "final_seat is not the seat the learner played"
-        assert int(core.to_play(view.final_states[i:i + 1])[0]) == -1
+        assert int(core.to_play(view.final_states[i : i + 1])[0]) == -1
         info = view.episode_info(i)
         assert info["seat"] == seat
         win = int(fs["winner"]) == seat
@@ -122,7 +140,7 @@ def check_finished(view, core, prev_seat, stats):
         assert len(opp) == P - 1
         assert set(opp) <= set(view.opponent_names())
         fo = np.zeros((1, view.obs.shape[1]), np.float32)
-        core.observe(view.final_states[i:i + 1].copy(), np.array([seat]), fo)
+        core.observe(view.final_states[i : i + 1].copy(), np.array([seat]), fo)
         assert np.array_equal(fo[0], view.final_obs[i])
         if view.rotate:
             assert view.seat[i] == (seat + 1) % P, "the learner seat did not rotate"
@@ -153,33 +171,38 @@ def drive(view, core, learner, steps, base_seed=0):
 # --- parse_pool ------------------------------------------------------------------------------
 def test_parse_pool_good_strings():
     assert parse_pool("self:0.4,heuristic:0.4,random:0.2") == [
-        ("self", 0.4), ("heuristic", 0.4), ("random", 0.2)]
+        ("self", 0.4),
+        ("heuristic", 0.4),
+        ("random", 0.2),
+    ]
     assert parse_pool("heuristic") == [("heuristic", 1.0)]
     assert parse_pool(" heuristic , random:3 ") == [("heuristic", 1.0), ("random", 3.0)]
     assert parse_pool("random:0,heuristic:2") == [("random", 0.0), ("heuristic", 2.0)]
     # a model path with a colon in it, with and without a weight
     assert parse_pool("C:/models/dc.pt") == [("C:/models/dc.pt", 1.0)]
-    assert parse_pool("C:/models/dc.pt:0.5,random") == [("C:/models/dc.pt", 0.5),
-                                                        ("random", 1.0)]
+    assert parse_pool("C:/models/dc.pt:0.5,random") == [("C:/models/dc.pt", 0.5), ("random", 1.0)]
     assert parse_pool("runs/a:b/model.zip:2") == [("runs/a:b/model.zip", 2.0)]
 
 
-@pytest.mark.parametrize("text, match", [
-    ("", "empty"),
-    ("   ", "empty"),
-    ("heuristic,,random", "empty entry"),
-    ("heuristic,", "empty entry"),
-    ("heuristic:-1", "weight must be"),
-    ("heuristic:inf", "weight must be"),
-    ("heuristic:nan", "weight must be"),
-    ("heuristic:0,random:0", "weight 0"),
-    ("self:0", "weight 0"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("heuristic,,random", "empty entry"),
+        ("heuristic,", "empty entry"),
+        ("heuristic:-1", "weight must be"),
+        ("heuristic:inf", "weight must be"),
+        ("heuristic:nan", "weight must be"),
+        ("heuristic:0,random:0", "weight 0"),
+        ("self:0", "weight 0"),
+    ],
+)
 def test_parse_pool_errors(text, match):
     with pytest.raises(ValueError, match=match) as e:
         parse_pool(text)
     if "weight must be" in match:
-        assert "heuristic" in str(e.value)        # the message names the entry
+        assert "heuristic" in str(e.value)  # the message names the entry
 
 
 def test_parse_pool_rejects_non_strings():
@@ -194,15 +217,22 @@ def test_view_invariants(players, numba_advance):
     core = core_for(players)
     view = make_view(core, 24, "heuristic:1,random:1", seed=11)
     assert view.advance is not None
-    if not numba_advance:          # the same pool, every opponent called through act()
-        view = SelfPlayView(core, 24, [Opponent(PyHeuristic(core, seed=1), 1.0, "heuristic"),
-                                       Opponent(PyRandom(core, seed=2), 1.0, "random")],
-                            advance=None, seed=11)
+    if not numba_advance:  # the same pool, every opponent called through act()
+        view = SelfPlayView(
+            core,
+            24,
+            [
+                Opponent(PyHeuristic(core, seed=1), 1.0, "heuristic"),
+                Opponent(PyRandom(core, seed=2), 1.0, "random"),
+            ],
+            advance=None,
+            seed=11,
+        )
     assert view.num_envs == 24 and view.rotate
-    assert np.array_equal(view.seat, np.arange(24) % players)   # row i starts in seat i % P
+    assert np.array_equal(view.seat, np.arange(24) % players)  # row i starts in seat i % P
     stats = drive(view, core, HeuristicAgent(core, seed=5), 450)
     assert view.episodes == stats["win"] + stats["loss"] + stats["draw"] > 0
-    assert stats["seats"] == set(range(players)), stats       # every seat was the learner's
+    assert stats["seats"] == set(range(players)), stats  # every seat was the learner's
     assert stats["win"] > 0 and stats["loss"] > 0
     assert view.opponent_illegal == 0
 
@@ -240,14 +270,15 @@ def test_view_illegal_learner_action_ends_the_episode():
     assert int(view.final_states[2]["outcome"]) == C.O_ILLEGAL
     assert view.episode_info(2)["outcome"] != "win"
     assert view.seat[2] == (prev_seat[2] + 1) % 3 and view.episodes == 1
-    assert view.opponent_illegal == 0                  # the learner's, not an opponent's
+    assert view.opponent_illegal == 0  # the learner's, not an opponent's
     check_view(view, core)
     assert not (view.terminated | view.truncated)[[0, 1, 3, 4, 5]].any()
 
 
 def test_vector_env_on_a_view_strict_illegal_action():
-    from dungeonrl.envs.core.errors import IllegalActionError
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+    from dungeonrl.envs.core.errors import IllegalActionError
+
     core = core_for(2)
     view = make_view(core, 4, "random", seed=1)
     env = DungeonVectorEnv(view, illegal_action="raise")
@@ -312,8 +343,9 @@ def _trajectory(seed, numba_advance=True, steps=150):
     if numba_advance:
         view = make_view(core, 12, "heuristic:1,random:1", seed=seed)
     else:
-        view = SelfPlayView(core, 12, [PyHeuristic(core, seed=1), PyRandom(core, seed=2)],
-                            advance=None, seed=seed)
+        view = SelfPlayView(
+            core, 12, [PyHeuristic(core, seed=1), PyRandom(core, seed=2)], advance=None, seed=seed
+        )
     rec = []
     view.reset(seeds(12, 40))
     rows = np.arange(12)
@@ -322,15 +354,24 @@ def _trajectory(seed, numba_advance=True, steps=150):
     for _ in range(steps):
         view.actions[:] = learner.act(view, rows)
         view.step()
-        rec.append((view.reward.copy(), view.terminated.copy(), view.truncated.copy(),
-                    view.obs.copy(), view.masks.copy(), view.seat.copy(), view.opp.copy()))
+        rec.append(
+            (
+                view.reward.copy(),
+                view.terminated.copy(),
+                view.truncated.copy(),
+                view.obs.copy(),
+                view.masks.copy(),
+                view.seat.copy(),
+                view.opp.copy(),
+            )
+        )
     return rec, view
 
 
 def _same(a, b):
     return len(a) == len(b) and all(
-        len(x) == len(y) and all(np.array_equal(u, v) for u, v in zip(x, y))
-        for x, y in zip(a, b))
+        len(x) == len(y) and all(np.array_equal(u, v) for u, v in zip(x, y)) for x, y in zip(a, b)
+    )
 
 
 @pytest.mark.parametrize("numba_advance", [True, False], ids=["advance", "python"])
@@ -362,12 +403,11 @@ def test_snapshots_ring_and_probabilities():
     other = view.opp[np.arange(n), 1 - view.seat]
     assert (other == 0).all()
     nets = [_net(core, s) for s in range(3)]
-    ks = [view.add_snapshot(snapshot_agent(net, seed=s), f"snap{s}")
-          for s, net in enumerate(nets)]
-    assert ks == [1, 2, 1]                      # the third overwrote the oldest slot
+    ks = [view.add_snapshot(snapshot_agent(net, seed=s), f"snap{s}") for s, net in enumerate(nets)]
+    assert ks == [1, 2, 1]  # the third overwrote the oldest slot
     assert view.opponent_names() == ["random", "snap2", "snap1"]
     assert len(view.pool) == 3
-    assert [o.weight for o in view.pool] == [1.0, 0.0, 0.0]   # shares come from the slots
+    assert [o.weight for o in view.pool] == [1.0, 0.0, 0.0]  # shares come from the slots
     view.reset(seeds(n))
     other = view.opp[np.arange(n), 1 - view.seat]
     freq = np.bincount(other, minlength=3) / n
@@ -379,25 +419,32 @@ def test_snapshots_ring_and_probabilities():
     small.add_snapshot(snapshot_agent(nets[0], seed=0))
     drive(small, core, learner, 60)
     assert small.opponent_illegal == 0
-    assert (small.opp[np.arange(8), 1 - small.seat] == 1).any()   # a snapshot was met
+    assert (small.opp[np.arange(8), 1 - small.seat] == 1).any()  # a snapshot was met
     # a snapshot is frozen: training the learner afterwards does not change it
     snap = snapshot_agent(nets[0], seed=0)
     with torch.no_grad():
         for p in nets[0].parameters():
             p.add_(1.0)
-    assert all(not torch.equal(p, q) for p, q in zip(snap.net.parameters(),
-                                                      nets[0].parameters()))
+    assert all(not torch.equal(p, q) for p, q in zip(snap.net.parameters(), nets[0].parameters()))
     assert not snap.deterministic and snap.name == "self"
 
 
 def test_snapshot_agent_of_an_sb3_policy_samples_legal_actions():
     pytest.importorskip("sb3_contrib")
-    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from sb3_contrib import MaskablePPO
+
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+
     core = core_for(2)
     view = make_view(core, 4, "self:1,heuristic:1", seed=0, snapshot_slots=1)
-    model = MaskablePPO("MlpPolicy", DungeonSB3VecEnv(view, seed=0), n_steps=8, batch_size=8,
-                        device="cpu", policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        DungeonSB3VecEnv(view, seed=0),
+        n_steps=8,
+        batch_size=8,
+        device="cpu",
+        policy_kwargs={"net_arch": [16]},
+    )
     snap = snapshot_agent(model, name="sb3snap")
     assert snap.name == "sb3snap" and snap.scripted is None
     assert snap.policy is not model.policy
@@ -515,7 +562,7 @@ def test_play_match_python_agents_play_legally():
     assert res["illegal"] == 0 and len(res["result"]) == 40
     res = play_match(core, PyHeuristic(core, seed=3), PyRandom(core, seed=4), 60, seed=1)
     assert res["illegal"] == 0
-    assert (res["result"] == 1).mean() > 0.75        # the heuristic's act() is the heuristic
+    assert (res["result"] == 1).mean() > 0.75  # the heuristic's act() is the heuristic
     core3 = core_for(3)
     res = play_match(core3, HeuristicAgent(core3), PyRandom(core3, seed=4), 30, seed=2)
     assert res["illegal"] == 0 and np.array_equal(res["seat_a"], np.arange(30) % 3)
@@ -545,7 +592,7 @@ def _midgame(core, n=12, seed=0):
     for t in range(60):
         core.legal_mask(states, masks)
         acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
-        live = (np.arange(n) * 5 > t)           # rows stop at different depths
+        live = np.arange(n) * 5 > t  # rows stop at different depths
         sub = np.flatnonzero(live & (core.to_play(states) >= 0))
         core.step_rows(states, sub, acts, rew, te, tr, il)
     bad = np.flatnonzero(core.recompute_mask(states[4:5])[0] == 0)[0]
@@ -556,21 +603,25 @@ def _midgame(core, n=12, seed=0):
 
 def test_generic_row_kernels_agree_with_the_dungeon_crawler_kernels():
     core = core_for(3)
-    assert type(core).step_rows is not GameCore.step_rows       # the override exists
+    assert type(core).step_rows is not GameCore.step_rows  # the override exists
     states = _midgame(core)
-    n, P, A, O = len(states), core.num_players, core.spec.num_actions, core.spec.obs_size
-    rows = np.array([9, 2, 4, 7, 0], np.int64)                  # unsorted, one row is over
+    n, P, A, n_obs = len(states), core.num_players, core.spec.num_actions, core.spec.obs_size
+    rows = np.array([9, 2, 4, 7, 0], np.int64)  # unsorted, one row is over
     masks = core.recompute_mask(states)
     rng = np.random.default_rng(1)
     actions = np.full(n, -5, np.int64)
     for r in rows:
         legal = np.flatnonzero(masks[r])
         actions[r] = rng.choice(legal) if len(legal) else 0
-    actions[7] = np.flatnonzero(masks[7] == 0)[0]                 # an illegal action too
+    actions[7] = np.flatnonzero(masks[7] == 0)[0]  # an illegal action too
 
     def outputs():
-        return (np.full((n, P), 7.0, np.float32), np.ones(n, bool), np.ones(n, bool),
-                np.ones(n, bool))
+        return (
+            np.full((n, P), 7.0, np.float32),
+            np.ones(n, bool),
+            np.ones(n, bool),
+            np.ones(n, bool),
+        )
 
     s1, s2 = states.copy(), states.copy()
     o1, o2 = outputs(), outputs()
@@ -580,10 +631,10 @@ def test_generic_row_kernels_agree_with_the_dungeon_crawler_kernels():
     for x, y in zip(o1, o2):
         assert np.array_equal(x, y)
     others = np.setdiff1d(np.arange(n), rows)
-    assert same_records(s1[others], states[others])    # other rows untouched
+    assert same_records(s1[others], states[others])  # other rows untouched
     assert (o2[0][others] == 7.0).all() and o2[1][others].all() and o2[3][others].all()
     assert o2[3][7] and o2[1][7] and o2[0][7, int(states[7]["actor"])] == -1.0
-    assert not o2[1][4] and not o2[3][4] and (o2[0][4] == 0).all()   # a finished game
+    assert not o2[1][4] and not o2[3][4] and (o2[0][4] == 0).all()  # a finished game
     # and the same as stepping those rows through the plain batch kernel
     sub = states[rows].copy()
     rw = np.zeros((len(rows), P), np.float32)
@@ -592,13 +643,13 @@ def test_generic_row_kernels_agree_with_the_dungeon_crawler_kernels():
     assert same_records(sub, s2[rows]) and np.array_equal(rw, o2[0][rows])
     # observe_rows: any observer seat per row
     players = np.arange(n, dtype=np.int64) % P
-    g_obs, g_m = np.full((n, O), -3.0, np.float32), np.full((n, A), 9, np.int8)
+    g_obs, g_m = np.full((n, n_obs), -3.0, np.float32), np.full((n, A), 9, np.int8)
     d_obs, d_m = g_obs.copy(), g_m.copy()
     GameCore.observe_rows(core, s2, rows, players, g_obs, g_m)
     core.observe_rows(s2, rows, players, d_obs, d_m)
     assert np.array_equal(g_obs, d_obs) and np.array_equal(g_m, d_m)
     assert (d_obs[others] == -3.0).all() and (d_m[others] == 9).all()
-    ref = np.zeros((len(rows), O), np.float32)
+    ref = np.zeros((len(rows), n_obs), np.float32)
     core.observe(s2[rows], players[rows], ref)
     assert np.array_equal(ref, d_obs[rows])
     assert np.array_equal(core.recompute_mask(s2[rows]), d_m[rows].astype(np.uint8))
@@ -617,7 +668,7 @@ def test_advance_scripted_stops_at_the_learner_and_at_network_seats():
     codes = np.full((n, 3), SCRIPTED_HEURISTIC, np.int8)
     codes[np.arange(n), learner] = -1
     codes[::3, (learner[::3] + 1) % 3] = SCRIPTED_RANDOM
-    codes[1::3, (learner[1::3] + 2) % 3] = -1           # a network seat
+    codes[1::3, (learner[1::3] + 2) % 3] = -1  # a network seat
     prng = np.zeros((n, 2), np.uint64)
     prng[:, 0] = np.arange(n) + 1
     ret = np.zeros((n, 3), np.float32)
@@ -633,8 +684,8 @@ def test_advance_scripted_stops_at_the_learner_and_at_network_seats():
         assert actor[i] == learner[i] or (stop_at_net[i] and codes[i, actor[i]] == -1), i
     fresh = core.alloc(n)
     core.reset(fresh, seeds(n, 7))
-    moved = [not same_records(states[i:i + 1], fresh[i:i + 1]) for i in range(n)]
-    assert sum(moved) >= n // 3                          # the opponents did play
+    moved = [not same_records(states[i : i + 1], fresh[i : i + 1]) for i in range(n)]
+    assert sum(moved) >= n // 3  # the opponents did play
     # the wrapper of the hooks does the same from the same start
     s2 = core.alloc(n)
     core.reset(s2, seeds(n, 7))
@@ -650,21 +701,30 @@ def test_advance_scripted_stops_at_the_learner_and_at_network_seats():
     before = s3.copy()
     a0 = core.to_play(s3)
     r = int(np.flatnonzero((a0 != learner) & (codes[np.arange(n), a0] >= 0))[0])
-    scripted_advance(core)(s3, np.array([r], np.int64), learner, codes, prng * 0 + 1,
-                           np.zeros((n, 3), np.float32), np.zeros(n, bool), np.zeros(n, bool))
+    scripted_advance(core)(
+        s3,
+        np.array([r], np.int64),
+        learner,
+        codes,
+        prng * 0 + 1,
+        np.zeros((n, 3), np.float32),
+        np.zeros(n, bool),
+        np.zeros(n, bool),
+    )
     keep = np.setdiff1d(np.arange(n), [r])
     assert same_records(s3[keep], before[keep])
-    assert not same_records(s3[r:r + 1], before[r:r + 1])
+    assert not same_records(s3[r : r + 1], before[r : r + 1])
     assert core.to_play(s3)[r] in (learner[r], -1) or codes[r, core.to_play(s3)[r]] == -1
 
 
 def test_hooks_entry():
     from dungeonrl.agents import dungeon_crawler_hooks as dch
+
     hooks = hooks_for("dungeon_crawler")
     assert hooks is dch.HOOKS
     assert hooks.heuristic is HeuristicAgent and hooks.scripted_advance is scripted_advance
     assert hooks.train_defaults == {"num_players": 2}
-    parse_pool(hooks.selfplay_defaults)                      # the default pool parses
+    parse_pool(hooks.selfplay_defaults)  # the default pool parses
     core = core_for(2)
     assert hooks.describe(core) == "2 players"
     fs = core.alloc(3)
@@ -682,6 +742,7 @@ def test_hooks_entry():
 # --- adapters ------------------------------------------------------------------------------------
 def test_vector_env_on_a_view():
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+
     core = core_for(2)
     view = make_view(core, 8, "heuristic:1,random:1", seed=1)
     env = DungeonVectorEnv(view)
@@ -700,7 +761,7 @@ def test_vector_env_on_a_view():
         obs = obs2
         ref = np.zeros_like(obs)
         core.observe(view.states.copy(), view.seat.copy(), ref)
-        assert np.array_equal(obs, ref)                  # the learner seat's view
+        assert np.array_equal(obs, ref)  # the learner seat's view
         assert (core.to_play(view.states) == view.seat).all()
         assert not infos["illegal_action"].any()
         assert (rew[~(term | trunc)] == 0).all()
@@ -723,6 +784,7 @@ def test_vector_env_on_a_view():
 def test_sb3_vec_env_on_a_view():
     pytest.importorskip("stable_baselines3")
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+
     core = core_for(3)
     view = make_view(core, 6, "heuristic:1,random:1", seed=2)
     venv = DungeonSB3VecEnv(view, seed=0)
@@ -754,6 +816,7 @@ def test_sb3_vec_env_on_a_view():
 # --- behaviour cloning on a view ----------------------------------------------------------------
 def test_bc_collect_on_a_view():
     from dungeonrl.agents.bc import BCConfig, collect
+
     core = core_for(2)
     cfg = BCConfig(steps=32 * 40, num_envs=32, epochs=1, seed=0, torch_threads=1)
     made = []
@@ -766,7 +829,7 @@ def test_bc_collect_on_a_view():
     assert made and made[0][0] == 32
     assert data["obs"].shape == (40, 32, core.spec.obs_size)
     t, i = np.nonzero(np.ones_like(data["actions"], bool))
-    assert data["masks"][t, i, data["actions"][t, i]].all()   # the teacher's labels are legal
+    assert data["masks"][t, i, data["actions"][t, i]].all()  # the teacher's labels are legal
 
 
 # --- training commands ---------------------------------------------------------------------------
@@ -783,10 +846,32 @@ def ppo_run(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SelfPlayView, "add_snapshot", spy)
-        rc = cli_main(["train", "dungeon_crawler", "--steps", "2048", "--num-envs", "64",
-                       "--num-steps", "16", "--eval-games", "20", "--hidden", "32",
-                       "--out", str(out), "--progress", "none", "--snapshot-every", "1",
-                       "--snapshot-slots", "2", "--opponents", "self:1,heuristic:1,random:1"])
+        rc = cli_main(
+            [
+                "train",
+                "dungeon_crawler",
+                "--steps",
+                "2048",
+                "--num-envs",
+                "64",
+                "--num-steps",
+                "16",
+                "--eval-games",
+                "20",
+                "--hidden",
+                "32",
+                "--out",
+                str(out),
+                "--progress",
+                "none",
+                "--snapshot-every",
+                "1",
+                "--snapshot-slots",
+                "2",
+                "--opponents",
+                "self:1,heuristic:1,random:1",
+            ]
+        )
     return rc, out, added
 
 
@@ -802,8 +887,9 @@ def _check_metrics(out, algo, players=2):
         assert r["wins"] + r["losses"] + r["draws"] == 20
         assert r["illegal_actions"] == 0
     assert rows[-1]["win_rate"] > 0.6
-    assert m["history"] and all(0.0 <= h["win_rate"] <= 1.0 for h in m["history"]
-                                if h.get("win_rate") is not None)
+    assert m["history"] and all(
+        0.0 <= h["win_rate"] <= 1.0 for h in m["history"] if h.get("win_rate") is not None
+    )
     return m
 
 
@@ -837,11 +923,36 @@ def test_cli_train_sb3_self_play(tmp_path, capsys):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SelfPlayView, "add_snapshot", spy)
-        rc = cli_main(["train", "dungeon_crawler", "--algo", "sb3", "--players", "3",
-                       "--steps", "256", "--num-envs", "8", "--num-steps", "16",
-                       "--batch-size", "64", "--epochs", "1", "--hidden", "16",
-                       "--eval-games", "20", "--out", str(out), "--progress", "none",
-                       "--snapshot-every", "1"])
+        rc = cli_main(
+            [
+                "train",
+                "dungeon_crawler",
+                "--algo",
+                "sb3",
+                "--players",
+                "3",
+                "--steps",
+                "256",
+                "--num-envs",
+                "8",
+                "--num-steps",
+                "16",
+                "--batch-size",
+                "64",
+                "--epochs",
+                "1",
+                "--hidden",
+                "16",
+                "--eval-games",
+                "20",
+                "--out",
+                str(out),
+                "--progress",
+                "none",
+                "--snapshot-every",
+                "1",
+            ]
+        )
     text = capsys.readouterr()
     assert rc == 0, text.err
     assert "3 players" in text.out
@@ -855,14 +966,37 @@ def test_cli_train_sb3_self_play(tmp_path, capsys):
 
 def test_cli_train_kickstart_on_a_view(tmp_path, capsys):
     out = tmp_path / "kick"
-    rc = cli_main(["train", "dungeon_crawler", "--steps", "1024", "--num-envs", "64",
-                   "--num-steps", "16", "--hidden", "32", "--eval-games", "20",
-                   "--kickstart", "heuristic", "--bc-steps", "5000", "--bc-epochs", "1",
-                   "--opponents", "self:1,random:1",
-                   "--out", str(out), "--progress", "none"])
+    rc = cli_main(
+        [
+            "train",
+            "dungeon_crawler",
+            "--steps",
+            "1024",
+            "--num-envs",
+            "64",
+            "--num-steps",
+            "16",
+            "--hidden",
+            "32",
+            "--eval-games",
+            "20",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "5000",
+            "--bc-epochs",
+            "1",
+            "--opponents",
+            "self:1,random:1",
+            "--out",
+            str(out),
+            "--progress",
+            "none",
+        ]
+    )
     text = capsys.readouterr()
     assert rc == 0, text.err
-    assert "against random" in text.out             # the clone met the scripted pool
+    assert "against random" in text.out  # the clone met the scripted pool
     m = _check_metrics(out, "ppo")
     kick = m["config"]["kickstart"]
     assert kick["teacher"] == "heuristic"
@@ -870,27 +1004,58 @@ def test_cli_train_kickstart_on_a_view(tmp_path, capsys):
     assert kick["clone_eval"]["games"] == 1000 and kick["clone_eval"]["opponent"] == "random"
 
 
-@pytest.mark.parametrize("extra, match", [
-    (["--opponents", "heuristic:-1"], "weight"),
-    (["--opponents", "heuristic,,random"], "empty entry"),
-    (["--opponents", "random:0"], "weight 0"),
-    (["--opponents", "no_such_agent"], "unknown agent"),
-    (["--snapshot-every", "0"], "snapshot"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--opponents", "heuristic:-1"], "weight"),
+        (["--opponents", "heuristic,,random"], "empty entry"),
+        (["--opponents", "random:0"], "weight 0"),
+        (["--opponents", "no_such_agent"], "unknown agent"),
+        (["--snapshot-every", "0"], "snapshot"),
+    ],
+)
 def test_cli_train_bad_self_play_options(tmp_path, capsys, extra, match):
-    rc = cli_main(["train", "dungeon_crawler", "--steps", "64", "--num-envs", "4",
-                   "--eval-games", "0", "--out", str(tmp_path / "x"), "--progress", "none",
-                   *extra])
+    rc = cli_main(
+        [
+            "train",
+            "dungeon_crawler",
+            "--steps",
+            "64",
+            "--num-envs",
+            "4",
+            "--eval-games",
+            "0",
+            "--out",
+            str(tmp_path / "x"),
+            "--progress",
+            "none",
+            *extra,
+        ]
+    )
     assert rc == 2
     assert match in capsys.readouterr().err
     assert not (tmp_path / "x" / "model.pt").exists()
 
 
-# --- the league command ----------------------------------------------------------------------------
+# --- the league command ------------------------------------------------------------------
 def test_cli_league(tmp_path, capsys):
     js, png = tmp_path / "league.json", tmp_path / "plots" / "league.png"
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", "heuristic", "--agent", "random",
-                   "--games", "60", "--json", str(js), "--plot", str(png)])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "60",
+            "--json",
+            str(js),
+            "--plot",
+            str(png),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "heuristic vs random" in out and "Elo" in out
@@ -908,13 +1073,31 @@ def test_cli_league(tmp_path, capsys):
 def test_cli_league_with_a_trained_model(ppo_run, tmp_path, capsys):
     _, out, _ = ppo_run
     js = tmp_path / "l.json"
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", str(out / "model.pt"),
-                   "--agent", "heuristic", "--agent", "random", "--games", "10",
-                   "--json", str(js), "--plot", str(tmp_path / "l.png")])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            str(out / "model.pt"),
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "10",
+            "--json",
+            str(js),
+            "--plot",
+            str(tmp_path / "l.png"),
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     d = json.loads(js.read_text())
     assert [p["agent"] for p in d["pairings"]] == [
-        "model.pt vs heuristic", "model.pt vs random", "heuristic vs random"]
+        "model.pt vs heuristic",
+        "model.pt vs random",
+        "heuristic vs random",
+    ]
     assert all(p["illegal_actions"] == 0 for p in d["pairings"])
     assert len(d["ratings"]) == 3
 
@@ -922,19 +1105,41 @@ def test_cli_league_with_a_trained_model(ppo_run, tmp_path, capsys):
 def test_cli_league_usage_errors(tmp_path, capsys):
     # one agent meets the reference agents
     js = tmp_path / "one.json"
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", "heuristic", "--games", "4",
-                   "--plot", str(tmp_path / "p.png"), "--json", str(js)])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            "heuristic",
+            "--games",
+            "4",
+            "--plot",
+            str(tmp_path / "p.png"),
+            "--json",
+            str(js),
+        ]
+    )
     assert rc == 0
-    assert [p["agent"] for p in json.loads(js.read_text())["pairings"]] == [
-        "heuristic vs random"]
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", "heuristic",
-                   "--agent", str(tmp_path / "missing.pt"), "--games", "4"])
+    assert [p["agent"] for p in json.loads(js.read_text())["pairings"]] == ["heuristic vs random"]
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            "heuristic",
+            "--agent",
+            str(tmp_path / "missing.pt"),
+            "--games",
+            "4",
+        ]
+    )
     assert rc == 2
 
 
 @pytest.fixture(scope="module")
 def unbroken_model(tmp_path_factory):
     from dungeonrl.envs.unbroken import UnbrokenCore
+
     core = UnbrokenCore(character="sneak", difficulty="normal")
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, (16,))
     d = tmp_path_factory.mktemp("ub")
@@ -943,44 +1148,83 @@ def unbroken_model(tmp_path_factory):
     return str(plain), str(opts)
 
 
-def test_unbroken_model_is_refused_by_the_dungeon_crawler_league(unbroken_model, tmp_path,
-                                                                 capsys):
+def test_unbroken_model_is_refused_by_the_dungeon_crawler_league(unbroken_model, tmp_path, capsys):
     plain, _ = unbroken_model
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", plain, "--agent", "random",
-                   "--games", "4", "--plot", str(tmp_path / "p.png")])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            plain,
+            "--agent",
+            "random",
+            "--games",
+            "4",
+            "--plot",
+            str(tmp_path / "p.png"),
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert "Unbroken" in err and "DungeonCrawler" in err
     with pytest.raises(ModelSpecError):
         make_agent(plain, core_for(2))
     # as a training opponent too
-    rc = cli_main(["train", "dungeon_crawler", "--steps", "64", "--num-envs", "4",
-                   "--eval-games", "0", "--out", str(tmp_path / "x"), "--progress", "none",
-                   "--opponents", f"{plain}:1,random:1"])
+    rc = cli_main(
+        [
+            "train",
+            "dungeon_crawler",
+            "--steps",
+            "64",
+            "--num-envs",
+            "4",
+            "--eval-games",
+            "0",
+            "--out",
+            str(tmp_path / "x"),
+            "--progress",
+            "none",
+            "--opponents",
+            f"{plain}:1,random:1",
+        ]
+    )
     assert rc == 2 and "does not match" in capsys.readouterr().err
 
 
 def test_unbroken_model_with_options_is_refused_by_the_league(unbroken_model, tmp_path):
     _, with_opts = unbroken_model
-    rc = cli_main(["eval", "dungeon_crawler", "--agent", with_opts, "--agent", "random",
-                   "--games", "4", "--plot", str(tmp_path / "p.png")])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_crawler",
+            "--agent",
+            with_opts,
+            "--agent",
+            "random",
+            "--games",
+            "4",
+            "--plot",
+            str(tmp_path / "p.png"),
+        ]
+    )
     assert rc == 2
 
 
 # --- play: saved models as opponents --------------------------------------------------------------
 def test_play_policies_accept_a_saved_model(ppo_run):
     from dungeonrl.play import seat_policies
+
     _, out, _ = ppo_run
     path = str(out / "model.pt")
     core = core_for(2)
     pols = seat_policies([path, "heuristic", path], core, 0)
-    assert len(pols) == 3 and pols[0] is pols[2]       # one model loaded once
+    assert len(pols) == 3 and pols[0] is pols[2]  # one model loaded once
     greedy = make_agent(path, core, deterministic=True)
     states = core.alloc(1)
     core.reset(states, seeds(1, 3))
     obs = np.zeros((1, core.spec.obs_size), np.float32)
     buf = type("B", (), {})()
-    for _ in range(40):                                 # both seats, through the game
+    for _ in range(40):  # both seats, through the game
         if core.is_over(states[0]):
             break
         mask = np.asarray(states[0]["legal"], np.uint8)
@@ -991,8 +1235,14 @@ def test_play_policies_accept_a_saved_model(ppo_run):
         core.observe(states, seat, obs)
         buf.obs, buf.masks = obs, mask[None].astype(np.int8)
         assert a == int(greedy.act(buf, np.zeros(1, np.int64))[0])
-        core.step(states, np.array([a]), np.zeros((1, 2), np.float32), np.zeros(1, bool),
-                  np.zeros(1, bool), np.zeros(1, bool))
+        core.step(
+            states,
+            np.array([a]),
+            np.zeros((1, 2), np.float32),
+            np.zeros(1, bool),
+            np.zeros(1, bool),
+            np.zeros(1, bool),
+        )
     with pytest.raises(ValueError, match="unknown agent"):
         seat_policies([str(out / "nope.pt")], core, 0)
     with pytest.raises(ValueError, match="unknown agent"):
@@ -1001,12 +1251,24 @@ def test_play_policies_accept_a_saved_model(ppo_run):
 
 def test_cli_play_with_a_model_opponent(ppo_run, capsys):
     _, out, _ = ppo_run
-    rc = cli_main(["play", "dungeon_crawler", "--players", "2", "--opponents",
-                   str(out / "model.pt"), "--watch", "--max-turns", "60"])
+    rc = cli_main(
+        [
+            "play",
+            "dungeon_crawler",
+            "--players",
+            "2",
+            "--opponents",
+            str(out / "model.pt"),
+            "--watch",
+            "--max-turns",
+            "60",
+        ]
+    )
     assert rc == 0
     assert "stopped after 60 decisions" in capsys.readouterr().out
-    rc = cli_main(["play", "dungeon_crawler", "--players", "2", "--opponents", "nope.pt",
-                   "--watch"])
+    rc = cli_main(
+        ["play", "dungeon_crawler", "--players", "2", "--opponents", "nope.pt", "--watch"]
+    )
     assert rc == 2 and "unknown agent 'nope.pt'" in capsys.readouterr().err
 
 
@@ -1018,21 +1280,30 @@ def test_selfplay_ppo_learns_to_beat_random():
     the same untrained network wins about half (measured: 97-99.5% over
     seeds 0-2 after training, 47% untrained)."""
     import torch
+
     from dungeonrl.agents.policy import TorchAgent
     from dungeonrl.agents.ppo import PPOConfig, train
+
     core = core_for(2)
-    cfg = PPOConfig(env="dungeon_crawler", seed=0, total_steps=400_000, num_envs=128,
-                    num_steps=16, hidden=(64, 64), num_minibatches=4)
+    cfg = PPOConfig(
+        env="dungeon_crawler",
+        seed=0,
+        total_steps=400_000,
+        num_envs=128,
+        num_steps=16,
+        hidden=(64, 64),
+        num_minibatches=4,
+    )
     torch.manual_seed(0)
     untrained = ActorCritic(core.spec.obs_size, core.spec.num_actions, (64, 64))
     view = make_view(core, cfg.num_envs, "random:1", seed=0)
     result = train(cfg, game=view, net=untrained)
     held_out = dict(games=200, seed=10_000)
-    trained = play_match(core, TorchAgent(result.net), make_agent("random", core, seed=2),
-                         **held_out)
+    trained = play_match(
+        core, TorchAgent(result.net), make_agent("random", core, seed=2), **held_out
+    )
     fresh = ActorCritic(core.spec.obs_size, core.spec.num_actions, (64, 64))
-    baseline = play_match(core, TorchAgent(fresh), make_agent("random", core, seed=2),
-                          **held_out)
+    baseline = play_match(core, TorchAgent(fresh), make_agent("random", core, seed=2), **held_out)
     rate = (trained["result"] == 1).mean()
     assert (baseline["result"] == 1).mean() < 0.65
     assert rate >= 0.80, rate
@@ -1044,10 +1315,11 @@ def test_step_cap_shorter_than_the_opponents_turns_is_an_error_not_a_hang():
     learner's seat acts used to redraw forever; it now stops after
     ``START_ATTEMPTS`` games in a row with a message naming ``max_steps``."""
     import gymnasium as gym
+
     from dungeonrl.envs.core.adapters.selfplay import START_ATTEMPTS
+
     assert START_ATTEMPTS >= 8
-    env = gym.make("dungeonrl/DungeonCrawler-v0", opponents="random", num_players=3,
-                   max_steps=1)
+    env = gym.make("dungeonrl/DungeonCrawler-v0", opponents="random", num_players=3, max_steps=1)
     with pytest.raises(ValueError, match=r"max_steps=1 is shorter .* raise max_steps"):
-        for seed in range(6):       # the learner's seat rotates: some seat waits
+        for seed in range(6):  # the learner's seat rotates: some seat waits
             env.reset(seed=seed)

@@ -1,6 +1,7 @@
 """The paired A/B command (benchmarks/ab.py): its parsing, its summary and
 the package folder it builds for each side; one tiny real comparison of a
 checkout with itself."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,8 +13,10 @@ from dungeonrl.benchmarks import ab
 
 
 def test_parse_games():
-    assert ab.parse_games("unbroken, dungeon_crawler:4,") == [("unbroken", 0),
-                                                               ("dungeon_crawler", 4)]
+    assert ab.parse_games("unbroken, dungeon_crawler:4,") == [
+        ("unbroken", 0),
+        ("dungeon_crawler", 4),
+    ]
     with pytest.raises(SystemExit, match="NAME:PLAYERS"):
         ab.parse_games("dungeon_crawler:four")
     with pytest.raises(SystemExit, match="no games"):
@@ -59,12 +62,30 @@ def test_package_root_links_the_subpackages(tmp_path):
 
 def test_checkout_against_itself(tmp_path):
     out = tmp_path / "ab.json"
-    r = subprocess.run([sys.executable, "-m", "dungeonrl.benchmarks.ab", "--base", str(ab.here()),
-                        "--games", "unbroken", "--rounds", "2", "--turn-seconds", "0.01",
-                        "--json", str(out)], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dungeonrl.benchmarks.ab",
+            "--base",
+            str(ab.here()),
+            "--games",
+            "unbroken",
+            "--rounds",
+            "2",
+            "--turn-seconds",
+            "0.01",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert "unbroken 1p" in r.stdout and "speedup" in r.stdout
     import json
+
     doc = json.loads(out.read_text())
     assert doc["base"] == doc["this"] == ab.revision(ab.here())
     res = doc["results"][0]
@@ -81,12 +102,31 @@ def test_mode_argument_and_its_checks():
 
 def test_batch_mode_against_itself(tmp_path):
     out = tmp_path / "ab.json"
-    r = subprocess.run([sys.executable, "-m", "dungeonrl.benchmarks.ab", "--base", str(ab.here()),
-                        "--games", "dungeon_crawler:2", "--batch", "16", "--rounds", "2",
-                        "--turn-seconds", "0.01", "--json", str(out)],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dungeonrl.benchmarks.ab",
+            "--base",
+            str(ab.here()),
+            "--games",
+            "dungeon_crawler:2",
+            "--batch",
+            "16",
+            "--rounds",
+            "2",
+            "--turn-seconds",
+            "0.01",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     import json
+
     doc = json.loads(out.read_text())
     res = doc["results"][0]
     assert doc["batch"] == 16 and res["batch"] == 16 and res["players"] == 2

@@ -2,6 +2,7 @@
 compares take turns, and the ratio is the median of per-round ratios. The
 loops here are simulated on a fake clock (no timing is measured), with the
 machine's speed changing between rounds."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,8 +16,14 @@ from dungeonrl import registry
 from dungeonrl.benchmarks.suite import MODES
 from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.benchmarks.suite.games import make_core
-from dungeonrl.benchmarks.suite.paired import (PAIRS, fmt_paired, interleave, paired_config,
-                                               paired_ratio, ratios)
+from dungeonrl.benchmarks.suite.paired import (
+    PAIRS,
+    fmt_paired,
+    interleave,
+    paired_config,
+    paired_ratio,
+    ratios,
+)
 from dungeonrl.benchmarks.suite.report import targets_markdown
 from dungeonrl.benchmarks.suite.targets import evaluate_targets
 from dungeonrl.benchmarks.suite.validate import _check_paired
@@ -42,14 +49,20 @@ class FakeMachine:
             self.t += k * cost * phase
             self.calls += 1
             return k
+
         return run
 
 
 def test_paired_ratio_cancels_a_speed_change_that_sequential_medians_do_not():
     m = FakeMachine(slowness=[1.0, 1.6], period=8)
-    fast, slow = m.loop(1e-6), m.loop(2e-6)           # true ratio fast/slow = 2
-    timed = interleave({"kernel": fast, "vector": slow}, rounds=9, round_time=0.01,
-                       clock=m.clock, cpu_clock=m.clock)
+    fast, slow = m.loop(1e-6), m.loop(2e-6)  # true ratio fast/slow = 2
+    timed = interleave(
+        {"kernel": fast, "vector": slow},
+        rounds=9,
+        round_time=0.01,
+        clock=m.clock,
+        cpu_clock=m.clock,
+    )
     r = paired_ratio(timed["rates"]["vector"], timed["rates"]["kernel"])
     assert r["rounds"] == 9
     assert r["value"] == pytest.approx(0.5, rel=0.25)
@@ -59,8 +72,7 @@ def test_paired_ratio_cancels_a_speed_change_that_sequential_medians_do_not():
     k = interleave({"kernel": seq.loop(1e-6)}, 5, 0.01, clock=seq.clock, cpu_clock=seq.clock)
     seq.slowness = [1.6]
     v = interleave({"vector": seq.loop(2e-6)}, 5, 0.01, clock=seq.clock, cpu_clock=seq.clock)
-    sequential = (statistics.median(v["rates"]["vector"])
-                  / statistics.median(k["rates"]["kernel"]))
+    sequential = statistics.median(v["rates"]["vector"]) / statistics.median(k["rates"]["kernel"])
     assert sequential == pytest.approx(0.5 / 1.6)
 
 
@@ -75,19 +87,23 @@ def test_order_rotates_and_every_loop_runs_once_per_round():
 
 
 def test_ratios_only_for_pairs_with_both_loops():
-    timed = {"rates": {"kernel": [2.0, 4.0, 3.0], "vector": [1.0, 3.0, 1.5]},
-             "cpu_rates": {"kernel": [2.0, 4.0, 3.0], "vector": [1.0, 3.0, 1.5]}}
+    timed = {
+        "rates": {"kernel": [2.0, 4.0, 3.0], "vector": [1.0, 3.0, 1.5]},
+        "cpu_rates": {"kernel": [2.0, 4.0, 3.0], "vector": [1.0, 3.0, 1.5]},
+    }
     out = ratios(timed)
     assert set(out) == {"vector_vs_kernel"}
-    assert out["vector_vs_kernel"]["value"] == pytest.approx(0.5)     # median of .5 .75 .5
+    assert out["vector_vs_kernel"]["value"] == pytest.approx(0.5)  # median of .5 .75 .5
     assert out["vector_vs_kernel"]["min"] == 0.5 and out["vector_vs_kernel"]["max"] == 0.75
     assert set(PAIRS) >= {"kernel_vs_leduc", "vector_vs_kernel"}
 
 
 def _res(cfg, multi=False):
     peers = {"os_leduc_poker": {"status": "ok", "median": 100.0, "cpu_median": 100.0}}
-    return {"games": {"g": {"multi_agent": multi, "configs": {"1": cfg}, "start": {}}},
-            "peers": peers}
+    return {
+        "games": {"g": {"multi_agent": multi, "configs": {"1": cfg}, "start": {}}},
+        "peers": peers,
+    }
 
 
 def test_targets_read_the_paired_ratio_and_keep_the_unpaired_one():
@@ -96,9 +112,14 @@ def test_targets_read_the_paired_ratio_and_keep_the_unpaired_one():
     plain = {r["id"]: r for r in evaluate_targets(_res(cfg))}
     assert plain["vector_vs_kernel"]["value"] == pytest.approx(0.3)
     assert "unpaired" not in plain["vector_vs_kernel"]
-    cfg["paired"] = {"status": "ok", "num_envs": 4096, "ratios": {
-        "vector_vs_kernel": {"value": 0.82, "min": 0.7, "max": 0.9, "rounds": 7, "cpu": 0.8},
-        "kernel_vs_leduc": {"value": 9.0, "min": 8.0, "max": 10.0, "rounds": 7, "cpu": 9.1}}}
+    cfg["paired"] = {
+        "status": "ok",
+        "num_envs": 4096,
+        "ratios": {
+            "vector_vs_kernel": {"value": 0.82, "min": 0.7, "max": 0.9, "rounds": 7, "cpu": 0.8},
+            "kernel_vs_leduc": {"value": 9.0, "min": 8.0, "max": 10.0, "rounds": 7, "cpu": 9.1},
+        },
+    }
     rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
     v = rows["vector_vs_kernel"]
     assert v["value"] == 0.82 and v["met"] is True and v["range"] == [0.7, 0.9]
@@ -118,8 +139,7 @@ def test_paired_config_times_the_real_loops(name):
     spec = registry.get_spec(name)
     players = 1 if not spec.multi_agent else 2
     settings = dataclasses.replace(MODES["tiny"], peers=False)
-    fig = paired_config(spec, make_core(spec, players), players, settings,
-                        RandomLegalSampler(0))
+    fig = paired_config(spec, make_core(spec, players), players, settings, RandomLegalSampler(0))
     assert fig["status"] == "ok" and fig["missing"] == {}
     assert set(fig["rates"]) == {"kernel", "vector", "python"}
     assert all(len(r) == settings.paired_rounds and min(r) > 0 for r in fig["rates"].values())

@@ -1,6 +1,7 @@
 """The per-function profile (benchmarks/perf_profile.py): parsing perf's
 report, naming numba's functions from gdb's answers, adding up the shares;
 a real profile where perf and gdb are there (slow)."""
+
 from __future__ import annotations
 
 import shutil
@@ -20,9 +21,9 @@ REPORT = """# Samples: 24K of event 'cpu-clock:pppH'
 """
 GDB = {
     "0x00007f7fde183a21": "dungeonrl::envs::unbroken::rules::fire[abi:v57][abi:c8tJ](Record<935>, "
-                          "Record<973>, long long, long long) + 17 in section .text of <in-memory@0x1>",
+    "Record<973>, long long, long long) + 17 in section .text of <in-memory@0x1>",
     "0x00007f7fde183a10": "dungeonrl::envs::unbroken::rules::fire[abi:v57][abi:c8tJ](Record<935>, "
-                          "Record<973>, long long, long long) in section .text of <in-memory@0x1>",
+    "Record<973>, long long, long long) in section .text of <in-memory@0x1>",
     "0x00007f7fe6773060": "NRT_decref in section .ltext of <in-memory@0x2>",
     "0x00007f7fe0000000": "No symbol matches 0x00007f7fe0000000.",
 }
@@ -48,8 +49,9 @@ def test_aggregate_adds_addresses_of_one_function():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("perf") is None or shutil.which("gdb") is None,
-                    reason="needs perf and gdb")
+@pytest.mark.skipif(
+    shutil.which("perf") is None or shutil.which("gdb") is None, reason="needs perf and gdb"
+)
 def test_real_profile_names_the_kernels():
     rows = dict(pp.profile("unbroken", 1, 1.0, False))
     assert any(name.startswith("envs.unbroken.") for name in rows)

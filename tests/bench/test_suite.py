@@ -1,6 +1,7 @@
 """The throughput suite (the ``benchmarks/suite`` package) as a harness: it runs end
 to end with tiny budgets, every benchmark fails on an illegal action, and
 the JSON has every field. No timing is asserted here."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -80,7 +81,7 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     threads = [str(t) for t in settings.thread_counts()]
     for name, g in data["games"].items():
         spec = registry.get_spec(name)
-        counts = suite.player_counts(spec)[:settings.max_configs or None]
+        counts = suite.player_counts(spec)[: settings.max_configs or None]
         assert [int(p) for p in g["configs"]] == counts
         for cfg in g["configs"].values():
             assert sorted(cfg["kernel"]) == sorted(threads)
@@ -92,8 +93,10 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
                 assert sorted(cfg["vector"], key=int) == [str(n) for n in settings.num_envs]
                 assert all(suite.ok(f) for f in cfg["vector"].values())
             assert suite.ok(cfg["python"]), cfg["python"]
-            assert cfg["memory"]["state_bytes"] == spec.make_core(
-                **suite.core_kwargs(spec, cfg["players"])).state_dtype.itemsize
+            assert (
+                cfg["memory"]["state_bytes"]
+                == spec.make_core(**suite.core_kwargs(spec, cfg["players"])).state_dtype.itemsize
+            )
             assert "profile" in cfg and cfg["profile"]["per_env_step"]["observe_us"] > 0
         mem = [c["memory"] for c in g["configs"].values() if c["memory"]["status"] == "ok"]
         assert mem and mem[0]["peak_rss_mb"] > 0
@@ -103,18 +106,20 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     for key in suite.PEERS:
         assert key in data["peers"]
     assert suite.ok(data["peers"]["cartpole_single"])
-    assert sorted(data["peers"]["cartpole_vector"]["by_num_envs"], key=int) == \
-        [str(n) for n in settings.num_envs]
+    assert sorted(data["peers"]["cartpole_vector"]["by_num_envs"], key=int) == [
+        str(n) for n in settings.num_envs
+    ]
     ep = data["peers"]["envpool_cartpole"]
     assert ep["status"] in ("ok", "unavailable") and (ep["status"] == "ok" or ep["reason"])
     if ep["status"] == "ok":
         assert sorted(ep["by_config"]) == sorted(
-            f"{n}x{t}" for n in settings.envpool_envs for t in settings.envpool_threads)
+            f"{n}x{t}" for n in settings.envpool_envs for t in settings.envpool_threads
+        )
     assert "pufferlib_ocean" in data["peers"]["cited"]
     ids = {t["id"] for t in data["targets"]}
     assert {"kernel_vs_leduc", "vector_vs_kernel", "warm_start_s"} <= ids
     assert ids <= {t.id for t in suite.TARGETS}
-    for t in data["targets"]:      # the goal of every row is the one stated in TARGETS
+    for t in data["targets"]:  # the goal of every row is the one stated in TARGETS
         assert t["target"] == suite.targets.TARGET_BY_ID[t["id"]].goal_for(t["game"])
 
     assert data["plots"]
@@ -129,7 +134,7 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     out = report.render(readme, str(tmp_path))
     assert "STALE TEXT" not in out and "| what | steps/s (median) | vs peer |" in out
     assert "| layer | when the target was set | target | this run |" in out
-    for t in suite.TARGETS:          # one row per target, each stated once
+    for t in suite.TARGETS:  # one row per target, each stated once
         assert sum(line.startswith(f"| {t.label} |") for line in out.splitlines()) == 1
     assert "Cited, not measured" in out
     assert out.startswith("# x\n<!-- bench-suite:start -->\n")
@@ -218,8 +223,16 @@ def test_illegal_action_fails_kernel(single_game, monkeypatch):
 
 def test_illegal_action_fails_the_whole_run(single_game):
     spec, _ = single_game
-    settings = dataclasses.replace(TINY, games=(spec.name,), peers=False, train=False,
-                                   start=False, memory=False, plots=False, profile=False)
+    settings = dataclasses.replace(
+        TINY,
+        games=(spec.name,),
+        peers=False,
+        train=False,
+        start=False,
+        memory=False,
+        plots=False,
+        profile=False,
+    )
     with pytest.raises(IllegalActionInBenchmark):
         suite.run(settings, sampler=IllegalSampler(), log=lambda msg: None)
 
@@ -241,8 +254,10 @@ def test_illegal_action_fails_cartpole_peers():
         suite.peer_cartpole_vector(4, TINY, IllegalSampler())
 
 
-@pytest.mark.skipif(not (_has("pettingzoo.classic") and _has("pygame")),
-                    reason="pettingzoo classic envs not installed")
+@pytest.mark.skipif(
+    not (_has("pettingzoo.classic") and _has("pygame")),
+    reason="pettingzoo classic envs not installed",
+)
 def test_illegal_action_fails_pettingzoo_peer():
     with pytest.raises(IllegalActionInBenchmark, match="connect_four"):
         suite.peer_pettingzoo("classic/connect_four-v3", TINY, IllegalSampler())
@@ -254,8 +269,11 @@ def test_illegal_action_fails_openspiel_peer():
         suite.peer_openspiel("leduc_poker", TINY, IllegalSampler())
 
 
-@pytest.mark.parametrize("name", multi_agent_games() or [pytest.param(
-    None, marks=pytest.mark.skip(reason="no multi-agent game registered yet"))])
+@pytest.mark.parametrize(
+    "name",
+    multi_agent_games()
+    or [pytest.param(None, marks=pytest.mark.skip(reason="no multi-agent game registered yet"))],
+)
 def test_illegal_action_fails_multi_agent_paths(name):
     spec = registry.get_spec(name)
     players = suite.player_counts(spec)[0]
@@ -278,7 +296,8 @@ def test_envpool_missing_is_unavailable_with_the_reason(monkeypatch):
     """Where EnvPool does not import (not installed, no wheel for this
     Python), the peer is one ``unavailable`` entry that says why."""
     import sys
-    monkeypatch.setitem(sys.modules, "envpool", None)     # import envpool -> ImportError
+
+    monkeypatch.setitem(sys.modules, "envpool", None)  # import envpool -> ImportError
     logged = []
     out = suite.envpool_sweep(TINY, suite.RandomLegalSampler(0), logged.append)
     assert out["status"] == "unavailable" and "envpool" in out["reason"]
@@ -302,7 +321,7 @@ def test_cli_bench_without_game_runs_the_suite(monkeypatch):
     assert calls == [["--quick"]]
     assert cli_main(["bench", "--seed", "3", "--json", "x.json", "--repeats", "2"]) == 0
     assert calls[-1] == ["--seed", "3", "--json", "x.json", "--repeats", "2"]
-    assert cli_main(["bench", "not_a_game"]) == 2          # a typo is still an error
+    assert cli_main(["bench", "not_a_game"]) == 2  # a typo is still an error
 
 
 def test_cli_bench_with_a_game_runs_the_suite_on_that_game(monkeypatch):
@@ -323,6 +342,7 @@ def test_unbroken_bench_compat_names(single_game):
         pytest.skip("unbroken not registered")
     from dungeonrl.benchmarks import unbroken_bench
     from dungeonrl.envs.unbroken import UnbrokenCore
+
     assert unbroken_bench.sample_from_masks is suite.sample_from_masks
     median, rates = unbroken_bench.bench_kernel(UnbrokenCore(character="random"), 16, 10, 1)
     assert median > 0 and len(rates) == 1
@@ -354,7 +374,8 @@ def test_unknown_game_is_a_clear_error(capsys):
 
 def test_settings_from_args():
     a = suite.build_parser().parse_args(
-        ["--quick", "--envs", "1,8", "--threads", "1", "--no-train", "--games", "unbroken"])
+        ["--quick", "--envs", "1,8", "--threads", "1", "--no-train", "--games", "unbroken"]
+    )
     s = suite.settings_from_args(a)
     assert s.mode == "quick" and s.num_envs == (1, 8) and s.threads == (1,)
     assert not s.train and s.games == ("unbroken",)

@@ -1,21 +1,30 @@
 """The training targets are read from the recorded baseline runs: the plain
 PPO run always, each recorded variant in a row of its own."""
+
 from dungeonrl.benchmarks.suite.targets import BASELINE_RUN, BASELINE_VARIANTS, baseline_targets
 
 
 def _run(win, minutes):
-    return {"recorded": "2026-12-01", "train_minutes": 25, "minutes_to_heuristic": minutes,
-            "final_eval": [{"agent": "heuristic", "win_rate": 0.45},
-                           {"agent": "ppo (greedy)", "win_rate": win}]}
+    return {
+        "recorded": "2026-12-01",
+        "train_minutes": 25,
+        "minutes_to_heuristic": minutes,
+        "final_eval": [
+            {"agent": "heuristic", "win_rate": 0.45},
+            {"agent": "ppo (greedy)", "win_rate": win},
+        ],
+    }
 
 
 def test_plain_run_only_when_no_variant_is_recorded():
     rows = baseline_targets({BASELINE_RUN: _run(0.574, None)})
     assert [(r["id"], r["game"], r["variant"]) for r in rows] == [
-        ("ppo_minutes_to_heuristic", "unbroken", None), ("ppo_win_rate_25min", "unbroken", None)]
+        ("ppo_minutes_to_heuristic", "unbroken", None),
+        ("ppo_win_rate_25min", "unbroken", None),
+    ]
     win = rows[1]
     assert win["value"] == 0.574 and win["target"] == 0.65 and win["met"] is False
-    assert rows[0]["met"] is None                      # not measured
+    assert rows[0]["met"] is None  # not measured
 
 
 def test_each_recorded_variant_is_read_against_the_same_targets():
@@ -37,13 +46,17 @@ def test_missing_plain_run_is_reported_not_measured():
 
 def test_minutes_to_heuristic_counts_the_cloning_before_ppo():
     from dungeonrl.benchmarks.baselines import _kickstart_seconds, _minutes_to_heuristic
+
     rows = [{"agent": "heuristic", "win_rate": 0.44}]
-    hist = [{"time_s": 60.0, "win_rate": 0.2, "episodes": 3000},
-            {"time_s": 120.0, "win_rate": 0.5, "episodes": 3000}]
+    hist = [
+        {"time_s": 60.0, "win_rate": 0.2, "episodes": 3000},
+        {"time_s": 120.0, "win_rate": 0.5, "episodes": 3000},
+    ]
     plain = _minutes_to_heuristic(rows, hist)
     assert plain is not None
-    cloned = _minutes_to_heuristic(rows, hist, _kickstart_seconds(
-        {"config": {"kickstart": {"seconds": 90.0}}}))
+    cloned = _minutes_to_heuristic(
+        rows, hist, _kickstart_seconds({"config": {"kickstart": {"seconds": 90.0}}})
+    )
     assert cloned == plain + 1.5
     assert _kickstart_seconds({"config": {"kickstart": None}}) == 0.0
     assert _minutes_to_heuristic([], hist, 90.0) is None

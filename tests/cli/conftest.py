@@ -1,4 +1,5 @@
 """Shared fixtures of the CLI tests."""
+
 import io
 
 import pytest

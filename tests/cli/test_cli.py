@@ -7,6 +7,7 @@ overwritten), plus the compile notice of a cold numba cache.
 Budgets are tiny (a few thousand env steps); the whole file runs in about a
 minute on a warm numba cache.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl import cli  # noqa: E402
-from dungeonrl.cli import main as cli_main  # noqa: E402
+import dungeonrl
+from dungeonrl import cli
+from dungeonrl.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "none"]
@@ -32,6 +33,7 @@ TINY = ["--num-envs", "32", "--num-steps", "8", "--hidden", "8", "--progress", "
 
 def _leaves():
     from dungeonrl.registry import list_games
+
     for command in ("play", "train", "eval", "bench", "demo"):
         for game in list_games():
             leaf = cli._leaf_parser(command, game)
@@ -46,19 +48,33 @@ def test_every_option_of_every_leaf_is_in_help_with_its_default():
     for command, game, leaf in _leaves():
         text = leaf.format_help()
         for act in leaf._actions:
-            if isinstance(act, argparse._HelpAction) or not act.option_strings \
-                    or act.help == argparse.SUPPRESS:       # hidden on purpose (test modes)
+            if (
+                isinstance(act, argparse._HelpAction)
+                or not act.option_strings
+                or act.help == argparse.SUPPRESS
+            ):  # hidden on purpose (test modes)
                 continue
             assert act.option_strings[0] in text, (command, game, act.option_strings)
-            if act.nargs != 0:          # an option with a value says its default
+            if act.nargs != 0:  # an option with a value says its default
                 assert "default" in fmt._get_help_string(act).lower(), (
-                    command, game, act.option_strings)
+                    command,
+                    game,
+                    act.option_strings,
+                )
             seen += 1
     assert seen > 80
     # the README's training flags are on the first page of `train unbroken --help`
     text = cli._leaf_parser("train", "unbroken").format_help()
-    for flag in ("--algo", "--steps", "--minutes", "--device", "--out", "--overwrite",
-                 "--character", "--eval-games"):
+    for flag in (
+        "--algo",
+        "--steps",
+        "--minutes",
+        "--device",
+        "--out",
+        "--overwrite",
+        "--character",
+        "--eval-games",
+    ):
         assert flag in text
     assert "--opponents" in cli._leaf_parser("train", "dungeon_crawler").format_help()
     for flag in ("--players", "--opponents", "--agent", "--delay", "--episodes"):
@@ -69,11 +85,12 @@ def test_help_exits_0_and_shows_the_leaf(capsys):
     assert cli_main(["train", "unbroken", "--help"]) == 0
     out = capsys.readouterr().out
     assert "usage: dungeonrl train unbroken" in out and "--minibatches" in out
-    assert "(default: ppo 32, sb3 128)" in out.replace("\n", " ").replace("  ", " ") or \
-        "ppo 32" in out
-    assert cli_main(["train", "--help"]) == 0          # the command: its games
+    assert (
+        "(default: ppo 32, sb3 128)" in out.replace("\n", " ").replace("  ", " ") or "ppo 32" in out
+    )
+    assert cli_main(["train", "--help"]) == 0  # the command: its games
     assert "dungeon_crawler" in capsys.readouterr().out
-    assert cli_main(["play", "dungeonrl/Unbroken-v0", "--help"]) == 0   # env id alias
+    assert cli_main(["play", "dungeonrl/Unbroken-v0", "--help"]) == 0  # env id alias
     assert "--character" in capsys.readouterr().out
 
 
@@ -88,18 +105,24 @@ def test_list_and_version(capsys):
 def test_readme_commands_parse():
     """Every `dungeonrl ...` command in the README parses with the tree."""
     lines = []
-    for doc in (ROOT / "README.md", ROOT / "envs" / "unbroken" / "README.md",
-                ROOT / "envs" / "dungeon_crawler" / "README.md"):
-        for m in re.finditer(r"^(?:\$ )?(dungeonrl (?:play|train|eval|bench|demo)\b[^`\n#]*)",
-                             doc.read_text(), re.M):
+    for doc in (
+        ROOT / "README.md",
+        ROOT / "envs" / "unbroken" / "README.md",
+        ROOT / "envs" / "dungeon_crawler" / "README.md",
+    ):
+        for m in re.finditer(
+            r"^(?:\$ )?(dungeonrl (?:play|train|eval|bench|demo)\b[^`\n#]*)", doc.read_text(), re.M
+        ):
             lines.append(m.group(1).strip())
     assert len(lines) >= 10
     for line in lines:
         argv = shlex.split(line.split("&&")[0])[1:]
         argv = [a for a in argv if a not in ("[--character", "..]")]
-        if any(a.startswith("[") or a.endswith("]") or "|" in a or re.fullmatch(r"[A-Z]+", a)
-               for a in argv):
-            continue                      # a synopsis with placeholders, not a command
+        if any(
+            a.startswith("[") or a.endswith("]") or "|" in a or re.fullmatch(r"[A-Z]+", a)
+            for a in argv
+        ):
+            continue  # a synopsis with placeholders, not a command
         command, rest = argv[0], argv[1:]
         game, env, rest = cli._split_game(rest)
         if game is None and command == "bench":
@@ -109,7 +132,7 @@ def test_readme_commands_parse():
         assert leaf is not None, line
         try:
             leaf.parse_args(rest)
-        except SystemExit as e:          # pragma: no cover - shows the failing line
+        except SystemExit as e:  # pragma: no cover - shows the failing line
             raise AssertionError(f"README command does not parse: {line}") from e
 
 
@@ -167,14 +190,19 @@ def test_device_cuda_without_one_is_a_clear_error(in_tmp, capsys):
     assert "no CUDA device" in capsys.readouterr().err
     assert list(in_tmp.iterdir()) == []
     from dungeonrl.agents.ppo import resolve_device
+
     assert resolve_device("auto").type == "cpu" and resolve_device("cpu").type == "cpu"
 
 
 # --- play: the documented flags act ----------------------------------------------------------
 def test_play_random_plays_the_asked_episodes_and_steps(in_tmp, capsys):
     # stdin is empty: a prompt would end the command at once with "bye"
-    assert cli_main(["play", "unbroken", "--random", "--episodes", "2", "--max-steps", "3",
-                     "--seed", "5"]) == 0
+    assert (
+        cli_main(
+            ["play", "unbroken", "--random", "--episodes", "2", "--max-steps", "3", "--seed", "5"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "bye" not in out
     assert "game 1 of 2 (seed 5)" in out and "game 2 of 2 (seed 6)" in out
@@ -184,9 +212,26 @@ def test_play_random_plays_the_asked_episodes_and_steps(in_tmp, capsys):
 
 def test_play_agent_character_difficulty_and_delay(in_tmp, capsys):
     t = time.perf_counter()
-    assert cli_main(["play", "unbroken", "--agent", "heuristic", "--character", "hunter",
-                     "--difficulty", "hard", "--max-steps", "2", "--delay", "0.3"]) == 0
-    assert time.perf_counter() - t >= 0.6          # two decisions, 0.3 s after each
+    assert (
+        cli_main(
+            [
+                "play",
+                "unbroken",
+                "--agent",
+                "heuristic",
+                "--character",
+                "hunter",
+                "--difficulty",
+                "hard",
+                "--max-steps",
+                "2",
+                "--delay",
+                "0.3",
+            ]
+        )
+        == 0
+    )
+    assert time.perf_counter() - t >= 0.6  # two decisions, 0.3 s after each
     out = capsys.readouterr().out
     assert "Hunter" in out and "hard" in out and "bye" not in out
     # without an agent, a person is asked (stdin empty: the command ends politely)
@@ -195,13 +240,30 @@ def test_play_agent_character_difficulty_and_delay(in_tmp, capsys):
 
 
 def test_play_dungeon_crawler_watch_episodes_and_max_turns(in_tmp, capsys):
-    assert cli_main(["play", "dungeon_crawler", "--watch", "--players", "2",
-                     "--opponents", "random", "--episodes", "2", "--max-turns", "5"]) == 0
+    assert (
+        cli_main(
+            [
+                "play",
+                "dungeon_crawler",
+                "--watch",
+                "--players",
+                "2",
+                "--opponents",
+                "random",
+                "--episodes",
+                "2",
+                "--max-turns",
+                "5",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "bye" not in out and out.count("stopped after 5 decisions") == 2
     assert "> player_0 plays" in out
-    assert cli_main(["play", "dungeon_crawler", "--random", "--players", "3",
-                     "--max-steps", "4"]) == 0
+    assert (
+        cli_main(["play", "dungeon_crawler", "--random", "--players", "3", "--max-steps", "4"]) == 0
+    )
     assert "stopped after 4 decisions" in capsys.readouterr().out
 
 
@@ -214,14 +276,17 @@ def test_play_calls_the_narrator_when_the_game_has_one(in_tmp, capsys, monkeypat
 
     monkeypatch.setattr(cli, "narrator", lambda game: narrate)
     import dungeonrl.games.unbroken as ucli
+
     monkeypatch.setattr(ucli, "narrator", lambda game: narrate)
     assert cli_main(["play", "unbroken", "--random", "--max-steps", "2"]) == 0
     assert calls == [0, 0] and "* narrated 2" in capsys.readouterr().out
 
 
 def test_eval_episodes_alias_and_model_option(in_tmp, capsys):
-    assert cli_main(["eval", "unbroken", "--agent", "random", "--episodes", "7",
-                     "--json", "e.json"]) == 0
+    assert (
+        cli_main(["eval", "unbroken", "--agent", "random", "--episodes", "7", "--json", "e.json"])
+        == 0
+    )
     d = json.loads((in_tmp / "e.json").read_text())
     assert [s["games"] for s in d["summaries"]] == [7]
     assert cli_main(["eval", "--env", "unbroken", "--model", "missing.pt"]) == 2
@@ -230,6 +295,7 @@ def test_eval_episodes_alias_and_model_option(in_tmp, capsys):
 # --- training runs ------------------------------------------------------------------------------
 def _events(folder: Path) -> set:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
     files = list(folder.rglob("events.out.tfevents.*"))
     assert files, f"no TensorBoard event file under {folder}"
     tags = set()
@@ -242,24 +308,73 @@ def _events(folder: Path) -> set:
 
 def test_train_flags_reach_the_run_and_tensorboard(in_tmp, capsys):
     out = in_tmp / "run"
-    rc = cli_main(["train", "unbroken", "--steps", "512", "--num-envs", "32", "--num-steps",
-                   "8", "--epochs", "1", "--minibatches", "2", "--lr", "0.001",
-                   "--ent-coef", "0.02", "--gamma", "0.9", "--hidden", "8,8", "--activation",
-                   "relu", "--shared", "--torch-threads", "1", "--eval-games", "10",
-                   "--seed", "3", "--difficulty", "easy", "--character", "hunter",
-                   "--reward", "win_loss", "--checkpoint-minutes", "0", "--device", "cpu",
-                   "--progress", "none", "--out", str(out)])
+    rc = cli_main(
+        [
+            "train",
+            "unbroken",
+            "--steps",
+            "512",
+            "--num-envs",
+            "32",
+            "--num-steps",
+            "8",
+            "--epochs",
+            "1",
+            "--minibatches",
+            "2",
+            "--lr",
+            "0.001",
+            "--ent-coef",
+            "0.02",
+            "--gamma",
+            "0.9",
+            "--hidden",
+            "8,8",
+            "--activation",
+            "relu",
+            "--shared",
+            "--torch-threads",
+            "1",
+            "--eval-games",
+            "10",
+            "--seed",
+            "3",
+            "--difficulty",
+            "easy",
+            "--character",
+            "hunter",
+            "--reward",
+            "win_loss",
+            "--checkpoint-minutes",
+            "0",
+            "--device",
+            "cpu",
+            "--progress",
+            "none",
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr()
     assert rc == 0, text.err
     m = json.loads((out / "metrics.json").read_text())
     c = m["config"]
     assert (c["num_envs"], c["num_steps"], c["update_epochs"], c["num_minibatches"]) == (
-        32, 8, 1, 2)
+        32,
+        8,
+        1,
+        2,
+    )
     assert (c["learning_rate"], c["ent_coef"], c["gamma"]) == (0.001, 0.02, 0.9)
-    assert (c["hidden"], c["activation"], c["shared"], c["torch_threads"], c["seed"],
-            c["device"]) == ([8, 8], "relu", True, 1, 3, "cpu")
-    assert m["core_kwargs"] == {"reward": "win_loss", "difficulty": "easy",
-                                "character": "hunter"}
+    assert (
+        c["hidden"],
+        c["activation"],
+        c["shared"],
+        c["torch_threads"],
+        c["seed"],
+        c["device"],
+    ) == ([8, 8], "relu", True, 1, 3, "cpu")
+    assert m["core_kwargs"] == {"reward": "win_loss", "difficulty": "easy", "character": "hunter"}
     assert m["steps"] == 512 and m["interrupted"] is False
     assert [r["games"] for r in m["final_eval"]] == [10, 10, 10]
     assert "not part of --minutes" in text.out
@@ -270,8 +385,24 @@ def test_train_flags_reach_the_run_and_tensorboard(in_tmp, capsys):
     assert any(t.startswith("eval/") for t in tags)
     # --eval-games 0 skips the evaluation; --init continues the saved network
     out2 = in_tmp / "run2"
-    assert cli_main(["train", "unbroken", "--steps", "256", "--eval-games", "0",
-                     "--init", str(out / "model.pt"), "--out", str(out2), *TINY]) == 0
+    assert (
+        cli_main(
+            [
+                "train",
+                "unbroken",
+                "--steps",
+                "256",
+                "--eval-games",
+                "0",
+                "--init",
+                str(out / "model.pt"),
+                "--out",
+                str(out2),
+                *TINY,
+            ]
+        )
+        == 0
+    )
     m2 = json.loads((out2 / "metrics.json").read_text())
     assert "final_eval" not in m2
     assert m2["config"]["hidden"] == [8, 8] and m2["config"]["shared"] is True
@@ -279,25 +410,55 @@ def test_train_flags_reach_the_run_and_tensorboard(in_tmp, capsys):
 
 def test_minutes_bounds_both_algorithms(in_tmp, capsys):
     t = time.perf_counter()
-    assert cli_main(["train", "unbroken", "--minutes", "0.02", "--eval-games", "0",
-                     "--out", "ppo", *TINY]) == 0
+    assert (
+        cli_main(
+            ["train", "unbroken", "--minutes", "0.02", "--eval-games", "0", "--out", "ppo", *TINY]
+        )
+        == 0
+    )
     m = json.loads((in_tmp / "ppo" / "metrics.json").read_text())
     assert 0 < m["steps"] < 10**9 and m["config"]["max_seconds"] == pytest.approx(1.2)
     pytest.importorskip("sb3_contrib")
-    assert cli_main(["train", "unbroken", "--algo", "sb3", "--minutes", "0.03",
-                     "--num-envs", "8", "--num-steps", "16", "--batch-size", "32",
-                     "--epochs", "1", "--hidden", "8", "--eval-games", "0",
-                     "--progress", "none", "--out", "sb3"]) == 0
+    assert (
+        cli_main(
+            [
+                "train",
+                "unbroken",
+                "--algo",
+                "sb3",
+                "--minutes",
+                "0.03",
+                "--num-envs",
+                "8",
+                "--num-steps",
+                "16",
+                "--batch-size",
+                "32",
+                "--epochs",
+                "1",
+                "--hidden",
+                "8",
+                "--eval-games",
+                "0",
+                "--progress",
+                "none",
+                "--out",
+                "sb3",
+            ]
+        )
+        == 0
+    )
     m = json.loads((in_tmp / "sb3" / "metrics.json").read_text())
-    assert 0 < m["steps"] < 200_000                   # not SB3's 200k-step default
+    assert 0 < m["steps"] < 200_000  # not SB3's 200k-step default
     assert (m["config"]["n_steps"], m["config"]["batch_size"]) == (16, 32)
     assert time.perf_counter() - t < 120
-    assert _events(in_tmp / "sb3" / "tb")             # SB3's own TensorBoard logs
+    assert _events(in_tmp / "sb3" / "tb")  # SB3's own TensorBoard logs
 
 
 def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
     import dungeonrl.agents.train as train_mod
     from dungeonrl.agents.ppo import load_model
+
     real, calls = train_mod.tb_log, []
 
     def interrupt_on_second(writer, m, step):
@@ -307,8 +468,19 @@ def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
             raise KeyboardInterrupt
 
     monkeypatch.setattr(train_mod, "tb_log", interrupt_on_second)
-    rc = cli_main(["train", "unbroken", "--steps", "100000", "--out", "run",
-                   "--checkpoint-minutes", "1e-6", *TINY])
+    rc = cli_main(
+        [
+            "train",
+            "unbroken",
+            "--steps",
+            "100000",
+            "--out",
+            "run",
+            "--checkpoint-minutes",
+            "1e-6",
+            *TINY,
+        ]
+    )
     text = capsys.readouterr()
     assert rc == 130, text.err
     assert "interrupted" in text.out
@@ -319,13 +491,14 @@ def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
     net, payload = load_model(run / "model.pt", dungeonrl.get_spec("unbroken"))
     assert tuple(payload["arch"]["hidden"]) == (8,) and net.arch["hidden"] == (8,)
     assert (run / "metrics.csv").exists() and _events(run / "tb")
-    assert calls == [False, True]        # --checkpoint-minutes: refreshed after iteration 1
-    assert not (run / "checkpoint.pt").exists()      # superseded by model.pt
+    assert calls == [False, True]  # --checkpoint-minutes: refreshed after iteration 1
+    assert not (run / "checkpoint.pt").exists()  # superseded by model.pt
 
 
 def test_ctrl_c_keeps_the_sb3_model(in_tmp, capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from dungeonrl.agents import sb3
+
     real, calls = sb3.TrainProgress._on_rollout_end, []
 
     def interrupt(self):
@@ -335,9 +508,30 @@ def test_ctrl_c_keeps_the_sb3_model(in_tmp, capsys, monkeypatch):
             raise KeyboardInterrupt
 
     monkeypatch.setattr(sb3.TrainProgress, "_on_rollout_end", interrupt)
-    rc = cli_main(["train", "unbroken", "--algo", "sb3", "--steps", "100000", "--num-envs",
-                   "8", "--num-steps", "16", "--batch-size", "32", "--epochs", "1",
-                   "--hidden", "8", "--progress", "none", "--out", "run"])
+    rc = cli_main(
+        [
+            "train",
+            "unbroken",
+            "--algo",
+            "sb3",
+            "--steps",
+            "100000",
+            "--num-envs",
+            "8",
+            "--num-steps",
+            "16",
+            "--batch-size",
+            "32",
+            "--epochs",
+            "1",
+            "--hidden",
+            "8",
+            "--progress",
+            "none",
+            "--out",
+            "run",
+        ]
+    )
     assert rc == 130, capsys.readouterr().err
     m = json.loads((in_tmp / "run" / "metrics.json").read_text())
     assert m["interrupted"] is True and 0 < m["steps"] < 100_000
@@ -354,14 +548,33 @@ def test_run_folders_are_never_silently_overwritten(in_tmp, capsys):
     assert (old / "model.pt").read_text() == "an earlier run"
     assert (in_tmp / "runs" / "unbroken-ppo-s0-2" / "model.pt").exists()
     # an explicit --out that holds a run is refused ...
-    assert cli_main(["train", "unbroken", "--steps", "256", "--eval-games", "0",
-                     "--out", str(old), *TINY]) == 2
+    assert (
+        cli_main(
+            ["train", "unbroken", "--steps", "256", "--eval-games", "0", "--out", str(old), *TINY]
+        )
+        == 2
+    )
     assert "--overwrite" in capsys.readouterr().err
     assert (old / "model.pt").read_text() == "an earlier run"
     # ... unless --overwrite, which replaces the run's files (and only those)
     (old / "notes.txt").write_text("mine")
-    assert cli_main(["train", "unbroken", "--steps", "256", "--eval-games", "0",
-                     "--out", str(old), "--overwrite", *TINY]) == 0
+    assert (
+        cli_main(
+            [
+                "train",
+                "unbroken",
+                "--steps",
+                "256",
+                "--eval-games",
+                "0",
+                "--out",
+                str(old),
+                "--overwrite",
+                *TINY,
+            ]
+        )
+        == 0
+    )
     assert (old / "model.pt").read_bytes() != b"an earlier run"
     assert (old / "notes.txt").read_text() == "mine"
 
@@ -369,17 +582,21 @@ def test_run_folders_are_never_silently_overwritten(in_tmp, capsys):
 # --- the compile notice -------------------------------------------------------------------------
 def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
     from dungeonrl.envs.core.kernel import compile_notice
+
     pkg = tmp_path / "coldgame"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "kernels.py").write_text(textwrap.dedent("""
+    (pkg / "kernels.py").write_text(
+        textwrap.dedent("""
         from numba import njit
 
         @njit(cache=True)
         def add_one(x):
             return x + 1
-    """))
-    (pkg / "core.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (pkg / "core.py").write_text(
+        textwrap.dedent("""
         from . import kernels
 
         class Spec:
@@ -387,24 +604,27 @@ def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
 
         class Core:
             spec = Spec()
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     monkeypatch.delenv("DUNGEONRL_QUIET_COMPILE", raising=False)
     monkeypatch.setattr(compile_notice, "_noticed", set())
     from coldgame.core import Core
     from coldgame.kernels import add_one
+
     core = Core()
     assert compile_notice.cache_is_cold(core)[0]
     err = io.StringIO()
     assert compile_notice.notice_if_cold(core, err)
     assert "compiling coldgame's numba kernels" in err.getvalue()
     assert "about a minute, once" in err.getvalue()
-    assert not compile_notice.notice_if_cold(core, err)        # once per process
-    assert add_one(1) == 2                                     # compiles, writes the cache
+    assert not compile_notice.notice_if_cold(core, err)  # once per process
+    assert add_one(1) == 2  # compiles, writes the cache
     assert not compile_notice.cache_is_cold(core)[0]
     # the real games are warm once they ran, and every adapter goes through the check
     from dungeonrl.envs.core._batch import resolve_core
+
     seen = []
     monkeypatch.setattr(compile_notice, "notice_if_cold", lambda c, stream=None: seen.append(c))
     core = resolve_core("unbroken", {})
@@ -414,8 +634,24 @@ def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
 def test_demo_flags_and_its_run_folder(in_tmp, capsys):
     (in_tmp / "runs" / "demo").mkdir(parents=True)
     (in_tmp / "runs" / "demo" / "model.pt").write_text("an earlier demo")
-    assert cli_main(["demo", "--games", "12", "--train-seconds", "1", "--eval-games", "10",
-                     "--difficulty", "easy", "--character", "sage"]) == 0
+    assert (
+        cli_main(
+            [
+                "demo",
+                "--games",
+                "12",
+                "--train-seconds",
+                "1",
+                "--eval-games",
+                "10",
+                "--difficulty",
+                "easy",
+                "--character",
+                "sage",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "seeds 0..11" in out and "(sage, easy) for 1 s" in out
     m = json.loads((in_tmp / "runs" / "demo-2" / "metrics.json").read_text())

@@ -6,6 +6,7 @@ file and what is allowed, exit code 2, nothing created; never a traceback.
 Everything runs in-process (``dungeonrl.cli.main``) with tiny sizes: a
 dataset is one Unbroken game of the random agent (a few steps).
 """
+
 from __future__ import annotations
 
 import io
@@ -16,9 +17,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.registry import list_games  # noqa: E402
+import dungeonrl
+from dungeonrl.cli import main as cli_main
+from dungeonrl.registry import list_games
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     monkeypatch.delenv("MINARI_DATASETS_PATH", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))     # the default dataset folder
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default dataset folder
     return tmp_path
 
 
@@ -49,6 +50,7 @@ def _tree(path: Path) -> list:
 def ub_payload(tmp_path_factory):
     from dungeonrl.agents.ppo import ActorCritic, save_model
     from dungeonrl.envs.core._batch import resolve_core
+
     core = resolve_core("unbroken", {})
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, (8,))
     path = tmp_path_factory.mktemp("models") / "ub.pt"
@@ -85,19 +87,26 @@ BROKEN_MODELS = {
     "arch missing field": (lambda q: q["arch"].pop("shared"), "shared"),
     "arch obs size": (lambda q: q["arch"].__setitem__("obs_size", 7), "obs_size"),
     "string format version": (lambda q: q.__setitem__("format_version", "1"), "format_version"),
-    "spec field type": (lambda q: q["model_spec"].__setitem__("num_actions", "80"),
-                        "num_actions"),
-    "nan weights": (lambda q: _set_weight(q, torch.full_like(q["state_dict"][_first(q)],
-                                                              float("nan"))), "NaN"),
-    "inf weights": (lambda q: _set_weight(q, torch.full_like(q["state_dict"][_first(q)],
-                                                              float("inf"))), "NaN or infinite"),
+    "spec field type": (lambda q: q["model_spec"].__setitem__("num_actions", "80"), "num_actions"),
+    "nan weights": (
+        lambda q: _set_weight(q, torch.full_like(q["state_dict"][_first(q)], float("nan"))),
+        "NaN",
+    ),
+    "inf weights": (
+        lambda q: _set_weight(q, torch.full_like(q["state_dict"][_first(q)], float("inf"))),
+        "NaN or infinite",
+    ),
     "wrong shape": (lambda q: _set_weight(q, torch.zeros(3, 3)), "shape"),
-    "int weights": (lambda q: _set_weight(q, torch.zeros(q["state_dict"][_first(q)].shape,
-                                                         dtype=torch.int32)), "floating"),
+    "int weights": (
+        lambda q: _set_weight(q, torch.zeros(q["state_dict"][_first(q)].shape, dtype=torch.int32)),
+        "floating",
+    ),
     "list weights": (lambda q: _set_weight(q, [1.0, 2.0]), "floating"),
     "missing weight": (lambda q: q["state_dict"].pop(_first(q)), "missing"),
-    "extra weight": (lambda q: q["state_dict"].__setitem__("extra.w", torch.zeros(2)),
-                     "unexpected"),
+    "extra weight": (
+        lambda q: q["state_dict"].__setitem__("extra.w", torch.zeros(2)),
+        "unexpected",
+    ),
 }
 
 
@@ -105,6 +114,7 @@ BROKEN_MODELS = {
 def test_broken_pt_model_is_a_model_spec_error(ub_payload, tmp_path, case):
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
+
     _, payload, core = ub_payload
     q = _copy(payload)
     mutate, words = BROKEN_MODELS[case]
@@ -121,11 +131,12 @@ def test_garbled_zip_entry_name_is_a_model_spec_error(ub_payload, tmp_path):
     telling .pt from SB3 .zip raise a raw UnicodeDecodeError."""
     from dungeonrl.agents.modelspec import ModelSpecError, read_sb3_spec
     from dungeonrl.agents.policy import make_agent
+
     path, _, core = ub_payload
     raw = bytearray(Path(path).read_bytes())
-    at = raw.rfind(b"ub/data.pkl")          # the name in the zip's central directory
+    at = raw.rfind(b"ub/data.pkl")  # the name in the zip's central directory
     assert at > 0
-    raw[at] = 0xED                          # not UTF-8
+    raw[at] = 0xED  # not UTF-8
     bad = tmp_path / "flipped.pt"
     bad.write_bytes(bytes(raw))
     with pytest.raises(ModelSpecError, match="flipped.pt"):
@@ -147,8 +158,9 @@ def test_broken_model_on_the_command_line(ub_payload, in_tmp, capsys, case):
     _refused(["eval", "unbroken", "--agent", "m.pt", "--games", "2"], capsys, "m.pt")
 
 
-@pytest.mark.parametrize("stored", [{"bogus": 1}, {"": 0}, {"num_players": "x"},
-                                    {"character": ["a"]}])
+@pytest.mark.parametrize(
+    "stored", [{"bogus": 1}, {"": 0}, {"num_players": "x"}, {"character": ["a"]}]
+)
 def test_eval_with_bad_stored_game_options(ub_payload, in_tmp, capsys, stored):
     """The game options saved with a model build eval's core: options the
     game does not take were a TypeError traceback (ValueError for
@@ -157,12 +169,17 @@ def test_eval_with_bad_stored_game_options(ub_payload, in_tmp, capsys, stored):
     q = _copy(payload)
     q["model_spec"]["core_kwargs"] = stored
     torch.save(q, in_tmp / "opts.pt")
-    _refused(["eval", "unbroken", "--agent", "opts.pt", "--games", "2"], capsys, "opts.pt",
-             "game options stored with the model")
+    _refused(
+        ["eval", "unbroken", "--agent", "opts.pt", "--games", "2"],
+        capsys,
+        "opts.pt",
+        "game options stored with the model",
+    )
 
 
 def test_another_games_model_names_both_games(ub_payload, capsys):
     from dungeonrl.agents.modelspec import ModelSpecError, check_model_file
+
     path, _, _ = ub_payload
     with pytest.raises(ModelSpecError, match="is a model of unbroken, not dungeon_crawler"):
         check_model_file(path, dungeonrl.get_spec("dungeon_crawler"))
@@ -185,9 +202,16 @@ def test_sb3_model_with_nan_weights_is_refused(tmp_path):
     from dungeonrl.agents.sb3 import save_sb3
     from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+
     core = resolve_core("unbroken", {})
-    model = MaskablePPO("MlpPolicy", DungeonSB3VecEnv(core, num_envs=1), n_steps=16,
-                        batch_size=16, policy_kwargs={"net_arch": [8]}, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        DungeonSB3VecEnv(core, num_envs=1),
+        n_steps=16,
+        batch_size=16,
+        policy_kwargs={"net_arch": [8]},
+        device="cpu",
+    )
     with torch.no_grad():
         next(model.policy.parameters()).fill_(float("nan"))
     path = save_sb3(model, str(tmp_path / "nan.zip"), core)
@@ -196,21 +220,26 @@ def test_sb3_model_with_nan_weights_is_refused(tmp_path):
 
 
 # --- play / eval / record ----------------------------------------------------------------
-@pytest.mark.parametrize("argv, words", [
-    (["play", "dungeon_kart", "--seed", "-1", "--random"], ["--seed", "[0, 2**32 - 1"]),
-    (["play", "dungeon_kart", "--seed", str(2**64), "--random"], ["--seed", "[0, 2**32 - 1"]),
-    (["play", "unbroken", "--seed", str(2**64 - 1), "--random", "--episodes", "2"], ["--seed"]),
-    (["play", "unbroken", "--seed", "x", "--random"], ["--seed"]),
-    (["train", "unbroken", "--seed", str(2**40), "--algo", "sb3"], ["--seed"]),
-    (["eval", "unbroken", "--games", "2", "--json", "no/such/folder/x.json"], ["--json",
-                                                                               "does not exist"]),
-    (["eval", "unbroken", "--games", "2", "--json", "."], ["--json", "is a folder"]),
-    (["record", "unbroken", "--out", "x.txt"], [".gif, .mp4 or .png"]),
-    (["record", "unbroken", "--agent", "nobody", "--out", "x.gif"], ["unknown agent"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["play", "dungeon_kart", "--seed", "-1", "--random"], ["--seed", "[0, 2**32 - 1"]),
+        (["play", "dungeon_kart", "--seed", str(2**64), "--random"], ["--seed", "[0, 2**32 - 1"]),
+        (["play", "unbroken", "--seed", str(2**64 - 1), "--random", "--episodes", "2"], ["--seed"]),
+        (["play", "unbroken", "--seed", "x", "--random"], ["--seed"]),
+        (["train", "unbroken", "--seed", str(2**40), "--algo", "sb3"], ["--seed"]),
+        (
+            ["eval", "unbroken", "--games", "2", "--json", "no/such/folder/x.json"],
+            ["--json", "does not exist"],
+        ),
+        (["eval", "unbroken", "--games", "2", "--json", "."], ["--json", "is a folder"]),
+        (["record", "unbroken", "--out", "x.txt"], [".gif, .mp4 or .png"]),
+        (["record", "unbroken", "--agent", "nobody", "--out", "x.gif"], ["unknown agent"]),
+    ],
+)
 def test_refused_before_anything_is_written(argv, words, in_tmp, capsys):
     err = _refused(argv, capsys, *words)
-    assert err.count("\n") <= 2                       # one line (and the --help hint)
+    assert err.count("\n") <= 2  # one line (and the --help hint)
     assert _tree(in_tmp) == [], "a refused command created files"
 
 
@@ -222,10 +251,17 @@ def test_record_usage_errors_go_to_stderr(in_tmp, capsys):
 
 def test_pictures_onto_a_file_is_refused(in_tmp, capsys):
     (in_tmp / "taken").write_text("mine")
-    _refused(["play", "dungeon_kart", "--random", "--max-steps", "2", "--pictures", "taken"],
-             capsys, "--pictures", "not a folder")
-    _refused(["play", "dungeon_kart", "--random", "--max-steps", "2", "--pictures",
-              "taken/sub"], capsys, "--pictures")
+    _refused(
+        ["play", "dungeon_kart", "--random", "--max-steps", "2", "--pictures", "taken"],
+        capsys,
+        "--pictures",
+        "not a folder",
+    )
+    _refused(
+        ["play", "dungeon_kart", "--random", "--max-steps", "2", "--pictures", "taken/sub"],
+        capsys,
+        "--pictures",
+    )
     assert (in_tmp / "taken").read_text() == "mine" and _tree(in_tmp) == ["taken"]
 
 
@@ -246,7 +282,8 @@ def test_demo_and_bench_still_need_no_game(capsys):
 
 # --- dataset -----------------------------------------------------------------------------
 minari_needed = pytest.mark.skipif(
-    __import__("importlib").util.find_spec("minari") is None, reason="needs minari")
+    __import__("importlib").util.find_spec("minari") is None, reason="needs minari"
+)
 
 
 @pytest.fixture
@@ -278,8 +315,9 @@ DATASET_REFUSED = [
 
 
 @minari_needed
-@pytest.mark.parametrize("argv, words", DATASET_REFUSED,
-                         ids=[" ".join(a) for a, _ in DATASET_REFUSED])
+@pytest.mark.parametrize(
+    "argv, words", DATASET_REFUSED, ids=[" ".join(a) for a, _ in DATASET_REFUSED]
+)
 def test_dataset_refused_cleanly_and_creates_nothing(argv, words, models, in_tmp, capsys):
     argv = [models if a == "UB" else a for a in argv]
     before = _tree(in_tmp)
@@ -291,19 +329,25 @@ def test_dataset_refused_cleanly_and_creates_nothing(argv, words, models, in_tmp
 
 
 def _record(root, *extra, agent="random"):
-    return cli_main(["dataset", "unbroken", "--agent", agent, "--episodes", "1",
-                     "--root", str(root), *extra])
+    return cli_main(
+        ["dataset", "unbroken", "--agent", agent, "--episodes", "1", "--root", str(root), *extra]
+    )
 
 
 @minari_needed
 def test_dataset_existing_id_and_overwrite(in_tmp, capsys):
     import minari
+
     root = in_tmp / "ds"
     assert _record(root, "--seed", "3") == 0
     capsys.readouterr()
     before = _tree(root)
-    _refused(["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root",
-              str(root)], capsys, "exists already", "--overwrite")
+    _refused(
+        ["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root", str(root)],
+        capsys,
+        "exists already",
+        "--overwrite",
+    )
     assert _tree(root) == before
     assert _record(root, "--overwrite", "--seed", "4") == 0
     os.environ["MINARI_DATASETS_PATH"] = str(root)
@@ -318,8 +362,11 @@ def test_dataset_bad_id_leaves_no_folder_that_breaks_the_root(in_tmp, capsys):
     later ``dataset`` command in ``ds`` failed."""
     root = in_tmp / "ds"
     root.mkdir()
-    _refused(["dataset", "unbroken", "--dataset-id", "bad id!", "--episodes", "1",
-              "--root", str(root)], capsys, "--dataset-id")
+    _refused(
+        ["dataset", "unbroken", "--dataset-id", "bad id!", "--episodes", "1", "--root", str(root)],
+        capsys,
+        "--dataset-id",
+    )
     assert _tree(root) == []
     assert _record(root) == 0
     # a folder such an older version left behind does not stop a valid command either
@@ -329,23 +376,53 @@ def test_dataset_bad_id_leaves_no_folder_that_breaks_the_root(in_tmp, capsys):
 
 
 @minari_needed
-def test_dataset_write_failure_cleans_up_and_keeps_the_replaced_one(in_tmp, capsys,
-                                                                    monkeypatch):
+def test_dataset_write_failure_cleans_up_and_keeps_the_replaced_one(in_tmp, capsys, monkeypatch):
     import minari
+
     root = in_tmp / "ds"
     assert _record(root, "--dataset-id", "keep/me-v0") == 0
     before = _tree(root)
     real = minari.create_dataset_from_buffers
 
     def broken(**kw):
-        real(**kw)                       # writes the folders, then the disk "fills up"
+        real(**kw)  # writes the folders, then the disk "fills up"
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(minari, "create_dataset_from_buffers", broken)
-    _refused(["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root",
-              str(root), "--dataset-id", "new/space/name-v0"], capsys, "No space left")
-    _refused(["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root",
-              str(root), "--dataset-id", "keep/me-v0", "--overwrite"], capsys, "No space")
-    assert _tree(root) == before            # no partial folder, the old dataset untouched
+    _refused(
+        [
+            "dataset",
+            "unbroken",
+            "--agent",
+            "random",
+            "--episodes",
+            "1",
+            "--root",
+            str(root),
+            "--dataset-id",
+            "new/space/name-v0",
+        ],
+        capsys,
+        "No space left",
+    )
+    _refused(
+        [
+            "dataset",
+            "unbroken",
+            "--agent",
+            "random",
+            "--episodes",
+            "1",
+            "--root",
+            str(root),
+            "--dataset-id",
+            "keep/me-v0",
+            "--overwrite",
+        ],
+        capsys,
+        "No space",
+    )
+    assert _tree(root) == before  # no partial folder, the old dataset untouched
     monkeypatch.setattr(minari, "create_dataset_from_buffers", real)
     os.environ["MINARI_DATASETS_PATH"] = str(root)
     assert minari.load_dataset("keep/me-v0").total_episodes == 1
@@ -356,11 +433,39 @@ def test_dataset_id_namespace_clashes_are_refused(in_tmp, capsys):
     root = in_tmp / "ds"
     assert _record(root, "--dataset-id", "ns/name-v0") == 0
     before = _tree(root)
-    _refused(["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root",
-              str(root), "--dataset-id", "ns/name-v0/inner-v0"], capsys, "is a dataset")
+    _refused(
+        [
+            "dataset",
+            "unbroken",
+            "--agent",
+            "random",
+            "--episodes",
+            "1",
+            "--root",
+            str(root),
+            "--dataset-id",
+            "ns/name-v0/inner-v0",
+        ],
+        capsys,
+        "is a dataset",
+    )
     (root / "ns2").mkdir()
     (root / "ns2" / "sub-v0").mkdir()
-    _refused(["dataset", "unbroken", "--agent", "random", "--episodes", "1", "--root",
-              str(root), "--dataset-id", "ns2/sub-v0", "--overwrite"], capsys,
-             "not a Minari dataset")
+    _refused(
+        [
+            "dataset",
+            "unbroken",
+            "--agent",
+            "random",
+            "--episodes",
+            "1",
+            "--root",
+            str(root),
+            "--dataset-id",
+            "ns2/sub-v0",
+            "--overwrite",
+        ],
+        capsys,
+        "not a Minari dataset",
+    )
     assert _tree(root) == before + ["ns2", "ns2/sub-v0"]

@@ -4,21 +4,16 @@
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
 import pytest
-
-import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.errors import CorruptStateError, InvalidActionError, ResetNeededError
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.snapshot import Snapshot
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
-    Batch,
     GAMES,
+    Batch,
     _collect,
     _figures,
     _multi_agent,
@@ -32,6 +27,12 @@ from conformance_common import (
     random_legal,
     spec_of,
 )
+
+import dungeonrl
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+from dungeonrl.envs.core.errors import CorruptStateError, InvalidActionError, ResetNeededError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================
@@ -58,9 +59,28 @@ def test_bad_input(name):
         _, info = env.reset(seed=0)
         legal = int(np.flatnonzero(info["action_mask"])[0])
         before = env.get_state()
-        for bad in (-1, A, A + 100, 2**63 - 1, -(2**63), 1.0, 0.5, np.float32(1), "0", None,
-                    True, np.bool_(False), [0], (0,), np.array([0, 1]), np.array([[0]]),
-                    np.array(0.0), np.array([legal], np.float64), {"a": 0}, 1 + 0j):
+        for bad in (
+            -1,
+            A,
+            A + 100,
+            2**63 - 1,
+            -(2**63),
+            1.0,
+            0.5,
+            np.float32(1),
+            "0",
+            None,
+            True,
+            np.bool_(False),
+            [0],
+            (0,),
+            np.array([0, 1]),
+            np.array([[0]]),
+            np.array(0.0),
+            np.array([legal], np.float64),
+            {"a": 0},
+            1 + 0j,
+        ):
             with pytest.raises(InvalidActionError):
                 env.step(bad)
             count += 1
@@ -84,17 +104,27 @@ def test_bad_input(name):
     with pytest.raises(ResetNeededError):
         venv.step(np.zeros(3, np.int64))
     venv.reset(seed=0)
-    for bad in (np.zeros(2, np.int64), np.zeros(4, np.int64), np.zeros((3, 1), np.int64),
-                np.zeros(3, np.float32), np.array([0, -1, 0]), np.array([0, A, 0]),
-                [0.5, 0, 0], np.array(["a", "b", "c"]), 0, None):
+    for bad in (
+        np.zeros(2, np.int64),
+        np.zeros(4, np.int64),
+        np.zeros((3, 1), np.int64),
+        np.zeros(3, np.float32),
+        np.array([0, -1, 0]),
+        np.array([0, A, 0]),
+        [0.5, 0, 0],
+        np.array(["a", "b", "c"]),
+        0,
+        None,
+    ):
         with pytest.raises(InvalidActionError):
             venv.step(bad)
         count += 1
     env = DungeonEnv(name, **h.default_config)
     env.reset(seed=0)
     snap = env.get_state()
-    for label, rec in h.corruptions(get_core(name, h.default_config),
-                                    np.frombuffer(snap.state, get_core(name).state_dtype)):
+    for _label, rec in h.corruptions(
+        get_core(name, h.default_config), np.frombuffer(snap.state, get_core(name).state_dtype)
+    ):
         with pytest.raises(CorruptStateError):
             env.set_state(dataclasses.replace(snap, state=rec.tobytes()))
         count += 1
@@ -102,9 +132,27 @@ def test_bad_input(name):
 
 
 BAD_ACTIONS = lambda A, legal: (  # noqa: E731
-    -1, A, A + 100, 2**63 - 1, -(2**63), 1.0, 0.5, np.float32(1), "0", None, True,
-    np.bool_(False), [0], (0,), np.array([0, 1]), np.array([[0]]), np.array(0.0),
-    np.array([legal], np.float64), {"a": 0}, 1 + 0j)
+    -1,
+    A,
+    A + 100,
+    2**63 - 1,
+    -(2**63),
+    1.0,
+    0.5,
+    np.float32(1),
+    "0",
+    None,
+    True,
+    np.bool_(False),
+    [0],
+    (0,),
+    np.array([0, 1]),
+    np.array([[0]]),
+    np.array(0.0),
+    np.array([legal], np.float64),
+    {"a": 0},
+    1 + 0j,
+)
 
 
 def _bad_input_aec(name, h):
@@ -114,8 +162,11 @@ def _bad_input_aec(name, h):
     count = 0
     for policy in ("penalize", "raise"):
         env = make_env(name, illegal_action=policy, **h.default_config)
-        for call in (lambda: env.step(0), lambda: env.observe(env.possible_agents[0]),
-                     env.get_state):
+        for call in (
+            lambda env=env: env.step(0),
+            lambda env=env: env.observe(env.possible_agents[0]),
+            env.get_state,
+        ):
             with pytest.raises(ResetNeededError):
                 call()
             count += 1
@@ -146,16 +197,22 @@ def _bad_input_aec(name, h):
         with pytest.raises(ResetNeededError):
             env2.step(None)
         count += 2
-    for kw in ({"num_players": spec.min_players - 1}, {"num_players": spec.max_players + 1},
-               {"num_players": 2.5}, {"illegal_action": "ignore"}, {"render_mode": "video"}):
+    for kw in (
+        {"num_players": spec.min_players - 1},
+        {"num_players": spec.max_players + 1},
+        {"num_players": 2.5},
+        {"illegal_action": "ignore"},
+        {"render_mode": "video"},
+    ):
         with pytest.raises(ValueError):
             make_env(name, **kw)
         count += 1
     env = make_env(name, **h.default_config)
     env.reset(seed=0)
     snap = env.get_state()
-    for label, rec in h.corruptions(get_core(name, h.default_config),
-                                    np.frombuffer(snap.state, get_core(name).state_dtype)):
+    for _label, rec in h.corruptions(
+        get_core(name, h.default_config), np.frombuffer(snap.state, get_core(name).state_dtype)
+    ):
         with pytest.raises(CorruptStateError):
             env.set_state(dataclasses.replace(snap, state=rec.tobytes()))
         count += 1
@@ -280,24 +337,30 @@ def _terminated_vs_truncated_aec(name, h):
         b.step(acts)
         b.refresh()
         for i in np.flatnonzero(live & b.terminated & ~b.illegal):
-            ends.append((hist[0][0][i:i + 1].copy(), [int(a[i]) for _, a in hist]))
+            ends.append((hist[0][0][i : i + 1].copy(), [int(a[i]) for _, a in hist]))
         live &= ~(b.terminated | b.truncated)
     assert len(ends) >= 3, "random games (from late-game starts) never ended by the rules"
     env = make_env(name, **h.default_config)
     for rec, acts in ends:
-        env.set_state(Snapshot(game=spec.name, layout_version=spec.layout_version,
-                               state=rec.tobytes()))
+        env.set_state(
+            Snapshot(game=spec.name, layout_version=spec.layout_version, state=rec.tobytes())
+        )
         for a in acts:
             assert not aec_done(env)
             agent = env.agent_selection
             env.step(a)
-        assert all(env.terminations.values()) and not any(env.truncations.values()), \
+        assert all(env.terminations.values()) and not any(env.truncations.values()), (
             "a game the rules ended was not terminated for every agent"
+        )
         assert env.infos[agent]["illegal_action"] is False
         assert all(i.get("outcome") != "truncated" for i in env.infos.values())
         assert not env.observe(agent)["action_mask"].any()
         lo, hi = spec.reward_range
         assert all(lo <= r <= hi for r in env.rewards.values())
         aec_finish(env)
-    _figures(f"terminated/truncated {name} (AEC)", truncated=truncs, terminated_under_cap=terms,
-             terminated_by_rules=len(ends))
+    _figures(
+        f"terminated/truncated {name} (AEC)",
+        truncated=truncs,
+        terminated_under_cap=terms,
+        terminated_by_rules=len(ends),
+    )

@@ -4,18 +4,15 @@ and the vector env (TESTING.md 7, 8).
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
-from conformance_common import (  # noqa: F401
-    _aec_config,
-    Batch,
+from conformance_common import (
     GAMES,
+    Batch,
+    _aec_config,
     _config_id,
     _figures,
     _multi_agent,
@@ -28,6 +25,10 @@ from conformance_common import (  # noqa: F401
     random_legal,
     rbytes,
 )
+
+import dungeonrl
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 # =====================================================================================
@@ -100,8 +101,9 @@ def test_observation_aliasing(name, dict_obs):
     for out, copies in kept:
         for a, c in zip(_arrays(out), copies):
             assert np.array_equal(a, c), "a returned vector array changed after later steps"
-    sb3 = dungeonrl.DungeonSB3VecEnv(name, num_envs=3, seed=0, dict_obs=dict_obs,
-                                     **h.truncate_config)
+    sb3 = dungeonrl.DungeonSB3VecEnv(
+        name, num_envs=3, seed=0, dict_obs=dict_obs, **h.truncate_config
+    )
     kept = []
     obs = sb3.reset()
     _assert_fresh(obs, _buffers(sb3._run.buf), "DungeonSB3VecEnv.reset")
@@ -151,24 +153,26 @@ def test_batched_equals_sequential_core(name):
         big.reset(seeds)
         singles = [Batch(core, 1) for _ in range(n)]
         for i, s in enumerate(singles):
-            s.reset(seeds[i:i + 1])
+            s.reset(seeds[i : i + 1])
         rng = np.random.default_rng(ci)
         for t in range(150):
             acts = random_legal(rng, big.masks)
             big.step_autoreset(acts)
             for i, s in enumerate(singles):
-                s.step_autoreset(acts[i:i + 1])
-                assert rbytes(big.states[i:i + 1]) == rbytes(s.states), \
+                s.step_autoreset(acts[i : i + 1])
+                assert rbytes(big.states[i : i + 1]) == rbytes(s.states), (
                     f"{_config_id(cfg)} step {t} row {i}: records differ"
+                )
                 for x in ("obs", "masks", "rewards", "terminated", "truncated", "illegal"):
-                    assert getattr(big, x)[i:i + 1].tobytes() == getattr(s, x).tobytes(), \
+                    assert getattr(big, x)[i : i + 1].tobytes() == getattr(s, x).tobytes(), (
                         f"{_config_id(cfg)} step {t} row {i}: {x} differ"
+                    )
                 if s.terminated[0] or s.truncated[0]:
                     assert big.final_obs[i].tobytes() == s.final_obs[0].tobytes()
-                    assert rbytes(big.final_states[i:i + 1]) == rbytes(s.final_states)
+                    assert rbytes(big.final_states[i : i + 1]) == rbytes(s.final_states)
                 compared += 1
         # one row's action never changes another row's result
-        for t in range(20):
+        for _t in range(20):
             base = big.states.copy()
             acts = random_legal(rng, big.masks)
             j = int(rng.integers(n))
@@ -182,11 +186,13 @@ def test_batched_equals_sequential_core(name):
             acts2[j] = alt_legal[(np.searchsorted(alt_legal, acts[j]) + 1) % len(alt_legal)]
             alt.step_autoreset(acts2)
             others = np.arange(n) != j
-            assert rbytes(ref.states[others]) == rbytes(alt.states[others]), \
+            assert rbytes(ref.states[others]) == rbytes(alt.states[others]), (
                 f"changing row {j}'s action changed other rows' records"
+            )
             for x in ("obs", "masks", "rewards", "terminated", "truncated"):
-                assert getattr(ref, x)[others].tobytes() == getattr(alt, x)[others].tobytes(), \
+                assert getattr(ref, x)[others].tobytes() == getattr(alt, x)[others].tobytes(), (
                     f"changing row {j}'s action changed other rows' {x}"
+                )
             big.step_autoreset(acts)
     _figures(f"batched==sequential {name}", row_steps=compared, divergences=0)
 
@@ -201,7 +207,7 @@ def test_vector_env_equals_single_envs(name):
     n = 6
     for cfg in h.configs:
         if _aec_config(name, cfg):
-            continue          # (a multi-seat configuration: the AEC env's)
+            continue  # (a multi-seat configuration: the AEC env's)
         venv = DungeonVectorEnv(name, num_envs=n, **cfg)
         singles = [DungeonEnv(name, **cfg) for _ in range(n)]
         vobs, vinfo = venv.reset(seed=123)
@@ -209,8 +215,9 @@ def test_vector_env_equals_single_envs(name):
         sobs = []
         for i, e in enumerate(singles):
             o, info = e.reset(seed=123 + i)
-            assert np.array_equal(o, vobs[i]) and np.array_equal(info["action_mask"],
-                                                                 vinfo["action_mask"][i])
+            assert np.array_equal(o, vobs[i]) and np.array_equal(
+                info["action_mask"], vinfo["action_mask"][i]
+            )
             sobs.append(o)
         rng = np.random.default_rng(0)
         for _ in range(400):

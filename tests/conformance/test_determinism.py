@@ -5,6 +5,7 @@ vs interpreter (TESTING.md 3, 5, 12).
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,12 +14,10 @@ import random
 
 import numpy as np
 import pytest
-
-from dungeonrl import registry
 from conformance_common import (
-    Batch,
     GAMES,
     ROOT,
+    Batch,
     _collect,
     _config_id,
     _figures,
@@ -30,6 +29,8 @@ from conformance_common import (
     record_rows,
     trajectory_hashes,
 )
+
+from dungeonrl import registry
 
 
 # =====================================================================================
@@ -45,15 +46,24 @@ def test_determinism_batch_size_and_order(name):
     for ci, cfg in enumerate(h.configs):
         seeds = list(range(1000 * ci + 11, 1000 * ci + 11 + 64))
         ref = trajectory_hashes(name, cfg, seeds, 100)
-        for kw, sub in (({"batch": 7}, seeds), ({"batch": 1}, seeds[:16]),
-                        ({"reverse": True}, seeds), ({"batch": 7, "reverse": True}, seeds)):
+        for kw, sub in (
+            ({"batch": 7}, seeds),
+            ({"batch": 1}, seeds[:16]),
+            ({"reverse": True}, seeds),
+            ({"batch": 7, "reverse": True}, seeds),
+        ):
             got = trajectory_hashes(name, cfg, sub, 100, **kw)
             diff = [s for s in sub if got[s] != ref[s]]
             assert not diff, f"{_config_id(cfg)} {kw}: seeds {diff[:8]} differ from batch 64"
         assert len(set(ref.values())) == len(seeds), "two seeds gave identical trajectories"
         n_seeds += len(seeds)
-    _figures(f"determinism {name}", seeds=n_seeds, steps_each=100,
-             layouts="64/7/1/reversed", divergences=0)
+    _figures(
+        f"determinism {name}",
+        seeds=n_seeds,
+        steps_each=100,
+        layouts="64/7/1/reversed",
+        divergences=0,
+    )
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -61,20 +71,33 @@ def test_determinism_across_processes_and_threads(name):
     """The same hashes in this process and in two fresh processes run with
     NUMBA_NUM_THREADS=1 and NUMBA_NUM_THREADS=2."""
     h = hooks(name)
-    jobs = [{"key": str(ci), "cfg": cfg, "seeds": list(range(40 + ci, 56 + ci)), "steps": 100}
-            for ci, cfg in enumerate(h.configs)]
-    procs = {th: _subprocess({"what": "hashes", "name": name, "jobs": jobs},
-                             {"NUMBA_NUM_THREADS": str(th)}) for th in (1, 2)}
-    ref = {j["key"]: {str(k): v for k, v in trajectory_hashes(name, j["cfg"], j["seeds"],
-                                                               j["steps"]).items()}
-           for j in jobs}
+    jobs = [
+        {"key": str(ci), "cfg": cfg, "seeds": list(range(40 + ci, 56 + ci)), "steps": 100}
+        for ci, cfg in enumerate(h.configs)
+    ]
+    procs = {
+        th: _subprocess(
+            {"what": "hashes", "name": name, "jobs": jobs}, {"NUMBA_NUM_THREADS": str(th)}
+        )
+        for th in (1, 2)
+    }
+    ref = {
+        j["key"]: {
+            str(k): v for k, v in trajectory_hashes(name, j["cfg"], j["seeds"], j["steps"]).items()
+        }
+        for j in jobs
+    }
     for th, p in procs.items():
         got = _collect(p)
         assert got["threads"] == th and not got["jit_disabled"]
         assert got["hashes"] == ref, f"NUMBA_NUM_THREADS={th}: trajectories differ"
-    _figures(f"determinism across processes {name}",
-             seeds=sum(len(j["seeds"]) for j in jobs), processes=3, thread_counts="1,2",
-             divergences=0)
+    _figures(
+        f"determinism across processes {name}",
+        seeds=sum(len(j["seeds"]) for j in jobs),
+        processes=3,
+        thread_counts="1,2",
+        divergences=0,
+    )
 
 
 def _strip(states, fields):
@@ -109,7 +132,7 @@ def test_different_seeds_differ_in_later_chance(name):
     fields = tuple(h.chance_fields)
     diverged = np.zeros(n, bool)
     rng = np.random.default_rng(3)
-    for t in range(200):
+    for _t in range(200):
         acts = random_legal(rng, a.masks)
         same_mask = (a.masks == b.masks).all(axis=1)
         diverged |= ~same_mask
@@ -122,8 +145,9 @@ def test_different_seeds_differ_in_later_chance(name):
         diverged |= (record_rows(sa) != record_rows(sb)).any(axis=1)
         if (~a.masks.any(1) & ~b.masks.any(1)).all():
             break
-    assert diverged.mean() >= 0.9, \
+    assert diverged.mean() >= 0.9, (
         f"only {int(diverged.sum())}/{n} games diverged after swapping the generator"
+    )
     # successive episodes of one seed stream get different deals
     b1 = Batch(core, 4)
     b1.reset([5, 5, 6, 6])
@@ -132,7 +156,7 @@ def test_different_seeds_differ_in_later_chance(name):
     episodes = 0
     for _ in range(4000):
         acts = random_legal(rng, b1.masks)
-        acts[1], acts[3] = acts[0], acts[2]       # rows 0, 1 (and 2, 3) share a seed
+        acts[1], acts[3] = acts[0], acts[2]  # rows 0, 1 (and 2, 3) share a seed
         b1.step_autoreset(acts)
         ended = b1.terminated | b1.truncated
         if ended[0]:
@@ -144,8 +168,12 @@ def test_different_seeds_differ_in_later_chance(name):
     rows = record_rows(b1.states)
     assert (rows[0] == rows[1]).all(), "one seed, two different streams"
     assert (rows[0] != rows[2]).any(), "two seeds, one stream"
-    _figures(f"later chance {name}", games=n, diverged=int(diverged.sum()),
-             episode_starts_distinct=len(starts))
+    _figures(
+        f"later chance {name}",
+        games=n,
+        diverged=int(diverged.sum()),
+        episode_starts_distinct=len(starts),
+    )
 
 
 # =====================================================================================
@@ -159,9 +187,10 @@ def _disturb_impl(seed):
     return s
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _disturber():
     from numba import njit
+
     return njit(_disturb_impl)
 
 
@@ -191,20 +220,19 @@ def test_no_hidden_global_state(name):
         b.reset(seeds)
         assert rbytes(a.states) == rbytes(b.states)
         rng = np.random.default_rng(ci)
-        for t in range(200):          # fused kernel: many episodes per row
+        for t in range(200):  # fused kernel: many episodes per row
             acts = random_legal(rng, a.masks)
             disturb(10 + t)
             a.step_autoreset(acts)
             disturb(100_000 + t)
             b.step_autoreset(acts)
             assert rbytes(a.states) == rbytes(b.states), f"step {t}: records differ"
-            for x in ("obs", "masks", "rewards", "terminated", "truncated", "illegal",
-                      "final_obs"):
+            for x in ("obs", "masks", "rewards", "terminated", "truncated", "illegal", "final_obs"):
                 assert np.array_equal(getattr(a, x), getattr(b, x)), f"step {t}: {x} differ"
             steps += 32
         a.reset(seeds + 1)
         b.reset(seeds + 1)
-        for t in range(200):          # plain step + observe + mask, to the end of each game
+        for t in range(200):  # plain step + observe + mask, to the end of each game
             if not a.masks.any():
                 break
             acts = random_legal(rng, a.masks)
@@ -237,17 +265,30 @@ def test_jit_matches_interpreter(name):
         jobs.append({"key": str(ci), "cfg": c, "seeds": [3 + ci, 17, 101], "steps": 70})
     # (the first job runs traced, for the line-coverage figure)
     import importlib
+
     pkg = os.path.dirname(importlib.import_module(registry.game_module(name)).__file__)
     enc = os.path.join(ROOT, "encoders")
-    p = _subprocess({"what": "hashes", "name": name, "jobs": jobs, "coverage": [pkg, enc]},
-                    {"NUMBA_DISABLE_JIT": "1"})
-    ref = {j["key"]: {str(k): v for k, v in trajectory_hashes(name, j["cfg"], j["seeds"],
-                                                               j["steps"]).items()}
-           for j in jobs}
+    p = _subprocess(
+        {"what": "hashes", "name": name, "jobs": jobs, "coverage": [pkg, enc]},
+        {"NUMBA_DISABLE_JIT": "1"},
+    )
+    ref = {
+        j["key"]: {
+            str(k): v for k, v in trajectory_hashes(name, j["cfg"], j["seeds"], j["steps"]).items()
+        }
+        for j in jobs
+    }
     got = _collect(p, timeout=600)
     assert got["jit_disabled"], "the subprocess did not run with the JIT disabled"
     assert got["hashes"] == ref, "compiled and interpreted trajectories differ"
-    cov = {k: f"{a}/{b}" for k, (a, b) in sorted((got["coverage"] or {}).items())
-           if "rules" in os.path.basename(k) or k.startswith("encoders")}
-    _figures(f"jit==interpreter {name}", seeds=sum(len(j["seeds"]) for j in jobs),
-             steps_each=70, line_coverage=cov)
+    cov = {
+        k: f"{a}/{b}"
+        for k, (a, b) in sorted((got["coverage"] or {}).items())
+        if "rules" in os.path.basename(k) or k.startswith("encoders")
+    }
+    _figures(
+        f"jit==interpreter {name}",
+        seeds=sum(len(j["seeds"]) for j in jobs),
+        steps_each=70,
+        line_coverage=cov,
+    )

@@ -4,15 +4,13 @@
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 from conformance_common import (
     GAMES,
     _single_agent,
@@ -20,6 +18,9 @@ from conformance_common import (
     random_legal,
     spec_of,
 )
+
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
 
 # =====================================================================================
@@ -31,6 +32,7 @@ def test_gymnasium_and_sb3_check_env(name):
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
+
     spec = spec_of(name)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*infinity.*")
@@ -45,7 +47,9 @@ def test_gymnasium_and_sb3_check_env(name):
 def test_make_vec(name):
     _single_agent(name)
     import gymnasium as gym
+
     from dungeonrl.envs.core.adapters.checker import check_vector_env
+
     spec = spec_of(name)
     v = gym.make_vec(spec.env_id, num_envs=3)
     assert isinstance(v, DungeonVectorEnv) and v.num_envs == 3
@@ -56,6 +60,7 @@ def test_make_vec(name):
         obs, r, te, tr, info = v.step(random_legal(rng, info["action_mask"]))
         assert obs in v.observation_space and r.shape == (3,)
     v.close()
-    res = check_vector_env(gym.make_vec(spec.env_id, num_envs=3, **hooks(name).truncate_config),
-                           steps=40)
+    res = check_vector_env(
+        gym.make_vec(spec.env_id, num_envs=3, **hooks(name).truncate_config), steps=40
+    )
     assert res["episodes_ended"] > 0

@@ -4,11 +4,11 @@ leaves its observation and mask unchanged (TESTING.md 6).
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conformance_common import (
     GAMES,
     MASK_DTYPE,
@@ -31,7 +31,7 @@ def _recompute_mask(core, states, seat=None):
     else:
         m = np.zeros((len(states), core.spec.num_actions), MASK_DTYPE)
         core.legal_mask(states, m)
-    if seat is not None:      # the mask seat ``seat`` sees
+    if seat is not None:  # the mask seat ``seat`` sees
         m = m * (core.to_play(states) == seat)[:, None]
     return m
 
@@ -62,12 +62,15 @@ def test_hidden_information(name):
             obs1 = np.zeros_like(obs0)
             core.observe(alt, players, obs1)
             diff = np.flatnonzero(obs0[0] != obs1[0])
-            assert not len(diff), ("resampling hidden information changed observation "
-                                   f"columns {[spec.feature_names[i] for i in diff[:8]]}")
+            assert not len(diff), (
+                "resampling hidden information changed observation "
+                f"columns {[spec.feature_names[i] for i in diff[:8]]}"
+            )
             mask1 = _recompute_mask(core, alt, seat)
             assert np.array_equal(mask0, mask1), (
                 "resampling hidden information changed the mask: "
-                f"{np.flatnonzero(mask0[0] != mask1[0]).tolist()}")
+                f"{np.flatnonzero(mask0[0] != mask1[0]).tolist()}"
+            )
             n["resamples"] += 1
         vis = h.change_visible(core, row, **kw)
         obs2 = np.zeros_like(obs0)
@@ -76,12 +79,19 @@ def test_hidden_information(name):
 
     for ci, row in sampled_states(name):
         core = get_core(name, h.configs[ci])
-        seats = (list(range(core.num_players)) if spec.multi_agent or core.num_players > 1
-                 else [None])
+        seats = (
+            list(range(core.num_players)) if spec.multi_agent or core.num_players > 1 else [None]
+        )
         n["players"] = len(seats)
         for seat in seats:
             check_seat(core, row, seat)
         n["states"] += 1
     assert n["changed"] == n["resamples"], "resample_hidden returned an unchanged record"
-    _figures(f"hidden information {name}", states=n["states"], players=n["players"],
-             resamples=n["resamples"], observation_differences=0, mask_differences=0)
+    _figures(
+        f"hidden information {name}",
+        states=n["states"],
+        players=n["players"],
+        resamples=n["resamples"],
+        observation_differences=0,
+        mask_differences=0,
+    )

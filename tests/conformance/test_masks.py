@@ -4,18 +4,16 @@ handled by the documented policy (TESTING.md 2).
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError
-from dungeonrl.envs.core.snapshot import Snapshot
-from conformance_common import (  # noqa: F401
-    _aec_config,
-    Batch,
+from conformance_common import (
     GAMES,
     MASK_DTYPE,
+    Batch,
+    _aec_config,
     _figures,
     aec_finish,
     checked,
@@ -26,6 +24,9 @@ from conformance_common import (  # noqa: F401
     sampled_states,
     spec_of,
 )
+
+from dungeonrl.envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================
@@ -62,8 +63,15 @@ def test_mask_soundness(name):
         b.states[:] = row[0]
         b.step(legal)
         assert not b.illegal.any(), f"legal action(s) {legal[b.illegal].tolist()} flagged illegal"
-        checked(h, core, b.states, np.ones(len(legal), bool), np.zeros(len(legal), bool),
-                known, before=np.repeat(row, len(legal)))
+        checked(
+            h,
+            core,
+            b.states,
+            np.ones(len(legal), bool),
+            np.zeros(len(legal), bool),
+            known,
+            before=np.repeat(row, len(legal)),
+        )
         n_legal += len(legal)
         # every illegal action through the core: penalty, terminated, flagged
         b = Batch(core, len(illegal))
@@ -77,8 +85,9 @@ def test_mask_soundness(name):
             strict[ci] = make_env(name, illegal_action="raise", **cfg)
             penal[ci] = make_env(name, **cfg)
         env = strict[ci]
-        snap = Snapshot(game=spec.name, layout_version=spec.layout_version,
-                        state=row.tobytes(), step_count=3)
+        snap = Snapshot(
+            game=spec.name, layout_version=spec.layout_version, state=row.tobytes(), step_count=3
+        )
         env.set_state(snap)
         phase = core.phase_name(row[0])
         for a in illegal:
@@ -107,7 +116,7 @@ def test_mask_soundness(name):
                 assert all(e.terminations.values()) and not any(e.truncations.values())
                 assert e.infos[agent]["illegal_action"] is True
                 assert not e.observe(agent)["action_mask"].any()
-                with pytest.raises(InvalidActionError):     # finished agents step None only
+                with pytest.raises(InvalidActionError):  # finished agents step None only
                     e.step(int(legal[0]))
                 aec_finish(e)
                 with pytest.raises(ResetNeededError):
@@ -120,6 +129,11 @@ def test_mask_soundness(name):
             with pytest.raises(ResetNeededError):
                 e.step(int(legal[0]))
             n_env_penal += 1
-    _figures(f"mask soundness {name}", states=len(states), legal_actions_accepted=n_legal,
-             illegal_strict_raised=n_illegal, illegal_penalized_env=n_env_penal,
-             known_bug_hits=len(known))
+    _figures(
+        f"mask soundness {name}",
+        states=len(states),
+        legal_actions_accepted=n_legal,
+        illegal_strict_raised=n_illegal,
+        illegal_penalized_env=n_env_penal,
+        known_bug_hits=len(known),
+    )

@@ -4,19 +4,16 @@ snapshots of another game or layout, or corrupted, are refused (TESTING.md 4).
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
 import pytest
-
-from dungeonrl.envs.core.errors import CorruptStateError, SnapshotError
-from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-from dungeonrl.envs.core.snapshot import Snapshot
-from conformance_common import (  # noqa: F401
-    _aec_config,
+from conformance_common import (
     GAMES,
+    _aec_config,
     _figures,
     _multi_agent,
     aec_action,
@@ -30,6 +27,10 @@ from conformance_common import (  # noqa: F401
     sampled_states,
     spec_of,
 )
+
+from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.errors import CorruptStateError, SnapshotError
+from dungeonrl.envs.core.snapshot import Snapshot
 
 
 # =====================================================================================
@@ -45,10 +46,10 @@ def test_snapshot_restore_replays_identically(name):
     if _multi_agent(name):
         return _snapshot_restore_aec(name, h)
     if any(_aec_config(name, cfg) for cfg in h.configs):
-        _snapshot_restore_aec(name, h)        # the configurations with more seats
+        _snapshot_restore_aec(name, h)  # the configurations with more seats
     restores = 0
     configs = [cfg for cfg in h.configs if not _aec_config(name, cfg)]
-    for ci, cfg in enumerate(configs):
+    for cfg in configs:
         env = DungeonEnv(name, **cfg)
         fresh = DungeonEnv(name, **cfg)
         for seed in range(12):
@@ -61,8 +62,9 @@ def test_snapshot_restore_replays_identically(name):
                 a = int(random_legal(rng, info["action_mask"][None])[0])
                 obs, r, term, trunc, info = env.step(a)
                 done = term or trunc
-                consumed = any(not np.array_equal(env._buf.states[0][f], chance0[f])
-                               for f in h.chance_fields)
+                consumed = any(
+                    not np.array_equal(env._buf.states[0][f], chance0[f]) for f in h.chance_fields
+                )
                 if done or (consumed and rng.random() < 0.3):
                     break
             if done or not consumed:
@@ -74,8 +76,17 @@ def test_snapshot_restore_replays_identically(name):
                 a = int(random_legal(rng, info["action_mask"][None])[0])
                 actions.append(a)
                 obs, r, term, trunc, info = env.step(a)
-                ref.append((obs.copy(), r, term, trunc, info["action_mask"].copy(),
-                            info["illegal_action"], rbytes(env._buf.states)))
+                ref.append(
+                    (
+                        obs.copy(),
+                        r,
+                        term,
+                        trunc,
+                        info["action_mask"].copy(),
+                        info["illegal_action"],
+                        rbytes(env._buf.states),
+                    )
+                )
                 if term or trunc:
                     break
             for target, src in ((env, snap), (env, snap.to_bytes()), (fresh, snap)):
@@ -97,7 +108,7 @@ def _snapshot_restore_aec(name, h):
     configurations played through it: ``_aec_config``)."""
     restores = 0
     configs = [cfg for cfg in h.configs if _aec_config(name, cfg)]
-    for ci, cfg in enumerate(configs):
+    for cfg in configs:
         env = make_env(name, **cfg)
         fresh = make_env(name, **cfg)
         for seed in range(8):
@@ -109,11 +120,12 @@ def _snapshot_restore_aec(name, h):
             hi = cfg.get("max_steps", 200) if seed % 2 == 0 else 40
             depth = int(rng.integers(1, hi))
             done = consumed = False
-            for t in range(depth):
+            for _t in range(depth):
                 env.step(aec_action(env, rng))
                 done = aec_done(env)
-                consumed = any(not np.array_equal(env._states[0][f], chance0[f])
-                               for f in h.chance_fields)
+                consumed = any(
+                    not np.array_equal(env._states[0][f], chance0[f]) for f in h.chance_fields
+                )
                 if done:
                     break
             if done or not consumed:
@@ -146,9 +158,11 @@ def test_snapshot_rejects_other_game_layout_and_corruption(name):
     env = make_env(name, **h.default_config)
     env.reset(seed=3)
     snap = env.get_state()
-    for bad in (dataclasses.replace(snap, game=spec.name + "_other"),
-                dataclasses.replace(snap, layout_version="0" * 16),
-                dataclasses.replace(snap, state=snap.state[:-1])):
+    for bad in (
+        dataclasses.replace(snap, game=spec.name + "_other"),
+        dataclasses.replace(snap, layout_version="0" * 16),
+        dataclasses.replace(snap, state=snap.state[:-1]),
+    ):
         with pytest.raises(SnapshotError):
             env.set_state(bad)
         with pytest.raises(SnapshotError):
@@ -166,18 +180,18 @@ def test_snapshot_rejects_other_game_layout_and_corruption(name):
             with pytest.raises(SnapshotError):
                 env.set_state(oe.get_state())
     envs = {}
-    if spec.max_players > 1:      # a snapshot of another table size is another game
+    if spec.max_players > 1:  # a snapshot of another table size is another game
         for cfg in h.configs:
             e = make_env(name, **cfg)
             e.reset(seed=4)
-            seats = getattr(e, "num_seats", 1)       # (DungeonEnv: one seat)
+            seats = getattr(e, "num_seats", 1)  # (DungeonEnv: one seat)
             if seats != getattr(env, "num_seats", 1):
                 with pytest.raises(SnapshotError):
                     env.set_state(e.get_state())
             envs.setdefault(seats, e)
     n = 0
     for ci, row in sampled_states(name)[::5]:
-        if envs:              # each env takes records of its own table size
+        if envs:  # each env takes records of its own table size
             env = envs[get_core(name, h.configs[ci]).num_players]
         for label, rec in h.corruptions(get_core(name, h.default_config), row):
             before = env.get_state()

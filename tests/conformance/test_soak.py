@@ -5,15 +5,15 @@ regressions the soak found.
 Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
 whole suite).
 """
+
 from __future__ import annotations
 
+import game_hooks
 import numpy as np
 import pytest
-
-import game_hooks
 from conformance_common import (
-    Batch,
     GAMES,
+    Batch,
     _figures,
     get_core,
     hooks,
@@ -26,7 +26,7 @@ from conformance_common import (
 def test_every_suite_game_has_hooks():
     assert GAMES, "no game registered"
     for g in GAMES:
-        h = game_hooks.get_hooks(g)   # raises naming the missing game
+        h = game_hooks.get_hooks(g)  # raises naming the missing game
         assert h.configs, f"{g}: hooks list no configuration"
 
 
@@ -49,25 +49,34 @@ def test_random_play_soak(name, start):
     known = []
     outcomes = {}
     for ci, cfg in enumerate(h.configs):
-        b, st, _ = play_random(name, cfg, h.soak_games, seed=1 + ci + 50 * (start == "jump"),
-                               jump=start == "jump")
+        b, st, _ = play_random(
+            name, cfg, h.soak_games, seed=1 + ci + 50 * (start == "jump"), jump=start == "jump"
+        )
         games += st["games"]
         decisions += st["decisions"]
         tainted += st["tainted"]
         known += st["known"]
-        for i in range(0, b.n, 7):     # the core's own validator accepts real states
+        for i in range(0, b.n, 7):  # the core's own validator accepts real states
             if not st["tainted_rows"][i]:
                 b.core.check_state(b.states[i])
         for i in range(b.n):
             o = b.core.episode_info(b.states[i]).get("outcome", "?")
             outcomes[o] = outcomes.get(o, 0) + 1
-    _figures(f"soak {name} ({start} starts)", configs=len(h.configs), games=games,
-             decisions=decisions, invariant_violations=0, known_bug_games=tainted,
-             outcomes=outcomes)
+    _figures(
+        f"soak {name} ({start} starts)",
+        configs=len(h.configs),
+        games=games,
+        decisions=decisions,
+        invariant_violations=0,
+        known_bug_games=tainted,
+        outcomes=outcomes,
+    )
     assert games >= 1000
     if known:
-        pytest.xfail(f"{tainted} of {games} games hit known bug(s): "
-                     + "; ".join(sorted({k for k in h.known_bugs if any(k in m for m in known)})))
+        pytest.xfail(
+            f"{tainted} of {games} games hit known bug(s): "
+            + "; ".join(sorted({k for k in h.known_bugs if any(k in m for m in known)}))
+        )
 
 
 # =====================================================================================
@@ -107,6 +116,7 @@ def test_unbroken_craft_while_sheet_set_aside():
     sheet was in two places (stack [0, 2] with [2] set aside -> [0, 2, 2]).
     First seen in random play: seed 1839, difficulty easy, character random."""
     from dungeonrl.envs.unbroken import consts as C
+
     h = hooks("unbroken")
     core = get_core("unbroken", {"difficulty": "easy", "character": "random"})
     T = core.T
@@ -120,7 +130,7 @@ def test_unbroken_craft_while_sheet_set_aside():
         b.step_autoreset(random_legal(rng, b.masks))
     rows = np.flatnonzero(b.states["phase"] == C.PH_TURN)
     assert len(rows), "set-up failed: no Battle Step reached"
-    row = b.states[rows[0]:rows[0] + 1].copy()
+    row = b.states[rows[0] : rows[0] + 1].copy()
     j = 1
     up = int(T.w_upg_to[0, j])
     s = row[0]
@@ -133,11 +143,11 @@ def test_unbroken_craft_while_sheet_set_aside():
     s["waside_rounds"] = 2
     s["res"][:] = T.bars
     core.refresh(row)
-    h.check_invariants(core, row)   # a legal position: Bare Hands equipped, one sheet aside
+    h.check_invariants(core, row)  # a legal position: Bare Hands equipped, one sheet aside
     assert not row[0]["legal"][C.A_CRAFT0 + j], "the set-aside sheet can be crafted again"
     one = Batch(core, 1)
     one.states[:] = row
-    for a in np.flatnonzero(row[0]["legal"]):     # no legal action duplicates a sheet
+    for a in np.flatnonzero(row[0]["legal"]):  # no legal action duplicates a sheet
         one.states[:] = row
         one.step([a])
         h.check_invariants(core, one.states)

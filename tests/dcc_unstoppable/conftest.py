@@ -1,4 +1,5 @@
 """Shared set-up of the Dungeon Crawler Carl: Unstoppable tests."""
+
 import pytest
 
 from dungeonrl import registry

@@ -9,6 +9,7 @@ its spec, metrics, learning curve, the final evaluation's numbers),
 
 Sized for a 2-core machine: a few thousand training steps per run, 20-40
 evaluation games."""
+
 from __future__ import annotations
 
 import json
@@ -18,16 +19,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import dungeonrl  # noqa: E402,F401  (registers the games)
-from dungeonrl.agents.evaluate import evaluate  # noqa: E402
-from dungeonrl.agents.games import hooks_for  # noqa: E402
-from dungeonrl.agents.policy import RandomAgent, TorchAgent, make_agent  # noqa: E402
-from dungeonrl.agents.ppo import ActorCritic  # noqa: E402
-from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent  # noqa: E402
-from dungeonrl.agents.train import is_coop  # noqa: E402
-from dungeonrl.cli import main as cli_main  # noqa: E402
-from dungeonrl.envs.core.adapters.selfplay import SelfPlayView  # noqa: E402
-from dungeonrl.envs.dcc_unstoppable import consts as C, make_core  # noqa: E402
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.agents.evaluate import evaluate
+from dungeonrl.agents.games import hooks_for
+from dungeonrl.agents.policy import RandomAgent, make_agent
+from dungeonrl.agents.ppo import ActorCritic
+from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent
+from dungeonrl.agents.train import is_coop
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+from dungeonrl.envs.dcc_unstoppable import consts as C
+from dungeonrl.envs.dcc_unstoppable import make_core
 
 GAME = "dcc_unstoppable"
 
@@ -45,6 +47,7 @@ def coop():
 # --- hooks ------------------------------------------------------------------------------------
 def test_hooks_are_wired(solo, coop):
     from dungeonrl.agents import dcc_unstoppable_hooks as H
+
     hooks = hooks_for(GAME)
     assert hooks is H.HOOKS
     assert hooks.heuristic is not None and hooks.scripted_advance is not None
@@ -102,8 +105,9 @@ def test_play_team_is_the_team_result(coop):
     assert a["seat_a"].tolist() == [i % 2 for i in range(24)]
     assert a["illegal"] == 0 and set(a["result"].tolist()) <= {-1, 0, 1}
     # the same games played to the end in numba by two heuristics
-    whole = hooks_for(GAME).play_whole_games(coop, "heuristic",
-                                            np.arange(7, 31, dtype=np.uint64), 7)
+    whole = hooks_for(GAME).play_whole_games(
+        coop, "heuristic", np.arange(7, 31, dtype=np.uint64), 7
+    )
     np.testing.assert_array_equal(a["result"] == 1, whole["win"])
     np.testing.assert_array_equal(a["result"] == -1, whole["return"] < 0)
 
@@ -112,6 +116,7 @@ def test_play_team_with_a_random_partner_and_rival_games(coop):
     r = play_team(coop, make_agent("heuristic", coop), RandomAgent(coop, 1), 16, seed=0)
     assert r["illegal"] == 0 and len(r["result"]) == 16
     from dungeonrl.envs.dungeon_crawler import make_core as dc_core
+
     with pytest.raises(ValueError, match="rival teams"):
         play_team(dc_core(num_players=2), RandomAgent(), None, 2)
 
@@ -153,9 +158,30 @@ def _metrics(out):
 
 def test_cli_train_solo(tmp_path, capsys):
     out = tmp_path / "solo"
-    rc = cli_main(["train", GAME, "--floor", "1", "--difficulty", "normal", "--steps", "2048",
-                   "--num-envs", "64", "--num-steps", "16", "--hidden", "32",
-                   "--eval-games", "30", "--progress", "none", "--out", str(out)])
+    rc = cli_main(
+        [
+            "train",
+            GAME,
+            "--floor",
+            "1",
+            "--difficulty",
+            "normal",
+            "--steps",
+            "2048",
+            "--num-envs",
+            "64",
+            "--num-steps",
+            "16",
+            "--hidden",
+            "32",
+            "--eval-games",
+            "30",
+            "--progress",
+            "none",
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     for name in ("model.pt", "metrics.csv", "metrics.json", "learning_curve.png"):
@@ -186,10 +212,32 @@ def test_cli_train_solo_kickstart(tmp_path, capsys):
     agrees with many of its decisions (a uniformly random legal choice
     agrees with about a fifth), and plays legal games."""
     out = tmp_path / "kick"
-    rc = cli_main(["train", GAME, "--steps", "1024", "--num-envs", "64", "--num-steps", "16",
-                   "--hidden", "64", "--eval-games", "20", "--kickstart", "heuristic",
-                   "--bc-steps", "20000", "--bc-epochs", "2", "--progress", "none",
-                   "--out", str(out)])
+    rc = cli_main(
+        [
+            "train",
+            GAME,
+            "--steps",
+            "1024",
+            "--num-envs",
+            "64",
+            "--num-steps",
+            "16",
+            "--hidden",
+            "64",
+            "--eval-games",
+            "20",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "20000",
+            "--bc-epochs",
+            "2",
+            "--progress",
+            "none",
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     kick = _metrics(out)["config"]["kickstart"]
@@ -212,9 +260,28 @@ def test_cli_train_coop(tmp_path, capsys):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SelfPlayView, "add_snapshot", spy)
-        rc = cli_main(["train", GAME, "--players", "2", "--steps", "1024", "--num-envs", "32",
-                       "--num-steps", "16", "--hidden", "32", "--eval-games", "20",
-                       "--progress", "none", "--out", str(out)])
+        rc = cli_main(
+            [
+                "train",
+                GAME,
+                "--players",
+                "2",
+                "--steps",
+                "1024",
+                "--num-envs",
+                "32",
+                "--num-steps",
+                "16",
+                "--hidden",
+                "32",
+                "--eval-games",
+                "20",
+                "--progress",
+                "none",
+                "--out",
+                str(out),
+            ]
+        )
     text = capsys.readouterr().out
     assert rc == 0, text
     for name in ("model.pt", "metrics.json", "learning_curve.png"):
@@ -226,22 +293,38 @@ def test_cli_train_coop(tmp_path, capsys):
     assert m["selfplay"]["snapshot_every"] == 1 and m["selfplay"]["snapshot_slots"] == 1
     # self@0, then one snapshot per iteration, always into the same slot
     assert [a[0] for a in added] == ["self@0", "self@512", "self@1024"]
-    assert [a[1] for a in added] == [1, 2, 2]     # pool size before each: one slot, reused
+    assert [a[1] for a in added] == [1, 2, 2]  # pool size before each: one slot, reused
     rows = {r["agent"]: r for r in m["final_eval"]}
-    assert list(rows) == ["ppo (greedy) + heuristic", "ppo (greedy) + ppo (greedy)",
-                          "heuristic + heuristic"]
+    assert list(rows) == [
+        "ppo (greedy) + heuristic",
+        "ppo (greedy) + ppo (greedy)",
+        "heuristic + heuristic",
+    ]
     for r in rows.values():
         assert r["games"] == 20 and r["wins"] + r["losses"] + r["draws"] == 20
         assert r["illegal_actions"] == 0
     # the heuristic pair's row is the numba team of two heuristics on seeds 0..19
-    whole = hooks_for(GAME).play_whole_games(make_core(num_players=2), "heuristic",
-                                            np.arange(20, dtype=np.uint64), 0)
+    whole = hooks_for(GAME).play_whole_games(
+        make_core(num_players=2), "heuristic", np.arange(20, dtype=np.uint64), 0
+    )
     assert rows["heuristic + heuristic"]["wins"] == int(whole["win"].sum())
     assert "team" in text
     # the co-op model: eval as a team (no --players needed, the model says 2)
     js = tmp_path / "e.json"
-    rc = cli_main(["eval", GAME, "--agent", str(out / "model.pt"), "--agent", "heuristic",
-                   "--games", "10", "--json", str(js)])
+    rc = cli_main(
+        [
+            "eval",
+            GAME,
+            "--agent",
+            str(out / "model.pt"),
+            "--agent",
+            "heuristic",
+            "--games",
+            "10",
+            "--json",
+            str(js),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     names = [r["agent"] for r in json.loads(js.read_text())["summaries"]]
@@ -250,11 +333,36 @@ def test_cli_train_coop(tmp_path, capsys):
 
 def test_cli_train_coop_kickstart_and_pool(tmp_path, capsys):
     out = tmp_path / "coopkick"
-    rc = cli_main(["train", GAME, "--players", "2", "--steps", "512", "--num-envs", "32",
-                   "--num-steps", "16", "--hidden", "32", "--eval-games", "0",
-                   "--partners", "heuristic:1,random:1", "--kickstart", "heuristic",
-                   "--bc-steps", "4000", "--bc-epochs", "1", "--progress", "none",
-                   "--out", str(out)])
+    rc = cli_main(
+        [
+            "train",
+            GAME,
+            "--players",
+            "2",
+            "--steps",
+            "512",
+            "--num-envs",
+            "32",
+            "--num-steps",
+            "16",
+            "--hidden",
+            "32",
+            "--eval-games",
+            "0",
+            "--partners",
+            "heuristic:1,random:1",
+            "--kickstart",
+            "heuristic",
+            "--bc-steps",
+            "4000",
+            "--bc-epochs",
+            "1",
+            "--progress",
+            "none",
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     m = _metrics(out)
@@ -263,26 +371,56 @@ def test_cli_train_coop_kickstart_and_pool(tmp_path, capsys):
     assert "with the heuristic as teammate" in text
 
 
-@pytest.mark.parametrize("extra, match", [
-    (["--partners", "heuristic"], "--players 2"),                 # solo: no teammates
-    (["--players", "2", "--partners", "heuristic:-1"], "weight"),
-    (["--players", "2", "--partners", "nobody"], "unknown agent"),
-    (["--players", "3"], "num_players"),
-    (["--floor", "9"], "floor"),
-    (["--players", "2", "--eval-games", "5", "--eval-partners", "heuristc"], "unknown agent"),
-    (["--players", "2", "--eval-games", "5", "--eval-partners", ","], "empty"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--partners", "heuristic"], "--players 2"),  # solo: no teammates
+        (["--players", "2", "--partners", "heuristic:-1"], "weight"),
+        (["--players", "2", "--partners", "nobody"], "unknown agent"),
+        (["--players", "3"], "num_players"),
+        (["--floor", "9"], "floor"),
+        (["--players", "2", "--eval-games", "5", "--eval-partners", "heuristc"], "unknown agent"),
+        (["--players", "2", "--eval-games", "5", "--eval-partners", ","], "empty"),
+    ],
+)
 def test_cli_train_bad_options(tmp_path, capsys, extra, match):
-    rc = cli_main(["train", GAME, "--steps", "64", "--num-envs", "4", "--eval-games", "0",
-                   "--progress", "none", "--out", str(tmp_path / "x"), *extra])
+    rc = cli_main(
+        [
+            "train",
+            GAME,
+            "--steps",
+            "64",
+            "--num-envs",
+            "4",
+            "--eval-games",
+            "0",
+            "--progress",
+            "none",
+            "--out",
+            str(tmp_path / "x"),
+            *extra,
+        ]
+    )
     assert rc == 2
     assert match in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 
 def test_cli_eval_coop_scripted(capsys):
-    rc = cli_main(["eval", GAME, "--players", "2", "--agent", "heuristic", "--agent", "random",
-                   "--games", "12"])
+    rc = cli_main(
+        [
+            "eval",
+            GAME,
+            "--players",
+            "2",
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "12",
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     for row in ("heuristic + heuristic", "random + heuristic", "random + random"):
@@ -294,17 +432,19 @@ def test_baselines_commands_parse():
     targets name rows its final evaluation produces."""
     from dungeonrl.benchmarks.baselines import BASELINES, _check, command
     from dungeonrl.cli import _leaf_parser as leaf
+
     parser = leaf("train", GAME)
     for name in ("dcc_unstoppable-ppo", "dcc_unstoppable-coop"):
         b = BASELINES[name]
         assert b["game"] == GAME
         ns = parser.parse_args(command(name, "runs/x")[3:])
         assert ns.minutes <= 12
-        rows = [{"agent": a, "win_rate": 0.1, "ci95": [0, 0.2]}
-                for _, a, _, v in b["targets"]] + \
-               [{"agent": v, "win_rate": 0.05, "ci95": [0, 0.1]}
-                for _, _, _, v in b["targets"] if v]
+        rows = [{"agent": a, "win_rate": 0.1, "ci95": [0, 0.2]} for _, a, _, v in b["targets"]] + [
+            {"agent": v, "win_rate": 0.05, "ci95": [0, 0.1]} for _, _, _, v in b["targets"] if v
+        ]
         assert all(t["met"] for t in _check(name, rows))
-        rows = [dict(r, win_rate=0.0) if r["agent"] not in
-                {v for *_, v in b["targets"]} else r for r in rows]
+        rows = [
+            dict(r, win_rate=0.0) if r["agent"] not in {v for *_, v in b["targets"]} else r
+            for r in rows
+        ]
         assert not any(t["met"] for t in _check(name, rows))

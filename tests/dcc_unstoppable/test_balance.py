@@ -2,6 +2,7 @@
 (``benchmarks/dcc_balance.py``) on a tiny games count: its figures are
 consistent with one another, reproducible, and agree with stepping the same
 games one decision at a time through the core."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,9 @@ from dungeonrl.envs.dcc_unstoppable.core import DCCCore
 def test_cell_figures_are_consistent_and_reproducible():
     a = B.play_cell(24, 1, "normal", 1, "heuristic")
     b = B.play_cell(24, 1, "normal", 1, "heuristic")
-    assert {k: v for k, v in a.items() if k != "seconds"} == \
-        {k: v for k, v in b.items() if k != "seconds"}
+    assert {k: v for k, v in a.items() if k != "seconds"} == {
+        k: v for k, v in b.items() if k != "seconds"
+    }
     assert a["wins"] + a["loss_health"] + a["loss_skull"] + a["other"] == 24
     assert a["win_rate"] == a["wins"] / 24
     lo, hi = a["ci95"]
@@ -37,6 +39,7 @@ def test_heuristic_cell_matches_stepping_the_core():
     core.reset(st, np.arange(3, 3 + n, dtype=np.uint64))
     prng = np.zeros((n, 2), np.uint64)
     from dungeonrl.envs.core.kernel.rng import rng_seed
+
     for i in range(n):
         rng_seed(prng[i], np.uint64(12345), np.uint64(i))
     rew = np.zeros((n, 2), np.float32)
@@ -57,12 +60,31 @@ def test_heuristic_cell_matches_stepping_the_core():
 
 def test_cli_writes_json_and_markdown(tmp_path, capsys):
     path = tmp_path / "t.json"
-    B.main(["--games", "6", "--floors", "1", "--difficulties", "normal", "expert",
-            "--players", "1", "2", "--json", str(path), "--markdown"])
+    B.main(
+        [
+            "--games",
+            "6",
+            "--floors",
+            "1",
+            "--difficulties",
+            "normal",
+            "expert",
+            "--players",
+            "1",
+            "2",
+            "--json",
+            str(path),
+            "--markdown",
+        ]
+    )
     data = json.loads(path.read_text())
     assert data["games"] == 6 and len(data["rows"]) == 4
-    assert {(r["players"], r["difficulty"]) for r in data["rows"]} == \
-        {(1, "normal"), (1, "expert"), (2, "normal"), (2, "expert")}
+    assert {(r["players"], r["difficulty"]) for r in data["rows"]} == {
+        (1, "normal"),
+        (1, "expert"),
+        (2, "normal"),
+        (2, "expert"),
+    }
     for r in data["rows"]:
         for p in ("random", "heuristic"):
             assert 0.0 <= r[p]["win_rate"] <= 1.0

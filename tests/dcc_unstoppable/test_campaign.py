@@ -2,6 +2,7 @@
 (``envs/dcc_unstoppable/campaign.py``): Floors 1-3 as one episode, the
 campaign sheet carried between games through the ``campaign`` reset
 option."""
+
 from __future__ import annotations
 
 import warnings
@@ -11,9 +12,13 @@ import numpy as np
 import pytest
 
 from dungeonrl.envs.dcc_unstoppable import consts as C
-from dungeonrl.envs.dcc_unstoppable.content import default_content
 from dungeonrl.envs.dcc_unstoppable.campaign import (
-    CAMPAIGN_ENV_ID, DEFEAT_PENALTY, DCCCampaignEnv, register_campaign)
+    CAMPAIGN_ENV_ID,
+    DEFEAT_PENALTY,
+    DCCCampaignEnv,
+    register_campaign,
+)
+from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 CC = default_content()
 TT = CC.tables
@@ -23,8 +28,9 @@ def heuristic(env):
     """The game's scripted policy's action in the game being played."""
     inner = env._env
     out = np.zeros(1, np.int64)
-    inner.core.policy_rows(inner._buf.states, np.zeros(1, np.int64),
-                           np.zeros((1, 2), np.uint64), out)
+    inner.core.policy_rows(
+        inner._buf.states, np.zeros(1, np.int64), np.zeros((1, 2), np.uint64), out
+    )
     return int(out[0])
 
 
@@ -33,9 +39,13 @@ def random_legal(env, rng, info):
 
 
 def owned_cores(st, seat=0):
-    return sorted(int(st["sl_core"][s]) for s in range(C.NTHREAT)
-                  if st["sl_owner"][s] == seat and st["sl_core"][s] >= 0
-                  and st["sl_zone"][s] in (C.Z_DECK, C.Z_HAND, C.Z_BATTLE))
+    return sorted(
+        int(st["sl_core"][s])
+        for s in range(C.NTHREAT)
+        if st["sl_owner"][s] == seat
+        and st["sl_core"][s] >= 0
+        and st["sl_zone"][s] in (C.Z_DECK, C.Z_HAND, C.Z_BATTLE)
+    )
 
 
 def play_until_game_ends(env, policy):
@@ -50,6 +60,7 @@ def play_until_game_ends(env, policy):
 
 def test_gymnasium_checker_and_registration():
     from gymnasium.utils.env_checker import check_env
+
     env_id = register_campaign()
     assert env_id == CAMPAIGN_ENV_ID and register_campaign() == env_id
     e = gym.make(env_id, max_attempts=2)
@@ -76,7 +87,7 @@ def test_a_won_floor_carries_xp_achievements_and_benefits_to_the_next_floor():
     st = e.state
     assert int(st["cfg_floor"]) == 2 and int(st["cfg_mode"]) == C.M_CAMPAIGN
     assert int(st["camp_xp"]) == sheet["xp"]
-    assert st["camp_ben"][:len(sheet["benefits"])].tolist() == sheet["benefits"]
+    assert st["camp_ben"][: len(sheet["benefits"])].tolist() == sheet["benefits"]
     assert st["camp_ach"].tolist() == sheet["achievements"]
     # greedy buying: nothing affordable is left
     assert e.affordable() == []
@@ -92,9 +103,9 @@ def test_defeats_retry_the_same_floor_then_fail():
     rng = np.random.default_rng(0)
     e = DCCCampaignEnv(max_attempts=2, buy="none")
     e.reset(seed=3)
-    pol = lambda env, info: random_legal(env, rng, info)   # noqa: E731
+    pol = lambda env, info: random_legal(env, rng, info)  # noqa: E731
     obs, r, te, tr, info = play_until_game_ends(e, pol)
-    assert info["game"]["outcome"] in (C.O_LOSS_HEALTH, C.O_LOSS_SKULL)   # random play loses
+    assert info["game"]["outcome"] in (C.O_LOSS_HEALTH, C.O_LOSS_SKULL)  # random play loses
     assert r == -1.0 and not te and info["floor"] == 1 and info["attempt"] == 2
     assert info["campaign"]["defeats"] == [1, 0, 0] and info["campaign"]["bought"] == []
     obs, r, te, tr, info = play_until_game_ends(e, pol)
@@ -141,8 +152,9 @@ def test_floor3_completion_score_and_race_kept():
     assert done is not None, "the heuristic completed no Floor 3 in 14 tries"
     s = done["campaign"]
     assert r == 1.0 and te
-    assert s["score"] == (sum(s["floor_scores"]) - DEFEAT_PENALTY * sum(s["defeats"])
-                          + C.DIFF_XP[C.D_NORMAL])
+    assert s["score"] == (
+        sum(s["floor_scores"]) - DEFEAT_PENALTY * sum(s["defeats"]) + C.DIFF_XP[C.D_NORMAL]
+    )
 
 
 def test_buy_callable_and_bad_purchases():
@@ -159,24 +171,33 @@ def test_buy_callable_and_bad_purchases():
     assert seen and info["campaign"]["bought"] == ["Thick Skin"]
     assert info["campaign"]["xp"] == 9 + info["game"]["xp"] - 4
     with pytest.raises(ValueError, match="no circle left|cannot be bought"):
-        e.buy_benefit("Thick Skin")            # 1 circle solo
+        e.buy_benefit("Thick Skin")  # 1 circle solo
     with pytest.raises(ValueError, match="unknown benefit"):
         e.buy_benefit("Gold Tooth")
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"buy": "all"}, "buy"), ({"max_attempts": 0}, "max_attempts"),
-    ({"difficulty": "easy"}, "difficulty"), ({"crawler": "Mordecai"}, "crawler"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"buy": "all"}, "buy"),
+        ({"max_attempts": 0}, "max_attempts"),
+        ({"difficulty": "easy"}, "difficulty"),
+        ({"crawler": "Mordecai"}, "crawler"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DCCCampaignEnv(**kwargs)
 
 
-@pytest.mark.parametrize("options,match", [
-    ({"floor": 4}, "floor"),
-    ({"campaign": {"gold": 1}}, "unknown campaign keys"), ({"campaign": 3}, "dict"),
-])
+@pytest.mark.parametrize(
+    "options,match",
+    [
+        ({"floor": 4}, "floor"),
+        ({"campaign": {"gold": 1}}, "unknown campaign keys"),
+        ({"campaign": 3}, "dict"),
+    ],
+)
 def test_bad_reset_options(options, match):
     e = DCCCampaignEnv()
     with pytest.raises(ValueError, match=match):
@@ -187,13 +208,16 @@ def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
     e = DCCCampaignEnv()
     with pytest.warns(UserWarning, match="unknown reset option 'level'"):
         obs, info = e.reset(seed=0, options={"level": 2, "floor": 2})
-    assert info["floor"] == 2                  # the known key still applies
+    assert info["floor"] == 2  # the known key still applies
     with warnings.catch_warnings():
-        warnings.simplefilter("error")          # the same key again: no second warning
+        warnings.simplefilter("error")  # the same key again: no second warning
         e.reset(seed=0, options={"level": 2})
     with pytest.raises(ValueError, match="unknown_reset_options"):
         DCCCampaignEnv(unknown_reset_options="ignore")
     strict = DCCCampaignEnv(unknown_reset_options="raise")
-    with pytest.raises(ValueError, match=r"unknown reset options \['level'\]; "
-                                         r"accepted: \['campaign', 'floor'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown reset options \['level'\]; "
+        r"accepted: \['campaign', 'floor'\]",
+    ):
         strict.reset(seed=0, options={"level": 2})

@@ -1,8 +1,7 @@
 """``dungeonrl play dcc_unstoppable``: solo and co-op with the heuristic as
 the teammate (``dungeonrl/games/dcc_unstoppable.py``)."""
-from __future__ import annotations
 
-import io
+from __future__ import annotations
 
 import pytest
 
@@ -33,7 +32,8 @@ def test_person_plays_seat_0_with_the_heuristic_teammate(capsys, monkeypatch):
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
+
     monkeypatch.setattr("builtins.input", ask)
     assert cli_main(["play", "dcc_unstoppable", "--players", "2", "--seed", "4"]) == 0
     out = capsys.readouterr().out
@@ -42,19 +42,36 @@ def test_person_plays_seat_0_with_the_heuristic_teammate(capsys, monkeypatch):
 
 
 def test_watch_coop_stops_at_max_steps(capsys):
-    assert cli_main(["play", "dcc_unstoppable", "--players", "2", "--random", "--episodes", "2",
-                     "--max-steps", "25"]) == 0
+    assert (
+        cli_main(
+            [
+                "play",
+                "dcc_unstoppable",
+                "--players",
+                "2",
+                "--random",
+                "--episodes",
+                "2",
+                "--max-steps",
+                "25",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.count("stopped after 25 decisions") == 2
     assert "> teammate plays" in out and "> player_0 plays" in out
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--players", "3"], "--players"),
-    (["--floor", "4"], "--floor"),
-    (["--crawler", "Mordecai"], "crawler"),
-    (["--delay", "1"], "--delay only applies"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--players", "3"], "--players"),
+        (["--floor", "4"], "--floor"),
+        (["--crawler", "Mordecai"], "crawler"),
+        (["--delay", "1"], "--delay only applies"),
+    ],
+)
 def test_bad_play_arguments_exit_2(argv, message, capsys):
     assert cli_main(["play", "dcc_unstoppable", *argv]) == 2
     assert message in capsys.readouterr().err

@@ -2,6 +2,7 @@
 feature spec, finiteness, hidden information (resampling what a seat cannot
 see leaves its observation unchanged; a visible change does change it), and
 the two renderers."""
+
 import numpy as np
 import pytest
 
@@ -15,16 +16,25 @@ from dungeonrl.envs.dcc_unstoppable.state import STATE_DTYPE
 
 CC = default_content()
 T = CC.record[0]
-SL_FIELDS = ("sl_core", "sl_up", "sl_dmg", "sl_loom", "sl_exh", "sl_owner",
-             "sl_zone", "sl_seen", "sl_rep")
+SL_FIELDS = (
+    "sl_core",
+    "sl_up",
+    "sl_dmg",
+    "sl_loom",
+    "sl_exh",
+    "sl_owner",
+    "sl_zone",
+    "sl_seen",
+    "sl_rep",
+)
 
 
 def cfg(floor=1):
     c = np.zeros(C.CFG_SIZE, np.int64)
     c[C.CFG_FLOOR] = floor
-    c[C.CFG_RACE0:C.CFG_RACE0 + 2] = C.RC_PRESET
-    c[C.CFG_CLASS0:C.CFG_CLASS0 + 2] = C.RC_PRESET
-    c[C.CFG_DECK0:] = -1
+    c[C.CFG_RACE0 : C.CFG_RACE0 + 2] = C.RC_PRESET
+    c[C.CFG_CLASS0 : C.CFG_CLASS0 + 2] = C.RC_PRESET
+    c[C.CFG_DECK0 :] = -1
     return c
 
 
@@ -72,11 +82,11 @@ def resample_hidden(arr, rng):
     for p in range(st["num_players"]):
         n = st["deck_n"][p]
         if n > 2:
-            st["deck"][p][:n - 1] = rng.permutation(st["deck"][p][:n - 1])
+            st["deck"][p][: n - 1] = rng.permutation(st["deck"][p][: n - 1])
     for d in range(C.MAX_LEVEL_DECK):
         n = st["cdeck_n"][d]
         if n > 2:
-            st["cdeck"][d][:n - 1] = rng.permutation(st["cdeck"][d][:n - 1])
+            st["cdeck"][d][: n - 1] = rng.permutation(st["cdeck"][d][: n - 1])
     n = st["tdeck_n"]
     st["tdeck"][:n] = rng.permutation(st["tdeck"][:n])
     n = st["udeck_n"]
@@ -85,7 +95,7 @@ def resample_hidden(arr, rng):
     st["dungeon"][:n] = rng.permutation(st["dungeon"][:n])
     st["rng"][:] = rng.integers(0, 2**62, size=2, dtype=np.uint64)
     # an unseen threat side in a hand trades places with one in the threat deck
-    unseen = [s for s in st["hand"][0][:st["hand_n"][0]] if not st["sl_seen"][s]]
+    unseen = [s for s in st["hand"][0][: st["hand_n"][0]] if not st["sl_seen"][s]]
     if unseen and st["tdeck_n"]:
         swap_sleeves(st, int(unseen[0]), int(st["tdeck"][0]))
 

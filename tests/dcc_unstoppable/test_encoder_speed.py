@@ -3,8 +3,10 @@ observation is bit-identical to the reference encoder
 (``tests/dcc_encoder_reference.py``, the per-call path it replaced) on every
 record met along random games (solo floors 1-3, co-op, both seats), and the
 derived feature tables are exactly the per-card functions' output."""
+
 import numpy as np
 import pytest
+from dcc_encoder_reference import encode_row as reference_encode_row
 from numba import njit
 
 from dungeonrl.encoders import dcc_unstoppable as E
@@ -14,8 +16,6 @@ from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K
 from dungeonrl.envs.dcc_unstoppable.content import DERIVED_FIELDS, default_content
 from dungeonrl.envs.dcc_unstoppable.core import DCCCore
-
-from dcc_encoder_reference import encode_row as reference_encode_row
 
 CC = default_content()
 
@@ -41,7 +41,7 @@ def _compare_along(states, tabs, n_steps, seed, fast, ref, counts):
             if te or tr:
                 K.restart(st, T)
             for p in range(st.num_players):
-                fast[:] = 1.0           # junk: the encoder must clear what it does not write
+                fast[:] = 1.0  # junk: the encoder must clear what it does not write
                 E.encode_row(st, T, p, fast)
                 reference_encode_row(st, T, p, ref)
                 counts[0] += 1
@@ -98,8 +98,10 @@ def test_derived_tables_are_the_per_card_features():
 
 
 def test_derived_tables_stay_out_of_the_content_digest():
-    from dungeonrl.envs.core.authoring.content import tables_digest
     from collections import namedtuple
+
+    from dungeonrl.envs.core.authoring.content import tables_digest
+
     base_fields = tuple(f for f in CC.tables._fields if f not in DERIVED_FIELDS)
     Base = namedtuple("Base", base_fields)
     base = Base(**{f: getattr(CC.tables, f) for f in base_fields})
@@ -114,6 +116,7 @@ def test_reciprocal_scaling_is_exact_for_every_divisor_used():
     (state fields are small ints), for each divisor the source uses."""
     import inspect
     import re
+
     used = {float(d) for d in re.findall(r"\(1\.0 / (\d+\.0)\)", inspect.getsource(E))}
     assert {5.0, 10.0, 40.0} <= used
     x = np.arange(-(1 << 20), 1 << 20, dtype=np.int64).astype(np.float64)

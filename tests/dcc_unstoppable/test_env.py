@@ -2,6 +2,7 @@
 Gymnasium env ``dungeonrl/DCCUnstoppable-v1``, the 2-seat co-op PettingZoo
 env (``dungeonrl.envs.dcc_unstoppable_v1``), the team reward, the
 ``campaign`` reset option and argument errors."""
+
 from __future__ import annotations
 
 import warnings
@@ -13,7 +14,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
 from dungeonrl.envs import dcc_unstoppable_v1
-from dungeonrl.envs.dcc_unstoppable import SPEC, consts as C
+from dungeonrl.envs.dcc_unstoppable import SPEC
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 ENV_ID = "dungeonrl/DCCUnstoppable-v1"
@@ -23,9 +25,13 @@ CC = default_content()
 def owned_cores(st, seat=0):
     """Core ids of the sleeves seat ``seat`` owns in its deck, hand and
     battlefield (where a fresh game puts the starting deck)."""
-    return sorted(int(st["sl_core"][s]) for s in range(C.NTHREAT)
-                  if st["sl_owner"][s] == seat and st["sl_core"][s] >= 0
-                  and st["sl_zone"][s] in (C.Z_DECK, C.Z_HAND, C.Z_BATTLE))
+    return sorted(
+        int(st["sl_core"][s])
+        for s in range(C.NTHREAT)
+        if st["sl_owner"][s] == seat
+        and st["sl_core"][s] >= 0
+        and st["sl_zone"][s] in (C.Z_DECK, C.Z_HAND, C.Z_BATTLE)
+    )
 
 
 # --- Gymnasium (solo) --------------------------------------------------------------
@@ -37,6 +43,7 @@ def test_spec_is_single_agent_and_registered():
 
 def test_gymnasium_checker_solo_floor1():
     from gymnasium.utils.env_checker import check_env
+
     e = gym.make(ENV_ID, floor=1, difficulty="normal", mode="arcade")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*infinity.*")
@@ -65,17 +72,20 @@ def test_solo_episode_ends_with_a_win_or_loss_reward():
     e.close()
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"floor": 4}, "floor"),
-    ({"floor": "one"}, "floor"),
-    ({"difficulty": "nightmare"}, "difficulty"),
-    ({"mode": "story"}, "mode"),
-    ({"crawler": "Mordecai"}, "crawler"),
-    ({"race": "Goblinoid"}, "race"),
-    ({"klass": ("draft", "preset", "none")}, "klass"),
-    ({"num_players": 3}, "num_players"),
-    ({"reward": "gold"}, "reward"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"floor": 4}, "floor"),
+        ({"floor": "one"}, "floor"),
+        ({"difficulty": "nightmare"}, "difficulty"),
+        ({"mode": "story"}, "mode"),
+        ({"crawler": "Mordecai"}, "crawler"),
+        ({"race": "Goblinoid"}, "race"),
+        ({"klass": ("draft", "preset", "none")}, "klass"),
+        ({"num_players": 3}, "num_players"),
+        ({"reward": "gold"}, "reward"),
+    ],
+)
 def test_bad_arguments_are_clear_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gym.make(ENV_ID, disable_env_checker=True, **kwargs)
@@ -116,13 +126,16 @@ def test_campaign_benefits_and_achievements_loaded():
     e.close()
 
 
-@pytest.mark.parametrize("options,match", [
-    ({"campaign": {"gold": 3}}, "unknown campaign keys"),
-    ({"campaign": [1, 2]}, "must be a dict"),
-    ({"campaign": {"decks": [["No Such Card"]]}}, r"decks\[0\]\[0\].*no core card"),
-    ({"campaign": {"achievements": [[1, 0]]}}, "achievements"),
-    ({"campaign": {"benefits": [-1]}}, "benefits"),
-])
+@pytest.mark.parametrize(
+    "options,match",
+    [
+        ({"campaign": {"gold": 3}}, "unknown campaign keys"),
+        ({"campaign": [1, 2]}, "must be a dict"),
+        ({"campaign": {"decks": [["No Such Card"]]}}, r"decks\[0\]\[0\].*no core card"),
+        ({"campaign": {"achievements": [[1, 0]]}}, "achievements"),
+        ({"campaign": {"benefits": [-1]}}, "benefits"),
+    ],
+)
 def test_bad_campaign_options_are_clear_errors(options, match):
     # a known option with a bad value is an error in the default mode
     e = gym.make(ENV_ID, mode="campaign", disable_env_checker=True)
@@ -136,13 +149,15 @@ def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
     with pytest.warns(UserWarning, match="unknown reset option 'seed_deck'.*'campaign'"):
         e.reset(seed=0, options={"seed_deck": 1})
     with warnings.catch_warnings():
-        warnings.simplefilter("error")          # the same key again: no second warning
+        warnings.simplefilter("error")  # the same key again: no second warning
         e.reset(seed=0, options={"seed_deck": 1})
     e.close()
-    e = gym.make(ENV_ID, mode="campaign", unknown_reset_options="raise",
-                 disable_env_checker=True)
-    with pytest.raises(ValueError, match="unknown reset option 'seed_deck'; accepted: "
-                                         r"\['campaign'\]"):
+    e = gym.make(ENV_ID, mode="campaign", unknown_reset_options="raise", disable_env_checker=True)
+    with pytest.raises(
+        ValueError,
+        match="unknown reset option 'seed_deck'; accepted: "
+        r"\['campaign'\]",
+    ):
         e.reset(seed=0, options={"seed_deck": 1})
     e.close()
 
@@ -151,8 +166,9 @@ def test_unknown_reset_option_warns_once_or_raises_in_strict_mode():
 def test_pettingzoo_api_seed_render_coop():
     api_test(dcc_unstoppable_v1.env(num_players=2), num_cycles=200)
     seed_test(lambda: dcc_unstoppable_v1.env(num_players=2), num_cycles=200)
-    render_test(lambda render_mode=None: dcc_unstoppable_v1.env(num_players=2,
-                                                                render_mode=render_mode))
+    render_test(
+        lambda render_mode=None: dcc_unstoppable_v1.env(num_players=2, render_mode=render_mode)
+    )
 
 
 def _play_coop(seed, policy_rng, max_steps=3000):

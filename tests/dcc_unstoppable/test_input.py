@@ -3,6 +3,7 @@ untrusted input"): the campaign sheet (reset option ``campaign``) is
 checked whole before anything changes, and what it accepts is a game the
 rules accept; ``set_state`` refuses a record of another configuration;
 content entries with an unknown key are refused by name."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,15 +16,21 @@ import pytest
 
 from dungeonrl.envs import dcc_unstoppable_v1
 from dungeonrl.envs.core.errors import ContentError, CorruptStateError, SnapshotError
-from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
+from dungeonrl.envs.dcc_unstoppable import config as CFG
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
 from dungeonrl.envs.dcc_unstoppable.content import DATA_DIR, default_content, load_content
 
 ENV_ID = "dungeonrl/DCCUnstoppable-v1"
 CC = default_content()
 T = CC.tables
-CARL_START = ["Strike"] * 6 + ["New Achievement!", "Rest", "Steel-Toed Stomp",
-                                "Borrowed Bathrobe", "Jug of Hooch"]
+CARL_START = ["Strike"] * 6 + [
+    "New Achievement!",
+    "Rest",
+    "Steel-Toed Stomp",
+    "Borrowed Bathrobe",
+    "Jug of Hooch",
+]
 
 
 def solo(**kw):
@@ -42,8 +49,11 @@ def record(env):
 
 def sleeved(st, seat):
     """Core ids in the sleeves seat ``seat`` owns."""
-    return [int(st["sl_core"][s]) for s in range(C.NSLEEVE)
-            if st["sl_owner"][s] == seat and st["sl_core"][s] >= 0]
+    return [
+        int(st["sl_core"][s])
+        for s in range(C.NSLEEVE)
+        if st["sl_owner"][s] == seat and st["sl_core"][s] >= 0
+    ]
 
 
 def play_random(env, rng, steps):
@@ -65,7 +75,7 @@ def test_readme_deck_list_form_puts_each_card_in_one_place():
     env.core.check_state(st)
     got = sleeved(st, 0)
     assert len(got) == len(set(got)) == 11
-    env.reset(seed=3)          # the same 11 physical cards as the default deck
+    env.reset(seed=3)  # the same 11 physical cards as the default deck
     assert sorted(got) == sorted(sleeved(record(env), 0))
     play_random(env, np.random.default_rng(0), 60)
 
@@ -89,66 +99,95 @@ def test_a_drafted_core_on_a_deck_list_leaves_the_supply():
 
 def test_coop_deck_lists_share_the_box():
     env = coop()
-    env.reset(seed=2, options={"campaign": {"decks": [["Strike", "Haymaker"],
-                                                      ["Strike", "Haymaker"]]}})
+    env.reset(
+        seed=2, options={"campaign": {"decks": [["Strike", "Haymaker"], ["Strike", "Haymaker"]]}}
+    )
     st = record(env)
     env.core.check_state(st)
     a, b = sleeved(st, 0), sleeved(st, 1)
     assert not set(a) & set(b)
-    assert [T.c_crawler[c] for c in a if T.c_kind[c]] == [0]     # Carl's own Strike
-    assert [T.c_crawler[c] for c in b if T.c_kind[c]] == [1]     # Donut's own Strike
+    assert [T.c_crawler[c] for c in a if T.c_kind[c]] == [0]  # Carl's own Strike
+    assert [T.c_crawler[c] for c in b if T.c_kind[c]] == [1]  # Donut's own Strike
     before = env.get_state()
     with pytest.raises(ValueError, match=r"decks\[1\]\[1\].*'Haymaker'.*2 such"):
-        env.reset(seed=2, options={"campaign": {"decks": [["Haymaker", "Haymaker"],
-                                                          ["Strike", "Haymaker"]]}})
+        env.reset(
+            seed=2,
+            options={"campaign": {"decks": [["Haymaker", "Haymaker"], ["Strike", "Haymaker"]]}},
+        )
     assert env.get_state() == before
     with pytest.raises(ValueError, match=r"decks\[1\]\[0\].*already listed as decks\[0\]\[0\]"):
         env.reset(seed=2, options={"campaign": {"decks": [[5], [5]]}})
     assert env.get_state() == before
 
 
-@pytest.mark.parametrize("sheet,match", [
-    ({"decks": [["Strike"] * 7]}, r"decks\[0\]\[6\] is 'Strike': the content has 6"),
-    ({"decks": [["Magic Missile"]]}, r"decks\[0\]\[0\].*another crawler.*Carl"),
-    ({"decks": [[C.NCORE - 1]]}, r"decks\[0\]\[0\].*another crawler"),
-    ({"decks": [[C.NCORE]]}, r"decks\[0\]\[0\] must be in \[0, 121\], got 122"),
-    ({"decks": [["No Such Card"]]}, r"decks\[0\]\[0\].*no core card"),
-    ({"decks": [[1.0]]}, r"decks\[0\]\[0\] must be a core card name or id, got float"),
-    ({"decks": [["Strike"], ["Strike"]]}, r"decks takes at most 1 entries, got 2"),
-    ({"decks": [["Strike"] * 25]}, r"decks\[0\] takes at most 24"),
-    ({"decks": ["Strike"]}, r"decks\[0\] must be a list, got str"),
-    ({"xp": 40000}, r"xp must be in \[0, 32767\], got 40000"),
-    ({"xp": 2**40}, r"xp must be in \[0, 32767\]"),
-    ({"xp": -1}, r"xp must be in \[0, 32767\], got -1"),
-    ({"xp": "12"}, r"xp must be an int in \[0, 32767\], got str"),
-    ({"xp": 1.9}, r"xp must be an int .* got float"),
-    ({"xp": True}, r"xp must be an int .* got bool"),
-    ({"benefits": [2]}, r"benefits\[0\] \(Thick Skin\) must be in \[0, 1\], got 2"),
-    ({"benefits": ["1"]}, r"benefits\[0\] \(Thick Skin\) must be an int"),
-    ({"benefits": [0] * 6}, r"benefits takes at most 5"),
-    ({"benefits": 3}, r"benefits must be a list"),
-    ({"achievements": [[0] * 4] * 2}, r"achievements must have 3 entries"),
-    ({"achievements": [[0, 0, 0, 2]] * 3}, r"achievements\[0\]\[3\] must be a flag"),
-    ({"achievements": [[0, 0, 0, "1"]] * 3}, r"achievements\[0\]\[3\] must be a flag"),
-    ({"upgrades": [[(0, "Serrated Edge")]]}, r"upgrades\[0\]\[0\].*no deck list"),
-    ({"decks": [["Strike"]], "upgrades": [[(-1, "Serrated Edge")]]},
-     r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be in \[0, 0\], got -1"),
-    ({"decks": [["Strike"]], "upgrades": [[(200, "Serrated Edge")]]},
-     r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be in \[0, 0\], got 200"),
-    ({"decks": [["Strike"]], "upgrades": [[("0", "Serrated Edge")]]},
-     r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be an int"),
-    ({"decks": [["Strike"]], "upgrades": [[(0, "Serrated Edge", 1)]]},
-     r"upgrades\[0\]\[0\] must have 2 entries"),
-    ({"decks": [["Strike"]], "upgrades": [[(0, "Golden Sword")]]}, r"no upgrade of the content"),
-    ({"decks": [["Strike"]], "upgrades": [[(0, 36)]]}, r"upgrades\[0\]\[0\]\[1\] must be in \[0, 35\]"),
-    ({"decks": [["Strike", "Strike"]], "upgrades": [[(0, "Serrated Edge"), (0, "Serrated Edge")]]},
-     r"upgrades\[0\]\[1\].*top cutout of deck entry 0, which upgrades\[0\]\[0\] already"),
-    ({"decks": [["Strike", "Strike"]], "upgrades": [[(0, 0), (1, 0)]]},
-     r"upgrades\[0\]\[1\]\[1\] is upgrade 0 .* already listed as upgrades\[0\]\[0\]\[1\]"),
-    ({"decks": [["Chris Andrews"]], "upgrades": [[(0, "Serrated Edge")]]},
-     r"needs a tactic.*'Chris Andrews', an ally"),
-    ({"gold": 3}, r"unknown campaign keys \['gold'\]"),
-])
+@pytest.mark.parametrize(
+    "sheet,match",
+    [
+        ({"decks": [["Strike"] * 7]}, r"decks\[0\]\[6\] is 'Strike': the content has 6"),
+        ({"decks": [["Magic Missile"]]}, r"decks\[0\]\[0\].*another crawler.*Carl"),
+        ({"decks": [[C.NCORE - 1]]}, r"decks\[0\]\[0\].*another crawler"),
+        ({"decks": [[C.NCORE]]}, r"decks\[0\]\[0\] must be in \[0, 121\], got 122"),
+        ({"decks": [["No Such Card"]]}, r"decks\[0\]\[0\].*no core card"),
+        ({"decks": [[1.0]]}, r"decks\[0\]\[0\] must be a core card name or id, got float"),
+        ({"decks": [["Strike"], ["Strike"]]}, r"decks takes at most 1 entries, got 2"),
+        ({"decks": [["Strike"] * 25]}, r"decks\[0\] takes at most 24"),
+        ({"decks": ["Strike"]}, r"decks\[0\] must be a list, got str"),
+        ({"xp": 40000}, r"xp must be in \[0, 32767\], got 40000"),
+        ({"xp": 2**40}, r"xp must be in \[0, 32767\]"),
+        ({"xp": -1}, r"xp must be in \[0, 32767\], got -1"),
+        ({"xp": "12"}, r"xp must be an int in \[0, 32767\], got str"),
+        ({"xp": 1.9}, r"xp must be an int .* got float"),
+        ({"xp": True}, r"xp must be an int .* got bool"),
+        ({"benefits": [2]}, r"benefits\[0\] \(Thick Skin\) must be in \[0, 1\], got 2"),
+        ({"benefits": ["1"]}, r"benefits\[0\] \(Thick Skin\) must be an int"),
+        ({"benefits": [0] * 6}, r"benefits takes at most 5"),
+        ({"benefits": 3}, r"benefits must be a list"),
+        ({"achievements": [[0] * 4] * 2}, r"achievements must have 3 entries"),
+        ({"achievements": [[0, 0, 0, 2]] * 3}, r"achievements\[0\]\[3\] must be a flag"),
+        ({"achievements": [[0, 0, 0, "1"]] * 3}, r"achievements\[0\]\[3\] must be a flag"),
+        ({"upgrades": [[(0, "Serrated Edge")]]}, r"upgrades\[0\]\[0\].*no deck list"),
+        (
+            {"decks": [["Strike"]], "upgrades": [[(-1, "Serrated Edge")]]},
+            r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be in \[0, 0\], got -1",
+        ),
+        (
+            {"decks": [["Strike"]], "upgrades": [[(200, "Serrated Edge")]]},
+            r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be in \[0, 0\], got 200",
+        ),
+        (
+            {"decks": [["Strike"]], "upgrades": [[("0", "Serrated Edge")]]},
+            r"upgrades\[0\]\[0\]\[0\] \(deck entry\) must be an int",
+        ),
+        (
+            {"decks": [["Strike"]], "upgrades": [[(0, "Serrated Edge", 1)]]},
+            r"upgrades\[0\]\[0\] must have 2 entries",
+        ),
+        (
+            {"decks": [["Strike"]], "upgrades": [[(0, "Golden Sword")]]},
+            r"no upgrade of the content",
+        ),
+        (
+            {"decks": [["Strike"]], "upgrades": [[(0, 36)]]},
+            r"upgrades\[0\]\[0\]\[1\] must be in \[0, 35\]",
+        ),
+        (
+            {
+                "decks": [["Strike", "Strike"]],
+                "upgrades": [[(0, "Serrated Edge"), (0, "Serrated Edge")]],
+            },
+            r"upgrades\[0\]\[1\].*top cutout of deck entry 0, which upgrades\[0\]\[0\] already",
+        ),
+        (
+            {"decks": [["Strike", "Strike"]], "upgrades": [[(0, 0), (1, 0)]]},
+            r"upgrades\[0\]\[1\]\[1\] is upgrade 0 .* already listed as upgrades\[0\]\[0\]\[1\]",
+        ),
+        (
+            {"decks": [["Chris Andrews"]], "upgrades": [[(0, "Serrated Edge")]]},
+            r"needs a tactic.*'Chris Andrews', an ally",
+        ),
+        ({"gold": 3}, r"unknown campaign keys \['gold'\]"),
+    ],
+)
 def test_bad_campaign_sheets_name_the_field_and_leave_the_env_alone(sheet, match):
     env = solo()
     env.reset(seed=1)
@@ -162,9 +201,18 @@ def test_numpy_ints_flags_and_the_largest_values_are_accepted():
     ben = [int(T.be_circles[b, 0]) for b in range(len(CC.benefit_names))]
     ach = np.ones((C.NFLOOR, C.ACH_PER_FLOOR), bool)
     env = solo()
-    env.reset(seed=5, options={"campaign": {
-        "xp": np.int64(CFG.XP_MAX), "benefits": ben, "achievements": ach,
-        "decks": [np.arange(100, 108)], "upgrades": [[(np.int32(0), "Serrated Edge")]]}})
+    env.reset(
+        seed=5,
+        options={
+            "campaign": {
+                "xp": np.int64(CFG.XP_MAX),
+                "benefits": ben,
+                "achievements": ach,
+                "decks": [np.arange(100, 108)],
+                "upgrades": [[(np.int32(0), "Serrated Edge")]],
+            }
+        },
+    )
     st = record(env)
     env.core.check_state(st)
     assert int(st["camp_xp"]) == CFG.XP_MAX and st["camp_ach"].all()
@@ -187,6 +235,7 @@ def test_an_accepted_sheet_the_rules_refuse_fails_loudly(monkeypatch):
         out = real(*a, **kw)
         out["decks"] = [[100] * 3]
         return out
+
     monkeypatch.setattr(CFG, "check_campaign", lax)
     env = solo()
     with pytest.raises(CorruptStateError, match="accepted.*a bug"):
@@ -214,20 +263,27 @@ def test_set_state_refuses_a_record_of_another_configuration():
     env = gym.make(ENV_ID, disable_env_checker=True).unwrapped
     env.reset(seed=2)
     before = env.get_state()
-    with pytest.raises(SnapshotError, match=r"reward_mode is 1 \(score\) in the record, "
-                                            r"0 \(winloss\) in this env"):
+    with pytest.raises(
+        SnapshotError,
+        match=r"reward_mode is 1 \(score\) in the record, "
+        r"0 \(winloss\) in this env",
+    ):
         env.set_state(snap)
     assert env.get_state() == before
-    for kw, field in (({"floor": 2}, "cfg_floor"), ({"difficulty": "hard"}, "cfg_difficulty"),
-                      ({"mode": "campaign"}, "cfg_mode"), ({"max_steps": 500}, "max_steps"),
-                      ({"crawler": "Princess Donut"}, "cfg_crawler"),
-                      ({"race": "preset"}, r"cfg_race\[0\]")):
+    for kw, field in (
+        ({"floor": 2}, "cfg_floor"),
+        ({"difficulty": "hard"}, "cfg_difficulty"),
+        ({"mode": "campaign"}, "cfg_mode"),
+        ({"max_steps": 500}, "max_steps"),
+        ({"crawler": "Princess Donut"}, "cfg_crawler"),
+        ({"race": "preset"}, r"cfg_race\[0\]"),
+    ):
         other = gym.make(ENV_ID, disable_env_checker=True, **kw).unwrapped
         other.reset(seed=1)
         with pytest.raises(SnapshotError, match=field):
             env.set_state(other.get_state())
         assert env.get_state() == before
-    env.set_state(env.get_state())          # its own records still load
+    env.set_state(env.get_state())  # its own records still load
     # co-op: auto_advance travels too
     a, b = coop(mode="arcade"), coop(mode="arcade", auto_advance=False)
     a.reset(seed=1)
@@ -241,18 +297,21 @@ def test_a_record_with_a_duplicated_deck_list_entry_is_refused():
     env.reset(seed=2, options={"campaign": {"decks": [["Strike", "Haymaker"], ["Rest"]]}})
     snap = env.get_state()
     arr = np.frombuffer(snap.state, env.core.state_dtype).copy()
-    arr[0]["camp_deck"][1, 1] = arr[0]["camp_deck"][0, 1]     # Haymaker listed for both seats
+    arr[0]["camp_deck"][1, 1] = arr[0]["camp_deck"][0, 1]  # Haymaker listed for both seats
     with pytest.raises(CorruptStateError, match="camp_deck"):
         env.set_state(dataclasses.replace(snap, state=arr.tobytes()))
     assert env.get_state() == snap
 
 
 # --- content: unknown keys per card entry -------------------------------------------------
-@pytest.mark.parametrize("fname,old,card", [
-    ("cores", 'name = "Haymaker", level = 1, count = 2', "Haymaker"),
-    ("upgrades", 'name = "Serrated Edge", cutout = "top", count = 2', "Serrated Edge"),
-    ("threats", 'name = "Goblin", group = "carl", count = 2', "Goblin"),
-])
+@pytest.mark.parametrize(
+    "fname,old,card",
+    [
+        ("cores", 'name = "Haymaker", level = 1, count = 2', "Haymaker"),
+        ("upgrades", 'name = "Serrated Edge", cutout = "top", count = 2', "Serrated Edge"),
+        ("threats", 'name = "Goblin", group = "carl", count = 2', "Goblin"),
+    ],
+)
 def test_a_misspelled_count_is_named(tmp_path, fname, old, card):
     """A misspelled ``count`` used to show only as a wrong total of cards."""
     d = tmp_path / "data"
@@ -271,6 +330,7 @@ def test_counters_at_their_bound_stay_valid_when_they_count():
     to -32768 at the next defeat and the record was refused; the sacrifice
     queue and the levels after the stairs could pass their 100 the same way."""
     from dungeonrl.envs.dcc_unstoppable import rules as R
+
     env = solo(mode="arcade")
     env.reset(seed=6)
     arr = np.frombuffer(env.get_state().state, env.core.state_dtype).copy()

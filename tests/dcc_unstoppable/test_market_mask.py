@@ -2,6 +2,7 @@
 of ``legal_row``) gives exactly the answer of ``main_can_act``, which
 checks ``can_receive`` card by card, on states from random play with
 varied gold (so every price boundary is crossed)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ from dungeonrl.envs.dcc_unstoppable.core import DCCCore
 def test_market_mask_matches_card_by_card_check():
     rng = np.random.default_rng(5)
     checked = buyable = 0
-    for klass in ("Merchant", "Scout"):          # with and without the class discount
+    for klass in ("Merchant", "Scout"):  # with and without the class discount
         core = DCCCore(num_players=1, race="Human", klass=klass)
         T = core.TR[0]
         n = 32
@@ -30,7 +31,7 @@ def test_market_mask_matches_card_by_card_check():
                 if s["phase"] != C.PH_MAIN or s["dec"] != C.DEC_NONE:
                     continue
                 for g in rng.integers(0, 9, 3):
-                    rec = st[i:i + 1].copy()
+                    rec = st[i : i + 1].copy()
                     rec["gold"][0, 0] = g
                     mask = np.zeros(C.NUM_ACTIONS, np.uint8)
                     R.market_legal(rec[0], T, 0, mask)

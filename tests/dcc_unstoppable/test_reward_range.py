@@ -1,6 +1,7 @@
 """``spec.reward_range`` of Dungeon Crawler Carl: Unstoppable is true for
 both reward modes: with ``reward="score"`` a won game pays its XP (well
 above 1), never above the declared bound; ``winloss`` stays (-1, 1)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,7 +35,7 @@ def test_score_rewards_stay_in_the_declared_range():
     K.play_rows(st, core.TR, codes, prng, ret, length)
     won = st["outcome"] == C.O_WIN
     assert won.any()
-    assert (ret[won, 0] > 1.0).all()                   # the case the old (-1, 1) missed
+    assert (ret[won, 0] > 1.0).all()  # the case the old (-1, 1) missed
     assert (ret[:, 0] >= lo).all() and (ret[:, 0] <= hi).all()
     np.testing.assert_array_equal(ret[won, 0], st["xp"][won])
 
@@ -49,6 +50,7 @@ def test_docs_state_the_difficulties_and_the_unscaled_score_reward():
     ``consts.DIFFICULTIES``, and ``reward="score"`` paying the raw XP of a
     win (not a value scaled into [-1, 1]; see the test above)."""
     import dungeonrl.envs.dcc_unstoppable as pkg
+
     doc = " ".join(DCCCore.__doc__.split())
     named = doc.split("``difficulty``")[1].split("``mode``")[0]
     assert [d for d in C.DIFFICULTIES if f'"{d}"' in named] == list(C.DIFFICULTIES)

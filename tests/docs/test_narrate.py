@@ -2,17 +2,19 @@
 (the ``forced`` / ``forced_n`` / ``forced_i`` queue of the state records)
 check that the words name the die results, the damage, the items and prices
 that the records show, and never a rival's hidden cards."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from unbroken_util import Game as UGame
 
-from dungeonrl.envs.dungeon_crawler import consts as DC, make_core
+from dungeonrl.envs.dungeon_crawler import consts as DC
+from dungeonrl.envs.dungeon_crawler import make_core
 from dungeonrl.envs.dungeon_crawler import narrate as dcn
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
 from dungeonrl.envs.unbroken import consts as UC
 from dungeonrl.envs.unbroken import narrate as ubn
-from unbroken_util import Game as UGame
 
 
 def text(lines):
@@ -39,10 +41,10 @@ def test_unbroken_monster_roll_and_damage(face):
     g = unbroken_battle()
     m = g.monster("Grey Wolf")
     h0 = int(g["m_health"])
-    g.force(face)                 # the Grey Wolf's Combat Roll after our attack
+    g.force(face)  # the Grey Wolf's Combat Roll after our attack
     before = g.s.copy()
-    g.act([a for a in g.legal() if a.startswith("attack_")][0])   # a wound attack (no Armor)
-    assert int(g["forced_i"]) == 1 and g.phase() == "response"   # Dodge may answer the roll
+    g.act([a for a in g.legal() if a.startswith("attack_")][0])  # a wound attack (no Armor)
+    assert int(g["forced_i"]) == 1 and g.phase() == "response"  # Dodge may answer the roll
     said = text(ubn.narrate(g.core, before, g.s))
     dealt = h0 - int(g["m_health"])
     assert dealt > 0 and f"you dealt {dealt} wounds to Grey Wolf" in said
@@ -53,9 +55,12 @@ def test_unbroken_monster_roll_and_damage(face):
     before = g.s.copy()
     g.act("pass")
     said = text(ubn.narrate(g.core, before, g.s))
-    lost = [f"{int(before['res'][r]) - int(g['res'][r])} {UC.RES_NAMES[r]}"
-            for r in range(UC.NRES) if int(g["res"][r]) < int(before["res"][r])]
-    assert face_type != "wound" or lost   # a wound face costs Effort
+    lost = [
+        f"{int(before['res'][r]) - int(g['res'][r])} {UC.RES_NAMES[r]}"
+        for r in range(UC.NRES)
+        if int(g["res"][r]) < int(before["res"][r])
+    ]
+    assert face_type != "wound" or lost  # a wound face costs Effort
     if lost:
         assert "lost " + ", ".join(lost) in said
     if face_type == "time":
@@ -105,8 +110,7 @@ class DGame:
     def act(self, a):
         assert self.s["legal"][a], self.core.spec.action_names[a]
         z = np.zeros(1, bool)
-        self.core.step(self.st, np.array([a]), np.zeros((1, 2), np.float32), z, z.copy(),
-                       z.copy())
+        self.core.step(self.st, np.array([a]), np.zeros((1, 2), np.float32), z, z.copy(), z.copy())
 
     def force(self, *dice):
         self.s["forced"][:] = 0
@@ -129,7 +133,7 @@ def test_dungeon_crawler_forced_movement_roll():
     g = DGame(seed=4)
     while not (int(g.s["phase"]) == DC.PH_DRAFT and int(g.s["actor"]) == 1):
         g.creation_step()
-    g.force(4)                            # seat 0's first movement die
+    g.force(4)  # seat 0's first movement die
     before = g.s.copy()
     g.act(DC.A_DRAFT0)
     assert int(g.s["phase"]) == DC.PH_MOVE and int(g.s["forced_i"]) == 1
@@ -140,7 +144,7 @@ def test_dungeon_crawler_forced_movement_roll():
         assert f"+ {boots} boots" in said
     # seat 0's drawn card is named to seat 0 only
     drawn = [c for c in range(DC.MAX_CARDS) if int(g.s["hand"][0, c]) > int(before["hand"][0, c])]
-    assert len(drawn) == 1                # one card drawn at the turn start
+    assert len(drawn) == 1  # one card drawn at the turn start
     name = g.core.content.card_names[drawn[0]]
     assert f"you drew {name}" in said
     other = text(dcn.narrate(g.core, before, g.s, 1))
@@ -153,7 +157,7 @@ def test_dungeon_crawler_combat_dice_and_damage():
         g.creation_step()
     T, s = g.T, g.s
     h = int(s["actor"])
-    for sl in range(DC.NSLOT):            # no gear: stats are the base stats
+    for sl in range(DC.NSLOT):  # no gear: stats are the base stats
         it = int(s["equip"][h, sl])
         if it >= 0:
             s["equip"][h, sl] = -1
@@ -171,7 +175,7 @@ def test_dungeon_crawler_combat_dice_and_damage():
     g.act(DC.A_FWD0)
     assert int(g.s["phase"]) == DC.PH_COMBAT
     matk, mdef = int(T.mob_stats[mob, 0]), int(T.mob_stats[mob, 1])
-    g.force(3, 6)                         # the hero is faster: hero die 3, then monster die 6
+    g.force(3, 6)  # the hero is faster: hero die 3, then monster die 6
     before = g.s.copy()
     g.act(DC.A_FIGHT)
     assert int(g.s["forced_i"]) == 2
@@ -180,7 +184,7 @@ def test_dungeon_crawler_combat_dice_and_damage():
     assert int(g.s["sq_hp"][f, q]) == 40 - hit and int(g.s["hp"][h]) == 30 - took
     said = text(dcn.narrate(g.core, before, g.s, h))
     name = g.core.content.mob_names[mob]
-    assert hit > 1 and took > 1           # both dice readable from the damage
+    assert hit > 1 and took > 1  # both dice readable from the damage
     assert f"you hit {name} for {hit} (rolled 3)" in said
     assert f"you lost {took} HP from {name} (rolled 6)" in said
 
@@ -205,13 +209,13 @@ def test_dungeon_crawler_items_prices_deaths():
     assert f"player_0 bought {ct.item_names[it]}" in said and f"for {price} gold" in said
     if old >= 0:
         assert f"replacing {ct.item_names[old]}" in said
-    assert "spent" not in said                      # the price is told once
+    assert "spent" not in said  # the price is told once
     # a death: the hero respawns; lost items are named
     d = s.copy()
     d["deaths"][1] += 1
     d["kills"][0] += 1
     gone = [sl for sl in range(DC.NSLOT) if int(s["equip"][1, sl]) >= 0]
-    assert gone                            # the drafted item
+    assert gone  # the drafted item
     d["equip"][1, gone[0]] = -1
     said = text(dcn.narrate(g.core, s, d, 1))
     assert "you were slain by player_0" in said
@@ -231,6 +235,7 @@ def test_dungeon_crawler_items_prices_deaths():
 def test_narrator_collects_every_step_until_flush():
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
     from dungeonrl.envs.core.authoring.narration import Narrator
+
     env = DungeonAECEnv("dungeon_crawler", num_players=3)
     env.reset(seed=1)
     nar = Narrator(env.core, seat=0)
@@ -259,9 +264,11 @@ def test_narration_soak_whole_games(game, kw):
     """Whole heuristic and random games: every step narrates without error,
     in plain sentences, for every seat; hand texts too."""
     import importlib
+
     from dungeonrl.agents.policy import make_agent
     from dungeonrl.envs.core._batch import BatchBuffers, seed_batch
     from dungeonrl.registry import get_spec
+
     core = get_spec(game).make_core(**kw)
     mod = importlib.import_module(f"dungeonrl.envs.{game}.narrate")
     total = 0
@@ -278,8 +285,9 @@ def test_narration_soak_whole_games(game, kw):
             core.observe(buf.states, buf.players, buf.obs)
             core.legal_mask(buf.states, buf.masks)
             buf.actions[:] = agent.act(buf, rows)
-            core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated,
-                      buf.illegal)
+            core.step(
+                buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal
+            )
             for seat in range(core.num_players):
                 lines = mod.narrate(core, prev, buf.states[0], seat)
                 total += len(lines)

@@ -6,6 +6,7 @@ extras) with the ``python3`` kernel of this environment; skipped when the
 notebook tooling or the training extra is missing. ``pytest --nbmake
 notebooks/`` runs the same notebooks.
 """
+
 from __future__ import annotations
 
 import pathlib
@@ -24,9 +25,15 @@ NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").g
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=240, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()     # raises CellExecutionError with the failing cell's traceback
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    client = nbclient.NotebookClient(
+        nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError with the failing cell's traceback
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors

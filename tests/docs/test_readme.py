@@ -12,6 +12,7 @@ finish within ``BLOCK_SECONDS``. While ``NOTES-ecosys.md`` (README text
 waiting to be merged) exists, its blocks are run the same way. Blocks that
 need an optional extra that is not installed (Minari) are left out.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,18 +26,18 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 #: README text proposed by this branch, waiting to be merged: its blocks run too
 PROPOSED = [p for p in [ROOT / "NOTES-ecosys.md"] if p.exists()]
-BLOCK_SECONDS = 180          # generous: this machine is shared; a quiet one takes ~10 s
+BLOCK_SECONDS = 180  # generous: this machine is shared; a quiet one takes ~10 s
 
 #: the SB3 budget proposed for the README's snippet (NOTES-ecosys.md)
-SB3_BUDGET = ('MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, n_epochs=2)'
-              '.learn(4_096)')
+SB3_BUDGET = 'MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, n_epochs=2).learn(4_096)'
 _SB3_CALL = re.compile(r'MaskablePPO\("MlpPolicy",\s*venv\)\s*\.learn\([^)]*\)')
 
 
 def python_blocks(text: str) -> list[str]:
     """The contents of the ```python fenced blocks of a markdown text."""
-    return [m.group(1) for m in re.finditer(r"^```python[ \t]*\n(.*?)^```[ \t]*$", text,
-                                            re.S | re.M)]
+    return [
+        m.group(1) for m in re.finditer(r"^```python[ \t]*\n(.*?)^```[ \t]*$", text, re.S | re.M)
+    ]
 
 
 def budgeted(block: str) -> str:
@@ -44,8 +45,10 @@ def budgeted(block: str) -> str:
     (a block that sets ``n_steps`` itself is left as written)."""
     if "MaskablePPO(" in block and "n_steps" not in block:
         out = _SB3_CALL.sub(SB3_BUDGET, block)
-        assert out != block, ("a README block trains MaskablePPO with SB3's default "
-                              "n_steps in a form this test cannot budget: give it n_steps")
+        assert out != block, (
+            "a README block trains MaskablePPO with SB3's default "
+            "n_steps in a form this test cannot budget: give it n_steps"
+        )
         out = re.sub(r"(DungeonSB3VecEnv\([^)]*num_envs=)\d+", r"\g<1>16", out)
         return out
     return block
@@ -55,10 +58,10 @@ def test_python_blocks_are_found():
     blocks = python_blocks(README.read_text())
     assert len(blocks) >= 3
     assert any("gym.make(" in b for b in blocks)
-    assert budgeted('venv = DungeonSB3VecEnv("unbroken", num_envs=64, seed=0)\n'
-                    'model = MaskablePPO("MlpPolicy", venv).learn(10_000)\n') == (
-        'venv = DungeonSB3VecEnv("unbroken", num_envs=16, seed=0)\n'
-        'model = ' + SB3_BUDGET + '\n')
+    assert budgeted(
+        'venv = DungeonSB3VecEnv("unbroken", num_envs=64, seed=0)\n'
+        'model = MaskablePPO("MlpPolicy", venv).learn(10_000)\n'
+    ) == ('venv = DungeonSB3VecEnv("unbroken", num_envs=16, seed=0)\nmodel = ' + SB3_BUDGET + "\n")
     kept = 'm = MaskablePPO("MlpPolicy", venv, n_steps=8).learn(64)'
     assert budgeted(kept) == kept
 
@@ -77,7 +80,8 @@ def _needs_missing_extra(block: str) -> bool:
 def run_blocks(path: Path, tmp_path, monkeypatch) -> dict:
     try:
         import torch
-        torch.set_num_threads(1)      # 2 shared cores: torch's default threads oversubscribe
+
+        torch.set_num_threads(1)  # 2 shared cores: torch's default threads oversubscribe
     except ImportError:  # pragma: no cover - train extra missing
         pass
     monkeypatch.chdir(tmp_path)

@@ -6,12 +6,15 @@ Scenario tests build a game past creation, then edit the record (stats,
 gear, positions, hands) and queue forced dice (``forced`` / ``forced_n``);
 ``Game.refresh()`` recomputes the stored mask after an edit.
 """
+
 from __future__ import annotations
 
 import hashlib
 
+import game_hooks  # noqa: F401  (first: it loads the tests/hooks_*.py modules)
 import numpy as np
 import pytest
+from hooks_dungeon_crawler import HOOKS, resample_hidden_record
 from numba import njit
 from pettingzoo.test import api_test, render_test, seed_test
 
@@ -19,17 +22,20 @@ from dungeonrl import registry
 from dungeonrl.agents.dungeon_crawler_heuristic import choose
 from dungeonrl.envs import dungeon_crawler_v0
 from dungeonrl.envs.core.errors import (
-    ContentError, CorruptStateError, IllegalActionError, InvalidActionError, ResetNeededError,
+    ContentError,
+    CorruptStateError,
+    IllegalActionError,
+    InvalidActionError,
+    ResetNeededError,
     SnapshotError,
 )
 from dungeonrl.envs.core.kernel.jit import JIT
 from dungeonrl.envs.core.kernel.rng import rng_seed
-from dungeonrl.envs.dungeon_crawler import SPEC, consts as C, make_core
-from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
+from dungeonrl.envs.dungeon_crawler import SPEC, make_core
+from dungeonrl.envs.dungeon_crawler import consts as C
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content
+from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
-import game_hooks  # noqa: F401,I001  (first: it loads the tests/hooks_*.py modules)
-from hooks_dungeon_crawler import HOOKS, resample_hidden_record
 
 CORES = {}
 
@@ -46,7 +52,9 @@ def check_invariants(core, s):
     T = core.T
     n = int(s["num_players"])
     kind = int(s["offer_kind"])
-    items = list(s["item_deck"][: int(s["item_deck_n"])]) + list(s["item_disc"][: int(s["item_disc_n"])])
+    items = list(s["item_deck"][: int(s["item_deck_n"])]) + list(
+        s["item_disc"][: int(s["item_disc_n"])]
+    )
     items += [int(x) for x in s["equip"][:n].ravel() if x >= 0]
     if kind in (C.OF_DRAFT, C.OF_ARMORY, C.OF_CHEST):
         items += list(s["offer"][: int(s["offer_n"])])
@@ -74,7 +82,9 @@ def check_invariants(core, s):
         assert 0 <= v["floor"] < C.NFLOOR and 0 <= v["pos"] < int(T.floor_len[v["floor"]])
         if started:
             assert 1 <= v["hp"] <= v["max_hp"], f"hero {h} HP {v['hp']}/{v['max_hp']}"
-            assert (s["base"][h] >= 1).all() and int(s["base"][h].sum()) == int(s["rolled"][h].sum())
+            assert (s["base"][h] >= 1).all() and int(s["base"][h].sum()) == int(
+                s["rolled"][h].sum()
+            )
     for f in range(C.NFLOOR):
         for q in range(int(T.floor_len[f])):
             if s["sq_alive"][f, q] and int(T.sq_kind[f, q]) in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR):
@@ -112,10 +122,10 @@ def test_soak_invariants(n):
     prngs = np.zeros((games, 2), np.uint64)
     for i in range(games):
         rng_seed(prngs[i], 7, i)
-    heur = (np.arange(games) % 2 == 0)
+    heur = np.arange(games) % 2 == 0
     for i in range(0, games, 37):
         check_invariants(core, st[i])
-    HOOKS.check_invariants(core, st)          # the conformance checker, every row
+    HOOKS.check_invariants(core, st)  # the conformance checker, every row
     rounds = 0
     while (st["phase"] != C.PH_OVER).any():
         advance(st, core.TR, 150, prngs, heur)
@@ -130,7 +140,7 @@ def test_soak_invariants(n):
     out = st["outcome"]
     assert (out != C.O_ILLEGAL).all()
     assert ((out == C.O_WIN) | (out == C.O_TRUNCATED)).all()
-    assert (out[heur] == C.O_WIN).mean() > 0.4       # the heuristic finishes games
+    assert (out[heur] == C.O_WIN).mean() > 0.4  # the heuristic finishes games
 
 
 # --- PettingZoo tests ------------------------------------------------------------------
@@ -138,8 +148,9 @@ def test_soak_invariants(n):
 def test_pettingzoo_api_seed_render(n):
     api_test(dungeon_crawler_v0.env(num_players=n), num_cycles=300)
     seed_test(lambda: dungeon_crawler_v0.env(num_players=n), num_cycles=300)
-    render_test(lambda render_mode=None: dungeon_crawler_v0.env(num_players=n,
-                                                                 render_mode=render_mode))
+    render_test(
+        lambda render_mode=None: dungeon_crawler_v0.env(num_players=n, render_mode=render_mode)
+    )
 
 
 def test_max_cycles_not_applicable():
@@ -153,7 +164,7 @@ def test_max_cycles_not_applicable():
     e = dungeon_crawler_v0.env(num_players=3, max_steps=25)
     e.reset(seed=3)
     steps = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, r, te, tr, info = e.last()
         if te or tr:
             assert tr and not te
@@ -166,6 +177,7 @@ def test_max_cycles_not_applicable():
 
 def test_registry_and_pettingzoo_make():
     import pettingzoo
+
     spec = registry.register_module("dungeonrl.envs.dungeon_crawler")
     assert spec.name == "dungeon_crawler" and spec.multi_agent
     assert registry.get_spec("dungeonrl/DungeonCrawler-v0") is spec
@@ -228,13 +240,18 @@ def test_snapshot_restore_and_errors():
     def play(k):
         trace = []
         for _ in range(k):
-            if not e.agents or e.terminations[e.agent_selection] or e.truncations[e.agent_selection]:
+            if (
+                not e.agents
+                or e.terminations[e.agent_selection]
+                or e.truncations[e.agent_selection]
+            ):
                 break
             m = e.observe(e.agent_selection)["action_mask"]
             a = int(rng.choice(np.flatnonzero(m)))
             e.step(a)
             trace.append((e.agent_selection, e._states.tobytes()))
         return trace
+
     play(200)
     snap = e.get_state()
     state = rng.bit_generator.state
@@ -248,6 +265,7 @@ def test_snapshot_restore_and_errors():
     with pytest.raises(SnapshotError):
         other.set_state(snap)
     import dataclasses
+
     with pytest.raises(SnapshotError):
         e.set_state(dataclasses.replace(snap, layout_version="nope"))
     rec = np.frombuffer(snap.state, dtype=e.core.state_dtype).copy()
@@ -265,26 +283,28 @@ def test_set_state_refuses_creation_records_the_game_cannot_reach():
     a hero is still placing its rolls each stat is the roll placed on it; a
     seated hero waits on the entrance square until the first turn."""
     import dataclasses
+
     e = dungeon_crawler_v0.raw_env(num_players=2)
     e.reset(seed=4)
     e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
     snap = e.get_state()
     rec = np.frombuffer(snap.state, dtype=e.core.state_dtype).copy()
     h = int(rec[0]["actor"])
-    s = int(np.flatnonzero(rec[0]["rolled"][h])[0])       # the roll just placed
+    s = int(np.flatnonzero(rec[0]["rolled"][h])[0])  # the roll just placed
     assert rec[0]["base"][h, s] == rec[0]["rolled"][h, s] > 0
-    e.set_state(dataclasses.replace(snap, state=rec.tobytes()))   # the record as reached
+    e.set_state(dataclasses.replace(snap, state=rec.tobytes()))  # the record as reached
     rec[0]["base"][h, s] = 0
     with pytest.raises(CorruptStateError, match="still assigning"):
         e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
     rec = np.frombuffer(snap.state, dtype=e.core.state_dtype).copy()
-    rec[0]["pos"][1] = -1                    # a seated hero off the board before turn 1
+    rec[0]["pos"][1] = -1  # a seated hero off the board before turn 1
     with pytest.raises(CorruptStateError, match="entrance"):
         e.set_state(dataclasses.replace(snap, state=rec.tobytes()))
 
 
 def Snapshot_from(snap):
     from dungeonrl.envs.core.snapshot import Snapshot
+
     return Snapshot.from_bytes(snap.to_bytes())
 
 
@@ -318,10 +338,15 @@ def test_determinism():
     st[1]["rng"][0] ^= np.uint64(12345)
     rolls = [[], []]
     for i in range(2):
-        s = st[i:i + 1]
+        s = st[i : i + 1]
         for _ in range(60):
             a = int(np.flatnonzero(s[0]["legal"])[0])
-            core.step(s, np.array([a]), np.zeros((1, 4), np.float32), *(np.zeros(1, bool) for _ in range(3)))
+            core.step(
+                s,
+                np.array([a]),
+                np.zeros((1, 4), np.float32),
+                *(np.zeros(1, bool) for _ in range(3)),
+            )
             rolls[i].append((int(s[0]["cr_roll"]), int(s[0]["roll"])))
     assert rolls[0] != rolls[1]
 
@@ -347,15 +372,15 @@ def test_batched_equals_sequential():
         for i in range(n):
             r1 = np.zeros((1, 5), np.float32)
             t1, u1, l1 = (np.zeros(1, bool) for _ in range(3))
-            core.step(seq[i:i + 1], acts[i:i + 1], r1, t1, u1, l1)
+            core.step(seq[i : i + 1], acts[i : i + 1], r1, t1, u1, l1)
             assert (r1[0] == rew[i]).all() and t1[0] == te[i] and u1[0] == tr[i]
             if t1[0] or u1[0]:
-                core.reset(seq[i:i + 1], seeds[i:i + 1])   # episode 0 here, 1 in the batch
+                core.reset(seq[i : i + 1], seeds[i : i + 1])  # episode 0 here, 1 in the batch
                 seq[i] = bat[i]
             assert seq[i].tobytes() == bat[i].tobytes()
             assert players[i] == int(seq[i]["actor"])
             o1 = np.zeros((1, SPEC.obs_size), np.float32)
-            core.observe(seq[i:i + 1], np.array([players[i]]), o1)
+            core.observe(seq[i : i + 1], np.array([players[i]]), o1)
             assert (o1[0] == obs[i]).all() and (masks[i] == seq[i]["legal"]).all()
 
 
@@ -369,14 +394,26 @@ def test_mask_soundness():
             if st[0]["phase"] == C.PH_OVER:
                 break
             a = int(rng.choice(np.flatnonzero(st[0]["legal"])))
-            core.step(st, np.array([a]), np.zeros((1, 3), np.float32), *(np.zeros(1, bool) for _ in range(3)))
+            core.step(
+                st,
+                np.array([a]),
+                np.zeros((1, 3), np.float32),
+                *(np.zeros(1, bool) for _ in range(3)),
+            )
         if st[0]["phase"] == C.PH_OVER:
             continue
         assert (core.recompute_mask(st)[0] == st[0]["legal"]).all()
         for a in range(SPEC.num_actions):
             s = st.copy()
             il = np.zeros(1, bool)
-            core.step(s, np.array([a]), np.zeros((1, 3), np.float32), np.zeros(1, bool), np.zeros(1, bool), il)
+            core.step(
+                s,
+                np.array([a]),
+                np.zeros((1, 3), np.float32),
+                np.zeros(1, bool),
+                np.zeros(1, bool),
+                il,
+            )
             assert il[0] == (st[0]["legal"][a] == 0)
             if not il[0]:
                 check_invariants(core, s[0])
@@ -423,9 +460,14 @@ def test_hidden_information():
                     core.observe(s3, np.array([p]), o3)
                     assert not (o1 == o3).all()
             a = int(rng.choice(np.flatnonzero(st[0]["legal"])))
-            core.step(st, np.array([a]), np.zeros((1, 4), np.float32), *(np.zeros(1, bool) for _ in range(3)))
+            core.step(
+                st,
+                np.array([a]),
+                np.zeros((1, 4), np.float32),
+                *(np.zeros(1, bool) for _ in range(3)),
+            )
     assert checked > 100
-    HOOKS.check_invariants(core, np.concatenate(resampled))   # the conformance checker too
+    HOOKS.check_invariants(core, np.concatenate(resampled))  # the conformance checker too
 
 
 # --- forced-dice scenarios -----------------------------------------------------------------
@@ -458,7 +500,9 @@ class Game:
 
     def act(self, a):
         te, tr, il = (np.zeros(1, bool) for _ in range(3))
-        assert self.s["legal"][a], f"{SPEC.action_names[a]} not legal in {self.core.phase_name(self.s)}"
+        assert self.s["legal"][a], (
+            f"{SPEC.action_names[a]} not legal in {self.core.phase_name(self.s)}"
+        )
         self.core.step(self.st, np.array([a]), self.rew, te, tr, il)
         assert not il[0]
         return te[0], tr[0]
@@ -554,21 +598,21 @@ def test_damage_formula_and_minimum_one():
     q = start_mob_fight(g, 0, TROLL)
     g.force(3, 2)
     g.act(C.A_FIGHT)
-    assert int(g.s["sq_hp"][0, q]) == 14 - (10 + 3 - 5)     # ATK + d6 - DEF
-    assert int(g.s["hp"][0]) == 20 - 1                     # 6 + 2 - 10 < 1 -> 1
+    assert int(g.s["sq_hp"][0, q]) == 14 - (10 + 3 - 5)  # ATK + d6 - DEF
+    assert int(g.s["hp"][0]) == 20 - 1  # 6 + 2 - 10 < 1 -> 1
     check_invariants(g.core, g.s)
 
 
 def test_spd_order_and_ties():
     g = Game()
-    g.set_hero(0, 8, 1, 5, 2)                              # slower than the troll (3)
+    g.set_hero(0, 8, 1, 5, 2)  # slower than the troll (3)
     q = start_mob_fight(g, 0, TROLL)
     g.force(6, 6)
     g.act(C.A_FIGHT)
-    assert int(g.s["sq_hp"][0, q]) == 14                   # hero died before striking
+    assert int(g.s["sq_hp"][0, q]) == 14  # hero died before striking
     assert int(g.s["deaths"][0]) == 1
     g2 = Game()
-    g2.set_hero(0, 8, 1, 20, 3)                            # SPD tie: the initiator first
+    g2.set_hero(0, 8, 1, 20, 3)  # SPD tie: the initiator first
     q = start_mob_fight(g2, 0, TROLL)
     g2.force(6, 1)
     g2.act(C.A_FIGHT)
@@ -597,7 +641,7 @@ def test_death_losses_by_floor_go_to_discard_and_respawn(floor):
     assert lost <= pool and len(pool) == pool0 + floor + 1
     v = g.hero(0)
     assert v["floor"] == floor and v["pos"] == 0 and v["hp"] == v["max_hp"]
-    assert int(g.s["turn"]) == 1                           # the turn ended with the death
+    assert int(g.s["turn"]) == 1  # the turn ended with the death
     check_invariants(g.core, g.s)
 
 
@@ -606,8 +650,8 @@ def test_vault_immunity():
     g.set_hero(0, 1, 1, 3, 1)
     for sl in range(C.NSLOT):
         g.give_item(0, item_of(g.T, sl, 0)[0])
-    g.s["vault"][0] = 0b111110                             # all but the weapon
-    start_mob_fight(g, 0, 5, f=2)                          # floor 3: 3 items due
+    g.s["vault"][0] = 0b111110  # all but the weapon
+    start_mob_fight(g, 0, 5, f=2)  # floor 3: 3 items due
     g.force(6, 6)
     g.act(C.A_FIGHT)
     assert int(g.s["equip"][0, C.SL_WEAPON]) == -1
@@ -650,15 +694,15 @@ def test_pvp_ambush_killer_chooses_loot():
     assert g.s["legal"][C.A_TARGET0 + 1] and not g.s["legal"][C.A_TARGET0 + 0]
     g.act(C.A_TARGET0 + 1)
     assert int(g.s["cb_kind"]) == C.OPP_HERO
-    g.act(C.A_FIGHT)                                       # attacker's window
-    assert g.actor == 1                                    # the defender responds
-    assert not any(g.s["legal"][C.A_PLAY0:C.A_PLAY0 + C.MAX_CARDS])
+    g.act(C.A_FIGHT)  # attacker's window
+    assert g.actor == 1  # the defender responds
+    assert not any(g.s["legal"][C.A_PLAY0 : C.A_PLAY0 + C.MAX_CARDS])
     g.force(1)
     g.act(C.A_FIGHT)
     assert int(g.s["phase"]) == C.PH_LOOT and g.actor == 0
     legal = [sl for sl in range(C.NSLOT) if g.s["legal"][C.A_LOOT_TAKE0 + sl]]
     assert legal == [C.SL_WEAPON, C.SL_HELMET, C.SL_BOOTS]
-    g.act(C.A_LOOT_TAKE0 + C.SL_BOOTS)                     # floor 1: one item
+    g.act(C.A_LOOT_TAKE0 + C.SL_BOOTS)  # floor 1: one item
     assert int(g.s["equip"][0, C.SL_BOOTS]) == its[2]
     assert int(g.s["equip"][1, C.SL_BOOTS]) == -1
     assert int(g.s["phase"]) == C.PH_MOVE and g.actor == 0  # back to the move
@@ -679,7 +723,7 @@ def test_bodyguard_and_cowards_escape():
     assert g.s["legal"][C.A_PLAY0 + bg] and g.s["legal"][C.A_PLAY0 + esc]
     g.act(C.A_PLAY0 + bg)
     assert int(g.s["cb_kind"]) == C.OPP_NONE and int(g.s["hp"][1]) == 20
-    assert int(g.s["hand"][0, amb]) == 0                   # the Ambush is spent
+    assert int(g.s["hand"][0, amb]) == 0  # the Ambush is spent
     # a troll fight left with Coward's Escape: one square back
     g.set_hero(0, 1, 5, 20, 10)
     esc0 = g.give_card(0, "Coward's Escape")
@@ -700,7 +744,7 @@ def test_combat_card_lasts_one_combat():
     g.act(C.A_FIGHT)
     assert int(g.s["sq_hp"][0, q]) == 14 - (14 + 1 - 5)
     g.force(6, 1)
-    g.act(C.A_FIGHT)                                       # troll dies
+    g.act(C.A_FIGHT)  # troll dies
     assert int(g.s["cb_kind"]) == C.OPP_NONE and g.hero(0)["atk"] == 10
     assert not g.s["sq_alive"][0, q]
 
@@ -729,7 +773,7 @@ def test_boss_persistent_damage_and_killing_blow():
     g.refresh()
     g.act(C.A_FWD0)
     assert int(g.s["cb_kind"]) == C.OPP_FINAL
-    g.force(1, 6)                                          # hero hits for 5, boss kills
+    g.force(1, 6)  # hero hits for 5, boss kills
     g.act(C.A_FIGHT)
     assert int(g.s["sq_hp"][last, lair]) == bhp - 5 and int(g.s["deaths"][0]) == 1
     assert int(g.s["boss_dmg"][0]) == 5
@@ -802,6 +846,7 @@ def test_creation_constraints_and_draft():
     def act(a):
         assert s["legal"][a], SPEC.action_names[a]
         core.step(st, np.array([a]), rew, *(np.zeros(1, bool) for _ in range(3)))
+
     seen = []
     for stat in (C.ST_SPD, C.ST_HP, C.ST_ATK, C.ST_DEF):
         seen.append(int(s["cr_roll"]))
@@ -815,8 +860,8 @@ def test_creation_constraints_and_draft():
     for _ in range(4):
         act(shift["shift:def>atk"])
     assert list(s["base"][0]) == [12, 5, 10, 7]
-    assert not s["legal"][shift["shift:hp>spd"]]           # a 5th point may not move
-    assert s["legal"][shift["shift:atk>def"]]              # moving back is allowed
+    assert not s["legal"][shift["shift:hp>spd"]]  # a 5th point may not move
+    assert s["legal"][shift["shift:atk>def"]]  # moving back is allowed
     act(shift["shift:atk>def"])
     assert s["legal"][shift["shift:hp>spd"]]
     # the minimum of 1 (cannot bind from rolls >= 7; checked on an edited record)
@@ -840,6 +885,7 @@ def test_creation_constraints_and_draft():
 
 def test_content_errors_name_file_entry_field(tmp_path):
     import shutil
+
     for f in ("items", "cards", "monsters", "board"):
         shutil.copy(f"{DATA_DIR}/{f}.toml", tmp_path / f"{f}.toml")
     p = tmp_path / "cards.toml"
@@ -856,11 +902,16 @@ def test_content_census():
         tiers = [int(T.item_tier[i]) for i in range(C.NITEM) if T.item_slot[i] == sl]
         assert [tiers.count(t) for t in range(4)] == [12, 9, 5, 1]
     assert int(T.deck_size) == 62 and int(T.card_copies.sum()) == 62
-    assert int(T.n_cards) == 28                            # every named card (README: 27 vs 28)
+    assert int(T.n_cards) == 28  # every named card (README: 27 vs 28)
     assert (T.item_spd <= 5).all()
-    for stats, name in (((4, 3, 8, 6), "Goblin Scrapper"), ((6, 5, 14, 3), "Cave Troll"),
-                        ((8, 4, 12, 7), "Skeleton Archer"), ((7, 10, 18, 2), "Stone Golem"),
-                        ((11, 8, 18, 9), "Dragonkin Warrior"), ((14, 5, 14, 11), "Fire Wraith")):
+    for stats, name in (
+        ((4, 3, 8, 6), "Goblin Scrapper"),
+        ((6, 5, 14, 3), "Cave Troll"),
+        ((8, 4, 12, 7), "Skeleton Archer"),
+        ((7, 10, 18, 2), "Stone Golem"),
+        ((11, 8, 18, 9), "Dragonkin Warrior"),
+        ((14, 5, 14, 11), "Fire Wraith"),
+    ):
         assert tuple(T.mob_stats[ct.mob_names.index(name)]) == stats
     assert tuple(T.boss_stats[0]) == (9, 7, 22, 5) and tuple(T.boss_stats[1]) == (13, 9, 28, 8)
     assert [tuple(x) for x in T.final_stats] == [(15, 6, 34, 16), (16, 8, 45, 7), (22, 7, 42, 9)]
@@ -876,6 +927,7 @@ def test_final_boss_is_drawn_uniformly():
 
 def test_heuristic_beats_random():
     from dungeonrl.agents.dungeon_crawler_heuristic import policy_rollout
+
     core = core_for(4)
     st = core.alloc(8)
     core.reset(st, np.arange(8, dtype=np.uint64))
@@ -889,9 +941,19 @@ def test_encoder_scaling_is_exact():
     # the encoder scales small integers by reciprocal constants and reads HP
     # fractions from a table instead of dividing: the same float32 as x / d
     from dungeonrl.encoders import dungeon_crawler as enc
-    x = np.arange(-2**16, 2**16, dtype=np.int64)
-    for d, r in ((10, enc.R10), (3, enc.R3), (5, enc.R5), (4, enc.R4), (8, enc.R8),
-                 (C.MAX_SQ, enc.RSQ), (C.HAND_MAX, enc.RHAND), (162, enc.R162), (62, enc.R62)):
+
+    x = np.arange(-(2**16), 2**16, dtype=np.int64)
+    for d, r in (
+        (10, enc.R10),
+        (3, enc.R3),
+        (5, enc.R5),
+        (4, enc.R4),
+        (8, enc.R8),
+        (C.MAX_SQ, enc.RSQ),
+        (C.HAND_MAX, enc.RHAND),
+        (162, enc.R162),
+        (62, enc.R62),
+    ):
         want = (x / float(d)).astype(np.float32)
         assert np.array_equal((x * r).astype(np.float32).view(np.int32), want.view(np.int32)), d
     h, m = np.meshgrid(np.arange(64), np.arange(1, 64))
@@ -907,28 +969,31 @@ def test_rebalance_shifts_are_capped():
     core.reset(st, np.array([3], np.uint64))
     rew = np.zeros(C.MAX_P, np.float32)
     while int(st[0]["phase"]) == C.PH_ASSIGN:
-        a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0:C.A_ASSIGN0 + 4])[0])
+        a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0 : C.A_ASSIGN0 + 4])[0])
         step_row(st[0], core.TR[0], C.A_ASSIGN0 + a, rew)
     assert int(st[0]["phase"]) == C.PH_REBAL
     before = st[0]["base"].copy()
-    there = C.A_SHIFT0      # shift:atk>def
-    back = next(C.A_SHIFT0 + k for k in range(12)
-                if core.spec.action_names[C.A_SHIFT0 + k] == "shift:def>atk")
+    there = C.A_SHIFT0  # shift:atk>def
+    back = next(
+        C.A_SHIFT0 + k
+        for k in range(12)
+        if core.spec.action_names[C.A_SHIFT0 + k] == "shift:def>atk"
+    )
     assert C.REBAL_SHIFTS == 8
     for i in range(C.REBAL_SHIFTS):
-        assert st[0]["legal"][C.A_SHIFT0:C.A_SHIFT0 + 12].any()
+        assert st[0]["legal"][C.A_SHIFT0 : C.A_SHIFT0 + 12].any()
         step_row(st[0], core.TR[0], there if i % 2 == 0 else back, rew)
         assert int(st[0]["phase"]) == C.PH_REBAL
-    assert np.array_equal(st[0]["base"], before)        # back where it started
+    assert np.array_equal(st[0]["base"], before)  # back where it started
     legal = np.flatnonzero(st[0]["legal"])
-    assert legal.tolist() == [C.A_REBAL_DONE]            # no ninth shift
+    assert legal.tolist() == [C.A_REBAL_DONE]  # no ninth shift
     te, tr, il = step_row(st[0], core.TR[0], there, rew)
-    assert il and te                                     # a ninth shift is illegal
-    auto = make_core(num_players=2)                      # auto-advance: done is taken for you
+    assert il and te  # a ninth shift is illegal
+    auto = make_core(num_players=2)  # auto-advance: done is taken for you
     st = auto.alloc(1)
     auto.reset(st, np.array([3], np.uint64))
     while int(st[0]["phase"]) == C.PH_ASSIGN:
-        a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0:C.A_ASSIGN0 + 4])[0])
+        a = int(np.flatnonzero(st[0]["legal"][C.A_ASSIGN0 : C.A_ASSIGN0 + 4])[0])
         step_row(st[0], auto.TR[0], C.A_ASSIGN0 + a, rew)
     for i in range(C.REBAL_SHIFTS):
         step_row(st[0], auto.TR[0], there if i % 2 == 0 else back, rew)

@@ -3,6 +3,7 @@
 numba, episode statistics with the finishing place), ``dungeonrl train`` /
 ``dungeonrl eval`` / ``dungeonrl play`` on the race, and the
 heuristic-vs-random table of ``benchmarks/kart_table.py``."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,13 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.dungeon_kart_hooks import (HOOKS, SCRIPTED_HEURISTIC, SCRIPTED_RANDOM,
-                                                 final_rank, play_rows)
+from dungeonrl.agents.dungeon_kart_hooks import (
+    HOOKS,
+    SCRIPTED_HEURISTIC,
+    SCRIPTED_RANDOM,
+    final_rank,
+    play_rows,
+)
 from dungeonrl.agents.games import hooks_for
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.kernel.header import O_TRUNCATED
@@ -70,6 +76,7 @@ def test_heuristic_agent_acts_legally_for_any_seat():
 
     class View:
         pass
+
     view = View()
     view.states = core.alloc(6)
     core.reset(view.states, np.arange(6, dtype=np.uint64))
@@ -89,9 +96,28 @@ def test_heuristic_agent_acts_legally_for_any_seat():
 
 def test_cli_train_and_eval(tmp_path, capsys):
     out = tmp_path / "run"
-    rc = cli_main(["train", "dungeon_kart", "--players", "2", "--steps", "512",
-                   "--num-envs", "16", "--num-steps", "16", "--hidden", "32",
-                   "--eval-games", "10", "--out", str(out), "--progress", "none"])
+    rc = cli_main(
+        [
+            "train",
+            "dungeon_kart",
+            "--players",
+            "2",
+            "--steps",
+            "512",
+            "--num-envs",
+            "16",
+            "--num-steps",
+            "16",
+            "--hidden",
+            "32",
+            "--eval-games",
+            "10",
+            "--out",
+            str(out),
+            "--progress",
+            "none",
+        ]
+    )
     text = capsys.readouterr()
     assert rc == 0, text.err
     m = json.loads((out / "metrics.json").read_text())
@@ -100,8 +126,22 @@ def test_cli_train_and_eval(tmp_path, capsys):
     for r in m["final_eval"]:
         assert r["games"] == 10 and r["illegal_actions"] == 0
     js = tmp_path / "league.json"
-    rc = cli_main(["eval", "dungeon_kart", "--agent", "heuristic", "--agent", "random",
-                   "--games", "20", "--json", str(js), "--plot", str(tmp_path / "l.png")])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_kart",
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "20",
+            "--json",
+            str(js),
+            "--plot",
+            str(tmp_path / "l.png"),
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     (pair,) = json.loads(js.read_text())["pairings"]
     assert pair["games"] == 20 and pair["win_rate"] > 0.7 and pair["illegal_actions"] == 0
@@ -110,9 +150,28 @@ def test_cli_train_and_eval(tmp_path, capsys):
     # depend on the table size); random play twice fills the fourth side
     js4 = tmp_path / "league4.json"
     png4 = tmp_path / "league4.png"
-    rc = cli_main(["eval", "dungeon_kart", "--players", "4", "--agent", str(out / "model.pt"),
-                   "--agent", "heuristic", "--agent", "random", "--agent", "random",
-                   "--games", "3", "--json", str(js4), "--plot", str(png4)])
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_kart",
+            "--players",
+            "4",
+            "--agent",
+            str(out / "model.pt"),
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--agent",
+            "random",
+            "--games",
+            "3",
+            "--json",
+            str(js4),
+            "--plot",
+            str(png4),
+        ]
+    )
     text = capsys.readouterr()
     assert rc == 0, text.err
     assert "placement league, 4 players" in text.out
@@ -120,7 +179,7 @@ def test_cli_train_and_eval(tmp_path, capsys):
     assert league["rating"] == "openskill-plackett-luce"
     rows = {r["name"]: r for r in league["ratings"]}
     assert set(rows) == {"model.pt", "heuristic", "random", "random'"}
-    assert all(r["games"] == 12 for r in rows.values())        # 3 games x 4 rotations
+    assert all(r["games"] == 12 for r in rows.values())  # 3 games x 4 rotations
     assert png4.stat().st_size > 0
     # races that were played out give placements, so the ratings separate
     assert len({round(r["mu"], 6) for r in rows.values()}) > 1
@@ -128,14 +187,27 @@ def test_cli_train_and_eval(tmp_path, capsys):
 
 def test_cli_play_watch_with_pictures(tmp_path, capsys):
     pics = tmp_path / "pics"
-    rc = cli_main(["play", "dungeon_kart", "--players", "3", "--agent", "heuristic",
-                   "--max-steps", "60", "--pictures", str(pics)])
+    rc = cli_main(
+        [
+            "play",
+            "dungeon_kart",
+            "--players",
+            "3",
+            "--agent",
+            "heuristic",
+            "--max-steps",
+            "60",
+            "--pictures",
+            str(pics),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "player_0 plays" in out and "Dungeon Kart" in out
     files = sorted(pics.glob("game0_*.png"))
-    assert len(files) >= 3                                  # one per racer's turn
+    assert len(files) >= 3  # one per racer's turn
     from PIL import Image
+
     img = np.asarray(Image.open(files[0]))
     assert img.ndim == 3 and img.std() > 10
 
@@ -152,6 +224,7 @@ def test_cli_play_person_quits_and_bad_track(monkeypatch, capsys):
 
 def test_kart_table_script():
     from dungeonrl.benchmarks.kart_table import markdown, run
+
     rows = run(players=(2, 4), games=40)
     for r in rows:
         assert r["games"] == 40
@@ -165,6 +238,7 @@ def test_kart_table_script():
 @pytest.mark.parametrize("n", [2, 8])
 def test_selfplay_view_with_scripted_opponents(n):
     import gymnasium as gym
+
     env = gym.make("dungeonrl/DungeonKart-v1", num_players=n, opponents="heuristic")
     obs, info = env.reset(seed=1)
     for _ in range(200):

@@ -1,6 +1,7 @@
 """Dungeon Kart content: the shipped data compiles and satisfies the
 rulebook's constraints; the track builder and the custom-board format work
 and reject bad input with errors naming the file, entry and field."""
+
 import os
 import shutil
 
@@ -10,8 +11,13 @@ import pytest
 from dungeonrl.envs.core.errors import ContentError
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
-from dungeonrl.envs.dungeon_kart.content import (DATA_DIR, Face, build_track, load_content,
-                                                 parse_board)
+from dungeonrl.envs.dungeon_kart.content import (
+    DATA_DIR,
+    Face,
+    build_track,
+    load_content,
+    parse_board,
+)
 
 MUD = """name: Mud Straight
 dir: E
@@ -28,7 +34,7 @@ def test_hexgeo_left_right_and_rotation():
         assert H.left(H.right(d)) == d
         assert H.opposite(H.opposite(d)) == d
         q, r = H.rotate(*H.DIRS[d], 1)
-        assert (q, r) == H.DIRS[H.right(d)]      # rotating clockwise = turning right
+        assert (q, r) == H.DIRS[H.right(d)]  # rotating clockwise = turning right
     assert H.distance((0, 0), (2, -1)) == 2
     # text-map columns: hex (q, r) at line r, column 2q + r
     assert H.map_cell(3, 1) == (1, 7)
@@ -36,21 +42,21 @@ def test_hexgeo_left_right_and_rotation():
 
 def test_shipped_content_constraints(ct):
     T = ct.tables
-    assert len(ct.faces) == 30                                    # DK-002
-    assert ct.track_names[0] == "Beginner Track"                  # DK-021
-    kinds = set(T.tr_kind[:T.n_tracks].tolist())
+    assert len(ct.faces) == 30  # DK-002
+    assert ct.track_names[0] == "Beginner Track"  # DK-021
+    kinds = set(T.tr_kind[: T.n_tracks].tolist())
     assert kinds == {C.TR_CIRCUIT, C.TR_SPRINT}
     for t in range(T.n_tracks):
-        assert T.tr_nstart[t] == 8                                # 8 players fit
+        assert T.tr_nstart[t] == 8  # 8 players fit
     assert len(ct.dashboard_names) == 8 and len(ct.racer_names) == 10
     assert {"King Croak", "Belladonna", "Porkus", "Gorgona", "Klonos"} <= set(ct.racer_names)
     # every dashboard: two abilities; grass marker 3 (4 with Off-Road), no dirt marker with it
     for d in range(8):
-        assert bin(int(T.dash_abil[d])).count("1") == 2            # DK-048
+        assert bin(int(T.dash_abil[d])).count("1") == 2  # DK-048
         off = (T.dash_abil[d] >> C.AB_OFFROAD) & 1
-        assert T.dash_pen[d, C.T_GRASS] == (4 if off else 3)      # DK-053, DK-054
-        assert (T.dash_pen[d, C.T_DIRT] == 0) == bool(off)        # DK-055, DK-056
-    assert 9 in T.dash_mp[:, 1:].ravel().tolist()                 # DK-073
+        assert T.dash_pen[d, C.T_GRASS] == (4 if off else 3)  # DK-053, DK-054
+        assert (T.dash_pen[d, C.T_DIRT] == 0) == bool(off)  # DK-055, DK-056
+    assert 9 in T.dash_mp[:, 1:].ravel().tolist()  # DK-073
     # upper 2 / lower 3 coins, Klonos dearer (DK-201, DK-202)
     k = ct.racer_names.index("Klonos")
     for r in range(10):
@@ -112,8 +118,11 @@ def test_builder_errors_name_tile_and_edge(ct):
         build_track("t", C.TR_SPRINT, f, ["1A", "2A", "3A", "4A", "5A", "6A", "7A"])
     narrow = Face("N1", "narrow", {(0, 0): ".", (1, 0): "."}, [(0, 0)], 0, [(1, 0)], 0)
     f["N1"] = narrow
-    with pytest.raises(ContentError, match=r"unmatched road opening: tile N1's entry edge "
-                                           r"has 1 lanes but tile 1A's exit edge has 3"):
+    with pytest.raises(
+        ContentError,
+        match=r"unmatched road opening: tile N1's entry edge "
+        r"has 1 lanes but tile 1A's exit edge has 3",
+    ):
         build_track("t", C.TR_SPRINT, f, ["1A", "N1"])
     with pytest.raises(ContentError, match="used twice"):
         build_track("t", C.TR_SPRINT, f, ["1A", "2A", "2B"])
@@ -134,30 +143,75 @@ def _edit(d, name, old, new):
     open(p, "w").write(s.replace(old, new, 1))
 
 
-@pytest.mark.parametrize("name,old,new,msg", [
-    ("dashboards", "mp = [2, 5, 6, 7, 9, 11]", "mp = [2, 5, 6, 7, 9]",
-     r"dashboards.toml, dashboard 'Rusty Wheelbarrow', field 'mp'"),
-    ("dashboards", 'abilities = ["acceleration", "heavy"]', 'abilities = ["acceleration", "fly"]',
-     r"dashboards.toml, dashboard 'Rusty Wheelbarrow', field 'abilities': unknown ability"),
-    ("dashboards", "penalty = { dirt = 0, grass = 4, mud = 2, water = 2 }\nabilities = [\"off_road\", \"handling\"]",
-     "penalty = { dirt = 0, grass = 3, mud = 2, water = 2 }\nabilities = [\"off_road\", \"handling\"]",
-     r"dashboard 'Swamp Skiff', field 'penalty': grass marker must be at setting 4"),
-    ("racers", 'upper = { effect = "steal_coins", cost = 2, amount = 1',
-     'upper = { effect = "steal_coins", cost = 3, amount = 1',
-     r"racers.toml, racer 'Belladonna', field 'upper'"),
-    ("spells", 'effect = "fireball"\ntiming = "any"', 'effect = "fireball"\ntiming = "round"',
-     r"spells.toml, spell 'Fireball', field 'timing'"),
-    ("tiles", 'face = "2A"', 'face = "2C"', r"tiles.toml, tile 2C, field 'face'"),
-    ("tracks", '"1A", "2A", "3A", "4A", "8A"', '"1A", "2A", "3A", "4A", "10A"',
-     r"tracks.toml, track 'Beginner Track' \(tile faces of tiles.toml\), field 'tiles': dead end"),
-    ("chance", "boost = [1, 1, 2, 2, 3, 3]", "boost = [1, 1, 2, 2, 3, 0]",
-     r"chance.toml, field 'boost'"),
-    ("tiles", 'face = "14A"', 'face = "14A"\nwalls = [[0, 0, "E"], [0, 0, "SE"]]',
-     r"tiles.toml, tile 14A, field 'map': dead end: hex \[0, 0\]"),
-    ("heroes", 'hit = "gift"', 'hit = "hug"', r"heroes.toml, hero 'The Generous Giant', field 'hit'"),
-    ("heroes", 'hit = "rob"\namount = 2', 'hit = "rob"',
-     r"heroes.toml, hero 'Mirelda the Toll-Witch', field 'amount': is required"),
-])
+@pytest.mark.parametrize(
+    "name,old,new,msg",
+    [
+        (
+            "dashboards",
+            "mp = [2, 5, 6, 7, 9, 11]",
+            "mp = [2, 5, 6, 7, 9]",
+            r"dashboards.toml, dashboard 'Rusty Wheelbarrow', field 'mp'",
+        ),
+        (
+            "dashboards",
+            'abilities = ["acceleration", "heavy"]',
+            'abilities = ["acceleration", "fly"]',
+            r"dashboards.toml, dashboard 'Rusty Wheelbarrow', field 'abilities': unknown ability",
+        ),
+        (
+            "dashboards",
+            "penalty = { dirt = 0, grass = 4, mud = 2, water = 2 }\n"
+            'abilities = ["off_road", "handling"]',
+            "penalty = { dirt = 0, grass = 3, mud = 2, water = 2 }\n"
+            'abilities = ["off_road", "handling"]',
+            r"dashboard 'Swamp Skiff', field 'penalty': grass marker must be at setting 4",
+        ),
+        (
+            "racers",
+            'upper = { effect = "steal_coins", cost = 2, amount = 1',
+            'upper = { effect = "steal_coins", cost = 3, amount = 1',
+            r"racers.toml, racer 'Belladonna', field 'upper'",
+        ),
+        (
+            "spells",
+            'effect = "fireball"\ntiming = "any"',
+            'effect = "fireball"\ntiming = "round"',
+            r"spells.toml, spell 'Fireball', field 'timing'",
+        ),
+        ("tiles", 'face = "2A"', 'face = "2C"', r"tiles.toml, tile 2C, field 'face'"),
+        (
+            "tracks",
+            '"1A", "2A", "3A", "4A", "8A"',
+            '"1A", "2A", "3A", "4A", "10A"',
+            r"tracks.toml, track 'Beginner Track' \(tile faces of tiles.toml\), "
+            r"field 'tiles': dead end",
+        ),
+        (
+            "chance",
+            "boost = [1, 1, 2, 2, 3, 3]",
+            "boost = [1, 1, 2, 2, 3, 0]",
+            r"chance.toml, field 'boost'",
+        ),
+        (
+            "tiles",
+            'face = "14A"',
+            'face = "14A"\nwalls = [[0, 0, "E"], [0, 0, "SE"]]',
+            r"tiles.toml, tile 14A, field 'map': dead end: hex \[0, 0\]",
+        ),
+        (
+            "heroes",
+            'hit = "gift"',
+            'hit = "hug"',
+            r"heroes.toml, hero 'The Generous Giant', field 'hit'",
+        ),
+        (
+            "heroes",
+            'hit = "rob"\namount = 2',
+            'hit = "rob"',
+            r"heroes.toml, hero 'Mirelda the Toll-Witch', field 'amount': is required",
+        ),
+    ],
+)
 def test_malformed_content_names_file_entry_field(tmp_path, name, old, new, msg):
     d = _copy(tmp_path)
     _edit(d, name, old, new)
@@ -171,6 +225,7 @@ INVENTORY = "/work/shared/rules/inventory/dungeon-kart.md"
 @pytest.mark.skipif(not os.path.exists(INVENTORY), reason="rule inventory not available")
 def test_readme_covers_every_rule_id():
     import re
+
     inv = open(INVENTORY).read()
     readme = open(os.path.join(os.path.dirname(DATA_DIR), "README.md")).read()
     for dk in re.findall(r"^- (DK-\d{3}):", inv, re.M):

@@ -1,13 +1,13 @@
 """Dungeon Kart encoder: size and names, egocentric patch, and hidden
 information (resampling what a seat cannot see leaves its observation
 unchanged; changing what it can see changes it)."""
+
 import numpy as np
+from kart_util import content, greedy, new_state, step
 
 from dungeonrl.encoders import dungeon_kart as E
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
-
-from kart_util import content, greedy, new_state, step
 
 
 def obs(s, ct, seat):
@@ -56,7 +56,6 @@ def test_hidden_information_resampling():
     s, ct = _played()
     st = s[0]
     n = int(st["num_players"])
-    T = ct.tables
     for p in range(n):
         base = obs(s, ct, p)
         for trial in range(5):
@@ -75,7 +74,7 @@ def test_hidden_information_resampling():
                 c[0]["deck"][d, :k] = r.permutation(c[0]["deck"][d, :k])
             k = int(c[0]["bag_n"])
             c[0]["bag"][:k] = r.permutation(c[0]["bag"][:k])
-            c[0]["rng"][:] = r.integers(0, 2 ** 62, 2)
+            c[0]["rng"][:] = r.integers(0, 2**62, 2)
             c[0]["forced"][:] = r.integers(0, 6, 16)
             assert np.array_equal(obs(c, ct, p), base)
     # positive controls: own card, a rival's coins and position are visible
@@ -112,4 +111,4 @@ def test_rival_in_the_patch_is_egocentric():
         i = E._off.index((1, 0))
         base = E.O_PATCH + i * E.HEXF
         assert ob[base + karts] == 0.5
-        assert ob[base + fac0 + 1] == 1.0            # rival faces one side to the right
+        assert ob[base + fac0 + 1] == 1.0  # rival faces one side to the right

@@ -3,6 +3,7 @@ checks of ``pettingzoo.test`` at 2, 3, 5 and 8 players), the Gymnasium
 single-agent view (``gym.make("dungeonrl/DungeonKart-v1")``), a custom text
 board as ``track=``, clear errors for bad arguments, and random play with
 the conformance invariants at zero tolerance."""
+
 from __future__ import annotations
 
 import os
@@ -29,13 +30,15 @@ dir: E
 def test_pettingzoo_api_seed_render(n):
     api_test(dungeon_kart_v1.env(num_players=n, max_rounds=6), num_cycles=300)
     seed_test(lambda: dungeon_kart_v1.env(num_players=n, max_rounds=6), num_cycles=300)
-    render_test(lambda render_mode=None: dungeon_kart_v1.env(num_players=n, max_rounds=6,
-                                                             render_mode=render_mode))
+    render_test(
+        lambda render_mode=None: dungeon_kart_v1.env(
+            num_players=n, max_rounds=6, render_mode=render_mode
+        )
+    )
 
 
 def test_parallel_api():
-    parallel_api_test(dungeon_kart_v1.parallel_env(num_players=3, max_rounds=4),
-                      num_cycles=400)
+    parallel_api_test(dungeon_kart_v1.parallel_env(num_players=3, max_rounds=4), num_cycles=400)
 
 
 def test_rgb_picture_from_the_aec_env():
@@ -43,7 +46,7 @@ def test_rgb_picture_from_the_aec_env():
     e.reset(seed=2)
     img = e.render()
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
-    assert img.std() > 10                               # a picture, not a blank canvas
+    assert img.std() > 10  # a picture, not a blank canvas
 
 
 def test_gym_make_single_agent_view():
@@ -71,7 +74,8 @@ def test_custom_text_board_as_track():
     core = e.unwrapped.core
     assert core.content.track_names[core.track] == "Mud Straight"
     # the heuristic races both seats to the line on the small board
-    from dungeonrl.agents.dungeon_kart_hooks import (SCRIPTED_HEURISTIC, play_rows)
+    from dungeonrl.agents.dungeon_kart_hooks import SCRIPTED_HEURISTIC, play_rows
+
     st = core.alloc(8)
     core.reset(st, np.arange(8, dtype=np.uint64))
     codes = np.full((8, C.MAX_P), SCRIPTED_HEURISTIC, np.int8)
@@ -82,12 +86,12 @@ def test_custom_text_board_as_track():
     play_rows(st, core.TR, codes, prng, ret, length)
     assert (st["outcome"] == C.O_RACE_OVER).all()
     assert (st["finished"][:, :2].sum(axis=1) >= 1).all()
-    np.testing.assert_allclose(ret[:, :2].sum(axis=1), 0.0, atol=1e-6)   # zero-sum
+    np.testing.assert_allclose(ret[:, :2].sum(axis=1), 0.0, atol=1e-6)  # zero-sum
 
 
 def test_bad_arguments_clear_errors():
     with pytest.raises(ValueError, match="start hexes"):
-        dungeon_kart_v1.env(num_players=3, track=MUD)          # 2 start hexes, 3 racers
+        dungeon_kart_v1.env(num_players=3, track=MUD)  # 2 start hexes, 3 racers
     with pytest.raises(Exception, match="unknown track 'Nowhere'"):
         dungeon_kart_v1.env(num_players=2, track="Nowhere")
     with pytest.raises(ValueError, match="num_players"):
@@ -106,6 +110,7 @@ def test_karts_never_stop_on_one_hex(n):
     karts stopped on one hex" among them, hold with zero tolerance (the
     mask's look-ahead, DK-078; this was a pinned known bug)."""
     import game_hooks
+
     h = game_hooks.HOOKS["dungeon_kart"]
     assert not h.known_bugs
     core = DungeonKartCore(num_players=n, max_rounds=8)
@@ -140,6 +145,7 @@ def test_placements_are_the_rewards_ranking(monkeypatch):
     and each reward is the mean score of the places its tie group spans.
     The random play leans to Move and speeding up, so most races finish."""
     from dungeonrl.envs.dungeon_kart import rules
+
     calls = []
     real = rules.final_ranks
 

@@ -1,13 +1,13 @@
 """The scripted Dungeon Kart heuristic: always legal, finishes races, and
 beats random play clearly."""
+
 import numpy as np
 import pytest
+from kart_util import check_invariants, content, new_state
 
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import rules as R
 from dungeonrl.envs.dungeon_kart.policy import policy_row
-
-from kart_util import check_invariants, content, new_state
 
 
 def _game(n, seed, track, hero_seats, ct, check=False):

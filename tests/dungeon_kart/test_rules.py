@@ -1,16 +1,15 @@
 """Dungeon Kart rule scenarios at row level (no engine): hand-built small
 boards, forced dice, the rulebook's worked examples, and a random-play soak
 with an independent invariant checker."""
+
 import numpy as np
 import pytest
+from kart_util import check_invariants, content, greedy, legal, new_state, step, stopped_apart
 
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H
 from dungeonrl.envs.dungeon_kart import rules as R
-
-from kart_util import (check_invariants, content, greedy, legal, new_state, step,
-                       stopped_apart)
 
 LINE = "name: Line\ndir: E\n1 2 . . m m . . . ."
 TWO = "name: Two\ndir: E\n1 . g . . .\n 2 3 . . . ."
@@ -19,7 +18,7 @@ BOOK = "name: Book\ndir: E\n1 2 . S . . . ."
 COIN = "name: Coin\ndir: E\n1 2 $ S . . . ."
 WIDE = "name: Wide\ndir: E\n1 2 . . . .\n 3 4 . . . ."
 BOARDS = (LINE, TWO, LAVA, BOOK, COIN, WIDE)
-PLAIN, TRACTION, HANDLING, HEAVY = 6, 1, 2, 3       # dashboard ids (see dashboards.toml)
+PLAIN, TRACTION, HANDLING, HEAVY = 6, 1, 2, 3  # dashboard ids (see dashboards.toml)
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +67,9 @@ def racer_id(ct, name):
 
 
 # ------------------------------------------------------------------ speed (DK-067..071)
-@pytest.mark.parametrize("speed,frozen,legal_deltas", [
-    (1, 0, {0, 1}), (3, 0, {-1, 1}), (6, 0, {-1, 0}), (4, 1, {0})])
+@pytest.mark.parametrize(
+    "speed,frozen,legal_deltas", [(1, 0, {0, 1}), (3, 0, {-1, 1}), (6, 0, {-1, 0}), (4, 1, {0})]
+)
 def test_speed_change_choices(ct, speed, frozen, legal_deltas):
     s = board(ct, "Line")
     p = int(s[0]["actor"])
@@ -82,7 +82,7 @@ def test_speed_change_choices(ct, speed, frozen, legal_deltas):
     d = max(legal_deltas)
     step(s, C.A_SPEED + d + 1, ct)
     assert s[0]["speed"][p] == speed + d
-    assert s[0]["mp"] == ct.tables.dash_mp[s[0]["dash"][p], speed + d - 1]   # DK-071
+    assert s[0]["mp"] == ct.tables.dash_mp[s[0]["dash"][p], speed + d - 1]  # DK-071
 
 
 # ------------------------------------------------------------------ worked examples
@@ -96,12 +96,12 @@ def test_mud_shortcut_and_last_hex_allowance(ct):
     begin_move(s, p, 4)
     step(s, C.A_MOVE, ct)
     assert s[0]["mp"] == 1 and s[0]["pos"][p] == cell(ct, "Line", 4, 0)
-    assert legal(s, ct)[C.A_MOVE]                       # DK-085, DK-091
+    assert legal(s, ct)[C.A_MOVE]  # DK-085, DK-091
     step(s, C.A_MOVE, ct)
     assert s[0]["pos"][p] == cell(ct, "Line", 5, 0)
-    assert s[0]["cur"] != p                             # DK-086..088: the turn is over
-    assert s[0]["crashed"][p] == 0                      # not a Crash
-    assert s[0]["speed"][p] == ct.tables.dash_pen[PLAIN, C.T_MUD]   # DK-134, DK-138
+    assert s[0]["cur"] != p  # DK-086..088: the turn is over
+    assert s[0]["crashed"][p] == 0  # not a Crash
+    assert s[0]["speed"][p] == ct.tables.dash_pen[PLAIN, C.T_MUD]  # DK-134, DK-138
 
 
 def test_leaving_mud_pays_road_and_takes_no_mud_penalty(ct):
@@ -124,7 +124,7 @@ def test_zero_mp_cannot_enter(ct):
     put(s, ct, "Line", 1 - p, 0, 0)
     begin_move(s, p, 0)
     m = legal(s, ct)
-    assert not m[C.A_MOVE] and not m[C.A_DRIFT_L] and m[C.A_END]      # DK-090
+    assert not m[C.A_MOVE] and not m[C.A_DRIFT_L] and m[C.A_END]  # DK-090
 
 
 @pytest.mark.parametrize("dash,cost", [(PLAIN, 1), (HANDLING, 0)])
@@ -138,7 +138,7 @@ def test_turn_cost_handling(ct, dash, cost):
     step(s, C.A_TURN_R, ct)
     assert s[0]["mp"] == 5 - cost and s[0]["facing"][p] == H.SE
     m = legal(s, ct)
-    assert not m[C.A_TURN_L] and not m[C.A_TURN_R]      # DK-094: once per turn
+    assert not m[C.A_TURN_L] and not m[C.A_TURN_R]  # DK-094: once per turn
 
 
 def test_extra_turn_from_a_power_costs_one_even_with_handling(ct):
@@ -155,7 +155,7 @@ def test_extra_turn_from_a_power_costs_one_even_with_handling(ct):
     assert s[0]["coins"][p] == 0 and s[0]["pw_used"][p, 0] == 1
     step(s, C.A_TURN_L, ct)
     assert s[0]["mp"] == 4 and s[0]["facing"][p] == H.E
-    assert not legal(s, ct)[C.A_POWER + 0]              # DK-203
+    assert not legal(s, ct)[C.A_POWER + 0]  # DK-203
 
 
 @pytest.mark.parametrize("dash,cost", [(PLAIN, 2), (TRACTION, 1)])
@@ -173,7 +173,7 @@ def test_drift_cost_traction(ct, dash, cost):
     step(s, C.A_DRIFT_L, ct)
     assert s[0]["pos"][p] == cell(ct, "Two", 2, 0) and s[0]["facing"][p] == H.E
     assert s[0]["mp"] == 5 - cost
-    assert not legal(s, ct)[C.A_DRIFT_R]                # DK-098
+    assert not legal(s, ct)[C.A_DRIFT_R]  # DK-098
 
 
 def test_power_drift_ignores_traction(ct):
@@ -187,10 +187,10 @@ def test_power_drift_ignores_traction(ct):
     s[0]["racer"][p] = racer_id(ct, "King Croak")
     s[0]["pos"][p] = cell(ct, "Two", 1, 0)
     begin_move(s, p, 6)
-    step(s, C.A_DRIFT_R, ct)                           # (1,0) -> (1,1) road, Traction: 1
+    step(s, C.A_DRIFT_R, ct)  # (1,0) -> (1,1) road, Traction: 1
     assert s[0]["mp"] == 5
-    step(s, C.A_POWER + 0, ct)                          # upper: extra Drift
-    step(s, C.A_DRIFT_L, ct)                           # (1,1) -> (2,0) grass: 2 pips
+    step(s, C.A_POWER + 0, ct)  # upper: extra Drift
+    step(s, C.A_DRIFT_L, ct)  # (1,1) -> (2,0) grass: 2 pips
     assert s[0]["mp"] == 3
 
 
@@ -204,16 +204,16 @@ def test_bump_into_the_barrier(ct):
     put(s, ct, "Line", o, 2, 0, speed=4)
     begin_move(s, p, 1)
     m = legal(s, ct)
-    assert not m[C.A_BUMP + 0]                          # 1 MP: nothing left to exit
-    assert m[C.A_BUMP + 1]                              # ahead is free
-    assert not m[C.A_END]                               # may not stop on a kart
+    assert not m[C.A_BUMP + 0]  # 1 MP: nothing left to exit
+    assert m[C.A_BUMP + 1]  # ahead is free
+    assert not m[C.A_END]  # may not stop on a kart
     begin_move(s, p, 2)
-    step(s, C.A_BUMP + 0, ct)                           # forward-left: the barrier
+    step(s, C.A_BUMP + 0, ct)  # forward-left: the barrier
     assert s[0]["pos"][o] == cell(ct, "Line", 2, 0)
     assert s[0]["speed"][o] == 1 and s[0]["crashed"][o] == 1
     assert s[0]["mp"] == 1 and s[0]["cur"] == p
     m = legal(s, ct)
-    assert not m[C.A_BUMP:C.A_BUMP + 3].any()           # DK-108: once per opponent
+    assert not m[C.A_BUMP : C.A_BUMP + 3].any()  # DK-108: once per opponent
     step(s, C.A_MOVE, ct)
     assert s[0]["pos"][p] == cell(ct, "Line", 3, 0)
 
@@ -248,7 +248,7 @@ def test_wall_crash_with_mp_left_and_free_facing(ct):
         m = legal(s, ct)
         a = C.A_END if m[C.A_END] else int(np.flatnonzero(m)[0])
         step(s, a, ct)
-    assert st["phase"] == C.PH_FACING and legal(s, ct)[C.A_FACE:C.A_FACE + 6].all()
+    assert st["phase"] == C.PH_FACING and legal(s, ct)[C.A_FACE : C.A_FACE + 6].all()
     step(s, C.A_FACE + H.E, ct)
     assert st["facing"][p] == H.E and st["phase"] == C.PH_SPEED
 
@@ -305,7 +305,7 @@ def test_spell_hex_with_a_full_hand(ct):
     put(s, ct, "Book", p, 2, 0)
     st["pos"][o] = cell(ct, "Book", 0, 0)
     begin_move(s, p, 1)
-    step(s, C.A_MOVE, ct)                               # p (full hand) enters S
+    step(s, C.A_MOVE, ct)  # p (full hand) enters S
     assert st["marker"][p] == 0 and st["spell"][p] == card
     st["pos"][p] = cell(ct, "Book", 5, 0)
     put(s, ct, "Book", o, 2, 0)
@@ -315,7 +315,7 @@ def test_spell_hex_with_a_full_hand(ct):
     st["pos"][o] = cell(ct, "Book", 3, 0)
     rew = np.zeros(2, np.float32)
     st["turn_k"] = 2
-    R._advance(st, ct.record[0], rew)                   # end of round
+    R._advance(st, ct.record[0], rew)  # end of round
     assert st["marker"][o] == 0 and st["spell"][o] >= 0
     letter = ct.tables.place_deck[2, st["place"][o] - 1]
     assert ct.tables.card_deck[st["spell"][o]] == letter
@@ -345,21 +345,24 @@ def test_reversing_over_the_line_does_not_lead(ct):
     st["pos"][1], st["visited"][1] = fwd, 1
     R.compute_places(st, ct.record[0])
     assert st["place"][:2].tolist() == [2, 1]
-    st["visited"][0] = (1 << (last + 1)) - 1            # a real lap: now it leads
+    st["visited"][0] = (1 << (last + 1)) - 1  # a real lap: now it leads
     R.compute_places(st, ct.record[0])
     assert st["place"][:2].tolist() == [1, 2]
 
 
-@pytest.mark.parametrize("tok,forced,expect", [
-    ("hero", (), dict(crashed=1, speed=1, tok_left=False, at=True)),
-    ("fangroot", (), dict(crashed=1, speed=1, tok_left=True, at=True)),
-    ("tar", (), dict(crashed=0, speed=4, tok_left=True, at=True)),
-    ("zombie", (), dict(crashed=0, speed=2, tok_left=False, at=True)),
-    ("gravestone", (), dict(crashed=1, speed=1, tok_left=True, at=False)),
-    ("lava_puddle", (), dict(crashed=1, speed=1, tok_left=True, at=False, coins=0)),
-    ("smashinator", (1,), dict(crashed=0, speed=5, tok_left=True, at=True, coins=3)),
-    ("smashinator", (5,), dict(crashed=1, speed=1, tok_left=True, at=True)),
-])
+@pytest.mark.parametrize(
+    "tok,forced,expect",
+    [
+        ("hero", (), dict(crashed=1, speed=1, tok_left=False, at=True)),
+        ("fangroot", (), dict(crashed=1, speed=1, tok_left=True, at=True)),
+        ("tar", (), dict(crashed=0, speed=4, tok_left=True, at=True)),
+        ("zombie", (), dict(crashed=0, speed=2, tok_left=False, at=True)),
+        ("gravestone", (), dict(crashed=1, speed=1, tok_left=True, at=False)),
+        ("lava_puddle", (), dict(crashed=1, speed=1, tok_left=True, at=False, coins=0)),
+        ("smashinator", (1,), dict(crashed=0, speed=5, tok_left=True, at=True, coins=3)),
+        ("smashinator", (5,), dict(crashed=1, speed=1, tok_left=True, at=True)),
+    ],
+)
 def test_hazards(ct, tok, forced, expect):
     """DK-155..173, DK-179, DK-180 (Smash die forced)."""
     s = board(ct, "Book")
@@ -378,7 +381,7 @@ def test_hazards(ct, tok, forced, expect):
     assert (st["pos"][p] == target) == expect["at"]
     if "coins" in expect:
         assert st["coins"][p] == expect["coins"]
-    assert st["cur"] != p or tok == "smashinator"        # movement ended
+    assert st["cur"] != p or tok == "smashinator"  # movement ended
     if tok == "smashinator" and not expect["crashed"]:
         assert st["cur"] == p and st["mp"] == 2
 
@@ -405,8 +408,8 @@ def test_bomb_blast(ct):
     p = int(st["actor"])
     others = [o for o in range(3) if o != p]
     put(s, ct, "Two", p, 2, 1, speed=4)
-    put(s, ct, "Two", others[0], 3, 0, speed=4)        # next to the bomb hex (3,1)
-    put(s, ct, "Two", others[1], 0, 1, speed=4)        # far away
+    put(s, ct, "Two", others[0], 3, 0, speed=4)  # next to the bomb hex (3,1)
+    put(s, ct, "Two", others[1], 0, 1, speed=4)  # far away
     st["tok"][cell(ct, "Two", 3, 1)] = C.K_BOMB
     st["tok"][cell(ct, "Two", 4, 1)] = C.K_TAR
     begin_move(s, p, 3)
@@ -438,9 +441,9 @@ def test_fireball_and_freeze(ct):
     fire = [c for c in range(T.n_cards) if ct.spell_names[T.card_kind[c]] == "Fireball"][0]
     frz = [c for c in range(T.n_cards) if ct.spell_names[T.card_kind[c]] == "Freeze"][0]
     for d in range(3):
-        keep = [c for c in st["deck"][d, :st["deck_n"][d]] if c not in (fire, frz)]
+        keep = [c for c in st["deck"][d, : st["deck_n"][d]] if c not in (fire, frz)]
         st["deck"][d, :] = -1
-        st["deck"][d, :len(keep)] = keep
+        st["deck"][d, : len(keep)] = keep
         st["deck_n"][d] = len(keep)
     p = int(st["actor"])
     o = 1 - p
@@ -470,7 +473,7 @@ def test_fireball_and_freeze(ct):
     if st["phase"] == C.PH_FACING:
         step(s, C.A_FACE, ct)
         m = legal(s, ct)
-    assert np.flatnonzero(m[C.A_SPEED:C.A_SPEED + 3]).tolist() == [1]
+    assert np.flatnonzero(m[C.A_SPEED : C.A_SPEED + 3]).tolist() == [1]
 
 
 def test_croak_speeds_up_a_second_time(ct):
@@ -481,9 +484,9 @@ def test_croak_speeds_up_a_second_time(ct):
     put(s, ct, "Line", 1 - p, 0, 0)
     put(s, ct, "Line", p, 2, 0, speed=2, coins=3)
     st["racer"][p] = racer_id(ct, "King Croak")
-    step(s, C.A_SPEED + 2, ct)                          # 2 -> 3
+    step(s, C.A_SPEED + 2, ct)  # 2 -> 3
     mp3 = int(st["mp"])
-    assert legal(s, ct)[C.A_POWER + C.MAX_P]            # lower power
+    assert legal(s, ct)[C.A_POWER + C.MAX_P]  # lower power
     step(s, C.A_POWER + C.MAX_P, ct)
     assert st["speed"][p] == 4
     assert st["mp"] == mp3 + ct.tables.dash_mp[PLAIN, 3] - ct.tables.dash_mp[PLAIN, 2]
@@ -500,21 +503,26 @@ def test_finish_final_round_and_ranking(ct):
     put(s, ct, "Line", a, 0, 0, coins=2)
     put(s, ct, "Line", b, 1, 0, coins=1)
     put(s, ct, "Line", p, 8, 0)
-    begin_move(s, a, 3)                                 # a is second this round
+    begin_move(s, a, 3)  # a is second this round
     st["first"] = p
     st["turn_k"] = 1
     put(s, ct, "Line", a, 8, 0)
     st["pos"][p] = cell(ct, "Line", 0, 0)
     step(s, C.A_MOVE, ct)
-    step(s, C.A_MOVE, ct)                               # across the line
+    step(s, C.A_MOVE, ct)  # across the line
     assert st["finished"][a] and st["finish_mp"][a] == 2 and st["final_round"]
-    assert st["cur"] == b                               # b still takes its turn
+    assert st["cur"] == b  # b still takes its turn
     rew = None
     while st["outcome"] == 0:
         assert st["actor"] == b
         m = legal(s, ct)
-        rew = step(s, C.A_SPEED + 2 if m[C.A_SPEED + 2] else (
-            C.A_MOVE if m[C.A_MOVE] else int(np.flatnonzero(m)[-1])), ct)
+        rew = step(
+            s,
+            C.A_SPEED + 2
+            if m[C.A_SPEED + 2]
+            else (C.A_MOVE if m[C.A_MOVE] else int(np.flatnonzero(m)[-1])),
+            ct,
+        )
     assert st["outcome"] == C.O_RACE_OVER and st["actor"] == -1
     assert rew[a] == 1.0 and abs(float(rew.sum())) < 1e-6
 
@@ -553,13 +561,13 @@ def test_drive_through_a_kart(ct):
     put(s, ct, "Line", o, 3, 0)
     begin_move(s, p, 1)
     m = legal(s, ct)
-    assert not m[C.A_MOVE]                              # 0 MP left on the kart's hex
+    assert not m[C.A_MOVE]  # 0 MP left on the kart's hex
     begin_move(s, p, 2)
     step(s, C.A_MOVE, ct)
     assert s[0]["pos"][p] == cell(ct, "Line", 3, 0) and s[0]["mp"] == 1
     m = legal(s, ct)
     assert m[C.A_MOVE] and not m[C.A_END] and not m[C.A_BRAKE]
-    step(s, C.A_MOVE, ct)                               # mud for 3 MP: last-hex allowance
+    step(s, C.A_MOVE, ct)  # mud for 3 MP: last-hex allowance
     assert s[0]["pos"][p] == cell(ct, "Line", 4, 0) and s[0]["cur"] != p
 
 
@@ -598,9 +606,9 @@ def test_heavy_drift_onto_a_kart(ct):
     p = int(st["actor"])
     o, q, r = [x for x in range(4) if x != p]
     put(s, ct, "Wide", p, 1, 1, dash=HEAVY)
-    put(s, ct, "Wide", o, 2, 0)                         # forward-left of p
-    put(s, ct, "Wide", q, 3, 0)                         # ahead of o
-    put(s, ct, "Wide", r, 2, 1)                         # forward-right of o, ahead of p
+    put(s, ct, "Wide", o, 2, 0)  # forward-left of p
+    put(s, ct, "Wide", q, 3, 0)  # ahead of o
+    put(s, ct, "Wide", r, 2, 1)  # forward-right of o, ahead of p
     begin_move(s, p, 1)
     m = legal(s, ct)
     assert not m[C.A_DRIFT_L] and not m[C.A_DRIFT_R]
@@ -610,8 +618,8 @@ def test_heavy_drift_onto_a_kart(ct):
     m = legal(s, ct)
     k = (r - p) % 4
     assert not m[C.A_END]
-    assert m[C.A_BUMP + 3 * (k - 1) + 1]                # ahead (3, 1) is free
-    assert not m[C.A_BUMP + 3 * (k - 1) + 0]            # (3, 0) holds q
+    assert m[C.A_BUMP + 3 * (k - 1) + 1]  # ahead (3, 1) is free
+    assert not m[C.A_BUMP + 3 * (k - 1) + 0]  # (3, 0) holds q
     step(s, C.A_BUMP + 3 * (k - 1) + 1, ct)
     assert st["pos"][r] == cell(ct, "Wide", 3, 1)
     assert legal(s, ct)[C.A_END]
@@ -629,7 +637,7 @@ def test_boost_halts_in_front_of_a_kart(ct):
     put(s, ct, "Line", p, 1, 0)
     st["tok"][cell(ct, "Line", 2, 0)] = C.K_BOOST
     begin_move(s, p, 5)
-    chance.force(st, [6])                               # 3 hexes of travel
+    chance.force(st, [6])  # 3 hexes of travel
     step(s, C.A_MOVE, ct)
     assert st["pos"][p] == cell(ct, "Line", 3, 0) and st["mp"] == 4
     assert st["cur"] == p and not st["crashed"][p]
@@ -667,8 +675,9 @@ def _every_path_clean(s, ct, p, budget):
         c = s.copy()
         R.apply_row(c[0], ct.record[0], int(a), np.zeros(int(st["num_players"]), np.float32))
         if c[0]["cur"] != p or c[0]["phase"] != C.PH_MOVE:
-            assert c[0]["finished"][p] or stopped_apart(c[0], p), \
+            assert c[0]["finished"][p] or stopped_apart(c[0], p), (
                 f"{C.action_name(int(a))} ended the movement on a kart"
+            )
             paths += 1
         else:
             paths += _every_path_clean(c, ct, p, budget)
@@ -687,8 +696,11 @@ def test_look_ahead_random_positions(ct, seed):
     never empty."""
     T = ct.tables
     prng = np.random.default_rng(seed)
-    cells = [c for c in range(H.NCELL) if T.tr_tile[0, c] >= 0
-             and C.TERRAIN_PIPS[int(T.tr_terr[0, c])] > 0]
+    cells = [
+        c
+        for c in range(H.NCELL)
+        if T.tr_tile[0, c] >= 0 and C.TERRAIN_PIPS[int(T.tr_terr[0, c])] > 0
+    ]
     tried = 0
     for _ in range(40):
         n = int(prng.integers(2, 6))
@@ -712,8 +724,9 @@ def test_look_ahead_random_positions(ct, seed):
         begin_move(s, p, int(prng.integers(0, 5)))
         # (a random position may already be hopeless, e.g. 0 MP on a kart:
         # play can never reach it, since the move that led there was refused)
-        if not R.can_clear(st, ct.record[0], p, c0, int(st["facing"][p]), int(st["mp"]),
-                           0, 0, 0, 0, 0, 0):
+        if not R.can_clear(
+            st, ct.record[0], p, c0, int(st["facing"][p]), int(st["mp"]), 0, 0, 0, 0, 0, 0
+        ):
             continue
         assert _every_path_clean(s, ct, p, [4000]) > 0
         tried += 1
@@ -725,8 +738,9 @@ def _soak(n, games, policy, ct, max_rounds, seed0):
     prng = np.random.default_rng(seed0)
     finished = 0
     for g in range(games):
-        s = new_state(n, seed=seed0 * 1000 + g, track=g % 4, draft=g % 2, ct=ct,
-                      max_rounds=max_rounds)
+        s = new_state(
+            n, seed=seed0 * 1000 + g, track=g % 4, draft=g % 2, ct=ct, max_rounds=max_rounds
+        )
         st = s[0]
         steps = 0
         while st["outcome"] == 0:
@@ -734,8 +748,9 @@ def _soak(n, games, policy, ct, max_rounds, seed0):
             assert m.any()
             a = greedy(s, ct, prng) if policy == "greedy" else int(prng.choice(np.flatnonzero(m)))
             pc, pk, pr = int(st["cur"]), int(st["turn_k"]), int(st["round"])
-            voluntary_end = (a == C.A_END and st["mp"] == 0 and st["phase"] == C.PH_MOVE
-                             and m.sum() > 1)
+            voluntary_end = (
+                a == C.A_END and st["mp"] == 0 and st["phase"] == C.PH_MOVE and m.sum() > 1
+            )
             driving = a in (C.A_MOVE, C.A_DRIFT_L, C.A_DRIFT_R) and st["phase"] == C.PH_MOVE
             step(s, a, ct)
             steps += 1
@@ -743,9 +758,10 @@ def _soak(n, games, policy, ct, max_rounds, seed0):
             turn_over = st["turn_k"] != pk or st["round"] != pr or st["outcome"] != 0
             if turn_over and not st["finished"][pc]:
                 c = int(st["pos"][pc])
-                clean = voluntary_end or (driving and not st["crashed"][pc]
-                                          and st["tok"][c] == 0 and st["speed"][pc] > 2)
-                if clean:   # a stop the Racer chose: never on another kart (DK-078)
+                clean = voluntary_end or (
+                    driving and not st["crashed"][pc] and st["tok"][c] == 0 and st["speed"][pc] > 2
+                )
+                if clean:  # a stop the Racer chose: never on another kart (DK-078)
                     assert stopped_apart(st, pc), f"seat {pc} stopped on another kart"
             assert steps < 40 * max_rounds * n + 200
         finished += int(st["outcome"] == C.O_RACE_OVER)
@@ -770,16 +786,17 @@ def test_setup_hazards_from_the_bag_and_decks_by_letter(ct):
     haz = np.flatnonzero(T.tr_haz[0])
     assert len(haz) > 0
     bag_names = [C.TOKEN_NAMES.index(b) for b in C.BAG_TOKENS] + list(
-        range(C.K_EPIC0, C.K_EPIC0 + C.NEPIC))
+        range(C.K_EPIC0, C.K_EPIC0 + C.NEPIC)
+    )
     assert all(st["tok"][c] in bag_names for c in haz)
     assert st["bag_n"] == T.bag_size - len(haz)
     # off the hazard hexes only the Zombies of guarded Epic Heroes (DK-033)
     other = st["tok"][np.flatnonzero(T.tr_haz[0] == 0)]
     assert set(other.tolist()) <= {0, C.K_ZOMBIE}
-    placed = sorted(st["tok"][haz].tolist() + st["bag"][:st["bag_n"]].tolist())
-    assert placed == sorted(T.bag[:T.bag_size].tolist())
+    placed = sorted(st["tok"][haz].tolist() + st["bag"][: st["bag_n"]].tolist())
+    assert placed == sorted(T.bag[: T.bag_size].tolist())
     for d in range(3):
-        cards = st["deck"][d, :st["deck_n"][d]]
+        cards = st["deck"][d, : st["deck_n"][d]]
         assert (T.card_deck[cards] == d).all() and len(cards) == T.deck_size[d]
 
 
@@ -795,13 +812,13 @@ def test_coin_hex_pays_every_entry_but_not_the_start_hex(ct):
     assert st["coins"][p] == 1
     put(s, ct, "Coin", p, 2, 0, coins=1)
     begin_move(s, p, 2)
-    step(s, C.A_BRAKE, ct)                              # stays on the coin hex
+    step(s, C.A_BRAKE, ct)  # stays on the coin hex
     assert st["coins"][p] == 1
-    step(s, C.A_MOVE, ct)                               # onto the spellbook
+    step(s, C.A_MOVE, ct)  # onto the spellbook
     assert st["marker"][p] == 1 and st["coins"][p] == 1
     put(s, ct, "Coin", 1 - p, 1, 0)
     begin_move(s, 1 - p, 1)
-    step(s, C.A_MOVE, ct)                               # a second Racer is paid too
+    step(s, C.A_MOVE, ct)  # a second Racer is paid too
     assert st["coins"][1 - p] == 1
 
 
@@ -848,6 +865,7 @@ def test_empty_deck_reshuffles_its_discards(ct):
 
 def test_same_seed_same_game_and_seeds_differ(ct):
     """Determinism at row level: a seeded game replays bit-identically."""
+
     def play(seed):
         s = new_state(4, seed=seed, track=1, draft=C.DRAFT_PICK, ct=ct)
         prng = np.random.default_rng(7)
@@ -860,10 +878,10 @@ def test_same_seed_same_game_and_seeds_differ(ct):
             step(s, a, ct)
             trace.append(s.tobytes())
         return trace
+
     a, b = play(3), play(3)
     assert a == b
     assert play(4) != a
-
 
 
 def _hero(ct, hit=None, round_end=None):
@@ -880,7 +898,7 @@ def _hero(ct, hit=None, round_end=None):
 def test_at_most_one_epic_hero_per_tile(ct):
     """DK-027, DK-031, DK-A31: all 11 in the bag; never two on a tile."""
     T = ct.tables
-    assert sorted(T.bag[:T.bag_size].tolist()).count(C.K_EPIC0) == 1
+    assert sorted(T.bag[: T.bag_size].tolist()).count(C.K_EPIC0) == 1
     assert len(ct.hero_names) == 11
     seen = 0
     for seed in range(40):
@@ -894,10 +912,17 @@ def test_at_most_one_epic_hero_per_tile(ct):
     assert seen > 0
 
 
-@pytest.mark.parametrize("hit,expect", [
-    ("rob", dict(crashed=1, at=True)), ("gift", dict(crashed=0, at=True)),
-    ("bounce", dict(crashed=1, at=False)), ("scroll", dict(crashed=0, at=True)),
-    ("spin_out", dict(crashed=0, at=True)), ("crash", dict(crashed=1, at=True))])
+@pytest.mark.parametrize(
+    "hit,expect",
+    [
+        ("rob", dict(crashed=1, at=True)),
+        ("gift", dict(crashed=0, at=True)),
+        ("bounce", dict(crashed=1, at=False)),
+        ("scroll", dict(crashed=0, at=True)),
+        ("spin_out", dict(crashed=0, at=True)),
+        ("crash", dict(crashed=1, at=True)),
+    ],
+)
 def test_epic_hero_hits(ct, hit, expect):
     """DK-G16: each hit effect of data/heroes.toml."""
     T = ct.tables
@@ -918,7 +943,7 @@ def test_epic_hero_hits(ct, hit, expect):
     amt = int(T.epic_amt[e])
     assert st["coins"][p] == {"rob": 3 - amt, "gift": 3 + amt}.get(hit, 3)
     assert st["marker"][p] == (1 if hit == "scroll" else 0)
-    assert st["cur"] != p                                   # movement ended
+    assert st["cur"] != p  # movement ended
 
 
 @pytest.mark.parametrize("effect", ["quake", "tax", "summon", "fuse"])
@@ -927,9 +952,9 @@ def test_epic_hero_round_end(ct, effect):
     e = _hero(ct, round_end=effect)
     s = board(ct, "Two", n=3)
     st = s[0]
-    put(s, ct, "Two", 0, 3, 0, speed=5, coins=2)        # next to the hero
-    put(s, ct, "Two", 1, 5, 1, speed=5, coins=2)        # 2 hexes away
-    put(s, ct, "Two", 2, 0, 1, speed=5, coins=2)        # far
+    put(s, ct, "Two", 0, 3, 0, speed=5, coins=2)  # next to the hero
+    put(s, ct, "Two", 1, 5, 1, speed=5, coins=2)  # 2 hexes away
+    put(s, ct, "Two", 2, 0, 1, speed=5, coins=2)  # far
     hero = cell(ct, "Two", 3, 1)
     st["tok"][hero] = C.K_EPIC0 + e
     st["turn_k"] = 3
@@ -941,7 +966,7 @@ def test_epic_hero_round_end(ct, effect):
         assert st["coins"][:3].tolist() == [1, 1, 2]
     else:
         want = C.K_ZOMBIE if effect == "summon" else C.K_BOMB
-        east = cell(ct, "Two", 4, 1)                    # first free side: east
+        east = cell(ct, "Two", 4, 1)  # first free side: east
         assert st["tok"][east] == want
         assert st["tok"][hero] == C.K_EPIC0 + e
 
@@ -958,12 +983,22 @@ def _take(st, card):
         lst = [c for c in st["deck"][d, :k] if c != card]
         if len(lst) < k:
             st["deck"][d, :] = -1
-            st["deck"][d, :len(lst)] = lst
+            st["deck"][d, : len(lst)] = lst
             st["deck_n"][d] = len(lst)
 
 
-@pytest.mark.parametrize("spell", ["Zombie Attack", "Overgrowth", "Rolling Bomb",
-                                   "Goblin Nitro", "Smoke Bomb", "Crystal Cache", "Tailwind"])
+@pytest.mark.parametrize(
+    "spell",
+    [
+        "Zombie Attack",
+        "Overgrowth",
+        "Rolling Bomb",
+        "Goblin Nitro",
+        "Smoke Bomb",
+        "Crystal Cache",
+        "Tailwind",
+    ],
+)
 def test_spell_effects(ct, spell):
     """DK-194..200 and DK-G11: each spell effect resolves at once; the card
     goes to its deck's discard pile."""
@@ -980,7 +1015,7 @@ def test_spell_effects(ct, spell):
     amt = int(T.sp_amount[T.card_kind[card]])
     if spell == "Tailwind":
         st["speed"][p] = 3
-        step(s, C.A_SPELL, ct)                         # start of turn, before the speed
+        step(s, C.A_SPELL, ct)  # start of turn, before the speed
         step(s, C.A_SPEED + 2, ct)
         assert st["mp"] == T.dash_mp[PLAIN, 3] + amt
     else:
@@ -1001,7 +1036,7 @@ def test_spell_effects(ct, spell):
         elif spell == "Crystal Cache":
             assert st["coins"][p] == amt
     d = T.card_deck[card]
-    assert st["spell"][p] == -1 and card in st["disc"][d, :st["disc_n"][d]].tolist()
+    assert st["spell"][p] == -1 and card in st["disc"][d, : st["disc_n"][d]].tolist()
 
 
 def test_powers_steal_spin_and_rebump(ct):
@@ -1014,9 +1049,9 @@ def test_powers_steal_spin_and_rebump(ct):
     put(s, ct, "Line", p, 3, 0, coins=5)
     st["racer"][p] = racer_id(ct, "Belladonna")
     begin_move(s, p, 3)
-    step(s, C.A_POWER + 1, ct)                          # upper: steal 1 from the rival
+    step(s, C.A_POWER + 1, ct)  # upper: steal 1 from the rival
     assert st["coins"][p] == 5 - 2 + 1 and st["coins"][o] == 1
-    step(s, C.A_POWER + C.MAX_P + 1, ct)                # lower: spin out within 2
+    step(s, C.A_POWER + C.MAX_P + 1, ct)  # lower: spin out within 2
     assert st["speed"][o] == 2 and st["coins"][p] == 4 - 3
     # Porkus: bump, then pay to bump the same rival again
     s = board(ct, "Line")
@@ -1027,11 +1062,11 @@ def test_powers_steal_spin_and_rebump(ct):
     put(s, ct, "Line", p, 2, 0, coins=3, dash=HEAVY)
     st["racer"][p] = racer_id(ct, "Porkus")
     begin_move(s, p, 4)
-    step(s, C.A_BUMP + 1, ct)                           # ahead to (3,0)
+    step(s, C.A_BUMP + 1, ct)  # ahead to (3,0)
     assert st["pos"][o] == cell(ct, "Line", 3, 0)
-    step(s, C.A_MOVE, ct)                               # join it again
+    step(s, C.A_MOVE, ct)  # join it again
     assert not legal(s, ct)[C.A_BUMP + 1]
-    step(s, C.A_POWER + C.MAX_P, ct)                    # lower: rebump
+    step(s, C.A_POWER + C.MAX_P, ct)  # lower: rebump
     step(s, C.A_BUMP + 1, ct)
     assert st["pos"][o] == cell(ct, "Line", 4, 0)
 
@@ -1054,11 +1089,11 @@ def test_any_time_spell_before_the_speed_change(ct):
     st["spell"][p] = fire
     assert st["phase"] == C.PH_SPEED and st["actor"] == p
     m = legal(s, ct)
-    assert m[C.A_SPELL + 1] and not m[C.A_SPELL]        # a rival, never self
+    assert m[C.A_SPELL + 1] and not m[C.A_SPELL]  # a rival, never self
     assert m[C.A_SPEED] and m[C.A_SPEED + 2]
     step(s, C.A_SPELL + 1, ct)
     assert st["crashed"][o] == 1 and st["speed"][o] == 1 and st["spell"][p] == -1
-    assert st["phase"] == C.PH_SPEED and st["actor"] == p   # the speed choice follows
+    assert st["phase"] == C.PH_SPEED and st["actor"] == p  # the speed choice follows
     step(s, C.A_SPEED + 2, ct)
     assert st["mp"] == T.dash_mp[PLAIN, 3]
     # Goblin Nitro before the speed change: its MP come with the new setting
@@ -1071,12 +1106,14 @@ def test_any_time_spell_before_the_speed_change(ct):
     _take(st, nitro)
     st["spell"][p] = nitro
     step(s, C.A_SPELL, ct)
-    step(s, C.A_SPEED, ct)                              # 3 -> 2
+    step(s, C.A_SPEED, ct)  # 3 -> 2
     assert st["mp"] == T.dash_mp[PLAIN, 1] + T.sp_amount[T.card_kind[nitro]]
 
 
-@pytest.mark.parametrize("spell,at_speed,in_move", [
-    ("Freeze", False, False), ("Tailwind", True, False), ("Fireball", True, True)])
+@pytest.mark.parametrize(
+    "spell,at_speed,in_move",
+    [("Freeze", False, False), ("Tailwind", True, False), ("Fireball", True, True)],
+)
 def test_spell_timings_by_step(ct, spell, at_speed, in_move):
     """DK-196..198: start-of-round spells only at the round start, start-of-
     turn spells only before the speed change, the rest at both steps."""
@@ -1105,8 +1142,11 @@ def _circuit_line(ct):
         for c in np.flatnonzero(T.tr_finish[tk]):
             for d in range(6):
                 n = H.neighbour_cell(int(c), d)
-                if (T.tr_finish[tk, c] >> d) & 1 and n >= 0 \
-                        and C.TERRAIN_PIPS[int(T.tr_terr[tk, n])] > 0:
+                if (
+                    (T.tr_finish[tk, c] >> d) & 1
+                    and n >= 0
+                    and C.TERRAIN_PIPS[int(T.tr_terr[tk, n])] > 0
+                ):
                     return tk, int(c), d
     raise AssertionError("no circuit finish found")
 
@@ -1132,8 +1172,9 @@ def test_crossing_the_line_is_free_on_a_circuit(ct, mp):
     assert st["finished"][p] and st["finish_mp"][p] == mp and st["crashed"][p] == 0
 
 
-@pytest.mark.parametrize("act,dash", [(C.A_MOVE, PLAIN), (C.A_DRIFT_L, TRACTION),
-                                      (C.A_DRIFT_L, PLAIN)])
+@pytest.mark.parametrize(
+    "act,dash", [(C.A_MOVE, PLAIN), (C.A_DRIFT_L, TRACTION), (C.A_DRIFT_L, PLAIN)]
+)
 def test_crossing_the_line_is_free_on_a_sprint(ct, act, dash):
     """The same rule on a sprint, by Move or Drift, with Traction too (its
     1-MP Drift does not apply: nothing is drifted into)."""
@@ -1141,7 +1182,7 @@ def test_crossing_the_line_is_free_on_a_sprint(ct, act, dash):
     st = s[0]
     p = int(st["actor"])
     put(s, ct, "Line", 1 - p, 0, 0)
-    put(s, ct, "Line", p, 9, 0, dash=dash)              # the last hex before the line
+    put(s, ct, "Line", p, 9, 0, dash=dash)  # the last hex before the line
     begin_move(s, p, 2)
     step(s, act, ct)
     assert st["finished"][p] and st["finish_mp"][p] == 2
@@ -1178,5 +1219,5 @@ def test_spin_out_at_setting_one_keeps_setting_one(ct, speed, after):
     step(s, C.A_MOVE, ct)
     assert st["last_smash"] == 4
     assert st["pos"][p] == target and st["crashed"][p] == 0
-    assert st["speed"][p] == after                      # and so after the turn's end
-    assert st["cur"] == o                               # the movement (and turn) ended
+    assert st["speed"][p] == after  # and so after the turn's end
+    assert st["cur"] == o  # the movement (and turn) ended

@@ -1,6 +1,7 @@
 """The owner-free arrays of the generated kernels (envs/core/kernel/borrow.py,
 issue 12): same values as the arrays they stand for, scratch zeroed on
 every call and allocated nowhere."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,14 +50,14 @@ def test_borrow_keeps_shape_strides_and_non_contiguous_views():
         b = borrow(a)
         return b.shape[0], b.shape[1], b[1, 2], b.strides[0], b.strides[1]
 
-    a = np.arange(24, dtype=np.int64).reshape(4, 6)[:, ::2]   # layout "A"
+    a = np.arange(24, dtype=np.int64).reshape(4, 6)[:, ::2]  # layout "A"
     assert shape_of(a) == (4, 3, a[1, 2], a.strides[0], a.strides[1])
 
 
 def test_scratch_is_zeroed_on_every_call():
     for add in (1.5, 2.5, 4.0):
         before, after, u1, n, m = _scratch_sum(add)
-        assert before == 0.0                   # nothing left from the last call
+        assert before == 0.0  # nothing left from the last call
         assert after == pytest.approx(SEATS * add) and u1 == 7 and (n, m) == (SEATS, 2)
 
 
@@ -71,6 +72,7 @@ def test_scratch_needs_a_compile_time_size():
 
 def test_scratch_compiles_to_no_allocation():
     """The kernels' pattern allocates nothing (np.zeros does)."""
+
     @njit(cache=False)
     def with_zeros(a):
         r = np.zeros(SEATS, np.float32)
@@ -89,4 +91,3 @@ def test_scratch_compiles_to_no_allocation():
     ir_scratch = "".join(with_scratch.inspect_llvm().values())
     assert "NRT_MemInfo_alloc" in ir_zeros
     assert "NRT_MemInfo_alloc" not in ir_scratch
-

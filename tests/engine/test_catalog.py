@@ -3,6 +3,7 @@ is discovered by ``dungeonrl.envs.catalog``, has each file the catalog's
 table asks for, and each layer (Gymnasium, PettingZoo, code generator,
 fuzzers, agents, CLI, conformance hooks, packaging) finds it from the
 declaration alone. A failure names the game and what it lacks."""
+
 from __future__ import annotations
 
 import importlib
@@ -31,8 +32,9 @@ def test_every_layer_reads_the_catalog():
     assert list(catalog.ENV_IDS.values()) == [catalog.entry(g).env_id for g in catalog.GAMES]
     assert registry.GAMES == [catalog.package(g) for g in catalog.GAMES]
     assert tuple(codegen.GAME_PACKAGES) == catalog.GAMES
-    assert registry.list_games()[:len(catalog.GAMES)] == list(catalog.GAMES)
+    assert registry.list_games()[: len(catalog.GAMES)] == list(catalog.GAMES)
     from dungeonrl.benchmarks.fuzz import HOOKS as FUZZ
+
     assert list(FUZZ) == list(catalog.GAMES)
     assert len(set(catalog.GAMES)) == len(catalog.GAMES)
 
@@ -43,8 +45,9 @@ def test_game_package_follows_the_conventions(name):
     assert game is catalog.entry(name) and game.package == catalog.package(name)
     pkg = importlib.import_module(catalog.package(name))
     assert pkg.SPEC.name == name, f"envs/{name}: SPEC.name is {pkg.SPEC.name!r}"
-    assert (pkg.SPEC.env_id, pkg.SPEC.version) == (game.env_id, game.version), \
+    assert (pkg.SPEC.env_id, pkg.SPEC.version) == (game.env_id, game.version), (
         f"envs/{name}: the spec's env id differs from game.py's"
+    )
     assert callable(getattr(pkg, "make_core", None) or pkg.SPEC.make_core)
     assert pkg.SPEC.env_id in gymnasium.registry, f"{name}: not registered with Gymnasium"
     consts = importlib.import_module(f"{catalog.package(name)}.consts")
@@ -56,8 +59,9 @@ def test_game_package_follows_the_conventions(name):
         assert os.path.exists(os.path.join(content.DATA_DIR, f + ".toml")), (name, f)
     validate = importlib.import_module(f"{catalog.package(name)}.validate")
     assert validate.FUZZ_CONFIGS, f"envs/{name}/validate.py: FUZZ_CONFIGS is empty"
-    assert os.path.exists(os.path.join(HERE, f"hooks_{name}.py")), \
+    assert os.path.exists(os.path.join(HERE, f"hooks_{name}.py")), (
         f"tests/hooks_{name}.py (the conformance hooks) is missing"
+    )
 
 
 @pytest.mark.parametrize("name", catalog.GAMES)
@@ -72,6 +76,7 @@ def test_multi_seat_games_register_with_pettingzoo(name):
     for attr in ("env", "raw_env", "parallel_env"):
         assert callable(getattr(mod, attr, None)), f"{module}.{attr}"
     import pettingzoo
+
     assert spec.env_id in pettingzoo.aec_registry
     assert registry.aec_factory(name) is mod.env
 
@@ -79,6 +84,7 @@ def test_multi_seat_games_register_with_pettingzoo(name):
 @pytest.mark.parametrize("name", catalog.GAMES)
 def test_agent_hooks_and_cli_are_found_from_the_declaration(name):
     from dungeonrl.agents.games import GENERIC, hooks_for, hooks_target
+
     game = catalog.entry(name)
     assert hooks_target(name) == game.agent_hooks
     hooks = hooks_for(name)
@@ -88,24 +94,34 @@ def test_agent_hooks_and_cli_are_found_from_the_declaration(name):
         module, _, attr = game.agent_hooks.partition(":")
         assert hooks is getattr(importlib.import_module(module), attr)
     from dungeonrl.cli import find_command
+
     fn, tried = find_command("play", name)
     assert fn is not None and tried[0] == f"{game.cli}:play"
 
 
 def test_unknown_agent_hooks_fall_back_to_generic():
     from dungeonrl.agents.games import GENERIC, hooks_for
+
     assert hooks_for("no_such_game_xyz") is GENERIC
 
 
 def test_packaging_finds_every_game():
     import runpy
+
     packages = runpy.run_path(os.path.join(ROOT, "setup.py"), run_name="setup_probe")["packages"]()
     for name in catalog.GAMES:
         assert catalog.package(name) in packages, f"setup.py does not find {catalog.package(name)}"
     # every folder with an __init__.py under a mapped folder ships, under its import name
-    assert {"dungeonrl", "dungeonrl.games", "dungeonrl.envs", "dungeonrl.envs.core",
-            "dungeonrl.encoders", "dungeonrl.agents", "dungeonrl.benchmarks",
-            "dungeonrl.benchmarks.suite"} <= set(packages)
+    assert {
+        "dungeonrl",
+        "dungeonrl.games",
+        "dungeonrl.envs",
+        "dungeonrl.envs.core",
+        "dungeonrl.encoders",
+        "dungeonrl.agents",
+        "dungeonrl.benchmarks",
+        "dungeonrl.benchmarks.suite",
+    } <= set(packages)
     assert all(p.startswith("dungeonrl") for p in packages)
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         tool = tomllib.load(f)["tool"]["setuptools"]

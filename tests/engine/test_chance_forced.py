@@ -3,20 +3,28 @@ leaves its pile in, next to forced dice; a forced shuffle is always a
 permutation of the pile, whatever the queue holds; unforced shuffles draw
 exactly as the generator's Fisher-Yates shuffle; two games' setup decks and
 the shared reshuffle of ``zones.pile_draw`` obey a forced order."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from numba import njit
 
-from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
+from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.kernel.header import FORCED_CAP, state_dtype
 from dungeonrl.envs.core.kernel.rng import rng_seed, rng_shuffle
 from dungeonrl.envs.core.kernel.zones import pile_draw
 
-REC = state_dtype([("deck", np.int16, (20,)), ("disc", np.int16, (20,)),
-                   ("deck_n", np.int8), ("disc_n", np.int8)], 1)
+REC = state_dtype(
+    [
+        ("deck", np.int16, (20,)),
+        ("disc", np.int16, (20,)),
+        ("deck_n", np.int8),
+        ("disc_n", np.int8),
+    ],
+    1,
+)
 
 
 @njit(cache=False)
@@ -52,14 +60,14 @@ def test_a_forced_order_is_the_pile_after_the_shuffle():
     states = _rec()
     before = states[0]["rng"].copy()
     chance.force(states[0], [[2, 0, 1]])
-    assert _shuffled(states, [10, 11, 12]) == [12, 10, 11]        # arr[[2, 0, 1]]
+    assert _shuffled(states, [10, 11, 12]) == [12, 10, 11]  # arr[[2, 0, 1]]
     # partial: the listed cards go on top (the end) in order, the rest keep theirs
     chance.force_order(states[0], [0, 3])
     assert _shuffled(states, [10, 11, 12, 13, 14]) == [11, 12, 14, 10, 13]
-    chance.force(states[0], [[]])                                  # an empty order: as it is
+    chance.force(states[0], [[]])  # an empty order: as it is
     assert _shuffled(states, [5, 6, 7, 8]) == [5, 6, 7, 8]
     assert int(states[0]["forced_i"]) == int(states[0]["forced_n"])
-    assert np.array_equal(states[0]["rng"], before)                # forced: no draws
+    assert np.array_equal(states[0]["rng"], before)  # forced: no draws
 
 
 def test_results_and_orders_wait_for_their_own_kind_of_call():
@@ -95,8 +103,8 @@ def test_any_queue_content_still_shuffles_to_a_permutation():
     for trial in range(400):
         states = _rec(trial)
         k = int(rng.integers(1, FORCED_CAP + 1))
-        raw = rng.integers(-128, 0, size=k)          # any negative entries: markers, positions
-        raw[rng.random(k) < 0.1] = 3                 # results in between
+        raw = rng.integers(-128, 0, size=k)  # any negative entries: markers, positions
+        raw[rng.random(k) < 0.1] = 3  # results in between
         states[0]["forced"][:k] = raw
         states[0]["forced_n"] = k
         states[0]["forced_i"] = 0
@@ -114,7 +122,7 @@ def test_duplicate_and_out_of_range_positions_stay_a_permutation():
     states[0]["forced"][:4] = [-4, -2, -2, -100]
     states[0]["forced_n"], states[0]["forced_i"] = 4, 0
     assert _shuffled(states, [10, 11, 12, 13]) == [10, 11, 12, 13]
-    states[0]["forced"][:4] = [-4, -4, -4, -4]    # positions 3, 3 -> 0, 3 -> 1
+    states[0]["forced"][:4] = [-4, -4, -4, -4]  # positions 3, 3 -> 0, 3 -> 1
     states[0]["forced_i"] = 0
     assert _shuffled(states, [10, 11, 12, 13]) == [12, 13, 10, 11]
 
@@ -128,7 +136,7 @@ def test_order_for_turns_a_pile_into_the_wanted_one():
             try:
                 order = chance.order_for(before, after)
             except ValueError:
-                assert n == 16                          # too long for the queue
+                assert n == 16  # too long for the queue
                 continue
             states = _rec()
             chance.force_order(states[0], order)
@@ -137,9 +145,9 @@ def test_order_for_turns_a_pile_into_the_wanted_one():
             states = _rec()
             chance.force_order(states[0], chance.order_for(before, top))
             got = _shuffled(states, before)
-            assert got[len(got) - len(top):] == top
+            assert got[len(got) - len(top) :] == top
     assert chance.order_for([4, 5, 6], [4, 5, 6]) == []
-    assert chance.order_for([4, 5, 6], [4, 6, 5]) == [1]    # 4 and 6 stay below
+    assert chance.order_for([4, 5, 6], [4, 6, 5]) == [1]  # 4 and 6 stay below
     with pytest.raises(ValueError, match="card 9"):
         chance.order_for([1, 2], [9])
 
@@ -147,10 +155,15 @@ def test_order_for_turns_a_pile_into_the_wanted_one():
 def test_force_refuses_bad_queues_before_changing_anything():
     states = _rec()
     chance.force(states[0], [2])
-    for bad, err, what in (([list(range(16))], ValueError, "at most 15 positions"),
-                           ([[1, 1]], ValueError, "once"), ([[128]], ValueError, "0..127"),
-                           ([-1], ValueError, "0..127"), ([[True]], TypeError, "int"),
-                           ([1.5], TypeError, "int"), ([3] * 14 + [[1, 2]], ValueError, "16")):
+    for bad, err, what in (
+        ([list(range(16))], ValueError, "at most 15 positions"),
+        ([[1, 1]], ValueError, "once"),
+        ([[128]], ValueError, "0..127"),
+        ([-1], ValueError, "0..127"),
+        ([[True]], TypeError, "int"),
+        ([1.5], TypeError, "int"),
+        ([3] * 14 + [[1, 2]], ValueError, "16"),
+    ):
         with pytest.raises(err, match=what):
             chance.force(states[0], bad)
         assert states[0]["forced"][0] == 2 and int(states[0]["forced_n"]) == 1
@@ -162,7 +175,7 @@ def test_the_reshuffle_of_pile_draw_is_forced():
     st["disc"][:4] = [20, 21, 22, 23]
     st["disc_n"], st["deck_n"] = 4, 0
     chance.force_order(st, [2, 0, 3, 1])
-    assert _draw(states) == 21              # the pile is now 22 20 23 21: 21 on top
+    assert _draw(states) == 21  # the pile is now 22 20 23 21: 21 on top
     assert st["deck"][:3].tolist() == [22, 20, 23] and int(st["disc_n"]) == 0
 
 
@@ -176,32 +189,34 @@ def _reset(core, forced, seed=11):
 
 def test_unbroken_setup_decks_follow_forced_orders():
     from dungeonrl.envs.unbroken.core import make_core
+
     core = make_core()
-    base = _reset(core, [[]])                         # the encounter deck as built
+    base = _reset(core, [[]])  # the encounter deck as built
     n = int(base["enc_deck_n"])
     built = base["enc_deck"][:n].tolist()
     assert built == core.T.deck_cards[:n].tolist()
     want_top = [built[0], built[5], built[2]]
     skills = int(base["skill_deck_n"])
     st = _reset(core, [chance.order_for(built, want_top), [1, 0]])
-    assert st["enc_deck"][n - 3:n].tolist() == want_top
-    assert st["skill_deck"][skills - 2:skills].tolist() == [1, 0]   # the second shuffle
+    assert st["enc_deck"][n - 3 : n].tolist() == want_top
+    assert st["skill_deck"][skills - 2 : skills].tolist() == [1, 0]  # the second shuffle
     # a record with a queued order passes the header check; a bad result does not
     st = _reset(core, [[]])
     chance.force(st, [[3, 1], 6])
     core.check_state(st)
-    st["forced"][2] = 0                                # Unbroken results are die faces 1..6
+    st["forced"][2] = 0  # Unbroken results are die faces 1..6
     with pytest.raises(CorruptStateError, match="'forced'"):
         core.check_state(st)
 
 
 def test_carl_setup_core_deck_follows_a_forced_order():
     from dungeonrl.envs.dcc_unstoppable.core import make_core
-    core = make_core(race="none", klass="none")       # straight to the first draft
+
+    core = make_core(race="none", klass="none")  # straight to the first draft
     base = _reset(core, [[]])
     n = int(base["cdeck_n"][0])
     built = base["cdeck"][0, :n].tolist()
-    assert built == sorted(built)                      # level-1 cores in id order
+    assert built == sorted(built)  # level-1 cores in id order
     want = [built[3], built[0], built[7]]
     st = _reset(core, [chance.order_for(built, want)])
     # the draft revealed the top three: the last listed first

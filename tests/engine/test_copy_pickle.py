@@ -19,6 +19,7 @@ copy's buffers and views are its own, and a copy loaded in another process.
 (:func:`fingerprint`): every array's bytes (records, buffers), every counter
 and generator state.
 """
+
 from __future__ import annotations
 
 import copy
@@ -34,18 +35,18 @@ import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.envs.core.adapters.aec import CheckedAECEnv
-from dungeonrl.envs.core.copying import Copyable
-from dungeonrl.envs.core.errors import ResetNeededError
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
 from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
-from dungeonrl.envs.core.spec import GameCore, GameSpec
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+from dungeonrl.envs.core.copying import Copyable
+from dungeonrl.envs.core.errors import ResetNeededError
+from dungeonrl.envs.core.spec import GameCore, GameSpec
 from dungeonrl.registry import get_spec
 
-RESET = "reset"          # an action-list entry: reset() (no seed) a finished single env
-PRE_STEPS = 6            # decisions before the copy (chance consumed)
-RUN_STEPS = 14           # decisions of each side after the copy
+RESET = "reset"  # an action-list entry: reset() (no seed) a finished single env
+PRE_STEPS = 6  # decisions before the copy (chance consumed)
+RUN_STEPS = 14  # decisions of each side after the copy
 
 
 # --- how to drive each adapter ------------------------------------------------------
@@ -84,10 +85,10 @@ class SingleDriver(Driver):
 
     def records(self, env):
         u = env.unwrapped
-        inner = getattr(u, "_env", u)              # the campaign wrapper's game
+        inner = getattr(u, "_env", u)  # the campaign wrapper's game
         if hasattr(inner, "_buf"):
             return inner._buf.states
-        return inner._view.states                  # SelfPlayEnv
+        return inner._view.states  # SelfPlayEnv
 
 
 class VectorDriver(Driver):
@@ -120,7 +121,7 @@ class SB3Driver(VectorDriver):
 
     def apply(self, env, actions):
         obs, rewards, dones, infos = env.step(actions)
-        for info in infos:              # the wall-clock time of SB3's Monitor format
+        for info in infos:  # the wall-clock time of SB3's Monitor format
             info.get("episode", {}).pop("t", None)
         return obs, rewards, dones, infos
 
@@ -154,9 +155,17 @@ class AECDriver(Driver):
     @staticmethod
     def _out(env):
         obs = {a: env.observe(a) for a in env.agents}
-        return (list(env.agents), env.agent_selection, obs, dict(env.rewards),
-                dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
-                copy.deepcopy(env.infos), env.state() if env.agents else None)
+        return (
+            list(env.agents),
+            env.agent_selection,
+            obs,
+            dict(env.rewards),
+            dict(env._cumulative_rewards),
+            dict(env.terminations),
+            dict(env.truncations),
+            copy.deepcopy(env.infos),
+            env.state() if env.agents else None,
+        )
 
     def records(self, env):
         return env._states
@@ -172,8 +181,10 @@ class ParallelDriver(Driver):
         if not env.agents:
             return RESET
         actor = env._aec.agent_selection
-        return {a: (_pick(rng, env._aec.observe(a)["action_mask"]) if a == actor else None)
-                for a in env.agents}
+        return {
+            a: (_pick(rng, env._aec.observe(a)["action_mask"]) if a == actor else None)
+            for a in env.agents
+        }
 
     def apply(self, env, actions):
         if actions == RESET:
@@ -206,6 +217,7 @@ def _spec_id(game: str) -> str:
 def _selfplay_view(game, n, opponents="heuristic", **kw):
     from dungeonrl.agents.selfplay_env import _core, opponent_pool
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+
     core = _core(game, kw)
     pool, advance = opponent_pool(core, opponents, seed=3)
     return SelfPlayView(core, n, pool, advance=advance, seed=5)
@@ -221,6 +233,7 @@ def _torch_view(game, n, **kw):
     from dungeonrl.agents.scripted import HeuristicAgent, scripted_advance
     from dungeonrl.agents.selfplay_env import _core
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+
     core = _core(game, kw)
     torch.manual_seed(0)
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, hidden=(8,))
@@ -230,11 +243,13 @@ def _torch_view(game, n, **kw):
 
 def _sb3(game, n=3, **kw):
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+
     return DungeonSB3VecEnv(game, num_envs=n, **kw)
 
 
 def _campaign():
     from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
+
     return DCCCampaignEnv()
 
 
@@ -244,50 +259,89 @@ def _campaign():
 # redraws such games)
 CASES = {
     # Gymnasium single env, through gym.make's wrappers
-    "gym-unbroken": (SingleDriver, lambda: gym.make(_spec_id("unbroken"), max_steps=8,
-                                                    character="random")),
+    "gym-unbroken": (
+        SingleDriver,
+        lambda: gym.make(_spec_id("unbroken"), max_steps=8, character="random"),
+    ),
     "gym-dcc_solo": (SingleDriver, lambda: gym.make(_spec_id("dcc_unstoppable"), max_steps=8)),
-    "gym-dungeon_crawler": (SingleDriver, lambda: gym.make(_spec_id("dungeon_crawler"),
-                                                           max_steps=8)),
+    "gym-dungeon_crawler": (
+        SingleDriver,
+        lambda: gym.make(_spec_id("dungeon_crawler"), max_steps=8),
+    ),
     "gym-dungeon_kart": (SingleDriver, lambda: gym.make(_spec_id("dungeon_kart"), max_steps=8)),
     # single-seat views: random opponents, and the co-op game with a scripted partner
-    "seat-dungeon_crawler-random": (SingleDriver, lambda: gym.make(
-        _spec_id("dungeon_crawler"), opponents="random", max_steps=20)),
-    "seat-dcc_coop": (SingleDriver, lambda: __import__(
-        "dungeonrl.agents.selfplay_env", fromlist=["SelfPlayEnv"]).SelfPlayEnv(
-        "dcc_unstoppable", num_players=2, max_steps=8)),
+    "seat-dungeon_crawler-random": (
+        SingleDriver,
+        lambda: gym.make(_spec_id("dungeon_crawler"), opponents="random", max_steps=20),
+    ),
+    "seat-dcc_coop": (
+        SingleDriver,
+        lambda: __import__("dungeonrl.agents.selfplay_env", fromlist=["SelfPlayEnv"]).SelfPlayEnv(
+            "dcc_unstoppable", num_players=2, max_steps=8
+        ),
+    ),
     "campaign": (SingleDriver, _campaign),
     # native vector env (single-seat views for the multi-seat games)
-    "vec-unbroken": (VectorDriver, lambda: DungeonVectorEnv("unbroken", 3, max_steps=8,
-                                                            character="random")),
+    "vec-unbroken": (
+        VectorDriver,
+        lambda: DungeonVectorEnv("unbroken", 3, max_steps=8, character="random"),
+    ),
     "vec-dcc_solo": (VectorDriver, lambda: DungeonVectorEnv("dcc_unstoppable", 3, max_steps=8)),
-    "vec-dungeon_crawler": (VectorDriver, lambda: gym.make_vec(
-        _spec_id("dungeon_crawler"), num_envs=3, max_steps=8)),
-    "vec-dungeon_kart": (VectorDriver, lambda: gym.make_vec(
-        _spec_id("dungeon_kart"), num_envs=3, max_steps=8)),
-    "vec-dcc_coop": (VectorDriver, lambda: DungeonVectorEnv(
-        _selfplay_view("dcc_unstoppable", 3, num_players=2, max_steps=8))),
-    "vec-dungeon_crawler-torch": (VectorDriver, lambda: DungeonVectorEnv(
-        _torch_view("dungeon_crawler", 3, max_steps=20))),
+    "vec-dungeon_crawler": (
+        VectorDriver,
+        lambda: gym.make_vec(_spec_id("dungeon_crawler"), num_envs=3, max_steps=8),
+    ),
+    "vec-dungeon_kart": (
+        VectorDriver,
+        lambda: gym.make_vec(_spec_id("dungeon_kart"), num_envs=3, max_steps=8),
+    ),
+    "vec-dcc_coop": (
+        VectorDriver,
+        lambda: DungeonVectorEnv(_selfplay_view("dcc_unstoppable", 3, num_players=2, max_steps=8)),
+    ),
+    "vec-dungeon_crawler-torch": (
+        VectorDriver,
+        lambda: DungeonVectorEnv(_torch_view("dungeon_crawler", 3, max_steps=20)),
+    ),
     # Stable-Baselines3 VecEnv
     "sb3-unbroken": (SB3Driver, lambda: _sb3("unbroken", max_steps=8)),
     "sb3-dcc_solo": (SB3Driver, lambda: _sb3("dcc_unstoppable", max_steps=8)),
-    "sb3-dungeon_crawler": (SB3Driver, lambda: _sb3(
-        _selfplay_view("dungeon_crawler", 3, max_steps=8))),
-    "sb3-dungeon_kart": (SB3Driver, lambda: _sb3(
-        _selfplay_view("dungeon_kart", 3, "heuristic:1,random:1", max_steps=8))),
+    "sb3-dungeon_crawler": (
+        SB3Driver,
+        lambda: _sb3(_selfplay_view("dungeon_crawler", 3, max_steps=8)),
+    ),
+    "sb3-dungeon_kart": (
+        SB3Driver,
+        lambda: _sb3(_selfplay_view("dungeon_kart", 3, "heuristic:1,random:1", max_steps=8)),
+    ),
     # PettingZoo AEC / Parallel, batched multi-agent
-    **{f"aec-{g}": (AECDriver, (lambda g=g, kw=kw: CheckedAECEnv(g, max_steps=8, **kw)))
-       for g, kw in (("dungeon_crawler", {"num_players": 3}), ("dungeon_kart", {"num_players": 3}),
-                     ("dcc_unstoppable", {"num_players": 2}))},
-    **{f"par-{g}": (ParallelDriver,
-                    (lambda g=g, kw=kw: DungeonParallelEnv(g, max_steps=8, **kw)))
-       for g, kw in (("dungeon_crawler", {"num_players": 3}), ("dungeon_kart", {"num_players": 3}),
-                     ("dcc_unstoppable", {"num_players": 2}))},
-    **{f"multi-{g}": (MultiDriver, (lambda g=g, kw=kw: BatchedMultiAgentEnv(
-        g, 3, max_steps=8, **kw)))
-       for g, kw in (("dungeon_crawler", {"num_players": 3}), ("dungeon_kart", {"num_players": 3}),
-                     ("dcc_unstoppable", {"num_players": 2}))},
+    **{
+        f"aec-{g}": (AECDriver, (lambda g=g, kw=kw: CheckedAECEnv(g, max_steps=8, **kw)))
+        for g, kw in (
+            ("dungeon_crawler", {"num_players": 3}),
+            ("dungeon_kart", {"num_players": 3}),
+            ("dcc_unstoppable", {"num_players": 2}),
+        )
+    },
+    **{
+        f"par-{g}": (ParallelDriver, (lambda g=g, kw=kw: DungeonParallelEnv(g, max_steps=8, **kw)))
+        for g, kw in (
+            ("dungeon_crawler", {"num_players": 3}),
+            ("dungeon_kart", {"num_players": 3}),
+            ("dcc_unstoppable", {"num_players": 2}),
+        )
+    },
+    **{
+        f"multi-{g}": (
+            MultiDriver,
+            (lambda g=g, kw=kw: BatchedMultiAgentEnv(g, 3, max_steps=8, **kw)),
+        )
+        for g, kw in (
+            ("dungeon_crawler", {"num_players": 3}),
+            ("dungeon_kart", {"num_players": 3}),
+            ("dcc_unstoppable", {"num_players": 2}),
+        )
+    },
 }
 
 COPIERS = {
@@ -325,8 +379,9 @@ def fingerprint(env, scratch=()) -> list:
             out.append("<cycle>")
             return
         path = path + (id(x),)
-        if x is None or isinstance(x, (bool, int, float, complex, str, bytes, np.generic,
-                                       np.dtype)):
+        if x is None or isinstance(
+            x, (bool, int, float, complex, str, bytes, np.generic, np.dtype)
+        ):
             out.append((type(x).__name__, repr(x)))
         elif isinstance(x, (GameCore, GameSpec)):
             out.append((type(x).__name__, getattr(x, "name", None)))
@@ -354,8 +409,10 @@ def fingerprint(env, scratch=()) -> list:
             out.append((type(x).__name__, len(x)))
             for v in x:
                 walk(v, path)
-        elif isinstance(x, (type, types.FunctionType, types.BuiltinFunctionType,
-                            types.ModuleType)) or type(x).__name__ == "CPUDispatcher":
+        elif (
+            isinstance(x, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType))
+            or type(x).__name__ == "CPUDispatcher"
+        ):
             out.append(("ref", getattr(x, "__qualname__", getattr(x, "__name__", repr(x)))))
         else:
             out.append(("object", type(x).__qualname__))
@@ -368,7 +425,7 @@ def fingerprint(env, scratch=()) -> list:
             for slot in getattr(type(x), "__slots__", ()):
                 if hasattr(x, slot):
                     state[slot] = getattr(x, slot)
-            walk(dict(sorted(state.items())), path)    # attributes: order is no state
+            walk(dict(sorted(state.items())), path)  # attributes: order is no state
 
     walk(env, ())
     return out
@@ -379,8 +436,9 @@ def assert_same(a, b, where="out"):
     recursively (dicts, lists, tuples, object arrays)."""
     assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
     if isinstance(a, np.ndarray):
-        assert a.dtype == b.dtype and a.shape == b.shape, \
+        assert a.dtype == b.dtype and a.shape == b.shape, (
             f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+        )
         if a.dtype == object:
             for i, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1))):
                 assert_same(x, y, f"{where}[{i}]")
@@ -433,12 +491,12 @@ def _make(case):
 def test_copy_mid_episode(case, how):
     driver, env = _make(case)
     if how == "clone" and not hasattr(env, "clone"):
-        env = env.unwrapped      # gym.make's wrappers: clone the env inside them
+        env = env.unwrapped  # gym.make's wrappers: clone the env inside them
     driver.start(env, seed=11)
     rng_at_reset = driver.records(env)["rng"].copy()
     rng = np.random.default_rng(0)
     play(driver, env, rng, PRE_STEPS)
-    for _ in range(60):        # on until chance was consumed: a game generator moved
+    for _ in range(60):  # on until chance was consumed: a game generator moved
         if (driver.records(env)["rng"] != rng_at_reset).any():
             break
         play(driver, env, rng, 1)
@@ -455,8 +513,17 @@ def test_copy_mid_episode(case, how):
 
 
 @pytest.mark.parametrize("how", sorted(COPIERS))
-@pytest.mark.parametrize("case", ["gym-unbroken", "aec-dungeon_crawler", "vec-dungeon_kart",
-                                  "multi-dcc_unstoppable", "campaign", "par-dungeon_kart"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "gym-unbroken",
+        "aec-dungeon_crawler",
+        "vec-dungeon_kart",
+        "multi-dcc_unstoppable",
+        "campaign",
+        "par-dungeon_kart",
+    ],
+)
 def test_copy_of_fresh_env(case, how):
     """Copied before any reset: both reset with the same seed play the same."""
     driver, env = _make(case)
@@ -467,8 +534,16 @@ def test_copy_of_fresh_env(case, how):
 
 
 @pytest.mark.parametrize("how", sorted(COPIERS))
-@pytest.mark.parametrize("case", ["gym-unbroken", "gym-dcc_solo", "gym-dungeon_crawler",
-                                  "aec-dungeon_kart", "par-dcc_unstoppable"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "gym-unbroken",
+        "gym-dcc_solo",
+        "gym-dungeon_crawler",
+        "aec-dungeon_kart",
+        "par-dcc_unstoppable",
+    ],
+)
 def test_copy_of_finished_env(case, how):
     """Copied once the episode is over: the copy refuses to step as the
     original does, and its unseeded reset draws the original's next game
@@ -495,8 +570,9 @@ def test_copy_of_finished_env(case, how):
 
 
 @pytest.mark.parametrize("how", sorted(COPIERS))
-@pytest.mark.parametrize("case", ["vec-unbroken", "vec-dungeon_crawler", "sb3-dcc_solo",
-                                  "multi-dungeon_kart"])
+@pytest.mark.parametrize(
+    "case", ["vec-unbroken", "vec-dungeon_crawler", "sb3-dcc_solo", "multi-dungeon_kart"]
+)
 def test_copy_vector_env_after_autoreset(case, how):
     """Copied while rows are in their second episode (the step cap of 8 was
     reached, the rows autoreset): episode counters, final infos and the
@@ -521,10 +597,13 @@ def test_copy_has_its_own_buffers_and_views():
     returned stale observations and masks and played illegal actions)."""
     env = DungeonEnv("unbroken")
     env.reset(seed=1)
-    env.step(int(np.flatnonzero(env.action_masks())[0]))      # binds the kernel
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # binds the kernel
     assert not env.core.TR.flags.writeable
-    copies = {"deepcopy": copy.deepcopy(env), "pickle": pickle.loads(pickle.dumps(env)),
-              "clone": env.clone()}
+    copies = {
+        "deepcopy": copy.deepcopy(env),
+        "pickle": pickle.loads(pickle.dumps(env)),
+        "clone": env.clone(),
+    }
     for how, cp in copies.items():
         assert np.shares_memory(cp._obs_row, cp._buf.obs), how
         assert np.shares_memory(cp._mask_row, cp._buf.masks), how
@@ -562,11 +641,23 @@ def test_pickled_env_plays_on_in_another_process(tmp_path):
         "env = pickle.loads(open(sys.argv[1], 'rb').read())\n"
         "actions = pickle.loads(open(sys.argv[2], 'rb').read())\n"
         "outs = [env.reset() if a == 'reset' else env.step(a) for a in actions]\n"
-        "open(sys.argv[3], 'wb').write(pickle.dumps(outs))\n")
+        "open(sys.argv[3], 'wb').write(pickle.dumps(outs))\n"
+    )
     (tmp_path / "actions.pkl").write_bytes(pickle.dumps(actions))
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    subprocess.run([sys.executable, "-c", code, str(path), str(tmp_path / "actions.pkl"),
-                    str(tmp_path / "outs.pkl")], check=True, cwd=root, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(path),
+            str(tmp_path / "actions.pkl"),
+            str(tmp_path / "outs.pkl"),
+        ],
+        check=True,
+        cwd=root,
+        timeout=600,
+    )
     assert_same(pickle.loads((tmp_path / "outs.pkl").read_bytes()), outs)
 
 
@@ -578,6 +669,7 @@ def test_rllib_envs_copy(how):
     lambda)."""
     from dungeonrl.agents.games import GENERIC
     from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+
     assert COPIERS[how](GENERIC) == GENERIC
     single = RLlibSingleEnv("unbroken", max_steps=8, character="random")
     vec = RLlibVectorEnv("unbroken", 2, max_steps=8, character="random")

@@ -1,5 +1,6 @@
 """The shared engine: generated kernels stay in step with the template, the
 header and the chance module behave as documented."""
+
 import numpy as np
 import pytest
 
@@ -18,7 +19,8 @@ def test_generated_kernels_match_the_template(game):
     ``python -m dungeonrl.envs.core.kernel.codegen``)."""
     path = codegen.kernel_path(game)
     assert path.read_text() == codegen.generate(codegen.facts_of(game)), (
-        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.kernel.codegen")
+        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.kernel.codegen"
+    )
 
 
 def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
@@ -36,7 +38,7 @@ def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
 
 def test_header_comes_first_and_game_fields_may_not_clash():
     dt = state_dtype([("hp", np.int16)], 5)
-    assert dt.names[:len(HEADER_NAMES)] == HEADER_NAMES
+    assert dt.names[: len(HEADER_NAMES)] == HEADER_NAMES
     assert dt["legal"].shape == (5,)
     with pytest.raises(ValueError, match="clash"):
         state_dtype([("steps", np.int16)], 5)
@@ -52,7 +54,7 @@ def test_forced_results_come_first_then_the_generator():
     st = _record()
     chance.force(st[0], [6, 1, 9, 0])
     got = [chance.roll(st[0], 6) for _ in range(4)]
-    assert got == [6, 1, 6, 1]                    # out-of-range forced values are clamped
+    assert got == [6, 1, 6, 1]  # out-of-range forced values are clamped
     assert int(st[0]["forced_i"]) == 4
     free = [chance.roll(st[0], 6) for _ in range(200)]
     assert set(free) == {1, 2, 3, 4, 5, 6}
@@ -67,7 +69,7 @@ def test_pick_and_shuffle_are_never_forced_and_replay_from_a_snapshot():
     a = [chance.pick(st[0], 1000) for _ in range(3)]
     arr = np.arange(20, dtype=np.int16)
     chance.shuffle(st[0], arr, 20)
-    assert int(st[0]["forced_i"]) == 0              # the queue was not touched
+    assert int(st[0]["forced_i"]) == 0  # the queue was not touched
     st[:] = snap
     assert [chance.pick(st[0], 1000) for _ in range(3)] == a
     arr2 = np.arange(20, dtype=np.int16)
@@ -86,19 +88,24 @@ def test_force_rejects_what_the_queue_cannot_hold():
 def test_game_outcomes_start_after_the_engine_ones():
     from dungeonrl.envs.dungeon_crawler import consts as DC
     from dungeonrl.envs.unbroken import consts as UB
+
     assert min(UB.O_WIN, UB.O_LOSS, DC.O_WIN) >= O_GAME
     assert UB.OUTCOME_NAMES[UB.O_TRUNCATED] == DC.OUTCOME_NAMES[DC.O_TRUNCATED] == "truncated"
 
 
-@pytest.mark.parametrize("game, kwargs", [
-    ("fixture", {}), ("unbroken", {}), ("dungeon_crawler", {"num_players": 3, "max_steps": 120})])
+@pytest.mark.parametrize(
+    "game, kwargs",
+    [("fixture", {}), ("unbroken", {}), ("dungeon_crawler", {"num_players": 3, "max_steps": 120})],
+)
 def test_random_rollout_rules_plays_the_same_games_without_observations(game, kwargs):
     """``random_rollout_rules`` (the benchmarks' "rules alone") takes the same
     random actions as ``random_rollout`` and leaves the same records, masks
     and statistics; it only skips the observation."""
     from dungeonrl.envs.core._batch import resolve_core
+
     if game == "fixture":
         from fixture_game import make_core
+
         core = make_core(**kwargs)
     else:
         core = resolve_core(game, kwargs)
@@ -115,4 +122,4 @@ def test_random_rollout_rules_plays_the_same_games_without_observations(game, kw
     np.testing.assert_array_equal(sa, sb)
     np.testing.assert_array_equal(ma, mb)
     assert a.tobytes() == b.tobytes()
-    assert (obs != -7.0).any()                  # the full rollout did write observations
+    assert (obs != -7.0).any()  # the full rollout did write observations

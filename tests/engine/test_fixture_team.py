@@ -3,13 +3,14 @@ forced chance (turn order decided by the state, draft, the tie, team
 rewards), the declared game facts, validated reset options of every
 registered game, the self-play view with teammates and placement ratings
 (openskill)."""
+
 from __future__ import annotations
 
+import fixture_team as F
 import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-import fixture_team as F
 from dungeonrl import registry
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.spec import GameSpec
@@ -47,14 +48,14 @@ def test_turn_order_is_decided_by_the_state():
     # all on square 0, no moves: the highest initiative goes first, a tie of
     # initiatives (seats 1 and 2) goes to the lower seat
     assert int(st[0]["actor"]) == 1
-    _step(core, st, F.STEP)                         # seat 1 -> square 1
+    _step(core, st, F.STEP)  # seat 1 -> square 1
     assert int(st[0]["actor"]) == 2
-    _step(core, st, F.STEP)                         # seat 2 -> square 1
-    assert int(st[0]["actor"]) == 0                 # init 2 beats init 1 (seat 3)
+    _step(core, st, F.STEP)  # seat 2 -> square 1
+    assert int(st[0]["actor"]) == 0  # init 2 beats init 1 (seat 3)
     _step(core, st, F.STEP)
-    assert int(st[0]["actor"]) == 3                 # the last one still on square 0
+    assert int(st[0]["actor"]) == 3  # the last one still on square 0
     chance.force(st[0], [3])
-    _step(core, st, F.ROLL)                         # seat 3 rolls 3 -> square 3
+    _step(core, st, F.ROLL)  # seat 3 rolls 3 -> square 3
     assert st[0]["pos"].tolist() == [1, 1, 1, 3]
     # furthest behind moves next: seats 0, 1, 2 on square 1 with one move each
     assert int(st[0]["actor"]) == 1
@@ -63,8 +64,8 @@ def test_turn_order_is_decided_by_the_state():
 def test_roll_uses_the_chance_module_and_draft_needs_a_teammate_ahead():
     core, st = _start([6, 5, 4, 3], forced=[3])
     assert int(st[0]["actor"]) == 0
-    assert st[0]["legal"].tolist() == [1, 1, 0]      # nobody ahead: no draft
-    _step(core, st, F.ROLL)                          # forced 3
+    assert st[0]["legal"].tolist() == [1, 1, 0]  # nobody ahead: no draft
+    _step(core, st, F.ROLL)  # forced 3
     assert int(st[0]["pos"][0]) == 3
     # seat 2 (seat 0's teammate) is now behind its teammate: draft is legal
     while int(st[0]["actor"]) != 2:
@@ -79,7 +80,7 @@ def test_roll_uses_the_chance_module_and_draft_needs_a_teammate_ahead():
 def test_forced_roll_out_of_range_is_clamped_and_runners_stop_at_the_goal():
     core, st = _start([6, 5, 4, 3], forced=[9])
     _step(core, st, F.ROLL)
-    assert int(st[0]["pos"][0]) == 3                  # a d3: 9 is clamped to 3
+    assert int(st[0]["pos"][0]) == 3  # a d3: 9 is clamped to 3
     st[0]["pos"][0] = F.GOAL - 1
     core.refresh(st)
     st[0]["actor"] = 0
@@ -102,8 +103,7 @@ def test_team_rewards_are_shared_and_pay_only_at_the_end():
     core, st = _start([6, 5, 4, 3])
     seen = []
     while int(st[0]["outcome"]) == 0:
-        a = F.STEP if int(st[0]["actor"]) % 2 else (F.DRAFT if st[0]["legal"][F.DRAFT]
-                                                    else F.STEP)
+        a = F.STEP if int(st[0]["actor"]) % 2 else (F.DRAFT if st[0]["legal"][F.DRAFT] else F.STEP)
         rew, te, tr, il = _step(core, st, a)
         seen.append((rew, te))
     assert all(r == [0, 0, 0, 0] and not te for r, te in seen[:-1])
@@ -169,15 +169,20 @@ def _envs(name, **kw):
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
     from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+
     spec = registry.get_spec(name)
     if spec.multi_agent:
         from dungeonrl.agents.selfplay_env import SelfPlayEnv, make_selfplay_vector_env
         from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
         from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
-        return [DungeonAECEnv(name, **kw), DungeonParallelEnv(name, **kw),
-                BatchedMultiAgentEnv(name, 2, **kw),
-                SelfPlayEnv(name, opponents="random", **kw),
-                make_selfplay_vector_env(name, num_envs=2, opponents="random", **kw)]
+
+        return [
+            DungeonAECEnv(name, **kw),
+            DungeonParallelEnv(name, **kw),
+            BatchedMultiAgentEnv(name, 2, **kw),
+            SelfPlayEnv(name, opponents="random", **kw),
+            make_selfplay_vector_env(name, num_envs=2, opponents="random", **kw),
+        ]
     return [DungeonEnv(name, **kw), DungeonVectorEnv(name, num_envs=2, **kw)]
 
 
@@ -194,7 +199,7 @@ def test_unknown_reset_option_is_a_clear_error_in_strict_mode(name):
         msg = str(e.value)
         assert "'no_such_option'" in msg
         assert (str(accepted) if accepted else "accepted: none") in msg
-        env.reset(seed=1, options={})           # empty and None are fine
+        env.reset(seed=1, options={})  # empty and None are fine
         env.reset(seed=1, options=None)
         env.close()
     assert spec.check_reset_options(None) == {}
@@ -207,6 +212,7 @@ def test_unknown_reset_option_is_ignored_with_one_warning_by_default(name):
     """The Gymnasium / PettingZoo convention: an option the env does not
     use is ignored; each adapter warns once per key, not on every reset."""
     import warnings
+
     for env in _envs(name):
         assert env.unknown_reset_options == "warn"
         with pytest.warns(UserWarning, match="unknown reset option 'no_such_option'") as rec:
@@ -214,7 +220,7 @@ def test_unknown_reset_option_is_ignored_with_one_warning_by_default(name):
                 env.reset(seed=1, options={"no_such_option": 3})
         assert sum("no_such_option" in str(w.message) for w in rec) == 1
         with pytest.warns(UserWarning, match="unknown reset option 'other'"):
-            env.reset(seed=1, options={"other": 1})          # a new key: its own warning
+            env.reset(seed=1, options={"other": 1})  # a new key: its own warning
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             env.reset(seed=1, options={"no_such_option": 3, "other": 1})
@@ -226,6 +232,7 @@ def test_unknown_reset_option_is_ignored_with_one_warning_by_default(name):
 
 def test_reset_option_values_are_validated_and_applied():
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+
     env = DungeonAECEnv("relay")
     with pytest.raises(ValueError, match="handicap"):
         env.reset(seed=0, options={"handicap": 9})
@@ -270,6 +277,7 @@ class _Random:
 
 def test_self_play_view_with_partners_ties_and_shared_wins():
     from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
+
     core = _core()
     strong = Opponent(_Fixed(F.ROLL, "roller"), 1.0, role="partner")
     weak = Opponent(_Random("random"), 1.0, role="opponent")
@@ -279,29 +287,35 @@ def test_self_play_view_with_partners_ties_and_shared_wins():
     outcomes = {"win": 0, "loss": 0, "draw": 0}
     rng = np.random.default_rng(0)
     for _ in range(200):
-        v.actions[:] = np.where(v.masks[:, F.ROLL] != 0, F.ROLL,
-                                rng.integers(0, 2, size=v.n))
+        v.actions[:] = np.where(v.masks[:, F.ROLL] != 0, F.ROLL, rng.integers(0, 2, size=v.n))
         v.step_autoreset()
         for i in np.flatnonzero(v.terminated | v.truncated):
             info = v.episode_info(int(i))
             seat = info["seat"]
-            assert info["partners"] == "roller"                  # partners: role-matched
+            assert info["partners"] == "roller"  # partners: role-matched
             assert info["opponents"] == "random,random"
             place = info["placements"]
-            assert place[seat] == place[(seat + 2) % 4]         # teammates share a place
+            assert place[seat] == place[(seat + 2) % 4]  # teammates share a place
             r = float(v.reward[i])
             want = {"win": 1.0, "loss": -1.0, "draw": 0.0}[info["outcome"]]
-            assert r == want                                    # the team reward
+            assert r == want  # the team reward
             outcomes[info["outcome"]] += 1
-    assert outcomes["win"] > outcomes["loss"] > 0    # rollers out-run steppers, not always
+    assert outcomes["win"] > outcomes["loss"] > 0  # rollers out-run steppers, not always
     assert v.opponent_illegal == 0
 
 
 def test_self_play_view_partner_is_a_snapshot_of_the_learner():
     from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
+
     core = _core()
-    v = SelfPlayView(core, 4, [Opponent(_Fixed(F.STEP, "stepper"), 1.0, role="opponent")],
-                     seed=1, snapshot_slots=2, snapshot_weight=1.0)
+    v = SelfPlayView(
+        core,
+        4,
+        [Opponent(_Fixed(F.STEP, "stepper"), 1.0, role="opponent")],
+        seed=1,
+        snapshot_slots=2,
+        snapshot_weight=1.0,
+    )
     with pytest.raises(ValueError, match="weight 0|partner"):
         v.reset(np.arange(4, dtype=np.uint64))
     v.add_snapshot(_Fixed(F.ROLL, "self_0"))
@@ -311,11 +325,12 @@ def test_self_play_view_partner_is_a_snapshot_of_the_learner():
     names = np.array(v.opponent_names(), dtype=object)
     assert (names[v.opp[mates]] == "self_0").all()
     rivals = names[v.opp[~(v.team[None, :] == v.team[v.seat][:, None])]]
-    assert set(rivals) <= {"stepper", "self_0"}          # snapshots play both roles
+    assert set(rivals) <= {"stepper", "self_0"}  # snapshots play both roles
 
 
 def test_play_match_and_table_with_teams():
     from dungeonrl.agents.selfplay import play_match, play_table
+
     core = _core()
     roll, step = _Fixed(F.ROLL, "roller"), _Fixed(F.STEP, "stepper")
     r = play_match(core, step, step, 8, seed=0)
@@ -330,6 +345,7 @@ def test_play_match_and_table_with_teams():
 
 def test_play_match_mirror_result_is_from_a_sides_reward():
     from dungeonrl.agents.selfplay import play_match
+
     core = _core()
     roll = _Fixed(F.ROLL, "roller")
     r = play_match(core, roll, _Fixed(F.ROLL, "roller2"), 40, seed=0)
@@ -341,6 +357,7 @@ def _synthetic_league(strength, games, seed, sides=3, ties=0.1):
     """Placement results of games among ``sides`` agents drawn at random,
     placements sampled from the Plackett-Luce model with ``strength``."""
     from dungeonrl.agents.league import Placement
+
     rng = np.random.default_rng(seed)
     names = list(strength)
     out = []
@@ -354,7 +371,7 @@ def _synthetic_league(strength, games, seed, sides=3, ties=0.1):
             order.append(k)
             left.remove(k)
         ranks = {k: r for r, k in enumerate(order)}
-        if rng.random() < ties:                         # the last two tie
+        if rng.random() < ties:  # the last two tie
             ranks[order[-1]] = ranks[order[-2]]
         out.append(Placement(tuple((names[k],) for k in who), tuple(ranks[k] for k in who)))
     return out
@@ -362,14 +379,16 @@ def _synthetic_league(strength, games, seed, sides=3, ties=0.1):
 
 def test_openskill_ratings_recover_the_known_ordering():
     from dungeonrl.agents.league import fit_openskill
+
     strength = {"a": 8.0, "b": 4.0, "c": 2.0, "d": 1.0, "e": 0.5}
     res = _synthetic_league(strength, 600, seed=5)
     fit = fit_openskill(res)
     order = sorted(fit, key=lambda n: -fit[n]["mu"])
     assert order == ["a", "b", "c", "d", "e"], fit
-    assert all(f["sigma"] < 25 / 3 for f in fit.values())      # learned something
+    assert all(f["sigma"] < 25 / 3 for f in fit.values())  # learned something
     # team sides: a strong team beats a weak one and both members rise/fall
     from dungeonrl.agents.league import Placement
+
     teams = [Placement((("a", "b"), ("d", "e")), (0, 1))] * 30
     fit = fit_openskill(teams)
     assert min(fit["a"]["mu"], fit["b"]["mu"]) > max(fit["d"]["mu"], fit["e"]["mu"])
@@ -377,15 +396,18 @@ def test_openskill_ratings_recover_the_known_ordering():
 
 def test_placement_league_and_rating_kind():
     from dungeonrl.agents.league import PlacementLeague, rating_kind
+
     assert rating_kind(registry.get_spec("dungeon_crawler"), 2) == "elo"
     assert rating_kind(registry.get_spec("dungeon_crawler"), 4) == "openskill"
     assert rating_kind(F.SPEC, 4) == "openskill"
     strength = {"a": 6.0, "b": 2.0, "c": 1.0}
 
     def play(agents, names, games, seed):
-        res = _synthetic_league({n: strength[n] for n in names}, games, seed, sides=len(names),
-                                ties=0.0)
+        res = _synthetic_league(
+            {n: strength[n] for n in names}, games, seed, sides=len(names), ties=0.0
+        )
         return res
+
     lg = PlacementLeague({n: None for n in strength}, play, sides=3)
     lg.run(games=60, seed=0)
     rows = lg.table()
@@ -399,6 +421,7 @@ def test_placement_league_and_rating_kind():
 def test_placement_league_plays_the_team_fixture():
     from dungeonrl.agents.league import PlacementLeague
     from dungeonrl.agents.selfplay import table_play
+
     core = _core()
     agents = {"roller": _Fixed(F.ROLL, "roller"), "stepper": _Fixed(F.STEP, "stepper")}
     lg = PlacementLeague(agents, table_play(core), sides=2)
@@ -412,6 +435,7 @@ def _pz_env():
     from pettingzoo.utils import wrappers
 
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
+
     e = DungeonAECEnv(F.SPEC)
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
 
@@ -420,6 +444,7 @@ def test_pettingzoo_api_and_seed_tests():
     from pettingzoo.test import api_test, parallel_api_test, seed_test
 
     from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
+
     api_test(_pz_env(), num_cycles=100)
     seed_test(_pz_env, num_cycles=100)
     with pytest.warns(UserWarning, match="unknown reset option 'options'"):
@@ -430,30 +455,47 @@ def test_cli_eval_of_a_team_game_is_a_placement_league(tmp_path, capsys):
     import json
 
     from dungeonrl.cli import main as cli_main
+
     js = tmp_path / "l.json"
-    rc = cli_main(["eval", "relay", "--agent", "random", "--agent", "random", "--games", "10",
-                   "--json", str(js), "--plot", str(tmp_path / "l.png")])
+    rc = cli_main(
+        [
+            "eval",
+            "relay",
+            "--agent",
+            "random",
+            "--agent",
+            "random",
+            "--games",
+            "10",
+            "--json",
+            str(js),
+            "--plot",
+            str(tmp_path / "l.png"),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "placement league" in out and "ordinal" in out
     d = json.loads(js.read_text())
     assert d["rating"] == "openskill-plackett-luce"
     assert sorted(r["name"] for r in d["ratings"]) == ["random", "random'"]
-    assert all(r["games"] == 20 for r in d["ratings"])     # 2 lineups x 10 games
+    assert all(r["games"] == 20 for r in d["ratings"])  # 2 lineups x 10 games
     assert (tmp_path / "l.png").stat().st_size > 1000
 
 
 def test_self_play_view_and_its_vector_env_take_reset_options():
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+
     core = _core()
     v = SelfPlayView(core, 3, [_Random("random")], seed=0)
     v.reset(np.arange(3, dtype=np.uint64), options={"handicap": 3})
     assert (v.states["bonus"][:, 1] == 3).all()
     with pytest.raises(ValueError, match="'bogus'.*accepted: \\['handicap'\\]"):
         SelfPlayView(core, 3, [_Random("random")], seed=0, unknown_reset_options="raise").reset(
-            np.arange(3, dtype=np.uint64), options={"bogus": 1})
-    with pytest.warns(UserWarning, match="'bogus'"):       # the default: ignored, the rest applied
+            np.arange(3, dtype=np.uint64), options={"bogus": 1}
+        )
+    with pytest.warns(UserWarning, match="'bogus'"):  # the default: ignored, the rest applied
         v.reset(np.arange(3, dtype=np.uint64), options={"bogus": 1, "handicap": 1})
     assert (v.states["bonus"][:, 1] == 1).all()
     env = DungeonVectorEnv(v)
@@ -467,6 +509,7 @@ def test_self_play_view_and_its_vector_env_take_reset_options():
 
 def test_make_view_with_a_partner_pool():
     from dungeonrl.agents.selfplay import make_view
+
     core = _core()
     v = make_view(core, 6, "random", partners="random:2", seed=0, snapshot_slots=0)
     assert [o.role for o in v.pool] == ["opponent", "partner"]
@@ -484,6 +527,7 @@ def test_make_view_with_a_partner_pool():
 
 def test_sb3_vec_env_checks_the_options_of_set_options():
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+
     env = DungeonSB3VecEnv("unbroken", num_envs=2)
     env.set_options({"typo": 1})
     with pytest.warns(UserWarning, match="unknown reset option 'typo'"):
@@ -502,6 +546,7 @@ def test_sb3_vec_env_checks_the_options_of_set_options():
 
 def test_gymnasium_single_seat_view_validates_reset_options():
     from dungeonrl.agents.selfplay_env import SelfPlayEnv
+
     env = SelfPlayEnv("relay", opponents="random", seat=1)
     obs, info = env.reset(seed=0, options={"handicap": 1})
     # seat 1 is on team 1: its own bonus column shows the handicap
@@ -510,8 +555,9 @@ def test_gymnasium_single_seat_view_validates_reset_options():
         obs, info = env.reset(seed=0, options={"x": 1, "handicap": 1})
     assert obs[F.SPEC.feature_names.index("own_bonus")] == pytest.approx(0.1)
     with pytest.raises(ValueError, match="unknown reset option 'x'"):
-        SelfPlayEnv("relay", opponents="random", seat=1,
-                    unknown_reset_options="raise").reset(seed=0, options={"x": 1})
+        SelfPlayEnv("relay", opponents="random", seat=1, unknown_reset_options="raise").reset(
+            seed=0, options={"x": 1}
+        )
     done = False
     while not done:
         a = int(np.flatnonzero(info["action_mask"])[0])
@@ -524,6 +570,7 @@ def test_placements_follow_the_declared_facts():
     import dataclasses
 
     from dungeonrl.envs.core.adapters.selfplay import placements, seat_outcome
+
     dc = registry.get_spec("dungeon_crawler")
     assert placements(dc, 3, {"winner": 2}) == [1, 1, 0]
     assert placements(dc, 3, {"winner": -1}) is None

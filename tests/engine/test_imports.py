@@ -19,9 +19,9 @@ Layering rules (issue 9, item 8):
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
-import os
 from pathlib import Path
 
 import pytest
@@ -38,8 +38,7 @@ PACKAGE_DIRS = {
 }
 
 ENV_LAYER = ("dungeonrl.envs", "dungeonrl.encoders")
-APP_LAYER = ("dungeonrl.agents", "dungeonrl.benchmarks", "dungeonrl.cli",
-             "dungeonrl.games")
+APP_LAYER = ("dungeonrl.agents", "dungeonrl.benchmarks", "dungeonrl.cli", "dungeonrl.games")
 
 
 def discover_modules() -> dict[str, Path]:
@@ -68,7 +67,8 @@ def discover_modules() -> dict[str, Path]:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _module_level_imports(tree: ast.Module):
@@ -177,13 +177,19 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_discovers_the_package():
     mods = discover_modules()
-    for name in ("dungeonrl.cli", "dungeonrl.envs.core.spec", "dungeonrl.agents.selfplay",
-                 "dungeonrl.encoders.unbroken", "dungeonrl.benchmarks.suite.runner",
-                 "dungeonrl.games.unbroken"):
+    for name in (
+        "dungeonrl.cli",
+        "dungeonrl.envs.core.spec",
+        "dungeonrl.agents.selfplay",
+        "dungeonrl.encoders.unbroken",
+        "dungeonrl.benchmarks.suite.runner",
+        "dungeonrl.games.unbroken",
+    ):
         assert name in mods, name
     graph = import_graph()
     assert "dungeonrl.envs.core.spec" in graph["dungeonrl.envs.core.kernel_core"] or any(
-        e.startswith("dungeonrl.envs.core") for e in graph["dungeonrl.envs.core.kernel_core"])
+        e.startswith("dungeonrl.envs.core") for e in graph["dungeonrl.envs.core.kernel_core"]
+    )
 
 
 def test_checker_finds_a_cycle():
@@ -193,8 +199,11 @@ def test_checker_finds_a_cycle():
 
 
 def test_relative_imports_resolve(tmp_path):
-    mods = {"dungeonrl.x": tmp_path / "x" / "__init__.py", "dungeonrl.x.a": tmp_path / "x" / "a.py",
-            "dungeonrl.x.b": tmp_path / "x" / "b.py"}
+    mods = {
+        "dungeonrl.x": tmp_path / "x" / "__init__.py",
+        "dungeonrl.x.a": tmp_path / "x" / "a.py",
+        "dungeonrl.x.b": tmp_path / "x" / "b.py",
+    }
     node = ast.parse("from . import b\nfrom .b import thing\n").body
     assert _targets(node[0], "dungeonrl.x.a", mods["dungeonrl.x.a"], mods) == {"dungeonrl.x.b"}
     assert _targets(node[1], "dungeonrl.x.a", mods["dungeonrl.x.a"], mods) == {"dungeonrl.x.b"}
@@ -204,17 +213,19 @@ def test_relative_imports_resolve(tmp_path):
 
 def test_no_module_level_import_cycle():
     cycles = find_cycles(import_graph())
-    assert not cycles, "module-level import cycles:\n" + "\n".join(
-        " <-> ".join(c) for c in cycles)
+    assert not cycles, "module-level import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
 @pytest.mark.parametrize("layer", ENV_LAYER)
 def test_env_layer_imports_no_application_code(layer):
     graph = import_graph(module_level=False)
-    bad = [f"{mod} imports {dep}"
-           for mod, deps in sorted(graph.items()) if mod == layer or mod.startswith(layer + ".")
-           for dep in sorted(deps)
-           if any(dep == app or dep.startswith(app + ".") for app in APP_LAYER)]
+    bad = [
+        f"{mod} imports {dep}"
+        for mod, deps in sorted(graph.items())
+        if mod == layer or mod.startswith(layer + ".")
+        for dep in sorted(deps)
+        if any(dep == app or dep.startswith(app + ".") for app in APP_LAYER)
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -239,8 +250,11 @@ def test_commands_the_cli_loads_do_not_import_the_cli():
     and ``dungeonrl.play`` instead."""
     mods = discover_modules()
     loaded = _cli_loaded_modules(mods)
-    assert {"dungeonrl.agents.train", "dungeonrl.agents.demo",
-            "dungeonrl.games.unbroken"} <= loaded, sorted(loaded)
+    assert {
+        "dungeonrl.agents.train",
+        "dungeonrl.agents.demo",
+        "dungeonrl.games.unbroken",
+    } <= loaded, sorted(loaded)
     graph = import_graph()
     bad = []
     for start in sorted(loaded):
@@ -255,16 +269,19 @@ def test_commands_the_cli_loads_do_not_import_the_cli():
     assert not bad, f"imported by the CLI by name, yet importing it: {sorted(set(bad))}"
 
 
-@pytest.mark.parametrize("module", ["dungeonrl.encoders.{}", "dungeonrl.envs.{}.consts",
-                                    "dungeonrl.envs.{}.state"])
+@pytest.mark.parametrize(
+    "module", ["dungeonrl.encoders.{}", "dungeonrl.envs.{}.consts", "dungeonrl.envs.{}.state"]
+)
 def test_a_games_own_modules_import_first(module):
     """A game's encoder, constants or state module imported before anything
     else of the game (a fresh process): no import cycle through the game's
     package, and the package's exports still load on first use."""
     from dungeonrl.envs import catalog
+
     code = "; ".join(
         f"import importlib; importlib.import_module({module.format(g)!r}); "
-        f"import dungeonrl.envs.{g} as m; assert m.SPEC.name == {g!r}" for g in catalog.GAMES)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=600)
+        f"import dungeonrl.envs.{g} as m; assert m.SPEC.name == {g!r}"
+        for g in catalog.GAMES
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]

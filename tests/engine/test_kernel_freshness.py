@@ -6,6 +6,7 @@ edited game, with the same numba cache folder and nothing cleared by hand.
 The end-to-end tests copy the fixture game ("Race to 10": ``step_2`` moves 2)
 and its generated kernels into a temp folder and play one forced step in
 subprocesses sharing a temp ``NUMBA_CACHE_DIR``."""
+
 import importlib
 import json
 import os
@@ -53,10 +54,12 @@ def _race_copy(tmp_path, helper=False) -> Path:
     if helper:
         (pkg / "race_moves.py").write_text(
             "from numba import njit\n\nfrom dungeonrl.envs.core.kernel.jit import JIT\n\n\n"
-            "@njit(**JIT)\ndef step2_size():\n    return 2\n")
-        src = src.replace("from dungeonrl.envs.core.spec import GameSpec\n",
-                          "from dungeonrl.envs.core.spec import GameSpec\n"
-                          "from race_moves import step2_size\n")
+            "@njit(**JIT)\ndef step2_size():\n    return 2\n"
+        )
+        src = src.replace(
+            "from dungeonrl.envs.core.spec import GameSpec\n",
+            "from dungeonrl.envs.core.spec import GameSpec\nfrom race_moves import step2_size\n",
+        )
         src = src.replace("        st.pos += 2\n", "        st.pos += step2_size()\n")
     (pkg / "fixture_game.py").write_text(src)
     (pkg / "play.py").write_text(PLAY)
@@ -66,8 +69,14 @@ def _race_copy(tmp_path, helper=False) -> Path:
 def _run(pkg: Path, cache: Path, script="play.py", mode="regenerate", extra_env=None):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
     env.update(NUMBA_CACHE_DIR=str(cache), DUNGEONRL_STALE_KERNELS=mode, **(extra_env or {}))
-    return subprocess.run([sys.executable, str(pkg / script)], cwd=pkg.parent, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(pkg / script)],
+        cwd=pkg.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _play(pkg, cache, **kw):
@@ -128,7 +137,8 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
     _edit(pkg / "fixture_game.py", "        st.pos += 2\n", "        st.pos += 1\n")
     kernels = pkg / "fixture_kernels.py"
     before = kernels.read_text()
-    (pkg / "ro.py").write_text(textwrap.dedent(f"""
+    (pkg / "ro.py").write_text(
+        textwrap.dedent(f"""
         import warnings
         from dungeonrl.envs.core.kernel import freshness
         real = freshness._write_atomic
@@ -139,10 +149,12 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
         freshness._write_atomic = refuse
         warnings.simplefilter("always")
         exec(open({str(pkg / "play.py")!r}).read())
-    """))
+    """)
+    )
     out = tmp_path / "kernel-dir"
-    r = _run(pkg, tmp_path / "numba-cache", script="ro.py",
-             extra_env={"DUNGEONRL_KERNEL_DIR": str(out)})
+    r = _run(
+        pkg, tmp_path / "numba-cache", script="ro.py", extra_env={"DUNGEONRL_KERNEL_DIR": str(out)}
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["pos"] == 1
@@ -150,7 +162,10 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
     (written,) = out.iterdir()
     assert got["file"] == str(written) == got["regenerated"][0]
     assert f"SOURCE_DIGEST = {got['digest']!r}" in written.read_text()
-    assert "cannot be rewritten" in r.stderr and "python -m dungeonrl.envs.core.kernel.codegen" in r.stderr
+    assert (
+        "cannot be rewritten" in r.stderr
+        and "python -m dungeonrl.envs.core.kernel.codegen" in r.stderr
+    )
 
 
 def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
@@ -161,30 +176,52 @@ def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
         "import numpy as np\nfrom dungeonrl.envs.core.kernel import chance\n"
         "try:\n    import fr_helper\nexcept ImportError:\n    pass\n"
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import fr_lazy\n"
-        "def later():\n    import fr_lazy\n")
-    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.kernel.zones import pile_push\n")
+        "def later():\n    import fr_lazy\n"
+    )
+    (tmp_path / "fr_helper.py").write_text(
+        "from dungeonrl.envs.core.kernel.zones import pile_push\n"
+    )
     (tmp_path / "fr_lazy.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     mods = freshness.source_modules(["fr_rules"])
-    assert mods == ("dungeonrl.envs.core.kernel.chance", "dungeonrl.envs.core.kernel.header",
-                    "dungeonrl.envs.core.kernel.jit", "dungeonrl.envs.core.kernel.rng", "dungeonrl.envs.core.kernel.zones",
-                    "fr_helper", "fr_rules")
+    assert mods == (
+        "dungeonrl.envs.core.kernel.chance",
+        "dungeonrl.envs.core.kernel.header",
+        "dungeonrl.envs.core.kernel.jit",
+        "dungeonrl.envs.core.kernel.rng",
+        "dungeonrl.envs.core.kernel.zones",
+        "fr_helper",
+        "fr_rules",
+    )
     d = freshness.digest(codegen.TEMPLATE_HASH, mods)
-    (tmp_path / "fr_helper.py").write_text("from dungeonrl.envs.core.kernel.zones import pile_push\n#\n")
+    (tmp_path / "fr_helper.py").write_text(
+        "from dungeonrl.envs.core.kernel.zones import pile_push\n#\n"
+    )
     assert freshness.digest(codegen.TEMPLATE_HASH, mods) != d
-    (tmp_path / "fr_helper.py").write_bytes(b"from dungeonrl.envs.core.kernel.zones import pile_push\r\n")
-    assert freshness.digest(codegen.TEMPLATE_HASH, mods) == d      # line endings do not count
+    (tmp_path / "fr_helper.py").write_bytes(
+        b"from dungeonrl.envs.core.kernel.zones import pile_push\r\n"
+    )
+    assert freshness.digest(codegen.TEMPLATE_HASH, mods) == d  # line endings do not count
 
 
 @pytest.mark.parametrize("game", codegen.GAME_PACKAGES)
 def test_each_game_digest_covers_its_rules_encoder_and_helpers(game):
     k = importlib.import_module(f"dungeonrl.envs.{game}.kernels")
     mods = set(k.SOURCE_MODULES)
-    assert {f"dungeonrl.envs.{game}.rules", f"dungeonrl.envs.{game}.consts",
-            f"dungeonrl.encoders.{game}", "dungeonrl.envs.core.kernel.chance",
-            "dungeonrl.envs.core.kernel.rng", "dungeonrl.envs.core.kernel.jit"} <= mods
-    assert not mods & {"dungeonrl.envs.core.kernel.codegen", "dungeonrl.envs.core.kernel.freshness",
-                       "dungeonrl.envs.core.adapters.vector", "dungeonrl.envs.core.adapters.gym_env"}
+    assert {
+        f"dungeonrl.envs.{game}.rules",
+        f"dungeonrl.envs.{game}.consts",
+        f"dungeonrl.encoders.{game}",
+        "dungeonrl.envs.core.kernel.chance",
+        "dungeonrl.envs.core.kernel.rng",
+        "dungeonrl.envs.core.kernel.jit",
+    } <= mods
+    assert not mods & {
+        "dungeonrl.envs.core.kernel.codegen",
+        "dungeonrl.envs.core.kernel.freshness",
+        "dungeonrl.envs.core.adapters.vector",
+        "dungeonrl.envs.core.adapters.gym_env",
+    }
     assert k.SOURCE_DIGEST == freshness.digest(codegen.TEMPLATE_HASH, k.SOURCE_MODULES)
 
 
@@ -210,8 +247,9 @@ def test_an_edit_to_the_template_module_makes_every_kernel_file_stale(tmp_path, 
     imported kernel module's digest differ from its sources."""
     games = codegen.default_games()
     assert codegen.stale(games) == []
-    kernels = [importlib.import_module(f"dungeonrl.envs.{g}.kernels")
-               for g in codegen.GAME_PACKAGES]
+    kernels = [
+        importlib.import_module(f"dungeonrl.envs.{g}.kernels") for g in codegen.GAME_PACKAGES
+    ]
     edited = _edited_template(tmp_path)
     monkeypatch.setattr(codegen, "template_file", lambda: edited)
     monkeypatch.setattr(codegen, "TEMPLATE_HASH", codegen.template_hash())
@@ -245,9 +283,14 @@ def test_an_edit_to_the_template_module_reaches_the_next_process(tmp_path):
     env.update(NUMBA_CACHE_DIR=str(cache))
 
     def run(mode):
-        return subprocess.run([sys.executable, "edited.py", str(edited)], cwd=pkg,
-                              env={**env, "DUNGEONRL_STALE_KERNELS": mode},
-                              capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, "edited.py", str(edited)],
+            cwd=pkg,
+            env={**env, "DUNGEONRL_STALE_KERNELS": mode},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     before = (pkg / "fixture_kernels.py").read_text()
     r = run("error")

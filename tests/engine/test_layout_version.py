@@ -22,7 +22,9 @@ def test_normalised_source_ignores_comments_docstrings_and_layout():
     assert normalised_source(a) == normalised_source(b)
     assert normalised_source(a) != normalised_source(c)
     # a body that was only a docstring stays valid code
-    assert normalised_source('def g():\n    """Only a doc."""\n') == normalised_source("def g():\n    pass\n")
+    assert normalised_source('def g():\n    """Only a doc."""\n') == normalised_source(
+        "def g():\n    pass\n"
+    )
 
 
 def _copy_rules(tmp_path: Path, core) -> tuple[Path, str]:
@@ -44,11 +46,11 @@ def test_rules_edit_changes_the_layout_version_and_a_comment_does_not(game, tmp_
     path, text = _copy_rules(tmp_path, core)
     sources = (path,) + tuple(core.RULES_SOURCES[1:])
     monkeypatch.setattr(core, "RULES_SOURCES", sources)
-    assert core.make_spec().layout_version == base          # same code, other file
+    assert core.make_spec().layout_version == base  # same code, other file
 
     # a comment, a blank line and a docstring edit: the same rules
     first_def = text.index("\ndef ") + 1
-    _edit(path, text, text[first_def:first_def + 4], "# a note for readers\n\ndef ")
+    _edit(path, text, text[first_def : first_def + 4], "# a note for readers\n\ndef ")
     commented = path.read_text()
     _edit(path, commented, '"""', '"""Edited docstring. ')
     assert core.make_spec().layout_version == base
@@ -65,7 +67,8 @@ def test_every_game_digests_its_rules_constants_state_and_encoder():
         spec = core.make_spec()
         content = core.load_content()
         assert spec.layout_version == layout_version(
-            core.STATE_DTYPE, content.digest, core.VERSION, source_digest(*core.RULES_SOURCES))
+            core.STATE_DTYPE, content.digest, core.VERSION, source_digest(*core.RULES_SOURCES)
+        )
         assert spec.layout_version != layout_version(core.STATE_DTYPE, content.digest, core.VERSION)
 
 

@@ -4,6 +4,7 @@ Every name of ``MOVED`` (``envs/core/_moved.py``) imports, warns with a
 DeprecationWarning naming the new path, and gives the very module object of
 the new path (so classes, ``isinstance``, pickles and copies agree).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,7 +37,7 @@ def test_old_name_is_the_new_module_and_warns(old, new):
         mod = importlib.import_module(old)
     assert mod is fresh
     assert sys.modules[old] is fresh
-    assert fresh.__name__ == new and fresh.__spec__.name == new   # the new module is untouched
+    assert fresh.__name__ == new and fresh.__spec__.name == new  # the new module is untouched
 
 
 def test_from_import_forms():
@@ -48,11 +49,13 @@ def test_from_import_forms():
         from dungeonrl.envs.core import compile_notice
     from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv as new_cls
     from dungeonrl.envs.core.kernel import compile_notice as new_mod
+
     assert DungeonVectorEnv is new_cls and compile_notice is new_mod
 
 
 def test_no_old_name_is_a_file_and_every_new_one_is():
     from pathlib import Path
+
     core = Path(_moved.__file__).parent
     for old, new in _moved.MOVED.items():
         assert not (core / f"{old}.py").exists(), f"{old}.py is back: drop it from MOVED"
@@ -61,7 +64,8 @@ def test_no_old_name_is_a_file_and_every_new_one_is():
 
 def test_a_pickle_naming_an_old_module_loads():
     from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
-    data = pickle.dumps(DungeonEnv, protocol=0)      # text form: "c<module>\n<name>\n."
+
+    data = pickle.dumps(DungeonEnv, protocol=0)  # text form: "c<module>\n<name>\n."
     assert b"dungeonrl.envs.core.adapters.gym_env\n" in data
     old = data.replace(b"dungeonrl.envs.core.adapters.gym_env", b"dungeonrl.envs.core.gym_env")
     _forget("dungeonrl.envs.core.gym_env")
@@ -71,15 +75,20 @@ def test_a_pickle_naming_an_old_module_loads():
 
 
 def test_new_modules_import_without_a_warning():
-    code = ("import warnings; warnings.simplefilter('error', DeprecationWarning); "
-            "import dungeonrl; "
-            + "; ".join(f"import {new}" for _, new in PAIRS))
+    code = (
+        "import warnings; warnings.simplefilter('error', DeprecationWarning); "
+        "import dungeonrl; " + "; ".join(f"import {new}" for _, new in PAIRS)
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
 
 
 def test_python_m_with_an_old_name_runs_the_new_module():
-    r = subprocess.run([sys.executable, "-m", "dungeonrl.envs.core.codegen", "--help"],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "dungeonrl.envs.core.codegen", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert "--check" in r.stdout

@@ -12,6 +12,7 @@ companion; conformance hooks) sit in two modules next to it, named by the
 declaration. The team fixture "Relay" (``tests/fixture_team.py``) is dropped
 in the same way with its PettingZoo module inside its own package. Each
 check runs in a fresh process with that environment."""
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ def __getattr__(name):
     return getattr(fixture_game, name)
 '''
 
-GAME_DECL = '''\
+GAME_DECL = """\
 from dungeonrl.envs.catalog import GameEntry
 
 GAME = GameEntry(
@@ -47,7 +48,7 @@ GAME = GameEntry(
     cli="race_addons",
     test_hooks="race_conformance:TEST_HOOKS",
 )
-'''
+"""
 
 ADDONS = '''\
 """The drop-in game's companions: agent hooks and CLI companion."""
@@ -141,27 +142,31 @@ TEST_HOOKS = RaceTestHooks()
 #: the team fixture "Relay" (``tests/fixture_team.py``), a multi-seat game
 #: whose PettingZoo module lives inside its own package
 RELAY = {
-    "games/relay/__init__.py": '''\
+    "games/relay/__init__.py": """\
 def __getattr__(name):
     import fixture_team
     return getattr(fixture_team, name)
-''',
-    "games/relay/game.py": '''\
+""",
+    "games/relay/game.py": """\
 from dungeonrl.envs.catalog import GameEntry
 
 GAME = GameEntry(name="relay", env_id="dungeonrl-test/Relay-v0",
                  pettingzoo="dungeonrl.envs.relay.pettingzoo")
-''',
-    "games/relay/pettingzoo.py": '''\
+""",
+    "games/relay/pettingzoo.py": """\
 from ..core.pz_module import define
 from . import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))
-''',
+""",
 }
 
-RACE = {"games/race/__init__.py": GAME_INIT, "games/race/game.py": GAME_DECL,
-        "race_addons.py": ADDONS, "race_conformance.py": CONFORMANCE}
+RACE = {
+    "games/race/__init__.py": GAME_INIT,
+    "games/race/game.py": GAME_DECL,
+    "race_addons.py": ADDONS,
+    "race_conformance.py": CONFORMANCE,
+}
 
 
 def drop_in(root, files=RACE) -> dict:
@@ -179,13 +184,14 @@ def drop_in(root, files=RACE) -> dict:
 
 
 def run(env, *args, timeout=600):
-    r = subprocess.run([sys.executable, *args], env=env, cwd=ROOT, capture_output=True,
-                       text=True, timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     assert r.returncode == 0, f"{args}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r.stdout
 
 
-LAYERS = textwrap.dedent('''\
+LAYERS = textwrap.dedent("""\
     import json
     import sys
     import gymnasium
@@ -211,7 +217,7 @@ LAYERS = textwrap.dedent('''\
     out["stepped"] = [float(obs[0]), float(r)]
     out["module"] = registry.game_module("race")
     print(json.dumps(out))
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +231,7 @@ def test_a_dropped_in_game_joins_every_layer(dropped):
     # after the suite's games (the declaration's default order), in every list
     assert out["catalog"] == suite + ["race"]
     assert out["registry"] == [catalog.package(g) for g in suite] + ["dungeonrl.envs.race"]
-    assert out["listed"][:len(suite) + 1] == suite + ["race"]
+    assert out["listed"][: len(suite) + 1] == suite + ["race"]
     assert out["codegen"] == suite + ["race"]
     assert "race" in out["fuzz"] and "race" in out["fuzz_hooks"]
     assert "race" in out["conformance"] and "race" in out["test_hooks"]
@@ -238,23 +244,55 @@ def test_the_cli_lists_evaluates_and_finds_its_companion(dropped):
     listed = run(dropped, "-m", "dungeonrl", "list")
     assert "race" in listed and "dungeonrl-test/Race-v0" in listed
     assert "--cap" in run(dropped, "-m", "dungeonrl", "eval", "race", "--help")
-    text = run(dropped, "-m", "dungeonrl", "eval", "race", "--agent", "heuristic",
-               "--agent", "random", "--games", "40", "--cap", "12")
+    text = run(
+        dropped,
+        "-m",
+        "dungeonrl",
+        "eval",
+        "race",
+        "--agent",
+        "heuristic",
+        "--agent",
+        "random",
+        "--games",
+        "40",
+        "--cap",
+        "12",
+    )
     assert "heuristic" in text and "random" in text
-    assert "race bench companion seed=7" in run(dropped, "-m", "dungeonrl", "bench", "race",
-                                                "--seed", "7")
+    assert "race bench companion seed=7" in run(
+        dropped, "-m", "dungeonrl", "bench", "race", "--seed", "7"
+    )
 
 
 def test_the_suites_collect_and_run_it(dropped):
-    ids = run(dropped, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-              "tests/conformance/test_masks.py", "tests/fuzz/test_args.py")
+    ids = run(
+        dropped,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/conformance/test_masks.py",
+        "tests/fuzz/test_args.py",
+    )
     assert "test_mask_soundness[race]" in ids, ids[-2000:]
     assert "[race]" in ids.split("fuzz/test_args.py", 1)[1]
-    run(dropped, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-        "tests/conformance/test_masks.py", "-k", "race")
+    run(
+        dropped,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/conformance/test_masks.py",
+        "-k",
+        "race",
+    )
 
 
-MULTI = textwrap.dedent('''\
+MULTI = textwrap.dedent("""\
     import sys
     import numpy as np
     import gymnasium
@@ -275,7 +313,7 @@ MULTI = textwrap.dedent('''\
     single = gymnasium.make("dungeonrl-test/Relay-v0", opponents="random")
     obs, _ = single.reset(seed=0)
     print("ok", env.agent_selection, obs.shape)
-''')
+""")
 
 
 def test_a_multi_seat_game_declares_its_pettingzoo_module(tmp_path):
@@ -292,6 +330,7 @@ def extra_folder(tmp_path, monkeypatch):
     """A folder of ``dungeonrl.envs`` for this test only (modules imported
     from it are forgotten afterwards)."""
     import dungeonrl.envs as envs
+
     monkeypatch.setattr(envs, "__path__", [*envs.__path__, str(tmp_path)])
     before = set(sys.modules)
     yield tmp_path
@@ -303,27 +342,30 @@ def extra_folder(tmp_path, monkeypatch):
 def _declare(folder, pkg, body):
     os.makedirs(folder / pkg)
     (folder / pkg / "__init__.py").write_text("")
-    (folder / pkg / "game.py").write_text(
-        "from dungeonrl.envs.catalog import GameEntry\n" + body)
+    (folder / pkg / "game.py").write_text("from dungeonrl.envs.catalog import GameEntry\n" + body)
 
 
 def test_discovery_orders_by_the_declaration(extra_folder):
-    _declare(extra_folder, "zz_probe", "GAME = GameEntry(name='zz_probe', env_id='p/Z-v2', "
-                                       "order=15)\n")
+    _declare(
+        extra_folder, "zz_probe", "GAME = GameEntry(name='zz_probe', env_id='p/Z-v2', order=15)\n"
+    )
     (extra_folder / "not_a_game").mkdir()
     (extra_folder / "not_a_game" / "__init__.py").write_text("")
     found = catalog.discover()
-    assert list(found)[:2] == ["unbroken", "zz_probe"]       # order 15: after 10, before 20
+    assert list(found)[:2] == ["unbroken", "zz_probe"]  # order 15: after 10, before 20
     assert found["zz_probe"].version == 2
     assert "not_a_game" not in found
 
 
-@pytest.mark.parametrize("body,error", [
-    ("GAME = GameEntry(name='other', env_id='p/X-v0')\n", "not 'bad_probe'"),
-    ("GAME = GameEntry(name='bad_probe', env_id='dungeonrl/Unbroken-v0')\n", "both"),
-    ("GAME = None\n", "GameEntry"),
-    ("GAME = GameEntry(name='bad_probe', env_id='p/no-version')\n", "-v<version>"),
-])
+@pytest.mark.parametrize(
+    "body,error",
+    [
+        ("GAME = GameEntry(name='other', env_id='p/X-v0')\n", "not 'bad_probe'"),
+        ("GAME = GameEntry(name='bad_probe', env_id='dungeonrl/Unbroken-v0')\n", "both"),
+        ("GAME = None\n", "GameEntry"),
+        ("GAME = GameEntry(name='bad_probe', env_id='p/no-version')\n", "-v<version>"),
+    ],
+)
 def test_a_bad_declaration_is_named(extra_folder, body, error):
     _declare(extra_folder, "bad_probe", body)
     with pytest.raises((TypeError, ValueError), match=error):

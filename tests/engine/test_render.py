@@ -5,6 +5,7 @@ Frames must be real pictures: a fixed size, ``uint8`` ``(H, W, 3)``, many
 colours, the same picture for the same record, a different one for a
 different public state, and no change when only hidden fields change (the
 generator, the undrawn decks)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -23,8 +24,10 @@ from dungeonrl.envs.dungeon_crawler import render as dc_render
 from dungeonrl.envs.unbroken import render as ub_render
 from dungeonrl.registry import get_spec
 
-SIZES = {"unbroken": (ub_render.FRAME_H, ub_render.FRAME_W),
-         "dungeon_crawler": (dc_render.FRAME_H, dc_render.FRAME_W)}
+SIZES = {
+    "unbroken": (ub_render.FRAME_H, ub_render.FRAME_W),
+    "dungeon_crawler": (dc_render.FRAME_H, dc_render.FRAME_W),
+}
 KW = {"unbroken": {}, "dungeon_crawler": {"num_players": 4}}
 
 
@@ -32,6 +35,7 @@ def played_states(game, seed, n_steps):
     """Records of a heuristic game: the start and after each of ``n_steps`` decisions."""
     core = get_spec(game).make_core(**KW[game])
     from dungeonrl.agents.policy import make_agent
+
     agent = make_agent("heuristic", core, seed=seed)
     buf = BatchBuffers(core, 1)
     buf.reset(seed_batch(seed, 1))
@@ -43,8 +47,7 @@ def played_states(game, seed, n_steps):
         buf.players[:] = np.maximum(core.to_play(buf.states), 0)
         core.observe(buf.states, buf.players, buf.obs)
         buf.actions[:] = agent.act(buf, rows)
-        core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated,
-                  buf.illegal)
+        core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal)
         core.legal_mask(buf.states, buf.masks)
         out.append(buf.states[0].copy())
     return core, out
@@ -68,7 +71,7 @@ def test_frames_are_pictures(game_states):
         img = core.render_rgb(s)
         assert isinstance(img, np.ndarray) and img.dtype == np.uint8
         assert img.shape == SIZES[game] + (3,) and img.flags.c_contiguous
-        assert n_colours(img) > 200            # text, bars and panels, not a few flat blocks
+        assert n_colours(img) > 200  # text, bars and panels, not a few flat blocks
         assert img.std() > 20
 
 
@@ -77,7 +80,7 @@ def test_same_state_same_frame_different_state_different_frame(game_states):
     a = core.render_rgb(states[10])
     assert np.array_equal(a, core.render_rgb(states[10].copy()))
     differing = sum(not np.array_equal(a, core.render_rgb(s)) for s in states[11:20])
-    assert differing == len(states[11:20])      # every decision changes the picture
+    assert differing == len(states[11:20])  # every decision changes the picture
 
 
 def test_frame_ignores_hidden_fields_but_shows_public_ones(game_states):
@@ -88,10 +91,10 @@ def test_frame_ignores_hidden_fields_but_shows_public_ones(game_states):
     hidden["rng"] = hidden["rng"] + np.uint64(12345)
     deck, n = ("enc_deck", "enc_deck_n") if game == "unbroken" else ("card_deck", "card_deck_n")
     k = int(hidden[n])
-    hidden[deck][:k] = hidden[deck][:k][::-1]   # another undrawn order
+    hidden[deck][:k] = hidden[deck][:k][::-1]  # another undrawn order
     hidden["forced"][:] = 5
     hidden["forced_n"] = 3
-    if game == "dungeon_crawler":       # another hand of the same size, an offer's contents
+    if game == "dungeon_crawler":  # another hand of the same size, an offer's contents
         for h in range(int(hidden["num_players"])):
             n_h = int(hidden["hand_n"][h])
             hidden["hand"][h] = 0
@@ -129,7 +132,7 @@ def test_gym_env_rgb_array_after_reset_and_step():
     env.step(a)
     f1 = env.render()
     assert f1.shape == f0.shape and not np.array_equal(f0, f1)
-    f1[:] = 0                                     # a fresh array each call
+    f1[:] = 0  # a fresh array each call
     assert env.render().any()
     env.close()
 
@@ -149,13 +152,19 @@ def test_pettingzoo_rgb_array():
     env.close()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("moviepy") is None,
-                    reason="RecordVideo needs moviepy (pip install moviepy)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("moviepy") is None,
+    reason="RecordVideo needs moviepy (pip install moviepy)",
+)
 def test_record_video_wrapper(tmp_path):
     from gymnasium.wrappers import RecordVideo
-    env = RecordVideo(gym.make("dungeonrl/Unbroken-v0", render_mode="rgb_array"),
-                      str(tmp_path / "videos"), episode_trigger=lambda e: True,
-                      disable_logger=True)
+
+    env = RecordVideo(
+        gym.make("dungeonrl/Unbroken-v0", render_mode="rgb_array"),
+        str(tmp_path / "videos"),
+        episode_trigger=lambda e: True,
+        disable_logger=True,
+    )
     obs, info = env.reset(seed=0)
     for _ in range(15):
         a = int(np.flatnonzero(info["action_mask"])[0])
@@ -171,8 +180,15 @@ def test_record_video_wrapper(tmp_path):
 @pytest.mark.parametrize("game", ["unbroken", "dungeon_crawler"])
 def test_record_gif_frame_count(tmp_path, game):
     out = tmp_path / f"{game}.gif"
-    rec = record(game, "heuristic", seed=2, out=out, max_frames=12, scale=0.5,
-                 **({"players": 3} if game == "dungeon_crawler" else {}))
+    rec = record(
+        game,
+        "heuristic",
+        seed=2,
+        out=out,
+        max_frames=12,
+        scale=0.5,
+        **({"players": 3} if game == "dungeon_crawler" else {}),
+    )
     assert rec.frames == 12 and rec.decisions == 11 and not rec.finished
     with Image.open(out) as im:
         assert im.format == "GIF" and im.n_frames == 12
@@ -180,10 +196,11 @@ def test_record_gif_frame_count(tmp_path, game):
 
 
 def test_record_whole_game_stride_and_determinism(tmp_path):
-    rec = record("unbroken", "random", seed=5, out=tmp_path / "a.gif", max_frames=None,
-                 stride=5, scale=0.25)
+    rec = record(
+        "unbroken", "random", seed=5, out=tmp_path / "a.gif", max_frames=None, stride=5, scale=0.25
+    )
     assert rec.finished and rec.info["outcome"] in ("win", "loss")
-    assert rec.frames == 1 + -(-rec.decisions // 5)    # start, every 5th, and the last
+    assert rec.frames == 1 + -(-rec.decisions // 5)  # start, every 5th, and the last
     with Image.open(tmp_path / "a.gif") as im:
         assert im.n_frames == rec.frames
     f1 = list(play_frames("unbroken", "random", 5, max_frames=8))
@@ -204,7 +221,7 @@ def test_record_bad_arguments(tmp_path):
         record("unbroken", "heuristic", 0, tmp_path / "x.gif", fps=0)
     with pytest.raises(FileNotFoundError, match="unknown agent"):
         record("unbroken", "alphazero", 0, tmp_path / "x.gif")
-    assert not list(tmp_path.iterdir())        # nothing written on a bad call
+    assert not list(tmp_path.iterdir())  # nothing written on a bad call
 
 
 def test_record_mp4(tmp_path):
@@ -219,7 +236,8 @@ def test_record_mp4(tmp_path):
 
 
 def test_vector_envs_render_frames():
-    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, DungeonSB3VecEnv
+    from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv, DungeonVectorEnv
+
     env = DungeonVectorEnv("unbroken", num_envs=2, render_mode="rgb_array")
     env.reset(seed=0)
     frames = env.render()
@@ -232,6 +250,7 @@ def test_vector_envs_render_frames():
 
 def test_readme_pictures_exist_and_are_small():
     import pathlib
+
     folder = pathlib.Path(__file__).resolve().parents[2] / "docs" / "img"
     for game in ("unbroken", "dungeon_crawler"):
         for ext, fmt in ((".png", "PNG"), (".gif", "GIF")):
@@ -247,9 +266,11 @@ def test_readme_pictures_exist_and_are_small():
 
 def test_gymnasium_checker_accepts_rgb_array():
     import warnings
+
     from gymnasium.utils.env_checker import check_env
+
     env = gym.make("dungeonrl/Unbroken-v0", render_mode="rgb_array").unwrapped
     with warnings.catch_warnings():
-        warnings.simplefilter("error")          # no render warning either
+        warnings.simplefilter("error")  # no render warning either
         check_env(env, skip_render_check=False)
     env.close()

@@ -2,12 +2,19 @@
 sequence of ``rng_below`` draws it stands for, Lemire's acceptance step
 rejects exactly the uneven products, and ``rng_choice_mask`` is the k-th
 legal entry for one ``rng_below`` draw."""
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from dungeonrl.envs.core.kernel.rng import _accept, rng_below, rng_choice_mask, rng_seed, rng_shuffle
+from dungeonrl.envs.core.kernel.rng import (
+    _accept,
+    rng_below,
+    rng_choice_mask,
+    rng_seed,
+    rng_shuffle,
+)
 
 
 @njit(cache=False)
@@ -63,15 +70,15 @@ def test_accept_rejects_exactly_the_uneven_products():
             want = (m >> 32) if (m & 0xFFFFFFFF) >= threshold else -1
             assert g == want, (nn, x)
         if threshold > 2**30:
-            assert (got < 0).any()           # these bounds reject often
+            assert (got < 0).any()  # these bounds reject often
 
 
 def test_choice_mask_is_the_kth_legal_entry_of_one_draw():
     rng = np.random.default_rng(1)
     for width, density in ((1, 0.5), (7, 0.3), (80, 0.1), (80, 0.9), (131, 0.05)):
         masks = (rng.random((500, width)) < density).astype(np.int8)
-        masks[::7] = 0                                   # rows with no legal action
-        masks[3::11] *= np.int8(-3)                      # any nonzero value counts as legal
+        masks[::7] = 0  # rows with no legal action
+        masks[3::11] *= np.int8(-3)  # any nonzero value counts as legal
         a = np.zeros(2, np.uint64)
         rng_seed(a, width, 3)
         b = a.copy()
@@ -79,7 +86,7 @@ def test_choice_mask_is_the_kth_legal_entry_of_one_draw():
         _choices(a, masks, got)
         ks = np.zeros(len(masks), np.int64)
         _draws(b, (masks != 0).sum(1).astype(np.int64), ks)
-        assert np.array_equal(a, b)                      # one draw per row with a legal action
+        assert np.array_equal(a, b)  # one draw per row with a legal action
         for row, g, k in zip(masks, got.tolist(), ks.tolist()):
             legal = np.flatnonzero(row)
             assert g == (legal[k] if len(legal) else -1)

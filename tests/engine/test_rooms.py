@@ -11,6 +11,7 @@ statement counted, including the ones inside functions:
   ``envs/core`` imports an adapter, Gymnasium or PettingZoo;
 * no module of the package names a moved module by its old flat name.
 """
+
 from __future__ import annotations
 
 import ast
@@ -76,7 +77,7 @@ def room_of(name: str) -> str | None:
     name = MOVED.get(name, name)
     if name != CORE and not name.startswith(CORE + "."):
         return None
-    rest = name[len(CORE) + 1:].split(".") if name != CORE else []
+    rest = name[len(CORE) + 1 :].split(".") if name != CORE else []
     if rest and rest[0] in ROOM_DIRS:
         return rest[0]
     return "top"
@@ -93,8 +94,9 @@ def imports_of(name: str, source: str, is_package: bool) -> list[tuple[int, str]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + (
-                    [node.module] if node.module else []))
+                base = ".".join(
+                    parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])
+                )
             else:
                 base = node.module or ""
             out.append((node.lineno, base))
@@ -115,18 +117,25 @@ def violations(name: str, source: str, is_package: bool, mods: dict[str, Path]) 
         where = f"{name}:{line} imports {target}"
         if target.startswith(CORE):
             if not _is_module(target, mods):
-                continue                          # a name from a module, seen on its own
+                continue  # a name from a module, seen on its own
             if room_of(target) not in MAY_IMPORT[room]:
                 bad.append(f"{where} ({room} may not import {room_of(target)})")
         elif top in ADAPTER_ONLY and room != "adapters":
             bad.append(f"{where} (only adapters/ imports {top})")
         elif room == "kernel":
             project = target.startswith("dungeonrl")
-            if project and not any(target == k or target.startswith(k + ".")
-                                   for k in KERNEL_PROJECT) and target != "dungeonrl.envs":
+            if (
+                project
+                and not any(target == k or target.startswith(k + ".") for k in KERNEL_PROJECT)
+                and target != "dungeonrl.envs"
+            ):
                 bad.append(f"{where} (kernel/ imports only kernel/ of the project)")
-            elif not project and top not in KERNEL_THIRD_PARTY and top not in (
-                    sys.stdlib_module_names) and top != "__future__":
+            elif (
+                not project
+                and top not in KERNEL_THIRD_PARTY
+                and top not in (sys.stdlib_module_names)
+                and top != "__future__"
+            ):
                 bad.append(f"{where} (kernel/ imports only numpy, numba, llvmlite, stdlib)")
     return bad
 
@@ -134,7 +143,7 @@ def violations(name: str, source: str, is_package: bool, mods: dict[str, Path]) 
 def test_every_module_is_in_a_room():
     mods = core_modules()
     assert "dungeonrl.envs.core.kernel.jit" in mods and "dungeonrl.envs.core.spec" in mods
-    for name, path in mods.items():
+    for path in mods.values():
         rel = path.relative_to(CORE_DIR).parts
         assert len(rel) == 1 or rel[0] in ROOM_DIRS, f"{path}: not in a room {ROOM_DIRS}"
         assert len(rel) <= 2, f"{path}: rooms are flat"
@@ -147,40 +156,45 @@ def test_rooms_import_only_what_they_may():
     mods = core_modules()
     bad = []
     for name, path in mods.items():
-        bad += violations(name, path.read_text(encoding="utf-8"), path.name == "__init__.py",
-                          mods)
+        bad += violations(name, path.read_text(encoding="utf-8"), path.name == "__init__.py", mods)
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("name, source", [
-    ("dungeonrl.envs.core.kernel.rng", "from ..adapters.gym_env import DungeonEnv\n"),
-    ("dungeonrl.envs.core.kernel.rng", "def f():\n    from ..spec import GameSpec\n"),
-    ("dungeonrl.envs.core.kernel.rng", "import gymnasium\n"),
-    ("dungeonrl.envs.core.kernel.rng", "from dungeonrl.envs.core import gym_env\n"),
-    ("dungeonrl.envs.core.kernel.rng", "import pandas\n"),
-    ("dungeonrl.envs.core.spec", "from .adapters import vector\n"),
-    ("dungeonrl.envs.core.spec", "from .authoring.content import Ctx\n"),
-    ("dungeonrl.envs.core.spec", "from dungeonrl.envs.core.vector import DungeonVectorEnv\n"),
-    ("dungeonrl.envs.core._batch", "from pettingzoo import AECEnv\n"),
-    ("dungeonrl.envs.core.authoring.draw", "from ..adapters.aec import DungeonAECEnv\n"),
-])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        ("dungeonrl.envs.core.kernel.rng", "from ..adapters.gym_env import DungeonEnv\n"),
+        ("dungeonrl.envs.core.kernel.rng", "def f():\n    from ..spec import GameSpec\n"),
+        ("dungeonrl.envs.core.kernel.rng", "import gymnasium\n"),
+        ("dungeonrl.envs.core.kernel.rng", "from dungeonrl.envs.core import gym_env\n"),
+        ("dungeonrl.envs.core.kernel.rng", "import pandas\n"),
+        ("dungeonrl.envs.core.spec", "from .adapters import vector\n"),
+        ("dungeonrl.envs.core.spec", "from .authoring.content import Ctx\n"),
+        ("dungeonrl.envs.core.spec", "from dungeonrl.envs.core.vector import DungeonVectorEnv\n"),
+        ("dungeonrl.envs.core._batch", "from pettingzoo import AECEnv\n"),
+        ("dungeonrl.envs.core.authoring.draw", "from ..adapters.aec import DungeonAECEnv\n"),
+    ],
+)
 def test_the_check_sees_a_forbidden_import(name, source):
     # positive control: each of these breaks a room rule
     assert violations(name, source, False, core_modules())
 
 
-@pytest.mark.parametrize("name, source", [
-    ("dungeonrl.envs.core.kernel.zones", "from . import chance\nfrom .jit import JIT\n"),
-    ("dungeonrl.envs.core.kernel.codegen", "from ... import catalog\nimport numba\n"),
-    ("dungeonrl.envs.core.validate", "from .kernel.header import O_PLAYING\n"),
-    ("dungeonrl.envs.core.adapters.vector", "from ..spec import GameCore\nimport gymnasium\n"),
-])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        ("dungeonrl.envs.core.kernel.zones", "from . import chance\nfrom .jit import JIT\n"),
+        ("dungeonrl.envs.core.kernel.codegen", "from ... import catalog\nimport numba\n"),
+        ("dungeonrl.envs.core.validate", "from .kernel.header import O_PLAYING\n"),
+        ("dungeonrl.envs.core.adapters.vector", "from ..spec import GameCore\nimport gymnasium\n"),
+    ],
+)
 def test_the_check_allows_what_a_room_may_import(name, source):
     assert not violations(name, source, False, core_modules())
 
 
 def _package_sources():
-    for pkg, folder in PACKAGE_DIRS.items():
+    for folder in PACKAGE_DIRS.values():
         base = ROOT / folder
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = [d for d in dirnames if d != "__pycache__"]
@@ -198,8 +212,11 @@ def test_no_module_imports_an_old_flat_name():
         if path == CORE_DIR / "_moved.py":
             continue
         rel = path.relative_to(ROOT)
-        pkg = next(p for p, f in sorted(PACKAGE_DIRS.items(), key=lambda kv: -len(kv[1]))
-                   if rel.parts[:len(Path(f).parts)] == Path(f).parts)
+        pkg = next(
+            p
+            for p, f in sorted(PACKAGE_DIRS.items(), key=lambda kv: -len(kv[1]))
+            if rel.parts[: len(Path(f).parts)] == Path(f).parts
+        )
         inner = rel.relative_to(PACKAGE_DIRS[pkg]).with_suffix("").parts
         is_pkg = inner[-1] == "__init__"
         name = ".".join((pkg, *(inner[:-1] if is_pkg else inner)))

@@ -2,14 +2,15 @@
 it imports, every name it uses is defined (its game-specific names come from
 the placeholder game ``template_game``), and what the code generator makes of
 it is the template's own text with only the marked parts replaced."""
+
 import ast
 import builtins
 import dataclasses
 import importlib
 import importlib.util
 import subprocess
-import sys
 import symtable
+import sys
 
 import pytest
 
@@ -25,9 +26,19 @@ def _template_path():
 def test_the_template_imports_and_regenerates_nothing():
     t = importlib.import_module(codegen.TEMPLATE_MODULE)
     assert t.KERNEL_KEY is None and t.SOURCE_DIGEST is None
-    for name in ("refresh", "settle", "step_row", "reset_batch", "step_batch", "step_autoreset",
-                 "random_rollout", "policy_rows", "advance_scripted", "play_rows"):
-        assert hasattr(getattr(t, name), "py_func"), name      # a numba dispatcher
+    for name in (
+        "refresh",
+        "settle",
+        "step_row",
+        "reset_batch",
+        "step_batch",
+        "step_autoreset",
+        "random_rollout",
+        "policy_rows",
+        "advance_scripted",
+        "play_rows",
+    ):
+        assert hasattr(getattr(t, name), "py_func"), name  # a numba dispatcher
     assert str(_template_path()) not in freshness.regenerated
 
 
@@ -43,8 +54,9 @@ def _undefined_names(src: str, filename: str) -> set[str]:
     while todo:
         t = todo.pop()
         todo.extend(t.get_children())
-        out |= {s.get_name() for s in t.get_symbols()
-                if s.is_referenced() and s.is_global()} - known
+        out |= {
+            s.get_name() for s in t.get_symbols() if s.is_referenced() and s.is_global()
+        } - known
     return out
 
 
@@ -66,17 +78,27 @@ def test_the_template_game_block_imports_only_the_placeholder_game():
     begin = [i for i, line in enumerate(lines) if line.startswith(codegen.GAME_BEGIN)]
     end = [i for i, line in enumerate(lines) if line == codegen.GAME_END]
     assert len(begin) == len(end) == 1 and begin[0] < end[0]
-    block = ast.parse("\n".join(lines[begin[0] + 1:end[0]]))
+    block = ast.parse("\n".join(lines[begin[0] + 1 : end[0]]))
     assert {n.module for n in block.body} == {"dungeonrl.envs.core.kernel.template_game"}
     names = {a.asname or a.name for n in block.body for a in n.names}
     placeholder = importlib.import_module("dungeonrl.envs.core.kernel.template_game")
     assert {a.name for n in block.body for a in n.names} <= set(vars(placeholder))
     # what the generator writes for a game binds the same names
-    game = ast.parse(codegen.GAME.format(
-        encoder="e", rules="r", finish_import="from r import finish_row\n",
-        policy_import="from p import policy_row\n", num_actions=1, max_seats=1,
-        illegal_penalty=-1.0, win_outcome=0, auto_limit=1, auto_counts_steps=True,
-        stream_obs=False))
+    game = ast.parse(
+        codegen.GAME.format(
+            encoder="e",
+            rules="r",
+            finish_import="from r import finish_row\n",
+            policy_import="from p import policy_row\n",
+            num_actions=1,
+            max_seats=1,
+            illegal_penalty=-1.0,
+            win_outcome=0,
+            auto_limit=1,
+            auto_counts_steps=True,
+            stream_obs=False,
+        )
+    )
     bound = set()
     for n in game.body:
         if isinstance(n, ast.ImportFrom):
@@ -90,9 +112,22 @@ def test_the_template_game_block_imports_only_the_placeholder_game():
 def test_ruff_finds_no_undefined_names_in_the_template():
     path = _template_path()
     game = path.with_name("template_game.py")
-    r = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
-                        "--select", "F", str(path), str(game)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--isolated",
+            "--select",
+            "F",
+            str(path),
+            str(game),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -102,7 +137,7 @@ def test_the_generated_file_is_the_template_with_its_markers_replaced(game):
     line of a generated kernels.py is the template's line, in order (a
     ``# template: if FACT`` line without its comment)."""
     if game in codegen.FIXTURES:
-        codegen.default_games()          # puts tests/ on the path
+        codegen.default_games()  # puts tests/ on the path
     facts = codegen.facts_of(game)
     with freshness.suspended():
         src = codegen.generate(facts, game)
@@ -121,7 +156,7 @@ def test_the_generated_file_is_the_template_with_its_markers_replaced(game):
         if skip:
             continue
         if line.startswith(codegen.IF):
-            keep.append(bool(getattr(facts, line[len(codegen.IF):])))
+            keep.append(bool(getattr(facts, line[len(codegen.IF) :])))
             continue
         if line == codegen.END:
             keep.pop()
@@ -153,18 +188,22 @@ def test_a_missing_marker_is_named():
     with pytest.raises(codegen.TemplateError, match="end of the game block"):
         codegen.generate(facts, template=tpl.replace(codegen.GAME_END + "\n", "", 1))
     with pytest.raises(codegen.TemplateError, match="KernelFacts has no field 'has_nothing'"):
-        codegen.generate(facts, template=tpl.replace("# template: if has_policy",
-                                                     "# template: if has_nothing", 1))
+        codegen.generate(
+            facts,
+            template=tpl.replace("# template: if has_policy", "# template: if has_nothing", 1),
+        )
     with pytest.raises(codegen.TemplateError, match="SOURCE_DIGEST = None"):
-        codegen.generate(facts, template=tpl.replace("SOURCE_DIGEST = None\n",
-                                                     "SOURCE_DIGEST = ''\n", 1))
+        codegen.generate(
+            facts, template=tpl.replace("SOURCE_DIGEST = None\n", "SOURCE_DIGEST = ''\n", 1)
+        )
 
 
 def test_facts_switch_the_marked_parts():
     facts = codegen.facts_of("unbroken")
     with freshness.suspended():
-        bare = codegen.generate(dataclasses.replace(facts, has_finish=False, has_policy=False),
-                                "unbroken")
+        bare = codegen.generate(
+            dataclasses.replace(facts, has_finish=False, has_policy=False), "unbroken"
+        )
     assert "finish_row" not in bare and "policy_row" not in bare
     assert "SCRIPTED_POLICY" not in bare and "def play_rows" not in bare
     assert "# template" not in bare

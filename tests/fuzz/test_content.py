@@ -3,16 +3,17 @@ value of a shipped content file is replaced (wrong type, out-of-range
 number, deleted, misspelled or added key, duplicated entry) and the folder loaded.
 It must be a ``ContentError`` naming the file, or a content on which random
 games play with records that pass the game's rules."""
+
 from __future__ import annotations
 
 import tempfile
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import content_case
 from dungeonrl.benchmarks.fuzz import games as list_games
 
@@ -22,5 +23,4 @@ from dungeonrl.benchmarks.fuzz import games as list_games
 def test_fuzz_content_files(name, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
     with tempfile.TemporaryDirectory() as wd:
-        assert content_case(name, choice(data), rng, wd) in ("refused", "played",
-                                                            "no content")
+        assert content_case(name, choice(data), rng, wd) in ("refused", "played", "no content")

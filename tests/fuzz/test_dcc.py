@@ -15,18 +15,20 @@ generic layer (``tests/fuzz/test_snapshots.py`` fuzzes its solo records):
 Profiles: ``tests/fuzz_profiles.py`` (``ci`` by default, seconds;
 ``HYPOTHESIS_PROFILE=long`` for the deep run).
 """
+
 from __future__ import annotations
 
 import os
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
 from dungeonrl.benchmarks.fuzz import GameEnv, reached_snapshots, snapshot_case
-from dungeonrl.envs.dcc_unstoppable import config as CFG, consts as C
+from dungeonrl.envs.dcc_unstoppable import config as CFG
+from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.content import default_content
 
 NAME = "dcc_unstoppable"
@@ -36,20 +38,35 @@ LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 #: the decisions a sheet's game may take: a whole game, cut short in the quick profile
 GAME_STEPS = 3000 if LONG else 200
 
-SHEET_SOLO = {"xp": 7, "benefits": [1, 1, 0, 0, 1], "achievements": [[1, 0, 0, 0], [0] * 4, [0] * 4],
-              "decks": [["Strike"] * 5 + ["Rest", "Steel-Toed Stomp", "Haymaker", "Fireball",
-                                           "Chris Andrews"]],
-              "upgrades": [[(0, "Serrated Edge"), (8, "Mana Crystal"), (9, "Plated Harness")]]}
-SHEET_COOP = {"xp": 3, "benefits": [2, 0, 3],
-              "decks": [["Strike"] * 4 + ["Pocket Sand", "Haymaker"],
-                        ["Strike"] * 4 + ["Magic Missile", "Haymaker", "Cleaver Swing"]],
-              "upgrades": [[(5, "Gilded Trim")], [(6, "Serrated Edge")]]}
+SHEET_SOLO = {
+    "xp": 7,
+    "benefits": [1, 1, 0, 0, 1],
+    "achievements": [[1, 0, 0, 0], [0] * 4, [0] * 4],
+    "decks": [
+        ["Strike"] * 5 + ["Rest", "Steel-Toed Stomp", "Haymaker", "Fireball", "Chris Andrews"]
+    ],
+    "upgrades": [[(0, "Serrated Edge"), (8, "Mana Crystal"), (9, "Plated Harness")]],
+}
+SHEET_COOP = {
+    "xp": 3,
+    "benefits": [2, 0, 3],
+    "decks": [
+        ["Strike"] * 4 + ["Pocket Sand", "Haymaker"],
+        ["Strike"] * 4 + ["Magic Missile", "Haymaker", "Cleaver Swing"],
+    ],
+    "upgrades": [[(5, "Gilded Trim")], [(6, "Serrated Edge")]],
+}
 #: configurations whose records are mutated (solo and co-op, arcade and campaign)
 RECORD_CONFIGS = (
     {"num_players": 2},
     {"num_players": 2, "floor": 3, "mode": "campaign", "campaign": SHEET_COOP},
-    {"num_players": 1, "floor": 2, "mode": "campaign", "campaign": SHEET_SOLO,
-     "auto_advance": False},
+    {
+        "num_players": 1,
+        "floor": 2,
+        "mode": "campaign",
+        "campaign": SHEET_SOLO,
+        "auto_advance": False,
+    },
 )
 _CACHE: dict = {}
 
@@ -74,18 +91,55 @@ def test_fuzz_carl_coop_and_campaign_records(ci, data):
 
 
 # --- campaign sheets -------------------------------------------------------------------
-JUNK = [None, True, False, -1, 0, 1, 2, 3, 24, 25, 32767, 32768, 40000, 2**40, -2**63, 1.0,
-        1.9, float("nan"), "", "1", "Strike", "Haymaker", "Serrated Edge", [], [0], {},
-        {"a": 1}, (0, 1), np.int64(4), np.int8(-1), np.bool_(True), np.float32(2)]
+JUNK = [
+    None,
+    True,
+    False,
+    -1,
+    0,
+    1,
+    2,
+    3,
+    24,
+    25,
+    32767,
+    32768,
+    40000,
+    2**40,
+    -(2**63),
+    1.0,
+    1.9,
+    float("nan"),
+    "",
+    "1",
+    "Strike",
+    "Haymaker",
+    "Serrated Edge",
+    [],
+    [0],
+    {},
+    {"a": 1},
+    (0, 1),
+    np.int64(4),
+    np.int8(-1),
+    np.bool_(True),
+    np.float32(2),
+]
 CORES = sorted(set(CC.core_names))
 UPGRADES = sorted(set(CC.upgrade_names))
 
 
 def _card(d):
-    return d.draw(st.one_of(st.sampled_from(CORES), st.integers(-2, C.NCORE + 1),
-                            st.sampled_from(JUNK[:8])), label="card") \
-        if d.draw(st.integers(0, 9), label="junk_card") == 0 else \
-        d.draw(st.one_of(st.sampled_from(CORES), st.integers(0, C.NCORE - 1)), label="card")
+    return (
+        d.draw(
+            st.one_of(
+                st.sampled_from(CORES), st.integers(-2, C.NCORE + 1), st.sampled_from(JUNK[:8])
+            ),
+            label="card",
+        )
+        if d.draw(st.integers(0, 9), label="junk_card") == 0
+        else d.draw(st.one_of(st.sampled_from(CORES), st.integers(0, C.NCORE - 1)), label="card")
+    )
 
 
 def _valid_ish_sheet(d, seats):
@@ -95,11 +149,18 @@ def _valid_ish_sheet(d, seats):
     if d.draw(st.booleans(), label="has_xp"):
         sheet["xp"] = d.draw(st.integers(0, CFG.XP_MAX), label="xp")
     if d.draw(st.booleans(), label="has_benefits"):
-        sheet["benefits"] = [d.draw(st.integers(0, 3), label="circles")
-                             for _ in range(d.draw(st.integers(0, len(CC.benefit_names))))]
+        sheet["benefits"] = [
+            d.draw(st.integers(0, 3), label="circles")
+            for _ in range(d.draw(st.integers(0, len(CC.benefit_names))))
+        ]
     if d.draw(st.booleans(), label="has_ach"):
-        sheet["achievements"] = [[d.draw(st.sampled_from([0, 1, True, False]), label="flag")
-                                  for _ in range(C.ACH_PER_FLOOR)] for _ in range(C.NFLOOR)]
+        sheet["achievements"] = [
+            [
+                d.draw(st.sampled_from([0, 1, True, False]), label="flag")
+                for _ in range(C.ACH_PER_FLOOR)
+            ]
+            for _ in range(C.NFLOOR)
+        ]
     if d.draw(st.booleans(), label="has_decks"):
         decks = []
         for _ in range(d.draw(st.integers(0, seats), label="n_decks")):
@@ -107,10 +168,18 @@ def _valid_ish_sheet(d, seats):
         sheet["decks"] = decks
         if decks and d.draw(st.booleans(), label="has_upgrades"):
             sheet["upgrades"] = [
-                [[d.draw(st.integers(-1, max(len(deck), 1)), label="entry"),
-                  d.draw(st.one_of(st.sampled_from(UPGRADES), st.integers(-1, C.NUPGRADE)),
-                         label="upgrade")]
-                 for _ in range(d.draw(st.integers(0, 3), label="n_up"))] for deck in decks]
+                [
+                    [
+                        d.draw(st.integers(-1, max(len(deck), 1)), label="entry"),
+                        d.draw(
+                            st.one_of(st.sampled_from(UPGRADES), st.integers(-1, C.NUPGRADE)),
+                            label="upgrade",
+                        ),
+                    ]
+                    for _ in range(d.draw(st.integers(0, 3), label="n_up"))
+                ]
+                for deck in decks
+            ]
     return sheet
 
 
@@ -127,6 +196,7 @@ def _mutate(d, sheet):
         elif isinstance(node, list):
             for i, v in enumerate(node):
                 walk(v, path + (i,))
+
     walk(sheet, ())
     path = d.draw(st.sampled_from(paths), label="path")
     how = d.draw(st.sampled_from(["value", "drop", "extra", "key"]), label="how")
@@ -151,8 +221,12 @@ _SHEET_ENVS: dict = {}
 
 def _sheet_env(seats):
     if seats not in _SHEET_ENVS:
-        cfg = {"num_players": seats, "mode": "campaign", "floor": 1 + seats,
-               "max_steps": GAME_STEPS}
+        cfg = {
+            "num_players": seats,
+            "mode": "campaign",
+            "floor": 1 + seats,
+            "max_steps": GAME_STEPS,
+        }
         _SHEET_ENVS[seats] = GameEnv(NAME, cfg)
         _SHEET_ENVS[seats].reset(0)
     return _SHEET_ENVS[seats]
@@ -166,8 +240,9 @@ def sheet_case(env: GameEnv, sheet, seed: int, rng) -> str:
         env.env.reset(seed=seed, options={"campaign": sheet})
     except (ValueError, TypeError) as e:
         msg = str(e)
-        assert "campaign" in msg and (any(k in msg for k in CFG.SHEET_KEYS)
-                                      or "must be a dict" in msg), f"unclear error: {msg}"
+        assert "campaign" in msg and (
+            any(k in msg for k in CFG.SHEET_KEYS) or "must be a dict" in msg
+        ), f"unclear error: {msg}"
         assert env.snapshot() == before, f"a refused sheet changed the env: {msg}"
         return "refused"
     try:
@@ -192,8 +267,10 @@ def test_fuzz_carl_campaign_sheets(seats, data):
     assert out == "refused" or out.startswith("played")
 
 
-@pytest.mark.parametrize("sheet", [SHEET_SOLO, {"decks": [["Strike"]]}, {"decks": [[121 - 5]]},
-                                   {"decks": [list(range(24))]}])
+@pytest.mark.parametrize(
+    "sheet",
+    [SHEET_SOLO, {"decks": [["Strike"]]}, {"decks": [[121 - 5]]}, {"decks": [list(range(24))]}],
+)
 def test_valid_sheets_play_whole_games(sheet):
     """Edge sheets (one card, 24 levelled cards) play a whole game."""
     env = _sheet_env(1)
@@ -215,10 +292,14 @@ OPTION_KEYS = ["campaign", "floor", "seed", "xp", "decks", "", "Campaign"]
 @given(data=st.data())
 def test_fuzz_carl_reset_options(data):
     from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
+
     which = data.draw(st.sampled_from(["solo", "coop", "wrapper"]), label="env")
     if which not in _SHEET_ENVS:
-        _SHEET_ENVS[which] = DCCCampaignEnv(buy="none", max_steps=50) if which == "wrapper" \
+        _SHEET_ENVS[which] = (
+            DCCCampaignEnv(buy="none", max_steps=50)
+            if which == "wrapper"
             else _sheet_env(1 if which == "solo" else 2).env
+        )
     env = _SHEET_ENVS[which]
     # strict mode: this fuzz checks the messages; the default (an unknown key
     # ignored with one warning) is tested in tests/adapters/test_pettingzoo_official.py
@@ -226,9 +307,11 @@ def test_fuzz_carl_reset_options(data):
     keys = data.draw(st.lists(st.sampled_from(OPTION_KEYS), max_size=3, unique=True), label="keys")
     opts = {}
     for k in keys:
-        opts[k] = (_valid_ish_sheet(data, 1 if which != "coop" else 2) if k == "campaign"
-                   and data.draw(st.booleans(), label="sheet") else
-                   data.draw(st.sampled_from(JUNK + [1, 2, 3]), label="value"))
+        opts[k] = (
+            _valid_ish_sheet(data, 1 if which != "coop" else 2)
+            if k == "campaign" and data.draw(st.booleans(), label="sheet")
+            else data.draw(st.sampled_from(JUNK + [1, 2, 3]), label="value")
+        )
     if data.draw(st.integers(0, 9), label="not_dict") == 0:
         opts = data.draw(st.sampled_from([[], "campaign", 3, [("campaign", {})]]), label="opts")
     allowed = {"campaign", "floor"} if which == "wrapper" else {"campaign"}
@@ -236,8 +319,11 @@ def test_fuzz_carl_reset_options(data):
         env.reset(seed=3, options=opts)
     except (ValueError, TypeError) as e:
         msg = str(e)
-        named = (not isinstance(opts, dict) and "options" in msg) or \
-            any(k in msg for k in keys) or "unknown" in msg
+        named = (
+            (not isinstance(opts, dict) and "options" in msg)
+            or any(k in msg for k in keys)
+            or "unknown" in msg
+        )
         assert named, f"unclear error for {opts!r}: {msg}"
         event("refused")
         return

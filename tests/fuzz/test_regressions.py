@@ -7,6 +7,7 @@ seeded random play; loading it must either be refused with
 ``CorruptStateError`` or give a game on which every following random step
 keeps passing ``check_state`` (the contract of ``tests/fuzz/test_snapshots.py``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,11 @@ def _dc_creating(rec):
 def _dc_assigning_last(rec):
     """The last seat is placing its rolls, one roll already placed."""
     h = int(rec["actor"])
-    return (rec["phase"] == DC.PH_ASSIGN and h == rec["num_players"] - 1
-            and 0 < int((rec["rolled"][h] > 0).sum()) < DC.NSTAT)
+    return (
+        rec["phase"] == DC.PH_ASSIGN
+        and h == rec["num_players"] - 1
+        and 0 < int((rec["rolled"][h] > 0).sum()) < DC.NSTAT
+    )
 
 
 def _dc_fighting(rec):
@@ -40,41 +44,56 @@ def _dc_fighting(rec):
 
 def _dcc_drafting(rec):
     from dungeonrl.envs.dcc_unstoppable import consts as C
+
     return rec["phase"] == C.PH_DRAFT
 
 
 def _dk_turned(rec):
     """A kart moving after its free Turn, with no extra Turn left."""
     from dungeonrl.envs.dungeon_kart import consts as K
-    return (rec["phase"] == K.PH_MOVE and rec["turn_used"] == 1 and rec["extra_turns"] == 0
-            and rec["mp"] >= 1)
+
+    return (
+        rec["phase"] == K.PH_MOVE
+        and rec["turn_used"] == 1
+        and rec["extra_turns"] == 0
+        and rec["mp"] >= 1
+    )
 
 
 def _dk_max(field: str) -> int:
     from dungeonrl.envs.dungeon_kart.validate import FIELD_RULES
+
     return int(FIELD_RULES[field].hi)
 
 
 def _dk_drafting(rec):
     from dungeonrl.envs.dungeon_kart import consts as K
+
     return rec["phase"] == K.PH_DRAFT_RACER
 
 
 def _dcc_after_main(rec):
     from dungeonrl.envs.dcc_unstoppable import consts as C
+
     return rec["phase"] == C.PH_CLEANUP
 
 
 def _dcc_coop_second_seat_deciding(rec):
     """Co-op, the second seat in the middle of resolving its card's ops."""
     from dungeonrl.envs.dcc_unstoppable import consts as C
-    return (rec["phase"] == C.PH_MAIN and rec["actor"] == 1 and rec["dec"] != C.DEC_NONE
-            and rec["pend_n"] > 0)
+
+    return (
+        rec["phase"] == C.PH_MAIN
+        and rec["actor"] == 1
+        and rec["dec"] != C.DEC_NONE
+        and rec["pend_n"] > 0
+    )
 
 
 def _dcc_questing(rec):
     """Floor 3: a quest under way, on a part before its last."""
     from dungeonrl.envs.dcc_unstoppable.content import default_content
+
     nparts = default_content().tables.quest_nparts
     return rec["quest"] >= 0 and rec["quest_part"] + 1 < nparts[rec["quest"]]
 
@@ -88,40 +107,92 @@ def _dc_placed(rec):
 CASES = [
     # a zeroed stat of a hero still placing its rolls: it finished with stats
     # that did not sum to its rolls
-    ("dc-half-assigned-stat", "dungeon_crawler", {"num_players": 8}, _dc_assigning_last,
-     lambda r: r["base"].__setitem__((int(r["actor"]), _dc_placed(r)), 0)),
+    (
+        "dc-half-assigned-stat",
+        "dungeon_crawler",
+        {"num_players": 8},
+        _dc_assigning_last,
+        lambda r: r["base"].__setitem__((int(r["actor"]), _dc_placed(r)), 0),
+    ),
     # a seated hero off the board before the first turn
-    ("dc-pos-before-start", "dungeon_crawler", {"num_players": 2}, _dc_creating,
-     lambda r: r["pos"].__setitem__(1, -1)),
+    (
+        "dc-pos-before-start",
+        "dungeon_crawler",
+        {"num_players": 2},
+        _dc_creating,
+        lambda r: r["pos"].__setitem__(1, -1),
+    ),
     # the combat round counter at its largest value: the next round wrapped it
-    ("dc-combat-round-max", "dungeon_crawler", {"num_players": 4, "auto_advance": False},
-     _dc_fighting, lambda r: r.__setitem__("cb_round", _dc_max("cb_round"))),
+    (
+        "dc-combat-round-max",
+        "dungeon_crawler",
+        {"num_players": 4, "auto_advance": False},
+        _dc_fighting,
+        lambda r: r.__setitem__("cb_round", _dc_max("cb_round")),
+    ),
     # the episode statistics at their largest value
-    ("dc-kills-max", "dungeon_crawler", {"num_players": 2}, _dc_fighting,
-     lambda r: (r["kills"].__setitem__(slice(0, 2), _dc_max("kills")),
-                r["deaths"].__setitem__(slice(0, 2), _dc_max("deaths")))),
+    (
+        "dc-kills-max",
+        "dungeon_crawler",
+        {"num_players": 2},
+        _dc_fighting,
+        lambda r: (
+            r["kills"].__setitem__(slice(0, 2), _dc_max("kills")),
+            r["deaths"].__setitem__(slice(0, 2), _dc_max("deaths")),
+        ),
+    ),
     # Movement Points beyond the "no Turn left" sentinel of the mask: a Turn
     # was offered without one and the extra-Turn counter went to -1
-    ("dk-mp-max", "dungeon_kart", {"num_players": 4, "auto_advance": False}, _dk_turned,
-     lambda r: r.__setitem__("mp", _dk_max("mp"))),
+    (
+        "dk-mp-max",
+        "dungeon_kart",
+        {"num_players": 4, "auto_advance": False},
+        _dk_turned,
+        lambda r: r.__setitem__("mp", _dk_max("mp")),
+    ),
     # "MP left when it crossed the line" on a seat still drafting: the race
     # began with a non-finisher holding finish MP
-    ("dk-finish-mp-in-draft", "dungeon_kart", {"num_players": 3}, _dk_drafting,
-     lambda r: r["finish_mp"].__setitem__(1, 5)),
+    (
+        "dk-finish-mp-in-draft",
+        "dungeon_kart",
+        {"num_players": 3},
+        _dk_drafting,
+        lambda r: r["finish_mp"].__setitem__(1, 5),
+    ),
     # the only crawler "descended this turn" outside the Main Phase
-    ("dcc-solo-descended-after-main", "dcc_unstoppable", {}, _dcc_after_main,
-     lambda r: r["descended"].__setitem__(0, 1)),
+    (
+        "dcc-solo-descended-after-main",
+        "dcc_unstoppable",
+        {},
+        _dcc_after_main,
+        lambda r: r["descended"].__setitem__(0, 1),
+    ),
     # the only crawler "descended in an earlier turn" while the floor goes on
-    ("dcc-solo-all-descended", "dcc_unstoppable", {}, _dcc_drafting,
-     lambda r: r["descended"].__setitem__(0, 2)),
+    (
+        "dcc-solo-all-descended",
+        "dcc_unstoppable",
+        {},
+        _dcc_drafting,
+        lambda r: r["descended"].__setitem__(0, 2),
+    ),
     # co-op: the acting seat switched while the other seat's card resolves;
     # the first seat then paid the second seat's spell and its mana went negative
-    ("dcc-coop-actor-not-deciding-seat", "dcc_unstoppable", {"num_players": 2},
-     _dcc_coop_second_seat_deciding, lambda r: r.__setitem__("actor", 0)),
+    (
+        "dcc-coop-actor-not-deciding-seat",
+        "dcc_unstoppable",
+        {"num_players": 2},
+        _dcc_coop_second_seat_deciding,
+        lambda r: r.__setitem__("actor", 0),
+    ),
     # a quest's part index past its last part: finishing that part counted
     # it beyond the part count
-    ("dcc-quest-part-past-last", "dcc_unstoppable", {"floor": 3}, _dcc_questing,
-     lambda r: r.__setitem__("quest_part", 4)),
+    (
+        "dcc-quest-part-past-last",
+        "dcc_unstoppable",
+        {"floor": 3},
+        _dcc_questing,
+        lambda r: r.__setitem__("quest_part", 4),
+    ),
 ]
 
 
@@ -145,9 +216,14 @@ def test_fuzz_regression(case):
     base = _reach(env, when)
     rec = np.frombuffer(base.state, dtype=env.core.state_dtype).copy()
     edit(rec[0])
-    snap = Snapshot(game=base.game, layout_version=base.layout_version, state=rec.tobytes(),
-                    step_count=base.step_count, episode_return=base.episode_return,
-                    done=base.done)
+    snap = Snapshot(
+        game=base.game,
+        layout_version=base.layout_version,
+        state=rec.tobytes(),
+        step_count=base.step_count,
+        episode_return=base.episode_return,
+        done=base.done,
+    )
     try:
         env.restore(snap)
     except REFUSED:
@@ -155,8 +231,8 @@ def test_fuzz_regression(case):
         return
     env.core.check_state(env.record())
     rng = np.random.default_rng(1)
-    for _ in range(20):                     # several games' worth of checked steps
-        env.play(rng, 300)                  # check_state after every step
+    for _ in range(20):  # several games' worth of checked steps
+        env.play(rng, 300)  # check_state after every step
         if env.record()["outcome"] != 0:
             break
 
@@ -167,6 +243,7 @@ def test_dcc_quest_part_past_last_refused():
     of range) is refused by the state check itself, whether or not random
     play reaches the part's completion."""
     from dungeonrl.envs.core.errors import CorruptStateError
+
     env = GameEnv("dcc_unstoppable", {"floor": 3})
     base = _reach(env, _dcc_questing)
     rec = np.frombuffer(base.state, dtype=env.core.state_dtype).copy()

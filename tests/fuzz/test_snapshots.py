@@ -11,6 +11,7 @@ a record the rules accept can never make a kernel read out of bounds.
 Longer runs: ``HYPOTHESIS_PROFILE=long`` or ``python -m
 dungeonrl.benchmarks.fuzz --cases N``.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -18,16 +19,25 @@ import sys
 
 import numpy as np
 import pytest
+from fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_profiles import choice
-from dungeonrl.benchmarks.fuzz import (HOOKS, GameEnv, boundscheck_env, header_case,
-                                       reached_snapshots, snapshot_case)
+from dungeonrl.benchmarks.fuzz import (
+    HOOKS,
+    GameEnv,
+    boundscheck_env,
+    header_case,
+    reached_snapshots,
+    snapshot_case,
+)
 from dungeonrl.benchmarks.fuzz import games as list_games
 
-CASES = [(g, i) for g in list_games() for i in range(len(HOOKS[g].configs))] \
-    if all(g in HOOKS for g in list_games()) else []
+CASES = (
+    [(g, i) for g in list_games() for i in range(len(HOOKS[g].configs))]
+    if all(g in HOOKS for g in list_games())
+    else []
+)
 _CACHE = {}
 
 
@@ -61,8 +71,17 @@ def test_fuzz_snapshot_headers(name, data):
 def test_snapshot_fuzz_under_numba_boundscheck():
     """A short seeded snapshot fuzz of every game with bounds-checked
     kernels: an accepted record never indexes out of bounds."""
-    cmd = [sys.executable, "-m", "dungeonrl.benchmarks.fuzz", "--kind", "snapshot",
-           "--cases", "30", "--seed", "3"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dungeonrl.benchmarks.fuzz",
+        "--kind",
+        "snapshot",
+        "--cases",
+        "30",
+        "--seed",
+        "3",
+    ]
     # its own numba cache: the default one would hand back unchecked kernels
     r = subprocess.run(cmd, env=boundscheck_env(), capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

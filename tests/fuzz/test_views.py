@@ -5,33 +5,46 @@ single-seat (self-play) views and of Carl's campaign wrapper. Each case is
 either refused with a ``TypeError`` / ``ValueError`` naming the argument (a
 ``ContentError`` naming the board), or accepted and then plays cleanly.
 Profiles: ``tests/fuzz_profiles.py`` (``HYPOTHESIS_PROFILE=long`` for more)."""
+
 from __future__ import annotations
 
 import warnings
 
+import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 import gymnasium as gym
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from dungeonrl.benchmarks.fuzz import HOOKS
 from dungeonrl.benchmarks.fuzz import games as list_games
 from dungeonrl.envs.core.errors import ContentError
 from dungeonrl.envs.core.validate import MAX_NUM_ENVS
 from dungeonrl.registry import get_spec
 
-JUNK = st.one_of(st.integers(-2**70, 2**70), st.booleans(), st.floats(), st.text(max_size=4),
-                 st.none(), st.integers(-3, 9).map(np.int64), st.just([1]), st.just({}),
-                 st.sampled_from(["False", "True", "penalize", "raise", "ansi", "rotate",
-                                  "heuristic", "random", "pick"]))
+JUNK = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.booleans(),
+    st.floats(),
+    st.text(max_size=4),
+    st.none(),
+    st.integers(-3, 9).map(np.int64),
+    st.just([1]),
+    st.just({}),
+    st.sampled_from(
+        ["False", "True", "penalize", "raise", "ansi", "rotate", "heuristic", "random", "pick"]
+    ),
+)
 SMALL_N = st.one_of(JUNK, st.integers(1, 3), st.integers(1, 3).map(np.int64))
 
 
 def _int_ok(v, lo, hi):
-    return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-            and lo <= int(v) <= hi)
+    return (
+        isinstance(v, (int, np.integer))
+        and not isinstance(v, (bool, np.bool_))
+        and lo <= int(v) <= hi
+    )
 
 
 def _play_core(core, seed, max_decisions=4000):
@@ -55,22 +68,35 @@ def _play_core(core, seed, max_decisions=4000):
 
 
 # --- Kart boards ---------------------------------------------------------------------------
-BOARDS = ("name: Fz\ndir: E\n1 2 . . m . . . .",
-          "name: Fz\ndir: E\n1 . . g . . $ . .\n 2 . . w . S . .\n  3 . . . ! . . .",
-          "dir: SE\n1 . .\n 2 . .\n  . . .\n   . . .")
+BOARDS = (
+    "name: Fz\ndir: E\n1 2 . . m . . . .",
+    "name: Fz\ndir: E\n1 . . g . . $ . .\n 2 . . w . S . .\n  3 . . . ! . . .",
+    "dir: SE\n1 . .\n 2 . .\n  . . .\n   . . .",
+)
 BOARD_CHARS = ".dgmwLPX#$S!12345678 \nz:"
 
 
 @given(data=st.data())
 def test_fuzz_kart_board_text(data):
     from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
     text = list(data.draw(st.sampled_from(BOARDS), label="base"))
     for _ in range(data.draw(st.integers(1, 4), label="edits")):
         how = data.draw(st.sampled_from(["set", "insert", "delete", "header"]), label="how")
         i = data.draw(st.integers(0, max(0, len(text) - 1)), label="at")
         if how == "header":
-            line = data.draw(st.sampled_from(["name: Beginner Track", "dir: Q", "dir: W",
-                                              "name: " + "x" * 300, "name:", "dir: NE"]))
+            line = data.draw(
+                st.sampled_from(
+                    [
+                        "name: Beginner Track",
+                        "dir: Q",
+                        "dir: W",
+                        "name: " + "x" * 300,
+                        "name:",
+                        "dir: NE",
+                    ]
+                )
+            )
             text = list(line + "\n") + text
         elif how == "delete" and text:
             text.pop(i)
@@ -88,17 +114,23 @@ def test_fuzz_kart_board_text(data):
     except ContentError as e:
         assert "board" in str(e) or "track" in str(e), str(e)
         return
-    except ValueError as e:      # a board with fewer start hexes than players
+    except ValueError as e:  # a board with fewer start hexes than players
         assert "start hexes" in str(e) or "num_players" in str(e), str(e)
         return
     _play_core(core, seed=data.draw(st.integers(0, 2**32), label="seed"))
 
 
 # --- reset options ---------------------------------------------------------------------------
-OPTIONS = st.one_of(st.none(), st.just({}), JUNK, st.dictionaries(
-    st.sampled_from(["campaign", "floor", "bogus", "seed"]),
-    st.one_of(JUNK, st.just({"xp": 3}), st.just({"xp": -1}), st.just({"bogus": 1})),
-    max_size=2))
+OPTIONS = st.one_of(
+    st.none(),
+    st.just({}),
+    JUNK,
+    st.dictionaries(
+        st.sampled_from(["campaign", "floor", "bogus", "seed"]),
+        st.one_of(JUNK, st.just({"xp": 3}), st.just({"xp": -1}), st.just({"bogus": 1})),
+        max_size=2,
+    ),
+)
 _ENVS = {}
 
 
@@ -115,7 +147,7 @@ def test_fuzz_reset_options(name, options):
     env = _gym(name)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")          # unknown keys may only warn
+            warnings.simplefilter("ignore")  # unknown keys may only warn
             env.reset(seed=1, options=options)
     except (TypeError, ValueError) as e:
         assert "option" in str(e) or "campaign" in str(e), str(e)
@@ -132,12 +164,21 @@ def test_fuzz_reset_options(name, options):
 # --- make_vec of every registered id -----------------------------------------------------------
 def _ids():
     from dungeonrl.envs.dcc_unstoppable.campaign import register_campaign
+
     register_campaign()
     return sorted(k for k in gym.registry if k.startswith("dungeonrl/"))
 
 
-VEC_ARGS = ("num_players", "max_steps", "auto_advance", "dict_obs", "illegal_action",
-            "render_mode", "seed", "seat")
+VEC_ARGS = (
+    "num_players",
+    "max_steps",
+    "auto_advance",
+    "dict_obs",
+    "illegal_action",
+    "render_mode",
+    "seed",
+    "seat",
+)
 
 
 @pytest.mark.parametrize("env_id", _ids())
@@ -145,13 +186,17 @@ VEC_ARGS = ("num_players", "max_steps", "auto_advance", "dict_obs", "illegal_act
 def test_fuzz_make_vec(env_id, n, key, v):
     kw = {} if key is None else {key: v}
     if _int_ok(n, 5, MAX_NUM_ENVS):
-        return                                  # valid, but no large batches in a test
+        return  # valid, but no large batches in a test
     try:
         env = gym.make_vec(env_id, num_envs=n, **kw)
     except (TypeError, ValueError) as e:
         msg = str(e)
-        named = "num_envs" in msg or (key is not None and key in msg) or \
-            (key == "num_players" and "player" in msg) or "unexpected keyword" in msg
+        named = (
+            "num_envs" in msg
+            or (key is not None and key in msg)
+            or (key == "num_players" and "player" in msg)
+            or "unexpected keyword" in msg
+        )
         assert named, f"make_vec({env_id}, num_envs={n!r}, {kw}) refused without naming: {msg}"
         assert not _int_ok(n, 1, MAX_NUM_ENVS) or key is not None, msg
         return
@@ -172,6 +217,7 @@ _CORES = {}
 def test_fuzz_selfplay_view_arguments(name, key, v):
     from dungeonrl.agents.selfplay_env import opponent_pool
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+
     if name not in _CORES:
         core = get_spec(name).make_core(num_players=2)
         _CORES[name] = (core, *opponent_pool(core, "random"))
@@ -179,7 +225,7 @@ def test_fuzz_selfplay_view_arguments(name, key, v):
     kw = {"num_envs": 2, "seats": "rotate", "seed": 0}
     kw[key] = v
     if key == "num_envs" and _int_ok(v, 65, MAX_NUM_ENVS):
-        return                                  # valid, but no large batches in a test
+        return  # valid, but no large batches in a test
     try:
         view = SelfPlayView(core, kw.pop("num_envs"), pool, advance=advance, **kw)
     except (TypeError, ValueError) as e:
@@ -191,22 +237,32 @@ def test_fuzz_selfplay_view_arguments(name, key, v):
         view.step_autoreset()
 
 
-ENV_ARGS = ("seat", "dict_obs", "illegal_action", "render_mode", "num_players", "max_steps",
-            "auto_advance", "opponents")
+ENV_ARGS = (
+    "seat",
+    "dict_obs",
+    "illegal_action",
+    "render_mode",
+    "num_players",
+    "max_steps",
+    "auto_advance",
+    "opponents",
+)
 
 
 @pytest.mark.parametrize("name", MULTI)
 @given(key=st.sampled_from(ENV_ARGS), v=JUNK, seed=st.one_of(st.none(), JUNK))
 def test_fuzz_selfplay_env_arguments(name, key, v, seed):
     from dungeonrl.agents.selfplay_env import SelfPlayEnv
+
     if key == "opponents" and isinstance(v, str) and v not in ("heuristic", "random"):
-        return                                  # a string names a model file: not fuzzed here
+        return  # a string names a model file: not fuzzed here
     kw = {"num_players": 2, key: v}
     try:
         env = SelfPlayEnv(name, **kw)
     except (TypeError, ValueError) as e:
-        assert key in str(e) or "opponent" in str(e) or \
-            (key == "num_players" and "player" in str(e)), str(e)
+        assert (
+            key in str(e) or "opponent" in str(e) or (key == "num_players" and "player" in str(e))
+        ), str(e)
         return
     try:
         env.reset(seed=seed)
@@ -218,13 +274,24 @@ def test_fuzz_selfplay_env_arguments(name, key, v, seed):
 
 
 # --- Carl's campaign wrapper ------------------------------------------------------------------
-CAMPAIGN_ARGS = ("difficulty", "crawler", "race", "klass", "buy", "max_attempts", "max_steps",
-                 "render_mode", "illegal_action", "dict_obs")
+CAMPAIGN_ARGS = (
+    "difficulty",
+    "crawler",
+    "race",
+    "klass",
+    "buy",
+    "max_attempts",
+    "max_steps",
+    "render_mode",
+    "illegal_action",
+    "dict_obs",
+)
 
 
 @given(key=st.sampled_from(CAMPAIGN_ARGS), v=JUNK, seed=st.one_of(st.none(), JUNK))
 def test_fuzz_campaign_arguments(key, v, seed):
     from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
+
     try:
         env = DCCCampaignEnv(**{key: v})
     except (TypeError, ValueError) as e:

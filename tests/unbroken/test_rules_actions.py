@@ -9,10 +9,19 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
+from unbroken_util import (
+    Game,
+    battle,
+    char_ability,
+    face_of,
+    monster_where,
+    pass_windows,
+    skill_ability,
+)
 
 from dungeonrl.envs.unbroken import consts as C
-from unbroken_util import Game, battle, char_ability, face_of, monster_where, pass_windows, skill_ability
 
 
 def test_bar_caps_discard_excess():
@@ -31,7 +40,7 @@ def test_effort_substitution_focus_and_inspiration():
     g = Game()
     g.set_res(small=1, medium=2, large=1)
     g.refresh()
-    assert "focus" in g.legal()          # 1 S + 2 M + 1 L cover 4 S
+    assert "focus" in g.legal()  # 1 S + 2 M + 1 L cover 4 S
     g.act("focus")
     assert (g.res("small"), g.res("medium"), g.res("large")) == (0, 1, 0)
     g.set_res(small=3, medium=0, large=0)
@@ -39,7 +48,7 @@ def test_effort_substitution_focus_and_inspiration():
     assert "focus" not in g.legal() and "plan" not in g.legal()
     g.set_res(small=0, medium=1, large=1)
     g.refresh()
-    assert "inspiration" in g.legal()    # 1 M + 1 L (L stands in for M)
+    assert "inspiration" in g.legal()  # 1 M + 1 L (L stands in for M)
     g.act("inspiration")
     assert (g.res("medium"), g.res("large")) == (0, 1)
     g.set_res(small=9, medium=1, large=0)
@@ -52,7 +61,7 @@ def test_forced_effort_loss_unpayable_kills():
     g.goto_level(2)
     g["phase"] = C.PH_HUNGER
     g["hunger_req"] = 2
-    g.set_res(small=1, medium=1, large=0, food=0)   # 3 needed for 2 missing Food
+    g.set_res(small=1, medium=1, large=0, food=0)  # 3 needed for 2 missing Food
     g.refresh()
     assert g.legal() == ["eat_0"]
     r = g.act("eat_0")
@@ -87,8 +96,11 @@ def test_action_sources_guide_sheet_and_skills():
     g.give_skill("Woodcraft")
     g.set_res(small=10)
     g.refresh()
-    forage = char_ability(g, "hunter", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                          and int(g.T.ab_window[a]) == C.WIN_TRAVEL)
+    forage = char_ability(
+        g,
+        "hunter",
+        lambda a: int(g.T.ab_kind[a]) == C.K_ACTION and int(g.T.ab_window[a]) == C.WIN_TRAVEL,
+    )
     legal = g.legal()
     assert "focus" in legal and f"character_{forage}" in legal and "skill:Woodcraft" in legal
     g.act("skill:Woodcraft")
@@ -100,13 +112,22 @@ def test_action_sources_guide_sheet_and_skills():
 def test_combat_actions_only_in_the_battle_step():
     """UNB-259: a Combat Action is offered in the Battle Step only."""
     g = Game("sneak")
-    j = char_ability(g, "sneak", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                     and int(g.T.ab_window[a]) == C.WIN_BATTLE)
+    j = char_ability(
+        g,
+        "sneak",
+        lambda a: int(g.T.ab_kind[a]) == C.K_ACTION and int(g.T.ab_window[a]) == C.WIN_BATTLE,
+    )
     g.set_res(small=10)
     g.refresh()
-    assert f"character_{j}" not in g.legal()           # Preparation Step
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1 and int(g.T.m_can_trick[i])
-                      and int(g.T.m_trick[i, C.R_S:C.R_CUN].sum()) == 0)
+    assert f"character_{j}" not in g.legal()  # Preparation Step
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) == 1
+            and int(g.T.m_can_trick[i])
+            and int(g.T.m_trick[i, C.R_S : C.R_CUN].sum()) == 0
+        ),
+    )
     g.goto_level(1)
     g["monster"] = m
     for r in range(C.R_CUN, C.NRES):
@@ -124,8 +145,14 @@ def test_one_thing_per_turn_and_an_action_uses_it():
     """UNB-114/129: an action in battle ends the player's turn: the monster
     rolls, and the next decision is the next round's turn."""
     g = Game("brawler")
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1 and int(g.T.m_armor[i]) == 0
-                      and face_of(g, i, "defend") is None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) == 1
+            and int(g.T.m_armor[i]) == 0
+            and face_of(g, i, "defend") is None
+        ),
+    )
     g.give_skill("Sharpened Stakes")
     battle(g, 1, m, small=20, wood=3)
     d = 1
@@ -158,17 +185,20 @@ def test_spending_is_a_choice():
     before = g["res"].copy()
     g.force(face_of(g, m, "defend") + 1)
     g.act("skip")
-    assert g.phase() == "response" and "pass" in g.legal()    # Dodge offered, not forced
+    assert g.phase() == "response" and "pass" in g.legal()  # Dodge offered, not forced
     g.act("pass")
     assert np.array_equal(g["res"], before)
 
 
 def test_travel_actions_only_in_preparation():
     g = Game("hunter")
-    travel = [j for j in range(C.MAX_CHAR_AB)
-              if int(g.T.char_ab[2, j]) >= 0
-              and int(g.T.ab_kind[g.T.char_ab[2, j]]) == C.K_ACTION
-              and int(g.T.ab_window[g.T.char_ab[2, j]]) == C.WIN_TRAVEL]
+    travel = [
+        j
+        for j in range(C.MAX_CHAR_AB)
+        if int(g.T.char_ab[2, j]) >= 0
+        and int(g.T.ab_kind[g.T.char_ab[2, j]]) == C.K_ACTION
+        and int(g.T.ab_window[g.T.char_ab[2, j]]) == C.WIN_TRAVEL
+    ]
     assert travel, "the Hunter has a travel ability"
     g.set_res(small=10, wood=3)
     g.refresh()
@@ -207,9 +237,14 @@ def test_plan_gives_cunning():
 def test_exchange_spends_and_gains():
     g = Game()
     T = g.T
-    cid = [i for i in range(int(T.n_enc_types))
-           if T.e_spend[i, :C.NRES].sum() > 0 and T.e_gain[i].sum() > 0
-           and int(T.e_ops[i, 0, 0]) == C.OP_NONE and int(T.e_spend[i, C.R_TIME]) == 0][0]
+    cid = [
+        i
+        for i in range(int(T.n_enc_types))
+        if T.e_spend[i, : C.NRES].sum() > 0
+        and T.e_gain[i].sum() > 0
+        and int(T.e_ops[i, 0, 0]) == C.OP_NONE
+        and int(T.e_spend[i, C.R_TIME]) == 0
+    ][0]
     for r in range(C.NRES):
         g["res"][r] = int(T.e_spend[cid, r]) + 1
     g["time"] = 16
@@ -218,6 +253,6 @@ def test_exchange_spends_and_gains():
     g.refresh()
     g.act("explore")
     g.act("resolve_0")
-    expect = np.minimum(before - T.e_spend[cid, :C.NRES] + T.e_gain[cid], T.bars)
+    expect = np.minimum(before - T.e_spend[cid, : C.NRES] + T.e_gain[cid], T.bars)
     assert np.array_equal(g["res"], expect)
     assert int(g["time"]) == 16 - int(T.e_time[cid])

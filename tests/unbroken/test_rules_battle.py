@@ -9,11 +9,27 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
 import pytest
+from unbroken_util import (
+    Game,
+    ab_codes,
+    apply,
+    basilisk_setup,
+    battle,
+    char_ability,
+    face_of,
+    face_with,
+    monster_where,
+    monsters,
+    pass_windows,
+    roll_face,
+    skill_ability,
+    to_battle,
+)
 
 from dungeonrl.envs.unbroken import consts as C
-from unbroken_util import Game, ab_codes, apply, basilisk_setup, battle, char_ability, face_of, face_with, monster_where, monsters, pass_windows, roll_face, skill_ability, to_battle
 
 
 def test_trickery_skips_battle_rewards_and_skill():
@@ -30,8 +46,8 @@ def test_trickery_skips_battle_rewards_and_skill():
     assert g.phase() == "trickery"
     g.act("trick")
     assert int(g["tricked"]) == 1
-    assert np.array_equal(g["res"], before - cost[: C.NRES])   # no Rewards
-    assert g.phase() == "hunger"                                # no Skill offer
+    assert np.array_equal(g["res"], before - cost[: C.NRES])  # no Rewards
+    assert g.phase() == "hunger"  # no Skill offer
     g.act("eat_0")
     assert int(g["level"]) == 2 and sum(int(x) for x in g["skill_owned"]) == 0
 
@@ -60,12 +76,12 @@ def test_defend_blocks_next_weapon_attack_only():
     punch = g.attack("Bare Hands", "Punch")
     # the monster answers with a roll that does nothing harmful: force a defend face if any
     faces = [f for f in range(6) if C.FACE_TYPES[int(g.T.m_face_type[m[0], f])] == "defend"]
-    g.force(*( [faces[0] + 1] * 4 if faces else [1] * 4))
+    g.force(*([faces[0] + 1] * 4 if faces else [1] * 4))
     g.act(f"attack_{punch}")
-    assert int(g["m_health"]) == h0          # ignored
+    assert int(g["m_health"]) == h0  # ignored
     if g.phase() == "battle_turn":
         if faces:
-            assert int(g["defend"]) == 1     # the monster defended again (no stacking)
+            assert int(g["defend"]) == 1  # the monster defended again (no stacking)
             g["defend"] = 0
             g.refresh()
         g.act(f"attack_{punch}")
@@ -94,8 +110,8 @@ def test_rulebook_combat_example():
     T = g.T
     bas = g.monster("Basilisk")
     paral = g.cond("Paralyzed")
-    g.act("fight")                       # no Cunning: no Trickery; battle starts
-    assert int(g["time"]) == 0           # Level 4: the Time token is removed
+    g.act("fight")  # no Cunning: no Trickery; battle starts
+    assert int(g["time"]) == 0  # Level 4: the Time token is removed
     # Paranoid: +2 Health at battle start (12 -> 14)
     assert int(g["m_health"]) == int(T.m_health[bas]) + 2 == 14
     assert int(g["m_armor"]) == int(T.m_armor[bas]) == 1
@@ -119,8 +135,8 @@ def test_rulebook_combat_example():
     assert g.phase() == "response" and "skill:Wrecker" in g.legal()
     g.act("skill:Wrecker")
     assert g.phase() == "extra_attack"
-    g.force(6, 6)                        # the Basilisk's Combat Roll: 6; later roll 6
-    g.act(f"attack_{cut}")               # 1 L + 2 S for 5 Wounds, capped at 4
+    g.force(6, 6)  # the Basilisk's Combat Roll: 6; later roll 6
+    g.act(f"attack_{cut}")  # 1 L + 2 S for 5 Wounds, capped at 4
     assert g.res("large") == 1 and g.res("small") == 11
     assert int(g["m_health"]) == 10
     # the Combat Roll is 6: Dodge (1 S, 1 Ability Use) turns it into a 5
@@ -138,13 +154,13 @@ def test_rulebook_combat_example():
 
 def test_paralyzed_roll_can_cost_the_turn():
     g = basilisk_setup()
-    g.set_res(metal=0)                   # no Metal: the Mirror Shard offer is not usable
+    g.set_res(metal=0)  # no Metal: the Mirror Shard offer is not usable
     g.refresh()
     g.act("fight")
-    g.force(1, 2)                        # Paralyzed roll 1 <= 2 tokens: turn lost; monster rolls 2
-    g.act("pass")                        # decline Daring
-    assert int(g["forced_i"]) == 2       # both dice used: our turn was skipped
-    assert int(g["roll"]) == 2 and g.phase() == "response"   # Dodge offered on the roll
+    g.force(1, 2)  # Paralyzed roll 1 <= 2 tokens: turn lost; monster rolls 2
+    g.act("pass")  # decline Daring
+    assert int(g["forced_i"]) == 2  # both dice used: our turn was skipped
+    assert int(g["roll"]) == 2 and g.phase() == "response"  # Dodge offered on the roll
     g.act("pass")
     assert int(g["round"]) == 2
     # the second turn start rolled again and burnt the last token: card gone
@@ -161,7 +177,7 @@ def test_max_wounds_cap_and_attack_cost_passives():
     g.set_res(large=2, small=10)
     g.refresh()
     cut = g.attack("Sword", "Long Cut")
-    g.force(1)                            # monster DEFENDs afterwards (face 1)
+    g.force(1)  # monster DEFENDs afterwards (face 1)
     h = int(g["m_health"])
     g.act(f"attack_{cut}")
     assert int(g["m_health"]) == h - 4
@@ -179,7 +195,7 @@ def test_level4_time_loss_paid_in_small_effort():
     s0 = g.res("small")
     g.force(tf[0] + 1)
     g.act("skip")
-    if g.phase() == "response":          # Dodge offered: decline
+    if g.phase() == "response":  # Dodge offered: decline
         g.act("pass")
     assert g.res("small") == s0 - n and int(g["time"]) == 0
 
@@ -187,8 +203,12 @@ def test_level4_time_loss_paid_in_small_effort():
 def test_combat_time_loss_comes_off_next_level():
     g = Game()
     # a Level 1-3 monster with a Time face
-    cands = [(i, f) for i in range(C.NMONSTER) for f in range(6)
-             if int(g.T.m_level[i]) < 4 and int(g.T.m_face_ops[i, f, 0, 0]) == C.OP_LOSE_TIME]
+    cands = [
+        (i, f)
+        for i in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_level[i]) < 4 and int(g.T.m_face_ops[i, f, 0, 0]) == C.OP_LOSE_TIME
+    ]
     if not cands:
         pytest.skip("no Time face below Level 4")
     m, f = cands[0]
@@ -214,8 +234,13 @@ def test_monster_surcharge_gates_weapon_attacks_but_not_actions():
     """UNB-122/123: a monster's extra attack cost must be payable for a
     weapon attack; an action's Wounds pay no surcharge."""
     g = Game("sneak")
-    cand = [a for a in range(len(g.T.ab_kind)) if int(g.T.ab_pmod[a]) == C.PM_ATTACK_COST
-            and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER and int(g.T.ab_pa[a]) == C.R_S]
+    cand = [
+        a
+        for a in range(len(g.T.ab_kind))
+        if int(g.T.ab_pmod[a]) == C.PM_ATTACK_COST
+        and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER
+        and int(g.T.ab_pa[a]) == C.R_S
+    ]
     if not cand:
         pytest.skip("no monster with a Small Effort surcharge")
     sur = int(g.T.ab_pn[cand[0]])
@@ -227,12 +252,19 @@ def test_monster_surcharge_gates_weapon_attacks_but_not_actions():
     g.set_res(small=base, medium=0, large=0)
     g["m_armor"] = max(1, int(g["m_armor"]))
     g.refresh()
-    assert f"attack_{shove}" not in g.legal()        # the surcharge cannot be paid
+    assert f"attack_{shove}" not in g.legal()  # the surcharge cannot be paid
     g.set_res(small=base + sur)
     g.refresh()
     assert f"attack_{shove}" in g.legal()
-    j = char_ability(g, "sneak", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                     and C.OP_DAMAGE in ab_codes(g, a) and int(g.T.ab_ops[a, 0, 3]) == 1)
+    j = char_ability(
+        g,
+        "sneak",
+        lambda a: (
+            int(g.T.ab_kind[a]) == C.K_ACTION
+            and C.OP_DAMAGE in ab_codes(g, a)
+            and int(g.T.ab_ops[a, 0, 3]) == 1
+        ),
+    )
     a = int(g.T.char_ab[0, j])
     cost = int(g.T.ab_cost[a, C.R_S])
     g.set_res(small=cost)
@@ -244,7 +276,7 @@ def test_monster_surcharge_gates_weapon_attacks_but_not_actions():
     g.act(f"character_{j}")
     pass_windows(g)
     if d is not None:
-        assert g.res("small") == 0                    # exactly the action's cost
+        assert g.res("small") == 0  # exactly the action's cost
     assert int(g["m_health"]) == h - int(g.T.ab_ops[a, 0, 2])
 
 
@@ -253,12 +285,19 @@ def test_action_breaks_and_piercing_wounds_move_the_trackers():
     offered only while Armor remains and lowers Armor (never below 0); an
     Armor-piercing Wound action is offered either way."""
     g = Game("brawler")
-    j = char_ability(g, "brawler", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                     and ab_codes(g, a) == [C.OP_BREAK])
+    j = char_ability(
+        g, "brawler", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION and ab_codes(g, a) == [C.OP_BREAK]
+    )
     a = int(g.T.char_ab[3, j])
     n = int(g.T.ab_ops[a, 0, 2])
-    m = monster_where(g, lambda i: int(g.T.m_armor[i]) >= 1 and int(g.T.m_level[i]) <= 2
-                      and face_of(g, i, "defend") is not None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_armor[i]) >= 1
+            and int(g.T.m_level[i]) <= 2
+            and face_of(g, i, "defend") is not None
+        ),
+    )
     battle(g, int(g.T.m_level[m]), m, small=20)
     arm = int(g["m_armor"])
     assert f"character_{j}" in g.legal()
@@ -268,10 +307,17 @@ def test_action_breaks_and_piercing_wounds_move_the_trackers():
     assert int(g["m_armor"]) == max(0, arm - n)
     g["m_armor"] = 0
     g.refresh()
-    assert f"character_{j}" not in g.legal()          # nothing left to break
+    assert f"character_{j}" not in g.legal()  # nothing left to break
     g2 = Game("sneak")
-    k = char_ability(g2, "sneak", lambda a: int(g2.T.ab_kind[a]) == C.K_ACTION
-                     and ab_codes(g2, a) == [C.OP_DAMAGE] and int(g2.T.ab_ops[a, 0, 3]) == 1)
+    k = char_ability(
+        g2,
+        "sneak",
+        lambda a: (
+            int(g2.T.ab_kind[a]) == C.K_ACTION
+            and ab_codes(g2, a) == [C.OP_DAMAGE]
+            and int(g2.T.ab_ops[a, 0, 3]) == 1
+        ),
+    )
     battle(g2, int(g2.T.m_level[m]), m, small=20)
     assert int(g2["m_armor"]) >= 1 and f"character_{k}" in g2.legal()
     h = int(g2["m_health"])
@@ -292,8 +338,14 @@ def test_skills_through_armor_and_resource_wounds():
     g = Game("brawler")
     g.give_skill("Sharpened Stakes")
     g.give_skill("Baited Trap")
-    m = monster_where(g, lambda i: int(g.T.m_armor[i]) >= 1 and int(g.T.m_level[i]) <= 2
-                      and face_of(g, i, "defend") is not None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_armor[i]) >= 1
+            and int(g.T.m_level[i]) <= 2
+            and face_of(g, i, "defend") is not None
+        ),
+    )
     battle(g, int(g.T.m_level[m]), m, small=10, wood=2, food=2)
     assert "skill:Sharpened Stakes" in g.legal() and "skill:Baited Trap" not in g.legal()
     stakes = skill_ability(g, "Sharpened Stakes")
@@ -320,14 +372,21 @@ def test_attack_power_bonuses_are_for_weapon_attacks_only():
     g = Game("sneak")
     g.give_skill("Keen Edge")
     bonus = int(g.T.ab_pn[skill_ability(g, "Keen Edge")])
-    m = monster_where(g, lambda i: int(g.T.m_armor[i]) == 0 and int(g.T.m_level[i]) <= 2
-                      and face_of(g, i, "defend") is not None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_armor[i]) == 0
+            and int(g.T.m_level[i]) <= 2
+            and face_of(g, i, "defend") is not None
+        ),
+    )
     battle(g, int(g.T.m_level[m]), m, small=20)
     g["m_health"] = g["m_health_max"] = 30
     g.refresh()
     d = face_of(g, m, "defend") + 1
-    k = char_ability(g, "sneak", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                     and ab_codes(g, a) == [C.OP_DAMAGE])
+    k = char_ability(
+        g, "sneak", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION and ab_codes(g, a) == [C.OP_DAMAGE]
+    )
     n = int(g.T.ab_ops[int(g.T.char_ab[0, k]), 0, 2])
     g.force(d)
     g.act(f"character_{k}")
@@ -346,15 +405,21 @@ def test_defend_does_not_stack():
     """UNB-135: a DEFEND rolled while one is pending adds nothing: only the
     next weapon attack is ignored, the one after it lands."""
     g = Game("brawler")
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) <= 2 and face_of(g, i, "defend") is not None
-                      and face_of(g, i, "wound") is not None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) <= 2
+            and face_of(g, i, "defend") is not None
+            and face_of(g, i, "wound") is not None
+        ),
+    )
     d, w = face_of(g, m, "defend"), face_of(g, m, "wound")
     battle(g, int(g.T.m_level[m]), m, small=20)
     g["m_armor"] = 0
     g["m_health"] = g["m_health_max"] = 30
     g["defend"] = 1
     g.refresh()
-    roll_face(g, d)                                         # a second DEFEND while one waits
+    roll_face(g, d)  # a second DEFEND while one waits
     assert int(g["defend"]) == 1
     punch = g.attack("Bare Hands", "Punch")
     g.force(w + 1)
@@ -372,8 +437,14 @@ def test_cleanup_after_trickery():
     reset, active Conditions are discarded, waiting ones become active, the
     monster is removed."""
     g = Game("sneak")
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1 and int(g.T.m_can_trick[i])
-                      and int(g.T.m_trick[i, C.R_S:C.R_CUN].sum()) == 0)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) == 1
+            and int(g.T.m_can_trick[i])
+            and int(g.T.m_trick[i, C.R_S : C.R_CUN].sum()) == 0
+        ),
+    )
     poi, lost = g.cond("Poisoned"), g.cond("Lost")
     g["monster"] = m
     for r in range(C.NRES):
@@ -412,18 +483,22 @@ def test_action_wounds_blocked_by_armor_unless_piercing():
     battle(g, 1, m, small=20)
     s = g.st[0]
     h = int(s["m_health"])
-    apply(g, (C.OP_DAMAGE, 0, 3, 0))             # blocked
+    apply(g, (C.OP_DAMAGE, 0, 3, 0))  # blocked
     assert int(s["m_health"]) == h
-    apply(g, (C.OP_DAMAGE, 0, 2, 1))             # pierces
+    apply(g, (C.OP_DAMAGE, 0, 2, 1))  # pierces
     assert int(s["m_health"]) == h - 2
 
 
 def test_damage_only_actions_offered_only_without_armor():
     g = Game("hunter")
-    j = [j for j in range(C.MAX_CHAR_AB) if int(g.T.char_ab[2, j]) >= 0
-         and int(g.T.ab_ops[g.T.char_ab[2, j], 0, 0]) == C.OP_DAMAGE
-         and int(g.T.ab_ops[g.T.char_ab[2, j], 0, 3]) == 0
-         and int(g.T.ab_kind[g.T.char_ab[2, j]]) == C.K_ACTION]
+    j = [
+        j
+        for j in range(C.MAX_CHAR_AB)
+        if int(g.T.char_ab[2, j]) >= 0
+        and int(g.T.ab_ops[g.T.char_ab[2, j], 0, 0]) == C.OP_DAMAGE
+        and int(g.T.ab_ops[g.T.char_ab[2, j], 0, 3]) == 0
+        and int(g.T.ab_kind[g.T.char_ab[2, j]]) == C.K_ACTION
+    ]
     if not j:
         pytest.skip("the Hunter has no plain damage action in this content")
     m = monsters(g, lambda i: int(g.T.m_armor[i]) >= 1 and int(g.T.m_level[i]) == 1)[0]
@@ -436,8 +511,11 @@ def test_damage_only_actions_offered_only_without_armor():
 
 def test_monster_attack_surcharge_applies_to_weapon_attacks_only():
     g = Game()
-    cand = [a for a in range(len(g.ct.ability_names))
-            if int(g.T.ab_pmod[a]) == C.PM_ATTACK_COST and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER]
+    cand = [
+        a
+        for a in range(len(g.ct.ability_names))
+        if int(g.T.ab_pmod[a]) == C.PM_ATTACK_COST and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER
+    ]
     if not cand:
         pytest.skip("no monster with an attack surcharge")
     a = cand[0]
@@ -451,7 +529,7 @@ def test_monster_attack_surcharge_applies_to_weapon_attacks_only():
     g.force(1, 1, 1)
     g.act(f"attack_{punch}")
     spent = before - g["res"]
-    base = g.T.w_atk_cost[0, punch, :C.NRES].copy()
+    base = g.T.w_atk_cost[0, punch, : C.NRES].copy()
     base[res] += extra
     # the monster's turn may also have taken something: at least the surcharge was paid
     assert spent[res] >= base[res]
@@ -462,7 +540,12 @@ def test_monster_gains_and_heal_cap():
     m = int(g.T.m_by_level[0, 0])
     battle(g, 1, m, small=20)
     s = g.st[0]
-    a0, a1, h0, h1 = int(s["m_armor"]), int(s["m_armor_max"]), int(s["m_health"]), int(s["m_health_max"])
+    a0, a1, h0, h1 = (
+        int(s["m_armor"]),
+        int(s["m_armor_max"]),
+        int(s["m_health"]),
+        int(s["m_health_max"]),
+    )
     apply(g, (C.OP_MON_ARMOR, 0, 2), (C.OP_MON_HEALTH, 0, 3))
     assert (int(s["m_armor"]), int(s["m_armor_max"])) == (a0 + 2, a1 + 2)
     assert (int(s["m_health"]), int(s["m_health_max"])) == (h0 + 3, h1 + 3)
@@ -488,21 +571,27 @@ def test_defend_ignores_actions_and_lasts_and_cost_is_paid():
     s = g.st[0]
     s["defend"] = 1
     h = int(s["m_health"])
-    apply(g, (C.OP_DAMAGE, 0, 1, 1))             # an action's Wounds are not blocked
+    apply(g, (C.OP_DAMAGE, 0, 1, 1))  # an action's Wounds are not blocked
     assert int(s["m_health"]) == h - 1 and int(s["defend"]) == 1
     g.refresh()
     punch = g.attack("Bare Hands", "Punch")
-    fd = face_with(g, m, lambda f: C.FACE_TYPES[int(g.T.m_face_type[m, f])] != "defend"
-                   and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_WOUND)
+    fd = face_with(
+        g,
+        m,
+        lambda f: (
+            C.FACE_TYPES[int(g.T.m_face_type[m, f])] != "defend"
+            and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_WOUND
+        ),
+    )
     g.force(fd + 1, fd + 1)
     s0 = g.res("small")
-    g.act("skip")                                 # DEFEND survives a skipped turn
+    g.act("skip")  # DEFEND survives a skipped turn
     while g.phase() == "response":
         g.act("pass")
     assert int(s["defend"]) == 1
     g.force(fd + 1)
     s1 = g.res("small")
-    g.act(f"attack_{punch}")                      # cost paid, attack ignored
+    g.act(f"attack_{punch}")  # cost paid, attack ignored
     assert int(s["m_health"]) == h - 1 and int(s["defend"]) == 0
     assert s1 - g.res("small") >= int(g.T.w_atk_cost[0, punch, C.R_S])
     assert s0 >= s1
@@ -513,7 +602,7 @@ def test_reduce_effect():
     g.set_res(large=1, small=0)
     apply(g, (C.OP_REDUCE, C.R_L, 1, C.R_S, 3))
     assert g.res("large") == 0 and g.res("small") == 3
-    apply(g, (C.OP_REDUCE, C.R_L, 1, C.R_S, 3))   # nothing to reduce: nothing happens
+    apply(g, (C.OP_REDUCE, C.R_L, 1, C.R_S, 3))  # nothing to reduce: nothing happens
     assert g.res("small") == 3
 
 

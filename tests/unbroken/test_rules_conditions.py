@@ -9,12 +9,25 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
 import pytest
+from unbroken_util import (
+    Game,
+    alt_condition_face,
+    apply,
+    battle,
+    face_test,
+    face_with,
+    monster_where,
+    monsters,
+    ops,
+    pass_windows,
+    roll_face,
+)
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, alt_condition_face, apply, battle, face_test, face_with, monster_where, monsters, ops, pass_windows, roll_face
 
 
 def test_duplicate_condition_rerolls():
@@ -23,8 +36,12 @@ def test_duplicate_condition_rerolls():
     g = Game()
     elf = g.monster("Dark Elf")
     par = g.cond("Paranoid")
-    fp = [f for f in range(6) if int(g.T.m_face_ops[elf, f, 0, 0]) == C.OP_CONDITION
-          and int(g.T.m_face_ops[elf, f, 0, 1]) == par][0]
+    fp = [
+        f
+        for f in range(6)
+        if int(g.T.m_face_ops[elf, f, 0, 0]) == C.OP_CONDITION
+        and int(g.T.m_face_ops[elf, f, 0, 1]) == par
+    ][0]
     fd = [f for f in range(6) if C.FACE_TYPES[int(g.T.m_face_type[elf, f])] == "defend"][0]
     g.goto_level(3)
     g["monster"] = elf
@@ -40,13 +57,14 @@ def test_duplicate_condition_rerolls():
     g.act("skip")
     while g.phase() == "response":
         g.act("pass")
-    assert int(g["forced_i"]) == 2          # rolled twice
-    assert int(g["defend"]) == 1            # the second roll applied
+    assert int(g["forced_i"]) == 2  # rolled twice
+    assert int(g["defend"]) == 1  # the second roll applied
     assert int(g["cond"][par]) == 2
 
 
 def test_immediate_condition_duplicates_reroll_or_extend():
     from dungeonrl.envs.unbroken.rules import gain_condition
+
     g = Game()
     c = 0
     # timed: extend by the new rounds
@@ -69,9 +87,9 @@ def test_end_of_level_conditions_rotate_and_permanent_stays():
     g.refresh()
     g.act("eat_1")
     assert int(g["level"]) == 2 and int(g["uses"]) == 2
-    assert int(g["cond"][arm]) == 1      # permanent
-    assert int(g["cond"][poi]) == 0      # discarded
-    assert int(g["cond"][par]) == 1      # waiting -> active
+    assert int(g["cond"][arm]) == 1  # permanent
+    assert int(g["cond"][poi]) == 0  # discarded
+    assert int(g["cond"][par]) == 1  # waiting -> active
 
 
 def test_face_gives_condition_fetched_by_name():
@@ -81,9 +99,13 @@ def test_face_gives_condition_fetched_by_name():
     g = Game()
     elf = g.monster("Dark Elf")
     par = g.cond("Paranoid")
-    f = [f for f in range(6) if int(g.T.m_face_ops[elf, f, 0, 0]) == C.OP_CONDITION
-         and int(g.T.m_face_ops[elf, f, 0, 1]) == par
-         and int(g.T.m_face_ops[elf, f, 0, 2]) == C.WHEN_NEXT][0]
+    f = [
+        f
+        for f in range(6)
+        if int(g.T.m_face_ops[elf, f, 0, 0]) == C.OP_CONDITION
+        and int(g.T.m_face_ops[elf, f, 0, 1]) == par
+        and int(g.T.m_face_ops[elf, f, 0, 2]) == C.WHEN_NEXT
+    ][0]
     battle(g, 3, elf, small=20)
     before = g["cond"].copy()
     hmax = int(g["m_health_max"])
@@ -91,12 +113,16 @@ def test_face_gives_condition_fetched_by_name():
     after = g["cond"].copy()
     assert int(after[par]) == 2
     assert np.array_equal(np.delete(after, par), np.delete(before, par))
-    assert int(g["m_health_max"]) == hmax                 # no effect this Level
+    assert int(g["m_health_max"]) == hmax  # no effect this Level
     g2 = Game()
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g2.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
-            and int(g2.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NOW
-            and int(g2.T.m_face_ops[m, f, 0, 4]) > 0]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g2.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
+        and int(g2.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NOW
+        and int(g2.T.m_face_ops[m, f, 0, 4]) > 0
+    ]
     if not cand:
         pytest.skip("no face gives an immediate Condition with tokens")
     m, f = cand[0]
@@ -114,15 +140,23 @@ def test_ignore_condition_faces_with_iron_will():
     """UNB-224/144/248: with a Skill that ignores Condition faces, such a
     face does nothing and is not re-rolled."""
     g = Game()
-    sk = [k for k in range(int(g.T.n_skills)) if int(g.T.ab_pmod[g.T.s_ab[k]]) == C.PM_IGNORE
-          and C.FACE_TYPES[int(g.T.ab_pa[g.T.s_ab[k]])] == "condition"]
+    sk = [
+        k
+        for k in range(int(g.T.n_skills))
+        if int(g.T.ab_pmod[g.T.s_ab[k]]) == C.PM_IGNORE
+        and C.FACE_TYPES[int(g.T.ab_pa[g.T.s_ab[k]])] == "condition"
+    ]
     if not sk:
         pytest.skip("no Skill ignores Condition faces")
     g.give_skill(g.ct.skill_names[sk[0]])
-    m, f = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if C.FACE_TYPES[int(g.T.m_face_type[m, f])] == "condition"
-            and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
-            and int(g.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NEXT][0]
+    m, f = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if C.FACE_TYPES[int(g.T.m_face_type[m, f])] == "condition"
+        and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
+        and int(g.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NEXT
+    ][0]
     battle(g, int(g.T.m_level[m]), m, small=20)
     before = (g["cond"].copy(), g["res"].copy())
     roll_face(g, f)
@@ -151,9 +185,12 @@ def test_reroll_when_the_alternative_would_duplicate():
     r = int(g.T.m_face_ops[m, f, 0, 1])
     n = int(g.T.m_face_ops[m, f, 0, 2])
     c = int(g.T.m_face_alt[m, f, 0, 1])
-    other = [x for x in range(6) if int(g.T.m_face_ops[m, x, 0, 0]) in
-             (C.OP_MON_HEAL, C.OP_DEFEND, C.OP_WOUND)
-             and int(g.T.m_face_ops[m, x, 1, 0]) == C.OP_NONE][0]
+    other = [
+        x
+        for x in range(6)
+        if int(g.T.m_face_ops[m, x, 0, 0]) in (C.OP_MON_HEAL, C.OP_DEFEND, C.OP_WOUND)
+        and int(g.T.m_face_ops[m, x, 1, 0]) == C.OP_NONE
+    ][0]
     g.goto_level(int(g.T.m_level[m]))
     g["cond"][c] = 2
     battle(g, int(g.T.m_level[m]), m, small=20, **{C.RES_NAMES[r]: n - 1})
@@ -175,11 +212,16 @@ def test_no_alternative_means_nothing_happens():
     """UNB-138 in play: a theft with nothing to take and no alternative does
     nothing (and does not kill)."""
     g = Game()
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if not int(g.T.m_face_has_alt[m, f]) and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
-            and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
-            and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE
-            and int(g.T.m_level[m]) <= 2]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if not int(g.T.m_face_has_alt[m, f])
+        and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
+        and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
+        and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE
+        and int(g.T.m_level[m]) <= 2
+    ]
     if not cand:
         pytest.skip("no plain theft face without an alternative")
     m, f = cand[0]
@@ -197,8 +239,12 @@ def test_unpayable_effort_loss_takes_the_alternative_or_kills():
     unpayable Effort loss kills; with no alternative the Wound kills."""
     g = Game()
     m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1)
-    f = [f for f in range(6) if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_WOUND
-         and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE][0]
+    f = [
+        f
+        for f in range(6)
+        if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_WOUND
+        and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE
+    ][0]
     n = int(g.T.m_face_ops[m, f, 0, 2])
 
     def run(alt, small, food):
@@ -232,7 +278,7 @@ def test_basilisk_face_six_wounds_and_deepens_paralysis():
     g["monster"] = bas
     g.set_res(small=15, metal=2, cunning=0)
     g.refresh()
-    g.act("fight")                                  # no Cunning: no Trickery
+    g.act("fight")  # no Cunning: no Trickery
     # turn start: the Metal offer skips the Paralyzed roll (a token still falls)
     assert g.phase() == "response" and "monster_0" in g.legal()
     g.act("monster_0")
@@ -243,7 +289,7 @@ def test_basilisk_face_six_wounds_and_deepens_paralysis():
     g.force(6)
     g.act("skip")
     if g.phase() == "response" and int(g["roll"]) == 6:
-        g.act("pass")                               # decline Dodge
+        g.act("pass")  # decline Dodge
     # our next turn start: the offer is made again before the roll
     assert g.phase() == "response" and "monster_0" in g.legal()
     assert int(g["cond_tokens"][par]) == tok + int(six[1, 2])
@@ -252,12 +298,17 @@ def test_basilisk_face_six_wounds_and_deepens_paralysis():
 
 def test_bracketed_alternative_when_main_cannot_apply():
     g = Game()
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g.T.m_face_has_alt[m, f]) and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
-            and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
-            and int(g.T.m_face_alt[m, f, 0, 0]) == C.OP_WOUND
-            and int(g.T.m_face_alt[m, f, 1, 0]) == C.OP_NONE
-            and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_face_has_alt[m, f])
+        and int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_LOSE
+        and int(g.T.m_face_ops[m, f, 0, 1]) > C.R_L
+        and int(g.T.m_face_alt[m, f, 0, 0]) == C.OP_WOUND
+        and int(g.T.m_face_alt[m, f, 1, 0]) == C.OP_NONE
+        and int(g.T.m_face_ops[m, f, 1, 0]) == C.OP_NONE
+    ]
     assert cand
     m, f = cand[0]
     r = int(g.T.m_face_ops[m, f, 0, 1])
@@ -282,7 +333,6 @@ def test_no_alternative_nothing_happens_but_effort_loss_kills():
     s["m_revealed"] = 1
     s["combat"] = 1
     s["roll"] = 1
-    m = int(s["monster"])
     # emulate a face by applying with apply_face's rule
     main = ops((C.OP_LOSE, C.R_FOOD, 1))
     assert not rules.ops_applicable(s, g.core.TR[0], main)
@@ -291,8 +341,12 @@ def test_no_alternative_nothing_happens_but_effort_loss_kills():
     assert rules.unpayable_effort_loss(s, g.core.TR[0], wound)
     # a WOUND the player cannot pay in battle: the game is lost
     g2 = Game()
-    cand = [(mm, f) for mm in range(C.NMONSTER) for f in range(6)
-            if int(g2.T.m_face_ops[mm, f, 0, 0]) == C.OP_WOUND and int(g2.T.m_level[mm]) == 1]
+    cand = [
+        (mm, f)
+        for mm in range(C.NMONSTER)
+        for f in range(6)
+        if int(g2.T.m_face_ops[mm, f, 0, 0]) == C.OP_WOUND and int(g2.T.m_level[mm]) == 1
+    ]
     mm, f = cand[0]
     face_test(g2, mm, f, small=0)
     assert g2["outcome"] == C.O_LOSS and g2.te[0] and g2.rew[0, 0] == -1.0
@@ -300,17 +354,24 @@ def test_no_alternative_nothing_happens_but_effort_loss_kills():
 
 def test_reroll_on_active_untimed_condition():
     g = Game()
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
-            and int(g.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NOW]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_CONDITION
+        and int(g.T.m_face_ops[m, f, 0, 2]) == C.WHEN_NOW
+    ]
     m, f = cand[0]
     c = int(g.T.m_face_ops[m, f, 0, 1])
-    other = [x for x in range(6) if x != f and int(g.T.m_face_ops[m, x, 0, 0]) in
-             (C.OP_WOUND, C.OP_DEFEND)][0]
+    other = [
+        x
+        for x in range(6)
+        if x != f and int(g.T.m_face_ops[m, x, 0, 0]) in (C.OP_WOUND, C.OP_DEFEND)
+    ][0]
     g.goto_level(int(g.T.m_level[m]))
     g["monster"] = m
     g["cond"][c] = 1
-    g["cond_tokens"][c] = 9      # a token Condition must not burn off before the roll
+    g["cond_tokens"][c] = 9  # a token Condition must not burn off before the roll
     g.set_res(small=20)
     g.refresh()
     g.act("fight")
@@ -329,13 +390,16 @@ def test_reroll_on_active_untimed_condition():
 
 def test_ignore_passive_makes_face_do_nothing():
     g = Game()
-    sk = [i for i in range(int(g.T.n_skills))
-          if int(g.T.ab_pmod[g.T.s_ab[i]]) == C.PM_IGNORE]
+    sk = [i for i in range(int(g.T.n_skills)) if int(g.T.ab_pmod[g.T.s_ab[i]]) == C.PM_IGNORE]
     assert sk
     skill = sk[0]
     typ = int(g.T.ab_pa[g.T.s_ab[skill]])
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g.T.m_face_type[m, f]) == typ and int(g.T.m_level[m]) <= 2]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_face_type[m, f]) == typ and int(g.T.m_level[m]) <= 2
+    ]
     m, f = cand[0]
     g.give_skill(g.ct.skill_names[skill])
     before = None
@@ -347,7 +411,7 @@ def test_ignore_passive_makes_face_do_nothing():
         g.act("pass")
     # nothing taken by the monster's face (a turn-start Condition may still act)
     assert np.array_equal(g["cond"], before[1])
-    assert (g["res"][C.R_CUN:] >= before[0][C.R_CUN:]).all()
+    assert (g["res"][C.R_CUN :] >= before[0][C.R_CUN :]).all()
 
 
 def test_waiting_condition_has_no_effect_yet():
@@ -363,9 +427,13 @@ def test_condition_for_rounds_counts_down():
     g = Game()
     m = monsters(g, lambda i: int(g.T.m_level[i]) == 1)[0]
     battle(g, 1, m, small=20)
-    weak = [c for c in range(C.NCOND)
-            if all(int(g.T.ab_kind[a]) == C.K_PASSIVE for a in g.T.c_ab[c] if a >= 0)
-            and int(g.T.c_perm[c]) == 0 and g.ct.condition_names[c] != "Paranoid"][0]
+    weak = [
+        c
+        for c in range(C.NCOND)
+        if all(int(g.T.ab_kind[a]) == C.K_PASSIVE for a in g.T.c_ab[c] if a >= 0)
+        and int(g.T.c_perm[c]) == 0
+        and g.ct.condition_names[c] != "Paranoid"
+    ][0]
     rules.gain_condition(g.st[0], weak, C.WHEN_ROUNDS, 2, 0)
     assert int(g["cond_rounds"][weak]) == 2
     r0 = int(g["round"])
@@ -390,7 +458,7 @@ def test_cure_card_discards_active_conditions():
     g["cond_tokens"][poi] = 2
     g["cond"][arm] = 1
     apply(g, (C.OP_CURE,))
-    assert int(g["cond"][poi]) == 0 and int(g["cond"][arm]) == 1   # Armored is permanent
+    assert int(g["cond"][poi]) == 0 and int(g["cond"][arm]) == 1  # Armored is permanent
 
 
 def test_next_level_condition_while_active_stays_active_and_waits():

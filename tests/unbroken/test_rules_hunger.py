@@ -8,10 +8,11 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import pytest
+from unbroken_util import Game, to_battle
 
 from dungeonrl.envs.unbroken import consts as C
-from unbroken_util import Game, to_battle
 
 
 def test_hunger_rulebook_example():
@@ -53,7 +54,7 @@ def test_hunger_requirement_is_level_after_battle():
     g["m_armor"] = 0
     g["phase"] = C.PH_TURN
     g.refresh()
-    g.act("skip")   # end of our turn: the monster is at 0 Health -> victory
+    g.act("skip")  # end of our turn: the monster is at 0 Health -> victory
     assert g.phase() == "skill_reward"
     g.act("keep_0")
     assert g.phase() == "hunger" and int(g["hunger_req"]) == 2

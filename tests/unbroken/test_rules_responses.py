@@ -9,11 +9,21 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import pytest
+from unbroken_util import (
+    Game,
+    apply,
+    battle,
+    char_ability,
+    face_of,
+    monster_where,
+    monsters,
+    pass_windows,
+)
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, apply, battle, char_ability, face_of, monster_where, monsters, pass_windows
 
 
 def test_no_skill_limit_and_empty_skill_piles_skip_the_reward():
@@ -31,7 +41,7 @@ def test_no_skill_limit_and_empty_skill_piles_skip_the_reward():
     g["m_armor"] = 0
     g.refresh()
     g.act("skip")
-    pass_windows(g)                              # e.g. Looter on victory
+    pass_windows(g)  # e.g. Looter on victory
     assert g.phase() == "hunger"
     assert sum(int(x) for x in g["skill_owned"]) == int(g.T.n_skills)
 
@@ -41,14 +51,23 @@ def test_power_through_once_per_attack_again_next_attack():
     stays open for another Response) and again on the next attack."""
     g = Game("brawler")
     g.give_skill("Battle Fury")
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) <= 2 and int(g.T.m_armor[i]) == 0
-                      and face_of(g, i, "defend") is not None)
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) <= 2
+            and int(g.T.m_armor[i]) == 0
+            and face_of(g, i, "defend") is not None
+        ),
+    )
     battle(g, int(g.T.m_level[m]), m, small=20, medium=2)
     g["uses"] = 2
     g["m_health"] = g["m_health_max"] = 30
     g.refresh()
-    j = char_ability(g, "brawler", lambda a: int(g.T.ab_kind[a]) == C.K_RESPONSE
-                     and int(g.T.ab_trigger[a]) == C.T_ATTACK)
+    j = char_ability(
+        g,
+        "brawler",
+        lambda a: int(g.T.ab_kind[a]) == C.K_RESPONSE and int(g.T.ab_trigger[a]) == C.T_ATTACK,
+    )
     bonus = int(g.T.ab_ops[int(g.T.char_ab[3, j]), 0, 2])
     punch = g.attack("Bare Hands", "Punch")
     d = face_of(g, m, "defend") + 1
@@ -56,7 +75,7 @@ def test_power_through_once_per_attack_again_next_attack():
     assert g.phase() == "response" and f"character_{j}" in g.legal()
     g.act(f"character_{j}")
     assert g.phase() == "response" and "skill:Battle Fury" in g.legal()
-    assert f"character_{j}" not in g.legal()            # once per attack
+    assert f"character_{j}" not in g.legal()  # once per attack
     g.force(d)
     g.act("pass")
     pass_windows(g)
@@ -64,7 +83,7 @@ def test_power_through_once_per_attack_again_next_attack():
     g["defend"] = 0
     g.refresh()
     g.act(f"attack_{punch}")
-    assert f"character_{j}" in g.legal()                # usable on the next attack
+    assert f"character_{j}" in g.legal()  # usable on the next attack
     assert int(g["uses"]) == 1
 
 
@@ -72,17 +91,24 @@ def test_passives_apply_after_responses():
     """UNB-214/215: a Response's bonus on an attack is added first; a
     monster's Wound cap (a Passive) is applied to the total afterwards."""
     g = Game("brawler")
-    cap_ab = [a for a in range(len(g.T.ab_kind)) if int(g.T.ab_pmod[a]) == C.PM_MAX_WOUNDS
-              and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER
-              and int(g.T.m_armor[int(g.T.ab_owner[a])]) == 0
-              and int(g.T.m_level[int(g.T.ab_owner[a])]) <= 2]
+    cap_ab = [
+        a
+        for a in range(len(g.T.ab_kind))
+        if int(g.T.ab_pmod[a]) == C.PM_MAX_WOUNDS
+        and int(g.T.ab_owner_kind[a]) == C.OWN_MONSTER
+        and int(g.T.m_armor[int(g.T.ab_owner[a])]) == 0
+        and int(g.T.m_level[int(g.T.ab_owner[a])]) <= 2
+    ]
     if not cap_ab:
         pytest.skip("no armorless low-Level monster with a Wound cap")
     m = int(g.T.ab_owner[cap_ab[0]])
     cap = int(g.T.ab_pn[cap_ab[0]])
     punch = g.attack("Bare Hands", "Punch")
-    j = char_ability(g, "brawler", lambda a: int(g.T.ab_kind[a]) == C.K_RESPONSE
-                     and int(g.T.ab_trigger[a]) == C.T_ATTACK)
+    j = char_ability(
+        g,
+        "brawler",
+        lambda a: int(g.T.ab_kind[a]) == C.K_RESPONSE and int(g.T.ab_trigger[a]) == C.T_ATTACK,
+    )
     total = int(g.T.w_atk_power[0, punch]) + int(g.T.ab_ops[int(g.T.char_ab[3, j]), 0, 2])
     assert total > cap, "content check: the Response pushes the attack over the cap"
     battle(g, int(g.T.m_level[m]), m, small=20)

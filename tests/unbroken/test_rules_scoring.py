@@ -9,17 +9,26 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
 import pytest
+from unbroken_util import Game, battle, monster_where, pass_windows
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, battle, monster_where, pass_windows
 
 
-@pytest.mark.parametrize("treasure,cunning,title", [
-    (0, 0, "Prey"), (0, 1, "Cast-off"), (1, 1, "Survivor"), (2, 1, "Avenger"),
-    (3, 1, "Revenant"), (4, 1, "Nemesis")])
+@pytest.mark.parametrize(
+    "treasure,cunning,title",
+    [
+        (0, 0, "Prey"),
+        (0, 1, "Cast-off"),
+        (1, 1, "Survivor"),
+        (2, 1, "Avenger"),
+        (3, 1, "Revenant"),
+        (4, 1, "Nemesis"),
+    ],
+)
 def test_score_titles(treasure, cunning, title):
     g = Game()
     g.goto_level(4)
@@ -80,16 +89,21 @@ def test_trackers_set_once_ambush_changes_kept():
     g["monster"] = m
     g.set_res(small=20)
     s = g.st[0]
-    rules.begin_combat(s, g.core.TR[0])            # Step 1A/1B: trackers set
-    s["m_armor"] = 0                                # e.g. an Ambush Effect changed them
+    rules.begin_combat(s, g.core.TR[0])  # Step 1A/1B: trackers set
+    s["m_armor"] = 0  # e.g. an Ambush Effect changed them
     s["m_health"] = int(g.T.m_health[m]) - 1
     rules.run(s, g.core.TR[0], C.S_BATTLE_START)
     assert int(s["m_armor"]) == 0 and int(s["m_health"]) == int(g.T.m_health[m]) - 1
     # an Ambush Effect giving Paranoid "now" counts at battle start
     g2 = Game()
     par = g2.cond("Paranoid")
-    hag = monster_where(g2, lambda i: any(int(o[0]) == C.OP_CONDITION and int(o[1]) == par
-                                          and int(o[2]) == C.WHEN_NOW for o in g2.T.m_ambush[i]))
+    hag = monster_where(
+        g2,
+        lambda i: any(
+            int(o[0]) == C.OP_CONDITION and int(o[1]) == par and int(o[2]) == C.WHEN_NOW
+            for o in g2.T.m_ambush[i]
+        ),
+    )
     bonus = int(g2.T.ab_pn[[a for a in g2.T.c_ab[par] if a >= 0][0]])
     g2.goto_level(int(g2.T.m_level[hag]))
     g2["monster"] = hag
@@ -103,8 +117,9 @@ def test_trackers_set_once_ambush_changes_kept():
 def test_rewards_respect_the_bars():
     """UNB-161/045: Rewards are gained up to each bar's maximum."""
     g = Game()
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1
-                      and int(g.T.m_reward[i, C.R_CUN:].sum()) > 0)
+    m = monster_where(
+        g, lambda i: int(g.T.m_level[i]) == 1 and int(g.T.m_reward[i, C.R_CUN :].sum()) > 0
+    )
     r = [r for r in range(C.R_CUN, C.NRES) if int(g.T.m_reward[m, r]) > 0][0]
     battle(g, 1, m, small=10)
     g["res"][r] = int(g.T.bars[r])
@@ -130,9 +145,9 @@ def test_rewards_and_trackers_after_victory_and_no_skill_after_level4():
         if level < 4:
             assert g.phase() == "skill_reward"
             g.act("keep_0")
-        assert g.phase() == "hunger"             # no Skill after the Level 4 monster
+        assert g.phase() == "hunger"  # no Skill after the Level 4 monster
         expect = np.minimum(g.T.m_reward[m], g.T.bars)
-        assert np.array_equal(g["res"][C.R_CUN:], expect[C.R_CUN:])
+        assert np.array_equal(g["res"][C.R_CUN :], expect[C.R_CUN :])
         assert int(g["m_health"]) == 0 and int(g["m_armor"]) == 0
 
 
@@ -140,7 +155,7 @@ def test_next_level_starts_with_tracker_time_and_monster_removed():
     g = Game()
     m = int(g.T.m_by_level[0, 0])
     battle(g, 1, m, small=20, food=3)
-    g["time"] = int(g.T.time_start[1]) - 2        # 2 Time lost during this combat
+    g["time"] = int(g.T.time_start[1]) - 2  # 2 Time lost during this combat
     g["m_health"] = 0
     g.refresh()
     g.act("skip")
@@ -154,5 +169,13 @@ def test_next_level_starts_with_tracker_time_and_monster_removed():
 def test_score_points_match_rulebook_values():
     g = Game()
     pts = dict(zip(C.RES_NAMES, (int(x) for x in g.T.score_pts)))
-    assert pts == {"small": 0, "medium": 3, "large": 5, "cunning": 2, "food": 3,
-                   "wood": 2, "metal": 3, "treasure": 10}
+    assert pts == {
+        "small": 0,
+        "medium": 3,
+        "large": 5,
+        "cunning": 2,
+        "food": 3,
+        "wood": 2,
+        "metal": 3,
+        "treasure": 10,
+    }

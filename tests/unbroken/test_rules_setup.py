@@ -9,6 +9,7 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import os
 import shutil
 
@@ -20,10 +21,11 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from unbroken_util import Game, battle, pass_windows, to_battle
+
 from dungeonrl.envs.core.errors import ContentError
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken.content import DATA_DIR, load_content
-from unbroken_util import Game, battle, pass_windows, to_battle
 
 
 def _break_field(folder, file, card, field, bad):
@@ -65,11 +67,13 @@ def test_setup_by_difficulty(difficulty):
         assert int(g["res"][C.R_S]) == small and sum(int(x) for x in g["res"]) == small
 
 
-@pytest.mark.parametrize("face,resource", list(enumerate(
-    ["metal", "wood", "food", "cunning", "medium", "treasure"], start=1)))
+@pytest.mark.parametrize(
+    "face,resource",
+    list(enumerate(["metal", "wood", "food", "cunning", "medium", "treasure"], start=1)),
+)
 def test_easy_bonus_roll(face, resource):
     g = Game("sage", "easy", seed=0)
-    g.force(face)                       # the queue survives reset: script the setup roll
+    g.force(face)  # the queue survives reset: script the setup roll
     g.core.reset(g.st, np.array([0], np.uint64))
     assert int(g["forced_i"]) == 1
     assert g.res(resource) == 1 + (15 if resource == "small" else 0)
@@ -80,7 +84,7 @@ def test_monster_first_on_hard_only():
     for difficulty, first in (("normal", "player"), ("hard", "monster")):
         g = Game("brawler", difficulty)
         m = g.ct.monster_names[int(g.T.m_by_level[0, 0])]
-        g.force(2)   # the monster's first combat roll, if it goes first
+        g.force(2)  # the monster's first combat roll, if it goes first
         to_battle(g, m, 1, small=15)
         if g.phase() == "trickery":
             g.act("battle")
@@ -89,7 +93,7 @@ def test_monster_first_on_hard_only():
         if first == "player":
             assert int(g["forced_i"]) == 0 and g.phase() == "battle_turn"
         else:
-            assert int(g["forced_i"]) >= 1   # the monster rolled before our turn
+            assert int(g["forced_i"]) >= 1  # the monster rolled before our turn
 
 
 def test_content_census_counts_and_named_content():
@@ -109,16 +113,26 @@ def test_content_census_counts_and_named_content():
         assert all(int(T.m_level[m]) == lv for m in ids)
         assert [int(T.m_number[m]) for m in ids] == [1, 2, 3, 4, 5, 6]
     # named content
-    lvl = {n: int(T.m_level[ct.monster_names.index(n)])
-           for n in ("Basilisk", "Dark Elf", "Minotaur")}
+    lvl = {
+        n: int(T.m_level[ct.monster_names.index(n)]) for n in ("Basilisk", "Dark Elf", "Minotaur")
+    }
     assert lvl == {"Basilisk": 4, "Dark Elf": 3, "Minotaur": 3}
     assert {"Daring", "Wrecker"} <= set(ct.skill_names)
     assert {"Poisoned", "Paralyzed", "Paranoid", "Armored"} <= set(ct.condition_names)
     assert "Dodge" in ct.char_ability_names[0] and "Power Through" in ct.char_ability_names[3]
     assert int(T.c_perm[ct.condition_names.index("Armored")]) == 1
     # the nine resources (Time is the ninth, kept apart from the bars)
-    assert C.COST_NAMES == ("small", "medium", "large", "cunning", "food", "wood", "metal",
-                            "treasure", "time")
+    assert C.COST_NAMES == (
+        "small",
+        "medium",
+        "large",
+        "cunning",
+        "food",
+        "wood",
+        "metal",
+        "treasure",
+        "time",
+    )
 
 
 def test_content_census_weapons_characters_and_kinds():
@@ -128,7 +142,7 @@ def test_content_census_weapons_characters_and_kinds():
     assert {n for n, t in tiers.items() if t == "basic"} == {"Bare Hands", "Club", "Knife"}
     assert {n for n, t in tiers.items() if t == "advanced"} == {"Spear", "Sword", "Axe", "Maul"}
     assert ct.weapon_names[0] == "Bare Hands"
-    assert list(T.w_tier) == sorted(T.w_tier)            # the Weapon Deck: Basic, then Advanced
+    assert list(T.w_tier) == sorted(T.w_tier)  # the Weapon Deck: Basic, then Advanced
     w = ct.weapon_names.index
     assert w("Knife") in list(T.w_upg_to[w("Bare Hands")])
     assert w("Sword") in list(T.w_upg_to[w("Knife")])
@@ -146,7 +160,7 @@ def test_content_census_weapons_characters_and_kinds():
         codes = [int(o[0]) for o in T.ab_ops[a]]
         if any(int(o[0]) == C.OP_DAMAGE and int(o[3]) == 1 for o in T.ab_ops[a]):
             kinds["pierce"] += 1
-        if C.OP_DAMAGE in codes and T.ab_cost[a, C.R_CUN:C.NRES].sum() > 0:
+        if C.OP_DAMAGE in codes and T.ab_cost[a, C.R_CUN : C.NRES].sum() > 0:
             kinds["resource_wounds"] += 1
         if int(T.ab_kind[a]) == C.K_PASSIVE and int(T.ab_pmod[a]) == C.PM_IGNORE:
             kinds["ignore"] += 1
@@ -166,43 +180,58 @@ def test_content_census_monster_sheets():
     for m in range(n):
         assert int(T.m_health[m]) >= 1 and int(T.m_armor[m]) >= 0
         assert T.m_reward[m].sum() > 0
-        for f in range(6):                       # one entry for each die face
+        for f in range(6):  # one entry for each die face
             assert int(T.m_face_ops[m, f, 0, 0]) != C.OP_NONE, ct.monster_names[m]
-    assert any(int(T.m_ambush[m, 0, 0]) == C.OP_NONE for m in range(n))   # "—" occurs
-    assert any(int(T.m_can_trick[m]) == 0 for m in range(n))            # no Trickery Cost
+    assert any(int(T.m_ambush[m, 0, 0]) == C.OP_NONE for m in range(n))  # "—" occurs
+    assert any(int(T.m_can_trick[m]) == 0 for m in range(n))  # no Trickery Cost
     # harder by Level: mean Health and mean Armor + Health rise, the worst blow never falls
     by = [[int(x) for x in T.m_by_level[lv]] for lv in range(4)]
     hp = [np.mean([int(T.m_health[m]) for m in ms]) for ms in by]
     tough = [np.mean([int(T.m_health[m]) + int(T.m_armor[m]) for m in ms]) for ms in by]
 
     def worst(m):
-        return max([int(o[2]) for f in range(6) for o in T.m_face_ops[m, f]
-                    if int(o[0]) == C.OP_WOUND] + [0])
+        return max(
+            [int(o[2]) for f in range(6) for o in T.m_face_ops[m, f] if int(o[0]) == C.OP_WOUND]
+            + [0]
+        )
+
     blow = [max(worst(m) for m in ms) for ms in by]
     assert hp == sorted(hp) and len(set(hp)) == 4
     assert tough == sorted(tough) and len(set(tough)) == 4
     assert blow == sorted(blow)
+
     # Conditions come mostly from monsters
     def gives(arr):
         return int((np.asarray(arr)[..., 0] == C.OP_CONDITION).sum())
-    from_monsters = gives(T.m_face_ops) + gives(T.m_face_alt) + gives(T.m_ambush) + sum(
-        gives(T.ab_ops[a]) for a in range(len(T.ab_kind))
-        if int(T.ab_owner_kind[a]) == C.OWN_MONSTER)
+
+    from_monsters = (
+        gives(T.m_face_ops)
+        + gives(T.m_face_alt)
+        + gives(T.m_ambush)
+        + sum(
+            gives(T.ab_ops[a])
+            for a in range(len(T.ab_kind))
+            if int(T.ab_owner_kind[a]) == C.OWN_MONSTER
+        )
+    )
     copies = np.bincount(np.asarray(T.deck_cards), minlength=int(T.n_enc_types))
     from_cards = sum(gives(T.e_ops[i]) * int(copies[i]) for i in range(int(T.n_enc_types)))
     assert from_monsters > from_cards
 
 
-@pytest.mark.parametrize("file,card,field,bad", [
-    ("monsters.toml", "Basilisk", "health", '"twelve"'),
-    ("weapons.toml", "Sword", "tier", '"legendary"'),
-    ("skills.toml", "Daring", "effects", '[ { op = "explode" } ]'),
-    ("encounters.toml", "Healing Herbs", "time", "0"),
-])
+@pytest.mark.parametrize(
+    "file,card,field,bad",
+    [
+        ("monsters.toml", "Basilisk", "health", '"twelve"'),
+        ("weapons.toml", "Sword", "tier", '"legendary"'),
+        ("skills.toml", "Daring", "effects", '[ { op = "explode" } ]'),
+        ("encounters.toml", "Healing Herbs", "time", "0"),
+    ],
+)
 def test_malformed_content_names_file_card_and_field(tmp_path, file, card, field, bad):
     folder = str(tmp_path / "data")
     shutil.copytree(DATA_DIR, folder)
-    load_content(folder)                     # the untouched copy loads
+    load_content(folder)  # the untouched copy loads
     broken = str(tmp_path / "broken")
     shutil.copytree(DATA_DIR, broken)
     _break_field(broken, file, card, field, bad)
@@ -273,8 +302,10 @@ def test_public_display_is_in_the_observation():
         ("time", lambda: g.set_res(time=int(g["time"]) - 1)),
         (f"weapon:{g.weapon('Knife')}", lambda: g.set_weapons("Bare Hands", "Knife")),
         (f"skill_owned:{g.skill('Keen Edge')}", lambda: g.give_skill("Keen Edge")),
-        (f"condition_active:{g.cond('Weakened')}",
-         lambda: g["cond"].__setitem__(g.cond("Weakened"), 1)),
+        (
+            f"condition_active:{g.cond('Weakened')}",
+            lambda: g["cond"].__setitem__(g.cond("Weakened"), 1),
+        ),
         ("monster_health", lambda: g.__setitem__("m_health", int(g["m_health"]) - 1)),
         ("monster_armor_max", lambda: g.__setitem__("m_armor_max", int(g["m_armor_max"]) + 1)),
     ]

@@ -9,15 +9,18 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
 import pytest
+from unbroken_util import Game, find_card, has_op, monster_where, monsters
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, find_card, has_op, monster_where, monsters
 
 
-@pytest.mark.parametrize("level,cost", [(1, (1, 0, 1)), (2, (2, 0, 2)), (3, (0, 1, 1)), (4, (2, 1, 2))])
+@pytest.mark.parametrize(
+    "level,cost", [(1, (1, 0, 1)), (2, (2, 0, 2)), (3, (0, 1, 1)), (4, (2, 1, 2))]
+)
 def test_scout_costs_and_reveal(level, cost):
     g = Game()
     g.goto_level(level)
@@ -32,9 +35,9 @@ def test_scout_costs_and_reveal(level, cost):
     assert int(g["time"]) == t0 - t
     m = int(g["monster"])
     assert int(g["m_revealed"]) == 1
-    assert m == int(g.T.m_by_level[level - 1, 3])          # the die picked number 4
+    assert m == int(g.T.m_by_level[level - 1, 3])  # the die picked number 4
     assert int(g["m_armor"]) == int(g.T.m_armor[m]) and int(g["m_health"]) == int(g.T.m_health[m])
-    assert "scout" not in g.legal()                         # once the monster is known
+    assert "scout" not in g.legal()  # once the monster is known
 
 
 def test_orienteer_reveals_two_more():
@@ -77,8 +80,9 @@ def test_rest_past_zero_time_gives_full_benefit_then_ambush():
     """2 Time left, rest on a Time Value 5 card: +5 S, Time 0, ambush."""
     g = Game("sneak")
     name = find_card(g, lambda i: int(g.T.e_time[i]) == 5)
-    no_ambush = [i for i in range(C.NMONSTER) if int(g.T.m_ambush[i, 0, 0]) == 0
-                 and int(g.T.m_level[i]) == 1]
+    no_ambush = [
+        i for i in range(C.NMONSTER) if int(g.T.m_ambush[i, 0, 0]) == 0 and int(g.T.m_level[i]) == 1
+    ]
     m = no_ambush[0] if no_ambush else int(g.T.m_by_level[0, 0])
     g["monster"] = m
     g.set_res(small=3, time=2)
@@ -107,18 +111,21 @@ def test_action_bringing_time_to_zero_triggers_ambush():
 
 def test_commit_reveals_one_and_forbids_rest_and_fight():
     g = Game()
-    commit_card = find_card(g, lambda i: has_op(g, i, C.OP_COMMIT)
-                            and int(g.T.e_spend[i, C.R_TIME]) == 0)
+    commit_card = find_card(
+        g, lambda i: has_op(g, i, C.OP_COMMIT) and int(g.T.e_spend[i, C.R_TIME]) == 0
+    )
     cid = g.card(commit_card)
     # a card we cannot afford next, to check "nothing happens but Time passes"
-    dear = find_card(g, lambda i: int(g.T.e_spend[i, C.R_TREAS]) > 0 or int(g.T.e_spend[i, C.R_METAL]) > 1)
+    dear = find_card(
+        g, lambda i: int(g.T.e_spend[i, C.R_TREAS]) > 0 or int(g.T.e_spend[i, C.R_METAL]) > 1
+    )
     did = g.card(dear)
     g.set_res(small=10, time=16)
     for r in range(C.R_CUN, C.NRES):
         g["res"][r] = int(g.T.e_spend[cid, r])
     g.set_res(small=max(10, int(g.T.e_spend[cid, C.R_S])))
     filler = [n for n in g.ct.encounter_names if n not in (dear, commit_card)][0]
-    g.put_cards_on_top(dear, filler, commit_card)   # commit card and filler revealed first
+    g.put_cards_on_top(dear, filler, commit_card)  # commit card and filler revealed first
     g.refresh()
     g.act("explore")
     i = [int(x) for x in g["revealed"][: int(g["revealed_n"])]].index(cid)
@@ -135,7 +142,7 @@ def test_commit_reveals_one_and_forbids_rest_and_fight():
     assert int(g["revealed_n"]) == 1 and int(g["revealed"][0]) == did
     assert g.legal() == ["resolve_0"]
     g.act("resolve_0")
-    assert np.array_equal(g["res"], before)          # nothing spent, nothing gained
+    assert np.array_equal(g["res"], before)  # nothing spent, nothing gained
     assert int(g["time"]) == t0 - int(g.T.e_time[did])
     assert int(g["commit"]) == 0
 
@@ -218,8 +225,11 @@ def test_level_starting_at_zero_time():
 def test_travel_craft_needs_its_time():
     """UNB-A13/050: a Craft whose Time cost exceeds the Time left is masked."""
     g = Game()
-    j = [j for j in range(2) if int(g.T.w_upg_to[0, j]) >= 0
-         and int(g.T.w_upg_cost[0, j, C.R_TIME]) > 0][0]
+    j = [
+        j
+        for j in range(2)
+        if int(g.T.w_upg_to[0, j]) >= 0 and int(g.T.w_upg_cost[0, j, C.R_TIME]) > 0
+    ][0]
     cost = g.T.w_upg_cost[0, j]
     for r in range(C.NRES):
         g["res"][r] = int(cost[r]) + 2
@@ -235,8 +245,9 @@ def test_cure_card_in_play():
     """UNB-221: resolving a cure card discards active Conditions (a waiting
     one stays waiting)."""
     g = Game()
-    cards = [i for i in range(int(g.T.n_enc_types))
-             if any(int(o[0]) == C.OP_CURE for o in g.T.e_ops[i])]
+    cards = [
+        i for i in range(int(g.T.n_enc_types)) if any(int(o[0]) == C.OP_CURE for o in g.T.e_ops[i])
+    ]
     if not cards:
         pytest.skip("no cure card")
     cid = cards[0]
@@ -258,9 +269,14 @@ def test_cure_card_in_play():
 
 def test_ambush_effect_not_applicable_in_full_does_nothing():
     g = Game()
-    m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1
-                      and any(int(o[0]) == C.OP_LOSE and int(o[1]) > C.R_L for o in g.T.m_ambush[i])
-                      and any(int(o[0]) == C.OP_WOUND for o in g.T.m_ambush[i]))
+    m = monster_where(
+        g,
+        lambda i: (
+            int(g.T.m_level[i]) == 1
+            and any(int(o[0]) == C.OP_LOSE and int(o[1]) > C.R_L for o in g.T.m_ambush[i])
+            and any(int(o[0]) == C.OP_WOUND for o in g.T.m_ambush[i])
+        ),
+    )
     r = [int(o[1]) for o in g.T.m_ambush[m] if int(o[0]) == C.OP_LOSE][0]
     g["monster"] = m
     g.set_res(small=10, time=0, **{C.RES_NAMES[r]: 0})
@@ -298,8 +314,12 @@ def test_combat_start_roll_picks_the_monster():
 
 def test_ambush_effect_applied():
     g = Game()
-    cand = monsters(g, lambda i: int(g.T.m_ambush[i, 0, 0]) == C.OP_WOUND
-                    and int(g.T.m_ambush[i, 1, 0]) == C.OP_NONE)
+    cand = monsters(
+        g,
+        lambda i: (
+            int(g.T.m_ambush[i, 0, 0]) == C.OP_WOUND and int(g.T.m_ambush[i, 1, 0]) == C.OP_NONE
+        ),
+    )
     assert cand, "a monster whose ambush is a plain wound"
     m = cand[0]
     n = int(g.T.m_ambush[m, 0, 2])
@@ -307,8 +327,8 @@ def test_ambush_effect_applied():
     g["monster"] = m
     g.set_res(small=15, time=0)
     g.refresh()
-    assert "explore" not in g.legal()        # a Level at 0 Time: no exploring (UNB-A12)
-    g.act("fight")                           # ... and fighting means being ambushed
+    assert "explore" not in g.legal()  # a Level at 0 Time: no exploring (UNB-A12)
+    g.act("fight")  # ... and fighting means being ambushed
     assert int(g["ambushed"]) == 1
     assert g.res("small") == 15 - n
 
@@ -331,7 +351,7 @@ def test_time_costs_need_the_time():
     g = Game()
     g.set_res(small=10, time=0)
     g.refresh()
-    assert "scout" not in g.legal()      # Level 1 Scout costs 1 Time
+    assert "scout" not in g.legal()  # Level 1 Scout costs 1 Time
 
 
 def test_reveal_limits_and_orienteer_stacking():
@@ -351,7 +371,7 @@ def test_reveal_limits_and_orienteer_stacking():
     g3["reveal_bonus"] = -5
     g3.refresh()
     g3.act("explore")
-    assert int(g3["revealed_n"]) == 1                 # never below 1
+    assert int(g3["revealed_n"]) == 1  # never below 1
 
 
 def test_unused_reveal_bonus_lapses_when_combat_starts():

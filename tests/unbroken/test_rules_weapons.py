@@ -9,12 +9,24 @@ tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
+
 import numpy as np
 import pytest
+from unbroken_util import (
+    Game,
+    apply,
+    battle,
+    char_ability,
+    face_of,
+    face_with,
+    monster_where,
+    pass_windows,
+    roll_face,
+    to_battle,
+)
 
 from dungeonrl.envs.unbroken import consts as C
 from dungeonrl.envs.unbroken import rules
-from unbroken_util import Game, apply, battle, char_ability, face_of, face_with, monster_where, pass_windows, roll_face, to_battle
 
 
 def test_level4_craft_time_paid_in_small_effort():
@@ -69,12 +81,15 @@ def test_only_the_top_sheet_is_the_weapon():
     g["m_health"] = g["m_health_max"] = 30
     g.refresh()
     knife = g.weapon("Knife")
-    k = [k for k in range(int(g.T.w_natk[knife])) if int(g.T.w_atk_kind[knife, k]) == 1
-         and int(g.T.w_atk_cost[knife, k, C.R_M:].sum()) == 0][0]
+    k = [
+        k
+        for k in range(int(g.T.w_natk[knife]))
+        if int(g.T.w_atk_kind[knife, k]) == 1 and int(g.T.w_atk_cost[knife, k, C.R_M :].sum()) == 0
+    ][0]
     s0 = g.res("small")
     g.force(face_of(g, m, "defend") + 1)
     g.act(f"attack_{k}")
-    pass_windows(g)                                     # decline Power Through
+    pass_windows(g)  # decline Power Through
     assert int(g["m_health"]) == 30 - int(g.T.w_atk_power[knife, k])
     assert g.res("small") == s0 - int(g.T.w_atk_cost[knife, k, C.R_S])
 
@@ -84,9 +99,15 @@ def test_tier_requirement_follows_the_equipped_weapon():
     an ability needing an Advanced weapon is offered only with one, and one
     needing a Basic weapon only without."""
     g = Game("brawler")
-    j = char_ability(g, "brawler", lambda a: int(g.T.ab_kind[a]) == C.K_ACTION
-                     and int(g.T.ab_window[a]) == C.WIN_TRAVEL | C.WIN_BATTLE
-                     and g.T.ab_cost[a].sum() == 0)
+    j = char_ability(
+        g,
+        "brawler",
+        lambda a: (
+            int(g.T.ab_kind[a]) == C.K_ACTION
+            and int(g.T.ab_window[a]) == C.WIN_TRAVEL | C.WIN_BATTLE
+            and g.T.ab_cost[a].sum() == 0
+        ),
+    )
     a = int(g.T.char_ab[3, j])
     slot = C.A_CHAR0 + j
     for req, legal_with in ((C.RQ_ADVANCED, "advanced"), (C.RQ_BASIC, "basic")):
@@ -105,8 +126,11 @@ def test_craft_in_a_level_1_to_3_battle_takes_next_levels_time():
     next Level's Time, and needs that Time on the tracker."""
     g = Game()
     m = monster_where(g, lambda i: int(g.T.m_level[i]) == 1 and face_of(g, i, "defend") is not None)
-    j = [j for j in range(2) if int(g.T.w_upg_to[0, j]) >= 0
-         and int(g.T.w_upg_cost[0, j, C.R_TIME]) > 0][0]
+    j = [
+        j
+        for j in range(2)
+        if int(g.T.w_upg_to[0, j]) >= 0 and int(g.T.w_upg_cost[0, j, C.R_TIME]) > 0
+    ][0]
     cost = g.T.w_upg_cost[0, j]
     battle(g, 1, m, small=20, wood=8, metal=8)
     t = int(g["time"])
@@ -129,10 +153,14 @@ def test_monster_face_downgrades_temporarily():
     """UNB-266/237: a monster face sets the equipped sheet aside for its
     rounds; it comes back afterwards."""
     g = Game()
-    cand = [(m, f) for m in range(C.NMONSTER) for f in range(6)
-            if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_DOWNGRADE
-            and int(g.T.m_face_ops[m, f, 0, 3]) == 0
-            and face_of(g, m, "defend") is not None]
+    cand = [
+        (m, f)
+        for m in range(C.NMONSTER)
+        for f in range(6)
+        if int(g.T.m_face_ops[m, f, 0, 0]) == C.OP_DOWNGRADE
+        and int(g.T.m_face_ops[m, f, 0, 3]) == 0
+        and face_of(g, m, "defend") is not None
+    ]
     if not cand:
         pytest.skip("no temporary-downgrade face")
     m, f = cand[0]
@@ -175,8 +203,8 @@ def test_downgrade_in_battle_uses_the_turn_and_returns_the_sheet():
     while g.phase() == "response":
         g.act("pass")
     assert int(g["wstack_n"]) == 1
-    assert int(g["round"]) == r0 + 1           # the monster took its turn: ours was used
-    assert "craft_0" in g.legal()              # the Club is back in the Weapon Deck
+    assert int(g["round"]) == r0 + 1  # the monster took its turn: ours was used
+    assert "craft_0" in g.legal()  # the Club is back in the Weapon Deck
 
 
 def test_temporary_downgrade_returns_after_rounds():
@@ -205,10 +233,10 @@ def test_crafting_over_a_temporary_downgrade_keeps_one_chain():
     knife = g.weapon("Knife")
     g.set_weapons("Bare Hands", "Knife")
     g.refresh()
-    apply(g, (C.OP_DOWNGRADE, 0, 3, 0))          # Knife set aside for 3 rounds
+    apply(g, (C.OP_DOWNGRADE, 0, 3, 0))  # Knife set aside for 3 rounds
     g.refresh()
     other = [j for j in range(2) if int(g.T.w_upg_to[0, j]) not in (-1, knife)][0]
     g.force(1, 1, 1, 1)
     g.act(f"craft_{other}")
-    assert int(g["waside_n"]) == 0                # the set-aside Knife went back to the deck
+    assert int(g["waside_n"]) == 0  # the set-aside Knife went back to the deck
     assert [int(x) for x in g["wstack"][: int(g["wstack_n"])]] == [0, int(g.T.w_upg_to[0, other])]

@@ -6,6 +6,7 @@ with a message naming the argument / field, or made harmless.
 
 The Hypothesis layer over the same inputs is in ``tests/fuzz/test_*.py``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,8 +21,12 @@ import pytest
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.benchmarks.fuzz import HOOKS, GameEnv, reached_snapshots
 from dungeonrl.benchmarks.fuzz import games as suite_games
-from dungeonrl.envs.core.errors import (ContentError, CorruptStateError, InvalidActionError,
-                                        ResetNeededError)
+from dungeonrl.envs.core.errors import (
+    ContentError,
+    CorruptStateError,
+    InvalidActionError,
+    ResetNeededError,
+)
 from dungeonrl.envs.dungeon_kart import content as KC
 from dungeonrl.registry import get_spec
 
@@ -39,13 +44,14 @@ def test_kart_board_cache_is_bounded():
     cache that was never emptied; now at most CACHE_SIZE stay cached, and a
     board's content dies with its envs once it leaves the cache."""
     from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
     core = DungeonKartCore(num_players=2, track=_board(0) + "\n")
     held = weakref.ref(core.content)
     del core
-    size = getattr(KC, "CACHE_SIZE", 8)      # the documented bound
+    size = getattr(KC, "CACHE_SIZE", 8)  # the documented bound
     refs = []
     for i in range(1, size + 5):
-        c = KC.load_content(boards=(_board(i) + "\n" * i,))     # distinct texts
+        c = KC.load_content(boards=(_board(i) + "\n" * i,))  # distinct texts
         refs.append(weakref.ref(c))
         del c
         assert len(KC._CACHE) <= size
@@ -59,20 +65,24 @@ def test_kart_board_cache_is_bounded():
 def test_kart_board_named_like_a_track_is_refused():
     with pytest.raises(ContentError, match=r"board 'Beginner Track', field 'name'.*already"):
         KC.load_content(boards=(BOARD.format(name="Beginner Track", tail=""),))
-    with pytest.raises(ContentError, match="already"):      # two boards of one name
-        KC.load_content(boards=(BOARD.format(name="Twin", tail=""),
-                                BOARD.format(name="Twin", tail=" .")))
+    with pytest.raises(ContentError, match="already"):  # two boards of one name
+        KC.load_content(
+            boards=(BOARD.format(name="Twin", tail=""), BOARD.format(name="Twin", tail=" ."))
+        )
     from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
     with pytest.raises(ContentError, match="Beginner Track"):
         DungeonKartCore(num_players=2, track=BOARD.format(name="Beginner Track", tail=""))
     ct = KC.load_content(boards=(BOARD.format(name="Own Name", tail=""),))
     assert ct.track_names.count("Own Name") == 1
 
 
-@pytest.mark.parametrize("bad", [True, np.bool_(False), 1.0, None, [1], b"Beginner Track"],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "bad", [True, np.bool_(False), 1.0, None, [1], b"Beginner Track"], ids=repr
+)
 def test_kart_track_must_be_a_name_index_or_board(bad):
     from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
     with pytest.raises(TypeError, match="track must be"):
         DungeonKartCore(num_players=2, track=bad)
     with pytest.raises(TypeError, match="track must be"):
@@ -81,6 +91,7 @@ def test_kart_track_must_be_a_name_index_or_board(bad):
 
 def test_kart_track_index_forms_still_work():
     from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+
     a = DungeonKartCore(num_players=2, track=np.int64(1))
     b = DungeonKartCore(num_players=2, track=a.content.track_names[1])
     assert a.track == b.track == 1
@@ -107,6 +118,7 @@ def test_content_argument_type_is_named(name, bad):
 # --- the single-seat views and make_vec ----------------------------------------------------
 def _env_ids():
     from dungeonrl.envs.dcc_unstoppable.campaign import register_campaign
+
     register_campaign()
     return sorted(k for k in gym.registry if k.startswith("dungeonrl/"))
 
@@ -126,8 +138,13 @@ def test_make_vec_num_envs_checked_for_every_id(env_id):
 
 def test_selfplay_env_and_vector_seeds_checked():
     env = gym.make("dungeonrl/DungeonKart-v1").unwrapped
-    for bad, err in ((-1, ValueError), (2**64, ValueError), (True, TypeError),
-                     (1.5, TypeError), ("3", TypeError)):
+    for bad, err in (
+        (-1, ValueError),
+        (2**64, ValueError),
+        (True, TypeError),
+        (1.5, TypeError),
+        ("3", TypeError),
+    ):
         with pytest.raises(err, match=r"seed must be"):
             env.reset(seed=bad)
     env.reset(seed=np.uint64(2**64 - 1))
@@ -152,13 +169,13 @@ def test_auto_advance_and_dict_obs_are_flags(name):
 
 def test_campaign_wrapper_seed_and_vector():
     from dungeonrl.envs.dcc_unstoppable.campaign import DCCCampaignEnv
+
     env, other = DCCCampaignEnv(), DCCCampaignEnv()
-    env.reset(seed=np.int64(4))          # numpy integers: as every adapter
+    env.reset(seed=np.int64(4))  # numpy integers: as every adapter
     other.reset(seed=4)
     x, y = env.state, other.state
     assert all(np.array_equal(x[f], y[f]) for f in x.dtype.names)
-    for bad, err in ((2**64, ValueError), (-1, ValueError), (True, TypeError),
-                     (1.0, TypeError)):
+    for bad, err in ((2**64, ValueError), (-1, ValueError), (True, TypeError), (1.0, TypeError)):
         with pytest.raises(err, match=r"seed must be"):
             env.reset(seed=bad)
 
@@ -166,13 +183,18 @@ def test_campaign_wrapper_seed_and_vector():
 # --- PettingZoo env() -----------------------------------------------------------------------
 def test_pettingzoo_env_accepts_what_the_gym_env_accepts():
     from dungeonrl.envs import dungeon_kart_v1
+
     a = dungeon_kart_v1.env(num_players=2, max_rounds=3)
     b = dungeon_kart_v1.env(num_players=2, max_rounds=3)
     a.reset(seed=1)
     b.reset(seed=1)
     rng = np.random.default_rng(0)
-    forms = (lambda x: np.array([x]), lambda x: np.array([x], np.uint8), np.int32,
-             lambda x: np.array(x))
+    forms = (
+        lambda x: np.array([x]),
+        lambda x: np.array([x], np.uint8),
+        np.int32,
+        lambda x: np.array(x),
+    )
     k = 0
     while a.agents:
         ag = a.agent_selection
@@ -216,8 +238,9 @@ def test_unbroken_round_at_its_dtype_max_does_not_wrap():
         env.reset(seed)
         for _ in range(400):
             r = env.record()
-            if (int(r["in_battle"]) and int(r["outcome"]) == 0) or \
-                    env.play(rng, 1, check=False) == 0:
+            if (int(r["in_battle"]) and int(r["outcome"]) == 0) or env.play(
+                rng, 1, check=False
+            ) == 0:
                 break
         r = env.record()
         if not int(r["in_battle"]) or int(r["outcome"]) != 0:
@@ -234,7 +257,7 @@ def test_unbroken_round_at_its_dtype_max_does_not_wrap():
             assert rnd >= 0, f"round wrapped to {rnd}"
             env.core.check_state(env.record())
         if int(twin.record()["round"]) > 100:
-            return                  # a round started: the 32767 record stayed valid
+            return  # a round started: the 32767 record stayed valid
     raise AssertionError("no battle round started in the games played")
 
 
@@ -254,9 +277,9 @@ def test_unbroken_live_record_at_its_step_cap_is_refused():
 
 def test_dungeon_crawler_str_bonus_cannot_wrap():
     from dungeonrl.envs.dungeon_crawler import validate as DV
+
     env = GameEnv("dungeon_crawler", HOOKS["dungeon_crawler"].configs[0])
-    snap = reached_snapshots("dungeon_crawler", HOOKS["dungeon_crawler"].configs[0], 1,
-                             seed=3)[0]
+    snap = reached_snapshots("dungeon_crawler", HOOKS["dungeon_crawler"].configs[0], 1, seed=3)[0]
     dt = env.core.state_dtype
     rec = np.frombuffer(snap.state, dt)
     for v in (127, getattr(DV, "ADD_MAX", 126) + 1):

@@ -9,6 +9,7 @@ deterministic steps, returned data that is fresh on every call, and infos
 whose ``_key`` flags match the episodes that ended. Game conformance suites
 call it for every registered game.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -108,9 +109,10 @@ def check_vector_env(env, seed: int = 123, steps: int = 50) -> dict:
 
     # nothing returned shares memory with anything else returned: sort the
     # arrays' byte ranges and look for overlaps (O(k log k) over all of them)
-    spans = sorted(_byte_bounds(a) for step in run1 for part in step for a in _arrays(part)
-                   if a.size)
-    for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:]):
+    spans = sorted(
+        _byte_bounds(a) for step in run1 for part in step for a in _arrays(part) if a.size
+    )
+    for (_lo1, hi1), (lo2, _hi2) in zip(spans, spans[1:]):
         assert lo2 >= hi1, "returned arrays share memory"
     return {"steps": steps, "episodes_ended": ended}
 
@@ -118,4 +120,4 @@ def check_vector_env(env, seed: int = 123, steps: int = 50) -> dict:
 try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
 except ImportError:  # numpy < 2
-    _byte_bounds = np.byte_bounds
+    _byte_bounds = np.byte_bounds  # noqa: NPY201  (the NumPy 1 name, on NumPy 1 only)

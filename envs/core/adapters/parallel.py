@@ -36,6 +36,7 @@ with ``spec.illegal_penalty`` for the acting seat; ``"raise"``:
 :class:`~dungeonrl.envs.core.errors.IllegalActionError`). For many games in
 one call, see :class:`~dungeonrl.envs.core.adapters.multi.BatchedMultiAgentEnv`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -43,9 +44,9 @@ from typing import Any
 from pettingzoo import ParallelEnv
 
 from .._batch import action_index
-from .aec import DungeonAECEnv
 from ..copying import Copyable
 from ..errors import InvalidActionError, ResetNeededError
+from .aec import DungeonAECEnv
 
 __all__ = ["DungeonParallelEnv", "make_parallel_env"]
 
@@ -58,12 +59,21 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
     (``"warn"``: an unknown reset option is ignored with one warning;
     ``"raise"``: ``ValueError``), ``**core_kwargs``."""
 
-    def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
-                 **core_kwargs):
-        self._aec = DungeonAECEnv(game, render_mode=render_mode,
-                                  illegal_action=illegal_action,
-                                  unknown_reset_options=unknown_reset_options, **core_kwargs)
+    def __init__(
+        self,
+        game,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
+        self._aec = DungeonAECEnv(
+            game,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            unknown_reset_options=unknown_reset_options,
+            **core_kwargs,
+        )
         self.unknown_reset_options = self._aec.unknown_reset_options
         self.core = self._aec.core
         self.game_spec = self._aec.game_spec
@@ -96,18 +106,22 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
             raise ResetNeededError("step() called after the game ended; call reset()")
         if not isinstance(actions, dict):
             raise InvalidActionError(
-                f"actions must be a dict agent -> action, got {type(actions).__name__}")
+                f"actions must be a dict agent -> action, got {type(actions).__name__}"
+            )
         actor = aec.agent_selection
         n = self.game_spec.num_actions
         for agent, a in actions.items():
             if agent not in self.agents:
                 raise InvalidActionError(
-                    f"unknown or finished agent {agent!r}; live agents: {self.agents}")
+                    f"unknown or finished agent {agent!r}; live agents: {self.agents}"
+                )
             if a is not None:
                 action_index(a, n)
         if actions.get(actor) is None:
-            raise InvalidActionError(f"{actor} is to act and must send an action "
-                                     "(the other agents may send anything or None)")
+            raise InvalidActionError(
+                f"{actor} is to act and must send an action "
+                "(the other agents may send anything or None)"
+            )
         aec.step(actions[actor])
         live = self.agents
         rewards = {a: float(aec.rewards[a]) for a in live}
@@ -118,7 +132,7 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
         to_play = None if over else aec.agent_selection
         infos = {a: dict(aec.infos[a], to_play=to_play) for a in live}
         if over:
-            while aec.agents:                 # PettingZoo's dead steps, done for the user
+            while aec.agents:  # PettingZoo's dead steps, done for the user
                 aec.step(None)
             self.agents = []
         return obs, rewards, terms, truncs, infos

@@ -8,6 +8,7 @@ in, without their per-call wrapper layers), ``raw_env()``,
 PettingZoo's AEC and parallel registries (``pettingzoo.make("aec", id)``)
 when the installed PettingZoo has them.
 """
+
 from __future__ import annotations
 
 from .aec import CheckedAECEnv, DungeonAECEnv
@@ -25,22 +26,23 @@ def define(spec, module_name: str, default_players: int) -> dict:
         return CheckedAECEnv(spec, render_mode=render_mode, num_players=num_players, **kwargs)
 
     def parallel_env(num_players: int = default_players, render_mode=None, **kwargs):
-        return DungeonParallelEnv(spec, render_mode=render_mode, num_players=num_players,
-                                  **kwargs)
+        return DungeonParallelEnv(spec, render_mode=render_mode, num_players=num_players, **kwargs)
 
     for fn in (raw_env, env, parallel_env):
         fn.__module__ = module_name
     register(spec.env_id, module_name)
-    return {"raw_env": raw_env, "env": env, "parallel_env": parallel_env,
-            "ENV_ID": spec.env_id}
+    return {"raw_env": raw_env, "env": env, "parallel_env": parallel_env, "ENV_ID": spec.env_id}
 
 
 def register(env_id: str, module_name: str) -> None:
     try:
         import pettingzoo
+
         reg = getattr(pettingzoo, "register", None)
-        registries = {"aec": getattr(pettingzoo, "aec_registry", None),
-                      "parallel": getattr(pettingzoo, "parallel_registry", None)}
+        registries = {
+            "aec": getattr(pettingzoo, "aec_registry", None),
+            "parallel": getattr(pettingzoo, "parallel_registry", None),
+        }
     except ImportError:  # pragma: no cover
         return
     if reg is None:
@@ -50,5 +52,5 @@ def register(env_id: str, module_name: str) -> None:
         if known is not None and env_id in known:
             continue
         if kind == "parallel" and known is None:
-            continue       # a PettingZoo without a parallel registry
+            continue  # a PettingZoo without a parallel registry
         reg(kind, env_id, entry_point=f"{module_name}:{entry}")

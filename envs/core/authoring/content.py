@@ -17,6 +17,7 @@
   first game compile 5x slower and run 30x slower);
 * ``tables_digest`` hashes the tables (for layout versions of snapshots).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -64,9 +65,11 @@ def check_folder(folder, default: str, name: str = "content"):
     if folder is None:
         return default
     if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bytes):
-        raise TypeError(f"{name} must be None (the shipped content) or the path of a content "
-                        f"folder (str or os.PathLike), got {type(folder).__name__} "
-                        f"{folder!r}"[:200])
+        raise TypeError(
+            f"{name} must be None (the shipped content) or the path of a content "
+            f"folder (str or os.PathLike), got {type(folder).__name__} "
+            f"{folder!r}"[:200]
+        )
     path = os.fspath(folder)
     if isinstance(path, bytes) or not path:
         raise TypeError(f"{name} must be a non-empty str path, got {folder!r}"[:200])

@@ -9,9 +9,10 @@ bundled Aileron font, Pillow >= 10.1 built with FreeType); no system font
 or network access is assumed. Where FreeType is missing, Pillow's fixed
 bitmap font is used instead (smaller text, same layout).
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def require_pillow():
     return Image, ImageDraw, ImageFont
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(size: int):
     """Pillow's bundled font at ``size`` pixels (bitmap fallback without FreeType)."""
     _, _, ImageFont = require_pillow()
@@ -63,7 +64,7 @@ class Canvas:
         if self.text_width(text, size) <= width:
             return text
         lo, hi = 0, len(text)
-        while lo < hi:                       # longest prefix that fits with "..."
+        while lo < hi:  # longest prefix that fits with "..."
             mid = (lo + hi + 1) // 2
             if self.text_width(text[:mid] + "...", size) <= width:
                 lo = mid
@@ -71,20 +72,28 @@ class Canvas:
                 hi = mid - 1
         return text[:lo].rstrip() + "..." if lo else ""
 
-    def text(self, xy, text: str, size: int = 14, fill=(235, 235, 235), width=None,
-             anchor="la"):
+    def text(self, xy, text: str, size: int = 14, fill=(235, 235, 235), width=None, anchor="la"):
         """Draw ``text`` at ``xy`` (cut to ``width`` pixels when given);
         returns the drawn width."""
         if width is not None:
             text = self.fit(text, size, width)
         if not text:
             return 0
-        self.d.text(tuple(int(v) for v in xy), text, font=font(size), fill=tuple(fill),
-                    anchor=anchor)
+        self.d.text(
+            tuple(int(v) for v in xy), text, font=font(size), fill=tuple(fill), anchor=anchor
+        )
         return self.text_width(text, size)
 
-    def wrap(self, xy, text: str, size: int, width: int, max_lines: int,
-             fill=(235, 235, 235), line_h=None) -> int:
+    def wrap(
+        self,
+        xy,
+        text: str,
+        size: int,
+        width: int,
+        max_lines: int,
+        fill=(235, 235, 235),
+        line_h=None,
+    ) -> int:
         """Word-wrapped text in a box; returns the number of lines drawn."""
         line_h = line_h or size + 3
         words = text.split()
@@ -117,8 +126,12 @@ class Canvas:
             self.d.rectangle(xy, fill=fill, outline=outline, width=width)
 
     def circle(self, cx, cy, r, fill, outline=None, width=1):
-        self.d.ellipse((int(cx - r), int(cy - r), int(cx + r), int(cy + r)), fill=tuple(fill),
-                       outline=tuple(outline) if outline is not None else None, width=width)
+        self.d.ellipse(
+            (int(cx - r), int(cy - r), int(cx + r), int(cy + r)),
+            fill=tuple(fill),
+            outline=tuple(outline) if outline is not None else None,
+            width=width,
+        )
 
     def bar(self, x, y, w, h, value, maximum, color, back=(55, 55, 62), label=None, size=12):
         """A horizontal gauge ``value / maximum`` with an optional centred label."""
@@ -139,7 +152,7 @@ class Canvas:
 
     def chip(self, x, y, text, size, fill, fg=(20, 20, 20), max_w=None, pad=5):
         """A rounded label; returns its width."""
-        t = self.fit(text, size, (max_w - 2 * pad) if max_w else 10 ** 6)
+        t = self.fit(text, size, (max_w - 2 * pad) if max_w else 10**6)
         w = self.text_width(t, size) + 2 * pad
         self.box(x, y, x + w, y + size + 6, fill=fill, radius=5)
         self.text((x + pad, y + 3), t, size, fg)
@@ -147,4 +160,4 @@ class Canvas:
 
     def array(self) -> np.ndarray:
         """The picture as a fresh C-contiguous ``uint8`` array ``(H, W, 3)``."""
-        return np.array(self.img, dtype=np.uint8, order="C")   # writable, owned
+        return np.array(self.img, dtype=np.uint8, order="C")  # writable, owned

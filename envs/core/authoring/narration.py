@@ -14,6 +14,7 @@ decision::
     ...
     for line in nar.flush(): print(line) # before asking seat 0
 """
+
 from __future__ import annotations
 
 import importlib

@@ -29,6 +29,7 @@ are the same arrays' values, only the counting is gone. Under
 ``NUMBA_DISABLE_JIT=1`` (the interpreter harness of the conformance tests)
 the three are plain Python: the array itself, and ``np.zeros``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -68,8 +69,7 @@ def _scratch_sig(dtype, n):
         ptr = cgutils.alloca_once(builder, llty, size=size)
         cgutils.memset(builder, ptr, context.get_constant(types.intp, count * itemsize), 0)
         ary = context.make_array(arrty)(context, builder)
-        populate_array(ary, data=ptr, shape=[size], strides=[step], itemsize=step,
-                       meminfo=None)
+        populate_array(ary, data=ptr, shape=[size], strides=[step], itemsize=step, meminfo=None)
         return ary._getvalue()
 
     return arrty(n), codegen
@@ -88,6 +88,7 @@ def _scratch_u64(typingctx, n):
 
 
 if config.DISABLE_JIT:
+
     def borrow(arr):
         """``arr`` itself (interpreter)."""
         return arr

@@ -44,6 +44,7 @@ it has.
 A search agent or a test can list where chance happens by grepping a
 game's rules for ``chance.``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -109,9 +110,9 @@ def _forced_shuffle(st, arr, n):
         st.forced_i += 1
         read += 1
         if m >= n:
-            continue                 # more positions than cards: ignored
+            continue  # more positions than cards: ignored
         p = min(p, n - 1)
-        while used[p]:               # listed twice: the next free position
+        while used[p]:  # listed twice: the next free position
             p = (p + 1) % n
         used[p] = True
         pos[m] = p
@@ -156,8 +157,9 @@ def encode(results) -> list:
         if _is_order(item):
             order = [_int(p, "a forced shuffle position") for p in item]
             if len(order) > ORDER_CAP:
-                raise ValueError(f"a forced shuffle order lists at most {ORDER_CAP} positions, "
-                                 f"got {len(order)}")
+                raise ValueError(
+                    f"a forced shuffle order lists at most {ORDER_CAP} positions, got {len(order)}"
+                )
             if any(not 0 <= p <= 127 for p in order):
                 raise ValueError(f"forced shuffle positions must be in 0..127, got {order}")
             if len(set(order)) != len(order):
@@ -170,8 +172,10 @@ def encode(results) -> list:
                 raise ValueError(f"forced results must be in 0..127, got {v}")
             out.append(v)
     if len(out) > FORCED_CAP:
-        raise ValueError(f"the forced queue holds at most {FORCED_CAP} entries (a result takes "
-                         f"one, an order of k positions k + 1), got {len(out)}")
+        raise ValueError(
+            f"the forced queue holds at most {FORCED_CAP} entries (a result takes "
+            f"one, an order of k positions k + 1), got {len(out)}"
+        )
     return out
 
 
@@ -186,7 +190,7 @@ def force(state, results) -> None:
     (:data:`~.header.FORCED_CAP` entries) or a value is out of range."""
     vals = encode(results)
     state["forced"][:] = 0
-    state["forced"][:len(vals)] = vals
+    state["forced"][: len(vals)] = vals
     state["forced_n"] = len(vals)
     state["forced_i"] = 0
 
@@ -227,6 +231,7 @@ def order_for(before, after) -> list:
         order = order[cut:] if cut < len(order) else []
         # (a fully increasing order is the identity: nothing to list)
     if len(order) > ORDER_CAP:
-        raise ValueError(f"this order lists {len(order)} positions; a forced shuffle lists at "
-                         f"most {ORDER_CAP}")
+        raise ValueError(
+            f"this order lists {len(order)} positions; a forced shuffle lists at most {ORDER_CAP}"
+        )
     return order

@@ -37,6 +37,7 @@ regenerated into a per-user cache folder instead, with a warning; with
 naming this command. A stale checked-in file is caught by
 ``tests/engine/test_engine.py``, which compares each file, digest included.
 """
+
 from __future__ import annotations
 
 import ast
@@ -46,11 +47,9 @@ import importlib
 import sys
 from pathlib import Path
 
-
-from ... import catalog  # noqa: E402
-from . import freshness  # noqa: E402
-from .facts import KernelFacts  # noqa: E402  (re-exported)
-
+from ... import catalog
+from . import freshness
+from .facts import KernelFacts
 
 #: the engine template: an ordinary module (see its docstring for the markers
 #: this generator reads), never imported here, only read
@@ -67,7 +66,7 @@ The engine's loops over this game's row functions (see
 '''
 
 #: the game block (replaces the template's import of its placeholder game)
-GAME = '''from {encoder} import OBS_SIZE, encode_row
+GAME = """from {encoder} import OBS_SIZE, encode_row
 from {rules} import apply_row, configure_row, legal_row, reset_row as game_reset_row
 {finish_import}{policy_import}
 NUM_ACTIONS = {num_actions}
@@ -77,7 +76,7 @@ WIN_OUTCOME = {win_outcome}
 AUTO_LIMIT = {auto_limit}
 AUTO_COUNTS_STEPS = {auto_counts_steps}
 STREAM_OBS = {stream_obs}
-'''
+"""
 FINISH_IMPORT = "from {rules} import finish_row\n"
 POLICY_IMPORT = "from {policy} import policy_row\n"
 
@@ -112,9 +111,11 @@ def template_source() -> str:
 def template_hash(text: str | None = None) -> str:
     """SHA-256 of the template (its module and the generator's pieces above)."""
     text = template_source() if text is None else text
-    return hashlib.sha256("\0".join(
-        (text, HEADER, GAME, FINISH_IMPORT, POLICY_IMPORT, KEY_LINE, MODULES_LINE,
-         DIGEST_LINE)).encode()).hexdigest()
+    return hashlib.sha256(
+        "\0".join(
+            (text, HEADER, GAME, FINISH_IMPORT, POLICY_IMPORT, KEY_LINE, MODULES_LINE, DIGEST_LINE)
+        ).encode()
+    ).hexdigest()
 
 
 #: SHA-256 of the template: part of every kernel module's source digest
@@ -133,8 +134,13 @@ def facts_module(key: str) -> str:
     return key.split(":")[0] if ":" in key else f"dungeonrl.envs.{key}.consts"
 
 
-def generate(facts: KernelFacts, key: str | None = None, *, template: str | None = None,
-             template_digest: str | None = None) -> str:
+def generate(
+    facts: KernelFacts,
+    key: str | None = None,
+    *,
+    template: str | None = None,
+    template_digest: str | None = None,
+) -> str:
     """Source of ``envs/<game>/kernels.py`` for ``facts`` (``key``: how
     :func:`facts_of` finds them, see :func:`default_key`): the template
     module instantiated for the game, ending with the digest of the sources
@@ -147,23 +153,32 @@ def generate(facts: KernelFacts, key: str | None = None, *, template: str | None
         template_digest = template_hash(template)
     rules = facts.module("rules")
     game = GAME.format(
-        encoder=facts.module("encoder"), rules=rules,
+        encoder=facts.module("encoder"),
+        rules=rules,
         finish_import=FINISH_IMPORT.format(rules=rules) if facts.has_finish else "",
-        policy_import=(POLICY_IMPORT.format(policy=facts.module("policy"))
-                       if facts.has_policy else ""),
-        num_actions=facts.num_actions, max_seats=facts.max_seats,
-        illegal_penalty=float(facts.illegal_penalty), win_outcome=facts.win_outcome,
-        auto_limit=facts.auto_limit, auto_counts_steps=bool(facts.auto_counts_steps),
-        stream_obs=bool(facts.stream_obs))
+        policy_import=(
+            POLICY_IMPORT.format(policy=facts.module("policy")) if facts.has_policy else ""
+        ),
+        num_actions=facts.num_actions,
+        max_seats=facts.max_seats,
+        illegal_penalty=float(facts.illegal_penalty),
+        win_outcome=facts.win_outcome,
+        auto_limit=facts.auto_limit,
+        auto_counts_steps=bool(facts.auto_counts_steps),
+        stream_obs=bool(facts.stream_obs),
+    )
     src = instantiate(template, facts, HEADER.format(game=facts.game), game)
-    roots = [facts_module(key)] + [m for m in _imports_of(src)
-                                   if m.split(".")[0] != "numba"]
+    roots = [facts_module(key)] + [m for m in _imports_of(src) if m.split(".")[0] != "numba"]
     modules = freshness.source_modules(roots)
     src = _replace_once(src, KEY_LINE, f"KERNEL_KEY = {key!r}\n")
-    src = _replace_once(src, MODULES_LINE, "SOURCE_MODULES = (\n"
-                        + "".join(f"    {m!r},\n" for m in modules) + ")\n")
-    return _replace_once(src, DIGEST_LINE, "SOURCE_DIGEST = "
-                         f"{freshness.digest(template_digest, modules)!r}\n")
+    src = _replace_once(
+        src,
+        MODULES_LINE,
+        "SOURCE_MODULES = (\n" + "".join(f"    {m!r},\n" for m in modules) + ")\n",
+    )
+    return _replace_once(
+        src, DIGEST_LINE, f"SOURCE_DIGEST = {freshness.digest(template_digest, modules)!r}\n"
+    )
 
 
 def instantiate(template: str, facts: KernelFacts, header: str, game: str) -> str:
@@ -172,13 +187,16 @@ def instantiate(template: str, facts: KernelFacts, header: str, game: str) -> st
     its ``# template: if FACT`` lines and blocks kept where ``facts.FACT``."""
     tree = ast.parse(template)
     doc = tree.body[0] if tree.body else None
-    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            and isinstance(doc.value.value, str)):
+    if not (
+        isinstance(doc, ast.Expr)
+        and isinstance(doc.value, ast.Constant)
+        and isinstance(doc.value.value, str)
+    ):
         raise TemplateError("the kernel template must start with its docstring")
-    lines = template.splitlines(keepends=True)[doc.end_lineno:]
+    lines = template.splitlines(keepends=True)[doc.end_lineno :]
     out = [header]
     in_game = False
-    keep: list[bool] = []                    # the open "if" blocks
+    keep: list[bool] = []  # the open "if" blocks
     for line in lines:
         bare = line.strip()
         if bare.startswith(GAME_BEGIN):
@@ -193,7 +211,7 @@ def instantiate(template: str, facts: KernelFacts, header: str, game: str) -> st
         elif in_game:
             continue
         elif bare.startswith(IF):
-            keep.append(_fact(facts, bare[len(IF):]))
+            keep.append(_fact(facts, bare[len(IF) :]))
         elif bare == END:
             if not keep:
                 raise TemplateError(f"{END!r} without {IF!r}")
@@ -298,7 +316,7 @@ def write(games=GAME_PACKAGES) -> list[str]:
             try:
                 src = source(g)
             except Exception:
-                for h, text in old.items():      # leave the tree as it was
+                for h, text in old.items():  # leave the tree as it was
                     if text is not None:
                         kernel_path(h).write_text(text)
                 raise
@@ -324,11 +342,15 @@ def default_games() -> list[str]:
 
 def main(argv=None) -> int:
     import argparse
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a kernels.py is stale")
-    ap.add_argument("games", nargs="*",
-                    help="short names or module:ATTR (default: every game and, in a "
-                         "checkout, the test fixtures)")
+    ap.add_argument(
+        "games",
+        nargs="*",
+        help="short names or module:ATTR (default: every game and, in a "
+        "checkout, the test fixtures)",
+    )
     a = ap.parse_args(argv)
     games = a.games or default_games()
     if a.check:

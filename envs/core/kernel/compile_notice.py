@@ -20,6 +20,7 @@ numba layout), the fallback calls it cold when the package's
 when the package has no cached kernels, or when
 ``DUNGEONRL_QUIET_COMPILE=1``.
 """
+
 from __future__ import annotations
 
 import glob
@@ -29,8 +30,10 @@ import sys
 __all__ = ["notice_if_cold", "cache_is_cold", "MESSAGE"]
 
 #: the line printed (``{name}``: the game's name, ``{where}``: the cache folder)
-MESSAGE = ("dungeonrl: compiling {name}'s numba kernels: about a minute, once; later runs "
-           "load them from the cache ({where})")
+MESSAGE = (
+    "dungeonrl: compiling {name}'s numba kernels: about a minute, once; later runs "
+    "load them from the cache ({where})"
+)
 
 _noticed: set[str] = set()
 
@@ -51,7 +54,7 @@ def _index_files(package: str):
         for obj in list(vars(mod).values()):
             src = getattr(getattr(obj, "py_func", None), "__module__", None) or ""
             if not (src == package or src.startswith(package + ".")):
-                continue          # a kernel of another package, imported by name
+                continue  # a kernel of another package, imported by name
             cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
             index = getattr(cache_file, "_index_path", None)
             if isinstance(index, str):
@@ -71,7 +74,7 @@ def cache_is_cold(core) -> tuple[bool, str | None]:
                 return False, folder
             folders.append(folder)
         return (True, folders[0]) if folders else (False, None)
-    except Exception:      # pragma: no cover - numba internals changed: the fallback
+    except Exception:  # pragma: no cover - numba internals changed: the fallback
         pass
     src = getattr(sys.modules.get(type(core).__module__), "__file__", None)
     if not src:
@@ -94,7 +97,7 @@ def notice_if_cold(core, stream=None) -> bool:
         return False
     cold, where = cache_is_cold(core)
     if not cold:
-        _noticed.add(name)        # warm now: later constructions need no check either
+        _noticed.add(name)  # warm now: later constructions need no check either
         return False
     _noticed.add(name)
     stream = sys.stderr if stream is None else stream

@@ -43,6 +43,7 @@ built against is kept next to the kernel's cache files
 disk caches of every numba function defined in the listed modules (and the
 kernel module) are flushed before anything is compiled.
 """
+
 from __future__ import annotations
 
 import ast
@@ -62,8 +63,12 @@ DIR_VAR = "DUNGEONRL_KERNEL_DIR"
 REGENERATE = "python -m dungeonrl.envs.core.kernel.codegen"
 #: the freshness hook, the generator and the template are no part of what is
 #: compiled (the template is hashed on its own)
-NOT_COMPILED = ("dungeonrl.envs.core.kernel.freshness", "dungeonrl.envs.core.kernel.codegen",
-                "dungeonrl.envs.core.kernel.template", "dungeonrl.envs.core.kernel.template_game")
+NOT_COMPILED = (
+    "dungeonrl.envs.core.kernel.freshness",
+    "dungeonrl.envs.core.kernel.codegen",
+    "dungeonrl.envs.core.kernel.template",
+    "dungeonrl.envs.core.kernel.template_game",
+)
 _VERSION = b"dungeonrl kernel source digest 1\n"
 
 #: files regenerated on import in this process (path of each)
@@ -127,14 +132,17 @@ def module_imports(name: str, path: str) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-            todo.extend(node.orelse)        # never executed: the body is for type checkers
+            todo.extend(node.orelse)  # never executed: the body is for type checkers
             continue
         if isinstance(node, ast.Import):
             out.extend(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             try:
-                base = importlib.util.resolve_name("." * node.level + (node.module or ""),
-                                                   package) if node.level else node.module
+                base = (
+                    importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                    if node.level
+                    else node.module
+                )
             except (ImportError, ValueError):
                 continue
             for a in node.names:
@@ -160,8 +168,7 @@ def source_modules(roots) -> tuple[str, ...]:
     def ours(name, f):
         if name in NOT_COMPILED or f is None or not f.endswith(".py"):
             return False
-        return (name.split(".")[0] == "dungeonrl"
-                or os.path.dirname(os.path.abspath(f)) in root_dirs)
+        return name.split(".")[0] == "dungeonrl" or os.path.dirname(os.path.abspath(f)) in root_dirs
 
     seen, todo = set(), list(roots)
     while todo:
@@ -213,21 +220,25 @@ def ensure_fresh(g: dict) -> None:
     """Called with ``globals()`` by the last line of a generated kernel
     module: regenerate the module if its sources changed (see the module
     docstring), and flush numba caches built against other sources."""
-    if _suspended or g.get("KERNEL_KEY") is None:     # the template module itself
+    if _suspended or g.get("KERNEL_KEY") is None:  # the template module itself
         return
     from . import codegen
+
     want = g["SOURCE_DIGEST"]
     if digest(codegen.TEMPLATE_HASH, g["SOURCE_MODULES"]) == want:
         _settle_cache(g, want)
         return
     path = g["__file__"]
     if g.get("_REGENERATING_"):
-        raise StaleKernelsError(f"{path}: regenerated, yet its digest still differs "
-                                "from its sources (were they edited meanwhile?)")
+        raise StaleKernelsError(
+            f"{path}: regenerated, yet its digest still differs "
+            "from its sources (were they edited meanwhile?)"
+        )
     if mode() == "error":
         raise StaleKernelsError(
             f"{path} is stale: a module compiled into it changed since it was generated "
-            f"(or the template did). Regenerate it: {REGENERATE}")
+            f"(or the template did). Regenerate it: {REGENERATE}"
+        )
     with suspended():
         src = codegen.generate(codegen.facts_of(g["KERNEL_KEY"]), g["KERNEL_KEY"])
     target = _write_kernels(path, src, g)
@@ -242,12 +253,11 @@ def ensure_fresh(g: dict) -> None:
 def _write_atomic(path: str, text: str) -> None:
     try:
         with open(path, encoding="utf-8", newline="") as f:
-            if f.read() == text:          # another process got there first
+            if f.read() == text:  # another process got there first
                 return
     except OSError:
         pass
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
@@ -284,8 +294,13 @@ def _write_kernels(path: str, src: str, g: dict) -> str:
     else:
         why = f"{path} is not a source file"
     digest_now = g.get("SOURCE_DIGEST", "")
-    dirs = [fallback_dir(), os.path.join(tempfile.gettempdir(),
-                                         f"dungeonrl-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}")]
+    dirs = [
+        fallback_dir(),
+        os.path.join(
+            tempfile.gettempdir(),
+            f"dungeonrl-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}",
+        ),
+    ]
     for d in dirs:
         try:
             os.makedirs(d, exist_ok=True)
@@ -294,13 +309,19 @@ def _write_kernels(path: str, src: str, g: dict) -> str:
             _write_atomic(target, src)
         except OSError:
             continue
-        warnings.warn(f"{path} is stale and cannot be rewritten ({why}); its regenerated "
-                      f"kernels are compiled from {target}. Regenerate it for good: "
-                      f"{REGENERATE}", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{path} is stale and cannot be rewritten ({why}); its regenerated "
+            f"kernels are compiled from {target}. Regenerate it for good: "
+            f"{REGENERATE}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return target
-    raise StaleKernelsError(f"{path} is stale (digest {digest_now[:12]}...) and neither it "
-                            f"nor a cache folder ({', '.join(dirs)}) can be written; "
-                            f"regenerate it: {REGENERATE}")
+    raise StaleKernelsError(
+        f"{path} is stale (digest {digest_now[:12]}...) and neither it "
+        f"nor a cache folder ({', '.join(dirs)}) can be written; "
+        f"regenerate it: {REGENERATE}"
+    )
 
 
 def _digest_of(src: str) -> str:
@@ -311,7 +332,7 @@ def _digest_of(src: str) -> str:
 def _dispatchers(module_names):
     try:
         from numba.core.dispatcher import Dispatcher
-    except ImportError:      # pragma: no cover
+    except ImportError:  # pragma: no cover
         return []
     out, seen = [], set()
     for name in module_names:
@@ -319,8 +340,11 @@ def _dispatchers(module_names):
         if m is None:
             continue
         for v in list(vars(m).values()):
-            if (isinstance(v, Dispatcher) and id(v) not in seen
-                    and getattr(v.py_func, "__module__", None) == name):
+            if (
+                isinstance(v, Dispatcher)
+                and id(v) not in seen
+                and getattr(v.py_func, "__module__", None) == name
+            ):
                 seen.add(id(v))
                 out.append(v)
     return out

@@ -29,6 +29,7 @@ legal           u8[A]      legal mask of ``actor`` (1 = legal); zero once over
 Outcome codes 0-2 belong to the engine; a game numbers its own outcomes
 (win, loss, ...) from :data:`O_GAME` up.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -66,5 +67,6 @@ def state_dtype(game_fields, num_actions: int, align: bool = True) -> np.dtype:
     clash = sorted(set(HEADER_NAMES) & {f[0] for f in game_fields})
     if clash:
         raise ValueError(f"game fields {clash} clash with the engine header")
-    return np.dtype(HEADER_FIELDS + [("legal", np.uint8, (int(num_actions),))]
-                    + list(game_fields), align=align)
+    return np.dtype(
+        HEADER_FIELDS + [("legal", np.uint8, (int(num_actions),))] + list(game_fields), align=align
+    )

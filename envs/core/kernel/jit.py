@@ -7,6 +7,7 @@ are plain loops; determinism never depends on threads), and numpy's error
 model: no zero test before each integer division or modulo (the rules never
 divide by zero; with the JIT off, Python would still raise).
 """
+
 JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 #: the same, inlined into every caller at numba IR level: for the engine's
 #: small per-step helpers (mask refresh, auto-advance, the step wrapper, the

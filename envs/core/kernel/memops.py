@@ -38,6 +38,7 @@ measurement of its fused step (``python -m dungeonrl.benchmarks.ab
 Dungeon Kart and Carl do; Dungeon Crawler does not (0.94-0.99x at 4,096
 envs). The bytes written are the same; only how they reach memory differs.
 """
+
 from __future__ import annotations
 
 import platform
@@ -52,7 +53,7 @@ from .jit import JIT_INLINE
 #: a batch of observation rows smaller than this is never streamed (it fits
 #: in the caches; see the module doc)
 STREAM_BATCH_BYTES = 4 << 20
-_LINE = 64   # bytes per cache line; the streamed body is whole aligned lines
+_LINE = 64  # bytes per cache line; the streamed body is whole aligned lines
 
 
 def _data_ptr(context, builder, arrty, arr, index):
@@ -100,12 +101,12 @@ def _c_f32(a) -> bool:
 
 def copy_f32(dst, d0, src, s0, n):
     """Copy ``n`` float32 from ``src[s0:]`` to ``dst[d0:]`` (no overlap)."""
-    dst[d0:d0 + n] = src[s0:s0 + n]
+    dst[d0 : d0 + n] = src[s0 : s0 + n]
 
 
 def copy_row_f32(dst, d0, rows, r, n):
     """``dst[d0:d0 + n] = rows[r, :n]`` (no overlap)."""
-    dst[d0:d0 + n] = rows[r, :n]
+    dst[d0 : d0 + n] = rows[r, :n]
 
 
 def zero_f32(dst):
@@ -116,36 +117,45 @@ def zero_f32(dst):
 @overload(copy_f32, jit_options={"cache": True})
 def _copy_f32_ol(dst, d0, src, s0, n):
     if _c_f32(dst) and _c_f32(src):
+
         def impl(dst, d0, src, s0, n):
             _memcpy_f32(dst, d0, src, s0, n)
     else:
+
         def impl(dst, d0, src, s0, n):
             for j in range(n):
                 dst[d0 + j] = src[s0 + j]
+
     return impl
 
 
 @overload(copy_row_f32, jit_options={"cache": True})
 def _copy_row_f32_ol(dst, d0, rows, r, n):
     if _c_f32(dst) and _c_f32(rows) and rows.ndim == 2:
+
         def impl(dst, d0, rows, r, n):
             _memcpy_f32(dst, d0, rows, r * rows.shape[1], n)
     else:
+
         def impl(dst, d0, rows, r, n):
             for j in range(n):
                 dst[d0 + j] = rows[r, j]
+
     return impl
 
 
 @overload(zero_f32, jit_options={"cache": True})
 def _zero_f32_ol(dst):
     if _c_f32(dst):
+
         def impl(dst):
             _memset_f32(dst)
     else:
+
         def impl(dst):
             for j in range(dst.shape[0]):
                 dst[j] = 0.0
+
     return impl
 
 
@@ -169,15 +179,20 @@ def _stream_f32(typingctx, dst, src):
 
         def plain(lo, hi):
             with cgutils.for_range_slice(builder, lo, hi, i64(1)) as (k, _):
-                builder.store(builder.load(builder.gep(sp, [k]), align=4),
-                              builder.gep(dp, [k]), align=4)
+                builder.store(
+                    builder.load(builder.gep(sp, [k]), align=4), builder.gep(dp, [k]), align=4
+                )
 
         aligned4 = builder.icmp_unsigned("==", builder.and_(addr, i64(3)), i64(0))
         with builder.if_else(aligned4, likely=True) as (then, otherwise):
             with then:
                 # floats before the first line boundary, then whole lines, then the rest
-                head = builder.udiv(builder.and_(builder.sub(i64(_LINE), builder.and_(
-                    addr, i64(_LINE - 1))), i64(_LINE - 1)), i64(4))
+                head = builder.udiv(
+                    builder.and_(
+                        builder.sub(i64(_LINE), builder.and_(addr, i64(_LINE - 1))), i64(_LINE - 1)
+                    ),
+                    i64(4),
+                )
                 head = builder.select(builder.icmp_unsigned(">", head, n), n, head)
                 lines = builder.udiv(builder.sub(n, head), i64(_LINE // 4))
                 body_end = builder.add(head, builder.mul(lines, i64(_LINE // 4)))
@@ -185,10 +200,12 @@ def _stream_f32(typingctx, dst, src):
                 nt = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
                 with cgutils.for_range(builder, lines) as loop:
                     k = builder.add(head, builder.mul(loop.index, i64(_LINE // 4)))
-                    v = builder.load(builder.bitcast(builder.gep(sp, [k]), vec.as_pointer()),
-                                     align=4)
-                    st = builder.store(v, builder.bitcast(builder.gep(dp, [k]), vec.as_pointer()),
-                                       align=_LINE)
+                    v = builder.load(
+                        builder.bitcast(builder.gep(sp, [k]), vec.as_pointer()), align=4
+                    )
+                    st = builder.store(
+                        v, builder.bitcast(builder.gep(dp, [k]), vec.as_pointer()), align=_LINE
+                    )
                     st.set_metadata("nontemporal", nt)
                 plain(body_end, n)
             with otherwise:
@@ -205,10 +222,12 @@ _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 def _fence(typingctx):
     """``sfence`` on x86 (the fence its manuals name for streaming stores);
     a full fence elsewhere."""
+
     def codegen(context, builder, signature, args):
         if _X86:
             fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence")
+                builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence"
+            )
             builder.call(fn, [])
         else:
             builder.fence("seq_cst")
@@ -229,12 +248,15 @@ def store_fence():
 @overload(stream_f32, jit_options={"cache": True})
 def _stream_f32_ol(dst, src):
     if _c_f32(dst) and _c_f32(src) and dst.ndim == 1 and src.ndim == 1:
+
         def impl(dst, src):
             _stream_f32(dst, src)
     else:
+
         def impl(dst, src):
             for j in range(dst.shape[0]):
                 dst[j] = src[j]
+
     return impl
 
 
@@ -242,6 +264,7 @@ def _stream_f32_ol(dst, src):
 def _store_fence_ol():
     def impl():
         _fence()
+
     return impl
 
 

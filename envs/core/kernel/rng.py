@@ -13,6 +13,7 @@ All chance in the rules goes through the few functions here (``rng_below``,
 The state lives in a ``uint64[2]`` array (a field of each game's state
 record): ``r[0]`` is the key, ``r[1]`` the counter.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -61,7 +62,7 @@ def _accept(x, nn):
     low = m & _MASK32
     if low >= nn:
         return np.int64(m >> np.uint64(32))
-    t = (_TWO32 - nn) % nn          # a division only in this rare case
+    t = (_TWO32 - nn) % nn  # a division only in this rare case
     if low >= t:
         return np.int64(m >> np.uint64(32))
     return np.int64(-1)

@@ -52,6 +52,7 @@ kernel              what it does
 ``restart_batch``   every row restarts as its seed stream's next episode
 ==================  ==========================================================
 """
+
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -59,8 +60,11 @@ from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
 from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
+
 # sample_legal: a uniformly random legal action (-1 if none), inlined
-from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal, rng_seed
+from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal
+from dungeonrl.envs.core.kernel.rng import rng_seed
+
 # --- the game: the generator writes the game's imports and facts here -----------
 from dungeonrl.envs.core.kernel.template_game import (
     AUTO_COUNTS_STEPS,
@@ -77,8 +81,11 @@ from dungeonrl.envs.core.kernel.template_game import (
     finish_row,
     legal_row,
     policy_row,
+)
+from dungeonrl.envs.core.kernel.template_game import (
     reset_row as game_reset_row,
 )
+
 # --- end of the game block
 
 
@@ -177,7 +184,7 @@ def step_row(st, T, a, rew):
         st.actor = -1
         for b in range(NUM_ACTIONS):
             st.legal[b] = 0
-        if st.outcome == O_TRUNCATED:       # a cap of the rules (e.g. rounds)
+        if st.outcome == O_TRUNCATED:  # a cap of the rules (e.g. rounds)
             return False, True, False
         return True, False, False
     if st.steps >= st.max_steps:
@@ -227,8 +234,9 @@ def observe_batch(states, tabs, players, obs):
 
 
 @njit(**JIT)
-def step_observe(states, tabs, actions, players, obs, masks, rewards, terminated,
-                 truncated, illegal):
+def step_observe(
+    states, tabs, actions, players, obs, masks, rewards, terminated, truncated, illegal
+):
     """``step_batch``, then the mask and the observation of ``players[i]``."""
     T = tabs[0]
     obs = borrow(obs)
@@ -270,8 +278,20 @@ def observe_rows(states, tabs, rows, players, obs, masks):
 
 
 @njit(**JIT)
-def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminated,
-                   truncated, illegal, final_obs, final_states):
+def step_autoreset(
+    states,
+    tabs,
+    actions,
+    players,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    illegal,
+    final_obs,
+    final_states,
+):
     """The hot loop. ``players[i]`` receives the seat to act next in row i;
     ``obs[i]`` and ``masks[i]`` are that seat's. A game that ended on this
     step leaves its last acting seat's view in ``final_obs[i]`` and its
@@ -282,8 +302,7 @@ def step_autoreset(states, tabs, actions, players, obs, masks, rewards, terminat
     final_obs = borrow(final_obs)
     # a big batch: encode each row into a stack row (in the L1 cache), then
     # stream it out without reading the line first (core.memops)
-    stream = (STREAM_OBS and obs.shape[1] == OBS_SIZE
-              and stream_rows(states.shape[0], OBS_SIZE))
+    stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
@@ -401,8 +420,7 @@ def policy_rows(states, tabs, rows, prng, out):
 
 
 @njit(**JIT)
-def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminated,
-                     truncated):
+def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminated, truncated):
     """Scripted seats inside numba (the self-play view): in every row ``r``
     of ``rows``, while the game is on, the seat to act is not ``learner[r]``
     and ``codes[r, seat]`` is a scripted code, play that seat's decision.

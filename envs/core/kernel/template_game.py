@@ -7,6 +7,7 @@ and its :class:`~.facts.KernelFacts` values. Nothing here is compiled or
 run: the functions state the row contract (envs/README.md, "The row
 contract") and raise if called.
 """
+
 from __future__ import annotations
 
 from typing import NoReturn
@@ -25,8 +26,10 @@ OBS_SIZE = 1
 
 
 def _placeholder(name: str) -> NoReturn:
-    raise NotImplementedError(f"{name} of the kernel template's placeholder game: the "
-                              "generated kernels import the game's own")
+    raise NotImplementedError(
+        f"{name} of the kernel template's placeholder game: the "
+        "generated kernels import the game's own"
+    )
 
 
 def configure_row(st, cfg):

@@ -5,6 +5,7 @@ the state record); ``cards[:count]`` holds the card ids, the top of the pile
 being the last element. Empty slots hold -1. All helpers return the new count
 so a kernel writes it back to its record field.
 """
+
 from __future__ import annotations
 
 from numba import njit
