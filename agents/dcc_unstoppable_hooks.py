@@ -20,6 +20,7 @@ arcade score: XP x 100 on a won arcade game, 0 otherwise), ``health_loss``
 / ``skull`` (how a lost game was lost: a crawler at 0 health, the danger
 marker on the skull) and ``truncated`` (the ``max_steps`` cap ended it).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,12 +43,14 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
     a co-op game (a team result)."""
     fs = np.asarray(final_states)[rows]
     out = fs["outcome"]
-    return {"win": out == C.O_WIN,
-            "turns": fs["turn"].astype(np.float64),
-            "score": fs["score"].astype(np.float64),
-            "health_loss": (out == C.O_LOSS_HEALTH).astype(np.float64),
-            "skull": (out == C.O_LOSS_SKULL).astype(np.float64),
-            "truncated": (out == O_TRUNCATED).astype(np.float64)}
+    return {
+        "win": out == C.O_WIN,
+        "turns": fs["turn"].astype(np.float64),
+        "score": fs["score"].astype(np.float64),
+        "health_loss": (out == C.O_LOSS_HEALTH).astype(np.float64),
+        "skull": (out == C.O_LOSS_SKULL).astype(np.float64),
+        "truncated": (out == O_TRUNCATED).astype(np.float64),
+    }
 
 
 def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict | None:
@@ -89,17 +92,27 @@ HOOKS = GameHooks(
     heuristic=HeuristicAgent,
     play_whole_games=play_whole_games,
     core_options=(
-        ("--players", dict(dest="num_players", type=int, default=None,
-                           help="1 (solo, default) or 2 (co-op: one learner seat, its "
-                                "teammate drawn from --partners)")),
+        (
+            "--players",
+            dict(
+                dest="num_players",
+                type=int,
+                default=None,
+                help="1 (solo, default) or 2 (co-op: one learner seat, its "
+                "teammate drawn from --partners)",
+            ),
+        ),
         ("--floor", dict(type=int, default=None, help="floor 1, 2 or 3 (default 1)")),
-        ("--difficulty", dict(default=None,
-                              help="normal, hard, expert or unbeatable (default normal)")),
+        (
+            "--difficulty",
+            dict(default=None, help="normal, hard, expert or unbeatable (default normal)"),
+        ),
         ("--mode", dict(default=None, help="arcade or campaign (default arcade)")),
-        ("--crawler", dict(default=None, help="solo crawler: Carl or Princess Donut "
-                                              "(default Carl)")),
-        ("--reward", dict(default=None,
-                          help="winloss (default: +1 team win, -1 loss) or score")),
+        (
+            "--crawler",
+            dict(default=None, help="solo crawler: Carl or Princess Donut (default Carl)"),
+        ),
+        ("--reward", dict(default=None, help="winloss (default: +1 team win, -1 loss) or score")),
     ),
     stat_columns=(("turns", "mean turns", "{:.1f}"),),
     describe=describe,

@@ -20,7 +20,7 @@ greedily (the most probable legal action) unless ``--stochastic``.
 
 PvP games (Dungeon Crawler) get a round-robin league instead::
 
-    dungeonrl eval dungeon_crawler --players 2 --agent runs/dc/model.pt --agent heuristic --agent random
+    dungeonrl eval dungeon_crawler --players 2 --agent dc.pt --agent heuristic --agent random
     dungeonrl eval dungeon_crawler --agent a.pt --agent b.pt --games 1000 --plot league.png
 
 Every pair of agents plays ``--games`` seeded games (game ``i`` from seed
@@ -50,6 +50,7 @@ league instead: every lineup of one agent per side (each agent on every
 side in turn), ties and shared wins as the rules place them, rated with
 openskill's Plackett-Luce model (``mu``, ``sigma``, ``ordinal``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,14 +63,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core.batch import Batch
 from ..envs.core._batch import resolve_core
+from ..envs.core.batch import Batch
 from ..registry import get_spec
-from .options import writable_file
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .league import League, MatchResult, PlacementLeague, rating_kind
 from .metrics import wilson
 from .modelspec import ModelSpecError, check_model_game
+from .options import writable_file
 from .policy import make_agent, model_core_kwargs
 from .selfplay import match_summary, play_match, play_team, table_play
 
@@ -83,14 +84,22 @@ class EvalResult:
     agent: str
     games: int
     seed: int
-    stats: dict                   #: per game: "win" (bool), "return", "length", game extras
+    stats: dict  #: per game: "win" (bool), "return", "length", game extras
     seconds: float
     illegal: int = 0
     summary: dict = field(default_factory=dict)
 
 
-def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int = 0,
-             batch: int = 4096, fast: bool = True) -> EvalResult:
+def evaluate(
+    agent,
+    core,
+    games: int = 1000,
+    seed: int = 0,
+    *,
+    policy_seed: int = 0,
+    batch: int = 4096,
+    fast: bool = True,
+) -> EvalResult:
     """Play ``games`` games (game ``i`` from seed ``seed + i``) with a batched
     ``agent`` (see :mod:`.policy`; the names ``"random"``/``"heuristic"`` are
     accepted too). ``fast``: let random/heuristic play whole games in numba
@@ -98,7 +107,8 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
     if core.num_players != 1:
         raise ValueError(
             f"evaluate() plays single-agent games; {core.spec.name} is built for "
-            f"{core.num_players} players (PvP evaluation is a league: agents/league.py)")
+            f"{core.num_players} players (PvP evaluation is a league: agents/league.py)"
+        )
     if isinstance(agent, str):
         agent = make_agent(agent, core, seed=policy_seed)
     hooks = hooks_for(core.spec.name)
@@ -108,7 +118,7 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
     illegal = 0
     whole = getattr(agent, "whole_game", None)
     for lo in range(0, games, batch):
-        s = seeds[lo:lo + batch]
+        s = seeds[lo : lo + batch]
         out = None
         if fast and whole and hooks.play_whole_games is not None:
             out = hooks.play_whole_games(core, whole, s, policy_seed)
@@ -117,8 +127,14 @@ def evaluate(agent, core, games: int = 1000, seed: int = 0, *, policy_seed: int 
             illegal += bad
         chunks.append(out)
     stats = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
-    res = EvalResult(agent=getattr(agent, "name", type(agent).__name__), games=games,
-                     seed=seed, stats=stats, seconds=time.perf_counter() - t0, illegal=illegal)
+    res = EvalResult(
+        agent=getattr(agent, "name", type(agent).__name__),
+        games=games,
+        seed=seed,
+        stats=stats,
+        seconds=time.perf_counter() - t0,
+        illegal=illegal,
+    )
     res.summary = summarize(res, hooks)
     return res
 
@@ -136,7 +152,7 @@ def _play_batched(agent, core, seeds: np.ndarray, hooks):
     while not over.all():
         rows = np.flatnonzero(~over)
         buf.actions[rows] = agent.act(buf, rows)
-        buf.step()                        # finished rows are left untouched
+        buf.step()  # finished rows are left untouched
         r = buf.rewards[rows, 0]
         ret[rows] += r
         length[rows] += 1
@@ -156,9 +172,16 @@ def summarize(res: EvalResult, hooks=None) -> dict:
     win = np.asarray(res.stats["win"], np.bool_)
     k, n = int(win.sum()), len(win)
     lo, hi = wilson(k, n)
-    out = {"agent": res.agent, "games": n, "seed": res.seed, "wins": k,
-           "win_rate": k / n if n else float("nan"), "ci95": [lo, hi],
-           "seconds": round(res.seconds, 3), "illegal_actions": res.illegal}
+    out = {
+        "agent": res.agent,
+        "games": n,
+        "seed": res.seed,
+        "wins": k,
+        "win_rate": k / n if n else float("nan"),
+        "ci95": [lo, hi],
+        "seconds": round(res.seconds, 3),
+        "illegal_actions": res.illegal,
+    }
     for key, v in res.stats.items():
         if key != "win":
             out[f"mean_{key}"] = float(np.mean(v)) if len(v) else float("nan")
@@ -175,8 +198,7 @@ def format_table(summaries: list, hooks=None) -> str:
     lines = [head, "-" * len(head)]
     for s in summaries:
         lo, hi = s["ci95"]
-        line = (f"{s['agent'][:28]:<28} {s['games']:>6} {s['win_rate']:9.1%}  "
-                f"[{lo:5.1%}, {hi:5.1%}]")
+        line = f"{s['agent'][:28]:<28} {s['games']:>6} {s['win_rate']:9.1%}  [{lo:5.1%}, {hi:5.1%}]"
         for key, _, fmt in extra:
             v = s.get(f"mean_{key}")
             line += f"  {fmt.format(v) if v is not None else '-':>10}"
@@ -188,21 +210,42 @@ def format_table(summaries: list, hooks=None) -> str:
 
 def build_parser(hooks) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dungeonrl eval", description=__doc__.split("\n\n")[0])
-    p.add_argument("--agent", action="append", default=None,
-                   help="random, heuristic or a saved model (.pt / SB3 .zip / the checkpoint "
-                        "folder of --backend rllib); repeat to compare (default: heuristic and "
-                        "random)")
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=None,
+        help="random, heuristic or a saved model (.pt / SB3 .zip / the checkpoint "
+        "folder of --backend rllib); repeat to compare (default: heuristic and "
+        "random)",
+    )
     p.add_argument("--games", type=int, default=None, help="games per agent (default 1000)")
-    p.add_argument("--stochastic", action="store_true",
-                   help="sample models' actions instead of taking the most probable")
-    p.add_argument("--allow-content-change", action="store_true",
-                   help="load a model trained on another content of the same layout (warns)")
-    p.add_argument("--json", default=None, type=writable_file, metavar="PATH",
-                   help="write the summaries to this JSON file (its folder must exist)")
-    p.add_argument("--slow", action="store_true",
-                   help="evaluate random/heuristic through the batched loop, not whole games in numba")
-    p.add_argument("--plot", default=None,
-                   help="PvP: PNG of the league's ratings (default runs/<game>-league.png)")
+    p.add_argument(
+        "--stochastic",
+        action="store_true",
+        help="sample models' actions instead of taking the most probable",
+    )
+    p.add_argument(
+        "--allow-content-change",
+        action="store_true",
+        help="load a model trained on another content of the same layout (warns)",
+    )
+    p.add_argument(
+        "--json",
+        default=None,
+        type=writable_file,
+        metavar="PATH",
+        help="write the summaries to this JSON file (its folder must exist)",
+    )
+    p.add_argument(
+        "--slow",
+        action="store_true",
+        help="evaluate random/heuristic through the batched loop, not whole games in numba",
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        help="PvP: PNG of the league's ratings (default runs/<game>-league.png)",
+    )
     add_core_options(p, hooks)
     return p
 
@@ -220,7 +263,7 @@ def main(args) -> int:
     except SystemExit as e:
         return int(e.code or 0) and 2
     agents = list(opts.agent or [])
-    if getattr(args, "model", None):          # the CLI's own --model
+    if getattr(args, "model", None):  # the CLI's own --model
         agents.insert(0, args.model)
     if not agents:
         agents = ["heuristic", "random"] if hooks.heuristic else ["random"]
@@ -240,7 +283,7 @@ def main(args) -> int:
             try:
                 mk = {} if name in ("random", "heuristic") else model_core_kwargs(name)
                 players = int(mk.get("num_players", 1))
-            except Exception:       # noqa: BLE001 - reported below by make_agent
+            except Exception:
                 continue
             if players > 1:
                 given["num_players"] = players
@@ -252,23 +295,29 @@ def main(args) -> int:
         try:
             kw = {}
             if name not in ("random", "heuristic"):
-                check_model_game(name, _spec(game))   # another game's model: ModelSpecError
+                check_model_game(name, _spec(game))  # another game's model: ModelSpecError
                 kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
             kw.update(given)
-            key = repr(sorted(kw.items(), key=repr))   # a file's values may not hash
+            key = repr(sorted(kw.items(), key=repr))  # a file's values may not hash
             if key not in cores:
                 cores[key] = _core_for(game, kw, name)
             core = cores[key]
-            agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
-                               strict=not opts.allow_content_change)
+            agent = make_agent(
+                name,
+                core,
+                seed=args.seed,
+                deterministic=not opts.stochastic,
+                strict=not opts.allow_content_change,
+            )
         except (ValueError, OSError) as e:
             print(f"dungeonrl eval: {e}", file=sys.stderr)
             return 2
-        if core.num_players > 1:      # a co-op core: team games with each partner
+        if core.num_players > 1:  # a co-op core: team games with each partner
             coop_rows += _coop_rows(agent, name, core, games, args.seed, hooks)
             continue
-        res = evaluate(agent, core, games, seed=args.seed, policy_seed=args.seed,
-                       fast=not opts.slow)
+        res = evaluate(
+            agent, core, games, seed=args.seed, policy_seed=args.seed, fast=not opts.slow
+        )
         s = res.summary
         s["agent"] = name if name in ("random", "heuristic") else res.agent
         s["core_kwargs"] = dict(kw)
@@ -277,8 +326,10 @@ def main(args) -> int:
     if coop_rows:
         return _print_coop(args, opts, coop_rows, summaries, games, hooks)
     settings = sorted({s["setting"] for s in summaries})
-    print(f"{args.env_id}: {games} games per agent, seeds {args.seed}..{args.seed + games - 1}; "
-          f"{' / '.join(settings)}")
+    print(
+        f"{args.env_id}: {games} games per agent, seeds {args.seed}..{args.seed + games - 1}; "
+        f"{' / '.join(settings)}"
+    )
     print(format_table(summaries, hooks))
     if opts.json:
         with _open_json(opts.json) as f:
@@ -295,8 +346,10 @@ def _core_for(game, kw: dict, model):
     except (TypeError, ValueError) as e:
         if model is None or model in ("random", "heuristic"):
             raise
-        raise ModelSpecError(f"{model}: the game options stored with the model "
-                             f"({dict(kw)!r:.200}) do not build {game}: {e}") from None
+        raise ModelSpecError(
+            f"{model}: the game options stored with the model "
+            f"({dict(kw)!r:.200}) do not build {game}: {e}"
+        ) from None
 
 
 def _open_json(path):
@@ -305,8 +358,10 @@ def _open_json(path):
     try:
         return open(path, "w")
     except OSError as e:
-        print(f"dungeonrl eval: error: --json {path!r}: cannot write it ({e.strerror or e})",
-              file=sys.stderr)
+        print(
+            f"dungeonrl eval: error: --json {path!r}: cannot write it ({e.strerror or e})",
+            file=sys.stderr,
+        )
         raise SystemExit(2) from None
 
 
@@ -314,8 +369,11 @@ def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
     """Team games of ``agent`` with the heuristic as teammate (when the game
     has one) and with itself in every seat."""
     label = name if name in ("random", "heuristic") else getattr(agent, "name", name)
-    partners = [("heuristic", make_agent("heuristic", core, seed=seed))] \
-        if hooks.heuristic is not None and name != "heuristic" else []
+    partners = (
+        [("heuristic", make_agent("heuristic", core, seed=seed))]
+        if hooks.heuristic is not None and name != "heuristic"
+        else []
+    )
     partners.append((label, None))
     rows = []
     for plabel, partner in partners:
@@ -329,14 +387,18 @@ def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
 
 def _print_coop(args, opts, rows, solo, games, hooks) -> int:
     if solo:
-        print("dungeonrl eval: these agents were built for different numbers of players "
-              "(solo and co-op); evaluate them separately, or give --players",
-              file=sys.stderr)
+        print(
+            "dungeonrl eval: these agents were built for different numbers of players "
+            "(solo and co-op); evaluate them separately, or give --players",
+            file=sys.stderr,
+        )
         return 2
     settings = sorted({r["setting"] for r in rows})
-    print(f"{args.env_id}: team games, {games} per pairing (seeds {args.seed}.."
-          f"{args.seed + games - 1}, the agent's seat alternated); {' / '.join(settings)}; "
-          f"win rate = the team's")
+    print(
+        f"{args.env_id}: team games, {games} per pairing (seeds {args.seed}.."
+        f"{args.seed + games - 1}, the agent's seat alternated); {' / '.join(settings)}; "
+        f"win rate = the team's"
+    )
     print(format_table(rows))
     if opts.json:
         with _open_json(opts.json) as f:
@@ -346,9 +408,12 @@ def _print_coop(args, opts, rows, solo, games, hooks) -> int:
 
 def _league_main(args, opts, hooks, agents, games, given) -> int:
     """``dungeonrl eval`` for a multi-seat game: a round-robin league."""
-    if len(agents) < 2:       # one agent: against the reference agents
-        agents += [r for r in (["heuristic", "random"] if hooks.heuristic else ["random"])
-                   if r not in agents]
+    if len(agents) < 2:  # one agent: against the reference agents
+        agents += [
+            r
+            for r in (["heuristic", "random"] if hooks.heuristic else ["random"])
+            if r not in agents
+        ]
     if len(agents) < 2:
         print("dungeonrl eval: a league needs at least two --agent", file=sys.stderr)
         return 2
@@ -356,19 +421,25 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     kw.pop("reward", None)
     try:
         plain = resolve_core(args.env, dict(kw))
-        for name in agents:       # a model's table size unless --players says otherwise
+        for name in agents:  # a model's table size unless --players says otherwise
             if name not in ("random", "heuristic"):
                 make_agent(name, plain, strict=not opts.allow_content_change)  # spec check
                 mk = model_core_kwargs(name)
                 kw.update({k: v for k, v in mk.items() if k != "reward"})
                 break
         kw.update(given)
-        core = _core_for(args.env, kw, next((a for a in agents
-                                              if a not in ("random", "heuristic")), None))
+        core = _core_for(
+            args.env, kw, next((a for a in agents if a not in ("random", "heuristic")), None)
+        )
         built, labels = {}, []
         for name in agents:
-            agent = make_agent(name, core, seed=args.seed, deterministic=not opts.stochastic,
-                               strict=not opts.allow_content_change)
+            agent = make_agent(
+                name,
+                core,
+                seed=args.seed,
+                deterministic=not opts.stochastic,
+                strict=not opts.allow_content_change,
+            )
             label = name if name in ("random", "heuristic") else agent.name
             while label in built:
                 label += "'"
@@ -387,8 +458,10 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         s = match_summary(res, f"{a} vs {b}", b, seed=args.seed)
         rows.append(s)
         league.results.append(MatchResult(a, b, s["wins"], s["losses"], s["draws"]))
-    print(f"{args.env_id}: league, {hooks.describe(core)}, {games} games per pairing "
-          f"(seeds {args.seed}..{args.seed + games - 1}, seats alternated)")
+    print(
+        f"{args.env_id}: league, {hooks.describe(core)}, {games} games per pairing "
+        f"(seeds {args.seed}..{args.seed + games - 1}, seats alternated)"
+    )
     print(format_table(rows))
     print()
     print(league.format_table())
@@ -397,12 +470,20 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
         league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
         print(f"wrote {plot}")
-    except ImportError:       # pragma: no cover - matplotlib missing
+    except ImportError:  # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
         with _open_json(opts.json) as f:
-            json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
-                       "pairings": rows, "ratings": league.table()}, f, indent=1)
+            json.dump(
+                {
+                    "env_id": args.env_id,
+                    "setting": hooks.describe(core),
+                    "pairings": rows,
+                    "ratings": league.table(),
+                },
+                f,
+                indent=1,
+            )
     return 0
 
 
@@ -412,20 +493,29 @@ def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
     from placements with openskill's Plackett-Luce model."""
     league = PlacementLeague(built, table_play(core), sides=sides)
     league.run(games=games, seed=args.seed)
-    print(f"{args.env_id}: placement league, {hooks.describe(core)}, {games} games per "
-          f"lineup of {sides} sides (seeds from {args.seed}, sides rotated), "
-          f"utility {core.spec.utility}")
+    print(
+        f"{args.env_id}: placement league, {hooks.describe(core)}, {games} games per "
+        f"lineup of {sides} sides (seeds from {args.seed}, sides rotated), "
+        f"utility {core.spec.utility}"
+    )
     print(league.format_table())
     plot = opts.plot or os.path.join("runs", f"{core.spec.name}-league.png")
     try:
         os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
         league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
         print(f"wrote {plot}")
-    except ImportError:       # pragma: no cover - matplotlib missing
+    except ImportError:  # pragma: no cover - matplotlib missing
         print("(no plot: matplotlib is not installed)")
     if opts.json:
         with _open_json(opts.json) as f:
-            json.dump({"env_id": args.env_id, "setting": hooks.describe(core),
-                       "rating": "openskill-plackett-luce", "ratings": league.table()},
-                      f, indent=1)
+            json.dump(
+                {
+                    "env_id": args.env_id,
+                    "setting": hooks.describe(core),
+                    "rating": "openskill-plackett-luce",
+                    "ratings": league.table(),
+                },
+                f,
+                indent=1,
+            )
     return 0

@@ -21,6 +21,7 @@ model into the single-game callable ``policy(states, mask) -> action`` that
 ``dungeonrl play unbroken --agent PATH`` uses. Loading a model whose spec
 does not match the game raises :class:`~dungeonrl.agents.modelspec.ModelSpecError`.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,12 +30,28 @@ import numpy as np
 
 from ..envs.core.batch import Batch
 from .games import hooks_for
-from .modelspec import (RLLIB_DEFAULT_MODULE, SB3_META_NAME, ModelSpecError,  # noqa: F401
-                        check_model_spec, load_sb3_model, model_kind, read_checkpoint_spec,
-                        read_sb3_spec)
+from .modelspec import (
+    RLLIB_DEFAULT_MODULE,
+    SB3_META_NAME,
+    ModelSpecError,
+    check_model_spec,
+    load_sb3_model,
+    model_kind,
+    read_checkpoint_spec,
+    read_sb3_spec,
+)
 
-__all__ = ["RandomAgent", "TorchAgent", "SB3Agent", "RLlibAgent", "make_agent", "load_policy",
-           "model_kind", "model_core_kwargs", "SB3_META_NAME"]
+__all__ = [
+    "RandomAgent",
+    "TorchAgent",
+    "SB3Agent",
+    "RLlibAgent",
+    "make_agent",
+    "load_policy",
+    "model_kind",
+    "model_core_kwargs",
+    "SB3_META_NAME",
+]
 
 #: name of the model-spec entry dungeonrl adds inside SB3 zip files
 
@@ -43,8 +60,8 @@ class RandomAgent:
     """Uniformly random legal action (masked), from a seeded numpy generator."""
 
     name = "random"
-    whole_game = "random"       # the numba fast path of evaluate() may replace it
-    scripted = 0                # self-play view / matches: played inside numba (code 0)
+    whole_game = "random"  # the numba fast path of evaluate() may replace it
+    scripted = 0  # self-play view / matches: played inside numba (code 0)
 
     def __init__(self, core=None, seed: int = 0):
         self.rng = np.random.default_rng(seed)
@@ -64,6 +81,7 @@ class TorchAgent:
 
     def __init__(self, net, deterministic: bool = True, seed: int = 0, name: str = "ppo"):
         import torch
+
         self.torch = torch
         self.net = net.eval()
         self.deterministic = bool(deterministic)
@@ -72,16 +90,18 @@ class TorchAgent:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        del state["torch"]              # a module: imported again on load
+        del state["torch"]  # a module: imported again on load
         return state
 
     def __setstate__(self, state: dict) -> None:
         import torch
+
         self.__dict__.update(state)
         self.torch = torch
 
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
         from .ppo import masked_logits, sample_actions
+
         torch = self.torch
         with torch.no_grad():
             obs = torch.from_numpy(buf.obs[rows])
@@ -118,8 +138,9 @@ class RLlibAgent:
 
     whole_game = None
 
-    def __init__(self, path, core, *, deterministic: bool = True, seed: int = 0,
-                 strict: bool = True):
+    def __init__(
+        self, path, core, *, deterministic: bool = True, seed: int = 0, strict: bool = True
+    ):
         import torch
         from ray.rllib.core.rl_module.rl_module import RLModule
 
@@ -143,8 +164,7 @@ class RLlibAgent:
         with torch.no_grad():
             obs = torch.from_numpy(np.ascontiguousarray(buf.obs[rows]))
             mask = torch.from_numpy(buf.masks[rows].astype(np.float32))
-            out = self.module.forward_inference({"obs": {"observations": obs,
-                                                         "action_mask": mask}})
+            out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask}})
             logits = out["action_dist_inputs"]
             logits = logits.masked_fill(mask == 0, float("-inf"))
             if self.deterministic:
@@ -170,6 +190,7 @@ def model_core_kwargs(path) -> dict:
         meta = read_checkpoint_spec(path)
     else:
         from .ppo import read_model
+
         meta = read_model(path).get("model_spec", {})
     return dict(meta.get("core_kwargs", {}))
 
@@ -196,6 +217,7 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
     if model_kind(path) == "sb3":
         return SB3Agent(_load_sb3(path, core, strict), deterministic, name=label)
     from .ppo import load_model
+
     net, _ = load_model(path, core, strict=strict)
     return TorchAgent(net, deterministic, seed, name=label)
 
@@ -213,7 +235,7 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
 
     def policy(states, mask) -> int:
         buf.states[:1] = states[:1]
-        buf.players[0] = max(0, int(core.to_play(buf.states[:1])[0]))   # the seat to act
+        buf.players[0] = max(0, int(core.to_play(buf.states[:1])[0]))  # the seat to act
         core.observe(buf.states, buf.players, buf.obs)
         buf.masks[0] = np.asarray(mask).reshape(-1) != 0
         return int(agent.act(buf, rows)[0])

@@ -50,27 +50,39 @@ opponents from a pool stepped inside ``step()``) is one:
 ``train(cfg, game=make_view(core, n, "self:0.5,heuristic:0.5"), net=net)``
 (see :mod:`dungeonrl.agents.selfplay` and ``dungeonrl train dungeon_crawler``).
 """
+
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-from ..envs.core.batch import Batch
 from .. import __version__
 from ..envs.core._batch import draw_seeds, require_single_agent, resolve_core
+from ..envs.core.batch import Batch
 from .games import hooks_for
 from .modelspec import FIELD_TYPES, ModelSpecError, _check_types, check_model_spec, model_spec
 
-__all__ = ["PPOConfig", "ActorCritic", "SingleAgentGame", "train", "TrainResult",
-           "save_model", "load_model", "masked_logits", "set_torch_threads",
-           "ModelSpecError", "NEG_LOGIT", "MODEL_FORMAT", "resolve_device"]
+__all__ = [
+    "PPOConfig",
+    "ActorCritic",
+    "SingleAgentGame",
+    "train",
+    "TrainResult",
+    "save_model",
+    "load_model",
+    "masked_logits",
+    "set_torch_threads",
+    "ModelSpecError",
+    "NEG_LOGIT",
+    "MODEL_FORMAT",
+    "resolve_device",
+]
 
 #: value given to illegal actions' logits: exp(-1e8 - max) == 0 exactly in float32,
 #: and 0 * -1e8 == 0 in the entropy (``finfo.min`` would overflow to -inf and give NaN)
@@ -83,15 +95,15 @@ MODEL_FORMAT_VERSION = 1
 class PPOConfig:
     """Everything a run needs (saved with the model)."""
 
-    env: str = "unbroken"              #: game short name or env id
+    env: str = "unbroken"  #: game short name or env id
     core_kwargs: dict = field(default_factory=dict)  #: options for ``spec.make_core``
     seed: int = 0
-    total_steps: int = 2_000_000       #: env steps (decisions) to train for
-    max_seconds: float | None = None   #: wall-clock budget (stops early; LR anneals on it)
-    num_envs: int = 1024               #: games stepped together by one numba call
-    num_steps: int = 32                #: rollout length per env and iteration
-    num_minibatches: int = 16          #: batch (num_envs * num_steps) split into this many
-    update_epochs: int = 2             #: (16 x 2: many small steps per sample, little compute)
+    total_steps: int = 2_000_000  #: env steps (decisions) to train for
+    max_seconds: float | None = None  #: wall-clock budget (stops early; LR anneals on it)
+    num_envs: int = 1024  #: games stepped together by one numba call
+    num_steps: int = 32  #: rollout length per env and iteration
+    num_minibatches: int = 16  #: batch (num_envs * num_steps) split into this many
+    update_epochs: int = 2  #: (16 x 2: many small steps per sample, little compute)
     learning_rate: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995
@@ -102,12 +114,12 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    target_kl: float | None = None     #: stop the epochs of an iteration past this KL
-    hidden: tuple = (256, 256)         #: MLP layer sizes (actor and critic alike)
-    activation: str = "tanh"           #: "tanh" or "relu"
-    shared: bool = False               #: one trunk for actor and critic
-    torch_threads: int = 0             #: 0 = 1 thread (see set_torch_threads)
-    device: str = "cpu"                #: torch device of the network and the rollout storage
+    target_kl: float | None = None  #: stop the epochs of an iteration past this KL
+    hidden: tuple = (256, 256)  #: MLP layer sizes (actor and critic alike)
+    activation: str = "tanh"  #: "tanh" or "relu"
+    shared: bool = False  #: one trunk for actor and critic
+    torch_threads: int = 0  #: 0 = 1 thread (see set_torch_threads)
+    device: str = "cpu"  #: torch device of the network and the rollout storage
 
     @property
     def batch_size(self) -> int:
@@ -134,13 +146,20 @@ def resolve_device(name: str | None = "cpu") -> torch.device:
     if dev.type != "cuda":
         raise ValueError(f"--device {name!r}: use cpu, cuda, cuda:N or auto")
     if not torch.cuda.is_available():
-        why = ("this torch is a CPU-only build" if torch.version.cuda is None
-               else "torch sees no CUDA device")
-        raise ValueError(f"--device {name}: no CUDA device is available ({why}, torch "
-                         f"{torch.__version__}); use --device cpu (or auto)")
+        why = (
+            "this torch is a CPU-only build"
+            if torch.version.cuda is None
+            else "torch sees no CUDA device"
+        )
+        raise ValueError(
+            f"--device {name}: no CUDA device is available ({why}, torch "
+            f"{torch.__version__}); use --device cpu (or auto)"
+        )
     if dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(f"--device {name}: there are {torch.cuda.device_count()} CUDA "
-                         f"device(s), numbered from 0")
+        raise ValueError(
+            f"--device {name}: there are {torch.cuda.device_count()} CUDA "
+            f"device(s), numbered from 0"
+        )
     return dev
 
 
@@ -188,14 +207,24 @@ class ActorCritic(nn.Module):
     ``shared=True``: one trunk and two linear heads (half the compute).
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256),
-                 activation: str = "tanh", shared: bool = False):
+    def __init__(
+        self,
+        obs_size: int,
+        num_actions: int,
+        hidden=(256, 256),
+        activation: str = "tanh",
+        shared: bool = False,
+    ):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {list(ACTIVATIONS)}, not {activation!r}")
-        self.arch = {"obs_size": int(obs_size), "num_actions": int(num_actions),
-                     "hidden": tuple(int(h) for h in hidden), "activation": activation,
-                     "shared": bool(shared)}
+        self.arch = {
+            "obs_size": int(obs_size),
+            "num_actions": int(num_actions),
+            "hidden": tuple(int(h) for h in hidden),
+            "activation": activation,
+            "shared": bool(shared),
+        }
         sizes = (obs_size, *hidden)
         self.shared = bool(shared)
         if self.shared:
@@ -254,7 +283,7 @@ class SingleAgentGame:
         self.buf = Batch(core, self.num_envs)
         b = self.buf
         self.obs, self.masks, self.actions = b.obs, b.masks, b.actions
-        self.reward = b.rewards[:, 0]          # a view: seat 0 is the agent
+        self.reward = b.rewards[:, 0]  # a view: seat 0 is the agent
         self.terminated, self.truncated = b.terminated, b.truncated
         self.final_obs, self.final_states = b.final_obs, b.final_states
 
@@ -270,11 +299,11 @@ class SingleAgentGame:
 class TrainResult:
     net: ActorCritic
     config: PPOConfig
-    history: list          #: one metrics dict per iteration
+    history: list  #: one metrics dict per iteration
     core: object
     global_step: int
     seconds: float
-    interrupted: bool = False   #: stopped by Ctrl-C (KeyboardInterrupt); the net is usable
+    interrupted: bool = False  #: stopped by Ctrl-C (KeyboardInterrupt); the net is usable
 
 
 def _explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
@@ -282,9 +311,14 @@ def _explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
     return float("nan") if var == 0 else float(1.0 - np.var(target - pred) / var)
 
 
-def train(cfg: PPOConfig, *, core=None, game=None,
-          callback: Callable[[dict, ActorCritic], bool | None] | None = None,
-          net: ActorCritic | None = None) -> TrainResult:
+def train(
+    cfg: PPOConfig,
+    *,
+    core=None,
+    game=None,
+    callback: Callable[[dict, ActorCritic], bool | None] | None = None,
+    net: ActorCritic | None = None,
+) -> TrainResult:
     """Train a masked PPO agent. ``core`` (or ``game``, any object with the
     :class:`SingleAgentGame` interface) defaults to ``cfg.env`` built with
     ``cfg.core_kwargs``. ``callback(metrics, net)`` runs after every
@@ -306,19 +340,19 @@ def train(cfg: PPOConfig, *, core=None, game=None,
     core = game.core
     spec = core.spec
     hooks = hooks_for(spec.name)
-    N, T, O, A = game.num_envs, cfg.num_steps, spec.obs_size, spec.num_actions
+    N, T, obs_dim, A = game.num_envs, cfg.num_steps, spec.obs_size, spec.num_actions
     if net is None:
-        net = ActorCritic(O, A, cfg.hidden, cfg.activation, cfg.shared)
+        net = ActorCritic(obs_dim, A, cfg.hidden, cfg.activation, cfg.shared)
     net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
 
     # preallocated rollout storage (time-major: [step, env])
-    obs = torch.zeros((T, N, O), device=device)
+    obs = torch.zeros((T, N, obs_dim), device=device)
     masks = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     actions = torch.zeros((T, N), dtype=torch.int64, device=device)
     logprobs = torch.zeros((T, N), device=device)
     rewards = torch.zeros((T, N), device=device)
-    ends = torch.zeros((T, N), device=device)   # 1 = the episode ended on this transition
+    ends = torch.zeros((T, N), device=device)  # 1 = the episode ended on this transition
     values = torch.zeros((T, N), device=device)
     on_cpu = device.type == "cpu"
 
@@ -363,10 +397,10 @@ def train(cfg: PPOConfig, *, core=None, game=None,
                     action, logp = sample_actions(masked_logits(logits, masks[t]), gen)
                     actions[t], logprobs[t], values[t] = action, logp, value
                     act_now.copy_(action)
-                    game.step()                                   # one numba call, all envs
+                    game.step()  # one numba call, all envs
                     rewards[t].copy_(reward_now)
                     done = game.terminated | game.truncated
-                    if game.truncated.any():                      # bootstrap cut-off episodes
+                    if game.truncated.any():  # bootstrap cut-off episodes
                         rows = np.flatnonzero(game.truncated & ~game.terminated)
                         if len(rows):
                             v = net.value(torch.from_numpy(game.final_obs[rows]).to(device))
@@ -401,33 +435,46 @@ def train(cfg: PPOConfig, *, core=None, game=None,
 
             # ---- update, under the masks stored at sampling time ----
             t1 = time.perf_counter()
-            b_obs, b_masks = obs.reshape(batch, O), masks.reshape(batch, A)
+            b_obs, b_masks = obs.reshape(batch, obs_dim), masks.reshape(batch, A)
             b_actions, b_logprobs = actions.reshape(batch), logprobs.reshape(batch)
-            b_adv, b_ret, b_val = advantages.reshape(batch), returns.reshape(batch), values.reshape(batch)
+            b_adv, b_ret, b_val = (
+                advantages.reshape(batch),
+                returns.reshape(batch),
+                values.reshape(batch),
+            )
             kls, clipfracs, pg_losses, v_losses, entropies = [], [], [], [], []
             stop = False
             for _epoch in range(cfg.update_epochs):
                 perm = torch.randperm(batch, generator=gen, device=device)
                 for start in range(0, batch, mb):
-                    idx = perm[start:start + mb]
+                    idx = perm[start : start + mb]
                     logits, newvalue = net(b_obs[idx])
                     logp_all = torch.log_softmax(masked_logits(logits, b_masks[idx]), dim=1)
                     newlogp = logp_all.gather(1, b_actions[idx].unsqueeze(1)).squeeze(1)
-                    entropy = -(logp_all.exp() * logp_all).sum(1)   # masked actions add 0
+                    entropy = -(logp_all.exp() * logp_all).sum(1)  # masked actions add 0
                     logratio = newlogp - b_logprobs[idx]
                     ratio = logratio.exp()
                     with torch.no_grad():
                         kls.append(((ratio - 1) - logratio).mean().item())
-                        clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                        clipfracs.append(
+                            ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item()
+                        )
                     adv = b_adv[idx]
                     if cfg.norm_adv and len(idx) > 1:
                         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                    pg_loss = torch.max(-adv * ratio,
-                                        -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                    pg_loss = torch.max(
+                        -adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                    ).mean()
                     if cfg.clip_vloss:
-                        v_clipped = b_val[idx] + (newvalue - b_val[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                        v_loss = 0.5 * torch.max((newvalue - b_ret[idx]) ** 2,
-                                                 (v_clipped - b_ret[idx]) ** 2).mean()
+                        v_clipped = b_val[idx] + (newvalue - b_val[idx]).clamp(
+                            -cfg.clip_coef, cfg.clip_coef
+                        )
+                        v_loss = (
+                            0.5
+                            * torch.max(
+                                (newvalue - b_ret[idx]) ** 2, (v_clipped - b_ret[idx]) ** 2
+                            ).mean()
+                        )
                     else:
                         v_loss = 0.5 * ((newvalue - b_ret[idx]) ** 2).mean()
                     ent = entropy.mean()
@@ -439,7 +486,7 @@ def train(cfg: PPOConfig, *, core=None, game=None,
                     pg_losses.append(pg_loss.item())
                     v_losses.append(v_loss.item())
                     entropies.append(ent.item())
-                if cfg.target_kl is not None and np.mean(kls[-(batch // mb):]) > cfg.target_kl:
+                if cfg.target_kl is not None and np.mean(kls[-(batch // mb) :]) > cfg.target_kl:
                     stop = True
                     break
             t_update = time.perf_counter() - t1
@@ -449,19 +496,26 @@ def train(cfg: PPOConfig, *, core=None, game=None,
             eps = {k: np.concatenate(v) if v else np.zeros(0) for k, v in ep_stats.items()}
             n_eps = len(eps["return"])
             m = {
-                "iteration": iteration, "global_step": global_step, "time_s": now,
-                "sps": global_step / now, "sps_iter": batch / (t_rollout + t_update),
-                "rollout_s": t_rollout, "update_s": t_update, "lr": lr,
+                "iteration": iteration,
+                "global_step": global_step,
+                "time_s": now,
+                "sps": global_step / now,
+                "sps_iter": batch / (t_rollout + t_update),
+                "rollout_s": t_rollout,
+                "update_s": t_update,
+                "lr": lr,
                 "episodes": n_eps,
                 "win_rate": float(eps["win"].mean()) if n_eps else float("nan"),
                 "mean_return": float(eps["return"].mean()) if n_eps else float("nan"),
                 "mean_length": float(eps["length"].mean()) if n_eps else float("nan"),
-                "approx_kl": float(np.mean(kls)), "clipfrac": float(np.mean(clipfracs)),
-                "entropy": float(np.mean(entropies)), "pg_loss": float(np.mean(pg_losses)),
+                "approx_kl": float(np.mean(kls)),
+                "clipfrac": float(np.mean(clipfracs)),
+                "entropy": float(np.mean(entropies)),
+                "pg_loss": float(np.mean(pg_losses)),
                 "v_loss": float(np.mean(v_losses)),
-                "explained_variance": _explained_variance(b_val.cpu().numpy(),
-                                                          b_ret.cpu().numpy()),
-                "early_stop": stop, "torch_threads": threads,
+                "explained_variance": _explained_variance(b_val.cpu().numpy(), b_ret.cpu().numpy()),
+                "early_stop": stop,
+                "torch_threads": threads,
             }
             for k, v in eps.items():
                 if k not in ("win", "return", "length") and n_eps:
@@ -474,20 +528,34 @@ def train(cfg: PPOConfig, *, core=None, game=None,
         # the iterations in `history` are complete; a cut rollout or update is dropped
         interrupted = True
         global_step = history[-1]["global_step"] if history else 0
-    return TrainResult(net=net, config=cfg, history=history, core=core,
-                       global_step=global_step, seconds=time.perf_counter() - t_start,
-                       interrupted=interrupted)
+    return TrainResult(
+        net=net,
+        config=cfg,
+        history=history,
+        core=core,
+        global_step=global_step,
+        seconds=time.perf_counter() - t_start,
+        interrupted=interrupted,
+    )
 
 
 # --- saving and loading --------------------------------------------------------------
-def save_model(path, net: ActorCritic, core, *, config: PPOConfig | None = None,
-               core_kwargs: dict | None = None, metrics: dict | None = None) -> str:
+def save_model(
+    path,
+    net: ActorCritic,
+    core,
+    *,
+    config: PPOConfig | None = None,
+    core_kwargs: dict | None = None,
+    metrics: dict | None = None,
+) -> str:
     """Write ``net`` and the model spec of ``core`` to ``path`` (``torch.save``
     of a plain dict; loadable with ``weights_only=True``)."""
     if core_kwargs is None:
         core_kwargs = dict(config.core_kwargs) if config is not None else {}
     payload = {
-        "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+        "format": MODEL_FORMAT,
+        "format_version": MODEL_FORMAT_VERSION,
         "dungeonrl_version": __version__,
         "model_spec": model_spec(core.spec, core_kwargs),
         "arch": dict(net.arch),
@@ -514,10 +582,15 @@ def _plain(x):
 #: bounds of a saved architecture (a file asking for more is refused, not allocated)
 MAX_LAYER_SIZE = 1 << 16
 MAX_LAYERS = 64
-MAX_PARAMS = 1 << 27          # 128M weights, 512 MB of float32
+MAX_PARAMS = 1 << 27  # 128M weights, 512 MB of float32
 #: the top-level entries of a saved model and their types
-PAYLOAD_TYPES = {"format": str, "format_version": int, "model_spec": dict, "arch": dict,
-                 "state_dict": dict}
+PAYLOAD_TYPES = {
+    "format": str,
+    "format_version": int,
+    "model_spec": dict,
+    "arch": dict,
+    "state_dict": dict,
+}
 
 
 def _int_in(v, lo: int, hi: int) -> bool:
@@ -541,16 +614,24 @@ def check_arch(arch, source: str = "model") -> dict:
         raise ModelSpecError(f"{source}: 'arch' has unknown entries {extra}")
     for k in ("obs_size", "num_actions"):
         if not _int_in(arch[k], 1, 1 << 24):
-            raise ModelSpecError(f"{source}: arch[{k!r}] must be an int in [1, {1 << 24}], "
-                                 f"got {arch[k]!r}")
+            raise ModelSpecError(
+                f"{source}: arch[{k!r}] must be an int in [1, {1 << 24}], got {arch[k]!r}"
+            )
     hidden = arch["hidden"]
-    if not isinstance(hidden, (list, tuple)) or len(hidden) > MAX_LAYERS \
-            or not all(_int_in(h, 1, MAX_LAYER_SIZE) for h in hidden):
-        raise ModelSpecError(f"{source}: arch['hidden'] must be a list of at most {MAX_LAYERS} "
-                             f"layer sizes in [1, {MAX_LAYER_SIZE}], got {hidden!r}"[:300])
+    if (
+        not isinstance(hidden, (list, tuple))
+        or len(hidden) > MAX_LAYERS
+        or not all(_int_in(h, 1, MAX_LAYER_SIZE) for h in hidden)
+    ):
+        raise ModelSpecError(
+            f"{source}: arch['hidden'] must be a list of at most {MAX_LAYERS} "
+            f"layer sizes in [1, {MAX_LAYER_SIZE}], got {hidden!r}"[:300]
+        )
     if not isinstance(arch["activation"], str) or arch["activation"] not in ACTIVATIONS:
-        raise ModelSpecError(f"{source}: arch['activation'] must be one of {list(ACTIVATIONS)}, "
-                             f"got {arch['activation']!r}"[:300])
+        raise ModelSpecError(
+            f"{source}: arch['activation'] must be one of {list(ACTIVATIONS)}, "
+            f"got {arch['activation']!r}"[:300]
+        )
     if not isinstance(arch["shared"], bool):
         raise ModelSpecError(f"{source}: arch['shared'] must be a bool, got {arch['shared']!r}")
     sizes = (arch["obs_size"], *hidden)
@@ -558,8 +639,10 @@ def check_arch(arch, source: str = "model") -> dict:
     heads = (sizes[-1] + 1) * (arch["num_actions"] + 1)
     params = trunk + heads if arch["shared"] else 2 * trunk + heads
     if params > MAX_PARAMS:
-        raise ModelSpecError(f"{source}: the saved architecture has {params:,} weights, more "
-                             f"than the {MAX_PARAMS:,} a dungeonrl model may have")
+        raise ModelSpecError(
+            f"{source}: the saved architecture has {params:,} weights, more "
+            f"than the {MAX_PARAMS:,} a dungeonrl model may have"
+        )
     return arch
 
 
@@ -572,16 +655,22 @@ def _check_weights(state_dict, net: ActorCritic, source: str) -> None:
     missing = [k for k in own if k not in state_dict]
     extra = [k for k in state_dict if k not in own]
     if missing or extra:
-        raise ModelSpecError(f"{source}: weights do not fit the saved architecture (missing "
-                             f"{missing[:4]}, unexpected {extra[:4]})")
+        raise ModelSpecError(
+            f"{source}: weights do not fit the saved architecture (missing "
+            f"{missing[:4]}, unexpected {extra[:4]})"
+        )
     for k, ref in own.items():
         w = state_dict[k]
         if not isinstance(w, torch.Tensor) or not w.is_floating_point():
-            raise ModelSpecError(f"{source}: weight {k!r} must be a floating-point tensor, got "
-                                 f"{getattr(w, 'dtype', type(w).__name__)}")
+            raise ModelSpecError(
+                f"{source}: weight {k!r} must be a floating-point tensor, got "
+                f"{getattr(w, 'dtype', type(w).__name__)}"
+            )
         if tuple(w.shape) != tuple(ref.shape):
-            raise ModelSpecError(f"{source}: weight {k!r} has shape {tuple(w.shape)}, the saved "
-                                 f"architecture needs {tuple(ref.shape)}")
+            raise ModelSpecError(
+                f"{source}: weight {k!r} has shape {tuple(w.shape)}, the saved "
+                f"architecture needs {tuple(ref.shape)}"
+            )
         bad = int((~torch.isfinite(w)).sum())
         if bad:
             raise ModelSpecError(f"{source}: weight {k!r} has {bad} NaN or infinite values")
@@ -600,21 +689,26 @@ def read_model(path) -> dict:
         raise
     except Exception as e:  # not a torch file, or not one of ours
         why = (str(e).strip().splitlines() or [""])[0][:160]
-        if "weights_only" in str(e):     # torch's advice to unpickle anything: not taken
+        if "weights_only" in str(e):  # torch's advice to unpickle anything: not taken
             why = "not a torch.save file of tensors and plain values"
-        raise ModelSpecError(f"{path}: not a dungeonrl PPO model "
-                             f"({type(e).__name__}: {why})") from e
+        raise ModelSpecError(
+            f"{path}: not a dungeonrl PPO model ({type(e).__name__}: {why})"
+        ) from e
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
         raise ModelSpecError(f"{path}: not a dungeonrl PPO model (no {MODEL_FORMAT!r} header)")
     for k, t in PAYLOAD_TYPES.items():
         if k not in payload:
             raise ModelSpecError(f"{path}: the model file lacks its {k!r} entry")
         if not isinstance(payload[k], t) or isinstance(payload[k], bool):
-            raise ModelSpecError(f"{path}: the model's {k!r} entry must be a {t.__name__}, "
-                                 f"got {type(payload[k]).__name__}")
+            raise ModelSpecError(
+                f"{path}: the model's {k!r} entry must be a {t.__name__}, "
+                f"got {type(payload[k]).__name__}"
+            )
     if payload["format_version"] > MODEL_FORMAT_VERSION or payload["format_version"] < 1:
-        raise ModelSpecError(f"{path}: model format {payload['format_version']} is not one this "
-                             f"dungeonrl understands (1..{MODEL_FORMAT_VERSION})")
+        raise ModelSpecError(
+            f"{path}: model format {payload['format_version']} is not one this "
+            f"dungeonrl understands (1..{MODEL_FORMAT_VERSION})"
+        )
     spec = payload["model_spec"]
     missing = [k for k in FIELD_TYPES if k not in spec]
     if missing:
@@ -623,8 +717,9 @@ def read_model(path) -> dict:
     arch = check_arch(payload["arch"], str(path))
     for k in ("obs_size", "num_actions"):
         if arch[k] != spec[k]:
-            raise ModelSpecError(f"{path}: arch[{k!r}] = {arch[k]} does not match the model "
-                                 f"spec's {k} = {spec[k]}")
+            raise ModelSpecError(
+                f"{path}: arch[{k!r}] = {arch[k]} does not match the model spec's {k} = {spec[k]}"
+            )
     return payload
 
 
@@ -638,8 +733,13 @@ def load_model(path, core=None, *, strict: bool = True):
         spec = getattr(core, "spec", core)
         check_model_spec(payload.get("model_spec"), spec, strict=strict, source=str(path))
     arch = payload["arch"]
-    net = ActorCritic(arch["obs_size"], arch["num_actions"], tuple(arch["hidden"]),
-                      arch["activation"], arch["shared"])
+    net = ActorCritic(
+        arch["obs_size"],
+        arch["num_actions"],
+        tuple(arch["hidden"]),
+        arch["activation"],
+        arch["shared"],
+    )
     _check_weights(payload["state_dict"], net, str(path))
     try:
         net.load_state_dict(payload["state_dict"])

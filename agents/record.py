@@ -25,6 +25,7 @@ The same seed and agent give the same frames (agents are seeded from
 Command line (once wired): ``dungeonrl record unbroken --agent heuristic
 --seed 3 --out unbroken.gif``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core.batch import Batch
 from ..envs.core._batch import seed_batch
+from ..envs.core.batch import Batch
 from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import option, positive_int
@@ -52,11 +53,11 @@ class Recording:
     """What :func:`record` wrote."""
 
     path: str
-    frames: int                 # frames in the file
-    decisions: int              # decisions played
-    finished: bool              # the game ended (not cut by max_frames / max_steps)
-    size: tuple                 # (height, width) of a frame
-    info: dict = field(default_factory=dict)   # the core's episode info
+    frames: int  # frames in the file
+    decisions: int  # decisions played
+    finished: bool  # the game ended (not cut by max_frames / max_steps)
+    size: tuple  # (height, width) of a frame
+    info: dict = field(default_factory=dict)  # the core's episode info
 
 
 def _make_core(game, players, core_kwargs):
@@ -73,9 +74,18 @@ def _make_core(game, players, core_kwargs):
     return core
 
 
-def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_frames=None,
-                stride: int = 1, max_steps: int | None = None, scale: float = 1.0,
-                **core_kwargs):
+def play_frames(
+    game,
+    agent="heuristic",
+    seed: int = 0,
+    *,
+    players=None,
+    max_frames=None,
+    stride: int = 1,
+    max_steps: int | None = None,
+    scale: float = 1.0,
+    **core_kwargs,
+):
     """Play one seeded game and yield its frames (``uint8`` ``(H, W, 3)``).
 
     Returns a generator; its ``StopIteration.value`` (or the ``result``
@@ -85,8 +95,9 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
 
     if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
         raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
-    if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, int)
-                                   or max_frames < 1):
+    if max_frames is not None and (
+        isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1
+    ):
         raise ValueError(f"max_frames must be an integer >= 1 or None, got {max_frames!r}")
     if not 0.05 <= float(scale) <= 4:
         raise ValueError(f"scale must be in 0.05..4, got {scale!r}")
@@ -98,7 +109,7 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
     multi = core.num_players > 1
 
     def observe():
-        if multi:   # the agent sees the table from the seat that must act
+        if multi:  # the agent sees the table from the seat that must act
             buf.players[:] = np.maximum(core.to_play(buf.states), 0)
         core.legal_mask(buf.states, buf.masks)
         core.observe(buf.states, buf.players, buf.obs)
@@ -107,9 +118,11 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
         img = core.render_rgb(buf.states[0])
         if scale != 1.0:
             from PIL import Image
+
             h, w = img.shape[:2]
-            im = Image.fromarray(img).resize((max(1, round(w * scale)), max(1, round(h * scale))),
-                                             Image.LANCZOS)
+            im = Image.fromarray(img).resize(
+                (max(1, round(w * scale)), max(1, round(h * scale))), Image.LANCZOS
+            )
             img = np.array(im, dtype=np.uint8, order="C")
         return img
 
@@ -124,8 +137,7 @@ def play_frames(game, agent="heuristic", seed: int = 0, *, players=None, max_fra
         if max_frames is not None and n_frames >= max_frames:
             break
         buf.actions[:] = pol.act(buf, rows)
-        core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated,
-                  buf.illegal)
+        core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal)
         decisions += 1
         observe()
         over = core.is_over(buf.states[0])
@@ -144,14 +156,17 @@ def _shared_palette(frames):
     frame maps to the same colours, so unchanged pixels stay identical and
     the GIF stores only what changed between frames (small files)."""
     from PIL import Image
+
     idx = np.linspace(0, len(frames) - 1, min(len(frames), 12)).astype(int)
     sample = np.concatenate([frames[i][::2, ::2] for i in idx], axis=0)
-    return Image.fromarray(sample).quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                            dither=Image.Dither.NONE)
+    return Image.fromarray(sample).quantize(
+        colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
 
 
 def _write_gif(frames, path, fps, hold):
     from PIL import Image
+
     if not frames:
         raise ValueError("no frames to write")
     pal = _shared_palette(frames)
@@ -159,8 +174,15 @@ def _write_gif(frames, path, fps, hold):
     ms = max(20, int(round(1000.0 / fps)))
     durations = [ms] * len(ims)
     durations[-1] = max(ms, int(round(hold * 1000)))
-    ims[0].save(path, save_all=True, append_images=ims[1:], duration=durations, loop=0,
-                optimize=False, disposal=1)
+    ims[0].save(
+        path,
+        save_all=True,
+        append_images=ims[1:],
+        duration=durations,
+        loop=0,
+        optimize=False,
+        disposal=1,
+    )
 
 
 def _write_mp4(frames, path, fps, hold):
@@ -170,7 +192,8 @@ def _write_mp4(frames, path, fps, hold):
     except ImportError as e:
         raise RuntimeError(
             "writing MP4 needs imageio and imageio-ffmpeg (pip install imageio "
-            "imageio-ffmpeg); or record to a .gif, which needs only Pillow") from e
+            "imageio-ffmpeg); or record to a .gif, which needs only Pillow"
+        ) from e
     extra = max(0, int(round(hold * fps)) - 1)
     with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=8) as w:
         for f in frames:
@@ -179,10 +202,21 @@ def _write_mp4(frames, path, fps, hold):
             w.append_data(frames[-1])
 
 
-def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=None,
-           fps: float = 4.0, max_frames: int | None = 600, stride: int = 1,
-           max_steps: int | None = None, scale: float = 1.0, hold: float = 2.0,
-           **core_kwargs) -> Recording:
+def record(
+    game,
+    agent="heuristic",
+    seed: int = 0,
+    out="game.gif",
+    *,
+    players=None,
+    fps: float = 4.0,
+    max_frames: int | None = 600,
+    stride: int = 1,
+    max_steps: int | None = None,
+    scale: float = 1.0,
+    hold: float = 2.0,
+    **core_kwargs,
+) -> Recording:
     """Play one seeded game with ``agent`` and write it to ``out``.
 
     * ``game``: registered name or env id (the game must render ``rgb_array``);
@@ -221,9 +255,19 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
         except ImportError as e:
             raise RuntimeError(
                 "writing MP4 needs imageio and imageio-ffmpeg (pip install imageio "
-                "imageio-ffmpeg); or record to a .gif, which needs only Pillow") from e
-    gen = play_frames(game, agent, seed, players=players, max_frames=max_frames, stride=stride,
-                      max_steps=max_steps, scale=scale, **core_kwargs)
+                "imageio-ffmpeg); or record to a .gif, which needs only Pillow"
+            ) from e
+    gen = play_frames(
+        game,
+        agent,
+        seed,
+        players=players,
+        max_frames=max_frames,
+        stride=stride,
+        max_steps=max_steps,
+        scale=scale,
+        **core_kwargs,
+    )
     frames = []
     while True:
         try:
@@ -233,45 +277,84 @@ def record(game, agent="heuristic", seed: int = 0, out="game.gif", *, players=No
             break
     if ext == ".png":
         from PIL import Image
+
         Image.fromarray(frames[-1]).save(path, optimize=True)
         frames = frames[-1:]
     elif ext == ".gif":
         _write_gif(frames, path, fps, hold)
     else:
         _write_mp4(frames, path, fps, hold)
-    return Recording(path=path, frames=len(frames), decisions=decisions, finished=finished,
-                     size=tuple(frames[0].shape[:2]), info=info)
+    return Recording(
+        path=path,
+        frames=len(frames),
+        decisions=decisions,
+        finished=finished,
+        size=tuple(frames[0].shape[:2]),
+        info=info,
+    )
 
 
 def main(argv=None) -> int:
     """``python -m dungeonrl.agents.record GAME --agent A --seed S --out F``
     (the same arguments ``dungeonrl record`` takes)."""
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.agents.record",
-                                description="Record a seeded game as a GIF or MP4.")
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.agents.record",
+        description="Record a seeded game as a GIF or MP4.",
+    )
     p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
-    p.add_argument("--agent", default="heuristic",
-                   help="heuristic, random or a saved model path (default: heuristic)")
+    p.add_argument(
+        "--agent",
+        default="heuristic",
+        help="heuristic, random or a saved model path (default: heuristic)",
+    )
     p.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
-    p.add_argument("--out", default="game.gif",
-                   help=".gif, .mp4 or .png (last frame only) path (default: game.gif)")
-    p.add_argument("--players", type=int, default=None,
-                   help="seats, multi-seat games only (default: the game's default)")
+    p.add_argument(
+        "--out",
+        default="game.gif",
+        help=".gif, .mp4 or .png (last frame only) path (default: game.gif)",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats, multi-seat games only (default: the game's default)",
+    )
     p.add_argument("--fps", type=float, default=4.0, help="frames per second (default: 4)")
-    p.add_argument("--max-frames", type=int, default=600,
-                   help="stop after this many frames (default: 600; 0 = whole game)")
-    p.add_argument("--stride", type=int, default=1,
-                   help="keep every N-th decision as a frame (default: 1)")
-    p.add_argument("--scale", type=float, default=1.0,
-                   help="resize frames, e.g. 0.5 for half size (default: 1)")
+    p.add_argument(
+        "--max-frames",
+        type=int,
+        default=600,
+        help="stop after this many frames (default: 600; 0 = whole game)",
+    )
+    p.add_argument(
+        "--stride", type=int, default=1, help="keep every N-th decision as a frame (default: 1)"
+    )
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="resize frames, e.g. 0.5 for half size (default: 1)",
+    )
     a = p.parse_args(argv)
     try:
-        rec = record(a.game, a.agent, a.seed, a.out, players=a.players, fps=a.fps,
-                     max_frames=a.max_frames or None, stride=a.stride, scale=a.scale)
+        rec = record(
+            a.game,
+            a.agent,
+            a.seed,
+            a.out,
+            players=a.players,
+            fps=a.fps,
+            max_frames=a.max_frames or None,
+            stride=a.stride,
+            scale=a.scale,
+        )
     except (ValueError, RuntimeError, OSError) as e:
         p.exit(2, f"{p.prog}: error: {e}\n")
     end = f"game over {rec.info}" if rec.finished else "cut short"
-    print(f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
-          f"{rec.decisions} decisions, {end}")
+    print(
+        f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
+        f"{rec.decisions} decisions, {end}"
+    )
     return 0
 
 
@@ -286,7 +369,6 @@ def cli_record_options(spec):
     if "rgb_array" not in spec.render_modes:
         return None
 
-
     def nonneg(text: str) -> int:
         v = int(text)
         if v < 0:
@@ -300,20 +382,25 @@ def cli_record_options(spec):
         agent: str = option("heuristic", "heuristic, random or a saved model path")
         out: str = option("game.gif", ".gif, .mp4 or .png (last frame only) path")
         fps: float = option(4.0, "frames per second")
-        max_frames: int = option(600, "stop after this many frames (0 = the whole game)",
-                                 type=nonneg)
+        max_frames: int = option(
+            600, "stop after this many frames (0 = the whole game)", type=nonneg
+        )
         stride: int = option(1, "keep every N-th decision as a frame", type=positive_int)
         scale: float = option(1.0, "resize frames, e.g. 0.5 for half size")
 
     groups = [RecordOptions]
     if spec.max_players > 1:
+
         @dataclasses.dataclass
         class SeatOptions:
             """table"""
 
-            players: int | None = option(None, f"seats, {spec.min_players}..{spec.max_players} "
-                                               "(default: the game's default)",
-                                         type=positive_int)
+            players: int | None = option(
+                None,
+                f"seats, {spec.min_players}..{spec.max_players} (default: the game's default)",
+                type=positive_int,
+            )
+
         groups.append(SeatOptions)
     return groups
 
@@ -321,13 +408,23 @@ def cli_record_options(spec):
 def cli_record(args) -> int:
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
-        rec = record(args.env, args.agent, seed, args.out, players=getattr(args, "players", None),
-                     fps=args.fps, max_frames=args.max_frames or None, stride=args.stride,
-                     scale=args.scale)
+        rec = record(
+            args.env,
+            args.agent,
+            seed,
+            args.out,
+            players=getattr(args, "players", None),
+            fps=args.fps,
+            max_frames=args.max_frames or None,
+            stride=args.stride,
+            scale=args.scale,
+        )
     except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
         print(f"dungeonrl record {args.env}: error: {e}", file=sys.stderr)
         return 2
     end = f"game over {rec.info}" if rec.finished else "cut short"
-    print(f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
-          f"{rec.decisions} decisions, {end}")
+    print(
+        f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
+        f"{rec.decisions} decisions, {end}"
+    )
     return 0

@@ -83,6 +83,7 @@ evaluation. ``dungeonrl eval GAME --agent RUN/checkpoint`` evaluates the
 RLlib checkpoint itself (:class:`RLlibAgent`: the RLModule, loaded with
 Ray, acting on our batches), alone or in a league.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -100,7 +101,6 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..envs.core.batch import Batch
 from ..envs.core._batch import (
     action_batch,
     check_legal_batch,
@@ -110,34 +110,60 @@ from ..envs.core._batch import (
     seed_batch,
 )
 from ..envs.core.adapters.aec import DungeonAECEnv
-from ..envs.core.errors import ResetNeededError
 from ..envs.core.adapters.gym_env import DungeonEnv
+from ..envs.core.batch import Batch
+from ..envs.core.errors import ResetNeededError
 from ..envs.core.spec import check_unknown_reset_options
 from ..registry import get_spec, list_games
 from .games import core_kwargs_from, hooks_for
 from .metrics import write_csv, write_json
 from .modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
 from .modelspec import RLLIB_SPEC_FILE as SPEC_FILE
-from .modelspec import (is_rllib_checkpoint, model_spec,  # noqa: F401  (re-exported)
-                        read_checkpoint_spec)
+from .modelspec import (
+    is_rllib_checkpoint,
+    model_spec,
+    read_checkpoint_spec,
+)
 from .options import nonneg_int, option
 from .policy import RLlibAgent, TorchAgent
 from .runs import choose_run_folder, final_eval, hidden_sizes, open_run_folder, plot_run
 
-__all__ = ["ENV_PREFIX", "SPEC_FILE", "env_name", "register_envs", "make_rllib_env",
-           "rllib_spaces", "RLlibSingleEnv", "RLlibVectorEnv", "multi_agent_env_class",
-           "map_shared", "map_per_seat", "LearnerVsFrozen", "policy_setup", "sync_frozen",
-           "rl_module_spec", "ppo_config", "init_ray", "export_actor_critic",
-           "RLlibAgent", "is_rllib_checkpoint", "read_checkpoint_spec", "RLlibOptions",
-           "RLlibMultiOptions", "train_options", "check_backend_options",
-           "run_rllib_training", "cli_train"]
+__all__ = [
+    "ENV_PREFIX",
+    "SPEC_FILE",
+    "env_name",
+    "register_envs",
+    "make_rllib_env",
+    "rllib_spaces",
+    "RLlibSingleEnv",
+    "RLlibVectorEnv",
+    "multi_agent_env_class",
+    "map_shared",
+    "map_per_seat",
+    "LearnerVsFrozen",
+    "policy_setup",
+    "sync_frozen",
+    "rl_module_spec",
+    "ppo_config",
+    "init_ray",
+    "export_actor_critic",
+    "RLlibAgent",
+    "is_rllib_checkpoint",
+    "read_checkpoint_spec",
+    "RLlibOptions",
+    "RLlibMultiOptions",
+    "train_options",
+    "check_backend_options",
+    "run_rllib_training",
+    "cli_train",
+]
 
 #: prefix of the names registered with Ray Tune (``dungeonrl-rllib/unbroken``)
 ENV_PREFIX = "dungeonrl-rllib/"
 #: the module id of the one policy every seat plays (a multi-agent config needs
 #: another id than RLlib's default one to be treated as multi-agent)
 SHARED_MODULE = "shared"
-_MASK = np.float32       # the action-masking RLModule takes log(mask): a float mask
+_MASK = np.float32  # the action-masking RLModule takes log(mask): a float mask
 
 
 def env_name(game: str) -> str:
@@ -151,7 +177,8 @@ def rllib_spaces(spec) -> tuple[spaces.Dict, spaces.Discrete]:
     box = spaces.Box(spec.obs_low, spec.obs_high, (spec.obs_size,), np.float32)
     mask = spaces.Box(0.0, 1.0, (spec.num_actions,), _MASK)
     return spaces.Dict({"observations": box, "action_mask": mask}), spaces.Discrete(
-        spec.num_actions)
+        spec.num_actions
+    )
 
 
 def _config_parts(config) -> tuple[dict, str, int | None]:
@@ -161,8 +188,10 @@ def _config_parts(config) -> tuple[dict, str, int | None]:
     known = {"game", "core_kwargs", "illegal_action", "num_envs"}
     extra = sorted(set(cfg) - known)
     if extra:
-        raise ValueError(f"unknown RLlib env_config keys {extra}; known: {sorted(known)} "
-                         "(game options go in env_config['core_kwargs'])")
+        raise ValueError(
+            f"unknown RLlib env_config keys {extra}; known: {sorted(known)} "
+            "(game options go in env_config['core_kwargs'])"
+        )
     core_kwargs = dict(cfg.get("core_kwargs") or {})
     return core_kwargs, check_policy(cfg.get("illegal_action", "penalize")), cfg.get("num_envs")
 
@@ -178,9 +207,11 @@ def make_rllib_env(config=None, *, game: str | None = None):
     core = resolve_core(game, core_kwargs)
     if core.num_players > 1:
         if num_envs not in (None, 1):
-            raise ValueError(f"{core.spec.name} with {core.num_players} seats is a MultiAgentEnv; "
-                             "RLlib vectorises those itself (leave gym_env_vectorize_mode at "
-                             "'sync')")
+            raise ValueError(
+                f"{core.spec.name} with {core.num_players} seats is a MultiAgentEnv; "
+                "RLlib vectorises those itself (leave gym_env_vectorize_mode at "
+                "'sync')"
+            )
         return multi_agent_env_class()(core, illegal_action=illegal)
     if num_envs is not None:
         return RLlibVectorEnv(core, int(num_envs), illegal_action=illegal)
@@ -239,8 +270,11 @@ class RLlibSingleEnv(gym.Env):
             out["illegal_action"] = True
         if terminated or truncated:
             buf = self.env._buf
-            out.update(_win_infos(self.core, self.hooks, buf.states, np.zeros(1, np.int64),
-                                  np.array([reward]))[0])
+            out.update(
+                _win_infos(
+                    self.core, self.hooks, buf.states, np.zeros(1, np.int64), np.array([reward])
+                )[0]
+            )
         return self._obs(obs, info["action_mask"]), reward, terminated, truncated, out
 
 
@@ -256,14 +290,22 @@ class RLlibVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
 
-    def __init__(self, game, num_envs: int = 1, illegal_action: str = "penalize",
-                 unknown_reset_options: str = "warn", **core_kwargs):
+    def __init__(
+        self,
+        game,
+        num_envs: int = 1,
+        illegal_action: str = "penalize",
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         core = self.core = resolve_core(game, core_kwargs)
         if core.num_players != 1:
-            raise ValueError(f"RLlibVectorEnv needs a one-seat core; {core.spec.name} has "
-                             f"{core.num_players} seats (use its MultiAgentEnv)")
+            raise ValueError(
+                f"RLlibVectorEnv needs a one-seat core; {core.spec.name} has "
+                f"{core.num_players} seats (use its MultiAgentEnv)"
+            )
         self.hooks = hooks_for(core.spec.name)
         self.illegal_action = check_policy(illegal_action)
         self.buf = Batch(core, num_envs)
@@ -271,10 +313,9 @@ class RLlibVectorEnv(VectorEnv):
         self.single_observation_space, self.single_action_space = rllib_spaces(core.spec)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP,
-                         "render_modes": []}
+        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP, "render_modes": []}
         self.render_mode = None
-        self._pending = np.zeros(self.num_envs, np.bool_)   # ended last step: reset next
+        self._pending = np.zeros(self.num_envs, np.bool_)  # ended last step: reset next
         self._started = False
         self.illegal_actions = 0
 
@@ -284,8 +325,9 @@ class RLlibVectorEnv(VectorEnv):
         else:
             seeds = seed_batch(seed, self.num_envs)
             super().reset(seed=int(seeds[0]))
-        opts = self.core.spec.check_reset_options(options, self.unknown_reset_options,
-                                                  self._warned_reset_keys)
+        opts = self.core.spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         self.buf.reset(seeds)
         if opts:
             self.core.apply_reset_options(self.buf.states, opts)
@@ -306,7 +348,7 @@ class RLlibVectorEnv(VectorEnv):
             keep_states = buf.states[pend].copy()
             keep_obs = buf.obs[pend].copy()
             keep_masks = buf.masks[pend].copy()
-            buf.actions[pend] = np.argmax(keep_masks, axis=1)   # any legal action
+            buf.actions[pend] = np.argmax(keep_masks, axis=1)  # any legal action
         if self.illegal_action == "raise":
             check_legal_batch(self.core, buf.states, buf.actions, buf.masks)
         buf.fused_step()
@@ -327,7 +369,7 @@ class RLlibVectorEnv(VectorEnv):
         done = np.flatnonzero(terminated | truncated)
         infos: dict[str, Any] = {}
         if len(done):
-            obs[done] = buf.final_obs[done]      # next-step autoreset: the last observation
+            obs[done] = buf.final_obs[done]  # next-step autoreset: the last observation
             masks[done] = 0.0
             wins = _win_infos(self.core, self.hooks, buf.final_states, done, reward[done])
             win = np.zeros(self.num_envs, np.bool_)
@@ -362,7 +404,6 @@ def multi_agent_env_class():
         return _MA_CLASS
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-
     class DungeonMultiAgentEnv(MultiAgentEnv):
         """A multi-seat game as a turn-based RLlib ``MultiAgentEnv`` over the
         PettingZoo AEC env (see the module doc): the same games per seed, the
@@ -393,15 +434,13 @@ def multi_agent_env_class():
             aec = self.aec
             agent = aec.agent_selection
             if agent not in action_dict:
-                raise ValueError(f"{agent} is to act; the action dict has "
-                                 f"{sorted(action_dict)}")
+                raise ValueError(f"{agent} is to act; the action dict has {sorted(action_dict)}")
             aec.step(int(action_dict[agent]))
             rewards = {a: float(aec.rewards.get(a, 0.0)) for a in self.possible_agents}
             done = bool(aec.terminations.get(agent) or aec.truncations.get(agent))
             if not done:
                 nxt = aec.agent_selection
-                return ({nxt: self._obs(nxt)}, rewards, {"__all__": False},
-                        {"__all__": False}, {})
+                return ({nxt: self._obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {})
             te = bool(aec.terminations[agent])
             tr = bool(aec.truncations[agent]) and not te
             info = aec.infos[agent]
@@ -410,9 +449,13 @@ def multi_agent_env_class():
             obs = {a: self._obs(a) for a in self.possible_agents}
             # a seat wins when its reward for the game's last decision is positive
             # (the zero-sum / rank payout; the hooks' rule for these games)
-            infos = {a: {"win": rewards[a] > 0,
-                         "illegal_action": bool(info.get("illegal_action", False))}
-                     for a in self.possible_agents}
+            infos = {
+                a: {
+                    "win": rewards[a] > 0,
+                    "illegal_action": bool(info.get("illegal_action", False)),
+                }
+                for a in self.possible_agents
+            }
             terms = {a: te for a in self.possible_agents}
             truncs = {a: tr for a in self.possible_agents}
             terms["__all__"], truncs["__all__"] = te, tr
@@ -480,18 +523,22 @@ def sync_frozen(algorithm) -> None:
     current self, and keep it until the next sync."""
     lg = algorithm.learner_group
     w = lg.get_weights(module_ids=["learner"])["learner"]
-    w = {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v))
-         for k, v in w.items()}
+    w = {
+        k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v))
+        for k, v in w.items()
+    }
     lg.set_weights({"frozen": w})
 
     # the env runners skip a weight sync whose sequence number they already have
     # (the last iteration's), so the frozen module is set on each of them directly
     def _set(env_runner, w=w):
         import torch
+
         module = env_runner.module["frozen"]
         own = module.state_dict()
         module.load_state_dict({k: torch.as_tensor(w[k]) for k in own if k in w}, strict=False)
         return True
+
     algorithm.env_runner_group.foreach_env_runner(_set, local_env_runner=True)
 
 
@@ -503,15 +550,16 @@ def on_episode_end(*, episode, metrics_logger=None, **kwargs) -> None:
     if metrics_logger is None:
         return
     agents = getattr(episode, "agent_episodes", None)
-    if agents is not None:          # a MultiAgentEpisode: seat 0's last info
+    if agents is not None:  # a MultiAgentEpisode: seat 0's last info
         seat0 = agents.get("player_0")
         info = (seat0.get_infos(-1) if seat0 is not None and len(seat0) else None) or {}
     else:
         info = episode.get_infos(-1) or {}
     metrics_logger.log_value("dungeonrl_episodes", 1, reduce="sum")
     metrics_logger.log_value("dungeonrl_wins", int(bool(info.get("win", False))), reduce="sum")
-    metrics_logger.log_value("dungeonrl_illegal", int(bool(info.get("illegal_action", False))),
-                             reduce="sum")
+    metrics_logger.log_value(
+        "dungeonrl_illegal", int(bool(info.get("illegal_action", False))), reduce="sum"
+    )
 
 
 # --- config ---------------------------------------------------------------------------
@@ -521,20 +569,37 @@ def rl_module_spec(hidden=(256, 256), activation: str = "tanh"):
     heads, so :func:`export_actor_critic` maps it layer for layer."""
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-        ActionMaskingTorchRLModule)
-    model = DefaultModelConfig(fcnet_hiddens=list(hidden), fcnet_activation=activation,
-                               head_fcnet_hiddens=[], vf_share_layers=False)
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    model = DefaultModelConfig(
+        fcnet_hiddens=list(hidden),
+        fcnet_activation=activation,
+        head_fcnet_hiddens=[],
+        vf_share_layers=False,
+    )
     return RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
 
 
-def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int = 0,
-               num_envs: int | None = None, vectorize: str = "native",
-               mapping: str = "shared", illegal_action: str = "penalize", seed: int = 0,
-               train_batch: int | None = None, minibatch: int | None = None,
-               epochs: int = 2, lr: float = 3e-4, gamma: float = 0.995,
-               ent_coef: float = 0.01, hidden=(256, 256), activation: str = "tanh",
-               rollout_fragment: int | str = "auto"):
+def ppo_config(
+    game: str,
+    *,
+    core_kwargs: dict | None = None,
+    env_runners: int = 0,
+    num_envs: int | None = None,
+    vectorize: str = "native",
+    mapping: str = "shared",
+    illegal_action: str = "penalize",
+    seed: int = 0,
+    train_batch: int | None = None,
+    minibatch: int | None = None,
+    epochs: int = 2,
+    lr: float = 3e-4,
+    gamma: float = 0.995,
+    ent_coef: float = 0.01,
+    hidden=(256, 256),
+    activation: str = "tanh",
+    rollout_fragment: int | str = "auto",
+):
     """The ``PPOConfig`` of a game (new API stack, torch, one local learner).
 
     ``vectorize``: ``"native"`` (each env runner steps its ``num_envs`` games
@@ -554,7 +619,7 @@ def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int =
     if num_envs is None:
         num_envs = 1 if multi else (256 if vectorize == "native" else 16)
     runners = max(env_runners, 1)
-    if train_batch is None:     # a given fragment: one per game; else >= 4,096 steps
+    if train_batch is None:  # a given fragment: one per game; else >= 4,096 steps
         if isinstance(rollout_fragment, str):
             train_batch = max(32 * num_envs * runners, 4096)
         else:
@@ -562,43 +627,59 @@ def ppo_config(game: str, *, core_kwargs: dict | None = None, env_runners: int =
     if minibatch is None:
         minibatch = max(64, train_batch // 8)
     register_envs([spec.name])
-    cfg = (PPOConfig()
-           .environment(env_name(spec.name),
-                        env_config={"core_kwargs": dict(core_kwargs or {}),
-                                    "illegal_action": illegal_action},
-                        disable_env_checking=True)
-           .framework("torch")
-           .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=num_envs,
-                        gym_env_vectorize_mode=("vector_entry_point"
-                                                if vectorize == "native" and not multi
-                                                else "sync"),
-                        rollout_fragment_length=rollout_fragment,
-                        num_cpus_per_env_runner=1)
-           .learners(num_learners=0)
-           .training(train_batch_size_per_learner=train_batch, minibatch_size=minibatch,
-                     num_epochs=epochs, lr=lr, gamma=gamma, lambda_=0.95, clip_param=0.2,
-                     entropy_coeff=ent_coef, vf_loss_coeff=0.5, grad_clip=0.5,
-                     use_kl_loss=False)
-           .rl_module(rl_module_spec=rl_module_spec(hidden, activation))
-           .callbacks(on_episode_end=on_episode_end)
-           .debugging(seed=seed))
+    cfg = (
+        PPOConfig()
+        .environment(
+            env_name(spec.name),
+            env_config={"core_kwargs": dict(core_kwargs or {}), "illegal_action": illegal_action},
+            disable_env_checking=True,
+        )
+        .framework("torch")
+        .env_runners(
+            num_env_runners=env_runners,
+            num_envs_per_env_runner=num_envs,
+            gym_env_vectorize_mode=(
+                "vector_entry_point" if vectorize == "native" and not multi else "sync"
+            ),
+            rollout_fragment_length=rollout_fragment,
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=train_batch,
+            minibatch_size=minibatch,
+            num_epochs=epochs,
+            lr=lr,
+            gamma=gamma,
+            lambda_=0.95,
+            clip_param=0.2,
+            entropy_coeff=ent_coef,
+            vf_loss_coeff=0.5,
+            grad_clip=0.5,
+            use_kl_loss=False,
+        )
+        .rl_module(rl_module_spec=rl_module_spec(hidden, activation))
+        .callbacks(on_episode_end=on_episode_end)
+        .debugging(seed=seed)
+    )
     if multi:
         policies, fn, to_train = policy_setup(mapping, core.num_players)
         from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-        cfg = cfg.multi_agent(policies=policies, policy_mapping_fn=fn,
-                              policies_to_train=to_train)
+
+        cfg = cfg.multi_agent(policies=policies, policy_mapping_fn=fn, policies_to_train=to_train)
         single = rl_module_spec(hidden, activation)
-        cfg = cfg.rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={p: single for p in policies}))
+        cfg = cfg.rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={p: single for p in policies})
+        )
     return cfg
 
 
-def init_ray(address: str | None = None, num_cpus: int = 2,
-             object_store_mb: int = 300) -> None:
+def init_ray(address: str | None = None, num_cpus: int = 2, object_store_mb: int = 300) -> None:
     """Join the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or
     start a small local one (``num_cpus`` CPUs, an ``object_store_mb`` MB
     object store, no dashboard). A no-op when Ray is already up."""
     import ray
+
     if ray.is_initialized():
         return
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
@@ -606,13 +687,19 @@ def init_ray(address: str | None = None, num_cpus: int = 2,
     if address:
         ray.init(address=address, log_to_driver=False, ignore_reinit_error=True)
     else:
-        ray.init(num_cpus=num_cpus, object_store_memory=object_store_mb * 1024 * 1024,
-                 include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        ray.init(
+            num_cpus=num_cpus,
+            object_store_memory=object_store_mb * 1024 * 1024,
+            include_dashboard=False,
+            log_to_driver=False,
+            ignore_reinit_error=True,
+        )
 
 
 # --- export to the fast path's network, and the checkpoint agent ---------------------------
 def _linears(*mods) -> list:
     import torch.nn as nn
+
     out = []
     for m in mods:
         out += [x for x in m.modules() if isinstance(x, nn.Linear)]
@@ -627,19 +714,23 @@ def export_actor_critic(module, spec, hidden=(256, 256), activation: str = "tanh
     import torch
 
     from .ppo import ActorCritic
+
     net = ActorCritic(spec.obs_size, spec.num_actions, hidden, activation, shared=False)
     enc = module.encoder
     src_pi = _linears(enc.actor_encoder, module.pi)
     src_vf = _linears(enc.critic_encoder, module.vf)
     for src, dst in ((src_pi, _linears(net.actor)), (src_vf, _linears(net.critic))):
         if len(src) != len(dst):
-            raise ValueError(f"RLModule has {len(src)} linear layers on a path, "
-                             f"ActorCritic {len(dst)}: not built by rl_module_spec({hidden})")
+            raise ValueError(
+                f"RLModule has {len(src)} linear layers on a path, "
+                f"ActorCritic {len(dst)}: not built by rl_module_spec({hidden})"
+            )
         with torch.no_grad():
             for s, d in zip(src, dst):
                 if s.weight.shape != d.weight.shape:
-                    raise ValueError(f"layer shapes differ: {tuple(s.weight.shape)} vs "
-                                     f"{tuple(d.weight.shape)}")
+                    raise ValueError(
+                        f"layer shapes differ: {tuple(s.weight.shape)} vs {tuple(d.weight.shape)}"
+                    )
                 d.weight.copy_(s.weight)
                 d.bias.copy_(s.bias)
     return net.eval()
@@ -650,26 +741,39 @@ def export_actor_critic(module, spec, hidden=(256, 256), activation: str = "tanh
 class RLlibOptions:
     """Ray RLlib (--backend rllib; needs pip install 'dungeonrl[rllib]')"""
 
-    backend: str = option("native", "native: this package's trainers (--algo); rllib: Ray "
-                                     "RLlib PPO (new API stack), locally or on a Ray cluster",
-                          choices=("native", "rllib"))
-    env_runners: int = option(0, "RLlib env runners (0: sample in the driver process)",
-                              type=nonneg_int)
-    address: str | None = option(None, "Ray cluster to join: auto, or ray://HOST:10001",
-                                 default_text="a small local Ray (2 CPUs)")
-    vectorize: str = option("native", "games of an env runner: native (one numba call steps "
-                                      "them all) or python (one Python env per slot)",
-                            choices=("native", "python"))
+    backend: str = option(
+        "native",
+        "native: this package's trainers (--algo); rllib: Ray "
+        "RLlib PPO (new API stack), locally or on a Ray cluster",
+        choices=("native", "rllib"),
+    )
+    env_runners: int = option(
+        0, "RLlib env runners (0: sample in the driver process)", type=nonneg_int
+    )
+    address: str | None = option(
+        None,
+        "Ray cluster to join: auto, or ray://HOST:10001",
+        default_text="a small local Ray (2 CPUs)",
+    )
+    vectorize: str = option(
+        "native",
+        "games of an env runner: native (one numba call steps "
+        "them all) or python (one Python env per slot)",
+        choices=("native", "python"),
+    )
 
 
 @dataclasses.dataclass
 class RLlibMultiOptions(RLlibOptions):
     """Ray RLlib (--backend rllib; needs pip install 'dungeonrl[rllib]')"""
 
-    policy_mapping: str = option("shared", "seats to policies: shared (one policy), per_seat, "
-                                           "or learner_vs_frozen (frozen copies refreshed every "
-                                           "--snapshot-every iterations)",
-                                 choices=POLICY_MAPPINGS)
+    policy_mapping: str = option(
+        "shared",
+        "seats to policies: shared (one policy), per_seat, "
+        "or learner_vs_frozen (frozen copies refreshed every "
+        "--snapshot-every iterations)",
+        choices=POLICY_MAPPINGS,
+    )
 
 
 def train_options(spec) -> type:
@@ -677,31 +781,49 @@ def train_options(spec) -> type:
     return RLlibMultiOptions if spec.multi_agent else RLlibOptions
 
 
-_NATIVE_ONLY = ("kickstart", "init", "checkpoint_minutes", "bc_steps", "bc_epochs",
-                "dagger_rounds", "opponents", "snapshot_slots", "minibatches",
-                "batch_size", "shared")
+_NATIVE_ONLY = (
+    "kickstart",
+    "init",
+    "checkpoint_minutes",
+    "bc_steps",
+    "bc_epochs",
+    "dagger_rounds",
+    "opponents",
+    "snapshot_slots",
+    "minibatches",
+    "batch_size",
+    "shared",
+)
 _RLLIB_ONLY = ("env_runners", "address", "vectorize", "policy_mapping")
 
 
 def _result_row(r: dict, it: int, t0: float, prev_steps: int, t_prev: float) -> dict:
     er = r.get("env_runners", {}) or {}
-    steps = int(r.get("num_env_steps_sampled_lifetime")
-                or er.get("num_env_steps_sampled_lifetime") or 0)
+    steps = int(
+        r.get("num_env_steps_sampled_lifetime") or er.get("num_env_steps_sampled_lifetime") or 0
+    )
     now = time.perf_counter()
     eps = int(er.get("dungeonrl_episodes", 0) or 0)
     wins = int(er.get("dungeonrl_wins", 0) or 0)
     learners = r.get("learners", {}) or {}
     mod = next((v for k, v in learners.items() if isinstance(v, dict) and "entropy" in v), {})
-    row = {"iteration": it, "global_step": steps, "time_s": now - t0,
-           "sps": steps / max(now - t0, 1e-9),
-           "sps_iter": (steps - prev_steps) / max(now - t_prev, 1e-9),
-           "episodes": eps, "win_rate": wins / eps if eps else float("nan"),
-           "illegal_actions": int(er.get("dungeonrl_illegal", 0) or 0),
-           "mean_return": float(er.get("episode_return_mean", float("nan"))),
-           "mean_length": float(er.get("episode_len_mean", float("nan")))}
+    row = {
+        "iteration": it,
+        "global_step": steps,
+        "time_s": now - t0,
+        "sps": steps / max(now - t0, 1e-9),
+        "sps_iter": (steps - prev_steps) / max(now - t_prev, 1e-9),
+        "episodes": eps,
+        "win_rate": wins / eps if eps else float("nan"),
+        "illegal_actions": int(er.get("dungeonrl_illegal", 0) or 0),
+        "mean_return": float(er.get("episode_return_mean", float("nan"))),
+        "mean_length": float(er.get("episode_len_mean", float("nan"))),
+    }
     timers = r.get("timers", {}) or {}
-    for key, name in (("env_runner_sampling_timer", "sample_s"),
-                      ("learner_update_timer", "learn_s")):
+    for key, name in (
+        ("env_runner_sampling_timer", "sample_s"),
+        ("learner_update_timer", "learn_s"),
+    ):
         if isinstance(timers.get(key), (int, float)):
             row[name] = float(timers[key])
     for k in ("entropy", "policy_loss", "vf_loss", "mean_kl_loss", "vf_explained_var"):
@@ -710,11 +832,13 @@ def _result_row(r: dict, it: int, t0: float, prev_steps: int, t_prev: float) -> 
     return row
 
 
-def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
-                       num_envs: int | None = None, log=print) -> dict:
+def run_rllib_training(
+    game: str, steps: int | None, seed: int, out: str, opts, num_envs: int | None = None, log=print
+) -> dict:
     """Train with RLlib PPO and write the run folder (see the module doc);
     returns the metrics dict (the same keys as the native trainers')."""
     from .ppo import save_model
+
     hooks = hooks_for(game)
     spec = get_spec(game)
     core_kwargs = dict(hooks.train_defaults)
@@ -728,8 +852,12 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
     vectorize = getattr(opts, "vectorize", "native") or "native"
     runners = int(getattr(opts, "env_runners", 0) or 0)
     kw = {}
-    for src, dst in (("lr", "lr"), ("ent_coef", "ent_coef"), ("gamma", "gamma"),
-                     ("epochs", "epochs")):
+    for src, dst in (
+        ("lr", "lr"),
+        ("ent_coef", "ent_coef"),
+        ("gamma", "gamma"),
+        ("epochs", "epochs"),
+    ):
         v = getattr(opts, src, None)
         if v is not None:
             kw[dst] = v
@@ -741,9 +869,19 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
     t0 = time.perf_counter()
     init_ray(getattr(opts, "address", None))
     import ray
-    cfg = ppo_config(game, core_kwargs=core_kwargs, env_runners=runners, num_envs=num_envs,
-                     vectorize=vectorize, mapping=mapping, seed=seed, hidden=hidden,
-                     activation=activation, **kw)
+
+    cfg = ppo_config(
+        game,
+        core_kwargs=core_kwargs,
+        env_runners=runners,
+        num_envs=num_envs,
+        vectorize=vectorize,
+        mapping=mapping,
+        seed=seed,
+        hidden=hidden,
+        activation=activation,
+        **kw,
+    )
     frozen_every = max(1, int(getattr(opts, "snapshot_every", 10) or 10))
     open_run_folder(out, bool(getattr(opts, "overwrite", False)))
     algo = cfg.build_algo()
@@ -758,9 +896,11 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
             row = _result_row(r, it, t_train, prev, t_prev)
             prev, t_prev = row["global_step"], time.perf_counter()
             history.append(row)
-            log(f"iter {it}: {row['global_step']:,} steps, {row['sps']:,.0f} steps/s, "
+            log(
+                f"iter {it}: {row['global_step']:,} steps, {row['sps']:,.0f} steps/s, "
                 f"win {row['win_rate']:.1%} ({row['episodes']} episodes), return "
-                f"{row['mean_return']:.3f}")
+                f"{row['mean_return']:.3f}"
+            )
             if multi and mapping == "learner_vs_frozen" and it % frozen_every == 0:
                 sync_frozen(algo)
             if steps is not None and row["global_step"] >= steps:
@@ -769,37 +909,72 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
                 break
     except KeyboardInterrupt:
         interrupted = True
-    module_id = DEFAULT_MODULE if not multi else {
-        "shared": SHARED_MODULE, "learner_vs_frozen": "learner"}.get(mapping, "seat_0")
+    module_id = (
+        DEFAULT_MODULE
+        if not multi
+        else {"shared": SHARED_MODULE, "learner_vs_frozen": "learner"}.get(mapping, "seat_0")
+    )
     ckpt = os.path.join(os.path.abspath(out), "checkpoint")
     algo.save_to_path(ckpt)
     saved_spec = model_spec(core.spec, core_kwargs)
-    saved_spec.update({"module_id": module_id, "backend": "rllib",
-                       "arch": {"hidden": list(hidden), "activation": activation}})
+    saved_spec.update(
+        {
+            "module_id": module_id,
+            "backend": "rllib",
+            "arch": {"hidden": list(hidden), "activation": activation},
+        }
+    )
     with open(os.path.join(ckpt, SPEC_FILE), "w") as f:
         json.dump(saved_spec, f, indent=1)
     full = algo.learner_group._learner.module[module_id]
     net = export_actor_critic(full, core.spec, hidden, activation)
-    config = {"backend": "rllib", "env_runners": runners, "address": getattr(opts, "address",
-                                                                              None),
-              "vectorize": vectorize, "num_envs_per_runner": cfg.num_envs_per_env_runner,
-              "policy_mapping": mapping if multi else None, "module_id": module_id,
-              "train_batch": cfg.train_batch_size_per_learner, "minibatch": cfg.minibatch_size,
-              "epochs": cfg.num_epochs, "lr": cfg.lr, "gamma": cfg.gamma,
-              "entropy_coeff": cfg.entropy_coeff, "hidden": list(hidden),
-              "activation": activation, "ray_version": ray.__version__,
-              "cluster_cpus": ray.cluster_resources().get("CPU")}
-    model_path = save_model(os.path.join(out, "model.pt"), net, core, core_kwargs=core_kwargs,
-                            metrics=history[-1] if history else {})
+    config = {
+        "backend": "rllib",
+        "env_runners": runners,
+        "address": getattr(opts, "address", None),
+        "vectorize": vectorize,
+        "num_envs_per_runner": cfg.num_envs_per_env_runner,
+        "policy_mapping": mapping if multi else None,
+        "module_id": module_id,
+        "train_batch": cfg.train_batch_size_per_learner,
+        "minibatch": cfg.minibatch_size,
+        "epochs": cfg.num_epochs,
+        "lr": cfg.lr,
+        "gamma": cfg.gamma,
+        "entropy_coeff": cfg.entropy_coeff,
+        "hidden": list(hidden),
+        "activation": activation,
+        "ray_version": ray.__version__,
+        "cluster_cpus": ray.cluster_resources().get("CPU"),
+    }
+    model_path = save_model(
+        os.path.join(out, "model.pt"),
+        net,
+        core,
+        core_kwargs=core_kwargs,
+        metrics=history[-1] if history else {},
+    )
     algo.stop()
     seconds = time.perf_counter() - t0
     steps_done = history[-1]["global_step"] if history else 0
-    metrics = {"algo": "rllib-ppo", "backend": "rllib", "env_id": spec.env_id, "game": spec.name,
-               "seed": seed, "core_kwargs": core_kwargs, "setting": hooks.describe(core),
-               "config": config, "steps": steps_done, "train_seconds": seconds,
-               "sps": steps_done / seconds if seconds else None, "model": model_path,
-               "checkpoint": ckpt, "interrupted": interrupted, "history": history,
-               "illegal_actions": sum(h["illegal_actions"] for h in history)}
+    metrics = {
+        "algo": "rllib-ppo",
+        "backend": "rllib",
+        "env_id": spec.env_id,
+        "game": spec.name,
+        "seed": seed,
+        "core_kwargs": core_kwargs,
+        "setting": hooks.describe(core),
+        "config": config,
+        "steps": steps_done,
+        "train_seconds": seconds,
+        "sps": steps_done / seconds if seconds else None,
+        "model": model_path,
+        "checkpoint": ckpt,
+        "interrupted": interrupted,
+        "history": history,
+        "illegal_actions": sum(h["illegal_actions"] for h in history),
+    }
     write_csv(history, os.path.join(out, "metrics.csv"))
     write_json(metrics, os.path.join(out, "metrics.json"))
     refs = {}
@@ -810,11 +985,22 @@ def run_rllib_training(game: str, steps: int | None, seed: int, out: str, opts,
         refs = final_eval(metrics, agent, spec.name, core_kwargs, opts, hooks, multi, log)
         write_json(metrics, os.path.join(out, "metrics.json"))
     if history:
-        plot_run(metrics, history, out, "rllib-ppo", core, hooks, multi,
-              [(mapping, 1.0)] if multi else None, refs)
-    log(f"trained {steps_done:,} steps in {seconds / 60:.1f} min with RLlib "
+        plot_run(
+            metrics,
+            history,
+            out,
+            "rllib-ppo",
+            core,
+            hooks,
+            multi,
+            [(mapping, 1.0)] if multi else None,
+            refs,
+        )
+    log(
+        f"trained {steps_done:,} steps in {seconds / 60:.1f} min with RLlib "
         f"({runners} env runners, {vectorize} envs); wrote {out}/: model.pt, checkpoint/, "
-        f"metrics.csv, metrics.json" + (", learning_curve.png" if history else ""))
+        f"metrics.csv, metrics.json" + (", learning_curve.png" if history else "")
+    )
     return metrics
 
 
@@ -831,15 +1017,19 @@ def cli_train(args) -> int:
         print("dungeonrl train: --backend rllib trains PPO (--algo ppo)", file=sys.stderr)
         return 2
     if args.device != "cpu":
-        print("dungeonrl train: --backend rllib runs its learner on the CPU here "
-              "(--device cpu)", file=sys.stderr)
+        print(
+            "dungeonrl train: --backend rllib runs its learner on the CPU here (--device cpu)",
+            file=sys.stderr,
+        )
         return 2
     try:
-        import ray  # noqa: F401
+        import ray
         import ray.rllib  # noqa: F401
     except ImportError:
-        print("dungeonrl train: --backend rllib needs Ray RLlib: pip install 'dungeonrl[rllib]'",
-              file=sys.stderr)
+        print(
+            "dungeonrl train: --backend rllib needs Ray RLlib: pip install 'dungeonrl[rllib]'",
+            file=sys.stderr,
+        )
         return 2
     default = os.path.join("runs", f"{args.env}-rllib-s{args.seed}")
     try:
@@ -848,8 +1038,9 @@ def cli_train(args) -> int:
         print(f"dungeonrl train: {e}", file=sys.stderr)
         return 2
     try:
-        metrics = run_rllib_training(args.env, args.steps, args.seed, out, args,
-                                     num_envs=args.num_envs)
+        metrics = run_rllib_training(
+            args.env, args.steps, args.seed, out, args, num_envs=args.num_envs
+        )
     except (ValueError, OSError) as e:
         print(f"dungeonrl train: {e}", file=sys.stderr)
         return 2
@@ -862,6 +1053,5 @@ def check_backend_options(args) -> str | None:
     given = getattr(args, "given", set())
     bad = sorted(set(given) & set(_RLLIB_ONLY))
     if bad and getattr(args, "backend", "native") != "rllib":
-        return (", ".join("--" + b.replace("_", "-") for b in bad)
-                + " apply to --backend rllib only")
+        return ", ".join("--" + b.replace("_", "-") for b in bad) + " apply to --backend rllib only"
     return None

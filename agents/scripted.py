@@ -2,6 +2,7 @@
 written once for every game on the engine: ``act`` runs the generated
 ``policy_rows`` kernel, and :func:`scripted_advance` lets the self-play view
 and matches play scripted seats inside numba (``advance_scripted``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,8 +54,9 @@ class ScriptedAdvance:
         self.core = core
 
     def __call__(self, states, rows, learner, codes, prng, returns, terminated, truncated):
-        core_batch(self.core).scripted_advance(states, rows, learner, codes, prng, returns,
-                                         terminated, truncated)
+        core_batch(self.core).scripted_advance(
+            states, rows, learner, codes, prng, returns, terminated, truncated
+        )
 
 
 def scripted_advance(core) -> ScriptedAdvance:

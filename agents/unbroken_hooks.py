@@ -2,9 +2,11 @@
 from the final records, the scripted heuristic (``envs/unbroken/policy.py``)
 as a batched agent, and whole-game numba evaluation through the generated
 loops re-exported by ``agents/unbroken_heuristic.py``."""
+
 from __future__ import annotations
 
 import numpy as np
+
 from ..envs.unbroken import consts as C
 from .games import GameHooks
 from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
@@ -13,8 +15,11 @@ from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 def episode_stats(core, final_states, rows, last_reward) -> dict:
     rec = final_states[rows]
     win = rec["outcome"] == C.O_WIN
-    return {"win": win, "level": rec["level"].astype(np.float64),
-            "score": np.where(win, rec["score"], 0).astype(np.float64)}
+    return {
+        "win": win,
+        "level": rec["level"].astype(np.float64),
+        "score": np.where(win, rec["score"], 0).astype(np.float64),
+    }
 
 
 class Heuristic:
@@ -22,7 +27,7 @@ class Heuristic:
     step for all the active rows."""
 
     name = "heuristic"
-    whole_game = "heuristic"    # evaluate() may play whole games in numba instead
+    whole_game = "heuristic"  # evaluate() may play whole games in numba instead
 
     def __init__(self, core):
         self.core = core
@@ -30,7 +35,7 @@ class Heuristic:
 
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
         out = np.empty(len(rows), np.int64)
-        if len(self.prng) < len(buf.states):      # unused by this policy (no ties)
+        if len(self.prng) < len(buf.states):  # unused by this policy (no ties)
             self.prng = np.zeros((len(buf.states), 2), np.uint64)
         self.core.policy_rows(buf.states, rows, self.prng, out)
         return out
@@ -42,7 +47,7 @@ def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> 
     ``None`` for a core whose auto-advance or step cap is not the default
     (``play_games`` plays that configuration only)."""
     if core.auto_advance != 1 or core.max_steps != 3000:
-        return None   # play_games plays the default configuration only
+        return None  # play_games plays the default configuration only
     pol = {"random": POLICY_RANDOM, "heuristic": POLICY_HEURISTIC}[policy]
     n = len(seeds)
     states = core.alloc(n)
@@ -50,15 +55,31 @@ def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> 
     lv = np.zeros(n, np.int8)
     sc = np.zeros(n, np.int16)
     ln = np.zeros(n, np.int32)
-    play_games(core.TR, states, np.ascontiguousarray(seeds, np.uint64), core.character,
-               core.difficulty, pol, np.uint64(policy_seed), out, lv, sc, ln)
+    play_games(
+        core.TR,
+        states,
+        np.ascontiguousarray(seeds, np.uint64),
+        core.character,
+        core.difficulty,
+        pol,
+        np.uint64(policy_seed),
+        out,
+        lv,
+        sc,
+        ln,
+    )
     win = out == C.O_WIN
-    return {"win": win, "level": lv.astype(np.float64),
-            "score": np.where(win, sc, 0).astype(np.float64), "length": ln.astype(np.int64)}
+    return {
+        "win": win,
+        "level": lv.astype(np.float64),
+        "score": np.where(win, sc, 0).astype(np.float64),
+        "length": ln.astype(np.int64),
+    }
 
 
 def describe(core) -> str:
     from ..envs.unbroken import CHARACTERS
+
     ch = "random" if core.character < 0 else CHARACTERS[core.character]
     return f"character={ch} difficulty={C.DIFFICULTIES[core.difficulty]}"
 
@@ -68,12 +89,19 @@ HOOKS = GameHooks(
     heuristic=Heuristic,
     play_whole_games=play_whole_games,
     core_options=(
-        ("--character", dict(default=None,
-                             help="sneak, sage, hunter, brawler or random (default sneak)")),
+        (
+            "--character",
+            dict(default=None, help="sneak, sage, hunter, brawler or random (default sneak)"),
+        ),
         ("--difficulty", dict(default=None, help="easy, normal or hard (default normal)")),
-        ("--reward", dict(default=None,
-                          help="win_loss or score (train default: score, which also pays "
-                               "for the Levels a lost game reached)")),
+        (
+            "--reward",
+            dict(
+                default=None,
+                help="win_loss or score (train default: score, which also pays "
+                "for the Levels a lost game reached)",
+            ),
+        ),
     ),
     train_defaults={"reward": "score"},
     stat_columns=(("level", "mean Level", "{:.2f}"),),

@@ -14,6 +14,7 @@ rate comes with a 95% Wilson interval; ``mean_score`` is the arcade score
 the decisions per game (auto-advanced single-choice steps excluded) and
 ``mean_turns`` the turns played.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,8 @@ import time
 
 import numpy as np
 
-from ..envs.core.batch import core_batch
 from ..agents.metrics import wilson
+from ..envs.core.batch import core_batch
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dcc_unstoppable import consts as C
 from ..envs.dcc_unstoppable import kernels as K
@@ -34,8 +35,15 @@ POLICIES = {"random": K.SCRIPTED_RANDOM, "heuristic": K.SCRIPTED_POLICY}
 DEFAULT_DIFFICULTIES = ("normal", "hard", "expert", "unbeatable")
 
 
-def play_cell(games: int, floor: int, difficulty: str, players: int, policy: str,
-              seed0: int = 0, policy_seed: int = 12345) -> dict:
+def play_cell(
+    games: int,
+    floor: int,
+    difficulty: str,
+    players: int,
+    policy: str,
+    seed0: int = 0,
+    policy_seed: int = 12345,
+) -> dict:
     """Play ``games`` arcade games of one cell to their end; the figures of
     :func:`run`'s rows (one policy)."""
     if games < 1:
@@ -58,7 +66,9 @@ def play_cell(games: int, floor: int, difficulty: str, players: int, policy: str
     wins = int((out == C.O_WIN).sum())
     lo, hi = wilson(wins, games)
     return {
-        "win_rate": wins / games, "ci95": [lo, hi], "wins": wins,
+        "win_rate": wins / games,
+        "ci95": [lo, hi],
+        "wins": wins,
         "loss_health": int((out == C.O_LOSS_HEALTH).sum()),
         "loss_skull": int((out == C.O_LOSS_SKULL).sum()),
         "other": int(games - wins - (out == C.O_LOSS_HEALTH).sum() - (out == C.O_LOSS_SKULL).sum()),
@@ -70,8 +80,15 @@ def play_cell(games: int, floor: int, difficulty: str, players: int, policy: str
     }
 
 
-def run(games=10000, floors=(1, 2, 3), difficulties=DEFAULT_DIFFICULTIES, players=(1, 2),
-        policies=("random", "heuristic"), seed0=0, log=None):
+def run(
+    games=10000,
+    floors=(1, 2, 3),
+    difficulties=DEFAULT_DIFFICULTIES,
+    players=(1, 2),
+    policies=("random", "heuristic"),
+    seed0=0,
+    log=None,
+):
     rows = []
     for n in players:
         for f in floors:
@@ -110,8 +127,10 @@ def _line(r):
     for p in ("random", "heuristic"):
         if p in r:
             x = r[p]
-            s += (f"  {p} {100 * x['win_rate']:5.1f}% (hp {x['loss_health']}, skull "
-                  f"{x['loss_skull']}, turns {x['mean_turns']:.1f})")
+            s += (
+                f"  {p} {100 * x['win_rate']:5.1f}% (hp {x['loss_health']}, skull "
+                f"{x['loss_skull']}, turns {x['mean_turns']:.1f})"
+            )
     return s
 
 
@@ -119,11 +138,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=10000, help="games per cell and policy")
     p.add_argument("--floors", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
-    p.add_argument("--difficulties", nargs="+", default=list(DEFAULT_DIFFICULTIES),
-                   choices=list(C.DIFFICULTIES))
+    p.add_argument(
+        "--difficulties",
+        nargs="+",
+        default=list(DEFAULT_DIFFICULTIES),
+        choices=list(C.DIFFICULTIES),
+    )
     p.add_argument("--players", type=int, nargs="+", default=[1, 2], choices=[1, 2])
-    p.add_argument("--policies", nargs="+", default=["random", "heuristic"],
-                   choices=sorted(POLICIES))
+    p.add_argument(
+        "--policies", nargs="+", default=["random", "heuristic"], choices=sorted(POLICIES)
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of game 0 of every cell")
     p.add_argument("--json", default=None, help="write the figures to this file")
     p.add_argument("--markdown", action="store_true", help="print the markdown table")
@@ -131,13 +155,29 @@ def main(argv=None):
     if a.games < 1:
         p.error("--games must be >= 1")
     t0 = time.perf_counter()
-    rows = run(a.games, tuple(a.floors), tuple(a.difficulties), tuple(a.players),
-               tuple(a.policies), a.seed, log=None if a.markdown else lambda r: print(_line(r), flush=True))
+    rows = run(
+        a.games,
+        tuple(a.floors),
+        tuple(a.difficulties),
+        tuple(a.players),
+        tuple(a.policies),
+        a.seed,
+        log=None if a.markdown else lambda r: print(_line(r), flush=True),
+    )
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"games": a.games, "seed": a.seed, "mode": "arcade",
-                       "seconds": time.perf_counter() - t0,
-                       "loadavg": list(os.getloadavg()), "rows": rows}, f, indent=1)
+            json.dump(
+                {
+                    "games": a.games,
+                    "seed": a.seed,
+                    "mode": "arcade",
+                    "seconds": time.perf_counter() - t0,
+                    "loadavg": list(os.getloadavg()),
+                    "rows": rows,
+                },
+                f,
+                indent=1,
+            )
     if a.markdown:
         print(markdown(rows, tuple(a.policies)))
 

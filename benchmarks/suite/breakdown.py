@@ -49,6 +49,7 @@ bounds. A step can not be faster than that, whatever the rules cost.
 The figures are microseconds per env-step; every timed loop plays random
 legal actions and fails on an illegal one, like the rest of the suite.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,8 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +89,7 @@ PARTS = (
     ("limit_us", "physical limit (bytes written / memory bandwidth)"),
 )
 
-MODES = {   # num_envs, seconds per part, bandwidth array MiB, bandwidth copies
+MODES = {  # num_envs, seconds per part, bandwidth array MiB, bandwidth copies
     "full": (REF_ENVS, 1.0, 512, 7),
     "quick": (1024, 0.2, 128, 3),
     "tiny": (32, 0.01, 8, 1),
@@ -109,10 +111,13 @@ def memory_bandwidth(mib: int = 512, copies: int = 7) -> dict:
         times.append(time.perf_counter() - t0)
     times.sort()
     nbytes = src.nbytes
-    return {"array_bytes": int(nbytes), "copies": len(times),
-            "write_bytes_per_s": nbytes / times[0],
-            "write_bytes_per_s_median": nbytes / times[len(times) // 2],
-            "method": f"numpy copyto of a {mib} MiB float64 array, best of {len(times)}"}
+    return {
+        "array_bytes": int(nbytes),
+        "copies": len(times),
+        "write_bytes_per_s": nbytes / times[0],
+        "write_bytes_per_s_median": nbytes / times[len(times) // 2],
+        "method": f"numpy copyto of a {mib} MiB float64 array, best of {len(times)}",
+    }
 
 
 def bytes_per_step(buf) -> dict:
@@ -121,8 +126,12 @@ def bytes_per_step(buf) -> dict:
     obs = buf.obs[0].nbytes
     mask = buf.masks[0].nbytes
     reward = buf.rewards[0].nbytes
-    return {"obs": int(obs), "mask": int(mask), "reward": int(reward),
-            "total": int(obs + mask + reward)}
+    return {
+        "obs": int(obs),
+        "mask": int(mask),
+        "reward": int(reward),
+        "total": int(obs + mask + reward),
+    }
 
 
 class _Timer:
@@ -141,6 +150,7 @@ def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict
     """Microseconds per env-step of each part of an unfused batched step
     (rules, reset of finished rows, mask, encoder, policy) at ``n`` envs."""
     from ...envs.core.batch import Batch
+
     buf = Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64) + np.uint64(seed))
     rows = np.arange(n)
@@ -162,8 +172,16 @@ def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict
     t_end = None
     while True:
         timer("policy_batch_us", policy)
-        timer("rules_us", core.step, buf.states, buf.actions, buf.rewards, buf.terminated,
-              buf.truncated, buf.illegal)
+        timer(
+            "rules_us",
+            core.step,
+            buf.states,
+            buf.actions,
+            buf.rewards,
+            buf.terminated,
+            buf.truncated,
+            buf.illegal,
+        )
         if buf.illegal.any():
             raise IllegalActionInBenchmark(f"{where}: the core flagged an illegal action")
         done = rows[buf.terminated | buf.truncated]
@@ -177,17 +195,18 @@ def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict
         buf.players[:] = np.maximum(core.to_play(buf.states), 0)
         timer("encoder_us", core.observe, buf.states, buf.players, buf.obs)
         steps += 1
-        if t_end is None:             # the first step loaded the kernels: start again
+        if t_end is None:  # the first step loaded the kernels: start again
             timer.s.clear()
             steps, episodes = 0, 0
             t_end = time.perf_counter() + min_time
         elif time.perf_counter() >= t_end and steps >= 3:
             break
     out = {k: 1e6 * v / (steps * n) for k, v in timer.s.items()}
-    if not episodes:                 # no game ended in the window: nothing to amortise
+    if not episodes:  # no game ended in the window: nothing to amortise
         out["reset_us"] = None
-    out["unfused_us"] = sum(out.get(k) or 0.0
-                            for k in ("rules_us", "reset_us", "mask_us", "encoder_us"))
+    out["unfused_us"] = sum(
+        out.get(k) or 0.0 for k in ("rules_us", "reset_us", "mask_us", "encoder_us")
+    )
     out["batched_steps"] = steps
     out["mean_episode_length"] = (steps * n / episodes) if episodes else None
     out["bytes"] = bytes_per_step(buf)
@@ -215,12 +234,13 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
 
     from .layers import ContractError, batch_loop, kernel_loop, vector_loop
     from .paired import interleave
+
     loops, closers = {"fused": batch_loop(core, n, s, sampler)}, []
     for key, observe in (("kernel", True), ("kernel_rules", False)):
         try:
             loops[key] = kernel_loop(core, s, 1, observe=observe)[0]
         except ContractError:
-            pass                           # a core without random_rollout: no row
+            pass  # a core without random_rollout: no row
     if not spec.multi_agent:
         run, env = vector_loop(spec, n, s, sampler)
         loops["vector"] = run
@@ -231,15 +251,17 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
         for env in closers:
             env.close()
     us = {k: [1e6 / r for r in v] for k, v in timed["rates"].items()}
-    out: dict[str, Any] = {"paired_rounds": PAIRED_ROUNDS,
-                           "fused_us": max(0.0, median(us["fused"]) - policy_us),
-                           "kernel_us": median(us["kernel"]) if "kernel" in us else None,
-                           "kernel_rules_us": (median(us["kernel_rules"])
-                                               if "kernel_rules" in us else None)}
+    out: dict[str, Any] = {
+        "paired_rounds": PAIRED_ROUNDS,
+        "fused_us": max(0.0, median(us["fused"]) - policy_us),
+        "kernel_us": median(us["kernel"]) if "kernel" in us else None,
+        "kernel_rules_us": (median(us["kernel_rules"]) if "kernel_rules" in us else None),
+    }
     if "vector" in us:
         out["vector_us"] = median(us["vector"])
-        out["vector_adapter_us"] = max(0.0, median(
-            [v - f for v, f in zip(us["vector"], us["fused"])]))
+        out["vector_adapter_us"] = max(
+            0.0, median([v - f for v, f in zip(us["vector"], us["fused"])])
+        )
     return out
 
 
@@ -248,6 +270,7 @@ def profile_config(spec, players: int, n: int, min_time: float, sampler, seed: i
     from types import SimpleNamespace
 
     from ...envs.core.batch import Batch
+
     core = make_core(spec, players)
     out: dict[str, Any] = {"game": spec.name, "players": players, "num_envs": n}
     out.update(unfused_parts(core, n, min_time, sampler, seed))
@@ -266,22 +289,33 @@ def _python_api(spec, players: int, core, min_time: float, sampler, seed: int) -
     """The Python API step, a one-env ``step_observe`` call and the policy
     of one env, per step; the adapter is what remains."""
     from ...envs.core.batch import Batch
+
     if spec.multi_agent:
         env = aec_factory(spec)(num_players=players)
         run = aec_loop(env, sampler, f"layer profile AEC ({spec.name})", seed, check_info=True)
     else:
         import gymnasium as gym
+
         env = gym.make(spec.env_id)
-        run = single_loop(env, lambda info: info["action_mask"], sampler,
-                          f"layer profile single env ({spec.name})", seed)
+        run = single_loop(
+            env,
+            lambda info: info["action_mask"],
+            sampler,
+            f"layer profile single env ({spec.name})",
+            seed,
+        )
     fig = measure(run, 3, min_time)
     env.close()
     single = _rate_us(fig)
     one = Batch(core, 1)
     one.reset(np.array([seed], np.uint64))
     step_us, policy_us = _one_env_step(core, one, min_time, sampler, seed)
-    out = {"single_us": single, "one_env_call_us": step_us, "policy_one_us": policy_us,
-           "single_api": "AEC loop" if spec.multi_agent else "gymnasium.make"}
+    out = {
+        "single_us": single,
+        "one_env_call_us": step_us,
+        "policy_one_us": policy_us,
+        "single_api": "AEC loop" if spec.multi_agent else "gymnasium.make",
+    }
     if single is not None:
         out["single_adapter_us"] = max(0.0, single - step_us - policy_us)
     return out
@@ -306,7 +340,7 @@ def _one_env_step(core, one, min_time: float, sampler, seed: int) -> tuple[float
         one.actions[0] = a
         one.step()
         t2 = time.perf_counter()
-        if calls:                       # the first call may load the kernel
+        if calls:  # the first call may load the kernel
             t_policy += t1 - t0
             t_step += t2 - t1
         calls += 1
@@ -317,21 +351,28 @@ def run(mode: str = "quick", games: tuple = (), seed: int = 0, log: Callable = p
     """The per-layer profile of every configuration of ``games`` (default
     all registered games)."""
     import dungeonrl  # noqa: F401  (registers the games)
+
     from ...registry import get_spec, list_games
+
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
     n, min_time, mib, copies = MODES[mode]
     sampler = RandomLegalSampler(seed)
     t0 = time.perf_counter()
-    res: dict[str, Any] = {"kind": "layer-profile", "mode": mode, "num_envs": n,
-                           "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                           "machine": machine_info(), "load_before": loadavg()}
+    res: dict[str, Any] = {
+        "kind": "layer-profile",
+        "mode": mode,
+        "num_envs": n,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": machine_info(),
+        "load_before": loadavg(),
+    }
     log(f"memory bandwidth ({mib} MiB copy)...")
     bw = memory_bandwidth(mib, copies)
     res["bandwidth"] = bw
     log(f"  {bw['write_bytes_per_s'] / 1e9:.2f} GB/s written")
     configs = []
-    for name in (games or list_games()):
+    for name in games or list_games():
         spec = get_spec(name)
         counts = player_counts(spec) if mode != "tiny" else player_counts(spec)[:1]
         for players in counts:
@@ -341,8 +382,14 @@ def run(mode: str = "quick", games: tuple = (), seed: int = 0, log: Callable = p
             cfg["limit_us"] = 1e6 * cfg["bytes"]["total"] / bw["write_bytes_per_s"]
             cfg["limit_steps_per_s"] = bw["write_bytes_per_s"] / cfg["bytes"]["total"]
             configs.append(cfg)
-            log("  " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in cfg.items()
-                                 if k.endswith("_us") and v is not None))
+            log(
+                "  "
+                + ", ".join(
+                    f"{k[:-3]} {v:.3f}"
+                    for k, v in cfg.items()
+                    if k.endswith("_us") and v is not None
+                )
+            )
     res["configs"] = configs
     res["load_after"] = loadavg()
     res["elapsed_s"] = time.perf_counter() - t0
@@ -366,9 +413,15 @@ def markdown(res: dict) -> str:
     cfgs = res["configs"]
     m = res["machine"]
     bw = res["bandwidth"]
-    heads = [c["game"] + (f" {c['players']}p" if c["players"] > 1 or
-                          len([d for d in cfgs if d["game"] == c["game"]]) > 1 else "")
-             for c in cfgs]
+    heads = [
+        c["game"]
+        + (
+            f" {c['players']}p"
+            if c["players"] > 1 or len([d for d in cfgs if d["game"] == c["game"]]) > 1
+            else ""
+        )
+        for c in cfgs
+    ]
     lines = [
         f"Microseconds per env-step at {res['num_envs']:,} envs, one thread "
         f"(`dungeonrl bench --layers`, {res['mode']} run, {res['created'][:10]}, {m['cpu']}, "
@@ -380,28 +433,43 @@ def markdown(res: dict) -> str:
     ]
     for key, label in PARTS:
         lines.append(f"| {label} | " + " | ".join(_us(c.get(key)) for c in cfgs) + " |")
-    lines.append("| bytes written per step (obs + mask + reward) | " + " | ".join(
-        f"{c['bytes']['obs']:,} + {c['bytes']['mask']:,} + {c['bytes']['reward']:,}"
-        for c in cfgs) + " |")
-    lines.append("| limit, steps/s per core | " + " | ".join(
-        _millions(c["limit_steps_per_s"]) for c in cfgs) + " |")
-    lines.append("| in-kernel rollout / limit | " + " | ".join(
-        f"{c['limit_us'] / c['kernel_us']:.1%}" if c.get("kernel_us") else "-"
-        for c in cfgs) + " |")
+    lines.append(
+        "| bytes written per step (obs + mask + reward) | "
+        + " | ".join(
+            f"{c['bytes']['obs']:,} + {c['bytes']['mask']:,} + {c['bytes']['reward']:,}"
+            for c in cfgs
+        )
+        + " |"
+    )
+    lines.append(
+        "| limit, steps/s per core | "
+        + " | ".join(_millions(c["limit_steps_per_s"]) for c in cfgs)
+        + " |"
+    )
+    lines.append(
+        "| in-kernel rollout / limit | "
+        + " | ".join(
+            f"{c['limit_us'] / c['kernel_us']:.1%}" if c.get("kernel_us") else "-" for c in cfgs
+        )
+        + " |"
+    )
     return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dungeonrl bench --layers",
-                                description="where each microsecond of a step goes, per layer, "
-                                            "and the memory-bandwidth limit")
+    p = argparse.ArgumentParser(
+        prog="dungeonrl bench --layers",
+        description="where each microsecond of a step goes, per layer, "
+        "and the memory-bandwidth limit",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="1,024 envs, short timings")
     g.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--games", default=None, help="comma-separated game names (default: all)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None,
-                   help="folder of layers.json / layers.md (default ./bench-results)")
+    p.add_argument(
+        "--out", default=None, help="folder of layers.json / layers.md (default ./bench-results)"
+    )
     return p
 
 
@@ -416,8 +484,9 @@ def main(argv=None) -> int:
     try:
         res = run(mode, games, a.seed)
     except IllegalActionInBenchmark as e:
-        print(f"dungeonrl bench --layers: FAILED, an illegal action was sampled: {e}",
-              file=sys.stderr)
+        print(
+            f"dungeonrl bench --layers: FAILED, an illegal action was sampled: {e}", file=sys.stderr
+        )
         return 3
     text = markdown(res)
     print()

@@ -1,6 +1,7 @@
 """The layers a user touches, one timed loop each: the in-kernel rollout,
 the adapter-free batch, the Gymnasium vector env, ``gymnasium.make`` and
 the PettingZoo AEC loop."""
+
 from __future__ import annotations
 
 import inspect
@@ -29,15 +30,24 @@ def kernel_loop(core, settings: Settings, threads: int, pool=None, observe: bool
     slices = []
     for t in range(threads):
         st = core.alloc(per)
-        core.reset(st, np.arange(t * per, (t + 1) * per, dtype=np.uint64) + np.uint64(settings.seed))
-        slices.append((st, np.zeros((per, spec.obs_size), np.float32),
-                       np.zeros((per, spec.num_actions), np.int8), np.zeros(4, np.int64)))
+        core.reset(
+            st, np.arange(t * per, (t + 1) * per, dtype=np.uint64) + np.uint64(settings.seed)
+        )
+        slices.append(
+            (
+                st,
+                np.zeros((per, spec.obs_size), np.float32),
+                np.zeros((per, spec.num_actions), np.int8),
+                np.zeros(4, np.int64),
+            )
+        )
     try:
         inspect.signature(core.random_rollout).bind(*slices[0][:1], 1, 0, *slices[0][1:])
     except TypeError as e:
         raise ContractError(
             f"{type(core).__name__}.random_rollout does not follow the GameCore contract "
-            f"random_rollout(states, n_steps, policy_seed, obs, masks, stats): {e}") from None
+            f"random_rollout(states, n_steps, policy_seed, obs, masks, stats): {e}"
+        ) from None
     calls = [0]
     totals = {"episodes": 0, "steps": 0, "num_envs": per * threads}
 
@@ -60,11 +70,13 @@ def kernel_loop(core, settings: Settings, threads: int, pool=None, observe: bool
         illegal = sum(int(s[3][3]) for s in slices)
         if illegal:
             raise IllegalActionInBenchmark(
-                f"kernel ({spec.name}, {threads} threads): {illegal} illegal actions")
+                f"kernel ({spec.name}, {threads} threads): {illegal} illegal actions"
+            )
         steps = sum(int(s[3][0]) for s in slices)
         if steps != k * per * threads:
-            raise RuntimeError(f"kernel ({spec.name}): stats report {steps} steps, "
-                               f"expected {k * per * threads}")
+            raise RuntimeError(
+                f"kernel ({spec.name}): stats report {steps} steps, expected {k * per * threads}"
+            )
         totals["episodes"] += sum(int(s[3][1]) for s in slices)
         totals["steps"] += steps
         return steps
@@ -72,17 +84,19 @@ def kernel_loop(core, settings: Settings, threads: int, pool=None, observe: bool
     return run, totals
 
 
-def bench_kernel(core, settings: Settings, threads: int, pool=None,
-                 observe: bool = True) -> dict:
+def bench_kernel(core, settings: Settings, threads: int, pool=None, observe: bool = True) -> dict:
     """The in-kernel rollout (:func:`kernel_loop`) timed by :func:`measure`."""
     try:
         run, totals = kernel_loop(core, settings, threads, pool, observe)
     except ContractError as e:
         return unavailable(str(e))
     fig = measure(run, settings.repeats, settings.min_time)
-    fig.update(num_envs=totals["num_envs"], threads=threads, episodes=totals["episodes"],
-               mean_episode_length=(totals["steps"] / totals["episodes"]
-                                    if totals["episodes"] else None))
+    fig.update(
+        num_envs=totals["num_envs"],
+        threads=threads,
+        episodes=totals["episodes"],
+        mean_episode_length=(totals["steps"] / totals["episodes"] if totals["episodes"] else None),
+    )
     return fig
 
 
@@ -91,6 +105,7 @@ def batch_loop(core, num_envs: int, settings: Settings, sampler):
     buffers, actions sampled from the masks in numpy (the adapter-free
     batched path)."""
     from ...envs.core.batch import Batch
+
     buf = Batch(core, num_envs)
     buf.reset(np.arange(num_envs, dtype=np.uint64) + np.uint64(settings.seed))
     where = f"batch ({core.spec.name}, {num_envs} envs)"
@@ -110,8 +125,9 @@ def batch_loop(core, num_envs: int, settings: Settings, sampler):
 
 def bench_batch(core, num_envs: int, settings: Settings, sampler) -> dict:
     """:func:`batch_loop` timed by :func:`measure`."""
-    fig = measure(batch_loop(core, num_envs, settings, sampler), settings.repeats,
-                  settings.min_time)
+    fig = measure(
+        batch_loop(core, num_envs, settings, sampler), settings.repeats, settings.min_time
+    )
     fig["num_envs"] = num_envs
     return fig
 
@@ -121,6 +137,7 @@ def vector_loop(spec, num_envs: int, settings: Settings, sampler, **env_kwargs):
     builds), with its default options unless ``env_kwargs`` say otherwise;
     actions sampled from the returned ``action_mask``."""
     from ...envs.core.adapters.vector import DungeonVectorEnv
+
     env = DungeonVectorEnv(spec.name, num_envs=num_envs, **env_kwargs)
     _, infos = env.reset(seed=settings.seed)
     actions = np.zeros(num_envs, np.int64)
@@ -185,9 +202,11 @@ def single_env_loop(spec, settings: Settings, sampler):
     """``(run, env)``: ``gymnasium.make(env_id).step`` with masked random
     legal actions."""
     import gymnasium as gym
+
     env = gym.make(spec.env_id)
-    run = single_loop(env, lambda info: info["action_mask"], sampler,
-                      f"single env ({spec.name})", settings.seed)
+    run = single_loop(
+        env, lambda info: info["action_mask"], sampler, f"single env ({spec.name})", settings.seed
+    )
     return run, env
 
 
@@ -231,8 +250,9 @@ def aec_env_loop(spec, players: int, settings: Settings, sampler):
     """``(run, env)``: the game's PettingZoo AEC env with ``players`` seats
     in the masked loop of :func:`aec_loop`."""
     env = aec_factory(spec)(num_players=players)
-    run = aec_loop(env, sampler, f"AEC ({spec.name}, {players} players)", settings.seed,
-                   check_info=True)
+    run = aec_loop(
+        env, sampler, f"AEC ({spec.name}, {players} players)", settings.seed, check_info=True
+    )
     return run, env
 
 

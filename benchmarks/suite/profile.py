@@ -2,12 +2,14 @@
 of a batched step, one-env call costs and cProfile tables of the Python
 paths (the ``profile`` entries of the JSON). The per-layer table of the
 README is :mod:`.breakdown`."""
+
 from __future__ import annotations
 
 import io
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +24,8 @@ def _cprofile(run: Callable[[int], int], k: int, top: int = 12) -> dict:
     """cProfile ``run(k)``; the ``top`` functions by own time, per step."""
     import cProfile
     import pstats
-    run(max(1, k // 10))   # warm
+
+    run(max(1, k // 10))  # warm
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
@@ -32,13 +35,18 @@ def _cprofile(run: Callable[[int], int], k: int, top: int = 12) -> dict:
     st = pstats.Stats(prof, stream=io.StringIO())
     rows = []
     total = sum(v[2] for v in st.stats.values())
-    for (file, line, fn), (cc, nc, tt, ct, _) in sorted(
-            st.stats.items(), key=lambda kv: -kv[1][2])[:top]:
+    ranked = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (file, line, fn), (_cc, nc, tt, ct, _) in ranked:
         where = f"{os.path.basename(file)}:{line}({fn})" if file != "~" else fn
-        rows.append({"function": where, "calls_per_step": nc / steps,
-                     "own_us_per_step": 1e6 * tt / steps,
-                     "cum_us_per_step": 1e6 * ct / steps,
-                     "own_share": tt / total if total else 0.0})
+        rows.append(
+            {
+                "function": where,
+                "calls_per_step": nc / steps,
+                "own_us_per_step": 1e6 * tt / steps,
+                "cum_us_per_step": 1e6 * ct / steps,
+                "own_share": tt / total if total else 0.0,
+            }
+        )
     return {"steps": steps, "us_per_step_profiled": 1e6 * wall / steps, "top": rows}
 
 
@@ -48,11 +56,12 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
     the adapter returns) at the reference batch size, and cProfile tables of
     the Python paths."""
     from ...envs.core.batch import Batch
+
     n = min(REF_ENVS, max(settings.num_envs))
     mt = max(0.02, min(0.3, settings.min_time / 3))
     buf = Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64))
-    for _ in range(20):                      # move off the opening positions
+    for _ in range(20):  # move off the opening positions
         sampler.batch(buf.masks, buf.actions)
         check_batch(buf.masks, buf.actions, "profile")
         buf.fused_step()
@@ -97,8 +106,12 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
     if "kernel_us" in layers:
         pe = out["per_env_step"]
         out["kernel_rules_us_estimate"] = max(
-            0.0, layers["kernel_us"] - pe["observe_us"] - pe["legal_mask_us"]
-            - out.get("reset_us_per_step", 0.0))
+            0.0,
+            layers["kernel_us"]
+            - pe["observe_us"]
+            - pe["legal_mask_us"]
+            - out.get("reset_us_per_step", 0.0),
+        )
     steps = 200 if settings.mode == "full" else 20
     try:
         if spec.multi_agent:
@@ -107,11 +120,14 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
             out["cprofile_aec"] = _cprofile(run, 20 * steps)
         else:
             import gymnasium as gym
+
             env = gym.make(spec.env_id)
-            run = single_loop(env, lambda info: info["action_mask"], sampler, "profile",
-                               settings.seed)
+            run = single_loop(
+                env, lambda info: info["action_mask"], sampler, "profile", settings.seed
+            )
             out["cprofile_single"] = _cprofile(run, 20 * steps)
             from ...envs.core.adapters.vector import DungeonVectorEnv
+
             venv = DungeonVectorEnv(spec.name, num_envs=n)
             _, infos = venv.reset(seed=settings.seed)
             box = {"masks": infos["action_mask"]}
@@ -128,7 +144,7 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
             fig = guarded(vector_variant, spec, n, settings, sampler, episode_info=False)
             out["vector_no_episode_info_us"] = 1e6 / fig["median"] if ok(fig) else None
             prof = _cprofile(vrun, max(5, steps // 4))
-            for row in prof["top"]:          # per batched step -> per env-step
+            for row in prof["top"]:  # per batched step -> per env-step
                 for key in ("own_us_per_step", "cum_us_per_step"):
                     row[key] /= n
             prof["us_per_step_profiled"] /= n
@@ -139,5 +155,3 @@ def profile_config(spec, core, players: int, cfg: dict, settings: Settings, samp
     except Exception as e:
         out["cprofile_error"] = f"{type(e).__name__}: {e}"
     return out
-
-

@@ -1,6 +1,7 @@
 """Start-up (time to the first step in a fresh process, cold and warm
 numba cache) and memory (bytes per record and per env, peak RSS of a
 process holding many envs), each in a subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -123,11 +124,17 @@ print(json.dumps({"peak_rss_mb": peak_mb(), "rss_before_mb": before,
 """
 
 
-def _subprocess_json(script: str, args: list, env: dict | None = None,
-                     timeout: float = 900) -> tuple[dict, float]:
+def _subprocess_json(
+    script: str, args: list, env: dict | None = None, timeout: float = 900
+) -> tuple[dict, float]:
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env,
-                       capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
@@ -178,11 +185,14 @@ def bench_start(spec, settings: Settings) -> dict:
 
 def buffer_bytes_per_env(core) -> dict:
     from ...envs.core.batch import Batch
+
     buf = Batch(core, 1)
     arrays = {k: v for k, v in vars(buf).items() if isinstance(v, np.ndarray)}
-    return {"state_bytes": int(core.state_dtype.itemsize),
-            "buffer_bytes_per_env": int(sum(a.nbytes for a in arrays.values())),
-            "buffers": {k: int(a.nbytes) for k, a in arrays.items()}}
+    return {
+        "state_bytes": int(core.state_dtype.itemsize),
+        "buffer_bytes_per_env": int(sum(a.nbytes for a in arrays.values())),
+        "buffers": {k: int(a.nbytes) for k, a in arrays.items()},
+    }
 
 
 def bench_memory(spec, players: int, core, settings: Settings) -> dict:
@@ -195,5 +205,3 @@ def bench_memory(spec, players: int, core, settings: Settings) -> dict:
     out["peak_delta_mb"] = res["peak_rss_mb"] - res["peak_before_mb"]
     out["peak_bytes_per_env"] = int(out["peak_delta_mb"] * 2**20 / settings.memory_envs)
     return out
-
-

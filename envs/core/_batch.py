@@ -20,6 +20,7 @@ truncated     ``(n,)`` bool                   the step cap ended the game
 illegal       ``(n,)`` bool                   the step's action was illegal
 ============  ==============================  =================================
 """
+
 from __future__ import annotations
 
 import numbers
@@ -42,22 +43,28 @@ def resolve_core(game, core_kwargs: dict) -> GameCore:
         if core_kwargs:
             raise TypeError(
                 f"core options {sorted(core_kwargs)} given with a ready GameCore; "
-                "pass the game name or spec instead")
+                "pass the game name or spec instead"
+            )
         return game
     if isinstance(game, GameSpec):
         spec = game
     elif isinstance(game, str):
         from ...registry import get_spec  # late: the registry imports the games
+
         spec = get_spec(game)
     else:
         raise TypeError(
-            f"game must be a game name, env id, GameSpec or GameCore, not {type(game).__name__}")
+            f"game must be a game name, env id, GameSpec or GameCore, not {type(game).__name__}"
+        )
     if spec.make_core is None:
         raise TypeError(f"GameSpec {spec.name!r} has no make_core factory")
     core = spec.make_core(**core_kwargs)
     if not isinstance(core, GameCore):
         raise TypeError(f"{spec.name}.make_core returned {type(core).__name__}, not a GameCore")
-    from .kernel.compile_notice import notice_if_cold  # one stderr line when the numba cache is cold
+    from .kernel.compile_notice import (
+        notice_if_cold,
+    )  # one stderr line when the numba cache is cold
+
     notice_if_cold(core)
     return core
 
@@ -67,13 +74,15 @@ def require_single_agent(core: GameCore, adapter: str) -> None:
         raise ValueError(
             f"{adapter} is the single-agent view and needs a 1-player core; "
             f"{core.spec.name!r} was built for {core.num_players} players "
-            "(use the PettingZoo adapter for multi-player games)")
+            "(use the PettingZoo adapter for multi-player games)"
+        )
 
 
 def check_policy(illegal_action: str) -> str:
     if illegal_action not in ILLEGAL_POLICIES:
         raise ValueError(
-            f"illegal_action must be one of {ILLEGAL_POLICIES}, not {illegal_action!r}")
+            f"illegal_action must be one of {ILLEGAL_POLICIES}, not {illegal_action!r}"
+        )
     return illegal_action
 
 
@@ -87,12 +96,12 @@ def action_index(action, num_actions: int) -> int:
     """
     if isinstance(action, np.ndarray):
         if action.dtype.kind not in "iu":
-            raise InvalidActionError(
-                f"action array must have an integer dtype, got {action.dtype}")
+            raise InvalidActionError(f"action array must have an integer dtype, got {action.dtype}")
         if action.ndim > 1 or action.size != 1:
             raise InvalidActionError(
                 f"action array must hold exactly one index (shape () or (1,)), "
-                f"got shape {action.shape}")
+                f"got shape {action.shape}"
+            )
         value = int(action.reshape(-1)[0])
     elif isinstance(action, (bool, np.bool_)):
         raise InvalidActionError(f"action must be an integer index, got a bool ({action!r})")
@@ -101,7 +110,8 @@ def action_index(action, num_actions: int) -> int:
     else:
         raise InvalidActionError(
             f"action must be an integer index in [0, {num_actions}), "
-            f"got {type(action).__name__} {action!r}")
+            f"got {type(action).__name__} {action!r}"
+        )
     if not 0 <= value < num_actions:
         raise InvalidActionError(f"action {value} out of range [0, {num_actions})")
     return value
@@ -112,17 +122,20 @@ def action_batch(actions, out: np.ndarray, num_actions: int) -> np.ndarray:
     a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
     if a.dtype.kind not in "iu":
         raise InvalidActionError(
-            f"actions must be an integer array of shape {out.shape}, got dtype {a.dtype}")
+            f"actions must be an integer array of shape {out.shape}, got dtype {a.dtype}"
+        )
     if a.shape != out.shape:
         raise InvalidActionError(
-            f"actions must have shape {out.shape} (one index per env), got {a.shape}")
+            f"actions must have shape {out.shape} (one index per env), got {a.shape}"
+        )
     if a.size:
         lo, hi = a.min(), a.max()
         if lo < 0 or hi >= num_actions:
             bad = int(lo) if lo < 0 else int(hi)
             where = np.flatnonzero((a < 0) | (a >= num_actions))
             raise InvalidActionError(
-                f"action {bad} out of range [0, {num_actions}) (envs {where[:8].tolist()})")
+                f"action {bad} out of range [0, {num_actions}) (envs {where[:8].tolist()})"
+            )
     out[:] = a
     return out
 
@@ -133,8 +146,10 @@ def illegal_message(core: GameCore, state, action: int, mask_row) -> str:
     shown = ", ".join(f"{i} ({spec.action_names[i]})" for i in legal[:8])
     if len(legal) > 8:
         shown += f", ... ({len(legal)} legal)"
-    return (f"illegal action {action} ({spec.action_names[action]}) in phase "
-            f"{core.phase_name(state)!r}; legal: [{shown or 'none'}]")
+    return (
+        f"illegal action {action} ({spec.action_names[action]}) in phase "
+        f"{core.phase_name(state)!r}; legal: [{shown or 'none'}]"
+    )
 
 
 def check_legal_batch(core: GameCore, states, actions, masks) -> None:
@@ -143,7 +158,8 @@ def check_legal_batch(core: GameCore, states, actions, masks) -> None:
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         raise IllegalActionError(
-            f"env {i}: " + illegal_message(core, states[i], int(actions[i]), masks[i]))
+            f"env {i}: " + illegal_message(core, states[i], int(actions[i]), masks[i])
+        )
 
 
 # bit generators whose raw output is one uniform 64-bit word: for them
@@ -220,13 +236,16 @@ class EpisodeTracker:
         core_infos = None
         if self.episode_info and len(done_idx):
             fs = self.buf.final_states
-            own = getattr(self.buf, "episode_info", None)   # a SelfPlayView's learner info
+            own = getattr(self.buf, "episode_info", None)  # a SelfPlayView's learner info
             batch = getattr(self.buf.core, "episode_info_batch", None)
             if columns and own is None and batch is not None:
-                core_infos = batch(fs, done_idx)             # no per-row Python
+                core_infos = batch(fs, done_idx)  # no per-row Python
             else:
-                core_infos = ([own(i) for i in done_idx.tolist()] if own is not None else
-                              [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()])
+                core_infos = (
+                    [own(i) for i in done_idx.tolist()]
+                    if own is not None
+                    else [self.buf.core.episode_info(fs[i]) for i in done_idx.tolist()]
+                )
         self.returns[done_idx] = 0.0
         self.lengths[done_idx] = 0
         return rets, lens, core_infos
@@ -255,7 +274,8 @@ def scatter_columns(cols: dict, rows: np.ndarray, n: int) -> dict:
 
 
 def __getattr__(name: str):
-    if name == "BatchBuffers":          # the batch object's first name
+    if name == "BatchBuffers":  # the batch object's first name
         from .batch import Batch
+
         return Batch
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,11 +18,12 @@ owns no buffers and only runs the kernels on arrays the caller passes
 Copies and pickles (:class:`~.copying.Copyable`) keep the buffers and look
 the entry points up again.
 """
+
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 import numpy as np
 
@@ -38,38 +39,119 @@ def _i64(a):
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
+def _step_observe_args(
+    c, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
+):
+    return (states, c.TR, actions, players, obs, masks, rewards, terminated, truncated, illegal)
+
+
+def _step_autoreset_args(
+    c,
+    states,
+    actions,
+    players,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    illegal,
+    final_obs,
+    final_states,
+):
+    return (
+        states,
+        c.TR,
+        actions,
+        players,
+        obs,
+        masks,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+        final_obs,
+        final_states,
+    )
+
+
+def _advance_scripted_args(c, states, rows, learner, codes, prng, returns, terminated, truncated):
+    return (states, c.TR, rows, learner, codes, prng, returns, terminated, truncated)
+
+
 #: every kernel entry point the engine calls, and its argument list built
 #: from the core and the caller's arrays (the core's content tables ``TR``
 #: and its configuration are filled in here)
 KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
     "reset_batch": lambda c, states, seeds, num_players, cfg=None: (
-        states, c.TR, seeds, num_players, c.max_steps, c.auto_advance, c.reward_mode,
-        c.cfg if cfg is None else cfg),
+        states,
+        c.TR,
+        seeds,
+        num_players,
+        c.max_steps,
+        c.auto_advance,
+        c.reward_mode,
+        c.cfg if cfg is None else cfg,
+    ),
     "step_batch": lambda c, states, actions, rewards, terminated, truncated, illegal: (
-        states, c.TR, actions, rewards, terminated, truncated, illegal),
+        states,
+        c.TR,
+        actions,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+    ),
     "mask_batch": lambda c, states, masks: (states, c.TR, masks),
     "observe_batch": lambda c, states, players, obs: (states, c.TR, players, obs),
-    "step_observe": lambda c, states, actions, players, obs, masks, rewards, terminated,
-    truncated, illegal: (states, c.TR, actions, players, obs, masks, rewards, terminated,
-                         truncated, illegal),
+    "step_observe": _step_observe_args,
     "step_rows": lambda c, states, rows, actions, rewards, terminated, truncated, illegal: (
-        states, c.TR, rows, actions, rewards, terminated, truncated, illegal),
+        states,
+        c.TR,
+        rows,
+        actions,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+    ),
     "observe_rows": lambda c, states, rows, players, obs, masks: (
-        states, c.TR, rows, players, obs, masks),
-    "step_autoreset": lambda c, states, actions, players, obs, masks, rewards, terminated,
-    truncated, illegal, final_obs, final_states: (
-        states, c.TR, actions, players, obs, masks, rewards, terminated, truncated, illegal,
-        final_obs, final_states),
+        states,
+        c.TR,
+        rows,
+        players,
+        obs,
+        masks,
+    ),
+    "step_autoreset": _step_autoreset_args,
     "random_rollout": lambda c, states, n_steps, policy_seed, obs, masks, stats: (
-        states, c.TR, int(n_steps), np.uint64(policy_seed), obs, masks, stats),
+        states,
+        c.TR,
+        int(n_steps),
+        np.uint64(policy_seed),
+        obs,
+        masks,
+        stats,
+    ),
     "random_rollout_rules": lambda c, states, n_steps, policy_seed, masks, stats: (
-        states, c.TR, int(n_steps), np.uint64(policy_seed), masks, stats),
+        states,
+        c.TR,
+        int(n_steps),
+        np.uint64(policy_seed),
+        masks,
+        stats,
+    ),
     "refresh_batch": lambda c, states, out: (states, c.TR, out),
     "policy_rows": lambda c, states, rows, prng, out: (states, c.TR, rows, prng, out),
-    "advance_scripted": lambda c, states, rows, learner, codes, prng, returns, terminated,
-    truncated: (states, c.TR, rows, learner, codes, prng, returns, terminated, truncated),
+    "advance_scripted": _advance_scripted_args,
     "play_rows": lambda c, states, codes, prng, returns, length: (
-        states, c.TR, codes, prng, returns, length),
+        states,
+        c.TR,
+        codes,
+        prng,
+        returns,
+        length,
+    ),
 }
 
 #: the names of the kernel entry points (only this module spells them)
@@ -87,10 +169,10 @@ def kernel_call(core, name: str, *arrays) -> None:
     getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *arrays))
 
 
-_SHARED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def core_batch(core) -> "Batch":
+def core_batch(core) -> Batch:
     """The core's shared :class:`Batch` without buffers (kernel calls on the
     caller's arrays), made once per core."""
     try:
@@ -98,7 +180,7 @@ def core_batch(core) -> "Batch":
         if b is None:
             b = _SHARED[core] = Batch.calls(core)
         return b
-    except TypeError:          # a core that cannot be weakly referenced: a fresh one
+    except TypeError:  # a core that cannot be weakly referenced: a fresh one
         return Batch.calls(core)
 
 
@@ -107,7 +189,7 @@ class Batch(Copyable):
     of ``n`` games they run on (``n`` checked by ``check_num_envs``); see
     the module doc, and :meth:`calls` for a batch without buffers."""
 
-    _derived = ("_fns",)    # compiled entry points: looked up again on a copy
+    _derived = ("_fns",)  # compiled entry points: looked up again on a copy
 
     def __init__(self, core, n: int):
         self.core = core
@@ -127,11 +209,11 @@ class Batch(Copyable):
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)
-        self.players_out = np.zeros(n, np.int64)   # seat to act, written by the fused step
+        self.players_out = np.zeros(n, np.int64)  # seat to act, written by the fused step
         self._nump = np.full(n, core.num_players, np.int8)
 
     @classmethod
-    def calls(cls, core) -> "Batch":
+    def calls(cls, core) -> Batch:
         """A batch without buffers: the kernel calls on the caller's arrays
         (``n`` is None). :func:`core_batch` shares one per core."""
         b = cls.__new__(cls)
@@ -171,8 +253,18 @@ class Batch(Copyable):
     def step(self) -> None:
         """Step with ``actions``, then observe (seats ``players``) and mask;
         no autoreset (the single env's path)."""
-        self._call("step_observe", self.states, self.actions, self.players, self.obs,
-                   self.masks, self.rewards, self.terminated, self.truncated, self.illegal)
+        self._call(
+            "step_observe",
+            self.states,
+            self.actions,
+            self.players,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+        )
 
     def fused_step(self) -> None:
         """The fused hot-loop step with autoreset (the vector envs' path):
@@ -183,18 +275,40 @@ class Batch(Copyable):
         every call (the vector env hands its buffers out), so the arguments
         are passed, not bound."""
         fn = self._fns.get("step_autoreset")
-        if fn is None:      # first call: look the entry point up through KERNEL_ARGS
-            self._call("step_autoreset", self.states, self.actions, self.players_out,
-                       self.obs, self.masks, self.rewards, self.terminated, self.truncated,
-                       self.illegal, self.final_obs, self.final_states)
+        if fn is None:  # first call: look the entry point up through KERNEL_ARGS
+            self._call(
+                "step_autoreset",
+                self.states,
+                self.actions,
+                self.players_out,
+                self.obs,
+                self.masks,
+                self.rewards,
+                self.terminated,
+                self.truncated,
+                self.illegal,
+                self.final_obs,
+                self.final_states,
+            )
             return
         # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
         # builder per call; tests/test_batch.py checks the two agree)
-        fn(self.states, self.core.TR, self.actions, self.players_out, self.obs, self.masks,
-           self.rewards, self.terminated, self.truncated, self.illegal, self.final_obs,
-           self.final_states)
+        fn(
+            self.states,
+            self.core.TR,
+            self.actions,
+            self.players_out,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+            self.final_obs,
+            self.final_states,
+        )
 
-    step_autoreset = fused_step     # the name agents and benchmarks used first
+    step_autoreset = fused_step  # the name agents and benchmarks used first
 
     def vector_step(self, actions, strict: bool):
         """The vector envs' whole step, one call: validate ``actions`` into
@@ -214,16 +328,36 @@ class Batch(Copyable):
     def bound_step(self) -> Callable[[], None]:
         """A no-argument :meth:`step` bound to the buffers (one C-level call
         per step; rebuild it after a copy)."""
-        return self._bound("step_observe", self.states, self.actions, self.players, self.obs,
-                           self.masks, self.rewards, self.terminated, self.truncated,
-                           self.illegal)
+        return self._bound(
+            "step_observe",
+            self.states,
+            self.actions,
+            self.players,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+        )
 
     def bound_fused_step(self) -> Callable[[], None]:
         """A no-argument :meth:`fused_step` bound to the buffers (for an
         adapter whose ``obs`` buffer never changes)."""
-        return self._bound("step_autoreset", self.states, self.actions, self.players_out,
-                           self.obs, self.masks, self.rewards, self.terminated, self.truncated,
-                           self.illegal, self.final_obs, self.final_states)
+        return self._bound(
+            "step_autoreset",
+            self.states,
+            self.actions,
+            self.players_out,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+            self.final_obs,
+            self.final_states,
+        )
 
     def bound_observe(self, players: np.ndarray, obs: np.ndarray) -> Callable[[], None]:
         """A no-argument call observing the buffers' states from seats
@@ -241,18 +375,36 @@ class Batch(Copyable):
         vector ``cfg`` (default: the core's)."""
         if num_players is None:
             num_players = np.full(len(states), self.core.num_players, np.int8)
-        kernel_call(self.core, "reset_batch", states,
-                    np.ascontiguousarray(seeds, dtype=np.uint64),
-                    np.ascontiguousarray(num_players, np.int8), cfg)
+        kernel_call(
+            self.core,
+            "reset_batch",
+            states,
+            np.ascontiguousarray(seeds, dtype=np.uint64),
+            np.ascontiguousarray(num_players, np.int8),
+            cfg,
+        )
 
     def step_states(self, states, actions, rewards, terminated, truncated, illegal) -> None:
-        kernel_call(self.core, "step_batch", states, _i64(actions), rewards, terminated,
-                    truncated, illegal)
+        kernel_call(
+            self.core, "step_batch", states, _i64(actions), rewards, terminated, truncated, illegal
+        )
 
-    def step_observe_states(self, states, actions, players, obs, masks, rewards, terminated,
-                            truncated, illegal) -> None:
-        kernel_call(self.core, "step_observe", states, _i64(actions), _i64(players), obs,
-                    masks, rewards, terminated, truncated, illegal)
+    def step_observe_states(
+        self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
+    ) -> None:
+        kernel_call(
+            self.core,
+            "step_observe",
+            states,
+            _i64(actions),
+            _i64(players),
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
     def mask_states(self, states, masks) -> None:
         kernel_call(self.core, "mask_batch", states, masks)
@@ -260,35 +412,66 @@ class Batch(Copyable):
     def observe_states(self, states, players, obs) -> None:
         kernel_call(self.core, "observe_batch", states, _i64(players), obs)
 
-    def step_some(self, states, rows, actions, rewards, terminated, truncated,
-                  illegal) -> None:
+    def step_some(self, states, rows, actions, rewards, terminated, truncated, illegal) -> None:
         """Step the rows ``rows`` only, in place (outputs indexed by row)."""
-        kernel_call(self.core, "step_rows", states, _i64(rows), _i64(actions), rewards,
-                    terminated, truncated, illegal)
+        kernel_call(
+            self.core,
+            "step_rows",
+            states,
+            _i64(rows),
+            _i64(actions),
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
     def observe_some(self, states, rows, players, obs, masks) -> None:
         """Observation (seat ``players[r]``) and mask of the rows ``rows`` only."""
         kernel_call(self.core, "observe_rows", states, _i64(rows), _i64(players), obs, masks)
 
-    def fused_step_states(self, states, actions, obs, masks, rewards, terminated, truncated,
-                          illegal, final_obs, final_states, players=None):
+    def fused_step_states(
+        self,
+        states,
+        actions,
+        obs,
+        masks,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+        final_obs,
+        final_states,
+        players=None,
+    ):
         """:meth:`fused_step` on the caller's arrays; ``players`` (int64,
         optional) receives the seat to act in every row (returned)."""
         if players is None:
             players = np.zeros(len(states), np.int64)
-        kernel_call(self.core, "step_autoreset", states, _i64(actions), players, obs, masks,
-                    rewards, terminated, truncated, illegal, final_obs, final_states)
+        kernel_call(
+            self.core,
+            "step_autoreset",
+            states,
+            _i64(actions),
+            players,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+            final_obs,
+            final_states,
+        )
         return players
 
     def rollout(self, states, n_steps, policy_seed, obs, masks, stats) -> None:
         """Random legal play inside the kernels (see ``GameCore.random_rollout``)."""
-        kernel_call(self.core, "random_rollout", states, n_steps, policy_seed, obs, masks,
-                    stats)
+        kernel_call(self.core, "random_rollout", states, n_steps, policy_seed, obs, masks, stats)
 
     def rollout_rules(self, states, n_steps, policy_seed, masks, stats) -> None:
         """:meth:`rollout` with the observation switched off."""
-        kernel_call(self.core, "random_rollout_rules", states, n_steps, policy_seed, masks,
-                    stats)
+        kernel_call(self.core, "random_rollout_rules", states, n_steps, policy_seed, masks, stats)
 
     def recompute_masks(self, states, out) -> None:
         """Legal masks recomputed from the records' other fields into ``out``."""
@@ -304,13 +487,24 @@ class Batch(Copyable):
     def has_scripted_advance(self) -> bool:
         return has_kernel(self.core, "advance_scripted")
 
-    def scripted_advance(self, states, rows, learner, codes, prng, returns, terminated,
-                         truncated) -> None:
+    def scripted_advance(
+        self, states, rows, learner, codes, prng, returns, terminated, truncated
+    ) -> None:
         """The scripted seats (``codes``) play on ``rows`` until seat
         ``learner[r]`` is to act or the game ends (the self-play view's
         ``advance``)."""
-        kernel_call(self.core, "advance_scripted", states, _i64(rows), learner, codes, prng,
-                    returns, terminated, truncated)
+        kernel_call(
+            self.core,
+            "advance_scripted",
+            states,
+            _i64(rows),
+            learner,
+            codes,
+            prng,
+            returns,
+            terminated,
+            truncated,
+        )
 
     def play_whole(self, states, codes, prng, returns, length) -> None:
         """Every row played to the end by the scripted policies ``codes``

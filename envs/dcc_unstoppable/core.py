@@ -1,29 +1,38 @@
 """``DCCCore``: Dungeon Crawler Carl: Unstoppable over the engine's generated
 kernels (``kernels.py``); everything hot is the engine's."""
+
 from __future__ import annotations
 
 import numpy as np
 
+from ...encoders import dcc_unstoppable as enc
 from ..core.batch import core_batch
 from ..core.errors import CorruptStateError, SnapshotError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
-from ...encoders import dcc_unstoppable as enc
-from . import consts as C, kernels, rules, state
+from . import consts as C
+from . import kernels, rules, state
 from .config import make_config
 from .content import default_content, load_content
 from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
-VERSION = GAME.version          # declared once, in game.py
+VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
-OUTCOME_NAMES = {O_PLAYING: "playing", O_TRUNCATED: "truncated", O_ILLEGAL: "illegal_action",
-                 C.O_WIN: "win", C.O_LOSS_HEALTH: "loss_health", C.O_LOSS_SKULL: "loss_skull"}
-_OUTCOME_LUT = np.array([OUTCOME_NAMES.get(k, "?") for k in range(max(OUTCOME_NAMES) + 1)],
-                        dtype=object)
+OUTCOME_NAMES = {
+    O_PLAYING: "playing",
+    O_TRUNCATED: "truncated",
+    O_ILLEGAL: "illegal_action",
+    C.O_WIN: "win",
+    C.O_LOSS_HEALTH: "loss_health",
+    C.O_LOSS_SKULL: "loss_skull",
+}
+_OUTCOME_LUT = np.array(
+    [OUTCOME_NAMES.get(k, "?") for k in range(max(OUTCOME_NAMES) + 1)], dtype=object
+)
 
 
 def _campaign(value):
@@ -32,9 +41,11 @@ def _campaign(value):
     its own seats, crawler and content (:meth:`DCCCore.check_campaign_option`)
     before its reset changes anything."""
     if not isinstance(value, dict):
-        raise ValueError("reset option 'campaign' must be a dict (xp, benefits, "
-                         f"achievements, decks, upgrades), got {type(value).__name__}")
-    make_config(campaign=value)          # validates every key and value
+        raise ValueError(
+            "reset option 'campaign' must be a dict (xp, benefits, "
+            f"achievements, decks, upgrades), got {type(value).__name__}"
+        )
+    make_config(campaign=value)  # validates every key and value
     return value
 
 
@@ -48,8 +59,11 @@ class CampaignOption:
 
 
 #: record fields that hold the configuration, with the names of their values
-_CONFIG_NAMES = {"cfg_difficulty": C.DIFFICULTIES, "cfg_mode": C.MODES,
-                 "reward_mode": C.REWARD_MODES}
+_CONFIG_NAMES = {
+    "cfg_difficulty": C.DIFFICULTIES,
+    "cfg_mode": C.MODES,
+    "reward_mode": C.REWARD_MODES,
+}
 
 
 def max_score_reward(content) -> float:
@@ -80,14 +94,29 @@ def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameS
     mode = choice_arg(reward, C.REWARD_MODES, "reward")
     high = 1.0 if mode == C.RM_WINLOSS else max(1.0, max_score_reward(content))
     return game_spec(
-        name=GAME.name, title="DCCUnstoppable", version=VERSION, consts=C, encoder=enc,
-        state_dtype=STATE_DTYPE, content=content, sources=RULES_SOURCES,
+        name=GAME.name,
+        title="DCCUnstoppable",
+        version=VERSION,
+        consts=C,
+        encoder=enc,
+        state_dtype=STATE_DTYPE,
+        content=content,
+        sources=RULES_SOURCES,
         action_names=C.ACTIONS.names(),
-        min_players=1, max_players=C.NPLAYERS_MAX, max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, high), multi_agent=False, make_core=make_core,
+        min_players=1,
+        max_players=C.NPLAYERS_MAX,
+        max_episode_steps=MAX_EPISODE_STEPS,
+        reward_range=(-1.0, high),
+        multi_agent=False,
+        make_core=make_core,
         reset_options={"campaign": campaign_check},
-        utility="team", teams=one_team, ties=False, turn_order="state",
-        chance="explicit", information="imperfect")
+        utility="team",
+        teams=one_team,
+        ties=False,
+        turn_order="state",
+        chance="explicit",
+        information="imperfect",
+    )
 
 
 class DCCCore(KernelCore):
@@ -104,30 +133,50 @@ class DCCCore(KernelCore):
     state_dtype = STATE_DTYPE
     kernels = kernels
 
-    def __init__(self, num_players=1, floor=1, difficulty="normal", mode="arcade",
-                 crawler="Carl", race=None, klass=None, campaign=None, reward="winloss",
-                 auto_advance=True, max_steps=MAX_EPISODE_STEPS, content=None):
+    def __init__(
+        self,
+        num_players=1,
+        floor=1,
+        difficulty="normal",
+        mode="arcade",
+        crawler="Carl",
+        race=None,
+        klass=None,
+        campaign=None,
+        reward="winloss",
+        auto_advance=True,
+        max_steps=MAX_EPISODE_STEPS,
+        content=None,
+    ):
         self.content = default_content() if content is None else load_content(content)
         self.T = self.content.tables
         self.TR = self.content.record
         self.spec = make_spec(self.content, reward, campaign_check=self.check_campaign_option)
         players = int_arg(num_players, "num_players", 1, C.NPLAYERS_MAX)
-        self.options = dict(floor=floor, difficulty=difficulty, mode=mode, crawler=crawler,
-                            race=race, klass=klass)
-        cfg = make_config(campaign=campaign, content=self.content, num_players=players,
-                          **self.options)
-        self._configure(players, max_steps, auto_advance,
-                        choice_arg(reward, C.REWARD_MODES, "reward"), cfg=cfg)
+        self.options = dict(
+            floor=floor, difficulty=difficulty, mode=mode, crawler=crawler, race=race, klass=klass
+        )
+        cfg = make_config(
+            campaign=campaign, content=self.content, num_players=players, **self.options
+        )
+        self._configure(
+            players, max_steps, auto_advance, choice_arg(reward, C.REWARD_MODES, "reward"), cfg=cfg
+        )
 
     def check_campaign_option(self, value) -> CampaignOption:
         """The ``campaign`` reset option checked whole for this core (its
         seats, crawler and content) before the adapters reset anything:
         ``ValueError`` naming the field, or the config its reset uses."""
         if not isinstance(value, dict):
-            raise ValueError("reset option 'campaign' must be a dict (xp, benefits, "
-                             f"achievements, decks, upgrades), got {type(value).__name__}")
-        return CampaignOption(make_config(campaign=value, content=self.content,
-                                          num_players=self.num_players, **self.options))
+            raise ValueError(
+                "reset option 'campaign' must be a dict (xp, benefits, "
+                f"achievements, decks, upgrades), got {type(value).__name__}"
+            )
+        return CampaignOption(
+            make_config(
+                campaign=value, content=self.content, num_players=self.num_players, **self.options
+            )
+        )
 
     def apply_reset_options(self, states, options) -> None:
         """``campaign``: restart these games with the carried-over deck list,
@@ -145,8 +194,10 @@ class DCCCore(KernelCore):
             try:
                 self.check_state(states[0])
             except CorruptStateError as e:
-                raise CorruptStateError(f"the campaign sheet was accepted, but the game it "
-                                        f"set up breaks the rules (a bug): {e}") from e
+                raise CorruptStateError(
+                    f"the campaign sheet was accepted, but the game it "
+                    f"set up breaks the rules (a bug): {e}"
+                ) from e
 
     def check_state(self, state) -> None:
         """The game's rules (``validate.py``, see ``KernelCore.check_state``),
@@ -156,10 +207,15 @@ class DCCCore(KernelCore):
         ``SnapshotError`` naming the field and both values."""
         super().check_state(state)
         s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-        want = {"cfg_floor": self.cfg[C.CFG_FLOOR], "cfg_difficulty": self.cfg[C.CFG_DIFFICULTY],
-                "cfg_mode": self.cfg[C.CFG_MODE], "cfg_crawler": self.cfg[C.CFG_CRAWLER],
-                "reward_mode": self.reward_mode, "max_steps": self.max_steps,
-                "auto_advance": self.auto_advance}
+        want = {
+            "cfg_floor": self.cfg[C.CFG_FLOOR],
+            "cfg_difficulty": self.cfg[C.CFG_DIFFICULTY],
+            "cfg_mode": self.cfg[C.CFG_MODE],
+            "cfg_crawler": self.cfg[C.CFG_CRAWLER],
+            "reward_mode": self.reward_mode,
+            "max_steps": self.max_steps,
+            "auto_advance": self.auto_advance,
+        }
         for p in range(C.NPLAYERS_MAX):
             want[f"cfg_race[{p}]"] = self.cfg[C.CFG_RACE0 + p]
             want[f"cfg_class[{p}]"] = self.cfg[C.CFG_CLASS0 + p]
@@ -170,7 +226,8 @@ class DCCCore(KernelCore):
                 raise SnapshotError(
                     f"snapshot made under another configuration: {key} is "
                     f"{self._config_word(field, int(got))} in the record, "
-                    f"{self._config_word(field, int(env_value))} in this env")
+                    f"{self._config_word(field, int(env_value))} in this env"
+                )
 
     def _config_word(self, field, v) -> str:
         names = _CONFIG_NAMES.get(field)
@@ -187,9 +244,12 @@ class DCCCore(KernelCore):
 
     # -- helpers (not hot) ------------------------------------------------------
     def episode_info(self, state) -> dict:
-        return {"outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
-                "floor": int(state["cfg_floor"]), "xp": int(state["xp"]),
-                "score": int(state["score"])}
+        return {
+            "outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
+            "floor": int(state["cfg_floor"]),
+            "xp": int(state["xp"]),
+            "score": int(state["score"]),
+        }
 
     def episode_info_batch(self, states, rows):
         """:meth:`episode_info` of the rows ``rows`` of ``states`` at once (the
@@ -198,11 +258,12 @@ class DCCCore(KernelCore):
         out = states["outcome"][rows].astype(np.int64)
         known = (out >= 0) & (out < len(_OUTCOME_LUT))
         names = np.where(known, _OUTCOME_LUT[np.where(known, out, 0)], "?").astype(object)
-        return {"outcome": (names, None),
-                "floor": (states["cfg_floor"][rows].astype(np.int64), None),
-                "xp": (states["xp"][rows].astype(np.int64), None),
-                "score": (states["score"][rows].astype(np.int64), None)}
-
+        return {
+            "outcome": (names, None),
+            "floor": (states["cfg_floor"][rows].astype(np.int64), None),
+            "xp": (states["xp"][rows].astype(np.int64), None),
+            "score": (states["score"][rows].astype(np.int64), None),
+        }
 
 
 def make_core(**kwargs) -> DCCCore:

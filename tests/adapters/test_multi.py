@@ -8,6 +8,7 @@ action), with the finished games' last observations in the infos. The
 generic path (a core whose fused kernel does not report the seat to act)
 must equal the fast path.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,12 +16,12 @@ import pytest
 
 import dungeonrl  # noqa: F401
 from dungeonrl.envs import dungeon_crawler_v0
+from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv, observe_seats
 from dungeonrl.envs.core.errors import (
     IllegalActionError,
     InvalidActionError,
     ResetNeededError,
 )
-from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv, observe_seats
 from dungeonrl.envs.dungeon_crawler import SPEC, DungeonCrawlerCore
 
 CAP = 60
@@ -44,7 +45,7 @@ def test_batch_equals_aec_game_by_game(players):
         e.reset(seed=seed + i)
     assert obs.shape == (N, players, SPEC.obs_size)
     rng = np.random.default_rng(1)
-    live = np.ones(N, bool)          # compared until each game's first episode ends
+    live = np.ones(N, bool)  # compared until each game's first episode ends
     ended = {}
     returns = np.zeros((N, players))
     for t in range(CAP + 5):
@@ -74,8 +75,9 @@ def test_batch_equals_aec_game_by_game(players):
                 ended[i] = t
                 assert infos["_final_obs"][i] and infos["_final_info"][i]
                 for p, a in enumerate(e.possible_agents):
-                    np.testing.assert_array_equal(infos["final_obs"][i, p],
-                                                  e.observe(a)["observation"])
+                    np.testing.assert_array_equal(
+                        infos["final_obs"][i, p], e.observe(a)["observation"]
+                    )
                 fi = infos["final_info"][i]
                 assert fi["length"] == (8 if i == 3 else CAP)
                 np.testing.assert_allclose(fi["return"], returns[i])
@@ -92,8 +94,9 @@ def test_batch_equals_aec_game_by_game(players):
 def test_ready_core_and_actor_mode_equal_the_all_seats_env(observe):
     N = 5
     fast = BatchedMultiAgentEnv("dungeon_crawler", N, num_players=3, max_steps=30)
-    other = BatchedMultiAgentEnv(DungeonCrawlerCore(num_players=3, max_steps=30), N,
-                                 observe=observe)
+    other = BatchedMultiAgentEnv(
+        DungeonCrawlerCore(num_players=3, max_steps=30), N, observe=observe
+    )
     o1, i1 = fast.reset(seed=9)
     o2, i2 = other.reset(seed=9)
     rng = np.random.default_rng(4)
@@ -129,7 +132,7 @@ def test_observe_seats_matches_observe():
     one = np.zeros((3, SPEC.obs_size), np.float32)
     core.observe(st, np.array([2, 0, 3], np.int64), one)
     np.testing.assert_array_equal(out[[0, 1, 2], [2, 0, 3]], one)
-    assert not np.array_equal(out[0, 0], out[0, 1])     # seats see different things
+    assert not np.array_equal(out[0, 0], out[0, 1])  # seats see different things
 
 
 def test_bad_input_and_strict_mode():
@@ -143,14 +146,18 @@ def test_bad_input_and_strict_mode():
     with pytest.raises(ResetNeededError):
         env.state()
     obs, infos = env.reset(seed=0)
-    for bad in (np.zeros(3, np.int64), np.zeros(2, np.float32), np.array([0, SPEC.num_actions]),
-                np.array([-1, 0])):
+    for bad in (
+        np.zeros(3, np.int64),
+        np.zeros(2, np.float32),
+        np.array([0, SPEC.num_actions]),
+        np.array([-1, 0]),
+    ):
         with pytest.raises(InvalidActionError):
             env.step(bad)
     snap = env.states.copy()
     acts = _actions(np.random.default_rng(0), infos["action_mask"], illegal_rows=(1,))
     with pytest.raises(IllegalActionError, match="env 1"):
         env.step(acts)
-    for f in snap.dtype.names:         # field by field (copies need not keep padding bytes)
+    for f in snap.dtype.names:  # field by field (copies need not keep padding bytes)
         np.testing.assert_array_equal(env.states[f], snap[f], err_msg=f)
     assert env.action_masks().dtype == bool and env.to_play.shape == (2,)

@@ -1,6 +1,7 @@
 """The batch object (``envs/core/batch.py``): the one place that names the
 kernel entry points, binds them once per batch, and is what every adapter
 calls."""
+
 from __future__ import annotations
 
 import ast
@@ -15,12 +16,12 @@ import pytest
 
 from dungeonrl.envs.core import batch as batch_mod
 from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
-from dungeonrl.envs.core.batch import KERNEL_NAMES, Batch, core_batch
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.multi import BatchedMultiAgentEnv
 from dungeonrl.envs.core.adapters.parallel import DungeonParallelEnv
 from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+from dungeonrl.envs.core.batch import KERNEL_NAMES, Batch, core_batch
 
 CORE_DIR = Path(batch_mod.__file__).parent
 #: modules allowed to name the kernel entry points: the batch object, and the
@@ -46,8 +47,11 @@ def _code_names(tree: ast.AST):
             yield node.id, node.lineno
         elif isinstance(node, ast.alias):
             yield node.name.rpartition(".")[2], getattr(node, "lineno", 0)
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
-              and id(node) not in docstrings):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
             yield node.value, node.lineno
 
 
@@ -102,8 +106,9 @@ def test_vector_env_binds_each_entry_point_once(monkeypatch):
     _, info = env.reset(seed=3)
     for _ in range(20):
         _, _, _, _, info = env.step(info["action_mask"].argmax(axis=1))
-    assert sorted(calls) == sorted(               # each looked up once, on first use
-        ["reset_batch", "mask_batch", "observe_batch", "step_autoreset"]), calls
+    assert sorted(calls) == sorted(  # each looked up once, on first use
+        ["reset_batch", "mask_batch", "observe_batch", "step_autoreset"]
+    ), calls
     assert isinstance(env._run.buf, Batch)
 
 
@@ -112,8 +117,10 @@ def test_vector_env_validates_num_envs_once(monkeypatch):
     real = batch_mod.check_num_envs
     monkeypatch.setattr(batch_mod, "check_num_envs", lambda n: seen.append(n) or real(n))
     import dungeonrl.envs.core.adapters.vector as vector_mod
-    monkeypatch.setattr(vector_mod, "check_num_envs", lambda n: seen.append(n) or real(n),
-                        raising=False)
+
+    monkeypatch.setattr(
+        vector_mod, "check_num_envs", lambda n: seen.append(n) or real(n), raising=False
+    )
     DungeonVectorEnv(fg.make_core(), num_envs=3)
     assert seen == [3]
 
@@ -124,8 +131,9 @@ def test_vector_step_is_one_call_into_the_batch(monkeypatch):
     calls = []
     for name in ("vector_step", "fused_step"):
         real = getattr(Batch, name)
-        monkeypatch.setattr(Batch, name, lambda self, *a, _r=real, _n=name:
-                            calls.append(_n) or _r(self, *a))
+        monkeypatch.setattr(
+            Batch, name, lambda self, *a, _r=real, _n=name: calls.append(_n) or _r(self, *a)
+        )
     env.step(info["action_mask"].argmax(axis=1))
     assert calls == ["vector_step", "fused_step"]
 
@@ -141,7 +149,7 @@ def test_adapters_call_a_batch():
     multi = BatchedMultiAgentEnv(team, 3)
     assert isinstance(multi.batch, Batch) and multi.states is multi.batch.states
     view = SelfPlayView(team, 2, ["random"])
-    assert view.batch is core_batch(team)      # the core's batch, shared
+    assert view.batch is core_batch(team)  # the core's batch, shared
     assert core_batch(team) is core_batch(team) and core_batch(team).n is None
 
 
@@ -187,12 +195,23 @@ def test_the_fused_steps_hot_path_passes_kernel_args_order():
     same tuple as ``KERNEL_ARGS["step_autoreset"]``."""
     b = Batch(fg.make_core(), 2)
     b.reset(np.arange(2, dtype=np.uint64))
-    b.fused_step()                                       # binds the entry point
+    b.fused_step()  # binds the entry point
     seen = []
     b._fns["step_autoreset"] = lambda *a: seen.append(a)
     b.fused_step()
     want = batch_mod.KERNEL_ARGS["step_autoreset"](
-        b.core, b.states, b.actions, b.players_out, b.obs, b.masks, b.rewards, b.terminated,
-        b.truncated, b.illegal, b.final_obs, b.final_states)
+        b.core,
+        b.states,
+        b.actions,
+        b.players_out,
+        b.obs,
+        b.masks,
+        b.rewards,
+        b.terminated,
+        b.truncated,
+        b.illegal,
+        b.final_obs,
+        b.final_states,
+    )
     assert len(seen) == 1 and len(seen[0]) == len(want)
     assert all(x is y for x, y in zip(seen[0], want))

@@ -43,6 +43,7 @@ Conventions
   the spec's modes plus ``"human"`` (prints the ``ansi`` text) when the
   game has ``ansi``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -64,13 +65,12 @@ from .._batch import (
 from ..batch import Batch
 from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
-from .multi import global_state_space, observe_seats
 from ..snapshot import Snapshot
 from ..spec import check_unknown_reset_options
 from ..validate import check_seed, snapshot_fields
+from .multi import global_state_space, observe_seats
 
-__all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError",
-           "OutOfBoundsActionError"]
+__all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError", "OutOfBoundsActionError"]
 
 
 class OrderError(ResetNeededError, AssertionError):
@@ -89,27 +89,42 @@ class DungeonAECEnv(Copyable, AECEnv):
     module doc for the conventions; the game's module doc for its actions,
     observation columns and rewards)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "dungeonrl", "is_parallelizable": False,
-                "render_fps": 4}
+    metadata = {
+        "render_modes": ["ansi"],
+        "name": "dungeonrl",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
     # the kernels bound to the buffers: bound again on a copy (see .copying)
     _derived = ("_step_call", "_observe_call", "_mask_call")
 
-    def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
-                 **core_kwargs):
+    def __init__(
+        self,
+        game,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
         super().__init__()
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         self.core = resolve_core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         modes = list(spec.render_modes)
         if "ansi" in modes:
             modes.append("human")
-        self.metadata = {"render_modes": modes, "name": spec.env_id.split("/")[-1],
-                         "is_parallelizable": False, "render_fps": 4}
+        self.metadata = {
+            "render_modes": modes,
+            "name": spec.env_id.split("/")[-1],
+            "is_parallelizable": False,
+            "render_fps": 4,
+        }
         if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode {render_mode!r} not supported by {spec.name}; "
-                             f"choose from {modes} or None")
+            raise ValueError(
+                f"render_mode {render_mode!r} not supported by {spec.name}; "
+                f"choose from {modes} or None"
+            )
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
         n = self.num_seats = int(self.core.num_players)
@@ -117,9 +132,14 @@ class DungeonAECEnv(Copyable, AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         box = spaces.Box(spec.obs_low, spec.obs_high, (spec.obs_size,), np.float32)
         self.observation_spaces = {
-            a: spaces.Dict({"observation": box,
-                            "action_mask": spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE)})
-            for a in self.possible_agents}
+            a: spaces.Dict(
+                {
+                    "observation": box,
+                    "action_mask": spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE),
+                }
+            )
+            for a in self.possible_agents
+        }
         self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
         self.state_space = global_state_space(spec, n)
         self._seat_obs = np.zeros((1, n, spec.obs_size), np.float32)
@@ -128,8 +148,8 @@ class DungeonAECEnv(Copyable, AECEnv):
         self._states, self._rew, self._obs, self._mask = b.states, b.rewards, b.obs, b.masks
         self._te, self._tr, self._il = b.terminated, b.truncated, b.illegal
         self._act = b.actions
-        self._players = b.players_out      # the seat to act, written by the step
-        self._seat_arg = b.players         # the seat observe() asks about
+        self._players = b.players_out  # the seat to act, written by the step
+        self._seat_arg = b.players  # the seat observe() asks about
         self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
         self._num_actions = int(spec.num_actions)
         # the batch's calls, bound to the buffers: on the first reset (the
@@ -155,9 +175,10 @@ class DungeonAECEnv(Copyable, AECEnv):
 
     # --- AEC API -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
-        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options,
-                                                  self._warned_reset_keys)
+        seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
+        opts = self.game_spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
             seeds = seed_batch(seed, 1)
@@ -222,7 +243,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         if not self._started:
             raise ResetNeededError("observe() called before reset()")
         seat = self._seat[agent]
-        if seat == self._cached_seat:      # the seat to act: written by the last step
+        if seat == self._cached_seat:  # the seat to act: written by the last step
             return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].copy()}
         self._seat_arg[0] = seat
         self._observe_call()
@@ -247,23 +268,23 @@ class DungeonAECEnv(Copyable, AECEnv):
         if self._done:
             if action is not None:
                 raise InvalidActionError(
-                    f"{agent} is done; the only valid action is None, got {action!r}")
+                    f"{agent} is done; the only valid action is None, got {action!r}"
+                )
             self._was_dead_step(action)
             return
         if type(action) is int and 0 <= action < self._num_actions:
-            a = action                                   # the common case, checked inline
+            a = action  # the common case, checked inline
         elif action is None:
             raise InvalidActionError(f"{agent} must act; None is only for finished agents")
         else:
             a = action_index(action, self._num_actions)
         # _mask holds the acting seat's mask (written by the previous call)
         if self.illegal_action == "raise" and not self._mask[0, a]:
-            raise IllegalActionError(
-                illegal_message(self.core, self._states[0], a, self._mask[0]))
+            raise IllegalActionError(illegal_message(self.core, self._states[0], a, self._mask[0]))
         self._act[0] = a
         if self._step_call is None:
             self._step_call = self.batch.bound_fused_step()
-        self._step_call()          # step + next seat + its observation and mask
+        self._step_call()  # step + next seat + its observation and mask
         self._step_count += 1
         rew = self._rew[0].tolist()
         rewards = self.rewards
@@ -300,6 +321,7 @@ class DungeonAECEnv(Copyable, AECEnv):
     def render(self):
         if self.render_mode is None:
             import gymnasium
+
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         if not self._started:
@@ -323,9 +345,14 @@ class DungeonAECEnv(Copyable, AECEnv):
         if not self._started:
             raise ResetNeededError("get_state() called before reset()")
         spec = self.game_spec
-        return Snapshot(game=spec.name, layout_version=spec.layout_version,
-                        state=self._states[:1].tobytes(), step_count=self._step_count,
-                        episode_return=0.0, done=self._done)
+        return Snapshot(
+            game=spec.name,
+            layout_version=spec.layout_version,
+            state=self._states[:1].tobytes(),
+            step_count=self._step_count,
+            episode_return=0.0,
+            done=self._done,
+        )
 
     def set_state(self, snapshot) -> None:
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
@@ -334,20 +361,26 @@ class DungeonAECEnv(Copyable, AECEnv):
             raise SnapshotError(f"expected a Snapshot, got {type(snapshot).__name__}")
         spec = self.game_spec
         if snapshot.game != spec.name:
-            raise SnapshotError(f"snapshot of game {snapshot.game!r} cannot be loaded into "
-                                f"{spec.name!r}")
+            raise SnapshotError(
+                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}"
+            )
         if snapshot.layout_version != spec.layout_version:
-            raise SnapshotError(f"snapshot layout {snapshot.layout_version!r} does not match "
-                                f"{spec.name} layout {spec.layout_version!r}")
+            raise SnapshotError(
+                f"snapshot layout {snapshot.layout_version!r} does not match "
+                f"{spec.name} layout {spec.layout_version!r}"
+            )
         dtype = self.core.state_dtype
         if len(snapshot.state) != dtype.itemsize:
-            raise SnapshotError(f"snapshot state has {len(snapshot.state)} bytes, "
-                                f"{spec.name} records have {dtype.itemsize}")
+            raise SnapshotError(
+                f"snapshot state has {len(snapshot.state)} bytes, "
+                f"{spec.name} records have {dtype.itemsize}"
+            )
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
         if "num_players" in dtype.names and int(record[0]["num_players"]) != self.num_seats:
-            raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, this env "
-                                f"{self.num_seats}")
-        step_count, _, done = snapshot_fields(snapshot)   # all checks before any change
+            raise SnapshotError(
+                f"snapshot has {int(record[0]['num_players'])} seats, this env {self.num_seats}"
+            )
+        step_count, _, done = snapshot_fields(snapshot)  # all checks before any change
         self.core.check_state(record[0])
         done = done or bool(self.core.is_over(record[0]))
         if self._observe_call is None:
@@ -398,8 +431,9 @@ def make_aec_env(game, **kwargs) -> DungeonAECEnv:
     return DungeonAECEnv(game, **kwargs)
 
 
-_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos",
-                           "agent_selection", "num_agents", "agents"})
+_BEFORE_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+)
 
 
 class CheckedAECEnv(DungeonAECEnv):
@@ -427,16 +461,32 @@ class CheckedAECEnv(DungeonAECEnv):
       two agents fails its assertion.
     """
 
-    def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
-                 **core_kwargs):
-        super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
-                         unknown_reset_options=unknown_reset_options, **core_kwargs)
+    def __init__(
+        self,
+        game,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
+        super().__init__(
+            game,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            unknown_reset_options=unknown_reset_options,
+            **core_kwargs,
+        )
         self._has_reset = False
         self._has_updated = False
-        for name in ("rewards", "terminations", "truncations", "infos", "agent_selection",
-                     "agents"):
-            self.__dict__.pop(name, None)   # unset until reset: __getattr__ refuses them
+        for name in (
+            "rewards",
+            "terminations",
+            "truncations",
+            "infos",
+            "agent_selection",
+            "agents",
+        ):
+            self.__dict__.pop(name, None)  # unset until reset: __getattr__ refuses them
 
     def __getattr__(self, name):
         # only reached when normal lookup fails, so never on the hot path
@@ -453,8 +503,7 @@ class CheckedAECEnv(DungeonAECEnv):
         if not self._has_reset:
             raise OrderError("reset() needs to be called before step.")
         if not self.agents:
-            raise ResetNeededError("step() called after every agent is done; call reset() "
-                                   "first")
+            raise ResetNeededError("step() called after every agent is done; call reset() first")
         self._has_updated = True
         if type(action) is not int or not 0 <= action < self._num_actions:
             self._check_bounds(action)
@@ -469,13 +518,16 @@ class CheckedAECEnv(DungeonAECEnv):
             if self._done:
                 return
             raise OutOfBoundsActionError(
-                f"{self.agent_selection} must act; None is only for finished agents")
+                f"{self.agent_selection} must act; None is only for finished agents"
+            )
         try:
             action_index(action, self._num_actions)
         except InvalidActionError as e:
             raise OutOfBoundsActionError(
-                f"action {action!r} is not in the action space Discrete({self._num_actions}): "
-                f"{e}"[:300]) from None
+                f"action {action!r} is not in the action space Discrete({self._num_actions}): {e}"[
+                    :300
+                ]
+            ) from None
 
     def observe(self, agent):
         if not self._has_reset:

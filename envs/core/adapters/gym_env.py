@@ -7,6 +7,7 @@ snapshots. The rules, the observation encoding and the episode cap are the
 core's. Each game's own module documents its actions, observation columns
 and rewards; this class documents what every game shares.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -170,11 +171,17 @@ class DungeonEnv(Copyable, gym.Env):
     # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
     _derived = ("_obs_row", "_mask_row", "_step_call")
 
-    def __init__(self, game, render_mode: str | None = None,
-                 illegal_action: str = "penalize", dict_obs: bool = False,
-                 unknown_reset_options: str = "warn", **core_kwargs):
+    def __init__(
+        self,
+        game,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        dict_obs: bool = False,
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         self.core = resolve_core(game, core_kwargs)
         require_single_agent(self.core, type(self).__name__)
         spec = self.game_spec = self.core.spec
@@ -182,7 +189,8 @@ class DungeonEnv(Copyable, gym.Env):
         if render_mode is not None and render_mode not in spec.render_modes:
             raise RenderModeError(
                 f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {list(spec.render_modes)} or None")
+                f"choose from {list(spec.render_modes)} or None"
+            )
         self.render_mode = render_mode
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
@@ -192,18 +200,19 @@ class DungeonEnv(Copyable, gym.Env):
         self._num_actions = int(spec.num_actions)
         # row views, and the fused kernel bound to the buffers (see _bind_step)
         self._obs_row, self._mask_row = buf.obs[0], buf.masks[0]
-        self._step_call = None      # bound on the first step (see _bind_step)
-        self._started = False      # reset was called at least once
-        self._needs_reset = True   # no episode running
+        self._step_call = None  # bound on the first step (see _bind_step)
+        self._started = False  # reset was called at least once
+        self._needs_reset = True  # no episode running
         self._step_count = 0
         self._episode_return = 0.0
         self._closed = False
 
     # --- gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        seed = check_seed(seed)     # int / numpy integer in [0, 2**64) or None
-        opts = self.game_spec.check_reset_options(options, self.unknown_reset_options,
-                                                  self._warned_reset_keys)
+        seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
+        opts = self.game_spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         super().reset(seed=seed)
         if seed is None:
             seeds = draw_seeds(self.np_random, 1)
@@ -222,19 +231,21 @@ class DungeonEnv(Copyable, gym.Env):
     def step(self, action):
         buf = self._buf
         if type(action) is int and 0 <= action < self._num_actions:
-            a = action                                   # the common case, checked inline
+            a = action  # the common case, checked inline
         else:
             a = action_index(action, self._num_actions)
         if self._needs_reset:
             raise ResetNeededError(
-                "step() called before reset()" if not self._started else
-                "step() called after the episode ended; call reset() first")
+                "step() called before reset()"
+                if not self._started
+                else "step() called after the episode ended; call reset() first"
+            )
         if self.illegal_action == "raise" and not self._mask_row[a]:
             raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
         buf.actions[0] = a
         if self._step_call is None:
             self._bind_step()
-        self._step_call()           # step, observation and mask: one kernel call
+        self._step_call()  # step, observation and mask: one kernel call
         reward = buf.rewards.item(0)
         terminated = buf.terminated.item(0)
         truncated = buf.truncated.item(0)
@@ -269,8 +280,8 @@ class DungeonEnv(Copyable, gym.Env):
     def render(self):
         if self.render_mode is None:
             gym.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi' "
-                "when making the env")
+                "render() called without a render_mode; pass render_mode='ansi' when making the env"
+            )
             return None
         if not self._started:
             raise ResetNeededError("render() called before reset()")
@@ -292,11 +303,14 @@ class DungeonEnv(Copyable, gym.Env):
         if not self._started:
             raise ResetNeededError("get_state() called before reset()")
         spec = self.game_spec
-        return Snapshot(game=spec.name, layout_version=spec.layout_version,
-                        state=self._buf.states[:1].tobytes(),
-                        step_count=self._step_count,
-                        episode_return=self._episode_return,
-                        done=self._needs_reset)
+        return Snapshot(
+            game=spec.name,
+            layout_version=spec.layout_version,
+            state=self._buf.states[:1].tobytes(),
+            step_count=self._step_count,
+            episode_return=self._episode_return,
+            done=self._needs_reset,
+        )
 
     def set_state(self, snapshot: Snapshot | bytes) -> None:
         """Restore a snapshot from :meth:`get_state` (or its ``to_bytes``)."""
@@ -307,24 +321,28 @@ class DungeonEnv(Copyable, gym.Env):
         spec = self.game_spec
         if snapshot.game != spec.name:
             raise SnapshotError(
-                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}")
+                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}"
+            )
         if snapshot.layout_version != spec.layout_version:
             raise SnapshotError(
                 f"snapshot layout {snapshot.layout_version!r} does not match "
-                f"{spec.name} layout {spec.layout_version!r}")
+                f"{spec.name} layout {spec.layout_version!r}"
+            )
         dtype = self.core.state_dtype
         if len(snapshot.state) != dtype.itemsize:
             raise SnapshotError(
                 f"snapshot state has {len(snapshot.state)} bytes, "
-                f"{spec.name} records have {dtype.itemsize}")
+                f"{spec.name} records have {dtype.itemsize}"
+            )
         # parse and validate everything first; commit only then (atomic)
         step_count, episode_return, done = snapshot_fields(snapshot)
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
         if "num_players" in dtype.names and int(record[0]["num_players"]) != 1:
             # (a game that also seats more: its multi-seat records are the AEC env's)
-            raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, this "
-                                "single-agent env 1")
-        self.core.check_state(record[0])   # raises CorruptStateError; nothing changed yet
+            raise SnapshotError(
+                f"snapshot has {int(record[0]['num_players'])} seats, this single-agent env 1"
+            )
+        self.core.check_state(record[0])  # raises CorruptStateError; nothing changed yet
         needs_reset = done or bool(self.core.is_over(record[0]))
         buf = self._buf
         buf.states[:] = record
@@ -336,7 +354,7 @@ class DungeonEnv(Copyable, gym.Env):
 
     # --- helpers -------------------------------------------------------------------
     def _observation(self):
-        obs = self._obs_row.copy()     # the one copy: returned arrays never alias the buffers
+        obs = self._obs_row.copy()  # the one copy: returned arrays never alias the buffers
         if self.dict_obs:
             return {"observation": obs, "action_mask": self._mask_row.copy()}
         return obs
@@ -349,4 +367,3 @@ def make_env(game: str, **kwargs) -> DungeonEnv:
     """Gymnasium entry point: look the game up by name (or env id) in the
     registry and build a :class:`DungeonEnv` (``kwargs`` as for the class)."""
     return DungeonEnv(game, **kwargs)
-

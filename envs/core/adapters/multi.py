@@ -72,8 +72,8 @@ Example::
         actions = my_policy(obs[np.arange(1024), infos["to_play"]], infos["action_mask"])
         obs, rewards, terminated, truncated, infos = env.step(actions)   # rewards (1024, 4)
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
@@ -100,9 +100,9 @@ def observe_seats(core, states: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Write every seat's observation of every row into ``out`` (float32
     ``(n, P, obs_size)``, P = ``out.shape[1]``): ``out[i, p]`` is row ``i``
     seen from seat ``p``. One observation kernel call per seat."""
-    n, P, O = out.shape
+    n, P, obs_dim = out.shape
     seat = np.empty(n, np.int64)
-    tmp = np.empty((n, O), np.float32)
+    tmp = np.empty((n, obs_dim), np.float32)
     for p in range(P):
         seat[:] = p
         core_batch(core).observe_states(states, seat, tmp)
@@ -113,8 +113,7 @@ def observe_seats(core, states: np.ndarray, out: np.ndarray) -> np.ndarray:
 def global_state_space(spec, num_players: int) -> spaces.Box:
     """The space of one game's global state: every seat's observation
     concatenated, ``Box(obs_low, obs_high, (num_players * obs_size,), float32)``."""
-    return spaces.Box(spec.obs_low, spec.obs_high, (int(num_players) * spec.obs_size,),
-                      np.float32)
+    return spaces.Box(spec.obs_low, spec.obs_high, (int(num_players) * spec.obs_size,), np.float32)
 
 
 class BatchedMultiAgentEnv(Copyable):
@@ -137,13 +136,23 @@ class BatchedMultiAgentEnv(Copyable):
     (one game's global state).
     """
 
-    def __init__(self, game, num_envs: int = 1, *, observe: str = "all",
-                 illegal_action: str = "penalize", unknown_reset_options: str = "warn",
-                 **core_kwargs):
+    def __init__(
+        self,
+        game,
+        num_envs: int = 1,
+        *,
+        observe: str = "all",
+        illegal_action: str = "penalize",
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1
+        ):
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if observe not in OBSERVE_MODES:
             raise ValueError(f"observe must be one of {OBSERVE_MODES}, not {observe!r}")
@@ -153,10 +162,11 @@ class BatchedMultiAgentEnv(Copyable):
         self.illegal_action = check_policy(illegal_action)
         n = self.num_envs = int(num_envs)
         P = self.num_players = int(core.num_players)
-        O, A = spec.obs_size, spec.num_actions
+        obs_dim, A = spec.obs_size, spec.num_actions
         self.possible_agents = [f"player_{p}" for p in range(P)]
-        self.single_observation_space = spaces.Box(spec.obs_low, spec.obs_high, (O,),
-                                                   np.float32)
+        self.single_observation_space = spaces.Box(
+            spec.obs_low, spec.obs_high, (obs_dim,), np.float32
+        )
         self.single_action_space = spaces.Discrete(A)
         self.state_space = global_state_space(spec, P)
         self.np_random = np.random.default_rng()
@@ -166,8 +176,8 @@ class BatchedMultiAgentEnv(Copyable):
         self._actor_obs, self._masks, self._rewards = b.obs, b.masks, b.rewards
         self._te, self._tr, self._il = b.terminated, b.truncated, b.illegal
         self._final_obs, self._final_states = b.final_obs, b.final_states
-        self._to_play = b.players_out     # the seat to act, written by the fused step
-        self._seat_obs = np.zeros((n, P, O), np.float32)
+        self._to_play = b.players_out  # the seat to act, written by the fused step
+        self._seat_obs = np.zeros((n, P, obs_dim), np.float32)
         self._returns = np.zeros((n, P), np.float64)
         self._lengths = np.zeros(n, np.int64)
         self._started = False
@@ -180,8 +190,9 @@ class BatchedMultiAgentEnv(Copyable):
         and ``action_mask``. ``options``: the game's reset options
         (``spec.reset_options``; an unknown key is ignored with a warning, or
         raises ``ValueError`` with ``unknown_reset_options="raise"``)."""
-        opts = self.core.spec.check_reset_options(options, self.unknown_reset_options,
-                                                  self._warned_reset_keys)
+        opts = self.core.spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
@@ -198,8 +209,10 @@ class BatchedMultiAgentEnv(Copyable):
         if self.observe_mode == "actor":
             self.batch.observe_states(self.states, self._to_play, self._actor_obs)
         self._started = True
-        return self._observation(), {"to_play": self._to_play.copy(),
-                                     "action_mask": self._masks.copy()}
+        return self._observation(), {
+            "to_play": self._to_play.copy(),
+            "action_mask": self._masks.copy(),
+        }
 
     def step(self, actions):
         """One decision in every game, by its acting seat. Returns ``(obs,
@@ -210,15 +223,18 @@ class BatchedMultiAgentEnv(Copyable):
         action_batch(actions, self._actions, self.game_spec.num_actions)
         if self.illegal_action == "raise":
             check_legal_batch(core, self.states, self._actions, self._masks)
-        acted = self._to_play.copy()            # the seat that sends each action
-        self.batch.fused_step()      # step, autoreset, seat to act, its obs and mask
+        acted = self._to_play.copy()  # the seat that sends each action
+        self.batch.fused_step()  # step, autoreset, seat to act, its obs and mask
         rewards = self._rewards.copy()
         terminated = self._te.copy()
         truncated = self._tr & ~self._te
         self._returns += rewards
         self._lengths += 1
-        infos = {"to_play": self._to_play.copy(), "action_mask": self._masks.copy(),
-                 "illegal_action": self._il.copy()}
+        infos = {
+            "to_play": self._to_play.copy(),
+            "action_mask": self._masks.copy(),
+            "illegal_action": self._il.copy(),
+        }
         done = np.flatnonzero(terminated | truncated)
         if len(done):
             flags = np.zeros(n, np.bool_)
@@ -226,8 +242,11 @@ class BatchedMultiAgentEnv(Copyable):
             fs = self._final_states[done]
             if self.observe_mode == "all":
                 final = np.zeros((n, self.num_players, self.game_spec.obs_size), np.float32)
-                final[done] = observe_seats(core, fs, np.empty(
-                    (len(done), self.num_players, self.game_spec.obs_size), np.float32))
+                final[done] = observe_seats(
+                    core,
+                    fs,
+                    np.empty((len(done), self.num_players, self.game_spec.obs_size), np.float32),
+                )
             else:
                 final = np.zeros((n, self.game_spec.obs_size), np.float32)
                 sub = np.empty((len(done), self.game_spec.obs_size), np.float32)
@@ -242,8 +261,9 @@ class BatchedMultiAgentEnv(Copyable):
                 final_info[i] = info
             self._returns[done] = 0.0
             self._lengths[done] = 0
-            infos.update(final_obs=final, _final_obs=flags, final_info=final_info,
-                         _final_info=flags.copy())
+            infos.update(
+                final_obs=final, _final_obs=flags, final_info=final_info, _final_info=flags.copy()
+            )
         return self._observation(), rewards, terminated, truncated, infos
 
     def state(self) -> np.ndarray:
@@ -274,5 +294,7 @@ class BatchedMultiAgentEnv(Copyable):
         return self._actor_obs.copy()
 
     def __repr__(self) -> str:
-        return (f"<BatchedMultiAgentEnv {self.game_spec.env_id} x{self.num_envs} "
-                f"players={self.num_players} observe={self.observe_mode}>")
+        return (
+            f"<BatchedMultiAgentEnv {self.game_spec.env_id} x{self.num_envs} "
+            f"players={self.num_players} observe={self.observe_mode}>"
+        )

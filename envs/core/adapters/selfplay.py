@@ -57,11 +57,12 @@ An illegal opponent action ends the game like any illegal action (the
 acting seat is penalised, the learner's reward is that of the rules); it is
 counted in ``opponent_illegal`` and never happens with the shipped agents.
 """
+
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -88,8 +89,7 @@ class Opponent:
 
     __slots__ = ("agent", "weight", "name", "role")
 
-    def __init__(self, agent, weight: float = 1.0, name: str | None = None,
-                 role: str = "both"):
+    def __init__(self, agent, weight: float = 1.0, name: str | None = None, role: str = "both"):
         if not weight >= 0:
             raise ValueError(f"opponent weight must be >= 0, got {weight!r}")
         if role not in ROLES:
@@ -110,71 +110,88 @@ class SelfPlayView(Copyable):
     ``unknown_reset_options``: ``"warn"`` (a reset option the game does not
     declare is ignored with one warning per key) or ``"raise"``."""
 
-    _derived = ("reward",)     # a view of ``rewards``: rebuilt on a copy (see .copying)
+    _derived = ("reward",)  # a view of ``rewards``: rebuilt on a copy (see .copying)
 
-    def __init__(self, core: GameCore, num_envs: int, opponents: Sequence, *,
-                 seats="rotate", advance: Callable | None = None, seed: int = 0,
-                 snapshot_slots: int = 0, snapshot_weight: float = 0.0,
-                 unknown_reset_options: str = "warn"):
+    def __init__(
+        self,
+        core: GameCore,
+        num_envs: int,
+        opponents: Sequence,
+        *,
+        seats="rotate",
+        advance: Callable | None = None,
+        seed: int = 0,
+        snapshot_slots: int = 0,
+        snapshot_weight: float = 0.0,
+        unknown_reset_options: str = "warn",
+    ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()     # unknown reset options warned about
+        self._warned_reset_keys: set = set()  # unknown reset options warned about
         P = int(core.num_players)
         if P < 2:
-            raise ValueError(f"SelfPlayView needs a multi-seat core; {core.spec.name} was "
-                             f"built for {P} player")
+            raise ValueError(
+                f"SelfPlayView needs a multi-seat core; {core.spec.name} was built for {P} player"
+            )
         num_envs = check_num_envs(num_envs)
         seed = check_seed(seed, "seed")
         self.pool = [o if isinstance(o, Opponent) else Opponent(o) for o in opponents]
         if not _is_int(snapshot_slots) or not 0 <= int(snapshot_slots) <= 2**16:
-            raise ValueError(f"snapshot_slots must be an integer in [0, {2**16}], got "
-                             f"{snapshot_slots!r}"[:200])
-        if (isinstance(snapshot_weight, (bool, np.bool_))
-                or not isinstance(snapshot_weight, (numbers.Real, np.floating, np.integer))
-                or not 0 <= float(snapshot_weight) < math.inf):
-            raise ValueError(f"snapshot_weight must be a finite number >= 0, got "
-                             f"{snapshot_weight!r}"[:200])
+            raise ValueError(
+                f"snapshot_slots must be an integer in [0, {2**16}], got {snapshot_slots!r}"[:200]
+            )
+        if (
+            isinstance(snapshot_weight, (bool, np.bool_))
+            or not isinstance(snapshot_weight, (numbers.Real, np.floating, np.integer))
+            or not 0 <= float(snapshot_weight) < math.inf
+        ):
+            raise ValueError(
+                f"snapshot_weight must be a finite number >= 0, got {snapshot_weight!r}"[:200]
+            )
         if not self.pool and not (snapshot_slots and snapshot_weight):
             raise ValueError("the opponent pool is empty")
         if seats != "rotate":
-            if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) \
-                    or not 0 <= seats < P:
+            if (
+                isinstance(seats, bool)
+                or not isinstance(seats, (int, np.integer))
+                or not 0 <= seats < P
+            ):
                 raise ValueError(f"seats must be 'rotate' or a seat 0..{P - 1}, got {seats!r}")
         self.core = core
-        self.batch = core_batch(core)      # the kernel calls (on this view's arrays)
+        self.batch = core_batch(core)  # the kernel calls (on this view's arrays)
         self.spec = core.spec
         self.num_players = P
         self.n = self.num_envs = int(num_envs)
         self.rotate = seats == "rotate"
-        self.team = core.spec.team_of(P)              # team index of every seat
+        self.team = core.spec.team_of(P)  # team index of every seat
         self.has_partners = bool((np.bincount(self.team) > 1).any())
         self.advance = advance
         self.rng = np.random.default_rng(seed)
-        n, O, A = self.n, self.spec.obs_size, self.spec.num_actions
+        n, obs_dim, A = self.n, self.spec.obs_size, self.spec.num_actions
         # the game
         self.states = core.alloc(n)
         self.seeds = np.zeros(n, np.uint64)
         self.seat = (np.arange(n) % P if self.rotate else np.full(n, int(seats))).astype(np.int64)
-        self.opp = np.zeros((n, P), np.int64)          # pool index per (row, seat)
-        self.codes = np.full((n, P), -1, np.int8)      # scripted code per (row, seat)
-        self.prng = np.zeros((n, 2), np.uint64)        # scripted opponents' generators
+        self.opp = np.zeros((n, P), np.int64)  # pool index per (row, seat)
+        self.codes = np.full((n, P), -1, np.int8)  # scripted code per (row, seat)
+        self.prng = np.zeros((n, 2), np.uint64)  # scripted opponents' generators
         self.prng[:, 0] = draw_seeds(self.rng, n)
         # what the learner sees (the names of a Batch)
-        self.obs = np.zeros((n, O), np.float32)
+        self.obs = np.zeros((n, obs_dim), np.float32)
         self.masks = np.zeros((n, A), MASK_DTYPE)
         self.actions = np.zeros(n, np.int64)
-        self.players = self.seat                       # observer seat of each row
+        self.players = self.seat  # observer seat of each row
         self.rewards = np.zeros((n, 1), np.float32)
         self.reward = self.rewards[:, 0]
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)
-        self.final_obs = np.zeros((n, O), np.float32)
+        self.final_obs = np.zeros((n, obs_dim), np.float32)
         self.final_states = core.alloc(n)
         self.final_seat = np.full(n, -1, np.int64)
         self.final_opponents = [""] * n
         self.final_partners = [""] * n
         # scratch
-        self._ret = np.zeros((n, P), np.float32)       # per-seat return since the last step
+        self._ret = np.zeros((n, P), np.float32)  # per-seat return since the last step
         self._carry = np.zeros(n, np.float32)
         self._rew = np.zeros((n, P), np.float32)
         self._te = np.zeros(n, np.bool_)
@@ -182,9 +199,10 @@ class SelfPlayView(Copyable):
         self._il = np.zeros(n, np.bool_)
         self._acts = np.zeros(n, np.int64)
         self._rows = np.arange(n)
-        self._actor = np.zeros(n, np.int64)            # seat to act, at waiting rows
-        self._opp_view = _OpponentView(self.states, np.zeros((n, O), np.float32),
-                                       np.zeros((n, A), MASK_DTYPE))
+        self._actor = np.zeros(n, np.int64)  # seat to act, at waiting rows
+        self._opp_view = _OpponentView(
+            self.states, np.zeros((n, obs_dim), np.float32), np.zeros((n, A), MASK_DTYPE)
+        )
         self._scratch_masks = np.zeros((n, A), MASK_DTYPE)
         self.opponent_illegal = 0
         self.episodes = 0
@@ -215,16 +233,20 @@ class SelfPlayView(Copyable):
         self._probs = w_opp / w_opp.sum() if w_opp.sum() > 0 else None
         self._partner_probs = w_part / w_part.sum() if w_part.sum() > 0 else None
         self._codes_of = np.array(
-            [_code(o.agent) if self.advance is not None else -1 for o in self.pool], np.int8)
+            [_code(o.agent) if self.advance is not None else -1 for o in self.pool], np.int8
+        )
 
     def add_snapshot(self, agent, name: str | None = None) -> int:
         """Put a frozen agent (e.g. a copy of the learner) into the next
         snapshot slot; returns its pool index."""
         if not self._slot_max:
-            raise ValueError("this view was built without snapshot slots "
-                             "(snapshot_slots > 0 and snapshot_weight > 0)")
-        entry = Opponent(agent, 0.0, name or getattr(agent, "name", None)
-                         or f"snapshot_{self._next_slot}")
+            raise ValueError(
+                "this view was built without snapshot slots "
+                "(snapshot_slots > 0 and snapshot_weight > 0)"
+            )
+        entry = Opponent(
+            agent, 0.0, name or getattr(agent, "name", None) or f"snapshot_{self._next_slot}"
+        )
         if len(self._slots) < self._slot_max:
             self.pool.append(entry)
             self._slots.append(len(self.pool) - 1)
@@ -241,15 +263,19 @@ class SelfPlayView(Copyable):
 
     def _draw_opponents(self, rows: np.ndarray) -> None:
         if self._probs is None:
-            raise ValueError("every opponent of the pool has weight 0 (a pool of only "
-                             "snapshots needs add_snapshot() before reset())")
+            raise ValueError(
+                "every opponent of the pool has weight 0 (a pool of only "
+                "snapshots needs add_snapshot() before reset())"
+            )
         P = self.num_players
         k = self.rng.choice(len(self.pool), size=(len(rows), P), p=self._probs)
         if self.has_partners:
             if self._partner_probs is None:
-                raise ValueError(f"{self.spec.name} has teams but no pool entry can be a "
-                                 "partner (role 'partner' or 'both' with weight > 0, or a "
-                                 "snapshot added with add_snapshot())")
+                raise ValueError(
+                    f"{self.spec.name} has teams but no pool entry can be a "
+                    "partner (role 'partner' or 'both' with weight > 0, or a "
+                    "snapshot added with add_snapshot())"
+                )
             mates = self.team[None, :] == self.team[self.seat[rows]][:, None]
             kp = self.rng.choice(len(self.pool), size=(len(rows), P), p=self._partner_probs)
             k = np.where(mates, kp, k)
@@ -264,8 +290,9 @@ class SelfPlayView(Copyable):
         opponents, play them up to the learner's first decision, observe.
         ``options``: the game's reset options (``spec.reset_options``),
         applied to these games (not to the later autoreset ones)."""
-        opts = self.spec.check_reset_options(options, self.unknown_reset_options,
-                                             self._warned_reset_keys)
+        opts = self.spec.check_reset_options(
+            options, self.unknown_reset_options, self._warned_reset_keys
+        )
         self.seeds[:] = seeds
         self.batch.reset_states(self.states, self.seeds)
         if opts:
@@ -288,7 +315,8 @@ class SelfPlayView(Copyable):
                     f"{self.core.spec.name}: {len(rows)} game(s) ended {START_ATTEMPTS} times "
                     f"in a row before the learner's seat could act (max_steps="
                     f"{int(self.states['max_steps'][rows[0]])} is shorter than the opponents' "
-                    f"decisions before that seat's first turn); raise max_steps")
+                    f"decisions before that seat's first turn); raise max_steps"
+                )
             self._draw_opponents(rows)
             self._ret[rows] = 0.0
             self._te[rows] = False
@@ -296,7 +324,7 @@ class SelfPlayView(Copyable):
             self._play_opponents(rows)
             self._carry[rows] += self._ret[rows, self.seat[rows]]
             over = rows[self._te[rows] | self._tr[rows]]
-            if len(over):          # over before the learner moved: a new game
+            if len(over):  # over before the learner moved: a new game
                 sub = self.states[over]
                 self.batch.reset_states(sub, draw_seeds(self.rng, len(over)))
                 self.states[over] = sub
@@ -317,18 +345,21 @@ class SelfPlayView(Copyable):
         self.truncated[:] = self._tr & ~self._te
         done = np.flatnonzero(self._te | self._tr)
         if len(done):
-            batch.observe_some(self.states, done, self.seat, self.final_obs,
-                               self._scratch_masks)
+            batch.observe_some(self.states, done, self.seat, self.final_obs, self._scratch_masks)
             self.final_states[done] = self.states[done]
             self.final_seat[done] = self.seat[done]
             for i in done.tolist():
                 me = self.team[self.seat[i]]
                 self.final_opponents[i] = ",".join(
-                    self.pool[self.opp[i, s]].name for s in range(self.num_players)
-                    if self.team[s] != me)
+                    self.pool[self.opp[i, s]].name
+                    for s in range(self.num_players)
+                    if self.team[s] != me
+                )
                 self.final_partners[i] = ",".join(
-                    self.pool[self.opp[i, s]].name for s in range(self.num_players)
-                    if self.team[s] == me and s != self.seat[i])
+                    self.pool[self.opp[i, s]].name
+                    for s in range(self.num_players)
+                    if self.team[s] == me and s != self.seat[i]
+                )
             self.episodes += len(done)
             sub = self.states[done]
             batch.reset_states(sub, draw_seeds(self.rng, len(done)))
@@ -341,7 +372,7 @@ class SelfPlayView(Copyable):
     # ``step``: the SingleAgentGame name used by agents/ppo.py; ``step_autoreset``:
     # the first name of this method
     step = step_autoreset = fused_step
-    vector_step = Batch.vector_step   # the vector envs' whole step, as on a Batch
+    vector_step = Batch.vector_step  # the vector envs' whole step, as on a Batch
 
     def _play_opponents(self, rows: np.ndarray) -> None:
         """Opponent decisions in ``rows`` until the learner is to act or the
@@ -349,8 +380,16 @@ class SelfPlayView(Copyable):
         core = self.core
         while len(rows):
             if self.advance is not None:
-                self.advance(self.states, rows, self.seat, self.codes, self.prng, self._ret,
-                             self._te, self._tr)
+                self.advance(
+                    self.states,
+                    rows,
+                    self.seat,
+                    self.codes,
+                    self.prng,
+                    self._ret,
+                    self._te,
+                    self._tr,
+                )
             actor = core.to_play(self.states)[rows]
             wait = (actor >= 0) & (actor != self.seat[rows]) & ~(self._te[rows] | self._tr[rows])
             rows = rows[wait]
@@ -364,8 +403,9 @@ class SelfPlayView(Copyable):
             for k in np.unique(who).tolist():
                 rr = rows[who == k]
                 self._acts[rr] = self.pool[k].agent.act(v, rr)
-            self.batch.step_some(self.states, rows, self._acts, self._rew, self._te, self._tr,
-                                 self._il)
+            self.batch.step_some(
+                self.states, rows, self._acts, self._rew, self._te, self._tr, self._il
+            )
             self._ret[rows] += self._rew[rows]
             self.opponent_illegal += int(self._il[rows].sum())
 
@@ -390,8 +430,9 @@ class SelfPlayView(Copyable):
         return info
 
 
-def placements(spec, num_players: int, info: dict, seat: int = -1,
-               reward: float = 0.0) -> list | None:
+def placements(
+    spec, num_players: int, info: dict, seat: int = -1, reward: float = 0.0
+) -> list | None:
     """Placement of every seat in a finished game (0 = best; equal
     placements are a tie, teammates always share one), from the core's
     ``episode_info``: its ``placements`` when it gives them, else its
@@ -419,12 +460,15 @@ def _check_placements(spec, team, place) -> None:
         raise ValueError(f"{spec.name}: {len(place)} placements for {len(team)} seats")
     for t in np.unique(team):
         if len({place[s] for s in np.flatnonzero(team == t)}) != 1:
-            raise ValueError(f"{spec.name}: teammates {np.flatnonzero(team == t).tolist()} "
-                             f"placed differently: {place}")
+            raise ValueError(
+                f"{spec.name}: teammates {np.flatnonzero(team == t).tolist()} "
+                f"placed differently: {place}"
+            )
     best = {int(team[s]) for s in range(len(place)) if place[s] == min(place)}
     if len(best) > 1 and not spec.ties:
-        raise ValueError(f"{spec.name} declares no ties but placed teams {sorted(best)} "
-                         f"first together: {place}")
+        raise ValueError(
+            f"{spec.name} declares no ties but placed teams {sorted(best)} first together: {place}"
+        )
 
 
 def seat_outcome(place: list | None, seat: int, reward: float = 0.0) -> str:

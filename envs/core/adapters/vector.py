@@ -25,6 +25,7 @@ that env's episode ends with ``spec.illegal_penalty`` and
 env is stepped). Returned arrays are fresh copies; the internal buffers are
 reused every step.
 """
+
 from __future__ import annotations
 
 import sys
@@ -49,15 +50,17 @@ from .._batch import (
 from ..batch import Batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
-from .gym_env import observation_spaces
 from ..spec import check_unknown_reset_options
 from ..validate import UINT64_SPAN, check_flag, check_seed
+from .gym_env import observation_spaces
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
     from gymnasium.vector import AutoresetMode
+
     SAME_STEP = AutoresetMode.SAME_STEP
 except ImportError:  # pragma: no cover - very old gymnasium
     from gymnasium.vector.vector_env import AutoresetMode
+
     SAME_STEP = AutoresetMode.SAME_STEP
 
 __all__ = ["DungeonVectorEnv", "DungeonSB3VecEnv", "make_vector_env", "batch_infos", "SAME_STEP"]
@@ -75,7 +78,7 @@ class _ArrayPool:
     three arrays and never allocates (a fresh ``np.empty`` of several MB costs
     a page fault per 4 KiB on its first write)."""
 
-    MAX = 8   # arrays tracked; beyond that the oldest held ones are forgotten
+    MAX = 8  # arrays tracked; beyond that the oldest held ones are forgotten
 
     def __init__(self, first: np.ndarray):
         self.arrays = [first]
@@ -97,26 +100,36 @@ class _Runner(Copyable):
     """What both batched adapters share: the core, the buffers, the episode
     tracker, validation and the fused step."""
 
-    _derived = ("obs_pool",)   # a copy starts a pool of its own arrays
+    _derived = ("obs_pool",)  # a copy starts a pool of its own arrays
 
-    def __init__(self, game, num_envs: int, illegal_action: str, dict_obs: bool,
-                 episode_info: bool, core_kwargs: dict, adapter: str,
-                 unknown_reset_options: str = "warn"):
+    def __init__(
+        self,
+        game,
+        num_envs: int,
+        illegal_action: str,
+        dict_obs: bool,
+        episode_info: bool,
+        core_kwargs: dict,
+        adapter: str,
+        unknown_reset_options: str = "warn",
+    ):
         from .selfplay import SelfPlayView
+
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self.warned_reset_keys: set = set()     # unknown reset options warned about
-        if isinstance(game, SelfPlayView):     # a multi-seat game seen from one seat
+        self.warned_reset_keys: set = set()  # unknown reset options warned about
+        if isinstance(game, SelfPlayView):  # a multi-seat game seen from one seat
             if core_kwargs:
-                raise TypeError(f"core options {sorted(core_kwargs)} given with a ready "
-                                "SelfPlayView")
-            if num_envs not in (None, 1, game.n):     # 1: the adapters' default
+                raise TypeError(
+                    f"core options {sorted(core_kwargs)} given with a ready SelfPlayView"
+                )
+            if num_envs not in (None, 1, game.n):  # 1: the adapters' default
                 raise ValueError(f"num_envs={num_envs} differs from the view's {game.n} games")
             self.core = game.core
             self.buf = game
         else:
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
-            self.buf = Batch(self.core, num_envs)     # validates num_envs
+            self.buf = Batch(self.core, num_envs)  # validates num_envs
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
@@ -127,8 +140,9 @@ class _Runner(Copyable):
     def check_options(self, options) -> dict:
         """``options`` validated (``GameSpec.check_reset_options``) under the
         adapter's ``unknown_reset_options`` policy."""
-        return self.spec.check_reset_options(options, self.unknown_reset_options,
-                                             self.warned_reset_keys)
+        return self.spec.check_reset_options(
+            options, self.unknown_reset_options, self.warned_reset_keys
+        )
 
     def _after_copy(self) -> None:
         super()._after_copy()
@@ -143,7 +157,7 @@ class _Runner(Copyable):
             if opts:
                 self.core.apply_reset_options(self.buf.states, opts)
                 self.buf.refresh()
-        else:                      # a SelfPlayView applies them before the opponents move
+        else:  # a SelfPlayView applies them before the opponents move
             self.buf.reset(seeds, options=opts)
         self.tracker.clear()
         self.started = True
@@ -170,8 +184,7 @@ class _Runner(Copyable):
     def final_observation(self, i: int):
         obs = self.buf.final_obs[i].copy()
         if self.dict_obs:  # a finished game's mask is all zero by convention
-            return {"observation": obs,
-                    "action_mask": np.zeros(self.spec.num_actions, MASK_DTYPE)}
+            return {"observation": obs, "action_mask": np.zeros(self.spec.num_actions, MASK_DTYPE)}
         return obs
 
     def render_all(self, mode: str = "ansi") -> tuple:
@@ -192,21 +205,24 @@ def batch_infos(infos: list, rows: list, n: int) -> dict:
         v0 = vals[0]
         if all(isinstance(v, dict) for v in vals):
             arr = batch_infos(vals, rs, n)
-        elif (all(type(v) is type(v0) for v in vals)
-              and (type(v0) in (int, float, bool) or isinstance(v0, np.number))):
-            arr = np.zeros(n, dtype=type(v0))       # what _add_info does
+        elif all(type(v) is type(v0) for v in vals) and (
+            type(v0) in (int, float, bool) or isinstance(v0, np.number)
+        ):
+            arr = np.zeros(n, dtype=type(v0))  # what _add_info does
             arr[rs] = vals
         elif all(isinstance(v, (bool, np.bool_)) for v in vals):
             arr = np.zeros(n, dtype=np.bool_)
             arr[rs] = vals
-        elif all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
-                 for v in vals):                     # mixed numbers: promote, never truncate
+        elif all(
+            isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+            for v in vals
+        ):  # mixed numbers: promote, never truncate
             column = np.asarray(vals)
             arr = np.zeros(n, dtype=column.dtype)
             arr[rs] = column
         elif isinstance(v0, np.ndarray) and all(
-                isinstance(v, np.ndarray) and v.shape == v0.shape and v.dtype == v0.dtype
-                for v in vals):
+            isinstance(v, np.ndarray) and v.shape == v0.shape and v.dtype == v0.dtype for v in vals
+        ):
             arr = np.zeros((n, *v0.shape), dtype=v0.dtype)
             arr[rs] = vals
         else:
@@ -252,21 +268,40 @@ class DungeonVectorEnv(Copyable, VectorEnv):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": SAME_STEP}
 
-    def __init__(self, game, num_envs: int = 1, render_mode: str | None = None,
-                 illegal_action: str = "penalize", dict_obs: bool = False,
-                 episode_info: bool = True, unknown_reset_options: str = "warn",
-                 **core_kwargs):
-        self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
-                            core_kwargs, type(self).__name__, unknown_reset_options)
+    def __init__(
+        self,
+        game,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        dict_obs: bool = False,
+        episode_info: bool = True,
+        unknown_reset_options: str = "warn",
+        **core_kwargs,
+    ):
+        self._run = _Runner(
+            game,
+            num_envs,
+            illegal_action,
+            dict_obs,
+            episode_info,
+            core_kwargs,
+            type(self).__name__,
+            unknown_reset_options,
+        )
         spec = self.game_spec = self._run.spec
         self.core = self._run.core
         if render_mode is not None and render_mode not in spec.render_modes:
             raise ValueError(
                 f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {list(spec.render_modes)} or None")
+                f"choose from {list(spec.render_modes)} or None"
+            )
         self.render_mode = render_mode
-        self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4,
-                         "autoreset_mode": SAME_STEP}
+        self.metadata = {
+            "render_modes": list(spec.render_modes),
+            "render_fps": 4,
+            "autoreset_mode": SAME_STEP,
+        }
         self.num_envs = self._run.buf.n
         self.single_observation_space = observation_spaces(spec, dict_obs)
         self.single_action_space = spaces.Discrete(spec.num_actions)
@@ -281,8 +316,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     def unknown_reset_options(self) -> str:
         return self._run.unknown_reset_options
 
-    def reset(self, *, seed: int | list[int] | None = None,
-              options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
         """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
         sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
         ``self.np_random``). ``options``: the game's reset options
@@ -292,7 +326,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         if seed is None:
             seeds = draw_seeds(self.np_random, self.num_envs)
         else:
-            seeds = seed_batch(seed, self.num_envs)   # checked: TypeError / ValueError
+            seeds = seed_batch(seed, self.num_envs)  # checked: TypeError / ValueError
             first = int(seeds[0])
             super().reset(seed=first)
         self._run.reset(seeds, options)
@@ -305,16 +339,19 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         reward, terminated, truncated, done_idx = run.step(actions)
         buf = run.buf
         infos: dict[str, Any] = {
-            "action_mask": buf.masks.copy(), "_action_mask": np.ones(self.num_envs, np.bool_),
+            "action_mask": buf.masks.copy(),
+            "_action_mask": np.ones(self.num_envs, np.bool_),
             "illegal_action": buf.illegal.copy(),
             "_illegal_action": np.ones(self.num_envs, np.bool_),
         }
         if len(done_idx):
             rets, lens, core_infos = run.tracker.finish(reward, done_idx, columns=True)
-            infos["final_obs"], infos["_final_obs"] = self._final_obs(done_idx), \
-                self._flags(done_idx)
+            infos["final_obs"], infos["_final_obs"] = (
+                self._final_obs(done_idx),
+                self._flags(done_idx),
+            )
             n = self.num_envs
-            if isinstance(core_infos, dict):          # the core's columns: no per-row work
+            if isinstance(core_infos, dict):  # the core's columns: no per-row work
                 final_info = scatter_columns(core_infos, done_idx, n)
             elif core_infos:
                 final_info = batch_infos(core_infos, done_idx.tolist(), n)
@@ -328,13 +365,17 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             ln[done_idx] = lens
             final_info["illegal_action"] = illegal
             final_info["_illegal_action"] = self._flags(done_idx)
-            final_info["episode"] = {"r": r, "_r": self._flags(done_idx), "l": ln,
-                                     "_l": self._flags(done_idx)}
+            final_info["episode"] = {
+                "r": r,
+                "_r": self._flags(done_idx),
+                "l": ln,
+                "_l": self._flags(done_idx),
+            }
             final_info["_episode"] = self._flags(done_idx)
             infos["final_info"] = final_info
             infos["_final_info"] = self._flags(done_idx)
         else:
-            run.tracker.finish(reward, done_idx)       # counters only
+            run.tracker.finish(reward, done_idx)  # counters only
         return run.observation(), reward, terminated, truncated, infos
 
     def _flags(self, done_idx: np.ndarray) -> np.ndarray:
@@ -347,12 +388,12 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         rows copied out of ``final_obs``; None elsewhere)."""
         run = self._run
         final_obs = np.empty(self.num_envs, dtype=object)
-        fo = run.buf.final_obs[done_idx]                 # one copy of the finished rows
+        fo = run.buf.final_obs[done_idx]  # one copy of the finished rows
         if run.dict_obs:
             zero = np.zeros(self.game_spec.num_actions, MASK_DTYPE)
             for j, i in enumerate(done_idx.tolist()):
                 final_obs[i] = {"observation": fo[j], "action_mask": zero.copy()}
-        else:   # row views of the one copy, made by numpy's iterator (no Python loop)
+        else:  # row views of the one copy, made by numpy's iterator (no Python loop)
             final_obs[done_idx] = np.fromiter(fo, dtype=object, count=len(done_idx))
         return final_obs
 
@@ -374,8 +415,10 @@ def _same_options(per_env):
     a batch share a configuration, so they must agree)."""
     first = per_env[0] if per_env else {}
     if any(o != first for o in per_env):
-        raise ValueError("the native VecEnv applies one set of reset options to every env; "
-                         "set_options gave different ones")
+        raise ValueError(
+            "the native VecEnv applies one set of reset options to every env; "
+            "set_options gave different ones"
+        )
     return first or None
 
 
@@ -420,26 +463,46 @@ def _build_sb3_class():
         ``"render"`` (one text view per env).
         """
 
-        def __init__(self, game, num_envs: int = 1, seed: int | None = None,
-                     illegal_action: str = "penalize", dict_obs: bool = False,
-                     episode_info: bool = True, render_mode: str | None = None,
-                     unknown_reset_options: str = "warn", **core_kwargs):
-            self._run = _Runner(game, num_envs, illegal_action, dict_obs, episode_info,
-                                core_kwargs, type(self).__name__, unknown_reset_options)
+        def __init__(
+            self,
+            game,
+            num_envs: int = 1,
+            seed: int | None = None,
+            illegal_action: str = "penalize",
+            dict_obs: bool = False,
+            episode_info: bool = True,
+            render_mode: str | None = None,
+            unknown_reset_options: str = "warn",
+            **core_kwargs,
+        ):
+            self._run = _Runner(
+                game,
+                num_envs,
+                illegal_action,
+                dict_obs,
+                episode_info,
+                core_kwargs,
+                type(self).__name__,
+                unknown_reset_options,
+            )
             spec = self.game_spec = self._run.spec
             self.core = self._run.core
             if render_mode is not None and render_mode not in spec.render_modes:
                 raise ValueError(
                     f"render_mode {render_mode!r} not supported by {spec.name}; "
-                    f"choose from {list(spec.render_modes)} or None")
+                    f"choose from {list(spec.render_modes)} or None"
+                )
             self.render_mode = render_mode  # read by VecEnv.__init__ via get_attr
             self._closed = False
             seed = check_seed(seed)
             self._seed_rng = np.random.default_rng(seed)
             self._t0 = time.time()
             self._pending = False
-            super().__init__(self._run.buf.n, observation_spaces(spec, dict_obs),
-                             spaces.Discrete(spec.num_actions))
+            super().__init__(
+                self._run.buf.n,
+                observation_spaces(spec, dict_obs),
+                spaces.Discrete(spec.num_actions),
+            )
             if seed is not None:
                 self.seed(seed)
 
@@ -484,8 +547,10 @@ def _build_sb3_class():
             end_infos = run.tracker.after_step(reward, done_idx)
             masks = run.buf.masks.copy()
             illegal = run.buf.illegal
-            infos = [{"action_mask": masks[i], "illegal_action": bool(illegal[i])}
-                     for i in range(self.num_envs)]
+            infos = [
+                {"action_mask": masks[i], "illegal_action": bool(illegal[i])}
+                for i in range(self.num_envs)
+            ]
             t = round(time.time() - self._t0, 6)
             for i, end in zip(done_idx.tolist(), end_infos):
                 info = infos[i]
@@ -515,7 +580,8 @@ def _build_sb3_class():
                 return [views[i] for i in idx]
             raise AttributeError(
                 f"{type(self).__name__}.env_method supports 'action_masks' and 'render', "
-                f"not {method_name!r}")
+                f"not {method_name!r}"
+            )
 
         def env_is_wrapped(self, wrapper_class, indices=None) -> list:
             return [False for _ in self._get_indices(indices)]

@@ -14,10 +14,11 @@ If the overload cannot be found (numba matched the call through a type
 conversion, or an unusual numba build), :func:`bind` returns the dispatcher
 itself: slower, never wrong.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 __all__ = ["bind", "entry_point"]
 
@@ -29,7 +30,7 @@ def entry_point(dispatcher, args: tuple) -> Callable:
     overloads = getattr(dispatcher, "overloads", None)
     typeof = getattr(dispatcher, "typeof_pyval", None)
     if overloads is None or typeof is None:
-        return dispatcher                       # not a numba dispatcher (pure Python)
+        return dispatcher  # not a numba dispatcher (pure Python)
     try:
         sig = tuple(typeof(a) for a in args)
         cres = overloads.get(sig)
@@ -47,4 +48,4 @@ def bind(dispatcher, *args) -> Callable[[], None]:
     compiled entry point. ``args`` must be the very buffers of every later
     call (they are captured, not copied): the caller writes inputs into them
     and reads outputs from them."""
-    return partial(entry_point(dispatcher, args), *args)   # C-level: no Python frame
+    return partial(entry_point(dispatcher, args), *args)  # C-level: no Python frame
