@@ -340,10 +340,14 @@ KERNEL_KEY = 'fixture_game:KERNEL_FACTS'
 #: every module compiled into this file, found from the sources: the ones
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
+    'dungeonrl.envs.core._batch',
+    'dungeonrl.envs.core.batch',
+    'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
+    'dungeonrl.envs.core.kernel.fastcall',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
     'dungeonrl.envs.core.kernel.memops',
@@ -355,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '8a366f9773759905f5641b20bed199a60241b16b17637567ecc2f32ecf4286c0'
+SOURCE_DIGEST = '5c8e7e3be2d565ce723e79cbcdb9894ea72413bac966735c3f50988d6deced95'
 ensure_fresh(globals())

@@ -340,10 +340,14 @@ KERNEL_KEY = 'fixture_team:KERNEL_FACTS'
 #: every module compiled into this file, found from the sources: the ones
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
+    'dungeonrl.envs.core._batch',
+    'dungeonrl.envs.core.batch',
+    'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
+    'dungeonrl.envs.core.kernel.fastcall',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
     'dungeonrl.envs.core.kernel.memops',
@@ -355,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd049a74fe95559a1ffbdfc80737e54e1b26a34948f759ceb6d4d62bcc8fac47a'
+SOURCE_DIGEST = '521549d0329c12a6877844866c28a4698ca6ae402b939d53e070fcc5d2eab252'
 ensure_fresh(globals())

@@ -1,8 +1,10 @@
 """:class:`KernelCore`: the one :class:`~.spec.GameCore` of every game.
 
 A game's generated kernel module (``envs/<game>/kernels.py``, see
-:mod:`.codegen`) has the same kernels for every game, so the batched calls
-of the GameCore contract are written here once. A game subclasses
+:mod:`.kernel.codegen`) has the same kernels for every game, so the batched
+calls of the GameCore contract are written once: each method hands its
+arrays to the core's shared :class:`~.batch.Batch` (:func:`~.batch.core_batch`),
+the only code that names the kernels and their arguments. A game subclasses
 :class:`KernelCore` only to parse its own constructor arguments (into the
 config vector its ``configure_row`` reads) and for the non-hot helpers
 (``episode_info``, rendering, names).
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batch import core_batch
 from .errors import CorruptStateError
 from .kernel.header import O_PLAYING
 from .spec import GameCore
@@ -68,76 +71,31 @@ class KernelCore(GameCore):
         self.reward_mode = int(reward_mode)
         self.cfg = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64).reshape(-1))
 
-    # --- batched kernels -------------------------------------------------------
+    # --- batched kernels: through the core's shared batch (envs/core/batch.py) ---
     def reset(self, states, seeds, num_players=None):
-        seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-        if num_players is None:
-            num_players = np.full(len(states), self.num_players, np.int8)
-        self.kernels.reset_batch(
-            states,
-            self.TR,
-            seeds,
-            np.ascontiguousarray(num_players, np.int8),
-            self.max_steps,
-            self.auto_advance,
-            self.reward_mode,
-            self.cfg,
-        )
+        core_batch(self).reset_states(states, seeds, num_players)
 
     def step(self, states, actions, rewards, terminated, truncated, illegal):
-        self.kernels.step_batch(
-            states,
-            self.TR,
-            np.ascontiguousarray(actions, dtype=np.int64),
-            rewards,
-            terminated,
-            truncated,
-            illegal,
-        )
+        core_batch(self).step_states(states, actions, rewards, terminated, truncated, illegal)
 
     def step_observe(
         self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
     ):
-        self.kernels.step_observe(
-            states,
-            self.TR,
-            np.ascontiguousarray(actions, dtype=np.int64),
-            np.ascontiguousarray(players, dtype=np.int64),
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            illegal,
+        core_batch(self).step_observe_states(
+            states, actions, players, obs, masks, rewards, terminated, truncated, illegal
         )
 
     def legal_mask(self, states, masks):
-        self.kernels.mask_batch(states, self.TR, masks)
+        core_batch(self).mask_states(states, masks)
 
     def observe(self, states, players, obs):
-        self.kernels.observe_batch(states, self.TR, np.ascontiguousarray(players, np.int64), obs)
+        core_batch(self).observe_states(states, players, obs)
 
     def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
-        self.kernels.step_rows(
-            states,
-            self.TR,
-            np.ascontiguousarray(rows, np.int64),
-            np.ascontiguousarray(actions, dtype=np.int64),
-            rewards,
-            terminated,
-            truncated,
-            illegal,
-        )
+        core_batch(self).step_some(states, rows, actions, rewards, terminated, truncated, illegal)
 
     def observe_rows(self, states, rows, players, obs, masks):
-        self.kernels.observe_rows(
-            states,
-            self.TR,
-            np.ascontiguousarray(rows, np.int64),
-            np.ascontiguousarray(players, np.int64),
-            obs,
-            masks,
-        )
+        core_batch(self).observe_some(states, rows, players, obs, masks)
 
     def to_play(self, states):
         return np.where(states["outcome"] != O_PLAYING, -1, states["actor"]).astype(np.int64)
@@ -158,13 +116,9 @@ class KernelCore(GameCore):
     ):
         """The fused hot loop; ``players`` (int64, optional) receives the seat
         to act next in every row (returned)."""
-        if players is None:
-            players = np.zeros(len(states), np.int64)
-        self.kernels.step_autoreset(
+        return core_batch(self).fused_step_states(
             states,
-            self.TR,
-            np.ascontiguousarray(actions, dtype=np.int64),
-            players,
+            actions,
             obs,
             masks,
             rewards,
@@ -173,23 +127,19 @@ class KernelCore(GameCore):
             illegal,
             final_obs,
             final_states,
+            players,
         )
-        return players
 
     def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
-        self.kernels.random_rollout(
-            states, self.TR, int(n_steps), np.uint64(policy_seed), obs, masks, stats
-        )
+        core_batch(self).rollout(states, n_steps, policy_seed, obs, masks, stats)
 
     def random_rollout_rules(self, states, n_steps, policy_seed, masks, stats):
-        self.kernels.random_rollout_rules(
-            states, self.TR, int(n_steps), np.uint64(policy_seed), masks, stats
-        )
+        core_batch(self).rollout_rules(states, n_steps, policy_seed, masks, stats)
 
     def recompute_mask(self, states):
         """Legal masks recomputed from the other fields (uint8, (n, A))."""
         out = np.zeros((len(states), self.spec.num_actions), np.uint8)
-        self.kernels.refresh_batch(states, self.TR, out)
+        core_batch(self).recompute_masks(states, out)
         return out
 
     def refresh(self, states):
@@ -198,9 +148,10 @@ class KernelCore(GameCore):
 
     def policy_rows(self, states, rows, prng, out):
         """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
-        if not hasattr(self.kernels, "policy_rows"):
+        batch = core_batch(self)
+        if not batch.has_policy():
             raise NotImplementedError(f"{self.spec.name} has no scripted policy")
-        self.kernels.policy_rows(states, self.TR, np.ascontiguousarray(rows, np.int64), prng, out)
+        batch.policy(states, rows, prng, out)
 
     # --- words and pictures (not hot): the game's ``consts`` and ``render`` ----
     def game_module(self, name: str):

@@ -224,10 +224,12 @@ class GameSpec:
 
 
 class GameCore:
-    """Rules of one game configuration as batched kernels (see module doc).
-
-    Subclasses set ``spec``, ``state_dtype``, ``num_players`` and implement
-    the methods. ``idx`` arguments are int64 arrays of batch rows to act on.
+    """Rules of one game configuration as batched kernels (see module doc):
+    the contract every adapter relies on. Its one implementation is
+    :class:`~.kernel_core.KernelCore`, whose batched methods run the game's
+    generated kernels through :class:`~.batch.Batch`; this class declares
+    the methods and their meaning. ``rows`` arguments are int64 arrays of
+    batch rows to act on.
     """
 
     spec: GameSpec
@@ -263,15 +265,9 @@ class GameCore:
         self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
     ) -> None:
         """``step`` (all outputs overwritten) followed by ``legal_mask`` and
-        ``observe`` from ``players[i]``: the single env's path. Cores may
-        fuse it into one kernel call (fewer dispatches per step)."""
-        rewards[:] = 0
-        terminated[:] = False
-        truncated[:] = False
-        illegal[:] = False
-        self.step(states, actions, rewards, terminated, truncated, illegal)
-        self.legal_mask(states, masks)
-        self.observe(states, players, obs)
+        ``observe`` from ``players[i]``: the single env's path, one kernel
+        call."""
+        raise NotImplementedError
 
     def legal_mask(self, states, masks) -> None:
         raise NotImplementedError
@@ -322,28 +318,14 @@ class GameCore:
         """``step`` applied to the rows ``rows`` (int64) only: row ``r`` takes
         ``actions[r]`` and writes ``rewards[r]``, ``terminated[r]``,
         ``truncated[r]``, ``illegal[r]`` (outputs are full-size arrays; other
-        rows are untouched). This default copies the rows out and back;
-        cores override it with a kernel that works in place."""
-        if len(rows) == 0:
-            return
-        sub = states[rows]
-        r, te, tr, il = (rewards[rows], terminated[rows], truncated[rows], illegal[rows])
-        self.step(sub, np.ascontiguousarray(actions[rows]), r, te, tr, il)
-        states[rows] = sub
-        rewards[rows], terminated[rows], truncated[rows], illegal[rows] = r, te, tr, il
+        rows are untouched), in place."""
+        raise NotImplementedError
 
     def observe_rows(self, states, rows, players, obs, masks) -> None:
         """``observe`` and ``legal_mask`` for the rows ``rows`` only: ``obs[r]``
         from seat ``players[r]``'s point of view and ``masks[r]`` (the legal
         actions of the seat to act) for every ``r`` in ``rows``."""
-        if len(rows) == 0:
-            return
-        sub = states[rows]
-        o = obs[rows]
-        m = masks[rows]
-        self.observe(sub, np.ascontiguousarray(players[rows]), o)
-        self.legal_mask(sub, m)
-        obs[rows], masks[rows] = o, m
+        raise NotImplementedError
 
     # --- helpers used by adapters, tests and the CLI (not hot) ---------------
     def is_over(self, state) -> bool:

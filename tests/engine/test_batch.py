@@ -27,7 +27,7 @@ CORE_DIR = Path(batch_mod.__file__).parent
 #: modules allowed to name the kernel entry points: the batch object, and the
 #: template the generated kernel modules are written from (with its generator
 #: and placeholder game)
-NAMING = {"batch.py", "codegen.py", "template.py", "template_game.py", "kernel_core.py"}
+NAMING = {"batch.py", "codegen.py", "template.py", "template_game.py"}
 
 
 def _code_names(tree: ast.AST):
