@@ -20,6 +20,8 @@ from ..envs.dungeon_crawler.kernels import (
     play_rows,
     restart_batch,
 )
+from ..envs.dungeon_crawler.kernels import advance_scripted as advance_scripted
+from ..envs.dungeon_crawler.kernels import policy_rows as policy_rows
 from ..envs.dungeon_crawler.policy import choose  # noqa: F401  (re-exported)
 from .scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
 

@@ -24,6 +24,11 @@ from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
 )
+from ..envs.dungeon_kart.kernels import SCRIPTED_RANDOM as SCRIPTED_RANDOM
+from ..envs.dungeon_kart.kernels import advance_scripted as advance_scripted
+from ..envs.dungeon_kart.kernels import play_rows as play_rows
+from ..envs.dungeon_kart.kernels import policy_rows as policy_rows
+from ..envs.dungeon_kart.kernels import restart_batch as restart_batch
 from .games import GameHooks
 from .scripted import HeuristicAgent, scripted_advance
 
