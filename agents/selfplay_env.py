@@ -155,7 +155,7 @@ class SelfPlayEnv(Copyable, gym.Env):
         self._pool, self._advance = opponent_pool(self.core, opponents)
         self.action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = observation_spaces(spec, self.dict_obs)
-        self._view = None
+        self._view: SelfPlayView | None = None
         self._seat = 0 if seat == "rotate" else int(seat)
         self._done = True
         self._started = False

@@ -230,9 +230,9 @@ def get_spec(name: str) -> GameSpec:
             return spec
     short = _catalog_name(name)
     if short is not None:
-        spec = register_module(catalog.package(short))
-        if spec is not None:
-            return spec
+        found = register_module(catalog.package(short))
+        if found is not None:
+            return found
     known = (
         ", ".join(
             [f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]

@@ -10,6 +10,7 @@ and rewards; this class documents what every game shares.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -170,6 +171,7 @@ class DungeonEnv(Copyable, gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
     _derived = ("_obs_row", "_mask_row", "_step_call")
+    _step_call: Callable[[], None] | None  # the bound step (see _bind_step)
 
     def __init__(
         self,
@@ -337,7 +339,7 @@ class DungeonEnv(Copyable, gym.Env):
         # parse and validate everything first; commit only then (atomic)
         step_count, episode_return, done = snapshot_fields(snapshot)
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
-        if "num_players" in dtype.names and int(record[0]["num_players"]) != 1:
+        if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != 1:
             # (a game that also seats more: its multi-seat records are the AEC env's)
             raise SnapshotError(
                 f"snapshot has {int(record[0]['num_players'])} seats, this single-agent env 1"

@@ -83,7 +83,7 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
         self.observation_spaces = self._aec.observation_spaces
         self.action_spaces = self._aec.action_spaces
         self.state_space = self._aec.state_space
-        self.agents = []
+        self.agents: list[str] = []
 
     def observation_space(self, agent):
         return self._aec.observation_space(agent)

@@ -117,6 +117,7 @@ class _Runner(Copyable):
 
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self.warned_reset_keys: set = set()  # unknown reset options warned about
+        self.buf: Batch | SelfPlayView  # the games (a SelfPlayView: seen from one seat)
         if isinstance(game, SelfPlayView):  # a multi-seat game seen from one seat
             if core_kwargs:
                 raise TypeError(
@@ -203,6 +204,7 @@ def batch_infos(infos: list, rows: list, n: int) -> dict:
         rs = [r for r, info in zip(rows, infos) if key in info]
         vals = [info[key] for info in infos if key in info]
         v0 = vals[0]
+        arr: dict[str, Any] | np.ndarray
         if all(isinstance(v, dict) for v in vals):
             arr = batch_infos(vals, rs, n)
         elif all(type(v) is type(v0) for v in vals) and (
