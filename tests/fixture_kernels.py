@@ -355,5 +355,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '8a366f9773759905f5641b20bed199a60241b16b17637567ecc2f32ecf4286c0'
+SOURCE_DIGEST = 'd4ef8df000919cba0c1f6c86d38923b3455df98c1e23aaa26da725235aeaa813'
 ensure_fresh(globals())

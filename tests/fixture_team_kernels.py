@@ -355,5 +355,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd049a74fe95559a1ffbdfc80737e54e1b26a34948f759ceb6d4d62bcc8fac47a'
+SOURCE_DIGEST = '95d0cfe1c92937ca401cb47c4aaae602e9110d4c3615b8b4cde8683fa6d94dab'
 ensure_fresh(globals())
