@@ -182,7 +182,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         return self.action_spaces[agent]
 
     # --- AEC API -----------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys

@@ -210,7 +210,9 @@ class DungeonEnv(Copyable, gym.Env):
         self._closed = False
 
     # --- gymnasium API ---------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys
@@ -230,7 +232,7 @@ class DungeonEnv(Copyable, gym.Env):
         self._episode_return = 0.0
         return self._observation(), {"action_mask": self._buf.masks[0].copy()}
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         buf = self._buf
         if type(action) is int and 0 <= action < self._num_actions:
             a = action  # the common case, checked inline
@@ -245,9 +247,10 @@ class DungeonEnv(Copyable, gym.Env):
         if self.illegal_action == "raise" and not self._mask_row[a]:
             raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
         buf.actions[0] = a
-        if self._step_call is None:
-            self._bind_step()
-        self._step_call()  # step, observation and mask: one kernel call
+        step_call = self._step_call
+        if step_call is None:
+            step_call = self._bind_step()
+        step_call()  # step, observation and mask: one kernel call
         reward = buf.rewards.item(0)
         terminated = buf.terminated.item(0)
         truncated = buf.truncated.item(0)
@@ -262,11 +265,12 @@ class DungeonEnv(Copyable, gym.Env):
             info = {"action_mask": self._mask_row.copy(), "illegal_action": buf.illegal.item(0)}
         return self._observation(), reward, terminated, truncated, info
 
-    def _bind_step(self) -> None:
-        """``self._step_call()``: the batch's step (step, observation of seat
+    def _bind_step(self) -> Callable[[], None]:
+        """``self._step_call()`` (also returned): the batch's step (step, observation of seat
         0 and mask) bound to the one-row buffers (no numba type dispatch per
         step)."""
-        self._step_call = self._buf.bound_step()
+        self._step_call = call = self._buf.bound_step()
+        return call
 
     def _clone_shared(self) -> tuple:
         # a clone for search shares the spaces (and their sample generator)

@@ -318,7 +318,9 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     def unknown_reset_options(self) -> str:
         return self._run.unknown_reset_options
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
         sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
         ``self.np_random``). ``options``: the game's reset options
@@ -336,7 +338,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         infos = {"action_mask": self._run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_)}
         return self._run.observation(), infos
 
-    def step(self, actions):
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         run = self._run
         reward, terminated, truncated, done_idx = run.step(actions)
         buf = run.buf
