@@ -155,14 +155,16 @@ class SelfPlayEnv(Copyable, gym.Env):
         self._pool, self._advance = opponent_pool(self.core, opponents)
         self.action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = observation_spaces(spec, self.dict_obs)
-        self._view = None
+        self._view: SelfPlayView | None = None
         self._seat = 0 if seat == "rotate" else int(seat)
         self._done = True
         self._started = False
         self._final = None  # the finished game's record, for render()
 
     # --- gymnasium API ---------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
         options = self.core.spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys
@@ -189,7 +191,7 @@ class SelfPlayEnv(Copyable, gym.Env):
             "seat": self._seat,
         }
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         a = action_index(action, self.game_spec.num_actions)
         if self._done:
             raise ResetNeededError(
@@ -198,6 +200,7 @@ class SelfPlayEnv(Copyable, gym.Env):
                 else "step() called after the episode ended; call reset() first"
             )
         v = self._view
+        assert v is not None  # made by reset (self._done until then)
         if self.illegal_action == "raise" and not v.masks[0, a]:
             raise IllegalActionError(illegal_message(self.core, v.states[0], a, v.masks[0]))
         v.actions[0] = a

@@ -187,7 +187,7 @@ def register_catalog() -> None:
             register_pettingzoo(env_id, pz)
 
 
-def make_game_env(game: str, **kwargs):
+def make_game_env(game: str, **kwargs) -> gymnasium.Env:
     """Gymnasium entry point of a catalog game: the single-agent env, or the
     self-play view of a multi-seat game."""
     if get_spec(game).multi_agent:
@@ -199,7 +199,7 @@ def make_game_env(game: str, **kwargs):
     return make_env(game=game, **kwargs)
 
 
-def make_game_vector_env(game: str, **kwargs):
+def make_game_vector_env(game: str, **kwargs) -> gymnasium.vector.VectorEnv:
     """Gymnasium vector entry point of a catalog game (see :func:`make_game_env`)."""
     if get_spec(game).multi_agent:
         from .agents.selfplay_env import make_selfplay_vector_env
@@ -230,9 +230,9 @@ def get_spec(name: str) -> GameSpec:
             return spec
     short = _catalog_name(name)
     if short is not None:
-        spec = register_module(catalog.package(short))
-        if spec is not None:
-            return spec
+        found = register_module(catalog.package(short))
+        if found is not None:
+            return found
     known = (
         ", ".join(
             [f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]

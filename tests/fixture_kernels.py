@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5c8e7e3be2d565ce723e79cbcdb9894ea72413bac966735c3f50988d6deced95'
+SOURCE_DIGEST = '5a208d4bb7064ebb7be380e7906f534987e0a63760a4c05b4604e976e9a91522'
 ensure_fresh(globals())

@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '521549d0329c12a6877844866c28a4698ca6ae402b939d53e070fcc5d2eab252'
+SOURCE_DIGEST = 'fe2068fa2d5365114f76e2dcefcef4c2600850d58a0f38d7916a2be361ccd527'
 ensure_fresh(globals())

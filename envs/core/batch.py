@@ -193,7 +193,7 @@ class Batch(Copyable):
 
     def __init__(self, core, n: int):
         self.core = core
-        self._fns = {}
+        self._fns: dict[str, Callable[..., None]] = {}
         n = check_num_envs(n)
         spec = core.spec
         self.n = n
@@ -217,7 +217,7 @@ class Batch(Copyable):
         """A batch without buffers: the kernel calls on the caller's arrays
         (``n`` is None). :func:`core_batch` shares one per core."""
         b = cls.__new__(cls)
-        b.core, b.n, b._fns = core, None, {}
+        b.core, b.n, b._fns = core, None, {}  # type: ignore[assignment]  # no buffers, no n
         return b
 
     def _after_copy(self) -> None:

@@ -55,9 +55,9 @@ __all__ = ["Copyable", "derived_names", "deep"]
 
 
 @functools.cache
-def derived_names(cls) -> tuple:
+def derived_names(cls: type) -> tuple[str, ...]:
     """Every ``_derived`` attribute name declared along ``cls``'s MRO."""
-    names: list = []
+    names: list[str] = []
     for klass in cls.__mro__:
         for name in klass.__dict__.get("_derived", ()):
             if name not in names:
@@ -77,7 +77,8 @@ class Copyable:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        for name in derived_names(type(self)):
+        cls: type = type(self)  # (annotated: mypy rejects type(self) as a cache key)
+        for name in derived_names(cls):
             state.pop(name, None)
         return state
 

@@ -12,6 +12,9 @@ config vector its ``configure_row`` reads) and for the non-hot helpers
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any
+
 import numpy as np
 
 from .batch import core_batch
@@ -59,7 +62,10 @@ class KernelCore(GameCore):
     module), ``TR`` (content tables as a 1-row record array) and call
     :meth:`_configure`."""
 
-    kernels = None
+    kernels: ModuleType | None = None  # the generated module (entry points typed by numba)
+    content: Any  # the game's content (its tables and their 1-row record)
+    T: Any  # content tables, as the game's validate rules read them
+    TR: np.ndarray  # content tables as a 1-row record array
     num_players: int = 1
 
     def _configure(
@@ -159,6 +165,8 @@ class KernelCore(GameCore):
         generated kernels."""
         import importlib
 
+        if self.kernels is None:
+            raise AttributeError(f"{type(self).__name__} has no generated kernels")
         package = self.kernels.__name__.rpartition(".")[0]
         return importlib.import_module(f"{package}.{name}" if package else name)
 

@@ -146,7 +146,7 @@ class ActionLayout:
     def __init__(self, game: str, ranges: Iterable[ActionRange]):
         self.game = game
         self.ranges = tuple(ranges)
-        self._start = {}
+        self._start: dict[str, int] = {}
         off = 0
         for r in self.ranges:
             if not isinstance(r, ActionRange):
@@ -226,7 +226,7 @@ class ActionLayout:
 
     def names(self, content=None) -> tuple:
         """The name of every action index (``content``: see ActionRange.names)."""
-        out = []
+        out: list[str] = []
         for r in self.ranges:
             out += r.names(content)
         if len(set(out)) != len(out):
@@ -323,7 +323,7 @@ class ObsLayout:
     def __init__(self, game: str, blocks: Iterable[FeatureBlock]):
         self.game = game
         self.blocks = tuple(blocks)
-        self._off = {}
+        self._off: dict[str, int] = {}
         off = 0
         for b in self.blocks:
             if not isinstance(b, FeatureBlock):
@@ -393,7 +393,7 @@ class ObsLayout:
 
     def names(self) -> tuple:
         """One name per column."""
-        out = []
+        out: list[str] = []
         for b in self.blocks:
             out += b.names()
         if len(set(out)) != len(out):

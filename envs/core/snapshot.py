@@ -67,7 +67,7 @@ class Snapshot:
         return _MAGIC + _LEN.pack(len(raw)) + raw + self.state
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Snapshot:
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> Snapshot:
         """Inverse of :meth:`to_bytes`; raises :class:`SnapshotError` on
         anything that is not a complete snapshot."""
         data = bytes(data)

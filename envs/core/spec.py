@@ -120,7 +120,7 @@ class GameSpec:
     obs_low: float = -float("inf")  #: bound of every observation column
     obs_high: float = float("inf")
     multi_agent: bool = False
-    make_core: Callable = field(default=None, repr=False, compare=False)
+    make_core: Callable | None = field(default=None, repr=False, compare=False)
     # --- the kind of game (see the class doc) --------------------------------------
     utility: str = "general"
     teams: Callable = field(default=_solo_teams, repr=False, compare=False)
@@ -337,6 +337,10 @@ class GameCore:
     def render_ansi(self, state) -> str:
         raise NotImplementedError
 
+    def render_rgb(self, state) -> np.ndarray:
+        """A picture of the game (uint8 RGB), for ``"rgb_array"`` render modes."""
+        raise NotImplementedError
+
     def episode_info(self, state) -> dict:
         """Summary of a game (outcome, score...) for ``info`` dicts."""
         return {}
@@ -364,7 +368,7 @@ class GameCore:
 
 def action_name_table(groups: Sequence[tuple]) -> tuple:
     """Build action names from ``(prefix, count_or_names)`` groups in order."""
-    names = []
+    names: list[str] = []
     for prefix, what in groups:
         if isinstance(what, int):
             names.extend(f"{prefix}_{i}" if what > 1 else prefix for i in range(what))

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 
 import numpy as np
 
@@ -251,7 +252,9 @@ def check_record(
             rule(ctx)
 
 
-_ORDER = {}  # (dtype, id(rules)) -> the rules in check order (rule tables are constants)
+_ORDER: dict[
+    tuple[np.dtype, int], list[tuple[str, Rule]]
+] = {}  # (dtype, id(rules)) -> the rules in check order (rule tables are constants)
 
 
 def merged_rules(dtype, rules: dict) -> dict:
@@ -322,6 +325,18 @@ HEADER_RULES = {
 }
 
 
+def _needs(*fields: str) -> Callable[[Callable], Callable]:
+    """Mark a cross rule with the fields it reads (``rule.needs``): it runs
+    only on records that have them."""
+
+    def mark(rule):
+        rule.needs = fields
+        return rule
+
+    return mark
+
+
+@_needs("forced_i", "forced_n")
 def _forced_cursor(ctx):
     if not ctx.i("forced_i") <= ctx.i("forced_n"):
         ctx.fail(
@@ -331,9 +346,7 @@ def _forced_cursor(ctx):
         )
 
 
-_forced_cursor.needs = ("forced_i", "forced_n")
-
-
+@_needs("forced", "forced_n")
 def _forced_results(ctx):
     """Queued results (the non-negative entries) within the game's range."""
     lo, hi = ctx.params.get("forced_lo", 0), ctx.params.get("forced_hi", 127)
@@ -348,8 +361,6 @@ def _forced_results(ctx):
             "(negative entries are forced shuffle orders)",
         )
 
-
-_forced_results.needs = ("forced", "forced_n")
 
 #: cross rules of the header fields (run for every record that has them)
 HEADER_CROSS = (_forced_cursor, _forced_results)

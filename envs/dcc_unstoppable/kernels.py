@@ -435,5 +435,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a486fa937739ff684d89aac50e7801e3531f38c3625181cc29f7b7128d2aed1d'
+SOURCE_DIGEST = '71002bcad8bb2448cf083d84d5e92f172bc7fbab9eaa24bfaa69899f2a3679b4'
 ensure_fresh(globals())

@@ -436,5 +436,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b1af26461f1f72a9d2fe2928a0d8fe422c9dbdabba88a7770795a867da7b6f4a'
+SOURCE_DIGEST = '9cfca82d4a3e1bb8b3024daef68ee659a73a09696643d45493e577ace67c0667'
 ensure_fresh(globals())

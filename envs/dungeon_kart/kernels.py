@@ -436,5 +436,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '0ac2f0459bd31c29e6e233df0985414ab8a449ab0ebad759319ed928209c4c71'
+SOURCE_DIGEST = '1e0a99ba3c1495ff1f1f895bfaac8376859539e8c0455dcc901f3499d2d1b062'
 ensure_fresh(globals())

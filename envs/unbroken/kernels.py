@@ -438,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9e6fe52488414d17d474dec627e13794bf8fa51d9590fe6430a015456e7ca698'
+SOURCE_DIGEST = 'af8db646c0a23fb3dcc6bfe51ebd0b17489e79fceac805644497e301c4aedaf1'
 ensure_fresh(globals())

@@ -46,6 +46,7 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,7 @@ class DungeonAECEnv(Copyable, AECEnv):
     module doc for the conventions; the game's module doc for its actions,
     observation columns and rewards)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["ansi"],
         "name": "dungeonrl",
         "is_parallelizable": False,
@@ -97,6 +98,10 @@ class DungeonAECEnv(Copyable, AECEnv):
     }
     # the kernels bound to the buffers: bound again on a copy (see .copying)
     _derived = ("_step_call", "_observe_call", "_mask_call")
+    # the batch's calls bound to this env's buffers (None: not bound yet)
+    _step_call: Callable[[], None] | None
+    _observe_call: Callable[[], None] | None
+    _mask_call: Callable[[], None] | None
 
     def __init__(
         self,
@@ -161,9 +166,12 @@ class DungeonAECEnv(Copyable, AECEnv):
         self._done = False
         self._step_count = 0
         self.np_random, _ = seeding.np_random(None)
-        self.agents = []
-        self.rewards, self._cumulative_rewards = {}, {}
-        self.terminations, self.truncations, self.infos = {}, {}, {}
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
         self.agent_selection = None
 
     # --- spaces ------------------------------------------------------------------------
@@ -174,7 +182,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         return self.action_spaces[agent]
 
     # --- AEC API -----------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys
@@ -234,9 +242,11 @@ class DungeonAECEnv(Copyable, AECEnv):
             return
         seat = self._to_play()
         self._seat_arg[0] = seat
-        self._observe_call()
+        observe, mask = self._observe_call, self._mask_call
+        assert observe is not None and mask is not None  # bound by reset / set_state
+        observe()
         self._obs[0] = self._seat_obs1[0]
-        self._mask_call()
+        mask()
         self._cached_seat = seat
 
     def observe(self, agent):
@@ -376,7 +386,7 @@ class DungeonAECEnv(Copyable, AECEnv):
                 f"{spec.name} records have {dtype.itemsize}"
             )
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
-        if "num_players" in dtype.names and int(record[0]["num_players"]) != self.num_seats:
+        if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != self.num_seats:
             raise SnapshotError(
                 f"snapshot has {int(record[0]['num_players'])} seats, this env {self.num_seats}"
             )

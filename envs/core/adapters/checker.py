@@ -119,5 +119,5 @@ def check_vector_env(env, seed: int = 123, steps: int = 50) -> dict:
 
 try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
-except ImportError:  # numpy < 2
-    _byte_bounds = np.byte_bounds  # noqa: NPY201  (the NumPy 1 name, on NumPy 1 only)
+except ImportError:  # numpy < 2: the NumPy 1 name (NumPy 2's stubs no longer declare it)
+    _byte_bounds = np.byte_bounds  # type: ignore[attr-defined,unused-ignore]  # noqa: NPY201

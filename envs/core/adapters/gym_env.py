@@ -10,6 +10,7 @@ and rewards; this class documents what every game shares.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -170,6 +171,7 @@ class DungeonEnv(Copyable, gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
     _derived = ("_obs_row", "_mask_row", "_step_call")
+    _step_call: Callable[[], None] | None  # the bound step (see _bind_step)
 
     def __init__(
         self,
@@ -208,7 +210,9 @@ class DungeonEnv(Copyable, gym.Env):
         self._closed = False
 
     # --- gymnasium API ---------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         seed = check_seed(seed)  # int / numpy integer in [0, 2**64) or None
         opts = self.game_spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys
@@ -228,7 +232,7 @@ class DungeonEnv(Copyable, gym.Env):
         self._episode_return = 0.0
         return self._observation(), {"action_mask": self._buf.masks[0].copy()}
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         buf = self._buf
         if type(action) is int and 0 <= action < self._num_actions:
             a = action  # the common case, checked inline
@@ -243,9 +247,10 @@ class DungeonEnv(Copyable, gym.Env):
         if self.illegal_action == "raise" and not self._mask_row[a]:
             raise IllegalActionError(illegal_message(self.core, buf.states[0], a, buf.masks[0]))
         buf.actions[0] = a
-        if self._step_call is None:
-            self._bind_step()
-        self._step_call()  # step, observation and mask: one kernel call
+        step_call = self._step_call
+        if step_call is None:
+            step_call = self._bind_step()
+        step_call()  # step, observation and mask: one kernel call
         reward = buf.rewards.item(0)
         terminated = buf.terminated.item(0)
         truncated = buf.truncated.item(0)
@@ -260,11 +265,12 @@ class DungeonEnv(Copyable, gym.Env):
             info = {"action_mask": self._mask_row.copy(), "illegal_action": buf.illegal.item(0)}
         return self._observation(), reward, terminated, truncated, info
 
-    def _bind_step(self) -> None:
-        """``self._step_call()``: the batch's step (step, observation of seat
+    def _bind_step(self) -> Callable[[], None]:
+        """``self._step_call()`` (also returned): the batch's step (step, observation of seat
         0 and mask) bound to the one-row buffers (no numba type dispatch per
         step)."""
-        self._step_call = self._buf.bound_step()
+        self._step_call = call = self._buf.bound_step()
+        return call
 
     def _clone_shared(self) -> tuple:
         # a clone for search shares the spaces (and their sample generator)
@@ -337,7 +343,7 @@ class DungeonEnv(Copyable, gym.Env):
         # parse and validate everything first; commit only then (atomic)
         step_count, episode_return, done = snapshot_fields(snapshot)
         record = np.frombuffer(snapshot.state, dtype=dtype).copy()
-        if "num_players" in dtype.names and int(record[0]["num_players"]) != 1:
+        if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != 1:
             # (a game that also seats more: its multi-seat records are the AEC env's)
             raise SnapshotError(
                 f"snapshot has {int(record[0]['num_players'])} seats, this single-agent env 1"

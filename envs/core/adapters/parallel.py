@@ -83,7 +83,7 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
         self.observation_spaces = self._aec.observation_spaces
         self.action_spaces = self._aec.action_spaces
         self.state_space = self._aec.state_space
-        self.agents = []
+        self.agents: list[str] = []
 
     def observation_space(self, agent):
         return self._aec.observation_space(agent)
@@ -91,7 +91,9 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
     def action_space(self, agent):
         return self._aec.action_space(agent)
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         self._aec.reset(seed=seed, options=options)
         self.agents = self.possible_agents[:]
         obs = {a: self._aec.observe(a) for a in self.agents}

@@ -111,6 +111,10 @@ class SelfPlayView(Copyable):
     declare is ignored with one warning per key) or ``"raise"``."""
 
     _derived = ("reward",)  # a view of ``rewards``: rebuilt on a copy (see .copying)
+    # set by _refresh_probs (declared here: __init__ reads them after calling it)
+    _probs: np.ndarray | None  # rival draw probabilities (None: nothing to draw)
+    _partner_probs: np.ndarray | None  # partner draw probabilities
+    _codes_of: np.ndarray  # scripted code of every pool entry (-1: called through act)
 
     def __init__(
         self,
@@ -139,10 +143,11 @@ class SelfPlayView(Copyable):
             raise ValueError(
                 f"snapshot_slots must be an integer in [0, {2**16}], got {snapshot_slots!r}"[:200]
             )
+        weight: object = snapshot_weight  # checked as whatever a caller passed
         if (
-            isinstance(snapshot_weight, (bool, np.bool_))
-            or not isinstance(snapshot_weight, (numbers.Real, np.floating, np.integer))
-            or not 0 <= float(snapshot_weight) < math.inf
+            isinstance(weight, (bool, np.bool_))
+            or not isinstance(weight, (numbers.Real, np.floating, np.integer))
+            or not 0 <= float(weight) < math.inf
         ):
             raise ValueError(
                 f"snapshot_weight must be a finite number >= 0, got {snapshot_weight!r}"[:200]

@@ -117,6 +117,7 @@ class _Runner(Copyable):
 
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self.warned_reset_keys: set = set()  # unknown reset options warned about
+        self.buf: Batch | SelfPlayView  # the games (a SelfPlayView: seen from one seat)
         if isinstance(game, SelfPlayView):  # a multi-seat game seen from one seat
             if core_kwargs:
                 raise TypeError(
@@ -203,6 +204,7 @@ def batch_infos(infos: list, rows: list, n: int) -> dict:
         rs = [r for r, info in zip(rows, infos) if key in info]
         vals = [info[key] for info in infos if key in info]
         v0 = vals[0]
+        arr: dict[str, Any] | np.ndarray
         if all(isinstance(v, dict) for v in vals):
             arr = batch_infos(vals, rs, n)
         elif all(type(v) is type(v0) for v in vals) and (
@@ -316,7 +318,9 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     def unknown_reset_options(self) -> str:
         return self._run.unknown_reset_options
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """Reset every env. ``seed``: an int ``s`` (env ``i`` gets ``s + i``), a
         sequence of ``num_envs`` seeds, or ``None`` (seeds drawn from
         ``self.np_random``). ``options``: the game's reset options
@@ -334,7 +338,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         infos = {"action_mask": self._run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_)}
         return self._run.observation(), infos
 
-    def step(self, actions):
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         run = self._run
         reward, terminated, truncated, done_idx = run.step(actions)
         buf = run.buf

@@ -125,8 +125,8 @@ def module_imports(name: str, path: str) -> list[str]:
     with open(path, "rb") as f:
         tree = ast.parse(f.read(), path)
     package = _package_of(name, path)
-    out = []
-    todo = list(tree.body)
+    out: list[str] = []
+    todo: list[ast.AST] = list(tree.body)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -144,6 +144,8 @@ def module_imports(name: str, path: str) -> list[str]:
                     else node.module
                 )
             except (ImportError, ValueError):
+                continue
+            if base is None:  # never: an absolute import names its module
                 continue
             for a in node.names:
                 sub = f"{base}.{a.name}"
@@ -176,7 +178,7 @@ def source_modules(roots) -> tuple[str, ...]:
         if name in seen:
             continue
         f = module_file(name)
-        if not ours(name, f):
+        if f is None or not ours(name, f):
             continue
         seen.add(name)
         todo.extend(module_imports(name, f))
@@ -285,6 +287,7 @@ def fallback_dir() -> str:
 def _write_kernels(path: str, src: str, g: dict) -> str:
     """Write the regenerated ``src`` over ``path``, or where a read-only
     install can; returns the file written."""
+    why: OSError | str
     if path.endswith(".py"):
         try:
             _write_atomic(path, src)
@@ -374,6 +377,8 @@ def flush_caches(module_names) -> int:
     n = 0
     for v in _dispatchers(module_names):
         cache = getattr(v, "_cache", None)
+        if cache is None:  # nothing to flush
+            continue
         index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
         if index is not None and not os.path.exists(index):
             continue

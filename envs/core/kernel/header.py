@@ -32,6 +32,8 @@ Outcome codes 0-2 belong to the engine; a game numbers its own outcomes
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 #: engine outcomes; games number theirs from O_GAME
@@ -39,7 +41,7 @@ O_PLAYING, O_TRUNCATED, O_ILLEGAL = 0, 1, 2
 O_GAME = 3
 FORCED_CAP = 16
 
-HEADER_FIELDS = [
+HEADER_FIELDS: list[tuple[Any, ...]] = [
     ("rng", np.uint64, (2,)),
     ("seed", np.uint64),
     ("episode", np.int64),
@@ -55,7 +57,7 @@ HEADER_FIELDS = [
     ("actor", np.int8),
     ("last_actor", np.int8),
 ]
-HEADER_NAMES = tuple(f[0] for f in HEADER_FIELDS) + ("legal",)
+HEADER_NAMES: tuple[str, ...] = tuple(f[0] for f in HEADER_FIELDS) + ("legal",)
 #: header fields never encoded into an observation
 HIDDEN_HEADER = ("rng", "seed", "episode", "forced", "forced_n", "forced_i")
 
