@@ -227,6 +227,7 @@ class SelfPlayEnv(Copyable, gym.Env):
             return None
         if not self._started:
             raise ResetNeededError("render() called before reset()")
+        assert self._view is not None  # made by reset
         state = self._final[0] if self._final is not None else self._view.states[0]
         if self.render_mode == "rgb_array":
             return self.core.render_rgb(state)

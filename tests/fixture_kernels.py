@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5a208d4bb7064ebb7be380e7906f534987e0a63760a4c05b4604e976e9a91522'
+SOURCE_DIGEST = '22295f930bd1f56df363b3e5339ef010b84bfa13f3ff1c52dd7aafc2fbd67be7'
 ensure_fresh(globals())

@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'fe2068fa2d5365114f76e2dcefcef4c2600850d58a0f38d7916a2be361ccd527'
+SOURCE_DIGEST = 'bd42f8d861af7784ef70ed3c16c96f0452afdad417cf2c92479ab46938817a9f'
 ensure_fresh(globals())

@@ -93,7 +93,7 @@ class _AliasSpec(importlib.machinery.ModuleSpec):
 class _AliasLoader(importlib.abc.Loader):
     def __init__(self, old: str, new: str):
         self.old, self.new = old, new
-        self._real_spec = None
+        self._real_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec):
         _warn(self.old, self.new)
@@ -111,7 +111,10 @@ class _AliasLoader(importlib.abc.Loader):
         """For ``python -m OLD``: the new module's code."""
         _warn(self.old, self.new)
         spec = importlib.util.find_spec(self.new)
-        return spec.loader.get_code(self.new)
+        loader = spec.loader if spec is not None else None
+        if not isinstance(loader, importlib.abc.InspectLoader):
+            raise ImportError(f"cannot run {self.new} as a script", name=self.new)
+        return loader.get_code(self.new)
 
     def is_package(self, fullname):
         return False

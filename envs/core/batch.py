@@ -32,7 +32,15 @@ from .copying import Copyable
 from .kernel.fastcall import entry_point
 from .validate import check_num_envs
 
-__all__ = ["Batch", "KERNEL_ARGS", "KERNEL_NAMES", "MASK_DTYPE", "core_batch", "kernel_call"]
+__all__ = [
+    "Batch",
+    "KERNEL_ARGS",
+    "KERNEL_NAMES",
+    "MASK_DTYPE",
+    "core_batch",
+    "kernel_call",
+    "vector_step",
+]
 
 
 def _i64(a):
@@ -184,6 +192,24 @@ def core_batch(core) -> Batch:
         return Batch.calls(core)
 
 
+def vector_step(buf, actions, strict: bool):
+    """The vector envs' whole step on ``buf`` (a :class:`Batch`, or a
+    self-play view, which keeps the same buffers), one call: validate
+    ``actions`` into ``buf.actions`` (:class:`~.errors.InvalidActionError`),
+    in ``strict`` mode raise on an illegal one
+    (:class:`~.errors.IllegalActionError`, nothing stepped), ``buf.fused_step()``;
+    return fresh copies of seat 0's reward, ``terminated`` and ``truncated``,
+    and the finished rows."""
+    action_batch(actions, buf.actions, buf.masks.shape[1])
+    if strict:
+        check_legal_batch(buf.core, buf.states, buf.actions, buf.masks)
+    buf.fused_step()
+    reward = buf.rewards[:, 0].copy()
+    terminated = buf.terminated.copy()
+    truncated = buf.truncated.copy()
+    return reward, terminated, truncated, np.flatnonzero(terminated | truncated)
+
+
 class Batch(Copyable):
     """The compiled entry points of one core and the preallocated buffers
     of ``n`` games they run on (``n`` checked by ``check_num_envs``); see
@@ -311,19 +337,8 @@ class Batch(Copyable):
     step_autoreset = fused_step  # the name agents and benchmarks used first
 
     def vector_step(self, actions, strict: bool):
-        """The vector envs' whole step, one call: validate ``actions`` into
-        the buffer (:class:`~.errors.InvalidActionError`), in ``strict`` mode
-        raise on an illegal one (:class:`~.errors.IllegalActionError`,
-        nothing stepped), :meth:`fused_step`; return fresh copies of seat 0's
-        reward, ``terminated`` and ``truncated``, and the finished rows."""
-        action_batch(actions, self.actions, self.masks.shape[1])
-        if strict:
-            check_legal_batch(self.core, self.states, self.actions, self.masks)
-        self.fused_step()
-        reward = self.rewards[:, 0].copy()
-        terminated = self.terminated.copy()
-        truncated = self.truncated.copy()
-        return reward, terminated, truncated, np.flatnonzero(terminated | truncated)
+        """The vector envs' whole step, one call (:func:`vector_step`)."""
+        return vector_step(self, actions, strict)
 
     def bound_step(self) -> Callable[[], None]:
         """A no-argument :meth:`step` bound to the buffers (one C-level call

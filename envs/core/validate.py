@@ -213,8 +213,8 @@ def _apply(ctx, name, rule):
     head, tail = flat[:n], flat[n:]
     bad = (head < lo) | (head > hi)
     if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        ctx.fail(name, head[k], f"element {k} of the pile must be in [{lo}, {hi}]")
+        i = int(np.flatnonzero(bad)[0])
+        ctx.fail(name, head[i], f"element {i} of the pile must be in [{lo}, {hi}]")
     if isinstance(rule.fill, tuple):  # unused slots: any value in a range
         tbad = (tail < rule.fill[0]) | (tail > rule.fill[1])
         want = f"in [{rule.fill[0]}, {rule.fill[1]}]"
@@ -222,8 +222,8 @@ def _apply(ctx, name, rule):
         tbad = tail != rule.fill
         want = str(rule.fill)
     if tbad.any():
-        k = n + int(np.flatnonzero(tbad)[0])
-        ctx.fail(name, flat[k], f"element {k} lies beyond the pile size {n} and must be {want}")
+        i = n + int(np.flatnonzero(tbad)[0])
+        ctx.fail(name, flat[i], f"element {i} lies beyond the pile size {n} and must be {want}")
 
 
 def check_record(

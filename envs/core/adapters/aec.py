@@ -172,7 +172,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
         self.infos: dict[str, dict[str, Any]] = {}
-        self.agent_selection = None
+        self.agent_selection: str | None = None  # a seat's name once reset
 
     # --- spaces ------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -256,7 +256,9 @@ class DungeonAECEnv(Copyable, AECEnv):
         if seat == self._cached_seat:  # the seat to act: written by the last step
             return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].copy()}
         self._seat_arg[0] = seat
-        self._observe_call()
+        observe = self._observe_call
+        assert observe is not None  # bound by reset / set_state
+        observe()
         obs = self._seat_obs1[0].copy()
         mask = np.zeros(self._num_actions, MASK_DTYPE)
         return {"observation": obs, "action_mask": mask}
@@ -275,6 +277,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         if not self.agents:
             raise ResetNeededError("step() called after every agent is done; call reset()")
         agent = self.agent_selection
+        assert agent is not None  # set by reset
         if self._done:
             if action is not None:
                 raise InvalidActionError(

@@ -67,7 +67,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .._batch import MASK_DTYPE, draw_seeds
-from ..batch import Batch, core_batch
+from ..batch import core_batch, vector_step
 from ..copying import Copyable
 from ..spec import GameCore, check_unknown_reset_options
 from ..validate import _is_int, check_num_envs, check_seed
@@ -377,7 +377,10 @@ class SelfPlayView(Copyable):
     # ``step``: the SingleAgentGame name used by agents/ppo.py; ``step_autoreset``:
     # the first name of this method
     step = step_autoreset = fused_step
-    vector_step = Batch.vector_step  # the vector envs' whole step, as on a Batch
+
+    def vector_step(self, actions, strict: bool):
+        """The vector envs' whole step, as on a Batch (:func:`~..batch.vector_step`)."""
+        return vector_step(self, actions, strict)
 
     def _play_opponents(self, rows: np.ndarray) -> None:
         """Opponent decisions in ``rows`` until the learner is to act or the

@@ -190,7 +190,7 @@ def check_fields(ctx, d, allowed):
 def tables_record(tables):
     """Pack a namedtuple of arrays / ints into a read-only 1-element
     structured array (see the module doc)."""
-    fields = []
+    fields: list[tuple] = []
     for k in tables._fields:
         v = getattr(tables, k)
         if isinstance(v, (int, np.integer)):
