@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '22295f930bd1f56df363b3e5339ef010b84bfa13f3ff1c52dd7aafc2fbd67be7'
+SOURCE_DIGEST = 'ce62317c157f8ca326046ce0b7439b775942fe275a44734bc94be97b64632d68'
 ensure_fresh(globals())

@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'bd42f8d861af7784ef70ed3c16c96f0452afdad417cf2c92479ab46938817a9f'
+SOURCE_DIGEST = '1c9999c28e035e7593e5d668b01f6992ca8027c656a001fdfdb8b912bc657e17'
 ensure_fresh(globals())

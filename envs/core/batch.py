@@ -318,7 +318,7 @@ class Batch(Copyable):
             )
             return
         # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
-        # builder per call; tests/test_batch.py checks the two agree)
+        # builder per call; tests/engine/test_batch.py checks the two agree)
         fn(
             self.states,
             self.core.TR,
