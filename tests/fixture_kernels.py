@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ce62317c157f8ca326046ce0b7439b775942fe275a44734bc94be97b64632d68'
+SOURCE_DIGEST = '8804aa0050deba1aa71781e1c7a0f79a57cf763ba8513c5eeb11802d8fa2628a'
 ensure_fresh(globals())

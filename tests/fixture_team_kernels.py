@@ -359,5 +359,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1c9999c28e035e7593e5d668b01f6992ca8027c656a001fdfdb8b912bc657e17'
+SOURCE_DIGEST = 'dc2d8c3c9c8685af50b00136c5b812a04d2dac6215641affd8a46f8a637f4c84'
 ensure_fresh(globals())

@@ -276,11 +276,9 @@ class Batch(Copyable):
         self._call("mask_batch", self.states, self.masks)
         self._call("observe_batch", self.states, self.players, self.obs)
 
-    def step(self) -> None:
-        """Step with ``actions``, then observe (seats ``players``) and mask;
-        no autoreset (the single env's path)."""
-        self._call(
-            "step_observe",
+    def _step_arrays(self) -> tuple:
+        """The buffers of the single env's step (``step_observe``)."""
+        return (
             self.states,
             self.actions,
             self.players,
@@ -292,6 +290,27 @@ class Batch(Copyable):
             self.illegal,
         )
 
+    def _fused_arrays(self) -> tuple:
+        """The buffers of the fused step (``step_autoreset``)."""
+        return (
+            self.states,
+            self.actions,
+            self.players_out,
+            self.obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+            self.final_obs,
+            self.final_states,
+        )
+
+    def step(self) -> None:
+        """Step with ``actions``, then observe (seats ``players``) and mask;
+        no autoreset (the single env's path)."""
+        self._call("step_observe", *self._step_arrays())
+
     def fused_step(self) -> None:
         """The fused hot-loop step with autoreset (the vector envs' path):
         step with ``actions``; a finished row's last observation goes to
@@ -302,20 +321,7 @@ class Batch(Copyable):
         are passed, not bound."""
         fn = self._fns.get("step_autoreset")
         if fn is None:  # first call: look the entry point up through KERNEL_ARGS
-            self._call(
-                "step_autoreset",
-                self.states,
-                self.actions,
-                self.players_out,
-                self.obs,
-                self.masks,
-                self.rewards,
-                self.terminated,
-                self.truncated,
-                self.illegal,
-                self.final_obs,
-                self.final_states,
-            )
+            self._call("step_autoreset", *self._fused_arrays())
             return
         # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
         # builder per call; tests/engine/test_batch.py checks the two agree)
@@ -343,36 +349,12 @@ class Batch(Copyable):
     def bound_step(self) -> Callable[[], None]:
         """A no-argument :meth:`step` bound to the buffers (one C-level call
         per step; rebuild it after a copy)."""
-        return self._bound(
-            "step_observe",
-            self.states,
-            self.actions,
-            self.players,
-            self.obs,
-            self.masks,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.illegal,
-        )
+        return self._bound("step_observe", *self._step_arrays())
 
     def bound_fused_step(self) -> Callable[[], None]:
         """A no-argument :meth:`fused_step` bound to the buffers (for an
         adapter whose ``obs`` buffer never changes)."""
-        return self._bound(
-            "step_autoreset",
-            self.states,
-            self.actions,
-            self.players_out,
-            self.obs,
-            self.masks,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.illegal,
-            self.final_obs,
-            self.final_states,
-        )
+        return self._bound("step_autoreset", *self._fused_arrays())
 
     def bound_observe(self, players: np.ndarray, obs: np.ndarray) -> Callable[[], None]:
         """A no-argument call observing the buffers' states from seats
