@@ -11,7 +11,13 @@ module                 what it holds
 ``ppo``                the fast path: one-file masked PPO on the numba batch
 ``sb3``                sb3-contrib MaskablePPO on ``DungeonSB3VecEnv``, same network
 ``bc``                 optional kickstart: behaviour cloning (+ DAgger) of a teacher
-``policy``             batched agents (random, heuristic, PPO, SB3, RLlib), ``load_policy``
+``policy``             batched agents (random, heuristic, PPO, SB3, RLlib), ``make_agent``,
+                       ``as_agent``, ``load_policy``
+``protocol``           the public agent protocol (``act(obs, mask)``) and its adapters
+``pretrained``         the shipped reference agents: ``pretrained:NAME``, their cards
+``zoo``                shipping, retraining and checking the reference agents
+``exploit``            ``dungeonrl exploit``: a best response against a frozen agent
+``pfsp``               league training: prioritized fictitious self-play, ratings
 ``evaluate``           ``dungeonrl eval``: win rates with 95% Wilson intervals
 ``train``              ``dungeonrl train``: progress bar, model, metrics, curve
 ``runs``               run folders, the evaluation and curve after training

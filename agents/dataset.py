@@ -394,7 +394,10 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
     )
     p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
     p.add_argument(
-        "--agent", default="heuristic", help="heuristic, random or a saved model file (.pt / .zip)"
+        "--agent",
+        default="heuristic",
+        help="heuristic, random, pretrained:NAME, module:attribute or a saved model "
+        "file (.pt / .zip)",
     )
     p.add_argument("--episodes", type=int, default=100, help="episodes to record")
     p.add_argument(
@@ -488,7 +491,11 @@ def cli_dataset_options(spec):
     class DatasetOptions:
         """dataset"""
 
-        agent: str = option("heuristic", "heuristic, random or a saved model file (.pt / .zip)")
+        agent: str = option(
+            "heuristic",
+            "heuristic, random, pretrained:NAME, module:attribute or a saved model "
+            "file (.pt / .zip)",
+        )
         episodes: int = option(
             100, "episodes to record (episode k plays seed SEED + k)", type=positive_int
         )

@@ -71,7 +71,7 @@ from .league import League, MatchResult, PlacementLeague, rating_kind
 from .metrics import wilson
 from .modelspec import ModelSpecError, check_model_game
 from .options import writable_file
-from .policy import make_agent, model_core_kwargs
+from .policy import make_agent, model_core_kwargs, model_file
 from .selfplay import match_summary, play_match, play_team, table_play
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
@@ -214,9 +214,10 @@ def build_parser(hooks) -> argparse.ArgumentParser:
         "--agent",
         action="append",
         default=None,
-        help="random, heuristic or a saved model (.pt / SB3 .zip / the checkpoint "
-        "folder of --backend rllib); repeat to compare (default: heuristic and "
-        "random)",
+        help="random, heuristic, pretrained:NAME (a shipped agent), module:attribute "
+        "(your own, see dungeonrl.agents.protocol) or a saved model (.pt / SB3 .zip / "
+        "the checkpoint folder of --backend rllib); repeat to compare (default: "
+        "heuristic and random)",
     )
     p.add_argument("--games", type=int, default=None, help="games per agent (default 1000)")
     p.add_argument(
@@ -294,8 +295,9 @@ def main(args) -> int:
     for name in agents:
         try:
             kw = {}
-            if name not in ("random", "heuristic"):
-                check_model_game(name, _spec(game))  # another game's model: ModelSpecError
+            if model_file(name) is not None:
+                # another game's model: ModelSpecError
+                check_model_game(model_file(name), _spec(game))
                 kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
             kw.update(given)
             key = repr(sorted(kw.items(), key=repr))  # a file's values may not hash

@@ -40,6 +40,17 @@ from .modelspec import (
     read_checkpoint_spec,
     read_sb3_spec,
 )
+from .pretrained import is_pretrained_ref
+from .pretrained import model_path as pretrained_path
+from .protocol import (
+    AgentError,
+    ProtocolAgent,
+    TorchModuleAgent,
+    import_agent,
+    is_import_ref,
+    is_sb3_model,
+    is_torch_module,
+)
 
 __all__ = [
     "RandomAgent",
@@ -47,6 +58,8 @@ __all__ = [
     "SB3Agent",
     "RLlibAgent",
     "make_agent",
+    "as_agent",
+    "model_file",
     "load_policy",
     "model_kind",
     "model_core_kwargs",
@@ -182,7 +195,11 @@ def sb3_model_spec(path) -> dict:
 
 
 def model_core_kwargs(path) -> dict:
-    """The core options a saved model was trained with (``{}`` if unknown)."""
+    """The core options a saved model was trained with (``{}`` if unknown;
+    ``pretrained:NAME`` reads the shipped file)."""
+    path = model_file(path)
+    if path is None:
+        return {}
     kind = model_kind(path)
     if kind == "sb3":
         meta = sb3_model_spec(path) or {}
@@ -200,7 +217,13 @@ def _load_sb3(path, core, strict: bool):
 
 
 def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict: bool = True):
-    """An agent from ``"random"``, ``"heuristic"`` or a saved model path."""
+    """An agent for ``core`` from a name: ``"random"``, ``"heuristic"``,
+    ``"pretrained:NAME"`` (a shipped reference agent, see
+    :mod:`.pretrained`), ``"module:attribute"`` (your own agent, see
+    :mod:`.protocol`) or a saved model path (``.pt``, SB3 ``.zip``, RLlib
+    checkpoint). Any other object goes through :func:`as_agent`."""
+    if not isinstance(name, (str, os.PathLike)):
+        return as_agent(name, core, seed=seed, deterministic=deterministic)
     if name == "random":
         return RandomAgent(core, seed)
     if name == "heuristic":
@@ -208,10 +231,21 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
         if factory is None:
             raise ValueError(f"{core.spec.name} has no scripted heuristic")
         return factory(core)
-    path = os.fspath(name)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"unknown agent {name!r}: use random, heuristic or a model file")
-    label = os.path.basename(path)
+    if is_pretrained_ref(name):
+        path = pretrained_path(name)
+        label = str(name)
+    else:
+        path = os.fspath(name)
+        label = os.path.basename(path)
+        if not os.path.exists(path):
+            if is_import_ref(path):
+                return as_agent(
+                    import_agent(path), core, seed=seed, deterministic=deterministic, name=path
+                )
+            raise FileNotFoundError(
+                f"unknown agent {name!r}: use random, heuristic, pretrained:NAME, "
+                "module:attribute or a model file"
+            )
     if model_kind(path) == "rllib":
         return RLlibAgent(path, core, deterministic=deterministic, seed=seed, strict=strict)
     if model_kind(path) == "sb3":
@@ -220,6 +254,56 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
 
     net, _ = load_model(path, core, strict=strict)
     return TorchAgent(net, deterministic, seed, name=label)
+
+
+def model_file(name) -> str | None:
+    """The saved-model file an agent name stands for (a path, or the file
+    of ``pretrained:NAME``); ``None`` for ``random``, ``heuristic`` and
+    ``module:attribute`` agents, which carry no model spec."""
+    if not isinstance(name, (str, os.PathLike)) or name in ("random", "heuristic"):
+        return None
+    if is_pretrained_ref(name):
+        return pretrained_path(name)
+    path = os.fspath(name)
+    if not os.path.exists(path) and is_import_ref(path):
+        return None
+    return path
+
+
+def as_agent(obj, core=None, *, seed: int = 0, deterministic: bool = True, name=None):
+    """Any agent in the batched form ``act(buf, rows)`` the package drives:
+    a name (see :func:`make_agent`; needs ``core``), a batched agent of this
+    package (returned as is), a fast-path network, a torch module, an SB3
+    model, an object with ``act(obs, mask)`` or a callable ``fn(obs, mask)``
+    (see :mod:`.protocol`)."""
+    if isinstance(obj, (str, os.PathLike)):
+        if core is None:
+            raise AgentError(f"agent {obj!r}: a name needs the game's core to build")
+        return make_agent(obj, core, seed=seed, deterministic=deterministic)
+    if hasattr(obj, "whole_game") and callable(getattr(obj, "act", None)):
+        return obj  # already batched (random, heuristic, the model agents)
+    if is_torch_module(obj) and not callable(getattr(obj, "act", None)):
+        if callable(getattr(obj, "logits", None)) and hasattr(obj, "arch"):
+            return TorchAgent(obj, deterministic, seed, name=name or "ppo")
+        return TorchModuleAgent(obj, deterministic=deterministic, seed=seed, name=name)
+    if is_sb3_model(obj):
+        if core is not None:
+            _check_sb3_spaces(obj, core)
+        return SB3Agent(obj, deterministic, name=name or type(obj).__name__)
+    return ProtocolAgent(obj, name=name)
+
+
+def _check_sb3_spaces(model, core) -> None:
+    spec = core.spec
+    obs = getattr(model, "observation_space", None)
+    act = getattr(model, "action_space", None)
+    if obs is not None and tuple(getattr(obs, "shape", ()) or ()) != (spec.obs_size,):
+        raise AgentError(
+            f"SB3 model: observation shape {obs.shape} does not match {spec.name}'s "
+            f"({spec.obs_size},)"
+        )
+    if act is not None and getattr(act, "n", spec.num_actions) != spec.num_actions:
+        raise AgentError(f"SB3 model: {act.n} actions, {spec.name} has {spec.num_actions}")
 
 
 def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):

@@ -305,7 +305,8 @@ def main(argv=None) -> int:
     p.add_argument(
         "--agent",
         default="heuristic",
-        help="heuristic, random or a saved model path (default: heuristic)",
+        help="heuristic, random, pretrained:NAME, module:attribute or a saved model "
+        "path (default: heuristic)",
     )
     p.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
     p.add_argument(
@@ -379,7 +380,10 @@ def cli_record_options(spec):
     class RecordOptions:
         """recording"""
 
-        agent: str = option("heuristic", "heuristic, random or a saved model path")
+        agent: str = option(
+            "heuristic",
+            "heuristic, random, pretrained:NAME, module:attribute or a saved model path",
+        )
         out: str = option("game.gif", ".gif, .mp4 or .png (last frame only) path")
         fps: float = option(4.0, "frames per second")
         max_frames: int = option(

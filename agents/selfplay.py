@@ -8,7 +8,10 @@ Opponent pools are written as ``NAME[:WEIGHT],...``, e.g.
   ``--snapshot-every`` iterations to ``--snapshot-slots`` ring slots; they
   play by sampling their policy, so they are varied opponents);
 * ``random`` or ``heuristic``: the scripted agents (played inside numba);
-* a saved model path (``.pt`` or SB3 ``.zip``), checked against the game.
+* a saved model path (``.pt`` or SB3 ``.zip``), checked against the game;
+* ``pretrained:NAME`` (a shipped reference agent, :mod:`.pretrained`) or
+  ``module:attribute`` (your own agent, :mod:`.protocol`); a weight after
+  them still reads as ``pretrained:NAME:0.5``.
 
 :func:`make_view` builds the :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
 that both PPO paths train on. :func:`play_match` plays seeded games of one

@@ -114,6 +114,7 @@ from .options import (
     positive_int,
     seed_int,
 )
+from .pfsp import PFSPLeague
 from .policy import SB3Agent, TorchAgent, make_agent
 from .runs import (
     RUN_FILES,
@@ -276,7 +277,25 @@ class SelfPlayOptions:
         metavar="ITERS",
     )
     snapshot_slots: int = option(
-        8, "snapshots kept in the pool (the oldest is replaced)", type=positive_int
+        8,
+        "snapshots kept in the pool (the oldest is replaced; with --league the one "
+        "the learner beats most)",
+        type=positive_int,
+    )
+    league: bool = option(
+        False,
+        "league training: the 'self' share becomes a growing pool of past "
+        "checkpoints drawn by prioritized fictitious self-play (agents/pfsp.py); "
+        "league.json in the run folder rates them with openskill",
+        algos=("ppo",),
+    )
+    pfsp: str = option(
+        "hard",
+        "PFSP weighting of the league: hard (members that still beat the learner), "
+        "variance (even matches) or uniform",
+        choices=("hard", "variance", "uniform"),
+        algos=("ppo",),
+        requires="league",
     )
     eval_opponents: str = option(
         "heuristic,random", "opponents of the final evaluation (comma-separated agents)"
@@ -397,6 +416,26 @@ def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
     return parser
 
 
+def _add_snapshot(view, league, agent) -> None:
+    """A frozen learner into the pool: the league's (``--league``) or the ring."""
+    if league is not None:
+        league.add(agent, agent.name)
+    else:
+        view.add_snapshot(agent)
+
+
+def _start_pool(view, net, opts, seed: int):
+    """The league of ``--league`` (None without it) and the first snapshot."""
+    league = None
+    if getattr(opts, "league", False):
+        if not view.snapshot_weight > 0:
+            raise ValueError("--league needs a 'self' share in --opponents (e.g. self:0.8)")
+        league = PFSPLeague(view, weighting=opts.pfsp)
+    if view.snapshot_weight > 0:
+        _add_snapshot(view, league, snapshot_agent(net, seed, "self@0"))
+    return league
+
+
 def _train_ppo(r, log) -> tuple:
     """The fast-path PPO part of :func:`run_training` (``r``: its settings);
     returns ``(core, model_path, config, agent, steps_done, interrupted,
@@ -454,7 +493,7 @@ def _train_ppo(r, log) -> tuple:
         # built before the folder: a bad opponent (unknown agent, a model of
         # another game) is an argument error that must leave nothing behind
         view = make_view(core, cfg.num_envs, pool, seed=seed, snapshot_slots=opts.snapshot_slots)
-    kick = None
+    kick = league = None
     if opts.kickstart:
         kick = _kickstart(opts, cfg, core, game, seed, log, pool)
         net = kick.pop("net")
@@ -468,8 +507,7 @@ def _train_ppo(r, log) -> tuple:
             net = ActorCritic(
                 core.spec.obs_size, core.spec.num_actions, cfg.hidden, cfg.activation, cfg.shared
             )
-        if view.snapshot_weight > 0:
-            view.add_snapshot(snapshot_agent(net, seed, "self@0"))
+        league = _start_pool(view, net, opts, seed)
     open_run_folder(out, overwrite)
     writer = tb_writer(os.path.join(out, "tb", "ppo"), log)
     recent = RecentRate(2000)
@@ -510,9 +548,13 @@ def _train_ppo(r, log) -> tuple:
         ):
             # opponents play on the CPU: a snapshot of a network on another device moves
             frozen = net_ if device == "cpu" else copy.deepcopy(net_).cpu()
-            view.add_snapshot(
-                snapshot_agent(frozen, seed + m["iteration"], f"self@{m['global_step']}")
+            _add_snapshot(
+                view,
+                league,
+                snapshot_agent(frozen, seed + m["iteration"], f"self@{m['global_step']}"),
             )
+        elif league is not None:
+            league.refresh()
         if (
             opts.checkpoint_minutes
             and time.perf_counter() - last_ckpt[0] > 60 * opts.checkpoint_minutes
@@ -535,6 +577,8 @@ def _train_ppo(r, log) -> tuple:
     )
     if os.path.exists(ckpt_path):
         os.remove(ckpt_path)
+    if league is not None:
+        write_json(league.summary(), os.path.join(out, "league.json"))
     config = asdict(cfg)
     config["hidden"] = list(cfg.hidden)
     agent = TorchAgent(result.net, deterministic=True, name="ppo (greedy)")

@@ -13,7 +13,11 @@ by ``dungeonrl bench --layers --out benchmarks/results``: where each
 microsecond of a step goes) and ``baselines`` (from ``baselines.json``, written by ``python -m
 dungeonrl.benchmarks.baselines run NAME``: the trained baselines and their
 targets) and ``training-speed`` (from ``ppo_speed.json``, written by
-``python -m dungeonrl.benchmarks.ppo_speed --json``).
+``python -m dungeonrl.benchmarks.ppo_speed --json``) and ``pretrained``
+(the shipped agents' cards, ``agents/pretrained_models/*.json``, written by
+``python -m dungeonrl.agents.zoo ship``) and ``league-vs-selfplay`` (from
+``league_vs_selfplay.json``, written by ``python -m
+dungeonrl.benchmarks.league_vs_selfplay --json``).
 """
 
 from __future__ import annotations
@@ -61,12 +65,27 @@ def baselines_section(data):
     return markdown(data)
 
 
+def pretrained_section(_data):
+    from ..agents.zoo import markdown
+
+    return markdown()
+
+
+def league_section(data):
+    from .league_vs_selfplay import markdown
+
+    return markdown(data)
+
+
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
     "bench-suite": ("suite.json", suite_section),
     "bench-layers": ("layers.json", layers_section),
     "baselines": ("baselines.json", baselines_section),
     "training-speed": ("ppo_speed.json", training_speed_section),
+    # the shipped agents' cards (agents/pretrained_models/*.json), no results file
+    "pretrained": (None, pretrained_section),
+    "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
 }
 
 
@@ -74,11 +93,14 @@ def render(readme_text, results_dir, only=None):
     for name, (fname, fn) in SECTIONS.items():
         if only and name not in only:
             continue
-        path = os.path.join(results_dir, fname)
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            body = fn(json.load(f))
+        if fname is None:
+            body = fn(None)
+        else:
+            path = os.path.join(results_dir, fname)
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                body = fn(json.load(f))
         pat = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
         if not pat.search(readme_text):
             raise SystemExit(f"README has no <!-- {name}:start/end --> markers")

@@ -99,6 +99,8 @@ COMMANDS: dict[str, str] = {
     "demo": "short guided tour: seeded games, throughput, a short training run",
     "dataset": "record a local Minari dataset (offline RL) of seeded games played by an agent",
     "record": "record a seeded game played by an agent as a GIF or MP4 (the rgb_array picture)",
+    "exploit": "train a best response against a frozen agent and report how often it wins "
+    "(multi-seat games)",
 }
 
 #: Suite-wide implementation of each command when the game has none:
@@ -111,6 +113,7 @@ DEFAULTS: dict[str, str] = {
     "eval": "dungeonrl.cli:eval_command",
     "dataset": "dungeonrl.agents.dataset:cli_dataset",
     "record": "dungeonrl.agents.record:cli_record",
+    "exploit": "dungeonrl.agents.exploit:cli_exploit",
 }
 
 SUITE = "dungeonrl.benchmarks.suite"

@@ -65,7 +65,7 @@ class PlayOptions:
     agent: str | None = option(
         None,
         "watch an agent play instead of playing yourself: "
-        "heuristic, random or a saved model (.pt / .zip)",
+        "heuristic, random, pretrained:NAME, module:attribute or a saved model (.pt / .zip)",
         metavar="AGENT",
         default_text="you play",
     )
@@ -136,10 +136,10 @@ def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
     """One ``policy(states) -> action`` per entry of ``kinds``, each playing
     the seat to act in ``states[0]``: ``"heuristic"`` (the game's scripted
     policy, ``core.policy_rows``), ``"random"`` (uniform over the legal
-    actions) or the path of a saved model (loaded once per path, checked
-    against the game, greedy unless ``stochastic``). Raises ``ValueError``
+    actions), ``pretrained:NAME``, ``module:attribute`` or the path of a
+    saved model (loaded once per path, checked against the game, greedy
+    unless ``stochastic``). Raises ``ValueError``
     for anything else."""
-    import os
 
     import numpy as np
 
@@ -151,12 +151,13 @@ def seat_policies(kinds, core, seed: int, stochastic: bool = False) -> list:
             rng = np.random.default_rng(seed + 7919 * i)
             out.append(lambda states, rng=rng: int(rng.choice(np.flatnonzero(states[0]["legal"]))))
         else:
-            if not os.path.exists(kind):
-                raise ValueError(f"unknown agent {kind!r}: use heuristic, random or a model file")
             if kind not in models:
                 from .agents.policy import load_policy
 
-                pol = load_policy(kind, core, deterministic=not stochastic)
+                try:
+                    pol = load_policy(kind, core, deterministic=not stochastic)
+                except FileNotFoundError as e:
+                    raise ValueError(str(e).strip('"')) from e
                 models[kind] = lambda states, pol=pol: int(pol(states, states[0]["legal"]))
             out.append(models[kind])
     return out

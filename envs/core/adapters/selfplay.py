@@ -40,9 +40,12 @@ Opponents
 Snapshots
     :meth:`add_snapshot` puts a frozen copy of the learner into one of
     ``snapshot_slots`` ring slots sharing the pool weight ``snapshot_weight``
-    (the oldest slot is overwritten once all are full; rows that drew it
-    meet the newer snapshot from then on). Until the first snapshot the
-    share goes to the other entries.
+    (the oldest slot is overwritten once all are full, or the one named by
+    ``replace``; rows that drew it meet the newer snapshot from then on).
+    Until the first snapshot the share goes to the other entries. The share
+    is split evenly, or by ``slot_priority`` (pool index -> relative weight)
+    when a caller sets it, as prioritized fictitious self-play does;
+    ``on_episodes(rows)`` lets such a caller see every finished game.
 
 Rewards
     ``rewards[:, 0]`` is the learner seat's reward summed over its own
@@ -216,6 +219,12 @@ class SelfPlayView(Copyable):
         self._slots: list[int] = []
         self._slot_max = int(snapshot_slots) if snapshot_weight > 0 else 0
         self._next_slot = 0
+        #: relative draw weight of a snapshot (pool index -> weight; 1 when absent)
+        #: within the ``snapshot_weight`` share: prioritized fictitious self-play sets it
+        self.slot_priority: dict[int, float] = {}
+        #: ``on_episodes(rows)``: called with the rows whose games just ended,
+        #: after ``final_*`` are written and before the rows restart (``None``: off)
+        self.on_episodes: Callable | None = None
         self._refresh_probs()
         if self._probs is None and not self._slot_max:
             raise ValueError("every opponent of the pool has weight 0")
@@ -228,9 +237,11 @@ class SelfPlayView(Copyable):
     def _refresh_probs(self) -> None:
         w = np.array([o.weight for o in self.pool], np.float64)
         if self._slots:
-            share = self.snapshot_weight / len(self._slots)
-            for k in self._slots:
-                w[k] = share
+            pri = np.array([max(0.0, float(self.slot_priority.get(k, 1.0))) for k in self._slots])
+            if not pri.sum() > 0:
+                pri[:] = 1.0
+            for k, p in zip(self._slots, pri):
+                w[k] = self.snapshot_weight * p / pri.sum()
         role = np.array([o.role for o in self.pool], dtype=object)
         w_opp = np.where(role != "partner", w, 0.0)
         w_part = np.where(role != "opponent", w, 0.0)
@@ -241,9 +252,11 @@ class SelfPlayView(Copyable):
             [_code(o.agent) if self.advance is not None else -1 for o in self.pool], np.int8
         )
 
-    def add_snapshot(self, agent, name: str | None = None) -> int:
+    def add_snapshot(self, agent, name: str | None = None, replace: int | None = None) -> int:
         """Put a frozen agent (e.g. a copy of the learner) into the next
-        snapshot slot; returns its pool index."""
+        snapshot slot; returns its pool index. Once every slot is full the
+        oldest is replaced, or the entry of pool index ``replace`` (one of
+        the snapshots) when given."""
         if not self._slot_max:
             raise ValueError(
                 "this view was built without snapshot slots "
@@ -256,9 +269,15 @@ class SelfPlayView(Copyable):
             self.pool.append(entry)
             self._slots.append(len(self.pool) - 1)
             k = self._slots[-1]
+        elif replace is not None:
+            if replace not in self._slots:
+                raise ValueError(f"pool entry {replace!r} is not a snapshot slot")
+            k = int(replace)
+            self.pool[k] = entry
         else:
             k = self._slots[self._next_slot % self._slot_max]
             self.pool[k] = entry
+        self.slot_priority.pop(k, None)
         self._next_slot += 1
         self._refresh_probs()
         return k
@@ -366,6 +385,8 @@ class SelfPlayView(Copyable):
                     if self.team[s] == me and s != self.seat[i]
                 )
             self.episodes += len(done)
+            if self.on_episodes is not None:
+                self.on_episodes(done)
             sub = self.states[done]
             batch.reset_states(sub, draw_seeds(self.rng, len(done)))
             self.states[done] = sub

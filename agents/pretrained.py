@@ -1,0 +1,132 @@
+"""Reference agents that ship with the package, each with a model card.
+
+``pretrained:NAME`` is accepted everywhere an agent is (``dungeonrl eval
+GAME --agent pretrained:dungeon_crawler-4p``, ``play``, ``record``,
+``--opponents`` / ``--partners`` pools, :func:`~dungeonrl.agents.policy.make_agent`
+in Python). ``python -m dungeonrl.agents.zoo list`` shows them.
+
+Each agent is two files in ``agents/pretrained_models/``:
+
+``NAME.pt``
+    an ordinary fast-path PPO model file (``agents/ppo.py``'s format, loaded
+    with its model-spec check, so a shipped agent refuses a game whose
+    layout changed), weights stored as float16 to keep the wheel small
+    (loaded back into float32; the card's figures are measured on the
+    stored weights);
+``NAME.json``
+    its model card: the game and options, the layout version it was
+    trained on, the command that trained it with its minutes, steps,
+    machine and date, its evaluation against the heuristic and random play
+    (win rates with 95 % Wilson intervals), its exploitability figure
+    (the win rate of a best response trained against it, see
+    :mod:`.exploit`; multi-seat rival games only) and a small seeded
+    ``check`` that ``tests/agents/test_pretrained.py`` replays.
+
+``python -m dungeonrl.agents.zoo retrain`` retrains every agent with its
+recipe (:data:`RECIPES`, the ``dungeonrl train`` arguments each one was
+trained with) and ships it (evaluation, exploit run, card); ``ship RUN
+NAME`` ships one run folder; ``check`` replays every card's check (see
+:mod:`.zoo`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..envs.core.errors import DungeonRLError
+
+__all__ = [
+    "PREFIX",
+    "MODELS_DIR",
+    "RECIPES",
+    "PretrainedError",
+    "is_pretrained_ref",
+    "names",
+    "card",
+    "model_path",
+]
+
+PREFIX = "pretrained:"
+MODELS_DIR = Path(__file__).resolve().with_name("pretrained_models")
+
+#: size of the seeded check a card keeps (replayed by the tests)
+CHECK_GAMES = 200
+#: the replayed check may differ by this many games from the card (float
+#: rounding of another CPU's matrix kernels can flip a rare near-tie)
+CHECK_SLACK = 3
+
+_PVP = ["--num-envs", "256", "--hidden", "128,128", "--kickstart", "heuristic"]
+_PVP_POOL = ["--opponents", "heuristic:0.6,self:0.3,random:0.1", "--bc-steps", "100000"]
+
+#: name -> (game, ``dungeonrl train GAME`` arguments); the seed is 0 for all
+RECIPES: dict[str, tuple[str, list[str]]] = {
+    "unbroken-normal": (
+        "unbroken",
+        "--algo ppo --minutes 12 --difficulty normal --character random --kickstart heuristic "
+        "--bc-steps 200000 --bc-epochs 2 --dagger-rounds 1 --lr 3e-4".split(),
+    ),
+    "dungeon_crawler-2p": (
+        "dungeon_crawler",
+        ["--players", "2", "--minutes", "10", *_PVP, "--bc-steps", "100000"]
+        + ["--opponents", "heuristic:0.5,self:0.3,random:0.2"],
+    ),
+    "dungeon_crawler-4p": (
+        "dungeon_crawler",
+        ["--players", "4", "--minutes", "12", *_PVP, *_PVP_POOL],
+    ),
+    "dungeon_crawler-8p": (
+        "dungeon_crawler",
+        ["--players", "8", "--minutes", "12", *_PVP, *_PVP_POOL],
+    ),
+    "dungeon_kart-2p": (
+        "dungeon_kart",
+        ["--players", "2", "--minutes", "6", *_PVP, "--bc-steps", "100000"],
+    ),
+    "dungeon_kart-4p": ("dungeon_kart", ["--players", "4", "--minutes", "8", *_PVP, *_PVP_POOL]),
+    "dungeon_kart-8p": ("dungeon_kart", ["--players", "8", "--minutes", "8", *_PVP, *_PVP_POOL]),
+    "dcc_unstoppable-solo": (
+        "dcc_unstoppable",
+        "--algo ppo --minutes 8 --floor 1 --difficulty normal --hidden 256,256 --num-envs 256 "
+        "--minibatches 8 --lr 3e-4 --kickstart heuristic --bc-steps 200000 "
+        "--dagger-rounds 1".split(),
+    ),
+}
+
+#: exploit budget (minutes) recorded in the cards of the rival multi-seat games
+EXPLOIT_MINUTES = 3.0
+
+
+class PretrainedError(DungeonRLError, ValueError):
+    """An unknown shipped agent, or a card that does not match its file."""
+
+
+def is_pretrained_ref(name) -> bool:
+    """Whether ``name`` is a ``pretrained:NAME`` reference."""
+    return isinstance(name, str) and name.startswith(PREFIX)
+
+
+def names() -> list[str]:
+    """The shipped agents (every card with its model file)."""
+    if not MODELS_DIR.is_dir():
+        return []
+    return sorted(p.stem for p in MODELS_DIR.glob("*.json") if p.with_suffix(".pt").is_file())
+
+
+def _bare(name: str) -> str:
+    bare = name[len(PREFIX) :] if is_pretrained_ref(name) else name
+    if bare not in names():
+        have = ", ".join(names()) or "none"
+        raise PretrainedError(f"no shipped agent {bare!r} (shipped: {have})")
+    return bare
+
+
+def model_path(name: str) -> str:
+    """The model file of ``pretrained:NAME`` (or ``NAME``)."""
+    return str(MODELS_DIR / f"{_bare(name)}.pt")
+
+
+def card(name: str) -> dict:
+    """The model card of ``pretrained:NAME`` (or ``NAME``)."""
+    with open(MODELS_DIR / f"{_bare(name)}.json", encoding="utf-8") as f:
+        return json.load(f)

@@ -1,0 +1,328 @@
+"""Shipping and checking the reference agents (see :mod:`.pretrained`).
+
+python -m dungeonrl.agents.zoo list            # the shipped agents in brief
+python -m dungeonrl.agents.zoo show NAME       # one card as JSON
+python -m dungeonrl.agents.zoo ship RUN NAME   # evaluate, exploit, write the card
+python -m dungeonrl.agents.zoo retrain [NAME]  # train with the recipe, then ship
+python -m dungeonrl.agents.zoo check           # replay every card's seeded check
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shlex
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..envs.core._batch import resolve_core
+from ..registry import get_spec
+from .evaluate import evaluate
+from .exploit import exploit, train_parser
+from .games import hooks_for
+from .policy import make_agent
+from .pretrained import (
+    CHECK_GAMES,
+    CHECK_SLACK,
+    EXPLOIT_MINUTES,
+    MODELS_DIR,
+    PREFIX,
+    RECIPES,
+    _bare,
+    card,
+    names,
+)
+from .runs import final_eval
+from .selfplay import play_match, play_team
+from .train import is_coop
+from .train import main as train_main
+
+__all__ = ["card_check", "ship", "retrain", "main", "machine_line", "markdown"]
+
+
+def machine_line() -> str:
+    """``2 cores (CPU model)``, as the baselines record it."""
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu})"
+
+
+# --- measuring an agent --------------------------------------------------------------
+def _eval_opts(games: int):
+    return SimpleNamespace(
+        eval_games=games, eval_opponents="heuristic,random", eval_partners="heuristic,self"
+    )
+
+
+def _setting(game: str, core_kwargs: dict):
+    kw = {k: v for k, v in core_kwargs.items() if k != "reward"}
+    core = resolve_core(game, kw)
+    spec = get_spec(game)
+    multi = bool(spec.multi_agent) or core.num_players > 1
+    return core, hooks_for(game), multi, is_coop(spec, core.num_players)
+
+
+def _check_run(agent, core, hooks, multi: bool, coop: bool, games: int) -> dict:
+    """The card's small seeded check: wins of ``agent`` over ``games`` games
+    (seeds 0..games-1) against / with the heuristic, or alone."""
+    if coop:
+        res = play_team(core, agent, make_agent("heuristic", core, seed=2), games, seed=0)
+        what = "team games with the heuristic as teammate"
+    elif multi:
+        opp = make_agent("heuristic", core, seed=2, deterministic=False)
+        res = play_match(core, agent, opp, games, seed=0)
+        what = "games against the heuristic in every other seat"
+    else:
+        out = evaluate(agent, core, games, seed=0)
+        return {
+            "games": games,
+            "seed": 0,
+            "what": "solo games",
+            "wins": int(out.stats["win"].sum()),
+        }
+    wins = int((np.asarray(res["result"]) == 1).sum())
+    return {"games": games, "seed": 0, "what": what, "wins": wins}
+
+
+def card_check(name: str) -> dict:
+    """Replay a card's seeded check; ``{"expected", "measured", "ok"}``."""
+    c = card(name)
+    core, hooks, multi, coop = _setting(c["game"], c["core_kwargs"])
+    agent = make_agent(PREFIX + _bare(name), core)
+    want = c["check"]
+    got = _check_run(agent, core, hooks, multi, coop, int(want["games"]))
+    return {
+        "expected": int(want["wins"]),
+        "measured": got["wins"],
+        "ok": abs(got["wins"] - int(want["wins"])) <= CHECK_SLACK,
+    }
+
+
+# --- shipping a run ------------------------------------------------------------------
+def _write_half(src: str, dst) -> None:
+    import torch
+
+    payload = torch.load(src, map_location="cpu", weights_only=True)
+    payload["state_dict"] = {k: v.half() for k, v in payload["state_dict"].items()}
+    payload["metrics"] = {}
+    torch.save(payload, dst)
+
+
+def ship(
+    run: str,
+    name: str,
+    *,
+    eval_games: int = 1000,
+    exploit_minutes: float | None = EXPLOIT_MINUTES,
+    command: str | None = None,
+    log=print,
+) -> dict:
+    """Ship the model of run folder ``run`` as ``name``: its float16 copy, its
+    evaluation, exploit figure and check, written into the card."""
+    with open(os.path.join(run, "metrics.json"), encoding="utf-8") as f:
+        metrics = json.load(f)
+    game = metrics["game"]
+    MODELS_DIR.mkdir(exist_ok=True)
+    dst = MODELS_DIR / f"{name}.pt"
+    _write_half(os.path.join(run, "model.pt"), dst)
+    core, hooks, multi, coop = _setting(game, metrics["core_kwargs"])
+    agent = make_agent(str(dst), core)
+    agent.name = PREFIX + name
+    ev: dict = {}
+    final_eval(
+        ev, agent, game, metrics["core_kwargs"], _eval_opts(eval_games), hooks, multi, log, coop
+    )
+    from .ppo import read_model
+
+    payload = read_model(str(dst))
+    spec = payload["model_spec"]
+    recipe = RECIPES.get(name)
+    if command is None and recipe is not None:
+        command = shlex.join(["dungeonrl", "train", recipe[0], *recipe[1], "--seed", "0"])
+    out = {
+        "name": name,
+        "game": game,
+        "env_id": metrics["env_id"],
+        "setting": metrics.get("setting", ""),
+        "core_kwargs": metrics["core_kwargs"],
+        "layout_version": spec["layout_version"],
+        "spec_version": spec["spec_version"],
+        "arch": payload["arch"],
+        "weights": "float16",
+        "bytes": dst.stat().st_size,
+        "trained": {
+            "command": command,
+            "algo": metrics.get("algo"),
+            "minutes": round(metrics["train_seconds"] / 60.0, 2),
+            "steps": metrics["steps"],
+            "machine": machine_line(),
+            "date": datetime.date.today().isoformat(),
+        },
+        "evaluation": {"games": eval_games, "rows": ev.get("final_eval", [])},
+        "check": _check_run(agent, core, hooks, multi, coop, CHECK_GAMES),
+    }
+    if multi and not coop and exploit_minutes:
+        out["exploit"] = exploit(
+            game,
+            str(dst),  # the card is not written yet: the file itself
+            minutes=exploit_minutes,
+            games=eval_games,
+            players=core.num_players,
+            out=os.path.join(os.path.dirname(os.path.abspath(run)), f"exploit-{name}"),
+            log=log,
+            card=False,
+        )
+        out["exploit"]["against"] = PREFIX + name
+    else:
+        out["exploit"] = {
+            "applies": False,
+            "why": "co-op: the seats share one team result"
+            if coop
+            else "solo game: there is no opponent to exploit",
+        }
+    with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    return out
+
+
+def retrain(names_: list[str], *, root: str = "runs/pretrained", log=print) -> None:
+    """Train every named recipe (all: :data:`RECIPES`) and ship it."""
+    for name in names_ or list(RECIPES):
+        game, args = RECIPES[name]
+        out = os.path.join(root, name)
+        argv = [*args, "--seed", "0", "--progress", "none", "--overwrite", "--out", out]
+        ns = train_parser(game=game).parse_args(argv)
+        ns.env, ns.given = game, {"out", "overwrite"}
+        rc = train_main(ns)
+        if rc:
+            raise SystemExit(f"training {name} failed (exit {rc})")
+        ship(out, name, log=log)
+
+
+def _format(c: dict) -> str:
+    lines = [f"{c['name']}: {c['env_id']} ({c['setting']})"]
+    t = c["trained"]
+    lines.append(
+        f"  trained {t['minutes']:.1f} min, {t['steps']:,} steps on {t['machine']}, {t['date']}"
+    )
+    lines.append(f"  {t['command']}")
+    for r in c["evaluation"]["rows"]:
+        lines.append(
+            f"  {r['agent']}: {r['win_rate']:.1%} ({r['ci95'][0]:.1%}-{r['ci95'][1]:.1%}), "
+            f"{r['games']:,} games"
+        )
+    x = c.get("exploit", {})
+    if x.get("applies"):
+        lines.append(
+            f"  best response after {x['minutes']:g} min: {x['best_response']['win_rate']:.1%} "
+            f"(fair share {x['fair_share']:.1%}; heuristic {x['heuristic']['win_rate']:.1%})"
+        )
+    return "\n".join(lines)
+
+
+def _pct(r) -> str:
+    lo, hi = r["ci95"]
+    return f"{r['win_rate']:.1%} ({lo:.1%}-{hi:.1%})"
+
+
+def markdown(cards: list | None = None) -> str:
+    """The README table of the shipped agents, from their cards."""
+    cards = cards if cards is not None else [card(n) for n in names()]
+    lines = [
+        "| agent | setting | trained | win rate | reference | best response (exploit) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in cards:
+        rows = c["evaluation"]["rows"]
+        own = [r for r in rows if str(r["agent"]).startswith(PREFIX)]
+        ref = [r for r in rows if not str(r["agent"]).startswith(PREFIX)]
+        mine = "<br>".join(
+            f"{r['agent'][len(PREFIX) + len(c['name']) :].strip() or 'alone'}: {_pct(r)}"
+            for r in own
+        )
+        theirs = "<br>".join(f"{r['agent']}: {_pct(r)}" for r in ref)
+        x = c.get("exploit", {})
+        if x.get("applies"):
+            br = x["best_response"]
+            xs = (
+                f"{br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}) after "
+                f"{x['minutes']:g} min; fair share {x['fair_share']:.0%}"
+            )
+        else:
+            xs = "n/a (" + x.get("why", "") + ")"
+        t = c["trained"]
+        lines.append(
+            f"| `pretrained:{c['name']}` | {c['setting']} | {t['minutes']:.0f} min, "
+            f"{t['steps']:,} steps | {mine} | {theirs} | {xs} |"
+        )
+    games = {c["evaluation"]["games"] for c in cards}
+    lines.append("")
+    lines.append(
+        f"Win rates over {', '.join(f'{g:,}' for g in sorted(games))} seeded games (seats "
+        "alternated; multi-seat rows: the agent in one seat, the named agent in every "
+        "other; co-op rows: the team's), 95% Wilson intervals, greedy play. Recipes: "
+        "`python -m dungeonrl.agents.zoo list`; cards: "
+        "`agents/pretrained_models/NAME.json`."
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.agents.zoo", description="the shipped reference agents"
+    )
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="the shipped agents and their cards in brief")
+    s = sub.add_parser("show", help="one card as JSON")
+    s.add_argument("name")
+    s = sub.add_parser("ship", help="ship a run folder's model as NAME (evaluate, exploit, card)")
+    s.add_argument("run")
+    s.add_argument("name")
+    s.add_argument("--eval-games", type=int, default=1000)
+    s.add_argument("--exploit-minutes", type=float, default=EXPLOIT_MINUTES)
+    s = sub.add_parser("retrain", help="train and ship (default: every recipe)")
+    s.add_argument("names", nargs="*", metavar="NAME", help=f"any of {', '.join(RECIPES)}")
+    sub.add_parser("check", help="replay every card's seeded check")
+    a = p.parse_args(argv)
+    if a.cmd == "list":
+        for n in names():
+            print(_format(card(n)))
+        return 0
+    if a.cmd == "show":
+        print(json.dumps(card(a.name), indent=1))
+        return 0
+    if a.cmd == "ship":
+        ship(a.run, a.name, eval_games=a.eval_games, exploit_minutes=a.exploit_minutes)
+        print(_format(card(a.name)))
+        return 0
+    if a.cmd == "retrain":
+        unknown = [n for n in a.names if n not in RECIPES]
+        if unknown:
+            p.error(f"no recipe {unknown}: any of {', '.join(RECIPES)}")
+        retrain(a.names)
+        return 0
+    bad = 0
+    for n in names():
+        r = card_check(n)
+        bad += not r["ok"]
+        print(
+            f"{n}: expected {r['expected']} wins, measured {r['measured']}: "
+            f"{'ok' if r['ok'] else 'DIFFERS'}"
+        )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

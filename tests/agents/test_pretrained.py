@@ -1,0 +1,113 @@
+"""The shipped reference agents (``agents/pretrained_models``): every recipe
+has its agent; each loads under its card's layout (a rules or content
+change that moves the layout makes it refuse to load); each card's seeded
+check replays to the card's figure (a rules change that breaks an agent
+shows here); the cards carry what a model card must; the files stay small;
+``pretrained:NAME`` resolves in every command that takes an agent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+import dungeonrl  # noqa: F401  (registers the games)
+from dungeonrl.agents import pretrained, zoo
+from dungeonrl.agents.policy import make_agent, model_core_kwargs, model_file
+from dungeonrl.agents.ppo import read_model
+from dungeonrl.agents.pretrained import PretrainedError
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.registry import get_spec
+
+NAMES = pretrained.names()
+#: what all shipped agents together may weigh (wheel size)
+MAX_TOTAL_BYTES = 25 * 2**20
+
+
+def test_every_recipe_is_shipped():
+    assert sorted(NAMES) == sorted(pretrained.RECIPES)
+
+
+def test_total_size_fits_a_wheel():
+    total = sum((pretrained.MODELS_DIR / f"{n}.pt").stat().st_size for n in NAMES)
+    assert 0 < total <= MAX_TOTAL_BYTES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_card_says_what_a_model_card_must(name):
+    c = pretrained.card(name)
+    spec = get_spec(c["game"])
+    saved = read_model(pretrained.model_path(name))["model_spec"]
+    assert c["layout_version"] == saved["layout_version"] == spec.layout_version
+    t = c["trained"]
+    assert t["command"].startswith(f"dungeonrl train {c['game']} ")
+    assert t["minutes"] > 0 and t["steps"] > 0 and t["machine"] and t["date"]
+    rows = c["evaluation"]["rows"]
+    assert rows and all(0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1 for r in rows)
+    assert any("heuristic" in r["agent"] for r in rows)
+    x = c["exploit"]
+    if x["applies"]:
+        br = x["best_response"]
+        assert br["games"] == c["evaluation"]["games"]
+        assert x["players"] == c["core_kwargs"].get("num_players")
+    else:
+        assert x["why"]
+    assert c["check"]["games"] == pretrained.CHECK_GAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_seeded_check_replays_to_the_card(name):
+    r = zoo.card_check(name)
+    assert r["ok"], f"{name}: card says {r['expected']} wins, measured {r['measured']}"
+
+
+def test_unknown_name_lists_the_shipped_ones():
+    core = resolve_core("unbroken", {})
+    with pytest.raises(PretrainedError, match="no shipped agent 'nope'.*shipped:"):
+        make_agent("pretrained:nope", core)
+
+
+def _first(game: str) -> str:
+    return next(n for n in NAMES if pretrained.card(n)["game"] == game)
+
+
+def test_pretrained_resolves_in_eval_play_record_and_pools(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = "pretrained:" + _first("dungeon_crawler")
+    assert model_file(name) == pretrained.model_path(name)
+    players = model_core_kwargs(name)["num_players"]
+    # eval: a league at the agent's own table size
+    assert cli_main(["eval", "dungeon_crawler", "--agent", name, "--games", "4"]) == 0
+    assert name in capsys.readouterr().out
+    # play: watch it (seat policies)
+    from dungeonrl.play import seat_policies
+
+    core = resolve_core("dungeon_crawler", {"num_players": players})
+    assert len(seat_policies([name] * players, core, seed=0)) == players
+    # record
+    gif = tmp_path / "g.gif"
+    rc = cli_main(
+        ["record", "dungeon_crawler", "--agent", name, "--players", str(players),
+         "--out", str(gif), "--max-frames", "3"]
+    )  # fmt: skip
+    assert rc == 0 and gif.stat().st_size > 0
+    # an opponent pool with a weight after the name
+    from dungeonrl.agents.selfplay import make_view
+
+    view = make_view(core, 4, f"{name}:0.5,heuristic:0.5", seed=0)
+    assert name in view.opponent_names()
+    # exploit's --against and the solo games' eval
+    solo = "pretrained:" + _first("unbroken")
+    assert cli_main(["eval", "unbroken", "--agent", solo, "--games", "3"]) == 0
+
+
+def test_zoo_list_and_show(capsys):
+    assert zoo.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for n in NAMES:
+        assert n in out
+    assert zoo.main(["show", NAMES[0]]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == NAMES[0]
