@@ -18,6 +18,7 @@ module                 what it holds
 ``zoo``                shipping, retraining and checking the reference agents
 ``exploit``            ``dungeonrl exploit``: a best response against a frozen agent
 ``pfsp``               league training: prioritized fictitious self-play, ratings
+``replay``             replay files: record, save, load with checks, re-simulate
 ``evaluate``           ``dungeonrl eval``: win rates with 95% Wilson intervals
 ``train``              ``dungeonrl train``: progress bar, model, metrics, curve
 ``runs``               run folders, the evaluation and curve after training

@@ -91,6 +91,12 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         "--minibatches 8 --lr 3e-4 --kickstart heuristic --bc-steps 200000 "
         "--dagger-rounds 1".split(),
     ),
+    "dcc_unstoppable-coop": (
+        "dcc_unstoppable",
+        "--players 2 --minutes 12 --floor 1 --difficulty normal --partners "
+        "self:0.5,heuristic:0.5 --hidden 256,256 --num-envs 256 --minibatches 8 --lr 3e-4 "
+        "--kickstart heuristic --bc-steps 200000 --dagger-rounds 1".split(),
+    ),
 }
 
 #: exploit budget (minutes) recorded in the cards of the rival multi-seat games

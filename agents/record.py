@@ -42,6 +42,7 @@ from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import option, positive_int
 from .policy import make_agent
+from .replay import make_replay, save_replay
 
 __all__ = ["record", "play_frames", "Recording", "FORMATS"]
 
@@ -58,6 +59,7 @@ class Recording:
     finished: bool  # the game ended (not cut by max_frames / max_steps)
     size: tuple  # (height, width) of a frame
     info: dict = field(default_factory=dict)  # the core's episode info
+    replay: str | None = None  # the replay file written beside it, if asked
 
 
 def _make_core(game, players, core_kwargs):
@@ -84,9 +86,11 @@ def play_frames(
     stride: int = 1,
     max_steps: int | None = None,
     scale: float = 1.0,
+    trace: list | None = None,
     **core_kwargs,
 ):
     """Play one seeded game and yield its frames (``uint8`` ``(H, W, 3)``).
+    ``trace``: a list that receives ``(seat, action)`` for every decision.
 
     Returns a generator; its ``StopIteration.value`` (or the ``result``
     attribute of :func:`record`'s answer) is ``(decisions, finished, info)``.
@@ -137,6 +141,8 @@ def play_frames(
         if max_frames is not None and n_frames >= max_frames:
             break
         buf.actions[:] = pol.act(buf, rows)
+        if trace is not None:
+            trace.append((int(core.to_play(buf.states)[0]), int(buf.actions[0])))
         core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal)
         decisions += 1
         observe()
@@ -215,6 +221,7 @@ def record(
     max_steps: int | None = None,
     scale: float = 1.0,
     hold: float = 2.0,
+    replay: str | None = None,
     **core_kwargs,
 ) -> Recording:
     """Play one seeded game with ``agent`` and write it to ``out``.
@@ -232,6 +239,8 @@ def record(
       the whole game); ``stride``: keep every ``stride``-th decision;
       ``max_steps``: stop after this many decisions;
     * ``scale``: resize frames (0.5 halves width and height: smaller files);
+    * ``replay``: also save the game as a replay file (``.json``, see
+      :mod:`.replay`) at this path;
     * ``**core_kwargs``: game options (``character="hunter"``...).
 
     Returns a :class:`Recording`. Bad arguments raise ``ValueError`` before
@@ -248,6 +257,10 @@ def record(
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"output folder {folder!r} does not exist")
+    if replay is not None:
+        rfolder = os.path.dirname(os.path.abspath(os.fspath(replay)))
+        if not os.fspath(replay).endswith(".json") or not os.path.isdir(rfolder):
+            raise ValueError(f"replay {replay!r}: a .json file name in an existing folder")
     if ext == ".mp4":
         try:
             import imageio  # noqa: F401
@@ -257,6 +270,7 @@ def record(
                 "writing MP4 needs imageio and imageio-ffmpeg (pip install imageio "
                 "imageio-ffmpeg); or record to a .gif, which needs only Pillow"
             ) from e
+    steps: list = []
     gen = play_frames(
         game,
         agent,
@@ -266,6 +280,7 @@ def record(
         stride=stride,
         max_steps=max_steps,
         scale=scale,
+        trace=steps,
         **core_kwargs,
     )
     frames = []
@@ -284,6 +299,19 @@ def record(
         _write_gif(frames, path, fps, hold)
     else:
         _write_mp4(frames, path, fps, hold)
+    if replay is not None:
+        kw = dict(core_kwargs)
+        if players is not None and get_spec(game).multi_agent:
+            kw["num_players"] = players
+        rep = make_replay(
+            game,
+            kw,
+            seed,
+            [s for s, _ in steps],
+            [a for _, a in steps],
+            [str(agent)],
+        )
+        save_replay(rep, replay)
     return Recording(
         path=path,
         frames=len(frames),
@@ -291,6 +319,7 @@ def record(
         finished=finished,
         size=tuple(frames[0].shape[:2]),
         info=info,
+        replay=os.fspath(replay) if replay is not None else None,
     )
 
 
@@ -356,6 +385,8 @@ def main(argv=None) -> int:
         f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
         f"{rec.decisions} decisions, {end}"
     )
+    if rec.replay:
+        print(f"wrote {rec.replay}: the replay ({rec.decisions} decisions)")
     return 0
 
 
@@ -391,6 +422,9 @@ def cli_record_options(spec):
         )
         stride: int = option(1, "keep every N-th decision as a frame", type=positive_int)
         scale: float = option(1.0, "resize frames, e.g. 0.5 for half size")
+        replay: str = option(
+            "", "also save the game as a replay file (.json) that re-simulates exactly"
+        )
 
     groups = [RecordOptions]
     if spec.max_players > 1:
@@ -422,6 +456,7 @@ def cli_record(args) -> int:
             max_frames=args.max_frames or None,
             stride=args.stride,
             scale=args.scale,
+            replay=args.replay or None,
         )
     except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
         print(f"dungeonrl record {args.env}: error: {e}", file=sys.stderr)
@@ -431,4 +466,6 @@ def cli_record(args) -> int:
         f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
         f"{rec.decisions} decisions, {end}"
     )
+    if rec.replay:
+        print(f"wrote {rec.replay}: the replay ({rec.decisions} decisions)")
     return 0

@@ -1,0 +1,376 @@
+"""Replays: a played game as a small file that re-simulates exactly.
+
+A replay holds what is needed to play the game again decision by decision,
+and nothing of the picture: the env id, the game's spec and layout
+versions, the core options, the seed, every decision (the seat that took it
+and its action), the agent of each seat (labels only), the game's result
+and a SHA-256 digest of the final state record (hidden fields included).
+The file is JSON (``.json``), a few kilobytes for a whole game.
+
+Loading re-simulates it and checks it, so a truncated, edited or foreign
+file is refused with a :class:`ReplayError` that says what is wrong (not
+JSON, not a replay, a newer format, an unknown game, another layout
+version, options the game refuses, a decision by the wrong seat, an illegal
+action, actions after the end, a final state that differs from the
+digest), never a traceback from inside the rules.
+
+    from dungeonrl.agents.replay import record_replay, save_replay, load_replay
+    rep = record_replay("dungeon_crawler", ["heuristic", "random"], seed=3)
+    save_replay(rep, "dc.json")
+    trace = load_replay("dc.json").simulate()  # every state, for a viewer to scrub
+
+Command line: ``dungeonrl record GAME --agent A --replay game.json`` saves the
+recorded game as a replay too; ``python -m dungeonrl.agents.replay check
+FILE`` re-simulates one.
+
+A replay carries the seed, so anyone holding it can see every hidden card of
+the game: share replays of finished games, not of games still being played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..envs.core._batch import seed_batch
+from ..envs.core.batch import Batch
+from ..envs.core.errors import DungeonRLError
+from ..registry import get_spec, list_games
+from .policy import make_agent
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Replay",
+    "Trace",
+    "ReplayError",
+    "record_replay",
+    "make_replay",
+    "save_replay",
+    "load_replay",
+    "replay_from_json",
+]
+
+FORMAT = "dungeonrl-replay"
+FORMAT_VERSION = 1
+#: a replay file larger than this is refused before it is parsed
+MAX_BYTES = 8 * 2**20
+#: decisions a replay may hold
+MAX_DECISIONS = 200_000
+_SCALARS = (bool, int, float, str)
+
+
+class ReplayError(DungeonRLError, ValueError):
+    """A replay that cannot be read or does not re-simulate."""
+
+
+@dataclass
+class Trace:
+    """A re-simulated replay: ``states[k]`` is the record before decision
+    ``k`` (``states[-1]`` the final one); ``rewards[k]`` the per-seat
+    rewards of decision ``k``."""
+
+    states: np.ndarray
+    rewards: np.ndarray
+    core: object
+
+
+@dataclass
+class Replay:
+    """One game (see the module doc). ``actors[k]`` took ``actions[k]``."""
+
+    env_id: str
+    game: str
+    spec_version: int
+    layout_version: str
+    core_kwargs: dict
+    seed: int
+    actors: list
+    actions: list
+    seats: list = field(default_factory=list)  # the agent label of each seat
+    finished: bool = False
+    result: dict = field(default_factory=dict)  # the core's episode info
+    digest: str = ""
+
+    def core(self):
+        """The game's core built with the replay's options (checked)."""
+        return _core(self.game, self.core_kwargs)
+
+    def simulate(self, *, check: bool = True) -> Trace:
+        """Play the decisions again; with ``check``, refuse a replay whose
+        seats, actions or final state differ from what the rules give."""
+        core = self.core()
+        n = len(self.actions)
+        buf = Batch(core, 1)
+        buf.reset(seed_batch(int(self.seed), 1))
+        states = core.alloc(n + 1)
+        P = core.num_players
+        rewards = np.zeros((n, P), np.float32)
+        for k, (who, a) in enumerate(zip(self.actors, self.actions)):
+            st = buf.states[0]
+            states[k] = st
+            if core.is_over(st):
+                raise ReplayError(f"decision {k}: the game was already over ({n} decisions given)")
+            actor = int(core.to_play(buf.states)[0])
+            if check and actor != int(who):
+                raise ReplayError(
+                    f"decision {k}: seat {who} acted, but the game waits on seat {actor}"
+                )
+            if not 0 <= int(a) < core.spec.num_actions or not st["legal"][int(a)]:
+                raise ReplayError(f"decision {k}: action {a} is not legal for seat {actor}")
+            buf.actions[0] = int(a)
+            core.step(
+                buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal
+            )
+            rewards[k] = buf.rewards[0, :P]
+        states[n] = buf.states[0]
+        if check:
+            over = bool(core.is_over(buf.states[0]))
+            if over != bool(self.finished):
+                raise ReplayError(
+                    f"the replay says the game {'ended' if self.finished else 'went on'}, "
+                    f"but after its {n} decisions it {'is over' if over else 'goes on'}"
+                )
+            if self.digest and _digest(buf.states[0]) != self.digest:
+                raise ReplayError(
+                    "the final state differs from the one recorded (edited replay, or "
+                    "rules that changed without a layout change)"
+                )
+        return Trace(states=states, rewards=rewards, core=core)
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, **asdict(self)}
+
+
+def _digest(state) -> str:
+    return hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (np.integer, np.floating, np.bool_)):
+        return x.item()
+    return x
+
+
+def _core(game: str, core_kwargs: dict):
+    try:
+        return get_spec(game).make_core(**core_kwargs)
+    except (ValueError, TypeError, KeyError) as e:
+        raise ReplayError(f"{game} refuses the replay's options {core_kwargs}: {e}") from e
+
+
+def make_replay(game: str, core_kwargs: dict, seed: int, actors, actions, seats=()) -> Replay:
+    """The replay of decisions already taken (``actors[k]`` took
+    ``actions[k]`` in the game of ``seed``): its result and digest come
+    from playing them again. ``seats``: the agent label of each seat (one
+    label: the same agent in every seat)."""
+    spec = get_spec(game)
+    rep = Replay(
+        env_id=spec.env_id,
+        game=spec.name,
+        spec_version=int(spec.version),
+        layout_version=str(spec.layout_version),
+        core_kwargs=_plain(dict(core_kwargs)),
+        seed=int(seed),
+        actors=[int(x) for x in actors],
+        actions=[int(x) for x in actions],
+        seats=[str(s) for s in seats],
+    )
+    trace = rep.simulate(check=False)
+    if len(rep.seats) == 1:  # one agent for every seat
+        rep.seats = rep.seats * trace.core.num_players
+    final = trace.states[-1]
+    rep.finished = bool(trace.core.is_over(final))
+    rep.result = _plain(trace.core.episode_info(final)) if rep.finished else {}
+    rep.digest = _digest(final)
+    return rep
+
+
+def record_replay(
+    game: str,
+    agents,
+    seed: int = 0,
+    *,
+    max_steps: int | None = None,
+    deterministic: bool = True,
+    **core_kwargs,
+) -> Replay:
+    """Play one seeded game and return its replay. ``agents``: one agent for
+    every seat, or a list with one per seat (names as ``make_agent`` takes
+    them, or agent objects; seat ``i``'s agent is seeded from ``seed + 7919 i``);
+    ``core_kwargs``: the game's options (``num_players=4``...)."""
+    core = get_spec(game).make_core(**core_kwargs)
+    P = core.num_players
+    given = list(agents) if isinstance(agents, (list, tuple)) else [agents] * P
+    if len(given) != P:
+        raise ValueError(f"{len(given)} agents for {P} seats")
+    by_seat = [
+        make_agent(a, core, seed=int(seed) + 7919 * i, deterministic=deterministic)
+        for i, a in enumerate(given)
+    ]
+    seats = [
+        a if isinstance(a, str) else getattr(b, "name", "agent") for a, b in zip(given, by_seat)
+    ]
+    buf = Batch(core, 1)
+    buf.reset(seed_batch(int(seed), 1))
+    rows = np.zeros(1, np.int64)
+    actors, actions = [], []
+    while not core.is_over(buf.states[0]):
+        if max_steps is not None and len(actions) >= max_steps:
+            break
+        actor = int(core.to_play(buf.states)[0])
+        buf.players[0] = max(actor, 0)
+        core.legal_mask(buf.states, buf.masks)
+        core.observe(buf.states, buf.players, buf.obs)
+        a = int(by_seat[actor].act(buf, rows)[0])
+        actors.append(actor)
+        actions.append(a)
+        buf.actions[0] = a
+        core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal)
+    return make_replay(game, core_kwargs, seed, actors, actions, seats)
+
+
+def save_replay(replay: Replay, path) -> str:
+    """Write ``replay`` as JSON to ``path``; returns the path."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(replay.to_json(), f, separators=(",", ":"))
+    return os.fspath(path)
+
+
+def _need(d: dict, key: str, kind, what: str):
+    if key not in d:
+        raise ReplayError(f"not a complete replay: no {key!r}")
+    v = d[key]
+    if not isinstance(v, kind) or (kind is not bool and isinstance(v, bool)):
+        raise ReplayError(f"replay field {key!r} must be {what}, got {type(v).__name__}")
+    return v
+
+
+def replay_from_json(d, *, source: str = "replay") -> Replay:
+    """A :class:`Replay` from its JSON object, every field checked (not yet
+    re-simulated: :func:`load_replay` does both)."""
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ReplayError(f"{source}: not a dungeonrl replay (no {FORMAT!r} header)")
+    ver = d.get("format_version")
+    if not isinstance(ver, int) or not 1 <= ver <= FORMAT_VERSION:
+        raise ReplayError(
+            f"{source}: replay format {ver!r} is not one this dungeonrl reads (1..{FORMAT_VERSION})"
+        )
+    game = _need(d, "game", str, "a game name")
+    if game not in list_games():
+        raise ReplayError(
+            f"{source}: unknown game {game!r} (registered: {', '.join(list_games())})"
+        )
+    spec = get_spec(game)
+    env_id = _need(d, "env_id", str, "an env id")
+    layout = _need(d, "layout_version", str, "a string")
+    if env_id != spec.env_id or layout != str(spec.layout_version):
+        raise ReplayError(
+            f"{source}: recorded on {env_id} layout {layout}; this dungeonrl has "
+            f"{spec.env_id} layout {spec.layout_version} (replays re-simulate only on the "
+            "layout they were recorded on)"
+        )
+    kw = _need(d, "core_kwargs", dict, "an object")
+    if not all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in kw.items()):
+        raise ReplayError(f"{source}: core_kwargs must map names to numbers or strings")
+    seed = _need(d, "seed", int, "an integer")
+    if not 0 <= seed < 2**64:
+        raise ReplayError(f"{source}: seed {seed} is outside 0..2**64-1")
+    actors = _need(d, "actors", list, "a list")
+    actions = _need(d, "actions", list, "a list")
+    if len(actors) != len(actions):
+        raise ReplayError(f"{source}: {len(actors)} actors for {len(actions)} actions")
+    if len(actions) > MAX_DECISIONS:
+        raise ReplayError(f"{source}: {len(actions)} decisions (at most {MAX_DECISIONS})")
+    for name, xs in (("actors", actors), ("actions", actions)):
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in xs):
+            raise ReplayError(f"{source}: {name} must be integers")
+    seats = d.get("seats", [])
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise ReplayError(f"{source}: seats must be a list of labels")
+    result = d.get("result", {})
+    if not isinstance(result, dict):
+        raise ReplayError(f"{source}: result must be an object")
+    digest = d.get("digest", "")
+    if not isinstance(digest, str):
+        raise ReplayError(f"{source}: digest must be a string")
+    return Replay(
+        env_id=env_id,
+        game=game,
+        spec_version=int(_need(d, "spec_version", int, "an integer")),
+        layout_version=layout,
+        core_kwargs=dict(kw),
+        seed=seed,
+        actors=list(actors),
+        actions=list(actions),
+        seats=list(seats),
+        finished=bool(_need(d, "finished", bool, "true or false")),
+        result=dict(result),
+        digest=digest,
+    )
+
+
+def load_replay(path, *, check: bool = True) -> Replay:
+    """Read a replay file, check every field and (``check``) re-simulate it;
+    raises :class:`ReplayError` saying what is wrong."""
+    src = os.fspath(path)
+    try:
+        size = os.path.getsize(src)
+    except OSError as e:
+        raise ReplayError(f"{src}: cannot read the replay ({e.strerror or e})") from e
+    if size > MAX_BYTES:
+        raise ReplayError(f"{src}: {size:,} bytes, more than a replay may hold ({MAX_BYTES:,})")
+    try:
+        with open(src, encoding="utf-8") as f:
+            d = json.load(f)
+    except UnicodeDecodeError as e:
+        raise ReplayError(f"{src}: not a dungeonrl replay (not UTF-8 text)") from e
+    except json.JSONDecodeError as e:
+        raise ReplayError(
+            f"{src}: not a dungeonrl replay, or a truncated one (invalid JSON at line "
+            f"{e.lineno} column {e.colno})"
+        ) from e
+    rep = replay_from_json(d, source=src)
+    if check:
+        try:
+            rep.simulate(check=True)
+        except ReplayError as e:
+            raise ReplayError(f"{src}: {e}") from e
+    return rep
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.agents.replay", description="check a replay file"
+    )
+    p.add_argument("cmd", choices=["check"])
+    p.add_argument("file")
+    a = p.parse_args(argv)
+    try:
+        rep = load_replay(a.file)
+    except ReplayError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    end = f"over: {rep.result}" if rep.finished else "cut short"
+    print(
+        f"{a.file}: {rep.env_id}, seed {rep.seed}, {len(rep.actions)} decisions, "
+        f"seats {rep.seats}, {end}; re-simulated exactly"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
