@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.dungeonrl-installed
 
-.PHONY: venv venv-rllib test lint typecheck-tree demo
+.PHONY: venv venv-rllib precompile test lint typecheck-tree demo
 
 venv: $(STAMP)
 
@@ -30,7 +30,12 @@ $(RLLIB_STAMP): pyproject.toml $(STAMP)
 	$(RLLIB_VENV)/bin/python -m pip install -c $(RLLIB_VENV)/constraints.txt -e ".[rllib]" pytest
 	touch $(RLLIB_STAMP)
 
-test: venv venv-rllib
+# every game's numba kernels compiled ahead of use, two processes at a time
+# (seconds when numba's cache is already warm), so tests and the demo start warm
+precompile: venv
+	$(VENV)/bin/python -m dungeonrl.precompile --jobs 2
+
+test: venv venv-rllib precompile
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
 	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/adapters/test_rllib.py
 
@@ -52,5 +57,5 @@ lint: venv typecheck-tree
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-demo: venv
+demo: venv precompile
 	$(VENV)/bin/dungeonrl demo
