@@ -24,6 +24,7 @@ from ..registry import get_spec
 from .evaluate import evaluate
 from .exploit import exploit, train_parser
 from .games import hooks_for
+from .league import PlacementLeague
 from .policy import make_agent
 from .pretrained import (
     CHECK_GAMES,
@@ -37,7 +38,7 @@ from .pretrained import (
     names,
 )
 from .runs import final_eval
-from .selfplay import play_match, play_team
+from .selfplay import play_match, play_team, table_play
 from .train import is_coop
 from .train import main as train_main
 
@@ -93,6 +94,45 @@ def _check_run(agent, core, hooks, multi: bool, coop: bool, games: int) -> dict:
         }
     wins = int((np.asarray(res["result"]) == 1).sum())
     return {"games": games, "seed": 0, "what": what, "wins": wins}
+
+
+def table_league(core, agent, label: str) -> dict:
+    """The openskill league of ``agent``, the heuristic and random play at
+    a full table of ``core``: each kind sits in enough seats (copies rated
+    one by one) for every lineup of ``P`` distinct seats, all lineups
+    played with every rotation; ``kinds`` averages the copies' ratings."""
+    P = core.num_players
+    copies = -(-P // 3)
+    kinds = {
+        label: agent,
+        "heuristic": make_agent("heuristic", core, seed=1),
+        "random": make_agent("random", core, seed=2),
+    }
+    built = {f"{k}#{j + 1}": a for k, a in kinds.items() for j in range(copies)}
+    per_lineup = 20 if P <= 4 else 10
+    league = PlacementLeague(built, table_play(core), sides=P)
+    league.run(games=per_lineup, seed=0)
+    rows = league.table()
+    summary = []
+    for k in kinds:
+        mine = [r for r in rows if r["name"].rsplit("#", 1)[0] == k]
+        summary.append(
+            {
+                "name": k,
+                "mu": float(np.mean([r["mu"] for r in mine])),
+                "ordinal": float(np.mean([r["ordinal"] for r in mine])),
+                "first": float(np.mean([r["first"] for r in mine])),
+            }
+        )
+    summary.sort(key=lambda r: -r["ordinal"])
+    return {
+        "players": P,
+        "games": len(league.results),
+        "games_per_lineup": per_lineup,
+        "kinds": summary,
+        "seats": rows,
+        "top": summary[0]["name"],
+    }
 
 
 def card_check(name: str) -> dict:
@@ -172,6 +212,8 @@ def ship(
         "evaluation": {"games": eval_games, "rows": ev.get("final_eval", [])},
         "check": _check_run(agent, core, hooks, multi, coop, CHECK_GAMES),
     }
+    if multi and not coop and core.num_players >= 3:
+        out["league"] = table_league(core, agent, PREFIX + name)
     if multi and not coop and exploit_minutes:
         out["exploit"] = exploit(
             game,
@@ -262,6 +304,10 @@ def markdown(cards: list | None = None) -> str:
             )
         else:
             xs = "n/a (" + x.get("why", "") + ")"
+        lg = c.get("league")
+        if lg:
+            ranked = ", ".join(f"{k['name']} {k['mu']:.1f}" for k in lg["kinds"])
+            xs += f"<br>openskill league at {lg['players']} seats (mu): {ranked}"
         t = c["trained"]
         lines.append(
             f"| `pretrained:{c['name']}` | {c['setting']} | {t['minutes']:.0f} min, "
