@@ -42,7 +42,16 @@ from .selfplay import play_match, play_team, table_play
 from .train import is_coop
 from .train import main as train_main
 
-__all__ = ["card_check", "ship", "retrain", "main", "machine_line", "markdown"]
+__all__ = [
+    "card_check",
+    "ship",
+    "retrain",
+    "main",
+    "machine_line",
+    "markdown",
+    "table_league",
+    "targets",
+]
 
 
 def machine_line() -> str:
@@ -322,6 +331,61 @@ def markdown(cards: list | None = None) -> str:
         "`python -m dungeonrl.agents.zoo list`; cards: "
         "`agents/pretrained_models/NAME.json`."
     )
+    return "\n".join(lines) + "\n\n" + targets_markdown(cards)
+
+
+def targets(c: dict) -> list:
+    """The baseline targets a card is held to: ``(agent, target, measured,
+    goal, met)`` rows. Multi-seat rival games at 4+ seats: at least twice
+    the fair share of first places against the heuristic in every other
+    seat, and the top of the openskill league; co-op: a team win rate above
+    two heuristics' (with the heuristic as teammate, and with itself);
+    solo: above the heuristic's win rate on the same games."""
+    rows = {str(r["agent"]): r for r in c["evaluation"]["rows"]}
+    me = PREFIX + c["name"]
+    P = int(c["core_kwargs"].get("num_players", 1))
+    out = []
+
+    def rate(key):
+        r = rows.get(key)
+        return None if r is None else float(r["win_rate"])
+
+    if c["exploit"].get("applies") and P >= 4:
+        got, goal = rate(f"{me} vs heuristic"), 2.0 / P
+        if got is not None:
+            out.append(
+                (me, f"first places against {P - 1} heuristics >= 2x fair share", got, goal,
+                 got >= goal)
+            )  # fmt: skip
+        lg = c.get("league")
+        if lg:
+            top = lg["top"] == me
+            out.append((me, f"tops the openskill league at {P} seats", lg["top"], me, top))
+    elif P > 1 and not c["exploit"].get("applies"):
+        ref = rate("heuristic + heuristic")
+        for partner in ("heuristic", me):
+            got = rate(f"{me} + {partner}")
+            if got is not None and ref is not None:
+                who = "the heuristic" if partner == "heuristic" else "itself"
+                out.append(
+                    (me, f"team win rate with {who} above two heuristics'", got, ref, got > ref)
+                )
+    elif P == 1:
+        got, ref = rate(me), rate("heuristic")
+        if got is not None and ref is not None:
+            out.append((me, "win rate above the heuristic's (same games)", got, ref, got > ref))
+    return out
+
+
+def targets_markdown(cards: list | None = None) -> str:
+    cards = cards if cards is not None else [card(n) for n in names()]
+    lines = ["| agent | target | measured | goal | |", "|---|---|---|---|---|"]
+    for c in cards:
+        for who, text, got, goal, met in targets(c):
+            fmt = (lambda v: f"{v:.1%}") if isinstance(got, float) else str
+            lines.append(
+                f"| `{who}` | {text} | {fmt(got)} | {fmt(goal)} | {'met' if met else 'MISSED'} |"
+            )
     return "\n".join(lines)
 
 

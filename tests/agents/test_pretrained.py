@@ -111,3 +111,35 @@ def test_zoo_list_and_show(capsys):
         assert n in out
     assert zoo.main(["show", NAMES[0]]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == NAMES[0]
+
+
+def _card(P, rows, exploit=True, league_top=None):
+    c = {
+        "name": "x",
+        "core_kwargs": {"num_players": P},
+        "evaluation": {"games": 10, "rows": [{"agent": a, "win_rate": w} for a, w in rows]},
+        "exploit": {"applies": exploit} if exploit else {"applies": False, "why": "co-op"},
+    }
+    if league_top:
+        c["league"] = {"top": league_top, "players": P, "kinds": []}
+    return c
+
+
+def test_targets_of_a_card():
+    me = "pretrained:x"
+    four = zoo.targets(_card(4, [(f"{me} vs heuristic", 0.55)], league_top="heuristic"))
+    assert [(t[1].split()[0], t[4]) for t in four] == [("first", True), ("tops", False)]
+    assert four[0][3] == 0.5
+    eight = zoo.targets(_card(8, [(f"{me} vs heuristic", 0.2)], league_top=me))
+    assert [t[4] for t in eight] == [False, True]
+    coop = zoo.targets(
+        _card(
+            2,
+            [(f"{me} + heuristic", 0.6), (f"{me} + {me}", 0.3), ("heuristic + heuristic", 0.5)],
+            exploit=False,
+        )
+    )
+    assert [t[4] for t in coop] == [True, False]
+    solo = zoo.targets(_card(1, [(me, 0.7), ("heuristic", 0.44)], exploit=False))
+    assert solo[0][4] is True
+    assert zoo.targets(_card(2, [(f"{me} vs heuristic", 0.9)])) == []  # 2 seats: no target
