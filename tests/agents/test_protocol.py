@@ -204,3 +204,26 @@ def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, mon
     core = resolve_core("dungeon_crawler", {"num_players": 2})
     view = make_view(core, 4, "agent_examples:first_legal:1", seed=0)
     assert view.opponent_names() == ["agent_examples:first_legal"]
+
+
+def test_module_attribute_plays_records_and_replays(tmp_path):
+    from dungeonrl.agents.record import record
+    from dungeonrl.agents.replay import load_replay, record_replay
+    from dungeonrl.play import seat_policies
+
+    core = resolve_core("dungeon_crawler", {"num_players": 2})
+    pols = seat_policies(["agent_examples:first_legal", "heuristic"], core, seed=0)
+    buf = Batch(core, 1)
+    buf.reset(np.zeros(1, np.uint64))
+    a = pols[0](buf.states[:1])
+    assert a == int(np.flatnonzero(buf.states[0]["legal"])[0])
+    rec = record("unbroken", "agent_examples:LastLegal", 1, str(tmp_path / "u.png"), max_frames=4)
+    assert rec.decisions == 3
+    rep = record_replay("dungeon_crawler", ["agent_examples:first_legal", "random"], seed=1,
+                        num_players=2)  # fmt: skip
+    assert rep.seats == ["agent_examples:first_legal", "random"] and rep.finished
+    path = tmp_path / "r.json"
+    from dungeonrl.agents.replay import save_replay
+
+    save_replay(rep, path)
+    assert load_replay(path) == rep
