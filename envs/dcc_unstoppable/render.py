@@ -106,6 +106,14 @@ def describe_action(st, a, content=None):
                 return f"{name} {threat_text(st, st['deck'][q][st['deck_n'][q] - 1], cc)}"
             if t < st["bf_n"][q]:
                 return f"{name} {threat_text(st, st['bf'][q][t], cc)}"
+    if C.A_RACE0 <= a < C.A_RACE0 + 3 and st["race_offer"][p][a - C.A_RACE0] >= 0:
+        return f"keep the race {cc.race_names[st['race_offer'][p][a - C.A_RACE0]]}"
+    if C.A_CLASS0 <= a < C.A_CLASS0 + 3 and st["class_offer"][p][a - C.A_CLASS0] >= 0:
+        return f"keep the class {cc.class_names[st['class_offer'][p][a - C.A_CLASS0]]}"
+    if a == C.A_PRESET and st["crawler"][p] >= 0:
+        T, cr = cc.tables, st["crawler"][p]
+        race, klass = cc.race_names[T.cr_race[cr]], cc.class_names[T.cr_class[cr]]
+        return f"take the portrait's preset: {race} {klass}"
     if C.A_BUY0 <= a < C.A_BUY0 + C.MARKET_SIZE and st["market"][a - C.A_BUY0] >= 0:
         return f"{name} {cc.upgrade_names[st['market'][a - C.A_BUY0]]}"
     if C.A_DRAFT0 <= a < C.A_DRAFT0 + 4 and st["reveal"][a - C.A_DRAFT0] >= 0:

@@ -270,6 +270,14 @@ def describe_action(st, ct, a: int) -> str:
     if C.A_POWER <= a < C.A_POWER + C.N_POWER:
         w, k = divmod(a - C.A_POWER, C.MAX_P)
         return f"{('upper', 'lower')[w]} power" + (f" on player_{(p + k) % n}" if k else "")
+    if C.A_PICK <= a < C.A_PICK + C.N_PICK:
+        left = [int(x) for x in st["offer"][: int(st["offer_n"])] if x >= 0]
+        j = a - C.A_PICK
+        if j < len(left):
+            if int(st["phase"]) == C.PH_DRAFT_RACER:
+                return f"take the Racer {ct.racer_names[left[j]]}"
+            if int(st["phase"]) == C.PH_DRAFT_DASH:
+                return f"take the dashboard {ct.dashboard_names[left[j]]}"
     if C.A_SPEED <= a < C.A_SPEED + 3:
         return ("speed down", "keep speed", "speed up")[a - C.A_SPEED]
     if C.A_FACE <= a < C.A_FACE + 6:
