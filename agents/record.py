@@ -65,7 +65,7 @@ class Recording:
 def _make_core(game, players, core_kwargs):
     spec = get_spec(game)
     kwargs = dict(core_kwargs)
-    if spec.multi_agent:
+    if spec.multi_agent or spec.max_players > 1:  # Carl plays co-op at 2 seats
         if players is not None:
             kwargs["num_players"] = players
     elif players not in (None, 1):
@@ -301,7 +301,7 @@ def record(
         _write_mp4(frames, path, fps, hold)
     if replay is not None:
         kw = dict(core_kwargs)
-        if players is not None and get_spec(game).multi_agent:
+        if players is not None and get_spec(game).max_players > 1:
             kw["num_players"] = players
         rep = make_replay(
             game,

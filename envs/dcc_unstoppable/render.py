@@ -217,115 +217,246 @@ def render_ansi(st, content=None):
 
 # --- picture ------------------------------------------------------------------
 _W, _H = 1100, 720
-_CW, _CH = 100, 62
+BG = (30, 34, 32)
+PANEL = (44, 50, 47)
+EDGE = (86, 96, 90)
+INK = (236, 234, 226)
+DIM = (160, 166, 160)
+GOLD = (244, 208, 120)
+#: danger-track cell colour by border (none, green, yellow, red)
+TRACK = {0: (190, 190, 190), 1: (96, 186, 96), 2: (228, 204, 80), 3: (212, 84, 70)}
+THREAT = (226, 150, 140)
+LOOM = (196, 150, 214)
+BOSS_EDGE = (250, 70, 60)
+TACTIC = (200, 228, 188)
+ALLY_C = (176, 214, 236)
+UPGRADE = (172, 200, 236)
+CARD_W, GAP = 92, 4
 
 
-def _box(d, x, y, lines, fill, outline=(20, 20, 20)):
-    d.rectangle([x, y, x + _CW, y + _CH], fill=fill, outline=outline)
-    for i, t in enumerate(lines[:4]):
-        d.text((x + 3, y + 2 + 14 * i), t[:16], fill=(0, 0, 0))
+def _panel(cv, x0, y0, x1, y1, title=None):
+    cv.box(x0, y0, x1, y1, fill=PANEL, outline=EDGE, radius=8)
+    if title:
+        cv.text((x0 + 10, y0 + 5), title, 12, DIM)
+
+
+def _card(cv, x, y, h, fill, title, lines, edge=(20, 20, 20), width=2, reserve=0):
+    """A card: a coloured box, its name wrapped on up to two lines, then
+    ``lines`` (each cut to the card's width) above the bottom ``reserve``
+    pixels."""
+    cv.box(x, y, x + CARD_W, y + h, fill=fill, outline=edge, radius=5, width=width)
+    n = cv.wrap((x + 4, y + 3), title, 12, CARD_W - 8, 2, fill=(15, 15, 15), line_h=13)
+    yy = y + 5 + 13 * n
+    for ln in lines:
+        if yy + 12 > y + h - reserve:
+            break
+        cv.text((x + 4, yy), ln, 11, (30, 30, 30), CARD_W - 8)
+        yy += 13
+
+
+def _threat_card(cv, st, cc, s, x, y, h):
+    T = cc.tables
+    if s >= C.STAIRS0:
+        _card(cv, x, y, h, (238, 238, 238), "STAIRS", ["down to the", "next floor"])
+        return
+    if not st["sl_seen"][s]:
+        _card(cv, x, y, h, (120, 120, 120), "face down", ["not yet seen"])
+        return
+    lvl = _danger_level(st, T)
+    atk = int(T.t_atk[s]) + (lvl if T.t_datk[s] else 0)
+    hp = int(T.t_atk[s]) + int(T.t_def[s]) + (lvl if T.t_datk[s] else 0)
+    hp += lvl if T.t_ddef[s] else 0
+    for k in range(2):
+        u = st["sl_up"][s][k]
+        if u >= 0:
+            atk += int(T.u_atk[u])
+            hp += int(T.u_atk[u]) + int(T.u_def[u])
+    left = hp - int(st["sl_dmg"][s])
+    boss = T.t_group[s] == 6
+    fill = LOOM if st["sl_loom"][s] else THREAT
+    edge, width = (BOSS_EDGE, 3) if boss else ((20, 20, 20), 2)
+    kws = " ".join(_kw(st, T, s))
+    title = ("BOSS " if boss else "") + cc.threat_names[s]
+    _card(cv, x, y, h, fill, title, [f"attack {atk}", kws], edge, width, reserve=16)
+    cv.bar(
+        x + 4, y + h - 15, CARD_W - 8, 11, left, hp, (200, 40, 40), label=f"HP {left}/{hp}", size=10
+    )
+
+
+def _core_card(st, cc, s):
+    T = cc.tables
+    c = st["sl_core"][s]
+    cost = max(0, int(T.c_cost[c]) + sum(int(T.u_ap[u]) for u in st["sl_up"][s] if u >= 0))
+    ally = T.c_type[c] == C.ALLY
+    ups = "+".join(cc.upgrade_names[u] for u in st["sl_up"][s] if u >= 0)
+    lines = [
+        f"{cost} AP  L{T.c_level[c]} {C.STAT_NAMES[T.c_stat[c]]}",
+        C.SUBTYPE_NAMES[T.c_type[c]],
+    ]
+    if ally and st["sl_exh"][s]:
+        lines[1] += ", exhausted"
+    if ups:
+        lines.append(ups)
+    return cc.core_names[c], lines, ALLY_C if ally else TACTIC
+
+
+def _row(cv, x0, y, h, label, slots, draw, right=1084):
+    """``label`` then one card per slot (``draw(slot, x)``), as many as fit
+    before ``right``."""
+    cv.text((x0, y + h // 2 - 7), label, 11, DIM)
+    x = x0 + 62
+    shown = slots[: (right - x) // (CARD_W + GAP)]
+    for s in shown:
+        draw(s, x)
+        x += CARD_W + GAP
+    if len(slots) > len(shown):
+        cv.text((1084, y + h - 14), f"+{len(slots) - len(shown)} more", 11, DIM, anchor="ra")
+    if not len(slots):
+        cv.text((x0 + 62, y + h // 2 - 7), "(none)", 11, DIM)
+
+
+def _seat(cv, st, cc, p, y0, y1):
+    cr = st["crawler"][p]
+    race = cc.race_names[st["race"][p]] if st["race"][p] >= 0 else "race to choose"
+    kl = cc.class_names[st["klass"][p]] if st["klass"][p] >= 0 else "class to choose"
+    turn = " (to act)" if st["actor"] == p else ""
+    _panel(cv, 12, y0, 1088, y1)
+    w = cv.text((22, y0 + 6), f"{cc.crawler_names[cr] if cr >= 0 else '?'}{turn}", 16, GOLD)
+    cv.text((34 + w, y0 + 9), f"{race} / {kl}", 13, INK, 420 - w)
+    hp = int(st["health"][p])
+    cv.bar(460, y0 + 8, 150, 14, hp, max(hp, 10), (200, 50, 50), label=f"health {hp}", size=11)
+    stats = (
+        f"mana {st['mana'][p]}   gold {st['gold'][p]}   AP {st['ap'][p]}   level "
+        f"{st['level'][p]}   deck {st['deck_n'][p]}   discard {st['disc_n'][p]}"
+        + ("   DOWN THE STAIRS" if st["descended"][p] else "")
+    )
+    cv.text((622, y0 + 9), stats, 12, INK, 460)
+    room = y1 - y0 - 30
+    h_bf = max(58, min(84, room * 2 // 5))
+    h_card = max(44, min(70, (room - h_bf - 8) // 2))
+    y = y0 + 28
+    ondeck = 1084 - CARD_W
+    bf = [int(x) for x in st["bf"][p][: st["bf_n"][p]]]
+
+    def threat(s, x, y=y):
+        _threat_card(cv, st, cc, s, x, y, h_bf)
+
+    _row(cv, 22, y, h_bf, "battlefield", bf, threat, right=ondeck - 56)
+    cv.text((ondeck - 8, y + h_bf // 2 - 7), "on deck", 11, DIM, anchor="ra")
+    if st["deck_n"][p]:
+        threat(int(st["deck"][p][st["deck_n"][p] - 1]), ondeck)
+    else:
+        cv.text((ondeck + 4, y + h_bf // 2 - 7), "(empty)", 11, DIM)
+    for label, zone, n in (("play area", "play", "play_n"), ("hand", "hand", "hand_n")):
+        y += (h_bf if label == "play area" else h_card) + 4
+        slots = [int(x) for x in st[zone][p][: st[n][p]]]
+
+        def card(s, x, y=y):
+            _card(cv, x, y, h_card, *_core_args(st, cc, s))
+
+        _row(cv, 22, y, h_card, label, slots, card)
+
+
+def _core_args(st, cc, s):
+    name, lines, fill = _core_card(st, cc, s)
+    return fill, name, lines
+
+
+def _footer(cv, st, cc, y0):
+    _panel(cv, 12, y0, 1088, _H - 6)
+    if st["outcome"] != 0:
+        msg = f"Game over: {C.OUTCOME_NAMES[st['outcome']]}"
+        if st["outcome"] == C.O_WIN:
+            msg += f"  (score {int(st['score'])})"
+        cv.text((24, y0 + 10), msg, 16, GOLD, 1050)
+        return
+    p = int(st["actor"])
+    what = C.PHASE_NAMES[st["phase"]] + (f" / {C.DEC_NAMES[st['dec']]}" if st["dec"] else "")
+    who = cc.crawler_names[st["crawler"][p]] if p >= 0 and st["crawler"][p] >= 0 else f"seat {p}"
+    cv.text((24, y0 + 5), f"{who} to act: {what.replace('_', ' ')}", 13, GOLD, 1050)
+    labels = [describe_action(st, int(a), cc) for a in np.flatnonzero(st["legal"])]
+    x, y = 24, y0 + 24
+    for i, lab in enumerate(labels):
+        w = min(cv.text_width(lab, 11) + 12, 340)
+        if x + w > 1076:
+            x, y = 24, y + 18
+            if y > _H - 22:
+                cv.text((1076, y - 18), f"+{len(labels) - i} more", 11, DIM, anchor="ra")
+                break
+        cv.chip(x, y, lab, 11, (72, 92, 110), fg=INK, max_w=340)
+        x += w + 5
 
 
 def render_rgb(st, content=None):
-    from PIL import Image, ImageDraw
+    """The table as a picture (``uint8`` ``(720, 1100, 3)``): the danger
+    track with its marker, the market, decks, quest and draft on offer, then
+    every seat's crawler (race, class, health, mana, gold, AP, level), its
+    threats with their attack and health left, its play area and hand, and
+    a footer naming the decision and the choices on offer. Only what the
+    players see: a face-down threat stays face down."""
+    from ..core.authoring.draw import Canvas
 
     cc = _c(content)
     T = cc.tables
-    img = Image.new("RGB", (_W, _H), (38, 52, 44))
-    d = ImageDraw.Draw(img)
-    # danger track along the top
-    f, m = st["cfg_floor"] - 1, st["cfg_mode"]
-    n = T.tr_len[f, m]
-    colors = {0: (200, 200, 200), 1: (90, 190, 90), 2: (230, 210, 70), 3: (210, 70, 60)}
-    for i in range(n):
-        x = 10 + i * 34
-        fill = (40, 40, 40) if i == n - 1 else colors[int(T.tr_border[f, m, i])]
-        d.rectangle([x, 8, x + 30, 38], fill=fill, outline=(0, 0, 0))
-        d.text(
-            (x + 10, 16),
-            "X" if i == n - 1 else str(T.tr_level[f, m, i]),
-            fill=(0, 0, 0) if i < n - 1 else (255, 255, 255),
-        )
-        if i == st["danger"]:
-            d.ellipse([x + 8, 40, x + 22, 54], fill=(160, 40, 200))
-    d.text(
-        (10, 58),
-        f"floor {st['cfg_floor']} {C.MODES[st['cfg_mode']]} "
-        f"{C.DIFFICULTIES[st['cfg_difficulty']]}  turn {st['turn']}  "
-        f"{C.PHASE_NAMES[st['phase']]} {C.DEC_NAMES[st['dec']]}",
-        fill=(255, 255, 255),
+    cv = Canvas(_W, _H, BG)
+    cv.box(0, 0, _W, 36, fill=(40, 58, 50))
+    cv.text((14, 7), "DUNGEON CRAWLER CARL: UNSTOPPABLE", 17, GOLD)
+    cv.text(
+        (400, 10),
+        f"floor {st['cfg_floor']}  |  {C.MODES[st['cfg_mode']]}  |  "
+        f"{C.DIFFICULTIES[st['cfg_difficulty']]}  |  turn {st['turn']}",
+        14,
+        INK,
+        480,
     )
-    # market
+    cv.text((_W - 14, 10), f"step {int(st['steps'])}", 13, DIM, anchor="ra")
+    # the danger track
+    f, m = st["cfg_floor"] - 1, st["cfg_mode"]
+    n = int(T.tr_len[f, m])
+    _panel(cv, 12, 42, 1088, 94, f"DANGER  level {_danger_level(st, T)}")
+    cw = min(34, (1060 - 100) // max(n, 1))
+    for i in range(n):
+        x = 110 + i * cw
+        last = i == n - 1
+        fill = (30, 30, 30) if last else TRACK[int(T.tr_border[f, m, i])]
+        cv.box(x, 52, x + cw - 4, 84, fill=fill, outline=(10, 10, 10), radius=4)
+        tok = "skull" if last else str(int(T.tr_level[f, m, i]))
+        cv.text((x + (cw - 4) // 2, 60), tok, 11, INK if last else (20, 20, 20), anchor="ma")
+        if i == st["danger"]:
+            cv.box(x - 2, 50, x + cw - 2, 86, outline=(190, 60, 230), radius=5, width=3)
+    # the market
+    _panel(cv, 12, 100, 700, 204, "MARKET (upgrades)")
     for k, u in enumerate(st["market"]):
-        x = 10 + k * (_CW + 6)
+        x = 22 + k * (CARD_W + 20)
         if u >= 0:
-            _box(
-                d,
-                x,
-                78,
-                [
-                    cc.upgrade_names[u],
-                    f"{T.u_cost[u]} gold",
-                    "top" if T.u_cutout[u] == 0 else "bottom",
-                ],
-                (170, 200, 235),
-            )
-    # seats
-    for p in range(st["num_players"]):
-        y0 = 160 + p * 280
-        d.text(
-            (10, y0),
-            f"{cc.crawler_names[st['crawler'][p]]}: HP {st['health'][p]}  mana {st['mana'][p]}  "
-            f"gold {st['gold'][p]}  AP {st['ap'][p]}  level {st['level'][p]}"
-            + ("  (down the stairs)" if st["descended"][p] else ""),
-            fill=(255, 255, 255),
+            side = "top" if T.u_cutout[u] == 0 else "bottom"
+            _card(cv, x, 120, 78, UPGRADE, cc.upgrade_names[u], [f"{T.u_cost[u]} gold, {side}"])
+        else:
+            cv.text((x + 4, 150), "(empty)", 11, DIM)
+    # decks, quest, draft
+    _panel(cv, 708, 100, 1088, 204, "DECKS AND QUEST")
+    decks = "  ".join(f"L{d + 1}: {st['cdeck_n'][d]}" for d in range(C.MAX_LEVEL_DECK))
+    cv.text((718, 120), f"core decks  {decks}", 12, INK, 360)
+    beaten = ", ".join(
+        f"{C.BOSS_KIND_NAMES[k]} {st['bosses'][k]}" for k in range(C.NBK) if st["bosses"][k]
+    )
+    line = f"threat deck {st['tdeck_n']}   bosses defeated: {beaten or 'none'}"
+    cv.text((718, 136), line, 12, INK, 360)
+    if st["quest"] >= 0:
+        card = T.quest_first[st["quest"]] + st["quest_part"]
+        q = (
+            f"quest: {cc.quest_names[card]} ({C.QREQ_NAMES[T.q_req[card]]} "
+            f"{st['quest_prog']}/{T.q_n[card]})"
         )
-        for i, s in enumerate(st["bf"][p][: st["bf_n"][p]]):
-            x = 10 + i * (_CW + 6)
-            kws = _kw(st, T, s)
-            fill = (235, 150, 140) if not st["sl_loom"][s] else (190, 140, 200)
-            _box(
-                d,
-                x,
-                y0 + 18,
-                [cc.threat_names[s], f"atk {T.t_atk[s]}", f"dmg {st['sl_dmg'][s]}", " ".join(kws)],
-                fill,
-            )
-        if st["deck_n"][p]:
-            s = st["deck"][p][st["deck_n"][p] - 1]
-            x = 10 + C.BF_CAP * (_CW + 6) - _CW - 6
-            if s >= C.STAIRS0:
-                _box(d, x, y0 + 18, ["STAIRS"], (240, 240, 240))
-            elif st["sl_seen"][s]:
-                _box(
-                    d,
-                    x,
-                    y0 + 18,
-                    ["on deck", cc.threat_names[s], f"dmg {st['sl_dmg'][s]}"],
-                    (240, 190, 120),
-                )
-            else:
-                _box(d, x, y0 + 18, ["on deck", "?"], (120, 120, 120))
-        for i, s in enumerate(st["play"][p][: st["play_n"][p]][:10]):
-            c = st["sl_core"][s]
-            _box(
-                d,
-                10 + i * (_CW + 6),
-                y0 + 90,
-                [
-                    cc.core_names[c],
-                    C.SUBTYPE_NAMES[T.c_type[c]],
-                    "exhausted" if st["sl_exh"][s] else "",
-                ],
-                (200, 230, 190),
-            )
-        for i, s in enumerate(st["hand"][p][: st["hand_n"][p]][:10]):
-            c = st["sl_core"][s]
-            _box(
-                d,
-                10 + i * (_CW + 6),
-                y0 + 162,
-                [cc.core_names[c], f"{T.c_cost[c]} AP", C.STAT_NAMES[T.c_stat[c]]],
-                (250, 245, 220),
-            )
-    return np.asarray(img, dtype=np.uint8).copy()
+        cv.wrap((718, 154), q, 12, 360, 2, fill=GOLD)
+    if st["phase"] == C.PH_DRAFT:
+        offer = ", ".join(cc.core_names[c] for c in st["reveal"] if c >= 0)
+        cv.wrap((718, 172), "draft on offer: " + offer, 12, 360, 2, fill=INK)
+    # the seats
+    P = int(st["num_players"])
+    top, bottom = 210, 640
+    h = (bottom - top) // max(P, 1)
+    for p in range(P):
+        _seat(cv, st, cc, p, top + p * h, top + (p + 1) * h - 6)
+    _footer(cv, st, cc, 640)
+    return cv.array()
