@@ -1,0 +1,120 @@
+"""The first game in seconds? Cold-start times from an empty numba cache.
+
+    python -m dungeonrl.benchmarks.cold_start --json benchmarks/results/cold_start.json
+
+Every figure runs in fresh Python processes with their own empty numba
+cache folder (``NUMBA_CACHE_DIR``), so the project's cache is neither used
+nor touched:
+
+* ``cold``: ``gym.make`` + ``reset`` + one ``step`` of each game, the
+  first use on a machine (the kernels that path needs are compiled);
+* ``precompile``: ``python -m dungeonrl.precompile`` of every game with
+  ``--jobs`` processes into an empty cache (what ``make`` runs once);
+* ``warm``: the same ``gym.make`` + ``reset`` + ``step`` after that
+  precompile (what a user meets after ``make``), process start included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from .machine import loadavg, machine_info
+
+FIRST_STEP = """
+import time, numpy as np
+t0 = time.perf_counter()
+import gymnasium as gym, dungeonrl
+env = gym.make({env_id!r})
+obs, info = env.reset(seed=0)
+env.step(int(np.flatnonzero(info["action_mask"])[0]))
+print(time.perf_counter() - t0)
+"""
+
+
+def _run(code: str, cache: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    wall = time.perf_counter() - t0
+    return wall if not out.stdout.strip() else max(wall, float(out.stdout.split()[-1]))
+
+
+def first_step(env_id: str, cache: str) -> float:
+    """Seconds of a fresh process's ``gym.make`` + ``reset`` + ``step``."""
+    return _run(FIRST_STEP.format(env_id=env_id), cache)
+
+
+def run(jobs: int = 2) -> dict:
+    from ..registry import get_spec, list_games
+
+    ids = [get_spec(g).env_id for g in list_games()]
+    cold = {}
+    for env_id in ids:
+        with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+            cold[env_id] = first_step(env_id, cache)
+            print(f"cold {env_id}: {cold[env_id]:.1f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="numba-pre-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "dungeonrl.precompile", "--jobs", str(jobs)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        pre = time.perf_counter() - t0
+        print(f"precompile, {jobs} processes: {pre:.1f} s", flush=True)
+        warm = {env_id: first_step(env_id, cache) for env_id in ids}
+    for env_id, s in warm.items():
+        print(f"warm {env_id}: {s:.1f} s", flush=True)
+    return {"cold": cold, "precompile": pre, "jobs": jobs, "warm": warm}
+
+
+def markdown(doc: dict) -> str:
+    lines = [
+        "| game | first `make` + `reset` + `step`, empty cache | the same after the precompile |",
+        "|---|---:|---:|",
+    ]
+    for env_id, s in doc["cold"].items():
+        lines.append(f"| {env_id} | {s:.1f} s | {doc['warm'][env_id]:.1f} s |")
+    m = doc["machine"]
+    lines.append("")
+    lines.append(
+        f"All four games precompiled in {doc['precompile']:.0f} s with {doc['jobs']} processes. "
+        f"{m['cores']} cores ({m['cpu']}), load {doc['load'][0]:.1f} at the start, {doc['date']}; "
+        "`python -m dungeonrl.benchmarks.cold_start --json benchmarks/results/cold_start.json`."
+    )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--json", default=None)
+    a = p.parse_args(argv)
+    load = loadavg()
+    res = run(a.jobs)
+    doc = {
+        "date": datetime.date.today().isoformat(),
+        "machine": machine_info(),
+        "load": load,
+        **res,
+    }
+    print(markdown(doc))
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
