@@ -50,6 +50,7 @@ from .protocol import (
     is_import_ref,
     is_sb3_model,
     is_torch_module,
+    pick_actions,
 )
 
 __all__ = [
@@ -179,12 +180,7 @@ class RLlibAgent:
             mask = torch.from_numpy(buf.masks[rows].astype(np.float32))
             out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask}})
             logits = out["action_dist_inputs"]
-            logits = logits.masked_fill(mask == 0, float("-inf"))
-            if self.deterministic:
-                a = logits.argmax(dim=1)
-            else:
-                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen)[:, 0]
-        return a.numpy().astype(np.int64)
+            return pick_actions(logits, mask != 0, self.deterministic, self.gen)
 
 
 # --- saved models ----------------------------------------------------------------------

@@ -67,6 +67,7 @@ __all__ = [
     "ProtocolAgent",
     "TorchModuleAgent",
     "is_torch_module",
+    "pick_actions",
     "is_sb3_model",
     "import_agent",
     "is_import_ref",
@@ -220,12 +221,20 @@ class TorchModuleAgent(_RowsMixin):
                     f"agent {self.name!r}: the module gave logits of shape "
                     f"{tuple(logits.shape)}, expected {tuple(mask.shape)}"
                 )
-            logits = logits.float().masked_fill(~mask, float("-inf"))
-            if self.deterministic:
-                a = logits.argmax(dim=1)
-            else:
-                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen)[:, 0]
-        return a.numpy().astype(np.int64)
+            return pick_actions(logits.float(), mask, self.deterministic, self.gen)
+
+
+def pick_actions(logits, legal, deterministic: bool, gen) -> np.ndarray:
+    """Torch ``logits`` ``(B, A)`` restricted to the ``legal`` (bool tensor)
+    actions: the most probable one, or one sampled with generator ``gen``."""
+    import torch
+
+    logits = logits.masked_fill(~legal, float("-inf"))
+    if deterministic:
+        a = logits.argmax(dim=1)
+    else:
+        a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen)[:, 0]
+    return a.numpy().astype(np.int64)
 
 
 def is_torch_module(obj) -> bool:
