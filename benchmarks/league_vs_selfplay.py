@@ -88,6 +88,22 @@ def markdown(doc: dict) -> str:
             f"| {arm} | {r['steps']:,} | {pct(ev.get('heuristic'))} | {pct(ev.get('random'))} | "
             f"{br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}) |"
         )
+    arms = doc["arms"]
+    if "plain" in arms and "league" in arms:
+        lb, pb = (
+            arms["league"]["exploit"]["best_response"],
+            arms["plain"]["exploit"]["best_response"],
+        )
+        overlap = lb["ci_low"] <= pb["ci_high"] and pb["ci_low"] <= lb["ci_high"]
+        if lb["win_rate"] < pb["win_rate"]:
+            verdict = "the league was the harder to exploit"
+        else:
+            verdict = "the league was not the harder to exploit"
+        lines.append("")
+        lines.append(
+            f"At this budget {verdict} ({lb['win_rate']:.1%} against {pb['win_rate']:.1%} "
+            f"for the best responses{'; the intervals overlap' if overlap else ''})."
+        )
     m = doc["machine"]
     lines.append("")
     lines.append(
