@@ -191,14 +191,18 @@ def summarize(res: EvalResult, hooks=None) -> dict:
 def format_table(summaries: list, hooks=None) -> str:
     """A text table of evaluation summaries."""
     extra = list(hooks.stat_columns) if hooks is not None else []
-    head = f"{'agent':<28} {'games':>6} {'win rate':>9}  {'95% CI':>15}"
+    w = min(48, max([28] + [len(str(s["agent"])) for s in summaries]))  # names kept whole
+    head = f"{'agent':<{w}} {'games':>6} {'win rate':>9}  {'95% CI':>15}"
     for _, label, _ in extra:
         head += f"  {label:>10}"
     head += f"  {'decisions':>9}"
     lines = [head, "-" * len(head)]
     for s in summaries:
         lo, hi = s["ci95"]
-        line = f"{s['agent'][:28]:<28} {s['games']:>6} {s['win_rate']:9.1%}  [{lo:5.1%}, {hi:5.1%}]"
+        line = (
+            f"{str(s['agent'])[:w]:<{w}} {s['games']:>6} {s['win_rate']:9.1%}  "
+            f"[{lo:5.1%}, {hi:5.1%}]"
+        )
         for key, _, fmt in extra:
             v = s.get(f"mean_{key}")
             line += f"  {fmt.format(v) if v is not None else '-':>10}"

@@ -157,9 +157,11 @@ class League:
         return sorted(rows, key=lambda r: -r["elo"])
 
     def format_table(self) -> str:
-        lines = [f"{'agent':<28} {'Elo':>7} {'games':>6} {'score':>7}"]
-        for r in self.table():
-            lines.append(f"{r['name'][:28]:<28} {r['elo']:7.0f} {r['games']:6d} {r['score']:7.1%}")
+        rows = self.table()
+        w = min(48, max([28] + [len(r["name"]) for r in rows]))
+        lines = [f"{'agent':<{w}} {'Elo':>7} {'games':>6} {'score':>7}"]
+        for r in rows:
+            lines.append(f"{r['name'][:w]:<{w}} {r['elo']:7.0f} {r['games']:6d} {r['score']:7.1%}")
         return "\n".join(lines)
 
     def plot(self, path: str, title: str = "league ratings") -> str:
@@ -335,10 +337,12 @@ class PlacementLeague:
         return path
 
     def format_table(self) -> str:
-        lines = [f"{'agent':<28} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
-        for r in self.table():
+        rows = self.table()
+        w = min(48, max([28] + [len(r["name"]) for r in rows]))
+        lines = [f"{'agent':<{w}} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
+        for r in rows:
             lines.append(
-                f"{r['name'][:28]:<28} {r['mu']:7.2f} {r['sigma']:6.2f} "
+                f"{r['name'][:w]:<{w}} {r['mu']:7.2f} {r['sigma']:6.2f} "
                 f"{r['ordinal']:8.2f} {r['first']:7.1%}"
             )
         return "\n".join(lines)

@@ -81,7 +81,7 @@ def test_pretrained_resolves_in_eval_play_record_and_pools(tmp_path, capsys, mon
     players = model_core_kwargs(name)["num_players"]
     # eval: a league at the agent's own table size
     assert cli_main(["eval", "dungeon_crawler", "--agent", name, "--games", "4"]) == 0
-    assert name[:28] in capsys.readouterr().out  # (the table's column is 28 wide)
+    assert name in capsys.readouterr().out
     # play: watch it (seat policies)
     from dungeonrl.play import seat_policies
 
