@@ -292,7 +292,7 @@ def markdown(cards: list | None = None) -> str:
     """The README table of the shipped agents, from their cards."""
     cards = cards if cards is not None else [card(n) for n in names()]
     lines = [
-        "| agent | setting | trained | win rate | reference | best response (exploit) |",
+        "| agent | setting | trained | win rate | reference | best response (exploit); league |",
         "|---|---|---|---|---|---|",
     ]
     for c in cards:
@@ -309,7 +309,7 @@ def markdown(cards: list | None = None) -> str:
             br = x["best_response"]
             xs = (
                 f"{br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}) after "
-                f"{x['minutes']:g} min; fair share {x['fair_share']:.0%}"
+                f"{x['minutes']:g} min; fair share {x['fair_share']:.1%}"
             )
         else:
             xs = "n/a (" + x.get("why", "") + ")"

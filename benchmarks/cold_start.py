@@ -81,7 +81,7 @@ def run(jobs: int = 2) -> dict:
 
 def markdown(doc: dict) -> str:
     lines = [
-        "| game | first `make` + `reset` + `step`, empty cache | the same after the precompile |",
+        "| game | `gym.make` + `reset` + `step`, empty cache | the same after the precompile |",
         "|---|---:|---:|",
     ]
     for env_id, s in doc["cold"].items():

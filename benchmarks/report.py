@@ -17,7 +17,9 @@ targets) and ``training-speed`` (from ``ppo_speed.json``, written by
 (the shipped agents' cards, ``agents/pretrained_models/*.json``, written by
 ``python -m dungeonrl.agents.zoo ship``) and ``league-vs-selfplay`` (from
 ``league_vs_selfplay.json``, written by ``python -m
-dungeonrl.benchmarks.league_vs_selfplay --json``).
+dungeonrl.benchmarks.league_vs_selfplay --json``) and ``cold-start`` (from
+``cold_start.json``, written by ``python -m dungeonrl.benchmarks.cold_start
+--json``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ def pretrained_section(_data):
     return markdown()
 
 
+def cold_start_section(data):
+    from .cold_start import markdown
+
+    return markdown(data)
+
+
 def league_section(data):
     from .league_vs_selfplay import markdown
 
@@ -86,6 +94,7 @@ SECTIONS = {
     # the shipped agents' cards (agents/pretrained_models/*.json), no results file
     "pretrained": (None, pretrained_section),
     "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
+    "cold-start": ("cold_start.json", cold_start_section),
 }
 
 
