@@ -52,7 +52,8 @@ class CrawlerPlayOptions(PlayOptions):
     players: int = option(3, "number of heroes, 2-8", type=int, choices=tuple(range(2, 9)))
     opponents: str = option(
         "heuristic",
-        "the rivals: heuristic, random, a saved model, or a comma list, one per rival seat",
+        "the rivals: heuristic, random, pretrained:NAME, module:attribute, a saved model, "
+        "or a comma list, one per rival seat",
         metavar="KINDS",
     )
     watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")

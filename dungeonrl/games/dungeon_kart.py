@@ -52,7 +52,8 @@ class KartPlayOptions(PlayOptions):
     )
     opponents: str = option(
         "heuristic",
-        "the rivals: heuristic, random, a saved model, or a comma list, one per rival seat",
+        "the rivals: heuristic, random, pretrained:NAME, module:attribute, a saved model, "
+        "or a comma list, one per rival seat",
         metavar="KINDS",
     )
     watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")
