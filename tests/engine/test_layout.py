@@ -1020,8 +1020,12 @@ def test_play_labels_come_from_the_layout():
     ks = kcore.alloc(1)
     kcore.reset(ks, np.array([5], np.uint64))
     K = importlib.import_module("dungeonrl.envs.dungeon_kart.consts")
+    offer = [int(x) for x in ks[0]["offer"][: int(ks[0]["offer_n"])] if x >= 0]
     assert kcore.action_label(ks[0], K.A_PICK + 2) == (
-        "setup draft: take offer slot 2 (a Racer or a dashboard)"
+        f"take the Racer {kcore.content.racer_names[offer[2]]}"
+    )
+    assert (
+        K.ACTIONS.label(K.A_PICK + 2) == "setup draft: take offer slot 2 (a Racer or a dashboard)"
     )
     assert kcore.action_label(ks[0], K.A_BRAKE) == K.ACTIONS.doc(K.A_BRAKE)
     assert kcore.spec.action_names[K.A_POWER + K.MAX_P + 2] == "power:lower_next2"
