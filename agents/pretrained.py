@@ -99,6 +99,12 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     ),
 }
 
+#: agents trained on a drawn option value, evaluated on each value too:
+#: name -> (option, values)
+VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "unbroken-normal": ("character", ("sneak", "sage", "hunter", "brawler")),
+}
+
 #: exploit budget (minutes) recorded in the cards of the rival multi-seat games
 EXPLOIT_MINUTES = 3.0
 

@@ -33,6 +33,7 @@ from .pretrained import (
     MODELS_DIR,
     PREFIX,
     RECIPES,
+    VARIANTS,
     _bare,
     card,
     names,
@@ -50,6 +51,7 @@ __all__ = [
     "machine_line",
     "markdown",
     "table_league",
+    "variant_rows",
     "targets",
 ]
 
@@ -103,6 +105,27 @@ def _check_run(agent, core, hooks, multi: bool, coop: bool, games: int) -> dict:
         }
     wins = int((np.asarray(res["result"]) == 1).sum())
     return {"games": games, "seed": 0, "what": what, "wins": wins}
+
+
+def variant_rows(path: str, game: str, core_kwargs: dict, name: str, games: int) -> dict:
+    """A solo agent trained on a drawn option value (:data:`VARIANTS`),
+    evaluated on each value, beside the heuristic on the same games."""
+    option, values = VARIANTS[name]
+    rows = []
+    for v in values:
+        kw = {k: x for k, x in core_kwargs.items() if k != "reward"}
+        kw[option] = v
+        core = resolve_core(game, kw)
+        mine = evaluate(make_agent(path, core), core, games, seed=0).summary
+        theirs = evaluate("heuristic", core, games, seed=0).summary
+        rows.append(
+            {
+                "value": v,
+                "agent": {k: mine[k] for k in ("win_rate", "ci95", "games")},
+                "heuristic": {k: theirs[k] for k in ("win_rate", "ci95", "games")},
+            }
+        )
+    return {"option": option, "rows": rows}
 
 
 def table_league(core, agent, label: str) -> dict:
@@ -223,6 +246,8 @@ def ship(
     }
     if multi and not coop and core.num_players >= 3:
         out["league"] = table_league(core, agent, PREFIX + name)
+    if name in VARIANTS and not multi:
+        out["variants"] = variant_rows(str(dst), game, metrics["core_kwargs"], name, eval_games)
     if multi and not coop and exploit_minutes:
         out["exploit"] = exploit(
             game,
@@ -304,6 +329,9 @@ def markdown(cards: list | None = None) -> str:
             for r in own
         )
         theirs = "<br>".join(f"{r['agent']}: {_pct(r)}" for r in ref)
+        for v in c.get("variants", {}).get("rows", []):
+            mine += f"<br>{v['value']}: {_pct(v['agent'])}"
+            theirs += f"<br>heuristic, {v['value']}: {_pct(v['heuristic'])}"
         x = c.get("exploit", {})
         if x.get("applies"):
             br = x["best_response"]
@@ -374,6 +402,11 @@ def targets(c: dict) -> list:
         got, ref = rate(me), rate("heuristic")
         if got is not None and ref is not None:
             out.append((me, "win rate above the heuristic's (same games)", got, ref, got > ref))
+        var = c.get("variants") or {}
+        for v in var.get("rows", []):
+            got, ref = v["agent"]["win_rate"], v["heuristic"]["win_rate"]
+            text = f"win rate above the heuristic's, {var['option']} {v['value']}"
+            out.append((me, text, got, ref, got > ref))
     return out
 
 

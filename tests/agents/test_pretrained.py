@@ -56,6 +56,15 @@ def test_card_says_what_a_model_card_must(name):
     else:
         assert x["why"]
     assert c["check"]["games"] == pretrained.CHECK_GAMES
+    if name in pretrained.VARIANTS:  # evaluated on every value it was trained on
+        option, values = pretrained.VARIANTS[name]
+        var = c["variants"]
+        assert var["option"] == option and [r["value"] for r in var["rows"]] == list(values)
+        for r in var["rows"]:
+            for side in ("agent", "heuristic"):
+                lo, hi = r[side]["ci95"]
+                assert r[side]["games"] == c["evaluation"]["games"]
+                assert 0 <= lo <= r[side]["win_rate"] <= hi <= 1
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -140,6 +149,13 @@ def test_targets_of_a_card():
         )
     )
     assert [t[4] for t in coop] == [True, False]
-    solo = zoo.targets(_card(1, [(me, 0.7), ("heuristic", 0.44)], exploit=False))
-    assert solo[0][4] is True
+    solo = _card(1, [(me, 0.7), ("heuristic", 0.44)], exploit=False)
+    solo["variants"] = {
+        "option": "character",
+        "rows": [
+            {"value": "sage", "agent": {"win_rate": 0.4}, "heuristic": {"win_rate": 0.45}},
+            {"value": "hunter", "agent": {"win_rate": 0.8}, "heuristic": {"win_rate": 0.45}},
+        ],
+    }
+    assert [t[4] for t in zoo.targets(solo)] == [True, False, True]
     assert zoo.targets(_card(2, [(f"{me} vs heuristic", 0.9)])) == []  # 2 seats: no target
