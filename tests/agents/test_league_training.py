@@ -153,3 +153,20 @@ def test_exploit_refuses_games_without_rivals(tmp_path):
     with pytest.raises(ValueError, match="co-op"):
         exploit("dcc_unstoppable", "heuristic", players=2, steps=64, out=str(tmp_path / "x"))
     assert cli_main(["exploit", "unbroken", "--against", "heuristic"]) != 0
+
+
+def test_exploit_from_the_agents_own_network(tmp_path):
+    from dungeonrl.agents import pretrained
+
+    name = "pretrained:dungeon_crawler-2p"
+    res = exploit(
+        "dungeon_crawler", name, steps=1024, minutes=5, games=4, num_envs=16, hidden="16",
+        out=str(tmp_path / "br"), card=False, from_agent=True,
+    )  # fmt: skip
+    assert res["start"] == "the agent's own network"
+    cfg = json.loads((tmp_path / "br" / "metrics.json").read_text())["config"]
+    arch = pretrained.card(name)["arch"]
+    # the agent's network (128x128), continued, not a fresh one of the asked 16 units
+    assert list(cfg["hidden"]) == list(arch["hidden"]) != [16]
+    with pytest.raises(ValueError, match="--from-agent needs a fast-path model"):
+        exploit("dungeon_crawler", "heuristic", steps=64, out=str(tmp_path / "x"), from_agent=True)
