@@ -141,6 +141,17 @@ def test_exploit_on_a_tiny_budget_writes_its_json(tmp_path):
     assert json.loads((tmp_path / "br" / "exploit.json").read_text()) == res
 
 
+def test_exploit_command_without_optional_paths(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # the default run folder goes under runs/
+    rc = cli_main(
+        ["exploit", "dungeon_crawler", "--against", "random", "--steps", "1024",
+         "--num-envs", "16", "--games", "4", "--hidden", "16"]
+    )  # fmt: skip
+    assert rc == 0
+    assert (tmp_path / "runs" / "exploit-dungeon_crawler-random" / "exploit.json").exists()
+    assert "best response" in capsys.readouterr().out
+
+
 def test_exploit_the_heuristic_measures_its_mirror(tmp_path):
     res = exploit(
         "dungeon_crawler", "heuristic", steps=1024, minutes=5, games=6, num_envs=16,
