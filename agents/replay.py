@@ -231,8 +231,7 @@ def record_replay(
             break
         actor = int(core.to_play(buf.states)[0])
         buf.players[0] = max(actor, 0)
-        core.legal_mask(buf.states, buf.masks)
-        core.observe(buf.states, buf.players, buf.obs)
+        buf.refresh()  # the acting seat's observation and mask
         a = int(by_seat[actor].act(buf, rows)[0])
         actors.append(actor)
         actions.append(a)

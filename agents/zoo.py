@@ -57,17 +57,11 @@ __all__ = [
 
 
 def machine_line() -> str:
-    """``2 cores (CPU model)``, as the baselines record it."""
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores ({cpu})"
+    """``2 cores (CPU model)``, as the baselines record it (the CPU model from
+    the benchmarks' machine record, the one copy of that lookup)."""
+    from ..benchmarks.machine import cpu_model
+
+    return f"{os.cpu_count()} cores ({cpu_model()})"
 
 
 # --- measuring an agent --------------------------------------------------------------
