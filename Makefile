@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.dungeonrl-installed
 
-.PHONY: venv venv-rllib precompile test lint typecheck-tree demo
+.PHONY: venv venv-rllib precompile browser test lint typecheck-tree demo
 
 venv: $(STAMP)
 
@@ -35,7 +35,18 @@ $(RLLIB_STAMP): pyproject.toml $(STAMP)
 precompile: venv
 	$(VENV)/bin/python -m dungeonrl.precompile --jobs 2
 
-test: venv venv-rllib precompile
+# Debian's Chromium and its driver for the web app's browser suite (tests/web/test_browser.py,
+# Playwright drives /usr/bin/chromium; no browser is downloaded). Needs root for apt-get;
+# without it the browser tests skip and say why.
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get install -y -q chromium chromium-driver || \
+		 (apt-get update -q && apt-get install -y -q chromium chromium-driver)) >/dev/null && \
+		echo "installed Debian's chromium for the browser tests"; \
+	else echo "warning: no /usr/bin/chromium and no root for apt-get: the browser tests will skip"; fi
+
+test: venv venv-rllib precompile browser
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow" tests
 	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/adapters/test_rllib.py
 

@@ -101,6 +101,8 @@ COMMANDS: dict[str, str] = {
     "record": "record a seeded game played by an agent as a GIF or MP4 (the rgb_array picture)",
     "exploit": "train a best response against a frozen agent and report how often it wins "
     "(multi-seat games)",
+    "serve": "the web app: play any game against agents, watch them, scrub replays "
+    "(http://127.0.0.1:8000)",
 }
 
 #: Suite-wide implementation of each command when the game has none:
@@ -117,6 +119,9 @@ DEFAULTS: dict[str, str] = {
 }
 
 SUITE = "dungeonrl.benchmarks.suite"
+
+#: commands that never take a game
+GAMELESS = ("list", "serve")
 
 #: commands that may be typed without a game, and the game they then use
 #: (``bench`` runs the suite over every game; every other command needs one)
@@ -359,10 +364,14 @@ def build_parser(command: str | None = None, game: str | None = None) -> Parser:
             help=text.replace("%", "%%"),
             description=text + ".",
             epilog=None
-            if name == "list"
+            if name in GAMELESS
             else f"`dungeonrl {name} GAME --help` lists the options for GAME.",
         )
-        if name == "list":
+        if name == "serve":
+            from .web.cli import add_serve_options
+
+            add_serve_options(node)
+        if name in GAMELESS:
             continue
         if name == "bench" and command == "bench":
             _add_suite_options(node)
@@ -443,6 +452,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .envs.core.errors import UnknownGameError
     from .registry import get_spec, list_games
 
+    if command == "serve":
+        try:
+            args = _command_node("serve").parse_args(rest)
+        except SystemExit as e:
+            return int(e.code or 0)
+        from .web.cli import serve
+
+        return serve(args)
     if command == "list":
         try:
             _command_node("list").parse_args(rest)

@@ -435,6 +435,11 @@ def describe_action(core, s, a):
     its range (``consts.ACTIONS``), with the offered card or item named."""
     rng, k = C.ACTIONS.decode(a)
     label = C.ACTIONS.label(a, core.content)
+    if rng == "shift":  # name the two stats
+        src, dst = (C.STAT_NAMES[i].upper() for i in C.shift_pair(k))
+        return f"rebalance: move one point from {src} to {dst}"
+    if rng == "assign":
+        return f"creation: lock the current roll into {C.STAT_NAMES[k].upper()}"
     if (rng == "buy" and int(s["offer_kind"]) != C.OF_NONE) or rng == "draft":
         x = int(s["offer"][k])
         if x >= 0:
