@@ -155,6 +155,11 @@ def main(args=None):
         metrics = train_demo(args, seed=args.seed)
         if metrics.get("interrupted"):
             return 130
+    print()
+    print(
+        "play any game in the browser, against the heuristic or a shipped agent, or watch "
+        "agents play: `.venv/bin/dungeonrl serve`, then open http://127.0.0.1:8000/"
+    )
     return 0
 
 

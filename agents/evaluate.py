@@ -251,6 +251,20 @@ def build_parser(hooks) -> argparse.ArgumentParser:
         default=None,
         help="PvP: PNG of the league's ratings (default runs/<game>-league.png)",
     )
+    p.add_argument(
+        "--replays",
+        default=None,
+        metavar="DIR",
+        help="PvP: also save replay files of each pairing's first games into DIR "
+        "(open them with `dungeonrl serve --replay-dir DIR`)",
+    )
+    p.add_argument(
+        "--replay-games",
+        type=int,
+        default=2,
+        metavar="K",
+        help="PvP with --replays: games saved per pairing or lineup (default 2)",
+    )
     add_core_options(p, hooks)
     return p
 
@@ -455,7 +469,12 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         print(f"dungeonrl eval: {e}", file=sys.stderr)
         return 2
     sides = len(core.spec.teams(core.num_players))
-    if rating_kind(core.spec, core.num_players) == "openskill" and len(labels) >= sides:
+    placement = rating_kind(core.spec, core.num_players) == "openskill" and len(labels) >= sides
+    if opts.replays is not None:
+        rc = _league_replays(args, opts, core, dict(zip(labels, agents)), sides, kw, placement)
+        if rc:
+            return rc
+    if placement:
         return _placement_league_main(args, opts, hooks, core, built, games, sides)
     rows = []
     league = League(built, play=None)
@@ -490,6 +509,39 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
                 f,
                 indent=1,
             )
+    return 0
+
+
+def _league_replays(args, opts, core, names: dict, sides: int, kw: dict, placement: bool) -> int:
+    """``--replays DIR``: replay files of each pairing (each lineup of a
+    placement league) before the league is played."""
+    from .replay import save_league_replays
+
+    if opts.replay_games < 1:
+        print("dungeonrl eval: --replay-games must be >= 1", file=sys.stderr)
+        return 2
+    if os.path.exists(opts.replays) and not os.path.isdir(opts.replays):
+        print(f"dungeonrl eval: --replays {opts.replays} is a file, not a folder", file=sys.stderr)
+        return 2
+    labels = list(names)
+    P = core.num_players
+    if placement:
+        lineups = [list(c) for c in itertools.combinations(labels, sides)]
+    else:
+        lineups = [list(c) for c in itertools.combinations(labels, 2)]
+    seat_lists = []
+    for lineup in lineups:  # one agent per seat: sides repeat round the table
+        seat_lists.append([(lab, names[lab]) for lab in (lineup * P)[:P]])
+    kw = {k: v for k, v in kw.items() if k != "reward"}
+    kw.setdefault("num_players", P)
+    try:
+        paths = save_league_replays(
+            core.spec.name, seat_lists, opts.replay_games, args.seed, opts.replays, kw
+        )
+    except (ValueError, OSError) as e:
+        print(f"dungeonrl eval: --replays: {e}", file=sys.stderr)
+        return 2
+    print(f"saved {len(paths)} replays in {opts.replays}")
     return 0
 
 

@@ -54,6 +54,8 @@ __all__ = [
     "save_replay",
     "load_replay",
     "replay_from_json",
+    "replay_name",
+    "save_league_replays",
 ]
 
 FORMAT = "dungeonrl-replay"
@@ -238,6 +240,37 @@ def record_replay(
         buf.actions[0] = a
         core.step(buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal)
     return make_replay(game, core_kwargs, seed, actors, actions, seats)
+
+
+def replay_name(*parts) -> str:
+    """A file name from labels: letters, digits and ``_ . -`` only (a
+    model path or ``module:attribute`` label cannot make a path)."""
+    import re
+
+    text = "-".join(str(p) for p in parts)
+    text = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._-") or "replay"
+    return text[:150] + ".json"
+
+
+def save_league_replays(game, lineups, games: int, seed: int, folder, core_kwargs) -> list:
+    """Replays of a league's games: for each lineup (a list of
+    ``(label, agent name)`` per side), ``games`` seeded games (seeds
+    ``seed..seed + games - 1``, the sides rotated one seat per game as the
+    league does), played again one at a time by agents built from the
+    names and written to ``folder`` as JSON. Returns the paths written."""
+    os.makedirs(folder, exist_ok=True)
+    out = []
+    for lineup in lineups:
+        for g in range(games):
+            r = g % len(lineup)
+            order = lineup[r:] + lineup[:r]
+            rep = record_replay(game, [name for _, name in order], seed=seed + g, **core_kwargs)
+            rep.seats = [label for label, _ in order]
+            path = os.path.join(
+                folder, replay_name(*(label for label, _ in order), f"seed{seed + g}")
+            )
+            out.append(save_replay(rep, path))
+    return out
 
 
 def save_replay(replay: Replay, path) -> str:

@@ -172,7 +172,8 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
     # --- the websocket -----------------------------------------------------------------
     async def broadcast(live: LiveGame) -> None:
         for conn in list(live.conns):
-            v = await run_in_threadpool(srv.view_for, live, conn)
+            async with live.lock:  # a view reads the game's records
+                v = await run_in_threadpool(srv.view_for, live, conn)
             with contextlib.suppress(Exception):
                 await conn.send(v)
 
@@ -226,7 +227,9 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
             if not live.watched:
                 await advance(live)
             else:
-                await ws.send_json(await run_in_threadpool(srv.view_for, live, conn))
+                async with live.lock:
+                    first = await run_in_threadpool(srv.view_for, live, conn)
+                await ws.send_json(first)
             while True:
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
@@ -247,7 +250,9 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
                 if changed == "state":
                     await advance(live) if not live.watched else await broadcast(live)
                 elif changed == "view":
-                    await ws.send_json(await run_in_threadpool(srv.view_for, live, conn))
+                    async with live.lock:
+                        v = await run_in_threadpool(srv.view_for, live, conn)
+                    await ws.send_json(v)
                 else:
                     for c in list(live.conns):
                         with contextlib.suppress(Exception):

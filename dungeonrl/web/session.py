@@ -161,9 +161,9 @@ class GameSession:
         core.step(b.states, b.actions, b.rewards, b.terminated, b.truncated, b.illegal)
         self.returns += b.rewards[0, : core.num_players]
         self.returns_log.append(self.returns.copy())
+        self.history.append(self.state.copy())  # records first: decisions counts actions
         self.actors.append(seat)
         self.actions.append(action)
-        self.history.append(self.state.copy())
         self.touched = time.monotonic()
 
     def act(self, seat: int, action) -> None:

@@ -169,3 +169,45 @@ def test_check_command(tmp_path, dc_replay, capsys):
     assert main(["check", str(p)]) == 0
     assert "re-simulated exactly" in capsys.readouterr().out
     assert main(["check", _write(tmp_path, "{")]) == 2
+
+
+def test_league_evaluation_saves_replays_on_request(tmp_path, capsys):
+    """``eval --replays DIR``: each pairing's first games as replay files
+    that load and re-simulate, seats rotated, names safe for any label."""
+    out = tmp_path / "league"
+    rc = cli_main(
+        [
+            "eval",
+            "dungeon_kart",
+            "--agent",
+            "heuristic",
+            "--agent",
+            "random",
+            "--games",
+            "4",
+            "--replays",
+            str(out),
+            "--replay-games",
+            "3",
+        ]
+    )
+    assert rc == 0
+    assert "saved 3 replays" in capsys.readouterr().out
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "heuristic-random-seed0.json",
+        "heuristic-random-seed2.json",
+        "random-heuristic-seed1.json",
+    ]
+    for name in names:
+        rep = load_replay(out / name)
+        assert rep.finished and rep.seats == name.split("-seed")[0].split("-")
+        assert rep.seed == int(name.split("seed")[1].split(".")[0])
+
+
+def test_replay_names_cannot_make_paths():
+    from dungeonrl.agents.replay import replay_name
+
+    assert replay_name("../../etc/passwd", "x") == "etc_passwd-x.json"
+    assert replay_name("pkg.mod:agent", "seed3") == "pkg.mod_agent-seed3.json"
+    assert "/" not in replay_name("/a/b", "c/d") and replay_name("..") == "replay.json"
