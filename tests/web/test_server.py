@@ -7,6 +7,8 @@ frames); the offline HTML export."""
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import re
 import time
 
@@ -18,6 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from dungeonrl.web import app as app_module
 from dungeonrl.web.app import make_app
 from dungeonrl.web.server import MAX_MESSAGE, Server, ServerConfig
+from dungeonrl.web.session import SessionError
 
 from .conftest import new_game
 
@@ -285,3 +288,151 @@ def test_page_of_reaped_game_is_told(monkeypatch):
             m = ws.receive_json()
             assert m == {"type": "closed", "message": "closed after being idle"}
         assert info["id"] not in srv.games and keep in srv.games
+
+
+# --- replays -------------------------------------------------------------------------
+def test_replay_of_unfinished_game_refused(client, server, other):
+    info = new_game(client, "dungeon_kart", ["human", "heuristic"], 2)
+    for method in (client.get, client.post):
+        r = method(f"/api/games/{info['id']}/replay")
+        assert r.status_code == 409 and "still being played" in r.json()["error"]
+    assert server.replays == {}
+    other.plays()
+
+
+def _upload(client, body):
+    return client.post("/api/replays", content=body)
+
+
+def test_replay_uploads(client, server, other):
+    gid = finished_game(client, server)
+    r = client.get(f"/api/games/{gid}/replay")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    text = r.text
+    good = json.loads(text)
+    ok = _upload(client, text.encode())
+    assert ok.status_code == 201 and ok.json()["decisions"] == len(good["actions"])
+    assert ok.json()["finished"] is True
+
+    def edited(**kw):
+        return json.dumps({**good, **kw}).encode()
+
+    wrong = next(a for a in range(200) if a != good["actions"][-1])
+    cases = [
+        (text[: len(text) // 2].encode(), 400, "not a dungeonrl replay, or a truncated one"),
+        (b"", 400, "not a dungeonrl replay"),
+        (b"\xff\xfe\x00garbage", 400, "not a dungeonrl replay (not UTF-8 text)"),
+        (b"[1, 2, 3]", 400, "not a dungeonrl replay"),
+        (b"<html></html>", 400, "not a dungeonrl replay"),
+        (edited(actions=good["actions"][:-1] + [wrong]), 400, "is not legal"),
+        (edited(actions=good["actions"][:-1], actors=good["actors"][:-1]), 400, "goes on"),
+        (edited(digest="0" * 64), 400, "the final state differs from the one recorded"),
+        (edited(layout_version="0.0-other"), 400, "replays re-simulate only on the layout"),
+        (edited(seed=-5), 400, "seed -5 is outside"),
+        (edited(game="chess"), 400, ""),
+        (edited(actors=good["actors"][:-1]), 400, "actors for"),
+        (b" " * (9 * 2**20), 413, "more than a replay may hold"),
+    ]
+    for body, status, message in cases:
+        r = _upload(client, body)
+        assert r.status_code == status and message in r.json()["error"], (body[:60], r.json())
+    assert len(server.replays) == 1
+    other.plays()
+
+
+def _replay_folder(tmp_path, client, server):
+    gid = finished_game(client, server)
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    (folder / "good.json").write_text(client.get(f"/api/games/{gid}/replay").text)
+    (tmp_path / "secret.json").write_text(client.get(f"/api/games/{gid}/replay").text)
+    os.symlink(tmp_path / "secret.json", folder / "link.json")
+    (folder / "bad.json").write_text("{")
+    return folder
+
+
+def test_replay_folder_names(tmp_path, client, server, other):
+    server.config.replay_dir = str(_replay_folder(tmp_path, client, server))
+    assert client.get("/api/replays/files").json()["files"] == [
+        "bad.json",
+        "good.json",
+        "link.json",
+    ]
+    assert client.post("/api/replays/files/good.json").status_code == 201
+    for name, message in [
+        ("..json", "is not a replay name"),
+        ("../x.json", "is not a replay name"),
+        ("../secret.json", "is not a replay name"),
+        ("/etc/passwd", "is not a replay name"),
+        ("a/b.json", "is not a replay name"),
+        (".hidden.json", "is not a replay name"),
+        ("good.txt", "is not a replay name"),
+        (None, "is not a replay name"),
+        ("link.json", "no replay 'link.json' in the replay folder"),
+        ("missing.json", "no replay 'missing.json'"),
+        ("bad.json", "not a dungeonrl replay"),
+    ]:
+        with pytest.raises(SessionError, match=re.escape(message)) as e:
+            server.open_replay_file(name)
+        assert str(tmp_path) not in str(e.value)
+        if name and "/" not in name:
+            r = client.post(f"/api/replays/files/{name}")
+            assert r.status_code in (400, 404) and message in r.json()["error"], (name, r.text)
+    # a name with a slash never reaches the folder: the router finds no such route
+    for name in ["../x.json", "/etc/passwd", "a%2Fb.json", "..%2Fsecret.json"]:
+        assert client.post(f"/api/replays/files/{name}").status_code == 404
+    assert len(server.replays) == 1
+    server.config.replay_dir = None
+    r = client.post("/api/replays/files/good.json")
+    assert r.status_code == 400 and "has no replay folder" in r.json()["error"]
+    assert client.get("/api/replays/files").json() == {"files": []}
+    other.plays()
+
+
+def test_replay_frames(client, server, other):
+    gid = finished_game(client, server)
+    r = client.post(f"/api/games/{gid}/replay")
+    assert r.status_code == 201
+    rid, n = r.json()["id"], r.json()["decisions"]
+    f = client.get(f"/api/replays/{rid}/frame?k={n}&view=0").json()
+    assert f["decision"] == n and f["over"] and f["picture"].startswith("data:image/png")
+    for query, message in [
+        (f"k={n + 1}", f"frame {n + 1} is outside 0..{n}"),
+        ("k=-1", "frame -1 is outside"),
+        ("k=x", "frame must be a whole number, not 'x'"),
+        ("k=1.5", "frame must be a whole number"),
+        ("k=0&view=7", "seat 7 is not at this table (seats 0..0)"),
+        ("k=0&view=nobody", "view must be a seat number, public or all, not 'nobody'"),
+    ]:
+        r = client.get(f"/api/replays/{rid}/frame?{query}")
+        assert r.status_code == 400 and message in r.json()["error"], (query, r.json())
+    for view, message in [("9", "seat 9 is not at this table"), ("x", "view must be a seat")]:
+        r = client.get(f"/api/replays/{rid}/export?view={view}")
+        assert r.status_code == 400 and message in r.json()["error"], r.text
+    other.plays()
+
+
+def test_export_is_self_contained(client, server):
+    gid = finished_game(client, server, "unbroken", 1)
+    rid = client.post(f"/api/games/{gid}/replay").json()["id"]
+    tv = server.replay(rid)
+    evil = "</script><script>alert(1)</script><!--"
+    tv.seats[0] = evil
+    tv.hand_text = lambda core, state, seat: [evil]  # data that tries to end the script
+    r = client.get(f"/api/replays/{rid}/export?view=0")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    page = r.text
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert not re.search(r"https?://", page), "the export loads something from the network"
+    assert 'src="/' not in page and "src='/" not in page and "href=" not in page
+    assert page.count("</script>") == 2 and page.count("<script") == 2
+    start = page.index('<script id="frames" type="application/json">') + 44
+    text = page[start : page.index("</script>", start)]
+    assert "<" not in text, "markup inside the data can end or extend the script element"
+    data = json.loads(text)
+    assert [f["decision"] for f in data["frames"]] == list(range(tv.decisions + 1))
+    assert set(data["pictures"]) >= {"0", str(tv.decisions)}
+    assert data["frames"][0]["private"] == {"0": [evil]}
+    for k, f in enumerate(data["frames"]):
+        v = tv.view(0, k, picture=False)
+        assert f["table"] == v["table"] and f["events"] == v["events"]
