@@ -5,10 +5,14 @@ games through the game websocket as a page would."""
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():  # starlette's note about httpx versions
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 from dungeonrl.web.app import make_app
 from dungeonrl.web.server import Server, ServerConfig

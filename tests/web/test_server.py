@@ -14,7 +14,6 @@ import time
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dungeonrl.web import app as app_module
@@ -22,7 +21,7 @@ from dungeonrl.web.app import make_app
 from dungeonrl.web.server import MAX_MESSAGE, Server, ServerConfig
 from dungeonrl.web.session import SessionError
 
-from .conftest import new_game
+from .conftest import TestClient, new_game
 
 
 class Other:
@@ -201,6 +200,25 @@ def test_bad_messages(client, server, other):
         other.plays()
         me.send_json({"type": "act", "action": legal})  # the game itself still plays
         assert me.receive_json()["decision"] > v["decision"]
+
+
+def test_session_refuses_acting_for_another_seat(client, server, other):
+    """The seat a page acts for is its own: a session refuses a decision
+    for an agent's seat or out of turn, whoever asks."""
+    gid = new_game(client, "dungeon_kart", ["human", "heuristic"], 2)["id"]
+    g = server.games[gid].session
+    g.run_agents()
+    a = int(np.flatnonzero(g.state["legal"])[0])
+    with pytest.raises(SessionError, match="seat 1 is played by heuristic"):
+        g.act(1, a)
+    g.act(0, a)
+    g.seats[1] = "human"  # now two people: the one not to act is refused
+    actor = g.actor
+    assert actor in (0, 1)
+    b = int(np.flatnonzero(g.state["legal"])[0])
+    with pytest.raises(SessionError, match=f"it is player_{actor}'s turn, not yours"):
+        g.act(1 - actor, b)
+    other.plays()
 
 
 JOINS = [
