@@ -34,6 +34,9 @@ RESAMPLES = 2
 PICTURES = 4
 #: fields of a view drawn from the game's records
 CHECKED = ("to_play", "phase", "table", "events", "over", "result", "legal", "private")
+#: moves that show the mover's hidden card to the table, by action name prefix
+#: (games without a narrator name every decision by its label)
+REVEALS = {"dungeon_kart": ("spell:",)}
 #: fields the server adds to a view (not from the records)
 SERVER = ("you", "game_id", "watched", "playing", "speed", "picture")
 
@@ -83,9 +86,11 @@ class _History:
     """A game's records as seat ``seat`` may imagine them: each resampled
     for that seat (cached: every page's messages share them), the legal
     mask recomputed from the rest. In a game without a narrator, a page is
-    told the other seats' decisions by their labels, which the rules make
-    public moves: the record before such a decision is resampled for the
-    seat that took it (``upto``: the record the view shows)."""
+    told the other seats' decisions by their labels, from the record
+    before: that record is resampled for the seat told too, except before a
+    move that shows a hidden card to the table (:data:`REVEALS`), where it
+    is resampled for the seat that moved (``upto``: the record the view
+    shows)."""
 
     def __init__(self, g, seat, r, resample, cache, rng, upto=None):
         self.g, self.seat, self.r, self.resample = g, seat, r, resample
@@ -94,7 +99,9 @@ class _History:
     def __getitem__(self, k):
         p = self.seat
         if self.g.narrate is None and k != self.upto and k < len(self.g.actors):
-            p = self.g.actors[k]
+            name = self.g.core.spec.action_names[self.g.actions[k]]
+            if name.startswith(REVEALS.get(self.g.game, ())):
+                p = self.g.actors[k]
         key = (id(self.g), k, p, self.r)
         alt = self.cache.get(key)
         if alt is None:
