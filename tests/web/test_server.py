@@ -276,7 +276,9 @@ def test_max_connections(other):
                 m = c.receive_json()
                 assert m["fatal"] and "too many open pages (2)" in m["message"]
             b.close()
-            time.sleep(0.1)
+            deadline = time.monotonic() + 10
+            while srv.connections > 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
             with client.websocket_connect(url) as c:
                 assert c.receive_json()["type"] == "view"
         assert srv.connections == 0
