@@ -165,7 +165,10 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
         rid = request.path_params["rid"]
         tv = srv.replay(rid)
         view = request.query_params.get("view")
-        html = await run_in_threadpool(export_html, tv, view)
+        try:
+            html = await run_in_threadpool(export_html, tv, view)
+        except ValueError as e:  # a bad view
+            raise SessionError(str(e)) from e
         name = f"{tv.game}-seed{tv.seed}-replay.html"
         return HTMLResponse(html, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

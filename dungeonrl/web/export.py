@@ -105,7 +105,9 @@ def export_html(tv, view=None) -> str:
         img = img.resize((int(img.width * SCALE), int(img.height * SCALE)), Image.BILINEAR)
         pictures[k] = picture_data_url(np.asarray(img), "webp", QUALITY)
     data = json.dumps({"frames": frames, "pictures": pictures}, separators=(",", ":"))
-    data = data.replace("</", "<\\/")  # no early end of the script element
+    # no "<" in the script element: neither "</script>" nor "<!--" ... "<script"
+    # (which would keep the element open) can then appear in the data
+    data = data.replace("<", "\\u003c")
     who = "public view" if seat is None else ("every seat" if seat == ALL else f"player_{seat}")
     facts = (
         f"seed {tv.seed} \u00b7 {n} decisions \u00b7 seats {', '.join(tv.seats)} \u00b7 {who}"
