@@ -73,6 +73,7 @@ from .modelspec import ModelSpecError, check_model_game
 from .options import writable_file
 from .policy import make_agent, model_core_kwargs, model_file
 from .selfplay import match_summary, play_match, play_team, table_play
+from .replay import save_league_replays
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
 
@@ -515,8 +516,6 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
 def _league_replays(args, opts, core, names: dict, sides: int, kw: dict, placement: bool) -> int:
     """``--replays DIR``: replay files of each pairing (each lineup of a
     placement league) before the league is played."""
-    from .replay import save_league_replays
-
     if opts.replay_games < 1:
         print("dungeonrl eval: --replay-games must be >= 1", file=sys.stderr)
         return 2
