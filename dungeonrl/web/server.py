@@ -105,13 +105,19 @@ class LiveGame:
             "game": g.game,
             "title": g.title,
             "seats": list(g.seats),
-            "seed": g.seed,
+            "seed": shown_seed(g),
             "decisions": g.decisions,
             "over": g.over,
             "watched": self.watched,
             "playing": self.playing,
             "speed": self.speed,
         }
+
+
+def shown_seed(g):
+    """The seed a page may see: the game's once it is over or when no
+    person plays it, else None (the seed gives away every hidden card)."""
+    return g.seed if (g.over or not g.humans) else None
 
 
 class Server:
@@ -155,7 +161,8 @@ class Server:
     # --- games ------------------------------------------------------------------------
     def create(self, request) -> dict:
         """A new game from a page's request ``{"game", "players", "seats",
-        "seed"}`` (seats: ``"human"`` or an offered agent per seat)."""
+        "seed"}`` (seats: ``"human"`` or an offered agent per seat; no seed:
+        the server draws one, shown to no page until the game is over)."""
         if not isinstance(request, dict):
             raise SessionError("a new game is a JSON object with game, players, seats and seed")
         unknown = set(request) - {"game", "players", "seats", "seed"}
@@ -181,7 +188,9 @@ class Server:
                 raise SessionError(
                     f"seat {i}: {s!r} is not offered here (human, {', '.join(offered)})"
                 )
-        seed = request.get("seed", 0)
+        seed = request.get("seed")
+        if seed is None:  # drawn here and kept from the pages until the game is over
+            seed = secrets.randbelow(2**63)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SessionError("seed must be a whole number in 0..2**63-1")
         self.reap()

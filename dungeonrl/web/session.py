@@ -268,7 +268,7 @@ def seat_view(g, seat, k: int, since: int = 0, *, picture: bool = True) -> dict:
         "type": "view",
         "game": g.game,
         "title": g.title,
-        "seed": g.seed,
+        "seed": g.seed if (over or not _has_person(g)) else None,
         "seats": list(g.seats),
         "view": seat if seat is not None else "public",
         "decision": k,
@@ -304,6 +304,10 @@ def seat_view(g, seat, k: int, since: int = 0, *, picture: bool = True) -> dict:
             for a in np.flatnonzero(s["legal"])
         ]
     return out
+
+
+def _has_person(g) -> bool:
+    return any(s == HUMAN for s in g.seats)
 
 
 def _plain(v):

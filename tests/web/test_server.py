@@ -456,3 +456,34 @@ def test_export_is_self_contained(client, server):
     for k, f in enumerate(data["frames"]):
         v = tv.view(0, k, picture=False)
         assert f["table"] == v["table"] and f["events"] == v["events"]
+
+
+def test_seed_kept_from_pages_while_a_person_plays(client, server):
+    """The seed gives away every hidden card: while a person plays, no page
+    and no listing shows it; it shows once the game is over, and a game
+    created without one gets a seed drawn by the server."""
+    from .conftest import play_person_game
+
+    info = client.post(
+        "/api/games", json={"game": "unbroken", "players": 1, "seats": ["human"]}
+    ).json()
+    assert info["seed"] is None
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    assert listed[info["id"]]["seed"] is None
+    second = client.post(
+        "/api/games", json={"game": "unbroken", "players": 1, "seats": ["human"]}
+    ).json()
+    seeds = {server.get(g["id"]).session.seed for g in (info, second)}
+    assert len(seeds) == 2  # drawn afresh for each game
+    server.sent_log.clear()
+    gid, last = play_person_game(client, "dungeon_kart", ["human", "human"], 9)
+    views = [m for *_, m in server.sent_log]
+    assert views and all(m["seed"] is None for m in views if not m["over"])
+    assert all(m["seed"] == 9 for m in views if m["over"])
+    assert client.get(f"/api/games/{gid}").json()["seed"] == 9
+    # a game of agents only has nobody to hide it from
+    watched = client.post(
+        "/api/games",
+        json={"game": "dungeon_kart", "players": 2, "seats": ["heuristic", "random"], "seed": 4},
+    ).json()
+    assert watched["seed"] == 4

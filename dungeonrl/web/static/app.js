@@ -105,10 +105,12 @@ async function startGame() {
   const seats = [];
   for (let i = 0; i < n; i++) seats.push($("seat-" + i).value);
   try {
+    const req = { game: $("game-select").value, players: n, seats };
+    if ($("seed").value !== "") req.seed = +$("seed").value;
     const g = await api("/api/games", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ game: $("game-select").value, players: n, seats, seed: +$("seed").value || 0 }),
+      body: JSON.stringify(req),
     });
     const mine = Object.keys(g.keys);
     const h = new URLSearchParams({ game: g.id });
@@ -130,7 +132,7 @@ async function refreshGames() {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = "#" + new URLSearchParams({ game: g.id, view: "public" });
-    a.textContent = `${g.title}, seed ${g.seed}: ${g.seats.map(seatLabel).join(" vs ")}`;
+    a.textContent = `${g.title}${g.seed === null ? "" : ", seed " + g.seed}: ${g.seats.map(seatLabel).join(" vs ")}`;
     li.appendChild(a);
     li.append(` (${g.decisions} decisions${g.over ? ", over" : ""})`);
     ul.appendChild(li);
@@ -217,7 +219,7 @@ function drawTable(v) {
   lastView = v;
   $("crumb").textContent = "/ " + v.title;
   $("title").textContent = v.title;
-  $("facts").textContent = `seed ${v.seed} · ${v.seats.map((s, i) => "player_" + i + ": " + seatLabel(s)).join(", ")} · decision ${v.decision}`;
+  $("facts").textContent = `seed ${v.seed === null ? "hidden until the end" : v.seed} · ${v.seats.map((s, i) => "player_" + i + ": " + seatLabel(s)).join(", ")} · decision ${v.decision}`;
   const st = $("status");
   st.className = "";
   if (v.over) st.textContent = "Game over";
