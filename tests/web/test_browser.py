@@ -129,6 +129,12 @@ def wait_ready(page):
         ) from None
 
 
+def screenshot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / name))
+
+
 def heuristic_choice(g, agent) -> int:
     """The action the heuristic would take at ``g``'s seat to act (a copy
     of the state: the server's game is left alone)."""
@@ -189,8 +195,7 @@ def play_to_end(page, server, gid, seat=0, shot=None, max_clicks=400):
         if clicks % 10 == 0:
             check_turn(page, g, seat)
         if shot and clicks == 12:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / shot))
+            screenshot(page, shot)
         a = heuristic_choice(g, agent)
         page.click(f'#actions button[data-action="{a}"]')
         clicks += 1
@@ -280,8 +285,7 @@ def test_watch_agents(web, page):
     page.wait_for_function("document.getElementById('play').disabled")
     assert live.playing
     wait_decision(page, 6)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "web_watch.png"))
+    screenshot(page, "web_watch.png")
     page.click("#pause")
     page.wait_for_function("!document.getElementById('play').disabled")
     assert not live.playing
@@ -396,8 +400,7 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
     page.select_option("#v-view", "all")
     page.wait_for_function("document.getElementById('export').href.endswith('view=all')")
     assert frame_pos(page) == (mid, n)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "web_viewer.png"))
+    screenshot(page, "web_viewer.png")
 
     # export as HTML and open the file offline
     with page.expect_download() as dl:
