@@ -398,7 +398,7 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
     assert page.text_content("#v-private").startswith("player_0")
     assert page.get_attribute("#export", "href").endswith("view=0")
     page.select_option("#v-view", "all")
-    page.wait_for_function("document.getElementById('export').href.endswith('view=all')")
+    page.wait_for_function("document.getElementById('export').href.endsWith('view=all')")
     assert frame_pos(page) == (mid, n)
     screenshot(page, "web_viewer.png")
 
