@@ -152,6 +152,7 @@ def check_turn(page, g, seat):
     assert page.text_content("#status") == f"Your turn (player_{seat})"
     assert f"decision {g.decisions}" in page.text_content("#facts")
     assert page.text_content("#table-text") == core.render_ansi(s)
+    assert page.get_attribute("#picture", "src") == g.picture()  # the picture of this state
     buttons = page.eval_on_selector_all(
         "#actions button", "bs => bs.map(b => [+b.dataset.action, b.textContent, b.disabled])"
     )
