@@ -207,22 +207,25 @@ def play_to_end(page, server, gid, seat=0, shot=None, max_clicks=400):
 
 # --- a person plays each game ------------------------------------------------------------
 GAMES = [
-    # game, seats, seed (seeds with short games for the heuristic's choices)
-    ("unbroken", ["human"], 5),
-    ("dungeon_crawler", ["human", "heuristic"], 3),
-    ("dungeon_kart", ["human", "heuristic"], 2),
-    ("dcc_unstoppable", ["human"], 2),
+    # game, its title, seats, seed (seeds with short games for the heuristic's choices)
+    ("unbroken", "Unbroken", ["human"], 5),
+    ("dungeon_crawler", "Dungeon Crawler", ["human", "heuristic"], 3),
+    ("dungeon_kart", "Dungeon Kart", ["human", "heuristic"], 2),
+    ("dcc_unstoppable", "DCC Unstoppable", ["human"], 2),
 ]
 
 
-@pytest.mark.parametrize("game,seats,seed", GAMES, ids=[g[0] for g in GAMES])
-def test_play_to_the_end(web, page, game, seats, seed):
+@pytest.mark.parametrize("game,title,seats,seed", GAMES, ids=[g[0] for g in GAMES])
+def test_play_to_the_end(web, page, game, title, seats, seed):
     base, server = web
     gid = start_game(page, base, game, seats, seed)
     live = server.games[gid]
     assert live.session.seats == seats and live.session.seed == seed and not live.watched
     assert 0 in live.keys and "key=" in page.evaluate("location.hash")
     assert page.is_hidden("#watch-controls")
+    wait_ready(page)
+    assert page.text_content("#title") == title
+    assert page.text_content("#crumb") == f"/ {title}"
     clicks = play_to_end(page, server, gid, seat=0, shot=f"web_{game}.png")
     assert clicks == len([s for s in live.session.actors if s == 0])
 
