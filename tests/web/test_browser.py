@@ -57,7 +57,9 @@ ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "browser"
-WAIT_MS = 60_000  # a first game may still compile its kernels
+WAIT_MS = 60_000
+#: the first wait of a game: its kernels may still compile (`make precompile` caches them)
+COMPILE_MS = 600_000
 
 
 # --- the app and the browser ------------------------------------------------------------
@@ -110,7 +112,7 @@ def start_game(page, base, game, seats, seed):
         page.select_option(f"#seat-{i}", s)
     page.fill("#seed", str(seed))
     page.click("#start")
-    page.wait_for_function("location.hash.includes('game=')")
+    page.wait_for_function("location.hash.includes('game=')", timeout=COMPILE_MS)
     page.wait_for_selector("#table-page:not([hidden])")
     return re.search(r"game=([^&]+)", page.evaluate("location.hash")).group(1)
 
@@ -119,10 +121,10 @@ READY = """() => !document.getElementById('result').hidden
   || document.querySelectorAll('#actions button:not([disabled])').length > 0"""
 
 
-def wait_ready(page):
+def wait_ready(page, timeout=WAIT_MS):
     """Until it is the person's turn (enabled buttons) or the game is over."""
     try:
-        page.wait_for_function(READY)
+        page.wait_for_function(READY, timeout=timeout)
     except sync_api.TimeoutError:
         raise AssertionError(
             f"the page is stuck; error line: {page.text_content('#error')!r}"
@@ -190,7 +192,7 @@ def play_to_end(page, server, gid, seat=0, shot=None, max_clicks=400):
     g = server.games[gid].session
     agent = make_agent("heuristic", g.core, seed=1)
     clicks = 0
-    wait_ready(page)
+    wait_ready(page, COMPILE_MS)
     while not g.over:
         assert clicks < max_clicks, f"{g.game} did not end in {max_clicks} clicks"
         if clicks % 10 == 0:
@@ -223,7 +225,7 @@ def test_play_to_the_end(web, page, game, title, seats, seed):
     assert live.session.seats == seats and live.session.seed == seed and not live.watched
     assert 0 in live.keys and "key=" in page.evaluate("location.hash")
     assert page.is_hidden("#watch-controls")
-    wait_ready(page)
+    wait_ready(page, COMPILE_MS)
     assert page.text_content("#title") == title
     assert page.text_content("#crumb") == f"/ {title}"
     clicks = play_to_end(page, server, gid, seat=0, shot=f"web_{game}.png")
@@ -235,11 +237,12 @@ def decision_on_page(page) -> int:
     return int(re.search(r"decision (\d+)", page.text_content("#facts")).group(1))
 
 
-def wait_decision(page, k):
+def wait_decision(page, k, timeout=WAIT_MS):
     page.wait_for_function(
         "k => /decision (\\d+)/.test(document.getElementById('facts').textContent)"
         " && +document.getElementById('facts').textContent.match(/decision (\\d+)/)[1] >= k",
         arg=k,
+        timeout=timeout,
     )
 
 
@@ -254,10 +257,14 @@ def test_watch_agents(web, page):
     assert page.is_enabled("#play") and page.is_disabled("#pause")
 
     # Step: one decision each, the game paused
+    pictures = {page.get_attribute("#picture", "src")}
     for k in (1, 2, 3):
         page.click("#step")
-        wait_decision(page, k)
+        wait_decision(page, k, COMPILE_MS)
         assert g.decisions == k and not live.playing
+        pictures.add(page.get_attribute("#picture", "src"))
+    assert page.get_attribute("#picture", "src") == g.picture()
+    assert len(pictures) > 1
     assert page.text_content("#status") == f"player_{g.actor} to act · {g.core.phase_name(g.state)}"
     assert page.text_content("#table-text") == g.core.render_ansi(g.state)
     assert (
@@ -328,7 +335,7 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
     page.eval_on_selector("#speed", "e => { e.value = '6'; e.dispatchEvent(new Event('input')); }")
     page.wait_for_function("document.getElementById('speed-text').textContent === '200 per second'")
     page.click("#play")
-    page.wait_for_selector("#result:not([hidden])")
+    page.wait_for_selector("#result:not([hidden])", timeout=COMPILE_MS)
     check_result(page, g)
 
     # Save replay: the file is the game's replay
@@ -344,6 +351,9 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
     # open it through the lobby's upload
     page.click("#home")
     page.wait_for_selector("#lobby:not([hidden])")
+    link = page.locator(f'#live-games a[href*="{gid}"]')
+    assert link.text_content() == "Unbroken, seed 1: heuristic"
+    assert f"({n} decisions, over)" in link.locator("xpath=..").text_content()
     before = set(server.replays)
     page.set_input_files("#replay-file", str(saved))
     page.wait_for_function("location.hash.includes('replay=')")
