@@ -61,7 +61,7 @@ class SessionError(DungeonRLError, ValueError):
 def game_title(game: str) -> str:
     """``"Dungeon Crawler"`` from ``dungeonrl/DungeonCrawler-v0``."""
     env = get_spec(game).env_id.split("/")[-1].rpartition("-v")[0]
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", env)
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", env)
 
 
 def picture_data_url(img: np.ndarray, fmt: str = "png", quality: int = 80) -> str:
