@@ -72,8 +72,8 @@ from .metrics import wilson
 from .modelspec import ModelSpecError, check_model_game
 from .options import writable_file
 from .policy import make_agent, model_core_kwargs, model_file
-from .selfplay import match_summary, play_match, play_team, table_play
 from .replay import save_league_replays
+from .selfplay import match_summary, play_match, play_team, table_play
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
 

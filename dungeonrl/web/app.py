@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from pathlib import Path
 
@@ -70,117 +71,126 @@ async def _json_body(request: Request, limit: int = 65536):
     body = await request.body()
     if len(body) > limit:
         raise SessionError(f"request too large ({len(body):,} bytes, at most {limit:,})")
-    import json
-
     try:
         return json.loads(body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise SessionError("the request body is not JSON")
+        raise SessionError("the request body is not JSON") from None
 
 
-def make_app(config: ServerConfig | None = None, server: Server | None = None) -> Starlette:
-    """The ASGI app (``uvicorn.run(make_app(), ...)``); ``server`` lets a
-    test look inside."""
-    srv = server or Server(config)
+def _api(fn):
+    """An endpoint whose :class:`SessionError` becomes a JSON error reply."""
 
-    def api(fn):
-        async def endpoint(request: Request):
-            try:
-                return await fn(request)
-            except SessionError as e:
-                return _error(e, _status_of(e))
+    async def endpoint(self, request: Request):
+        try:
+            return await fn(self, request)
+        except SessionError as e:
+            return _error(e, _status_of(e))
 
-        return endpoint
+    return endpoint
 
-    async def index(request: Request):
+
+def _attachment(name: str) -> dict:
+    return {"Content-Disposition": f'attachment; filename="{name}"'}
+
+
+class WebApp:
+    """The endpoints over one :class:`~.server.Server` (see the module doc)."""
+
+    def __init__(self, srv: Server):
+        self.srv = srv
+
+    # --- pages and the JSON API ---------------------------------------------------------
+    async def index(self, request: Request):
         return FileResponse(STATIC / "index.html")
 
-    @api
-    async def catalog(request: Request):
-        return JSONResponse(srv.catalog())
+    @_api
+    async def catalog(self, request: Request):
+        return JSONResponse(self.srv.catalog())
 
-    @api
-    async def games(request: Request):
+    @_api
+    async def games(self, request: Request):
+        srv = self.srv
         if request.method == "POST":
             body = await _json_body(request)
             out = await run_in_threadpool(srv.create, body)
             live = srv.get(out["id"])
-            _start_watch(live)
+            if live.watched and live.task is None:
+                live.task = asyncio.get_running_loop().create_task(self.watch_loop(live))
             return JSONResponse(out, status_code=201)
         return JSONResponse({"games": [g.summary() for g in srv.games.values()]})
 
-    @api
-    async def game(request: Request):
+    @_api
+    async def game(self, request: Request):
         gid = request.path_params["gid"]
-        live = srv.get(gid)
+        live = self.srv.get(gid)
         if request.method == "DELETE":
-            for conn in list(live.conns):
-                with contextlib.suppress(Exception):
-                    await conn.send({"type": "closed", "message": "the game was closed"})
-            srv.close(gid)
+            await self.tell(live, {"type": "closed", "message": "the game was closed"})
+            self.srv.close(gid)
             return JSONResponse({"closed": gid})
         return JSONResponse(live.summary())
 
-    @api
-    async def game_replay(request: Request):
+    @_api
+    async def game_replay(self, request: Request):
         gid = request.path_params["gid"]
         if request.method == "POST":
-            out = await run_in_threadpool(srv.open_game_replay, gid)
+            out = await run_in_threadpool(self.srv.open_game_replay, gid)
             return JSONResponse(out, status_code=201)
-        rep = srv.replay_of(gid)
-        name = f"{rep['game']}-seed{rep['seed']}-{gid[:6]}.json"
-        import json
-
+        rep = self.srv.replay_of(gid)
         return Response(
             json.dumps(rep, separators=(",", ":")),
             media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            headers=_attachment(f"{rep['game']}-seed{rep['seed']}-{gid[:6]}.json"),
         )
 
-    @api
-    async def replays(request: Request):
+    @_api
+    async def replays(self, request: Request):
         body = await request.body()
         if len(body) > MAX_BYTES:
             return _error(SessionError("more than a replay may hold"), 413)
-        out = await run_in_threadpool(srv.open_replay, body, "uploaded replay")
+        out = await run_in_threadpool(self.srv.open_replay, body, "uploaded replay")
         return JSONResponse(out, status_code=201)
 
-    @api
-    async def replay_files(request: Request):
+    @_api
+    async def replay_files(self, request: Request):
         name = request.path_params.get("name")
         if request.method == "POST":
-            out = await run_in_threadpool(srv.open_replay_file, name)
+            out = await run_in_threadpool(self.srv.open_replay_file, name)
             return JSONResponse(out, status_code=201)
-        return JSONResponse({"files": srv.replay_files()})
+        return JSONResponse({"files": self.srv.replay_files()})
 
-    @api
-    async def replay_frame(request: Request):
+    @_api
+    async def replay_frame(self, request: Request):
         q = request.query_params
         rid = request.path_params["rid"]
-        out = await run_in_threadpool(srv.replay_frame, rid, q.get("k", "0"), q.get("view"))
+        out = await run_in_threadpool(self.srv.replay_frame, rid, q.get("k", "0"), q.get("view"))
         return JSONResponse(out)
 
-    @api
-    async def replay_export(request: Request):
-        rid = request.path_params["rid"]
-        tv = srv.replay(rid)
-        view = request.query_params.get("view")
+    @_api
+    async def replay_export(self, request: Request):
+        tv = self.srv.replay(request.path_params["rid"])
         try:
-            html = await run_in_threadpool(export_html, tv, view)
+            html = await run_in_threadpool(export_html, tv, request.query_params.get("view"))
         except ValueError as e:  # a bad view
             raise SessionError(str(e)) from e
-        name = f"{tv.game}-seed{tv.seed}-replay.html"
-        return HTMLResponse(html, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return HTMLResponse(html, headers=_attachment(f"{tv.game}-seed{tv.seed}-replay.html"))
 
-    # --- the websocket -----------------------------------------------------------------
-    async def broadcast(live: LiveGame) -> None:
+    # --- the game websocket -----------------------------------------------------------------
+    async def view(self, live: LiveGame, conn: Connection) -> dict:
+        async with live.lock:  # a view reads the game's records
+            return await run_in_threadpool(self.srv.view_for, live, conn)
+
+    async def tell(self, live: LiveGame, msg: dict) -> None:
         for conn in list(live.conns):
-            async with live.lock:  # a view reads the game's records
-                v = await run_in_threadpool(srv.view_for, live, conn)
+            with contextlib.suppress(Exception):
+                await conn.send(msg)
+
+    async def broadcast(self, live: LiveGame) -> None:
+        for conn in list(live.conns):
+            v = await self.view(live, conn)
             with contextlib.suppress(Exception):
                 await conn.send(v)
 
-    async def advance(live: LiveGame) -> None:
+    async def advance(self, live: LiveGame) -> None:
         """Agents play until a person is to act (a game a person plays)."""
         g = live.session
         while not g.over and not g.waiting_on_person() and not live.watched:
@@ -188,32 +198,29 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
                 n = await run_in_threadpool(g.run_agents)
             if n == 0:
                 break
-        await broadcast(live)
+        await self.broadcast(live)
 
-    async def watch_loop(live: LiveGame) -> None:
+    async def watch_loop(self, live: LiveGame) -> None:
         """A watched game: one decision per 1/speed seconds while playing."""
         g = live.session
-        while live.gid in srv.games:
+        while live.gid in self.srv.games:
             if live.playing and not g.over and live.conns:
                 t0 = time.monotonic()
                 per_tick = max(1, int(live.speed / 20))
                 async with live.lock:
                     n = await run_in_threadpool(g.run_agents, per_tick)
                 if n:
-                    await broadcast(live)
+                    await self.broadcast(live)
                 if g.over:
                     live.playing = False
-                    await broadcast(live)
+                    await self.broadcast(live)
                 wait = per_tick / live.speed - (time.monotonic() - t0)
                 await asyncio.sleep(max(0.0, wait))
             else:
                 await asyncio.sleep(0.05)
 
-    def _start_watch(live: LiveGame) -> None:
-        if live.watched and live.task is None:
-            live.task = asyncio.get_running_loop().create_task(watch_loop(live))
-
-    async def game_socket(ws: WebSocket):
+    async def game_socket(self, ws: WebSocket):
+        srv = self.srv
         await ws.accept()
         gid = ws.path_params["gid"]
         q = ws.query_params
@@ -228,76 +235,81 @@ def make_app(config: ServerConfig | None = None, server: Server | None = None) -
         live.conns.add(conn)
         try:
             if not live.watched:
-                await advance(live)
+                await self.advance(live)
             else:
-                async with live.lock:
-                    first = await run_in_threadpool(srv.view_for, live, conn)
-                await ws.send_json(first)
-            while True:
-                msg = await ws.receive()
-                if msg["type"] == "websocket.disconnect":
-                    break
-                try:
-                    text = msg.get("text")
-                    if text is None:
-                        raise SessionError("messages are JSON text, not binary")
-                    parsed = srv.parse(text)
-                    async with live.lock:
-                        changed = await run_in_threadpool(srv.handle, live, conn, parsed)
-                except SessionError as e:
-                    await ws.send_json({"type": "error", "message": str(e)})
-                    continue
-                if gid not in srv.games:
-                    await ws.send_json({"type": "closed", "message": "the game was closed"})
-                    break
-                if changed == "state":
-                    await advance(live) if not live.watched else await broadcast(live)
-                elif changed == "view":
-                    async with live.lock:
-                        v = await run_in_threadpool(srv.view_for, live, conn)
-                    await ws.send_json(v)
-                else:
-                    for c in list(live.conns):
-                        with contextlib.suppress(Exception):
-                            await c.send({"type": "control", **live.summary()})
+                await ws.send_json(await self.view(live, conn))
+            while await self.one_message(ws, live, conn):
+                pass
         except WebSocketDisconnect:
             pass
         finally:
             srv.leave(live, conn)
 
-    async def reaper():
+    async def one_message(self, ws: WebSocket, live: LiveGame, conn: Connection) -> bool:
+        """Take one message of a page and answer it; False when the page
+        left or the game was closed."""
+        msg = await ws.receive()
+        if msg["type"] == "websocket.disconnect":
+            return False
+        try:
+            text = msg.get("text")
+            if text is None:
+                raise SessionError("messages are JSON text, not binary")
+            parsed = self.srv.parse(text)
+            async with live.lock:
+                changed = await run_in_threadpool(self.srv.handle, live, conn, parsed)
+        except SessionError as e:
+            await ws.send_json({"type": "error", "message": str(e)})
+            return True
+        if live.gid not in self.srv.games:
+            await ws.send_json({"type": "closed", "message": "the game was closed"})
+            return False
+        if changed == "state":
+            await (self.broadcast(live) if live.watched else self.advance(live))
+        elif changed == "view":
+            await ws.send_json(await self.view(live, conn))
+        else:
+            await self.tell(live, {"type": "control", **live.summary()})
+        return True
+
+    async def reaper(self):
         while True:
             await asyncio.sleep(REAP_EVERY)
-            for live in srv.reap():
-                for conn in list(live.conns):
-                    with contextlib.suppress(Exception):
-                        await conn.send({"type": "closed", "message": "closed after being idle"})
+            for live in self.srv.reap():
+                await self.tell(live, {"type": "closed", "message": "closed after being idle"})
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
-        task = asyncio.get_running_loop().create_task(reaper())
+    async def lifespan(self, app):
+        task = asyncio.get_running_loop().create_task(self.reaper())
         try:
             yield
         finally:
             task.cancel()
-            for live in list(srv.games.values()):
+            for live in list(self.srv.games.values()):
                 if live.task is not None:
                     live.task.cancel()
 
-    routes = [
-        Route("/", index),
-        Route("/api/catalog", catalog),
-        Route("/api/games", games, methods=["GET", "POST"]),
-        Route("/api/games/{gid}", game, methods=["GET", "DELETE"]),
-        Route("/api/games/{gid}/replay", game_replay, methods=["GET", "POST"]),
-        Route("/api/replays", replays, methods=["POST"]),
-        Route("/api/replays/files", replay_files, methods=["GET"]),
-        Route("/api/replays/files/{name}", replay_files, methods=["POST"]),
-        Route("/api/replays/{rid}/frame", replay_frame),
-        Route("/api/replays/{rid}/export", replay_export),
-        WebSocketRoute("/ws/games/{gid}", game_socket),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.server = srv
+    def routes(self) -> list:
+        return [
+            Route("/", self.index),
+            Route("/api/catalog", self.catalog),
+            Route("/api/games", self.games, methods=["GET", "POST"]),
+            Route("/api/games/{gid}", self.game, methods=["GET", "DELETE"]),
+            Route("/api/games/{gid}/replay", self.game_replay, methods=["GET", "POST"]),
+            Route("/api/replays", self.replays, methods=["POST"]),
+            Route("/api/replays/files", self.replay_files, methods=["GET"]),
+            Route("/api/replays/files/{name}", self.replay_files, methods=["POST"]),
+            Route("/api/replays/{rid}/frame", self.replay_frame),
+            Route("/api/replays/{rid}/export", self.replay_export),
+            WebSocketRoute("/ws/games/{gid}", self.game_socket),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+
+def make_app(config: ServerConfig | None = None, server: Server | None = None) -> Starlette:
+    """The ASGI app (``uvicorn.run(make_app(), ...)``); ``server`` lets a
+    test look inside."""
+    web = WebApp(server or Server(config))
+    app = Starlette(routes=web.routes(), lifespan=web.lifespan)
+    app.state.server = web.srv
     return app

@@ -23,7 +23,7 @@ def _positive_float(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not v > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
     return v
@@ -33,15 +33,19 @@ def _port(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
     if not 0 <= v <= 65535:
         raise argparse.ArgumentTypeError(f"port {v} is outside 0..65535")
     return v
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    p.add_argument("--port", type=_port, default=8000, help="port (default: %(default)s; 0: any free)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    p.add_argument(
+        "--port", type=_port, default=8000, help="port (default: %(default)s; 0: any free)"
+    )
     p.add_argument(
         "--agent",
         action="append",
@@ -55,9 +59,17 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="a folder of replay files the viewer may open by name",
     )
-    p.add_argument("--max-games", type=positive_int, default=32, help="games held at once (default: %(default)s)")
     p.add_argument(
-        "--max-connections", type=positive_int, default=128, help="open pages at once (default: %(default)s)"
+        "--max-games",
+        type=positive_int,
+        default=32,
+        help="games held at once (default: %(default)s)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=128,
+        help="open pages at once (default: %(default)s)",
     )
     p.add_argument(
         "--idle-minutes",
@@ -113,7 +125,9 @@ def serve(args) -> int:
         print(f"dungeonrl serve: {e}", file=sys.stderr)
         return 2
     app = make_app(config)
-    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+    )
 
     async def _announce():
         import asyncio

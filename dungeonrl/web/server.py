@@ -245,7 +245,9 @@ class Server:
             try:
                 want = int(view)
             except (TypeError, ValueError):
-                raise SessionError(f"view must be a seat number, public or all, not {view!r}")
+                raise SessionError(
+                    f"view must be a seat number, public or all, not {view!r}"
+                ) from None
             if not 0 <= want < P:
                 raise SessionError(f"seat {want} is not at this table (seats 0..{P - 1})")
         seat = None
@@ -280,9 +282,11 @@ class Server:
         try:
             msg = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
-            raise SessionError("a message is a JSON object, e.g. {\"type\": \"act\", \"action\": 3}")
+            raise SessionError(
+                'a message is a JSON object, e.g. {"type": "act", "action": 3}'
+            ) from None
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-            raise SessionError("a message is a JSON object with a \"type\"")
+            raise SessionError('a message is a JSON object with a "type"')
         return msg
 
     def handle(self, live: LiveGame, conn: Connection, msg: dict) -> str:
@@ -371,7 +375,7 @@ class Server:
             try:
                 data = data.decode("utf-8")
             except UnicodeDecodeError:
-                raise SessionError(f"{source}: not a dungeonrl replay (not UTF-8 text)")
+                raise SessionError(f"{source}: not a dungeonrl replay (not UTF-8 text)") from None
         if isinstance(data, str):
             try:
                 data = json.loads(data)
@@ -380,7 +384,7 @@ class Server:
                     f"{source}: not a dungeonrl replay, or a truncated one ({e.msg})"
                     if isinstance(e, json.JSONDecodeError)
                     else f"{source}: not a dungeonrl replay"
-                )
+                ) from None
         try:
             rep = replay_from_json(data, source=source)
             tv = trace_view(rep)
@@ -452,13 +456,15 @@ class Server:
             try:
                 want = int(view)
             except (TypeError, ValueError):
-                raise SessionError(f"view must be a seat number, public or all, not {view!r}")
+                raise SessionError(
+                    f"view must be a seat number, public or all, not {view!r}"
+                ) from None
             if not 0 <= want < P:
                 raise SessionError(f"seat {want} is not at this table (seats 0..{P - 1})")
         try:
             k = int(k)
         except (TypeError, ValueError):
-            raise SessionError(f"frame must be a whole number, not {k!r}")
+            raise SessionError(f"frame must be a whole number, not {k!r}") from None
         if not 0 <= k <= tv.decisions:
             raise SessionError(f"frame {k} is outside 0..{tv.decisions}")
         v = tv.view(want, k)

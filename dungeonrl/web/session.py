@@ -230,7 +230,9 @@ class GameSession:
 
     def replay(self) -> Replay:
         """The game so far as a replay (labels: the seat's agent or ``human``)."""
-        return make_replay(self.game, self.options, self.seed, self.actors, self.actions, self.seats)
+        return make_replay(
+            self.game, self.options, self.seed, self.actors, self.actions, self.seats
+        )
 
 
 def _events(g, seat, since: int, upto: int) -> list:
@@ -247,7 +249,9 @@ def _events(g, seat, since: int, upto: int) -> list:
         prev, now = g.history[k], g.history[k + 1]
         mine = seat == ALL or seat == who
         if g.narrate is not None:
-            lines = g.narrate(core, prev, now, who if seat == ALL else (seat if seat is not None else -1))
+            lines = g.narrate(
+                core, prev, now, who if seat == ALL else (seat if seat is not None else -1)
+            )
             if mine:
                 out.append(f"{_seat_name(who)}: {core.action_label(prev, a)}")
             out.extend(f"  {x}" for x in lines)
