@@ -11,7 +11,8 @@ loop always runs first), and a ratio is the median over the rounds of the
 ratio within each round. A drift slower than one round cancels out of it.
 
 :data:`PAIRS` names the two loops of each ratio target; :func:`paired_config`
-opens the loops of one game configuration (its kernel, its vector env or
+opens the loops of one game configuration (its kernel with and without
+the observation, its vector env or
 batched core at :data:`REF_ENVS` envs, its Python API loop, and the peers
 the targets name, unless peers are off), and :func:`interleave` times them.
 """
@@ -27,6 +28,8 @@ from .settings import Settings
 
 #: target id -> (numerator loop, denominator loop)
 PAIRS = {
+    # the full step's time over the rules-only step's: rules-only rate / full rate
+    "step_vs_rules": ("kernel_rules", "kernel"),
     "kernel_vs_leduc": ("kernel", "leduc"),
     "vector_vs_kernel": ("vector", "kernel"),
     "single_vs_cartpole": ("python", "cartpole"),
@@ -132,6 +135,7 @@ def config_loops(spec, core, players: int, settings: Settings, sampler) -> tuple
     n = settings.paired_envs()
     peers = settings.peers
     add("kernel", lambda: kernel_loop(core, settings, 1)[0])
+    add("kernel_rules", lambda: kernel_loop(core, settings, 1, observe=False)[0])
     if spec.multi_agent:
         add("vector", lambda: batch_loop(core, n, settings, sampler))
         add("python", lambda: aec_env_loop(spec, players, settings, sampler))

@@ -134,6 +134,29 @@ def test_targets_read_the_paired_ratio_and_keep_the_unpaired_one():
     assert rows["kernel_vs_leduc"]["value"] == 9.0
 
 
+def test_step_vs_rules_target_from_the_paired_rounds_only():
+    """The full step / rules-only ratio: a target of at most 1.5x for every
+    game, read from the paired rounds (not measured without them); leduc is
+    reported beside it with no verdict."""
+    fig = lambda v: {"status": "ok", "median": v, "cpu_median": v}  # noqa: E731
+    cfg = {"kernel": {"1": fig(1000.0)}}
+    rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
+    assert rows["step_vs_rules"]["value"] is None and rows["step_vs_rules"]["met"] is None
+    for value, met in ((1.74, False), (1.3, True)):
+        cfg["paired"] = {
+            "status": "ok",
+            "num_envs": 4096,
+            "ratios": {
+                "step_vs_rules": {"value": value, "min": 1.2, "max": 1.9, "rounds": 7, "cpu": 1.0},
+                "kernel_vs_leduc": {"value": 9.0, "min": 8, "max": 10, "rounds": 7, "cpu": 9},
+            },
+        }
+        rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
+        r = rows["step_vs_rules"]
+        assert (r["value"], r["target"], r["direction"], r["met"]) == (value, 1.5, "<=", met)
+        assert rows["kernel_vs_leduc"]["target"] is None and rows["kernel_vs_leduc"]["met"] is None
+
+
 @pytest.mark.parametrize("name", ["unbroken", "dungeon_crawler"])
 def test_paired_config_times_the_real_loops(name):
     spec = registry.get_spec(name)
@@ -141,9 +164,11 @@ def test_paired_config_times_the_real_loops(name):
     settings = dataclasses.replace(MODES["tiny"], peers=False)
     fig = paired_config(spec, make_core(spec, players), players, settings, RandomLegalSampler(0))
     assert fig["status"] == "ok" and fig["missing"] == {}
-    assert set(fig["rates"]) == {"kernel", "vector", "python"}
+    assert set(fig["rates"]) == {"kernel", "kernel_rules", "vector", "python"}
     assert all(len(r) == settings.paired_rounds and min(r) > 0 for r in fig["rates"].values())
-    assert set(fig["ratios"]) == {"vector_vs_kernel"}
+    assert set(fig["ratios"]) == {"vector_vs_kernel", "step_vs_rules"}
+    # the observation costs time: the rules-only rollout runs faster than the full one
+    assert fig["ratios"]["step_vs_rules"]["value"] > 1.0
     assert fig["vector_layer"] == ("batch" if spec.multi_agent else "vector")
     assert "vector_vs_kernel" in fmt_paired(fig)
     problems = []
