@@ -60,7 +60,7 @@ TITLES = (
     ("Dungeon Crawler 2 seats", "dungeon_crawler", ["human", "heuristic"]),
 )
 DEFAULT_GAMES = (1, 8, 32)
-DEFAULT_SECONDS = 12.0
+DEFAULT_SECONDS = 15.0
 #: the person's decisions of each warm-up game (one per title)
 WARMUP_ACTS = 30
 ANNOUNCE = re.compile(r"open (http://[^/\s]+)/")
