@@ -64,6 +64,9 @@ DEFAULT_SECONDS = 15.0
 #: the person's decisions of each warm-up game (one per title)
 WARMUP_ACTS = 30
 ANNOUNCE = re.compile(r"open (http://[^/\s]+)/")
+#: seconds an idle HTTP connection is kept for reuse: below uvicorn's 5 s, so
+#: the client never reuses a connection the server is closing
+KEEPALIVE_S = 3.0
 
 
 @dataclass
@@ -281,7 +284,9 @@ async def run_level(url, n, pictures, seconds, timeout, pid, seed0) -> dict:
 
     stats = Level(n, pictures)
     ws_base = "ws://" + url.split("://", 1)[1]
-    limits = httpx.Limits(max_connections=n + 4, max_keepalive_connections=n + 4)
+    limits = httpx.Limits(
+        max_connections=n + 4, max_keepalive_connections=n + 4, keepalive_expiry=KEEPALIVE_S
+    )
     rss0, cpu0, own0 = _proc_rss_mb(pid), _proc_cpu_s(pid), time.process_time()
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout) as http:
         t0 = time.monotonic()
@@ -325,7 +330,9 @@ async def warm_up(url, timeout, pictures=True) -> tuple[float, int]:
     ws_base = "ws://" + url.split("://", 1)[1]
     rng = random.Random(0)
     t0 = time.monotonic()
-    async with httpx.AsyncClient(base_url=url, timeout=timeout) as http:
+    async with httpx.AsyncClient(
+        base_url=url, timeout=timeout, limits=httpx.Limits(keepalive_expiry=KEEPALIVE_S)
+    ) as http:
         for k in range(len(TITLES)):
             deadline = time.monotonic() + 10 * timeout
             await play_game(
@@ -387,7 +394,9 @@ async def _main(levels, picture_modes, seconds, timeout, seed) -> dict:
                 )
         import httpx
 
-        async with httpx.AsyncClient(base_url=url, timeout=timeout) as http:
+        async with httpx.AsyncClient(
+            base_url=url, timeout=timeout, limits=httpx.Limits(keepalive_expiry=KEEPALIVE_S)
+        ) as http:
             left = len((await http.get("/api/games")).json()["games"])
     finally:
         await serve.stop()
