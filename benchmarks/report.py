@@ -19,7 +19,9 @@ targets) and ``training-speed`` (from ``ppo_speed.json``, written by
 ``league_vs_selfplay.json``, written by ``python -m
 dungeonrl.benchmarks.league_vs_selfplay --json``) and ``cold-start`` (from
 ``cold_start.json``, written by ``python -m dungeonrl.benchmarks.cold_start
---json``).
+--json``) and ``web-load`` (from ``web_load.json``, written by ``python -m
+dungeonrl.benchmarks.web_load --json``: decisions per second and latency of
+``dungeonrl serve`` under load).
 """
 
 from __future__ import annotations
@@ -79,6 +81,12 @@ def cold_start_section(data):
     return markdown(data)
 
 
+def web_load_section(data):
+    from .web_load import markdown
+
+    return markdown(data)
+
+
 def league_section(data):
     from .league_vs_selfplay import markdown
 
@@ -95,6 +103,7 @@ SECTIONS = {
     "pretrained": (None, pretrained_section),
     "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
     "cold-start": ("cold_start.json", cold_start_section),
+    "web-load": ("web_load.json", web_load_section),
 }
 
 

@@ -77,6 +77,30 @@ def picture_data_url(img: np.ndarray, fmt: str = "png", quality: int = 80) -> st
     return f"data:image/{fmt};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+#: the cores games are played on, one per game and options (see shared_core)
+_CORES: dict = {}
+#: distinct game and options kept at most (the server offers a few dozen)
+MAX_CORES = 64
+
+
+def shared_core(game: str, options: dict):
+    """The core of ``game`` with ``options``, built once and shared by every
+    game of them (a core is never written after construction). A core is
+    kept alive by the engine's per-core call table once it has stepped, so
+    a core built for every game would keep every game's core for good."""
+    try:
+        key = (game, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError:
+        return get_spec(game).make_core(**options)
+    core = _CORES.get(key)
+    if core is None:
+        core = get_spec(game).make_core(**options)
+        if len(_CORES) < MAX_CORES:
+            _CORES[key] = core
+    return core
+
+
 def _seat_name(s: int) -> str:
     return f"player_{s}"
 
@@ -91,7 +115,7 @@ class GameSession:
             raise SessionError(f"unknown game {game!r} (games: {', '.join(list_games())})")
         options = dict(options or {})
         try:
-            core = get_spec(game).make_core(**options)
+            core = shared_core(game, options)
         except (ValueError, TypeError, KeyError) as e:
             raise SessionError(f"{game} refuses the options {options}: {e}") from e
         P = core.num_players
