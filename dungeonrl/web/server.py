@@ -114,6 +114,21 @@ class LiveGame:
         }
 
 
+def parse_view(view, players: int):
+    """A page's view: None (public), :data:`ALL` or a seat number of the table."""
+    if view in (None, "public"):
+        return None
+    if view == ALL:
+        return ALL
+    try:
+        seat = int(view)
+    except (TypeError, ValueError):
+        raise SessionError(f"view must be a seat number, public or all, not {view!r}") from None
+    if not 0 <= seat < players:
+        raise SessionError(f"seat {seat} is not at this table (seats 0..{players - 1})")
+    return seat
+
+
 def shown_seed(g):
     """The seed a page may see: the game's once it is over or when no
     person plays it, else None (the seed gives away every hidden card)."""
@@ -236,20 +251,7 @@ class Server:
         or ``"all"``) with ``key`` (a person's seat)."""
         live = self.get(gid)
         g = live.session
-        P = g.core.num_players
-        if view in (None, "public"):
-            want: Any = None
-        elif view == ALL:
-            want = ALL
-        else:
-            try:
-                want = int(view)
-            except (TypeError, ValueError):
-                raise SessionError(
-                    f"view must be a seat number, public or all, not {view!r}"
-                ) from None
-            if not 0 <= want < P:
-                raise SessionError(f"seat {want} is not at this table (seats 0..{P - 1})")
+        want = parse_view(view, g.core.num_players)
         seat = None
         if isinstance(want, int) and want in live.keys:
             if not isinstance(key, str) or not secrets.compare_digest(key, live.keys[want]):
@@ -447,20 +449,7 @@ class Server:
 
     def replay_frame(self, rid, k, view=None) -> dict:
         tv = self.replay(rid)
-        P = tv.core.num_players
-        if view in (None, "public"):
-            want: Any = None
-        elif view == ALL:
-            want = ALL
-        else:
-            try:
-                want = int(view)
-            except (TypeError, ValueError):
-                raise SessionError(
-                    f"view must be a seat number, public or all, not {view!r}"
-                ) from None
-            if not 0 <= want < P:
-                raise SessionError(f"seat {want} is not at this table (seats 0..{P - 1})")
+        want = parse_view(view, tv.core.num_players)
         try:
             k = int(k)
         except (TypeError, ValueError):
