@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from .session import ALL, picture_data_url
+from .session import ALL, parse_view, picture_data_url
 
 __all__ = ["export_html", "MAX_PICTURES"]
 
@@ -25,26 +25,12 @@ PAGE = Path(__file__).resolve().with_name("static") / "export.html"
 _KEEP = ("decision", "to_play", "table", "events", "private", "legal", "over", "result")
 
 
-def _view_arg(view, players: int):
-    if view in (None, "", "public"):
-        return None
-    if view == ALL:
-        return ALL
-    try:
-        seat = int(view)
-    except (TypeError, ValueError):
-        raise ValueError(f"view must be a seat number, public or all, not {view!r}") from None
-    if not 0 <= seat < players:
-        raise ValueError(f"seat {seat} is not at this table (seats 0..{players - 1})")
-    return seat
-
-
 def export_html(tv, view=None) -> str:
     """The replay of ``tv`` (a :class:`~.session.trace_view`) seen from
     ``view`` (a seat, ``"public"`` or ``"all"``) as one HTML page."""
     from PIL import Image
 
-    seat = _view_arg(view, tv.core.num_players)
+    seat = parse_view(view, tv.core.num_players)
     n = tv.decisions
     frames = []
     for k in range(n + 1):

@@ -29,7 +29,15 @@ from typing import Any
 
 from ..agents.replay import MAX_BYTES, ReplayError, load_replay, replay_from_json
 from ..registry import get_spec, list_games
-from .session import ALL, HUMAN, GameSession, SessionError, game_title, trace_view
+from .session import (
+    ALL,
+    HUMAN,
+    GameSession,
+    SessionError,
+    game_title,
+    parse_view,
+    trace_view,
+)
 
 __all__ = ["ServerConfig", "Server", "LiveGame", "Connection", "catalog_agents"]
 
@@ -112,21 +120,6 @@ class LiveGame:
             "playing": self.playing,
             "speed": self.speed,
         }
-
-
-def parse_view(view, players: int):
-    """A page's view: None (public), :data:`ALL` or a seat number of the table."""
-    if view in (None, "public"):
-        return None
-    if view == ALL:
-        return ALL
-    try:
-        seat = int(view)
-    except (TypeError, ValueError):
-        raise SessionError(f"view must be a seat number, public or all, not {view!r}") from None
-    if not 0 <= seat < players:
-        raise SessionError(f"seat {seat} is not at this table (seats 0..{players - 1})")
-    return seat
 
 
 def shown_seed(g):

@@ -42,6 +42,7 @@ __all__ = [
     "SessionError",
     "GameSession",
     "seat_view",
+    "parse_view",
     "trace_view",
     "game_title",
     "picture_data_url",
@@ -99,6 +100,21 @@ def shared_core(game: str, options: dict):
         if len(_CORES) < MAX_CORES:
             _CORES[key] = core
     return core
+
+
+def parse_view(view, players: int):
+    """A page's view: None (public), :data:`ALL` or a seat number of the table."""
+    if view in (None, "", "public"):
+        return None
+    if view == ALL:
+        return ALL
+    try:
+        seat = int(view)
+    except (TypeError, ValueError):
+        raise SessionError(f"view must be a seat number, public or all, not {view!r}") from None
+    if not 0 <= seat < players:
+        raise SessionError(f"seat {seat} is not at this table (seats 0..{players - 1})")
+    return seat
 
 
 def _seat_name(s: int) -> str:
