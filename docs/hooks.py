@@ -21,6 +21,8 @@ import glob
 import os
 import re
 
+from markdown import Extension
+from markdown.preprocessors import Preprocessor
 from mkdocs.structure.files import File
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,8 +67,24 @@ def api_tree() -> str:
 api_tree()  # before any plugin reads its paths
 
 
+class _IncludedLinks(Preprocessor):
+    """The same rewriting for the text pymdownx.snippets includes (a game's
+    README), which on_page_markdown never sees: it runs after the snippets
+    preprocessor (priority 32). Included docs sit one folder deep, as the
+    pages do, so their relative links read the same from a page."""
+
+    def run(self, lines):
+        return LINK.sub(lambda m: _rewrite(m, ""), "\n".join(lines)).split("\n")
+
+
+class _IncludedLinksExtension(Extension):
+    def extendMarkdown(self, md):
+        md.preprocessors.register(_IncludedLinks(md), "dungeonrl_included_links", 31)
+
+
 def on_config(config):
     api_tree()
+    config.markdown_extensions.append(_IncludedLinksExtension())
     return config
 
 
