@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from dungeonrl import cli  # noqa: E402
+from dungeonrl import cli
 
-from .test_readme import DOCS, page_text  # noqa: E402
+from .test_readme import DOCS, page_text
 
 COMMAND = re.compile(r"^\s*(?:\$ )?(dungeonrl (?:play|train|eval|bench|demo)\b[^`\n#]*)", re.M)
 
@@ -28,8 +28,7 @@ def commands(text: str) -> list[str]:
 
 def is_synopsis(argv: list[str]) -> bool:
     return any(
-        a.startswith("[") or a.endswith("]") or "|" in a or re.fullmatch(r"[A-Z]+", a)
-        for a in argv
+        a.startswith("[") or a.endswith("]") or "|" in a or re.fullmatch(r"[A-Z]+", a) for a in argv
     )
 
 
