@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 STAMP  := $(VENV)/.dungeonrl-installed
 
-.PHONY: venv venv-rllib precompile browser test lint typecheck-tree demo
+.PHONY: venv venv-rllib precompile browser test lint typecheck-tree demo docs
 
 venv: $(STAMP)
 
@@ -70,3 +70,8 @@ lint: venv typecheck-tree
 
 demo: venv precompile
 	$(VENV)/bin/dungeonrl demo
+
+# The documentation site (mkdocs.yml, pages in docs/) into build/site; --strict turns
+# every warning (a broken link, a page missing from the nav) into an error
+docs: venv
+	$(VENV)/bin/python -m mkdocs build --strict -d build/site

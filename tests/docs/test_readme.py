@@ -1,16 +1,18 @@
-"""The README's Python code runs as written (the quickstart a new user
-copies first).
+"""The Python code of the README and of every page of the documentation
+site runs as written (the quickstart a new user copies first).
 
-Every fenced ```` ```python ```` block of README.md is executed, in order, in
-one namespace (later blocks use earlier imports), in a scratch folder.
+Every fenced ```` ```python ```` block of README.md, and of each page
+``docs/*.md`` with the docs it includes expanded (``--8<-- "envs/<game>/README.md"``:
+a game's own doc, the engine guide), is executed, in order, one namespace
+per page (later blocks use earlier imports), in a scratch folder.
 Training calls must finish in seconds: a block that builds a
 ``MaskablePPO`` without ``n_steps`` (SB3's defaults collect 2048 steps per
-env before the first update, half an hour with 64 envs) is run with the
-budget proposed for the README (``SB3_BUDGET``) until the README itself
-carries it; the test then runs the README's own numbers. Each block must
-finish within ``BLOCK_SECONDS``. While ``NOTES-ecosys.md`` (README text
-waiting to be merged) exists, its blocks are run the same way. Blocks that
-need an optional extra that is not installed (Minari) are left out.
+env before the first update, half an hour with 64 envs) is run with a small
+budget (``SB3_BUDGET``); a block that sets ``n_steps`` itself runs as
+written. Each block must finish within ``BLOCK_SECONDS``. Blocks that need
+an optional extra that is not installed (Minari) are left out. Blocks
+fenced as ```` ```py ```` or ```` ``` ```` (Ray RLlib, which lives in its
+own virtualenv; fragments) are shown, not run.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-#: README text proposed by this branch, waiting to be merged: its blocks run too
-PROPOSED = [p for p in [ROOT / "NOTES-ecosys.md"] if p.exists()]
+DOCS = ROOT / "docs"
 BLOCK_SECONDS = 180  # generous: this machine is shared; a quiet one takes ~10 s
 
-#: the SB3 budget proposed for the README's snippet (NOTES-ecosys.md)
+#: the budget a README block gets when it trains with SB3's default rollout size
 SB3_BUDGET = 'MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, n_epochs=2).learn(4_096)'
 _SB3_CALL = re.compile(r'MaskablePPO\("MlpPolicy",\s*venv\)\s*\.learn\([^)]*\)')
+#: pymdownx.snippets' include line (mkdocs.yml): a path from the repository root,
+#: optionally with a first and last line
+_SNIPPET = re.compile(r'^--8<-- "([^":]+)(?::(\d*))?(?::(\d*))?"[ \t]*$', re.M)
 
 
 def python_blocks(text: str) -> list[str]:
@@ -38,6 +42,27 @@ def python_blocks(text: str) -> list[str]:
     return [
         m.group(1) for m in re.finditer(r"^```python[ \t]*\n(.*?)^```[ \t]*$", text, re.S | re.M)
     ]
+
+
+def expand_snippets(text: str, root: Path = ROOT) -> str:
+    """``text`` with every snippet include line replaced by the file's lines,
+    as the site shows the page."""
+
+    def include(m):
+        lines = (root / m.group(1)).read_text(encoding="utf-8").splitlines()
+        first = int(m.group(2)) if m.group(2) else 1
+        last = int(m.group(3)) if m.group(3) else len(lines)
+        return "\n".join(lines[first - 1 : last])
+
+    return _SNIPPET.sub(include, text)
+
+
+def page_text(path: Path) -> str:
+    return expand_snippets(path.read_text(encoding="utf-8"))
+
+
+def pages_with_blocks() -> list[Path]:
+    return [p for p in sorted(DOCS.glob("**/*.md")) if python_blocks(page_text(p))]
 
 
 def budgeted(block: str) -> str:
@@ -64,6 +89,17 @@ def test_python_blocks_are_found():
     ) == ('venv = DungeonSB3VecEnv("unbroken", num_envs=16, seed=0)\nmodel = ' + SB3_BUDGET + "\n")
     kept = 'm = MaskablePPO("MlpPolicy", venv, n_steps=8).learn(64)'
     assert budgeted(kept) == kept
+    # the site's pages: the quickstarts and every game's page carry runnable code
+    names = {p.name for p in pages_with_blocks()}
+    assert {"getting-started.md", "unbroken.md", "dungeon-crawler.md", "dungeon-kart.md"} <= names
+
+
+def test_snippets_are_expanded(tmp_path):
+    (tmp_path / "inc.md").write_text("one\n```python\nx = 1\n```\nthree\n")
+    page = 'before\n--8<-- "inc.md:2:4"\nafter\n'
+    assert expand_snippets(page, tmp_path) == "before\n```python\nx = 1\n```\nafter\n"
+    assert python_blocks(expand_snippets('--8<-- "inc.md"\n', tmp_path)) == ["x = 1\n"]
+    assert expand_snippets('--8<-- "inc.md:5:"\n', tmp_path) == "three\n"
 
 
 def _needs_missing_extra(block: str) -> bool:
@@ -77,7 +113,7 @@ def _needs_missing_extra(block: str) -> bool:
     return False
 
 
-def run_blocks(path: Path, tmp_path, monkeypatch) -> dict:
+def run_blocks(path: Path, tmp_path, monkeypatch, text: str | None = None) -> dict:
     try:
         import torch
 
@@ -87,7 +123,7 @@ def run_blocks(path: Path, tmp_path, monkeypatch) -> dict:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
     namespace: dict = {"__name__": "__readme__"}
-    blocks = python_blocks(path.read_text())
+    blocks = python_blocks(path.read_text() if text is None else text)
     assert blocks, f"{path.name} has no python block"
     for i, block in enumerate(blocks):
         if _needs_missing_extra(block):
@@ -107,6 +143,6 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
     assert "env" in namespace
 
 
-@pytest.mark.parametrize("path", PROPOSED, ids=[p.name for p in PROPOSED])
-def test_proposed_readme_blocks_run(path, tmp_path, monkeypatch):
-    run_blocks(path, tmp_path, monkeypatch)
+@pytest.mark.parametrize("path", pages_with_blocks(), ids=lambda p: p.name)
+def test_docs_python_blocks_run(path, tmp_path, monkeypatch):
+    run_blocks(path, tmp_path, monkeypatch, text=page_text(path))
