@@ -6,6 +6,7 @@ The engine's loops over this game's row functions (see
 :mod:`dungeonrl.envs.core.kernel.template` for what each kernel does).
 """
 
+import numpy as np
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -144,7 +145,9 @@ def reset_batch(states, tabs, seeds, num_players, max_steps, auto_advance, rewar
         st.auto_advance = auto_advance
         st.reward_mode = reward_mode
         configure_row(st, cfg)
-        reset_row(st, T, seeds[i], 0)
+        # a typed zero, not the literal 0: numba would compile reset_row (and
+        # its callees) a second time for the literal, beside autoreset's int64
+        reset_row(st, T, seeds[i], np.int64(0))
 
 
 @njit(**JIT)
@@ -359,5 +362,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'dc2d8c3c9c8685af50b00136c5b812a04d2dac6215641affd8a46f8a637f4c84'
+SOURCE_DIGEST = 'b8824244f904c0709c817e4b777154fe88ec78de8887b159c75abd94f511f133'
 ensure_fresh(globals())

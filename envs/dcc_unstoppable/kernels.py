@@ -6,6 +6,7 @@ The engine's loops over this game's row functions (see
 :mod:`dungeonrl.envs.core.kernel.template` for what each kernel does).
 """
 
+import numpy as np
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -147,7 +148,9 @@ def reset_batch(states, tabs, seeds, num_players, max_steps, auto_advance, rewar
         st.auto_advance = auto_advance
         st.reward_mode = reward_mode
         configure_row(st, cfg)
-        reset_row(st, T, seeds[i], 0)
+        # a typed zero, not the literal 0: numba would compile reset_row (and
+        # its callees) a second time for the literal, beside autoreset's int64
+        reset_row(st, T, seeds[i], np.int64(0))
 
 
 @njit(**JIT)
@@ -435,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '71002bcad8bb2448cf083d84d5e92f172bc7fbab9eaa24bfaa69899f2a3679b4'
+SOURCE_DIGEST = 'c024d6a764d3bdc97a01c4db69d111359257d0df2b513ab7cc4ce2f308bf01ac'
 ensure_fresh(globals())

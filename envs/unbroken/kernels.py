@@ -6,6 +6,7 @@ The engine's loops over this game's row functions (see
 :mod:`dungeonrl.envs.core.kernel.template` for what each kernel does).
 """
 
+import numpy as np
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -147,7 +148,9 @@ def reset_batch(states, tabs, seeds, num_players, max_steps, auto_advance, rewar
         st.auto_advance = auto_advance
         st.reward_mode = reward_mode
         configure_row(st, cfg)
-        reset_row(st, T, seeds[i], 0)
+        # a typed zero, not the literal 0: numba would compile reset_row (and
+        # its callees) a second time for the literal, beside autoreset's int64
+        reset_row(st, T, seeds[i], np.int64(0))
 
 
 @njit(**JIT)
@@ -438,5 +441,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'af8db646c0a23fb3dcc6bfe51ebd0b17489e79fceac805644497e301c4aedaf1'
+SOURCE_DIGEST = '6084f12b1c23aa755d721807c570288d6f397a2231c83baa19faeb73a5e12cfc'
 ensure_fresh(globals())

@@ -168,7 +168,9 @@ def generate(
         stream_obs=bool(facts.stream_obs),
     )
     src = instantiate(template, facts, HEADER.format(game=facts.game), game)
-    roots = [facts_module(key)] + [m for m in _imports_of(src) if m.split(".")[0] != "numba"]
+    roots = [facts_module(key)] + [
+        m for m in _imports_of(src) if m.split(".")[0] not in ("numba", "numpy")
+    ]
     modules = freshness.source_modules(roots)
     src = _replace_once(src, KEY_LINE, f"KERNEL_KEY = {key!r}\n")
     src = _replace_once(

@@ -53,6 +53,7 @@ kernel              what it does
 ==================  ==========================================================
 """
 
+import numpy as np
 from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
@@ -204,7 +205,9 @@ def reset_batch(states, tabs, seeds, num_players, max_steps, auto_advance, rewar
         st.auto_advance = auto_advance
         st.reward_mode = reward_mode
         configure_row(st, cfg)
-        reset_row(st, T, seeds[i], 0)
+        # a typed zero, not the literal 0: numba would compile reset_row (and
+        # its callees) a second time for the literal, beside autoreset's int64
+        reset_row(st, T, seeds[i], np.int64(0))
 
 
 @njit(**JIT)
