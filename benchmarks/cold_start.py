@@ -12,6 +12,12 @@ nor touched:
   ``--jobs`` processes into an empty cache (what ``make`` runs once);
 * ``warm``: the same ``gym.make`` + ``reset`` + ``step`` after that
   precompile (what a user meets after ``make``), process start included.
+
+``--python PATH`` measures another interpreter's install (a checkout of
+another commit, say); ``--before FILE`` adds an earlier run's figures (the
+JSON this command wrote for that checkout) to the table, so a change to
+compile time is shown before and after, measured the same day. Each JSON
+records the commit of the code it measured.
 """
 
 from __future__ import annotations
@@ -38,11 +44,29 @@ print(time.perf_counter() - t0)
 """
 
 
+#: the interpreter whose dungeonrl is measured (``--python``)
+PYTHON = [sys.executable]
+
+COMMIT = """
+import os, subprocess, dungeonrl
+d = os.path.dirname(os.path.dirname(os.path.abspath(dungeonrl.envs.__file__)))
+r = subprocess.run(["git", "-C", d, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+print(r.stdout.strip() if r.returncode == 0 else "")
+"""
+
+
+def commit_of(python: str) -> str | None:
+    """The git commit of the checkout ``python`` imports dungeonrl from
+    (None for an install outside a git checkout)."""
+    out = subprocess.run([python, "-c", COMMIT], capture_output=True, text=True)
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
 def _run(code: str, cache: str) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
     t0 = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        [PYTHON[0], "-c", code], env=env, capture_output=True, text=True, check=True
     )
     wall = time.perf_counter() - t0
     return wall if not out.stdout.strip() else max(wall, float(out.stdout.split()[-1]))
@@ -66,7 +90,7 @@ def run(jobs: int = 2) -> dict:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
         t0 = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "dungeonrl.precompile", "--jobs", str(jobs)],
+            [PYTHON[0], "-m", "dungeonrl.precompile", "--jobs", str(jobs)],
             env=env,
             check=True,
             capture_output=True,
@@ -80,18 +104,43 @@ def run(jobs: int = 2) -> dict:
 
 
 def markdown(doc: dict) -> str:
-    lines = [
-        "| game | `gym.make` + `reset` + `step`, empty cache | the same after the precompile |",
-        "|---|---:|---:|",
-    ]
+    before = doc.get("before")
+    if before:
+        tag = f" ({before['commit']})" if before.get("commit") else ""
+        lines = [
+            f"| game | empty cache, before{tag} | empty cache | after the precompile |",
+            "|---|---:|---:|---:|",
+        ]
+    else:
+        lines = [
+            "| game | `gym.make` + `reset` + `step`, empty cache | the same after the precompile |",
+            "|---|---:|---:|",
+        ]
     for env_id, s in doc["cold"].items():
-        lines.append(f"| {env_id} | {s:.1f} s | {doc['warm'][env_id]:.1f} s |")
+        was = ""
+        if before:
+            b = before["cold"].get(env_id)
+            was = f" {b:.1f} s |" if b is not None else " |"
+        lines.append(f"| {env_id} |{was} {s:.1f} s | {doc['warm'][env_id]:.1f} s |")
     m = doc["machine"]
     lines.append("")
+    pre = f"All four games precompiled in {doc['precompile']:.0f} s with {doc['jobs']} processes"
+    if before:
+        pre += f" (before: {before['precompile']:.0f} s)"
+    at = f" at {doc['commit']}" if doc.get("commit") else ""
     lines.append(
-        f"All four games precompiled in {doc['precompile']:.0f} s with {doc['jobs']} processes. "
-        f"{m['cores']} cores ({m['cpu']}), load {doc['load'][0]:.1f} at the start, {doc['date']}; "
-        "`python -m dungeonrl.benchmarks.cold_start --json benchmarks/results/cold_start.json`."
+        f"{pre}. Each figure is `gym.make` + `reset` + one `step` in a fresh process, "
+        f"process start included. {m['cores']} cores ({m['cpu']}), load "
+        f"{doc['load'][0]:.1f} at the start, {doc['date']}{at}; "
+        "`python -m dungeonrl.benchmarks.cold_start --json benchmarks/results/cold_start.json"
+        + (" --before benchmarks/results/cold_start_before.json" if before else "")
+        + "`"
+        + (
+            f" (the before figures: the same command at {before['commit']}, "
+            "with `--python` pointing at that checkout's interpreter)."
+            if before and before.get("commit")
+            else "."
+        )
     )
     return "\n".join(lines)
 
@@ -100,14 +149,24 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default=None)
+    p.add_argument("--python", default=sys.executable, help="the interpreter to measure")
+    p.add_argument("--before", default=None, help="an earlier run's JSON shown beside")
     a = p.parse_args(argv)
+    before = None
+    if a.before:
+        with open(a.before, encoding="utf-8") as f:
+            b = json.load(f)
+        before = {k: b.get(k) for k in ("commit", "date", "cold", "precompile", "jobs")}
+    PYTHON[0] = a.python
     load = loadavg()
     res = run(a.jobs)
     doc = {
         "date": datetime.date.today().isoformat(),
         "machine": machine_info(),
         "load": load,
+        "commit": commit_of(a.python),
         **res,
+        **({"before": before} if before else {}),
     }
     print(markdown(doc))
     if a.json:

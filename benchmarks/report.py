@@ -32,6 +32,9 @@ Sections and the results they are made from:
   -m dungeonrl.benchmarks.league_vs_selfplay --json``;
 * ``cold-start``: ``cold_start.json``, written by ``python -m
   dungeonrl.benchmarks.cold_start --json``;
+* ``compile-profile``: ``compile_profile.json``, written by ``python -m
+  dungeonrl.precompile --profile --json`` (where each game's compile time
+  goes);
 * ``web-load``: ``web_load.json``, written by ``python -m
   dungeonrl.benchmarks.web_load --json`` (decisions per second and latency
   of ``dungeonrl serve`` under load).
@@ -155,6 +158,12 @@ def cold_start_section(data):
     return markdown(data)
 
 
+def compile_profile_section(data):
+    from ..precompile import markdown
+
+    return markdown(data)
+
+
 def web_load_section(data):
     from .web_load import markdown
 
@@ -179,6 +188,7 @@ SECTIONS = {
     "pretrained": (None, pretrained_section),
     "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
     "cold-start": ("cold_start.json", cold_start_section),
+    "compile-profile": ("compile_profile.json", compile_profile_section),
     "web-load": ("web_load.json", web_load_section),
 }
 

@@ -13,10 +13,11 @@ the multi-seat games, the PettingZoo AEC and Parallel envs and the
 self-play view with scripted opponents. ``make`` runs it after installing,
 so ``make demo`` and ``make test`` start warm.
 
-It prints the seconds each game took; ``--profile`` adds the kernels whose
-compilation took longest (numba's ``numba:compile`` events, compile time
-of each function including the callees it compiled), and ``--json PATH``
-writes both.
+It prints the seconds each game took; ``--profile`` adds where the
+compile time went (numba's ``numba:compile`` events): the entry points an
+adapter called, with their callees' compilation, and each function's own
+time summed over every signature it was compiled for (see
+:func:`compile_profile`); ``--json PATH`` writes both.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import multiprocessing as mp
 import sys
 import time
 
-__all__ = ["warm", "precompile", "main"]
+__all__ = ["warm", "precompile", "compile_profile", "markdown", "main"]
 
 
 def _drive(env_id: str) -> None:
@@ -113,31 +114,67 @@ def _first_legal(obs, info) -> int:
 
 def warm(env_id: str, profile: bool = False) -> dict:
     """Drive one game (compiling what its cache lacks); returns
-    ``{"game", "seconds", "kernels"}`` (``kernels``: ``[[name, seconds], ...]``
-    longest first, with ``profile``)."""
+    ``{"game", "seconds", "kernels"}``; with ``profile`` also
+    ``"entry_points"``, ``"exclusive"`` and ``"compiles"`` (see
+    :func:`compile_profile`); without it ``kernels`` is empty."""
     import os
 
     os.environ.setdefault("DUNGEONRL_QUIET_COMPILE", "1")
     t0 = time.perf_counter()
-    kernels: list = []
+    out: dict = {"kernels": []}
     if profile:
         from numba.core import event
 
         listener = event.RecordingListener()
         with event.install_listener("numba:compile", listener):
             _drive(env_id)
-        starts: dict = {}
-        for ts, ev in listener.buffer:
-            key = id(ev.data.get("dispatcher")) if ev.data else id(ev)
-            name = _name(ev)
-            if ev.is_start:
-                starts[(key, name)] = ts
-            elif (key, name) in starts:
-                kernels.append([name, ts - starts.pop((key, name))])
-        kernels.sort(key=lambda r: -r[1])
+        out = compile_profile(listener.buffer)
     else:
         _drive(env_id)
-    return {"game": env_id, "seconds": time.perf_counter() - t0, "kernels": kernels}
+    return {"game": env_id, "seconds": time.perf_counter() - t0, **out}
+
+
+def compile_profile(buffer) -> dict:
+    """Where compile time went, from numba's ``numba:compile`` events
+    (``[(timestamp, event), ...]``, starts and ends nested as the compiler
+    recursed into callees):
+
+    * ``kernels``: ``[name, seconds]`` per compilation, its callees'
+      compilation included, longest first;
+    * ``entry_points``: the same for the compilations started from Python
+      (the kernels an adapter calls), in the order they ran;
+    * ``exclusive``: ``[name, seconds, compiles]`` per function, its own
+      time only (callees excluded) summed over every signature it was
+      compiled for, longest first; ``compiles`` above 1 means one function
+      compiled more than once (argument types or literal values differing);
+    * ``compiles``: how many compilations ran.
+    """
+    stack: list = []
+    kernels, entry, excl, count = [], [], {}, {}
+    for ts, ev in buffer:
+        name = _name(ev)
+        if ev.is_start:
+            stack.append([name, ts, 0.0])
+            continue
+        if not stack:
+            continue
+        name, start, child = stack.pop()
+        incl = ts - start
+        kernels.append([name, incl])
+        excl[name] = excl.get(name, 0.0) + incl - child
+        count[name] = count.get(name, 0) + 1
+        if stack:
+            stack[-1][2] += incl
+        else:
+            entry.append([name, incl])
+    kernels.sort(key=lambda r: -r[1])
+    ranked = sorted(excl, key=lambda n: -excl[n])
+    return {
+        "kernels": kernels,
+        "entry_points": entry,
+        "exclusive": [[n, excl[n], count[n]] for n in ranked],
+        "compiles": len(kernels),
+    }
 
 
 def _name(ev) -> str:
@@ -147,6 +184,42 @@ def _name(ev) -> str:
     if fn is not None:
         return f"{fn.__module__}.{fn.__qualname__}"
     return str(d.get("name", "?"))
+
+
+def _short(name: str) -> str:
+    """A kernel's name without the package prefix."""
+    for pre in ("dungeonrl.envs.", "dungeonrl."):
+        if name.startswith(pre):
+            return name[len(pre) :]
+    return name
+
+
+def markdown(results: list, top: int = 4) -> str:
+    """A table of :func:`precompile` results run with ``profile``: per game
+    the seconds, the compilations, the entry points that took longest and
+    the functions with the most own time (with their signature counts)."""
+    lines = [
+        "| game | seconds (profiled) | compilations | slowest entry points | most own time |",
+        "|---|---:|---:|---|---|",
+    ]
+    for r in sorted(results, key=lambda r: r["game"]):
+        entry = sorted(r.get("entry_points", []), key=lambda e: -e[1])[:top]
+        own = r.get("exclusive", [])[:top]
+        ent = ", ".join(f"`{_short(n)}` {s:.1f} s" for n, s in entry)
+        mine = ", ".join(
+            f"`{_short(n)}` {s:.1f} s" + (f" ({c} signatures)" if c > 1 else "") for n, s, c in own
+        )
+        lines.append(
+            f"| {r['game']} | {r['seconds']:.0f} | {r.get('compiles', 0)} | {ent} | {mine} |"
+        )
+    lines.append("")
+    lines.append(
+        "From an empty numba cache, two games compiling at once; the seconds include "
+        "the recording of every compile event. "
+        "`NUMBA_CACHE_DIR=$(mktemp -d) python -m dungeonrl.precompile --jobs 2 --profile "
+        "--json benchmarks/results/compile_profile.json`."
+    )
+    return "\n".join(lines)
 
 
 def _warm_star(args):
@@ -191,9 +264,12 @@ def main(argv=None) -> int:
         return 2
     if a.profile:
         for r in res:
-            print(f"{r['game']}: slowest kernels to compile")
-            for name, sec in r["kernels"][:8]:
+            print(f"{r['game']}: {r['compiles']} compilations; entry points")
+            for name, sec in r["entry_points"]:
                 print(f"  {sec:6.1f} s  {name}")
+            print("  own time (callees excluded), summed over signatures:")
+            for name, sec, n in r["exclusive"][:8]:
+                print(f"  {sec:6.1f} s  {name}" + (f"  ({n} signatures)" if n > 1 else ""))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(res, f, indent=1)

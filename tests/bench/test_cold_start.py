@@ -20,3 +20,35 @@ def test_markdown_lists_every_game():
     md = markdown(doc)
     assert "| dungeonrl/Unbroken-v0 | 38.2 s | 1.5 s |" in md
     assert "precompiled in 120 s with 2 processes" in md
+
+
+def test_markdown_shows_an_earlier_run_beside():
+    doc = {
+        "cold": {"dungeonrl/Unbroken-v0": 30.0},
+        "warm": {"dungeonrl/Unbroken-v0": 1.0},
+        "precompile": 100.0,
+        "jobs": 2,
+        "machine": {"cores": 2, "cpu": "X"},
+        "load": [1.0, 1.0, 1.0],
+        "date": "2026-12-02",
+        "commit": "bbbbbbb",
+        "before": {
+            "commit": "aaaaaaa",
+            "cold": {"dungeonrl/Unbroken-v0": 40.0},
+            "precompile": 120.0,
+        },
+    }
+    md = markdown(doc)
+    assert "| game | empty cache, before (aaaaaaa) | empty cache | after the precompile |" in md
+    assert "| dungeonrl/Unbroken-v0 | 40.0 s | 30.0 s | 1.0 s |" in md
+    assert "(before: 120 s)" in md and "at bbbbbbb" in md
+    assert "--before" in md
+
+
+def test_commit_of_names_this_checkout():
+    import sys
+
+    from dungeonrl.benchmarks.cold_start import commit_of
+
+    got = commit_of(sys.executable)
+    assert got is None or (len(got) >= 7 and all(c in "0123456789abcdef" for c in got))

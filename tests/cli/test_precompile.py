@@ -32,3 +32,55 @@ def test_precompile_runs_in_fresh_processes(tmp_path):
 def test_unknown_game_is_a_usage_error(capsys):
     assert main(["chess"]) == 2
     assert "chess" in capsys.readouterr().err
+
+
+class _Ev:
+    def __init__(self, name, start):
+        self.data = {"name": name}
+        self.is_start = start
+
+
+def test_compile_profile_splits_own_time_from_callees():
+    from dungeonrl.precompile import compile_profile
+
+    # k compiles f (1 s own) which compiles g (2 s); then g again for
+    # another signature (0.5 s); then kernel h from Python (1 s)
+    buf = [
+        (0.0, _Ev("k", True)),
+        (1.0, _Ev("f", True)),
+        (2.0, _Ev("g", True)),
+        (4.0, _Ev("g", False)),
+        (5.0, _Ev("f", False)),
+        (5.0, _Ev("g", True)),
+        (5.5, _Ev("g", False)),
+        (6.0, _Ev("k", False)),
+        (6.0, _Ev("h", True)),
+        (7.0, _Ev("h", False)),
+    ]
+    p = compile_profile(buf)
+    assert p["compiles"] == 5
+    assert p["entry_points"] == [["k", 6.0], ["h", 1.0]]
+    own = {n: (s, c) for n, s, c in p["exclusive"]}
+    assert own["g"] == (2.5, 2)
+    assert own["f"] == (2.0, 1)
+    assert own["k"] == (1.5, 1)
+    assert p["exclusive"][0][0] == "g"
+    assert p["kernels"][0] == ["k", 6.0]
+
+
+def test_markdown_names_entry_points_and_repeated_signatures():
+    from dungeonrl.precompile import markdown
+
+    res = [
+        {
+            "game": "dungeonrl/Unbroken-v0",
+            "seconds": 60.0,
+            "compiles": 3,
+            "entry_points": [["dungeonrl.envs.unbroken.kernels.reset_batch", 40.0]],
+            "exclusive": [["dungeonrl.envs.unbroken.rules.apply_row", 5.0, 2]],
+        }
+    ]
+    md = markdown(res)
+    assert "| dungeonrl/Unbroken-v0 | 60 | 3 | `unbroken.kernels.reset_batch` 40.0 s |" in md
+    assert "`unbroken.rules.apply_row` 5.0 s (2 signatures)" in md
+    assert "--profile" in md
