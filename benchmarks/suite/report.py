@@ -236,6 +236,8 @@ def _goal_text(t) -> str:
 
     if "*" in t.goal:
         return f"{one(t.goal['*'])} for each game"
+    if not t.goal:
+        return "none: reported for each game"
     goals = ", ".join(f"{one(v)} {game}" for game, v in t.goal.items())
     return goals + ("; other games reported" if t.source == "bench" else "")
 

@@ -185,3 +185,13 @@ def test_paired_rounds_off():
     fig = paired_config(spec, make_core(spec, 1), 1, settings, RandomLegalSampler(0))
     assert fig["status"] == "unavailable" and "paired_rounds=0" in fig["reason"]
     assert np.isfinite(settings.paired_time)
+
+
+def test_a_row_without_a_goal_says_it_is_reported_only():
+    from dungeonrl.benchmarks.suite.report import _goal_text
+    from dungeonrl.benchmarks.suite.targets import TARGETS
+
+    leduc = next(t for t in TARGETS if t.id == "kernel_vs_leduc")
+    assert _goal_text(leduc) == "none: reported for each game"
+    step = next(t for t in TARGETS if t.id == "step_vs_rules")
+    assert _goal_text(step).endswith("for each game") and "1.5" in _goal_text(step)
