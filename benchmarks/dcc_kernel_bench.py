@@ -24,9 +24,8 @@ import os
 import time
 
 import numpy as np
-from numba import njit
 
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.dcc_unstoppable import kernels as K
 from ..envs.dcc_unstoppable.core import DCCCore
 

@@ -23,10 +23,9 @@ import os
 import time
 
 import numpy as np
-from numba import njit
 
 from ..encoders import dungeon_kart as E
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.dungeon_kart import kernels as K
 from ..envs.dungeon_kart.core import DungeonKartCore
 

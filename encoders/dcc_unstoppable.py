@@ -34,9 +34,8 @@ encoder (``tests/dcc_unstoppable/test_encoder_speed.py``).
 
 from __future__ import annotations
 
-from numba import njit
 
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.core.kernel.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C

@@ -20,9 +20,8 @@ numba kernel writing ``OBS_SIZE`` floats into a preallocated row.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
 from ..envs.dungeon_crawler.rules import hero_stats, rebal_moved

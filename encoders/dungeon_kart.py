@@ -24,9 +24,8 @@ floats into a preallocated row.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.core.kernel.memops import copy_row_f32
 from ..envs.dungeon_kart import consts as C
 from ..envs.dungeon_kart import hexgeo as H

@@ -19,9 +19,8 @@ gives one name per column. ``encode(st, T, out)`` is a numba kernel that writes
 
 from __future__ import annotations
 
-from numba import njit
 
-from ..envs.core.kernel.jit import JIT
+from ..envs.core.kernel.jit import JIT, njit
 from ..envs.core.layout import ObsLayout, block
 from ..envs.unbroken import consts as C
 

@@ -4,10 +4,8 @@ every call): the reference that ``tests/dcc_unstoppable/test_encoder_speed.py`` 
 the fast ``encoders/dcc_unstoppable.encode_row`` to, bit for bit. Not used
 by the package."""
 
-from numba import njit
-
 from dungeonrl.encoders.dcc_unstoppable import AHEAD, CORE_F, SEAT_SIZE, THREAT_F, UPG_F
-from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.dcc_unstoppable import consts as C
 
 

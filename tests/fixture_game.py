@@ -33,13 +33,12 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from numba import njit
 
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
 from dungeonrl.envs.core.kernel.facts import KernelFacts
 from dungeonrl.envs.core.kernel.header import O_GAME, O_PLAYING, state_dtype
-from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel_core import KernelCore, int_arg
 from dungeonrl.envs.core.spec import GameSpec
 

@@ -7,12 +7,11 @@ The engine's loops over this game's row functions (see
 """
 
 import numpy as np
-from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE, njit
 from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 
 # sample_legal: a uniformly random legal action (-1 if none), inlined
@@ -37,9 +36,9 @@ def refresh(st, T):
     if st.outcome != O_PLAYING:
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
-        return 0, -1
+        return 0, np.int64(-1)
     n = legal_row(st, T, st.legal)
-    last = -1
+    last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
             if st.legal[a] != 0:
@@ -362,5 +361,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b8824244f904c0709c817e4b777154fe88ec78de8887b159c75abd94f511f133'
+SOURCE_DIGEST = '2c590cc786cdcb9d06a636b76bff71ae454f32fce01d922aaa999d7f4e9b5ec6'
 ensure_fresh(globals())

@@ -4,10 +4,9 @@ legality checks that make a run fail on an illegal action."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ...envs.core.kernel.borrow import borrow
-from ...envs.core.kernel.jit import JIT
+from ...envs.core.kernel.jit import JIT, njit
 from ...envs.core.kernel.rng import rng_choice_mask, rng_seed
 
 

@@ -19,9 +19,8 @@ deterministic); it is accepted for the engine's contract.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from . import consts as C
 from . import rules as R
 

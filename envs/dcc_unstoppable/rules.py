@@ -23,10 +23,9 @@ threat, upgrade and player decks, random boss and race/class draws).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..core.kernel import chance
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS  # first boss threat id

@@ -25,9 +25,8 @@ of ``st.actor``; the engine's generated loops (``kernels.policy_rows``,
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from ..core.kernel.rng import rng_choice_mask
 from . import consts as C
 from .rules import eff_atk, eff_def, eff_spd, max_hp, rival_on, shift_pair

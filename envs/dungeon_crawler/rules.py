@@ -22,9 +22,8 @@ forced-queue rolls; tests queue results with ``chance.force``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from ..core.kernel import chance
 from ..core.kernel.zones import pile_draw, pile_push
 from . import consts as C

@@ -12,9 +12,8 @@ separate, arithmetic.)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from .rules import eff_atk, eff_def, eff_spd, max_hp
 
 

@@ -53,9 +53,8 @@ non-negative coordinates. Kernels use :data:`DQ` / :data:`DR` and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 
 NDIR = 6
 E, SE, SW, W, NW, NE = range(6)

@@ -13,9 +13,8 @@ take. Ties are broken with ``prng`` (a uint64[2] generator).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from ..core.kernel.rng import rng_below
 from . import consts as C
 from .hexgeo import neighbour_cell

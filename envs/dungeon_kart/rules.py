@@ -17,11 +17,10 @@ readings and deviations are listed in ``envs/dungeon_kart/README.md``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..core.kernel import chance
 from ..core.kernel.header import O_PLAYING, O_TRUNCATED
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from . import consts as C
 from .hexgeo import NCELL, cell_distance, neighbour_cell
 

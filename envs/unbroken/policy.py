@@ -34,9 +34,7 @@ Its plan:
 
 from __future__ import annotations
 
-from numba import njit
-
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from . import consts as C
 from .policy_values import (
     SCOUT_L3,

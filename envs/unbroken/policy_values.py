@@ -15,9 +15,8 @@ Like the policy it reads only what the player can see.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..core.kernel.jit import JIT
+from ..core.kernel.jit import JIT, njit
 from . import consts as C
 from .rules import (
     add_attack_surcharges,

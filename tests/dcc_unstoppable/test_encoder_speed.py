@@ -7,10 +7,9 @@ derived feature tables are exactly the per-card functions' output."""
 import numpy as np
 import pytest
 from dcc_encoder_reference import encode_row as reference_encode_row
-from numba import njit
 
 from dungeonrl.encoders import dcc_unstoppable as E
-from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import kernels as K

@@ -15,7 +15,6 @@ import game_hooks  # noqa: F401  (first: it loads the tests/hooks_*.py modules)
 import numpy as np
 import pytest
 from hooks_dungeon_crawler import HOOKS, resample_hidden_record
-from numba import njit
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
@@ -29,7 +28,7 @@ from dungeonrl.envs.core.errors import (
     ResetNeededError,
     SnapshotError,
 )
-from dungeonrl.envs.core.kernel.jit import JIT
+from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dungeon_crawler import SPEC, make_core
 from dungeonrl.envs.dungeon_crawler import consts as C

@@ -409,10 +409,9 @@ def fingerprint(env, scratch=()) -> list:
             out.append((type(x).__name__, len(x)))
             for v in x:
                 walk(v, path)
-        elif (
-            isinstance(x, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType))
-            or type(x).__name__ == "CPUDispatcher"
-        ):
+        elif isinstance(
+            x, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType)
+        ) or type(x).__name__ in ("CPUDispatcher", "WideningDispatcher"):
             out.append(("ref", getattr(x, "__qualname__", getattr(x, "__name__", repr(x)))))
         else:
             out.append(("object", type(x).__qualname__))

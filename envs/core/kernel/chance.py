@@ -48,10 +48,9 @@ game's rules for ``chance.``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .header import FORCED_CAP
-from .jit import JIT
+from .jit import JIT, njit
 from .rng import rng_below, rng_shuffle
 
 #: the most positions one forced order can list (its marker takes a slot)

@@ -1,15 +1,73 @@
 """One compile policy for every kernel of the suite.
 
-``JIT`` is the keyword set passed to ``numba.njit`` everywhere: cached to disk
+``JIT`` is the keyword set passed to :func:`njit` everywhere: cached to disk
 (so a warm start skips compilation), no fastmath (results must be exact and
 identical with ``NUMBA_DISABLE_JIT=1``), no parallel loops (batch kernels
 are plain loops; determinism never depends on threads), and numpy's error
 model: no zero test before each integer division or modulo (the rules never
 divide by zero; with the JIT off, Python would still raise).
+
+:func:`njit` is ``numba.njit`` with one change, for compile time: a kernel
+called from another kernel compiles one version for every integer width of
+its scalar arguments. The rules read counts and ids out of ``int8``,
+``int16`` and ``uint8`` fields, so a helper called once with a field and
+once with a loop index was compiled twice (with every helper below it): up
+to a fifth of a game's first-use compile. Here a scalar integer argument
+narrower than 64 bits is passed widened (signed to ``int64``, unsigned to
+``uint32``), which numba's own arithmetic does anyway (every integer
+operation on narrow scalars already yields a 64-bit result of the same
+signedness), so the rules compute exactly what they computed before.
+Literal constants, booleans, arrays and records are passed as they are.
 """
+
+from __future__ import annotations
+
+from numba.core import config, types
+from numba.core.registry import CPUDispatcher
 
 JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 #: the same, inlined into every caller at numba IR level: for the engine's
 #: small per-step helpers (mask refresh, auto-advance, the step wrapper, the
 #: random-action draw), which cost ~10% of a Dungeon Crawler step as calls
 JIT_INLINE = dict(JIT, inline="always")
+
+
+_WIDER = {
+    types.int8: types.int64,
+    types.int16: types.int64,
+    types.int32: types.int64,
+    types.uint8: types.uint32,
+    types.uint16: types.uint32,
+}
+
+
+def widened(ty):
+    """The type a kernel-to-kernel call passes a scalar argument of type *ty* as."""
+    return _WIDER.get(ty, ty)
+
+
+class WideningDispatcher(CPUDispatcher):
+    """A CPU dispatcher whose jitted callers pass narrow integers widened."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(widened(a) for a in args)
+        kws = {k: widened(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def njit(**options):
+    """``numba.njit(**options)`` (decorator form only), with :class:`WideningDispatcher`."""
+
+    def wrap(func):
+        if config.DISABLE_JIT:
+            return func
+        opts = dict(options)
+        cache = opts.pop("cache", False)
+        opts["nopython"] = True
+        opts.setdefault("boundscheck", None)
+        disp = WideningDispatcher(py_func=func, locals={}, targetoptions=opts)
+        if cache:
+            disp.enable_caching()
+        return disp
+
+    return wrap

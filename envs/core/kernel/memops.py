@@ -44,11 +44,11 @@ from __future__ import annotations
 import platform
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from .jit import JIT_INLINE
+from .jit import JIT_INLINE, njit
 
 #: a batch of observation rows smaller than this is never streamed (it fits
 #: in the caches; see the module doc)

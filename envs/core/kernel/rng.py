@@ -17,9 +17,8 @@ record): ``r[0]`` is the key, ``r[1]`` the counter.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .jit import JIT, JIT_INLINE
+from .jit import JIT, JIT_INLINE, njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -54,12 +54,11 @@ kernel              what it does
 """
 
 import numpy as np
-from numba import njit
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
-from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE
+from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE, njit
 from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
 
 # sample_legal: a uniformly random legal action (-1 if none), inlined
@@ -96,9 +95,9 @@ def refresh(st, T):
     if st.outcome != O_PLAYING:
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
-        return 0, -1
+        return 0, np.int64(-1)
     n = legal_row(st, T, st.legal)
-    last = -1
+    last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
             if st.legal[a] != 0:

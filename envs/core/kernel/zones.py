@@ -8,10 +8,8 @@ so a kernel writes it back to its record field.
 
 from __future__ import annotations
 
-from numba import njit
-
 from . import chance
-from .jit import JIT
+from .jit import JIT, njit
 
 
 @njit(**JIT)
