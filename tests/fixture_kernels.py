@@ -361,5 +361,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5e1ca56aae49e47146de6a272607586c79be877423a0608c8175671ac70df7f6'
+SOURCE_DIGEST = '3095d483dba32503f8f1556306f94641fb7b1501f08ada651a4ffc5496a6f639'
 ensure_fresh(globals())

@@ -361,5 +361,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2c590cc786cdcb9d06a636b76bff71ae454f32fce01d922aaa999d7f4e9b5ec6'
+SOURCE_DIGEST = '89290b52c3f44290bf8a544b63f2179a0ca8844499a910951ab7f20372dc255c'
 ensure_fresh(globals())

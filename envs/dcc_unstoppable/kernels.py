@@ -437,5 +437,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a1ac9628498ac582e2f138a6b54138c39db0815d0d118867ea581eb4355ec89a'
+SOURCE_DIGEST = '3bed714327c990d7d2fc4bc85e58f3ce04d442e07cfc13f8e7f9acd277d22b9b'
 ensure_fresh(globals())

@@ -438,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd3518e284c9586abe0de68e41d7d599e61fc686d29c83d5e14def1d996098234'
+SOURCE_DIGEST = 'b3d3c0de1e79647f8306f2c3dae07f61b17750a0a7b515d9d4296c1784eac9ec'
 ensure_fresh(globals())

@@ -438,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '130b52a591e03048d31438ca5a89ff048134e0c9816c45847d94cc74f259d303'
+SOURCE_DIGEST = '9c7df14dcc586ffd9d20a94e5f7882db0efee2ae9f3edb89799eb45b1720a220'
 ensure_fresh(globals())

@@ -440,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '154477501c4e48f73d01c511f9a3121a8bbf4a99c784be92ff26a113a5b16b24'
+SOURCE_DIGEST = 'c0475282a806c092496a41d43e62d362e39956a8d0b21f93b07a67c04bddf79d'
 ensure_fresh(globals())
