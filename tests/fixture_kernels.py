@@ -72,7 +72,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -87,7 +87,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -361,5 +361,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3095d483dba32503f8f1556306f94641fb7b1501f08ada651a4ffc5496a6f639'
+SOURCE_DIGEST = 'a15a6b529be12ad538df201b1a2c401f998323a1ee9ab055f1777d4ea8a9dccb'
 ensure_fresh(globals())

@@ -72,7 +72,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -87,7 +87,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -361,5 +361,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '89290b52c3f44290bf8a544b63f2179a0ca8844499a910951ab7f20372dc255c'
+SOURCE_DIGEST = '5f7bc2bdf8e8787740458ad2390e1780a160193f876071ad378cf51eb8aa5c3a'
 ensure_fresh(globals())

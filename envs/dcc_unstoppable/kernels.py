@@ -75,7 +75,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -90,7 +90,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -437,5 +437,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3bed714327c990d7d2fc4bc85e58f3ce04d442e07cfc13f8e7f9acd277d22b9b'
+SOURCE_DIGEST = '3143ecfdb6a9d02b39a8b130d16ebb09a6ea8b9df6eb2e4e40082044fa5c7047'
 ensure_fresh(globals())

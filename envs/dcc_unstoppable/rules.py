@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kernel import chance
-from ..core.kernel.jit import JIT, njit
+from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS  # first boss threat id
@@ -844,7 +844,7 @@ def any_target(st, T):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def deal(st, T, a, q, t, n, rew):
     """Seat a deals n damage to the threat in slot t of seat q (DCC-325..328):
     Terror and Retaliate on targeting (A-36), Looming lost, defeat."""
@@ -864,7 +864,7 @@ def deal(st, T, a, q, t, n, rew):
         defeat(st, T, a, q, s, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def defeat(st, T, a, q, s, rew):
     """Threat s of seat q defeated by seat a (DCC-171, DCC-286/287/290)."""
     from_deck = st.sl_zone[s] == C.Z_DECK
@@ -975,7 +975,7 @@ def start_resolution(st, T, p, s, abil):
     st.pend_elim = 1 if st.sl_rep[s, abil] >= C.REPEAT_LIMIT else 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def run_pending(st, T, rew):
     """Resolve pending ops up to the next decision (sets ``dec``)."""
     guard = 0
@@ -1282,7 +1282,7 @@ def start_main(st, T):
     st.dec_player = st.actor
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def end_main(st, T, rew):
     # D. Threat Phase (DCC-182..193, DCC-280)
     for p in range(st.num_players):
@@ -1623,7 +1623,7 @@ def draw_offer(st, offer, p, n):
         offer[p, j] = pool[j] if j < k else -1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def crawler_setup(st, T, p):
     """C. crawler setup (DCC-104..115) with race values and benefits."""
     cr = st.crawler[p]
@@ -2046,7 +2046,7 @@ def apply_row(st, T, a, rew):
     after_main_action(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def main_action(st, T, p, a, rew):
     st.dec_player = p
     if C.A_HAND0 <= a < C.A_HAND0 + C.HAND_SLOTS:

@@ -75,7 +75,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -90,7 +90,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -438,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b3d3c0de1e79647f8306f2c3dae07f61b17750a0a7b515d9d4296c1784eac9ec'
+SOURCE_DIGEST = '34ab3eba2516f4909bab1323cf996f5b2cf9b6066980345b363b91eb1be52ed2'
 ensure_fresh(globals())

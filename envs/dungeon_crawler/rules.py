@@ -1205,7 +1205,7 @@ def legal_row(st, T, mask):
     return n
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def apply_row(st, T, a, rew):
     """Apply the legal action ``a``; every seat's final reward at game end."""
     apply_action(st, T, a)

@@ -75,7 +75,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -90,7 +90,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -438,5 +438,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9c7df14dcc586ffd9d20a94e5f7882db0efee2ae9f3edb89799eb45b1720a220'
+SOURCE_DIGEST = 'e0013069dc71f3e8b17f37b85d58b29f22783fe1db4eb003accc51323c7bc251'
 ensure_fresh(globals())

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.kernel import chance
 from ..core.kernel.header import O_PLAYING, O_TRUNCATED
-from ..core.kernel.jit import JIT, njit
+from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from . import consts as C
 from .hexgeo import NCELL, cell_distance, neighbour_cell
 
@@ -1151,7 +1151,7 @@ def rank_rewards(st, T, rew):
         rew[s] += np.float32(tot / equal)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _end_round(st, T, rew):
     n = st.num_players
     for c in range(NCELL):  # DK-178, DK-211
@@ -1226,7 +1226,7 @@ def _advance(st, T, rew):
         return
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _end_turn(st, T, rew):
     p = st.cur
     if st.finished[p] == 0:

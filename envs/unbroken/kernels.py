@@ -75,7 +75,7 @@ def finish(st, T):
         st.legal[a] = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def reset_row(st, T, seed, episode):
     """A new game in ``st`` (configured fields and the forced queue kept)."""
     rng_seed(st.rng, seed, episode)
@@ -90,7 +90,7 @@ def reset_row(st, T, seed, episode):
     settle(st, T, rew)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def restart(st, T):
     """Reset a finished game in place: the next episode of its seed stream."""
     reset_row(st, T, st.seed, st.episode + 1)
@@ -440,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c0475282a806c092496a41d43e62d362e39956a8d0b21f93b07a67c04bddf79d'
+SOURCE_DIGEST = 'e77f4a43b17a5869d50c9addc1d96e597f0d702d1c0235d27498a2750047f51e'
 ensure_fresh(globals())

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernel.jit import JIT, njit
+from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from ..core.kernel import chance
 from ..core.kernel.zones import pile_draw, pile_push
 from . import consts as C
@@ -787,7 +787,7 @@ def run(st, T, stage):
         stage = run_stage(st, T, stage)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def run_stage(st, T, stage):
     if stage == C.S_MANDATORY:
         run_mandatory(st, T)
@@ -1452,7 +1452,7 @@ def legal_row(st, T, mask):
     return n
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def apply_row(st, T, a, rew):
     """Apply the legal action ``a``; the final reward when the game ends."""
     apply_action(st, T, a)

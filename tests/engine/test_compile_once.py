@@ -2,11 +2,14 @@
 constant where another passes a typed value makes numba compile the callee
 (and every callee of its own that the constant reaches) a second time,
 which costs compile time on first use and buys nothing on a path that is
-not hot. The reset path is checked on the fixture game, in a fresh process
-with an empty numba cache (a few seconds: the fixture's rules are small)."""
+not hot. The reset and autoreset paths are checked on the fixture game, in
+a fresh process with an empty numba cache (a few seconds: the fixture's
+rules are small): every kernel of the template, the engine and the fixture
+compiled on them is compiled once."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +20,7 @@ TESTS = Path(__file__).resolve().parents[1]
 
 PROBE = textwrap.dedent(
     """
+    import json
     import sys
     import numpy as np
     from numba.core import event
@@ -33,17 +37,21 @@ PROBE = textwrap.dedent(
         for _ in range(40):  # long enough for games to end and autoreset
             buf.actions[:] = (buf.masks != 0).argmax(axis=1)
             buf.fused_step()
-    n = 0
+    counts = {{}}
     for _, ev in listener.buffer:
         fn = getattr((ev.data or {{}}).get("dispatcher"), "py_func", None)
-        if ev.is_start and fn is not None and fn.__module__.endswith("fixture_kernels"):
-            n += fn.__name__ == "reset_row"
-    print(n)
+        mod = getattr(fn, "__module__", "") or ""
+        if ev.is_start and (mod.endswith(("fixture_kernels", "fixture_game")) or mod.startswith(
+            "dungeonrl.envs.core.kernel."
+        )):
+            key = mod.rsplit(".", 1)[-1] + "." + fn.__name__
+            counts[key] = counts.get(key, 0) + 1
+    print(json.dumps(counts))
     """
 )
 
 
-def test_reset_row_compiles_once_for_reset_and_autoreset(tmp_path):
+def test_reset_and_autoreset_compile_each_kernel_once(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), DUNGEONRL_QUIET_COMPILE="1")
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(tests=str(TESTS))],
@@ -53,4 +61,8 @@ def test_reset_row_compiles_once_for_reset_and_autoreset(tmp_path):
         timeout=600,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split()[-1] == "1", out.stdout
+    counts = json.loads(out.stdout.splitlines()[-1])
+    # the reset entry point and the fused step (whose autoreset restarts
+    # finished games) were both compiled, and nothing twice
+    assert {"fixture_kernels.reset_batch", "fixture_kernels.step_autoreset"} <= set(counts)
+    assert all(n == 1 for n in counts.values()), counts
