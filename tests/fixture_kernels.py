@@ -37,7 +37,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -361,5 +363,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a15a6b529be12ad538df201b1a2c401f998323a1ee9ab055f1777d4ea8a9dccb'
+SOURCE_DIGEST = 'df0cba4d8d3b7cb22fa6b4a738396b31208d6aeb701aab062344686e1da9c596'
 ensure_fresh(globals())

@@ -37,7 +37,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -361,5 +363,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5f7bc2bdf8e8787740458ad2390e1780a160193f876071ad378cf51eb8aa5c3a'
+SOURCE_DIGEST = 'a9a37c50d7181f28467bf6bf260670d44b433903026032b04c6aacdc1396e8b2'
 ensure_fresh(globals())

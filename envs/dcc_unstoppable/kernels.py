@@ -39,7 +39,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -345,7 +347,7 @@ SCRIPTED_RANDOM = 0
 SCRIPTED_POLICY = 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def scripted_action(st, T, code, prng):
     if code == SCRIPTED_POLICY:
         return policy_row(st, T, prng)
@@ -437,5 +439,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3143ecfdb6a9d02b39a8b130d16ebb09a6ea8b9df6eb2e4e40082044fa5c7047'
+SOURCE_DIGEST = 'c5964e6bf14c4a39d136cf1663eeb09231c065e2158523959e829207b69be0d2'
 ensure_fresh(globals())

@@ -39,7 +39,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -345,7 +347,7 @@ SCRIPTED_RANDOM = 0
 SCRIPTED_POLICY = 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def scripted_action(st, T, code, prng):
     if code == SCRIPTED_POLICY:
         return policy_row(st, T, prng)
@@ -438,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e0013069dc71f3e8b17f37b85d58b29f22783fe1db4eb003accc51323c7bc251'
+SOURCE_DIGEST = '7095a1e928fd9f0b33a835a897fa610b7accf27052627b103720149f8e7101d3'
 ensure_fresh(globals())

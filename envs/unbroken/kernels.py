@@ -39,7 +39,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -345,7 +347,7 @@ SCRIPTED_RANDOM = 0
 SCRIPTED_POLICY = 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def scripted_action(st, T, code, prng):
     if code == SCRIPTED_POLICY:
         return policy_row(st, T, prng)
@@ -440,5 +442,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e77f4a43b17a5869d50c9addc1d96e597f0d702d1c0235d27498a2750047f51e'
+SOURCE_DIGEST = 'd076016c3d8731e513848aebb56d17bb24d7be3d00797b2b444b281b4c9a2fdf'
 ensure_fresh(globals())

@@ -96,7 +96,9 @@ def refresh(st, T):
         for a in range(NUM_ACTIONS):
             st.legal[a] = 0
         return 0, np.int64(-1)
-    n = legal_row(st, T, st.legal)
+    # a plain 1-d view, the type the policies' and mask_batch's calls pass:
+    # legal_row (the whole mask tree) compiles once, not once per type
+    n = legal_row(st, T, st.legal[:])
     last = np.int64(-1)
     if n == 1:
         for a in range(NUM_ACTIONS):
@@ -403,7 +405,7 @@ SCRIPTED_RANDOM = 0
 SCRIPTED_POLICY = 1
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def scripted_action(st, T, code, prng):
     if code == SCRIPTED_POLICY:
         return policy_row(st, T, prng)
