@@ -5,6 +5,7 @@ python -m dungeonrl.agents.zoo show NAME       # one card as JSON
 python -m dungeonrl.agents.zoo ship RUN NAME   # evaluate, exploit, write the card
 python -m dungeonrl.agents.zoo retrain [NAME]  # train with the recipe, then ship
 python -m dungeonrl.agents.zoo check           # replay every card's seeded check
+python -m dungeonrl.agents.zoo restamp [NAME]  # carry agents over a behaviour-keeping edit
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .train import main as train_main
 
 __all__ = [
     "card_check",
+    "restamp",
     "ship",
     "retrain",
     "main",
@@ -173,6 +175,65 @@ def card_check(name: str) -> dict:
         "measured": got["wins"],
         "ok": abs(got["wins"] - int(want["wins"])) <= CHECK_SLACK,
     }
+
+
+def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
+    """Carry shipped agents over a code edit that keeps the rules' behaviour.
+
+    A model's ``layout_version`` hashes the rules' and encoder's source, so
+    any edit to them (a refactor, an import) refuses every shipped agent,
+    as it must when the rules change. For an edit that changes no behaviour
+    (the golden trajectories identical), each agent whose card is behind is
+    loaded across the version change and its seeded check replayed; only an
+    exact replay (the same wins as its card, no slack) writes the live
+    layout version into the model file and the card, with a ``restamped``
+    entry (from, to, date, check). Anything else raises
+    :class:`~dungeonrl.agents.modelspec.ModelSpecError` naming the agent and
+    leaves its files as they were: retrain it instead. Returns one row per
+    agent: ``{"name", "from", "to", "restamped"}``."""
+    import warnings
+
+    import torch
+
+    from .modelspec import ModelSpecError, ModelSpecWarning
+    from .ppo import read_model
+
+    rows = []
+    for name in names_ or names():
+        c = card(name)
+        core, hooks, multi, coop = _setting(c["game"], c["core_kwargs"])
+        live = str(core.spec.layout_version)
+        old = str(c["layout_version"])
+        if old == live:
+            rows.append({"name": name, "from": old, "to": live, "restamped": False})
+            log(f"{name}: current ({live})")
+            continue
+        path = MODELS_DIR / f"{name}.pt"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModelSpecWarning)
+            agent = make_agent(str(path), core, strict=False)
+        want = c["check"]
+        got = _check_run(agent, core, hooks, multi, coop, int(want["games"]))
+        if got["wins"] != int(want["wins"]):
+            raise ModelSpecError(
+                f"{name}: the seeded check gives {got['wins']} wins where its card says "
+                f"{want['wins']}: the edit changed how it plays; retrain it "
+                f"(python -m dungeonrl.agents.zoo retrain {name})"
+            )
+        payload = read_model(str(path))
+        payload["model_spec"]["layout_version"] = live
+        torch.save(payload, path)
+        c["layout_version"] = live
+        c["bytes"] = path.stat().st_size
+        c.setdefault("restamped", []).append(
+            {"from": old, "to": live, "date": datetime.date.today().isoformat(), "check": got}
+        )
+        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
+            json.dump(c, f, indent=1)
+            f.write("\n")
+        rows.append({"name": name, "from": old, "to": live, "restamped": True})
+        log(f"{name}: {old} -> {live} (seeded check: {got['wins']} wins, as on the card)")
+    return rows
 
 
 # --- shipping a run ------------------------------------------------------------------
@@ -432,6 +493,12 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("retrain", help="train and ship (default: every recipe)")
     s.add_argument("names", nargs="*", metavar="NAME", help=f"any of {', '.join(RECIPES)}")
     sub.add_parser("check", help="replay every card's seeded check")
+    s = sub.add_parser(
+        "restamp",
+        help="after an edit that keeps the rules' behaviour: re-stamp the agents whose "
+        "seeded check replays exactly (default: every agent)",
+    )
+    s.add_argument("names", nargs="*", metavar="NAME")
     a = p.parse_args(argv)
     if a.cmd == "list":
         for n in names():
@@ -449,6 +516,12 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"no recipe {unknown}: any of {', '.join(RECIPES)}")
         retrain(a.names)
+        return 0
+    if a.cmd == "restamp":
+        unknown = [n for n in a.names if n not in names()]
+        if unknown:
+            p.error(f"no shipped agent {unknown}: any of {', '.join(names())}")
+        restamp(a.names)
         return 0
     bad = 0
     for n in names():

@@ -15,6 +15,7 @@ pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.agents import pretrained, zoo
+from dungeonrl.agents.modelspec import ModelSpecError
 from dungeonrl.agents.policy import make_agent, model_core_kwargs, model_file
 from dungeonrl.agents.ppo import read_model
 from dungeonrl.agents.pretrained import PretrainedError
@@ -159,3 +160,56 @@ def test_targets_of_a_card():
     }
     assert [t[4] for t in zoo.targets(solo)] == [True, False, True]
     assert zoo.targets(_card(2, [(f"{me} vs heuristic", 0.9)])) == []  # 2 seats: no target
+
+
+def _stale_copy(tmp_path, name, monkeypatch, **card_edits):
+    """``name``'s files copied into a folder the zoo reads from, with the
+    card and the model stamped with an old layout version."""
+    import shutil
+
+    import torch
+
+    for ext in (".pt", ".json"):
+        shutil.copy(pretrained.MODELS_DIR / f"{name}{ext}", tmp_path / f"{name}{ext}")
+    monkeypatch.setattr(pretrained, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    payload = read_model(str(tmp_path / f"{name}.pt"))
+    payload["model_spec"]["layout_version"] = "0" * 16
+    torch.save(payload, tmp_path / f"{name}.pt")
+    c = json.loads((tmp_path / f"{name}.json").read_text())
+    c["layout_version"] = "0" * 16
+    c.update(card_edits)
+    (tmp_path / f"{name}.json").write_text(json.dumps(c))
+    return c
+
+
+def test_restamp_carries_an_agent_whose_check_replays_exactly(tmp_path, monkeypatch):
+    name = "unbroken-normal"
+    _stale_copy(tmp_path, name, monkeypatch)
+    core = resolve_core("unbroken", {})
+    with pytest.raises(ModelSpecError, match="layout_version"):
+        make_agent(pretrained.PREFIX + name, core)
+    rows = zoo.restamp([name], log=lambda *_: None)
+    live = str(get_spec("unbroken").layout_version)
+    assert rows == [{"name": name, "from": "0" * 16, "to": live, "restamped": True}]
+    c = pretrained.card(name)
+    assert (
+        c["layout_version"]
+        == read_model(str(tmp_path / f"{name}.pt"))["model_spec"]["layout_version"]
+        == live
+    )
+    assert c["restamped"][-1]["from"] == "0" * 16
+    assert c["restamped"][-1]["check"]["wins"] == c["check"]["wins"]
+    make_agent(pretrained.PREFIX + name, core)  # loads again
+    assert zoo.restamp([name], log=lambda *_: None)[0]["restamped"] is False
+
+
+def test_restamp_refuses_an_agent_that_plays_differently(tmp_path, monkeypatch):
+    name = "unbroken-normal"
+    c = pretrained.card(name)
+    check = dict(c["check"], wins=c["check"]["wins"] + 1)  # one win off: no slack
+    _stale_copy(tmp_path, name, monkeypatch, check=check)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(ModelSpecError, match="retrain"):
+        zoo.restamp([name], log=lambda *_: None)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
