@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import sys
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -26,6 +27,7 @@ from .evaluate import evaluate
 from .exploit import exploit, train_parser
 from .games import hooks_for
 from .league import PlacementLeague
+from .modelspec import ModelSpecError, ModelSpecWarning
 from .policy import make_agent
 from .pretrained import (
     CHECK_GAMES,
@@ -191,11 +193,8 @@ def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
     :class:`~dungeonrl.agents.modelspec.ModelSpecError` naming the agent and
     leaves its files as they were: retrain it instead. Returns one row per
     agent: ``{"name", "from", "to", "restamped"}``."""
-    import warnings
-
     import torch
 
-    from .modelspec import ModelSpecError, ModelSpecWarning
     from .ppo import read_model
 
     rows = []
