@@ -363,5 +363,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'df0cba4d8d3b7cb22fa6b4a738396b31208d6aeb701aab062344686e1da9c596'
+SOURCE_DIGEST = 'd6c97e8beeffcba1e2951621e8177a1f517de066326b128abec51fe07d8d5146'
 ensure_fresh(globals())

@@ -363,5 +363,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a9a37c50d7181f28467bf6bf260670d44b433903026032b04c6aacdc1396e8b2'
+SOURCE_DIGEST = 'c9cf281ddda335642ef80d50a1d7e24416c1f700c5d51d387eab6205893d0a63'
 ensure_fresh(globals())

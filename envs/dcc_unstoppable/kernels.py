@@ -439,5 +439,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c5964e6bf14c4a39d136cf1663eeb09231c065e2158523959e829207b69be0d2'
+SOURCE_DIGEST = '647bfbadfb07cca065d60a486d49e30f998ac79e18ece1445496cdc63021c00b'
 ensure_fresh(globals())

@@ -440,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '491605d742053572d335a4e2d0d7ed0a91982c01d6ba2c7c1da6885416a584fb'
+SOURCE_DIGEST = '83fae276b0b4810acc419de8568c2998f38fa35780c3bcd0ccc6d2b19bea810b'
 ensure_fresh(globals())

@@ -440,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '7095a1e928fd9f0b33a835a897fa610b7accf27052627b103720149f8e7101d3'
+SOURCE_DIGEST = '455e3afb50e78bbf5c64706e9435d1a42fd91db1639e167e79e5ac473b812903'
 ensure_fresh(globals())

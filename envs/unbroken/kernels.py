@@ -442,5 +442,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd076016c3d8731e513848aebb56d17bb24d7be3d00797b2b444b281b4c9a2fdf'
+SOURCE_DIGEST = '452e36677647468efdace508f6cfd67d3b4d086d54a0b1282c13cd6f70416f8a'
 ensure_fresh(globals())

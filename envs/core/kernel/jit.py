@@ -7,9 +7,9 @@ are plain loops; determinism never depends on threads), and numpy's error
 model: no zero test before each integer division or modulo (the rules never
 divide by zero; with the JIT off, Python would still raise).
 
-:func:`njit` is ``numba.njit`` with one change, for compile time: a kernel
-called from another kernel compiles one version for every integer width of
-its scalar arguments. The rules read counts and ids out of ``int8``,
+:func:`njit` is ``numba.njit`` with one change, for compile time. Plain
+numba compiles a kernel called from another kernel once for every integer
+width its scalar arguments arrive with. The rules read counts and ids out of ``int8``,
 ``int16`` and ``uint8`` fields, so a helper called once with a field and
 once with a loop index was compiled twice (with every helper below it): up
 to a fifth of a game's first-use compile. Here a scalar integer argument
