@@ -73,7 +73,7 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     ),
     "dungeon_crawler-4p": (
         "dungeon_crawler",
-        ["--players", "4", "--minutes", "12", *_PVP, *_PVP_POOL],
+        ["--players", "4", "--minutes", "20", "--opponents", "heuristic:1"],
     ),
     "dungeon_crawler-8p": (
         "dungeon_crawler",
@@ -93,9 +93,8 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     ),
     "dcc_unstoppable-coop": (
         "dcc_unstoppable",
-        "--players 2 --minutes 12 --floor 1 --difficulty normal --partners "
-        "self:0.5,heuristic:0.5 --hidden 256,256 --num-envs 256 --minibatches 8 --lr 3e-4 "
-        "--kickstart heuristic --bc-steps 200000 --dagger-rounds 1".split(),
+        "--players 2 --minutes 20 --floor 1 --difficulty normal --partners heuristic:1 "
+        "--hidden 256,256 --num-envs 256 --minibatches 8 --lr 3e-4".split(),
     ),
 }
 

@@ -186,13 +186,13 @@ BASELINES = {
             "--players",
             "2",
             "--minutes",
-            "12",
+            "20",
             "--floor",
             "1",
             "--difficulty",
             "normal",
             "--partners",
-            "self:0.5,heuristic:0.5",
+            "heuristic:1",
             "--hidden",
             "256,256",
             "--num-envs",
@@ -201,22 +201,15 @@ BASELINES = {
             "8",
             "--lr",
             "3e-4",
-            "--kickstart",
-            "heuristic",
-            "--bc-steps",
-            "200000",
-            "--dagger-rounds",
-            "1",
             "--seed",
             "0",
             "--eval-games",
             "1000",
         ],
-        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-        "PPO (256x256 MLPs, 256 games, 12 minutes in all), 2-player co-op Floor 1 "
-        "Normal: the learner takes one seat, its teammate is drawn per game from "
-        "itself (its current policy) and the heuristic; shared team reward; "
-        "evaluation alternates the seats",
+        "about": "fast-path masked PPO from a random network (256x256 MLPs, 256 games, 20 "
+        "minutes), 2-player co-op Floor 1 Normal: the learner takes one seat (alternating "
+        "between games), the scripted heuristic the other; shared team reward; evaluation "
+        "alternates the seats",
         # team win rates, each against the team of two heuristics on the same games
         "targets": [
             (

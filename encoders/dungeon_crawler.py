@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.kernel.jit import JIT, njit
+from ..envs.core.kernel.jit import JIT, JIT_INLINE, njit
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dungeon_crawler import consts as C
 from ..envs.dungeon_crawler.rules import hero_stats, rebal_moved
 
-#: small helpers are inlined into their callers (numba IR level)
-JIT_INLINE = dict(JIT, inline="always")
 
 INF = float("inf")
 NRIV = C.MAX_P - 1

@@ -440,5 +440,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '83fae276b0b4810acc419de8568c2998f38fa35780c3bcd0ccc6d2b19bea810b'
+SOURCE_DIGEST = 'c4922adb67dec11280b471cb6340f50fcc2f877f07b5c18de6f22549557b8e12'
 ensure_fresh(globals())

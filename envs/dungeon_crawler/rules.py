@@ -23,14 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernel.jit import JIT, njit
+from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from ..core.kernel import chance
 from ..core.kernel.zones import pile_draw, pile_push
 from . import consts as C
-
-#: small helpers are inlined into their callers (at numba IR level: no call
-#: overhead in the hot loops)
-JIT_INLINE = dict(JIT, inline="always")
 
 
 # ---------------------------------------------------------------------------
