@@ -12,7 +12,14 @@ from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE, njit
-from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.memops import (
+    PREFETCH_AHEAD,
+    prefetch_record,
+    prefetch_row_of,
+    store_fence,
+    stream_f32,
+    stream_rows,
+)
 
 # sample_legal: a uniformly random legal action (-1 if none), inlined
 from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal
@@ -202,6 +209,7 @@ def step_rows(states, tabs, rows, actions, rewards, terminated, truncated, illeg
     T = tabs[0]
     rewards = borrow(rewards)
     for j in range(rows.shape[0]):
+        prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
         te, tr, il = step_row(states[r], T, actions[r], rewards[r])
         terminated[r] = te
@@ -215,6 +223,7 @@ def observe_rows(states, tabs, rows, players, obs, masks):
     T = tabs[0]
     obs = borrow(obs)
     for j in range(rows.shape[0]):
+        prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
         encode_row(states[r], T, players[r], obs[r])
         for a in range(NUM_ACTIONS):
@@ -249,6 +258,7 @@ def step_autoreset(
     stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
+        prefetch_record(states, i + PREFETCH_AHEAD)
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
         terminated[i] = te
@@ -363,5 +373,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c9cf281ddda335642ef80d50a1d7e24416c1f700c5d51d387eab6205893d0a63'
+SOURCE_DIGEST = 'ca244c0d1852c9d9229f832b7fd782abfc605afb6298d5d39679a0f2e6e44881'
 ensure_fresh(globals())

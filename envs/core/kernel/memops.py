@@ -15,6 +15,19 @@ destination ranges not overlapping. An array that is not C-contiguous
 (numba layout "A") is served by a plain element loop instead, so the
 helpers take any 1-D float32 array.
 
+Prefetching the next rows of a big batch
+----------------------------------------
+``prefetch_record(states, i)`` asks the CPU to bring every 64-byte line of
+record ``states[i]`` into the caches (``llvm.prefetch``, a hint: no fault,
+no effect on results; an index outside the array does nothing). A batch
+kernel stepping one decision per row over thousands of rows finds each
+row's record (1-4 KB) in memory, not in the caches: the rules and the
+encoder then wait on a line at a time. Issued a few rows ahead
+(``PREFETCH_AHEAD``), the lines arrive while the rows before are stepped.
+``prefetch_row_of(states, rows, j)`` does the same for record
+``states[rows[j]]`` (a kernel over a subset of rows; nothing when ``j`` is
+past the end of ``rows``).
+
 Streaming stores for big observation batches
 --------------------------------------------
 ``stream_f32(dst, src)`` copies the float32 row ``src`` to ``dst`` (same
@@ -50,6 +63,8 @@ from numba.extending import intrinsic, overload
 
 from .jit import JIT_INLINE, njit
 
+#: how many rows ahead the batch kernels prefetch a record
+PREFETCH_AHEAD = 2
 #: a batch of observation rows smaller than this is never streamed (it fits
 #: in the caches; see the module doc)
 STREAM_BATCH_BYTES = 4 << 20
@@ -273,3 +288,49 @@ def stream_rows(n_rows, row_floats):
     """Whether a batch of ``n_rows`` float32 rows of ``row_floats`` each is
     big enough to be written with :func:`stream_f32` (see the module doc)."""
     return n_rows * row_floats * 4 >= STREAM_BATCH_BYTES
+
+
+@intrinsic
+def _prefetch_record(typingctx, arr, i):
+    """Prefetch (read, all cache levels) every line of ``arr[i]``."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1):
+        return None
+    nbytes = int(getattr(arr.dtype, "size", 0) or arr.dtype.bitwidth // 8)
+    sig = types.void(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        a = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        base = builder.bitcast(cgutils.gep(builder, a.data, args[1]), i8p)
+        fn = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+            "llvm.prefetch.p0",
+        )
+        for off in range(0, nbytes, _LINE):
+            # rw 0 (read), locality 3 (keep in every level), cache type 1 (data)
+            builder.call(fn, [builder.gep(base, [ir.IntType(64)(off)]), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def prefetch_record(arr, i):
+    """Bring record ``arr[i]`` into the caches (see the module doc)."""
+
+
+@overload(prefetch_record, jit_options={"cache": True})
+def _prefetch_record_ol(arr, i):
+    def impl(arr, i):
+        if 0 <= i < arr.shape[0]:
+            _prefetch_record(arr, i)
+
+    return impl
+
+
+@njit(**JIT_INLINE)
+def prefetch_row_of(states, rows, j):
+    """:func:`prefetch_record` of ``states[rows[j]]`` (nothing past the end of ``rows``)."""
+    if j < rows.shape[0]:
+        prefetch_record(states, rows[j])

@@ -42,7 +42,10 @@ kernel              what it does
                     that ended, in-place reset (next episode of the row's seed
                     stream), seat to act, its observation and mask (big
                     batches streamed out where the game declares
-                    ``stream_obs``, see ``core.memops``)
+                    ``stream_obs``, see ``core.memops``); each row's record
+                    prefetched ``PREFETCH_AHEAD`` rows ahead (so are the
+                    rows of ``step_rows``, ``observe_rows`` and
+                    ``advance_scripted``)
 ``random_rollout``  uniform random legal play inside numba (benchmarks, soaks)
 ``random_rollout_rules``  the same games without observations (the rules' own cost)
 ``refresh_batch``   masks recomputed from the other fields (snapshot checks)
@@ -59,7 +62,14 @@ from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE, njit
-from dungeonrl.envs.core.kernel.memops import store_fence, stream_f32, stream_rows
+from dungeonrl.envs.core.kernel.memops import (
+    PREFETCH_AHEAD,
+    prefetch_record,
+    prefetch_row_of,
+    store_fence,
+    stream_f32,
+    stream_rows,
+)
 
 # sample_legal: a uniformly random legal action (-1 if none), inlined
 from dungeonrl.envs.core.kernel.rng import rng_choice_mask as sample_legal
@@ -262,6 +272,7 @@ def step_rows(states, tabs, rows, actions, rewards, terminated, truncated, illeg
     T = tabs[0]
     rewards = borrow(rewards)
     for j in range(rows.shape[0]):
+        prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
         te, tr, il = step_row(states[r], T, actions[r], rewards[r])
         terminated[r] = te
@@ -275,6 +286,7 @@ def observe_rows(states, tabs, rows, players, obs, masks):
     T = tabs[0]
     obs = borrow(obs)
     for j in range(rows.shape[0]):
+        prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
         encode_row(states[r], T, players[r], obs[r])
         for a in range(NUM_ACTIONS):
@@ -309,6 +321,7 @@ def step_autoreset(
     stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
+        prefetch_record(states, i + PREFETCH_AHEAD)
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
         terminated[i] = te
@@ -435,6 +448,7 @@ def advance_scripted(states, tabs, rows, learner, codes, prng, returns, terminat
     rew = scratch_f32(MAX_SEATS)
     prng = borrow(prng)
     for j in range(rows.shape[0]):
+        prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
         st = states[r]
         p = prng[r]
