@@ -228,7 +228,7 @@ class FastPathOptions:
     )
     init: str | None = option(
         None,
-        "continue from a saved model (.pt)",
+        "continue from a saved model (.pt) or a shipped agent (pretrained:NAME)",
         metavar="MODEL",
         algos=("ppo",),
         default_text="a fresh network",
@@ -481,7 +481,10 @@ def _train_ppo(r, log) -> tuple:
     core = resolve_core(game, dict(core_kwargs))
     net = None
     if opts.init:
-        net, _ = load_model(opts.init, core, strict=False)
+        from .pretrained import is_pretrained_ref, model_path
+
+        init = model_path(opts.init) if is_pretrained_ref(opts.init) else opts.init
+        net, _ = load_model(init, core, strict=False)
         net.train()
         cfg.hidden, cfg.activation, cfg.shared = (
             tuple(net.arch["hidden"]),

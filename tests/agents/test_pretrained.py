@@ -114,6 +114,26 @@ def test_pretrained_resolves_in_eval_play_record_and_pools(tmp_path, capsys, mon
     assert cli_main(["eval", "unbroken", "--agent", solo, "--games", "3"]) == 0
 
 
+def test_train_continues_a_shipped_agent(tmp_path, monkeypatch, capsys):
+    """``train --init pretrained:NAME`` starts from the shipped network (its
+    architecture); an unknown name is refused."""
+    monkeypatch.chdir(tmp_path)
+    name = _first("unbroken")
+    rc = cli_main(
+        ["train", "unbroken", "--steps", "64", "--num-envs", "16", "--num-steps", "4",
+         "--eval-games", "0", "--progress", "none", "--init", f"pretrained:{name}",
+         "--out", "run"]
+    )  # fmt: skip
+    assert rc == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    assert cfg["hidden"] == pretrained.card(name)["arch"]["hidden"]
+    capsys.readouterr()
+    rc = cli_main(["train", "unbroken", "--steps", "64", "--eval-games", "0", "--progress",
+                   "none", "--init", "pretrained:nope", "--out", "run2"])  # fmt: skip
+    assert rc != 0 and "no shipped agent 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "run2").exists()
+
+
 def test_zoo_list_and_show(capsys):
     assert zoo.main(["list"]) == 0
     out = capsys.readouterr().out
