@@ -24,7 +24,9 @@ Each agent is two files in ``agents/pretrained_models/``:
 
 ``python -m dungeonrl.agents.zoo retrain`` retrains every agent with its
 recipe (:data:`RECIPES`, the ``dungeonrl train`` arguments each one was
-trained with) and ships it (evaluation, exploit run, card); ``ship RUN
+trained with, in that order: a recipe that continues another shipped agent
+(``--init pretrained:NAME``) comes after it) and ships it (evaluation,
+exploit run, card); ``ship RUN
 NAME`` ships one run folder; ``check`` replays every card's check (see
 :mod:`.zoo`).
 """
@@ -77,7 +79,18 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     ),
     "dungeon_crawler-8p": (
         "dungeon_crawler",
-        ["--players", "8", "--minutes", "12", *_PVP, *_PVP_POOL],
+        [
+            "--players",
+            "8",
+            "--minutes",
+            "20",
+            "--opponents",
+            "heuristic:1",
+            "--init",
+            "pretrained:dungeon_crawler-4p",
+            "--lr",
+            "1e-4",
+        ],
     ),
     "dungeon_kart-2p": (
         "dungeon_kart",

@@ -32,6 +32,20 @@ def test_every_recipe_is_shipped():
     assert sorted(NAMES) == sorted(pretrained.RECIPES)
 
 
+def test_a_recipe_that_continues_an_agent_comes_after_it():
+    """``zoo retrain`` trains in recipe order: an ``--init pretrained:NAME``
+    recipe must find NAME already retrained (same game)."""
+    order = list(pretrained.RECIPES)
+    for name, (game, args) in pretrained.RECIPES.items():
+        if "--init" not in args:
+            continue
+        ref = args[args.index("--init") + 1]
+        assert pretrained.is_pretrained_ref(ref), (name, ref)
+        base = ref[len(pretrained.PREFIX) :]
+        assert order.index(base) < order.index(name), (name, base)
+        assert pretrained.RECIPES[base][0] == game
+
+
 def test_total_size_fits_a_wheel():
     total = sum((pretrained.MODELS_DIR / f"{n}.pt").stat().st_size for n in NAMES)
     assert 0 < total <= MAX_TOTAL_BYTES
