@@ -373,5 +373,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd29ab103917b74408ce33a3530db959816a693acf8fdda0210387d59d6198063'
+SOURCE_DIGEST = '521b0afe8f4fb9c156dfa13e52b25a50a9555c1f9f361500387362066bd561c6'
 ensure_fresh(globals())

@@ -373,5 +373,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ca244c0d1852c9d9229f832b7fd782abfc605afb6298d5d39679a0f2e6e44881'
+SOURCE_DIGEST = 'aec23e536aafb502d86445340d31e1512fb9156179ad2d30839b735263c8993f'
 ensure_fresh(globals())

@@ -450,5 +450,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2b0a00a12d9eb75f6a8cf5c77827a0d8651173f5ce2b60483657a4438f024c5e'
+SOURCE_DIGEST = '33f66c24319591d852c2f5c1830b99b37d9f6034bfd38eb3ec4fc07e9cbbae73'
 ensure_fresh(globals())

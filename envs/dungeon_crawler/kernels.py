@@ -451,5 +451,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '502ca148673b99aa54dade939ef22ba106a2c7a17cbd3682417d5ccb46fdfdfe'
+SOURCE_DIGEST = '97b6d525dadde47be5cb5089e8245f1f02ebdb7debf1a0aa9e787b407a86e412'
 ensure_fresh(globals())

@@ -451,5 +451,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a5d0e6614ae3461a61f69e3a38c95f677ede0e346501c7c839e7c9ebdaf44cf9'
+SOURCE_DIGEST = '5a7bd2758d0472ea07315b3c495d0455332dc624dbe39ef85c7d7e6d1189d2ba'
 ensure_fresh(globals())

@@ -453,5 +453,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b7ccda08241bd9881191ac3ae37cd988b45bba17b4d546d975fef114b49e037a'
+SOURCE_DIGEST = '0b1187e1031cf81eaeb54892b090649ee9a55247e4dcbf970a5356fe5393e69d'
 ensure_fresh(globals())

@@ -303,10 +303,9 @@ def _prefetch_record(typingctx, arr, i):
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         base = builder.bitcast(cgutils.gep(builder, a.data, args[1]), i8p)
-        fn = cgutils.get_or_insert_function(
-            builder.module,
-            ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-            "llvm.prefetch.p0",
+        # llvmlite mangles the name for its pointer kind (p0i8 or p0)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         )
         for off in range(0, nbytes, _LINE):
             # rw 0 (read), locality 3 (keep in every level), cache type 1 (data)
