@@ -116,6 +116,8 @@ from .options import (
 )
 from .pfsp import PFSPLeague
 from .policy import SB3Agent, TorchAgent, make_agent
+from .pretrained import is_pretrained_ref
+from .pretrained import model_path as pretrained_path
 from .runs import (
     RUN_FILES,
     check_eval_partners,
@@ -436,6 +438,22 @@ def _start_pool(view, net, opts, seed: int):
     return league
 
 
+def _init_network(init: str, core, cfg):
+    """The network ``--init`` names (a model file or a shipped agent,
+    ``pretrained:NAME``), in training mode; ``cfg`` takes its architecture."""
+    from .ppo import load_model  # torch: imported when training
+
+    path = pretrained_path(init) if is_pretrained_ref(init) else init
+    net, _ = load_model(path, core, strict=False)
+    net.train()
+    cfg.hidden, cfg.activation, cfg.shared = (
+        tuple(net.arch["hidden"]),
+        net.arch["activation"],
+        net.arch["shared"],
+    )
+    return net
+
+
 def _train_ppo(r, log) -> tuple:
     """The fast-path PPO part of :func:`run_training` (``r``: its settings);
     returns ``(core, model_path, config, agent, steps_done, interrupted,
@@ -446,7 +464,7 @@ def _train_ppo(r, log) -> tuple:
     import torch
     from tqdm.auto import tqdm
 
-    from .ppo import PPOConfig, load_model, resolve_device, save_model, train
+    from .ppo import PPOConfig, resolve_device, save_model, train
 
     resolve_device(device)
     cfg = PPOConfig(
@@ -479,18 +497,7 @@ def _train_ppo(r, log) -> tuple:
         cfg.max_seconds = 60.0 * minutes
     cfg.total_steps = steps if steps else (10**12 if minutes else 1_000_000)
     core = resolve_core(game, dict(core_kwargs))
-    net = None
-    if opts.init:
-        from .pretrained import is_pretrained_ref, model_path
-
-        init = model_path(opts.init) if is_pretrained_ref(opts.init) else opts.init
-        net, _ = load_model(init, core, strict=False)
-        net.train()
-        cfg.hidden, cfg.activation, cfg.shared = (
-            tuple(net.arch["hidden"]),
-            net.arch["activation"],
-            net.arch["shared"],
-        )
+    net = _init_network(opts.init, core, cfg) if opts.init else None
     view = None
     if multi:
         # built before the folder: a bad opponent (unknown agent, a model of
