@@ -120,6 +120,9 @@ class PPOConfig:
     shared: bool = False  #: one trunk for actor and critic
     torch_threads: int = 0  #: 0 = 1 thread (see set_torch_threads)
     device: str = "cpu"  #: torch device of the network and the rollout storage
+    #: what the kernels write: "float32", or "float16" (the compact observation,
+    #: half the bytes per step; cast to float32 on the learner side)
+    obs_dtype: str = "float32"
 
     @property
     def batch_size(self) -> int:
@@ -269,18 +272,19 @@ class SingleAgentGame:
 
     Buffers the trainer reads/writes in place (numpy; wrap with
     ``torch.from_numpy`` for zero-copy views): ``obs`` ``(n, obs_size)``
-    float32, ``masks`` ``(n, num_actions)`` int8, ``actions`` ``(n,)`` int64;
+    float32 (float16 with ``obs_dtype="float16"``), ``masks``
+    ``(n, num_actions)`` int8, ``actions`` ``(n,)`` int64;
     after ``step()``: ``reward`` ``(n,)`` float32 (the acting seat's),
     ``terminated`` / ``truncated`` ``(n,)`` bool and, for rows that just
     ended, ``final_obs`` / ``final_states``.
     """
 
-    def __init__(self, core, num_envs: int):
+    def __init__(self, core, num_envs: int, obs_dtype: str = "float32"):
         require_single_agent(core, type(self).__name__)
         self.core = core
         self.spec = core.spec
         self.num_envs = int(num_envs)
-        self.buf = Batch(core, self.num_envs)
+        self.buf = Batch(core, self.num_envs, obs_dtype)
         b = self.buf
         self.obs, self.masks, self.actions = b.obs, b.masks, b.actions
         self.reward = b.rewards[:, 0]  # a view: seat 0 is the agent
@@ -336,7 +340,7 @@ def train(
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
     if game is None:
         core = core if core is not None else resolve_core(cfg.env, dict(cfg.core_kwargs))
-        game = SingleAgentGame(core, cfg.num_envs)
+        game = SingleAgentGame(core, cfg.num_envs, cfg.obs_dtype)
     core = game.core
     spec = core.spec
     hooks = hooks_for(spec.name)
@@ -400,11 +404,10 @@ def train(
                     game.step()  # one numba call, all envs
                     rewards[t].copy_(reward_now)
                     done = game.terminated | game.truncated
-                    if game.truncated.any():  # bootstrap cut-off episodes
-                        rows = np.flatnonzero(game.truncated & ~game.terminated)
-                        if len(rows):
-                            v = net.value(torch.from_numpy(game.final_obs[rows]).to(device))
-                            rewards[t, torch.from_numpy(rows).to(device)] += cfg.gamma * v
+                    rows = np.flatnonzero(game.truncated & ~game.terminated)  # cut off
+                    if len(rows):  # bootstrap them with the value of their last observation
+                        fo = torch.from_numpy(game.final_obs[rows]).to(device, torch.float32)
+                        rewards[t, torch.from_numpy(rows).to(device)] += cfg.gamma * net.value(fo)
                     ends[t].copy_(torch.from_numpy(done))
                     ep_return += game.reward
                     ep_length += 1
@@ -417,7 +420,7 @@ def train(
                         ep_stats["length"].append(ep_length[rows].astype(np.float64))
                         ep_return[rows] = 0.0
                         ep_length[rows] = 0
-                next_value = net.value(obs_now.to(device))
+                next_value = net.value(obs_now.to(device, torch.float32))
             global_step += batch
             t_rollout = time.perf_counter() - t0
 

@@ -94,6 +94,7 @@ def make_view(
     seats="rotate",
     strict: bool = True,
     partners=None,
+    obs_dtype: str = "float32",
 ) -> SelfPlayView:
     """The self-play view of ``core`` with the opponent ``pool`` (a string
     for :func:`parse_pool` or its list). ``self`` entries become the
@@ -103,7 +104,8 @@ def make_view(
     drawn per episode from the same pool (snapshots of the learner
     included) unless ``partners`` (a pool string or list, without
     ``self``: snapshots always play both roles) gives them their own pool;
-    the ``pool`` entries then play only the rival seats."""
+    the ``pool`` entries then play only the rival seats. ``obs_dtype``: the
+    learner's observations (``"float16"``: the compact observation)."""
     entries = parse_pool(pool) if isinstance(pool, str) else list(pool)
     mates = (
         []
@@ -138,6 +140,7 @@ def make_view(
         seed=seed,
         snapshot_slots=snapshot_slots if self_w > 0 else 0,
         snapshot_weight=self_w,
+        obs_dtype=obs_dtype,
     )
 
 

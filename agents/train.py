@@ -259,6 +259,13 @@ class FastPathOptions:
         algos=("ppo",),
         requires="kickstart",
     )
+    obs_dtype: str = option(
+        "float32",
+        "observations the kernels write: float32, or float16 (the compact observation, "
+        "half the bytes; the learner casts it to float32)",
+        choices=("float32", "float16"),
+        algos=("ppo",),
+    )
 
 
 @dataclass
@@ -486,6 +493,7 @@ def _train_ppo(r, log) -> tuple:
         ("ent_coef", "ent_coef"),
         ("gamma", "gamma"),
         ("activation", "activation"),
+        ("obs_dtype", "obs_dtype"),
     ):
         v = getattr(opts, src, None)
         if v is not None:
@@ -502,7 +510,14 @@ def _train_ppo(r, log) -> tuple:
     if multi:
         # built before the folder: a bad opponent (unknown agent, a model of
         # another game) is an argument error that must leave nothing behind
-        view = make_view(core, cfg.num_envs, pool, seed=seed, snapshot_slots=opts.snapshot_slots)
+        view = make_view(
+            core,
+            cfg.num_envs,
+            pool,
+            seed=seed,
+            snapshot_slots=opts.snapshot_slots,
+            obs_dtype=cfg.obs_dtype,
+        )
     kick = league = None
     if opts.kickstart:
         kick = _kickstart(opts, cfg, core, game, seed, log, pool)
@@ -629,6 +644,7 @@ def _train_sb3(r, log) -> tuple:
         ("ent_coef", "ent_coef"),
         ("gamma", "gamma"),
         ("activation", "activation"),
+        ("obs_dtype", "obs_dtype"),
     ):
         v = getattr(opts, src, None)
         if v is not None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
+from dungeonrl.envs.core.kernel.half import encode_target, obs_scratch, store_obs, stream_row
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from dungeonrl.envs.core.kernel.jit import JIT, JIT_INLINE, njit
 from dungeonrl.envs.core.kernel.memops import (
@@ -17,7 +18,6 @@ from dungeonrl.envs.core.kernel.memops import (
     prefetch_record,
     prefetch_row_of,
     store_fence,
-    stream_f32,
     stream_rows,
 )
 
@@ -180,8 +180,11 @@ def mask_batch(states, tabs, masks):
 def observe_batch(states, tabs, players, obs):
     T = tabs[0]
     obs = borrow(obs)
+    row = obs_scratch(obs, OBS_SIZE)
     for i in range(states.shape[0]):
-        encode_row(states[i], T, players[i], obs[i])
+        out = encode_target(obs[i], row)
+        encode_row(states[i], T, players[i], out)
+        store_obs(obs[i], out)
 
 
 @njit(**JIT)
@@ -192,13 +195,16 @@ def step_observe(
     T = tabs[0]
     obs = borrow(obs)
     rewards = borrow(rewards)
+    row = obs_scratch(obs, OBS_SIZE)
     for i in range(states.shape[0]):
         st = states[i]
         te, tr, il = step_row(st, T, actions[i], rewards[i])
         terminated[i] = te
         truncated[i] = tr
         illegal[i] = il
-        encode_row(st, T, players[i], obs[i])
+        out = encode_target(obs[i], row)
+        encode_row(st, T, players[i], out)
+        store_obs(obs[i], out)
         for a in range(NUM_ACTIONS):
             masks[i, a] = st.legal[a]
 
@@ -222,10 +228,13 @@ def observe_rows(states, tabs, rows, players, obs, masks):
     """Observation from ``players[r]`` and the mask of every row ``r`` in ``rows``."""
     T = tabs[0]
     obs = borrow(obs)
+    row = obs_scratch(obs, OBS_SIZE)
     for j in range(rows.shape[0]):
         prefetch_row_of(states, rows, j + PREFETCH_AHEAD)
         r = rows[j]
-        encode_row(states[r], T, players[r], obs[r])
+        out = encode_target(obs[r], row)
+        encode_row(states[r], T, players[r], out)
+        store_obs(obs[r], out)
         for a in range(NUM_ACTIONS):
             masks[r, a] = states[r].legal[a]
 
@@ -254,8 +263,10 @@ def step_autoreset(
     rewards = borrow(rewards)
     final_obs = borrow(final_obs)
     # a big batch: encode each row into a stack row (in the L1 cache), then
-    # stream it out without reading the line first (core.memops)
-    stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and stream_rows(states.shape[0], OBS_SIZE)
+    # stream it out without reading the line first (core.memops; a half
+    # batch is rounded on the way, core.kernel.half)
+    big = stream_rows(states.shape[0], obs.strides[0])
+    stream = STREAM_OBS and obs.shape[1] == OBS_SIZE and big
     row = scratch_f32(OBS_SIZE)
     for i in range(states.shape[0]):
         prefetch_record(states, i + PREFETCH_AHEAD)
@@ -265,15 +276,19 @@ def step_autoreset(
         truncated[i] = tr
         illegal[i] = il
         if te or tr:
-            encode_row(st, T, st.last_actor, final_obs[i])
+            out = encode_target(final_obs[i], row)
+            encode_row(st, T, st.last_actor, out)
+            store_obs(final_obs[i], out)
             final_states[i] = st
             restart(st, T)
         players[i] = st.actor
         if stream:
             encode_row(st, T, st.actor, row)
-            stream_f32(obs[i], row)
+            stream_row(obs[i], row)
         else:
-            encode_row(st, T, st.actor, obs[i])
+            out = encode_target(obs[i], row)
+            encode_row(st, T, st.actor, out)
+            store_obs(obs[i], out)
         for a in range(NUM_ACTIONS):
             masks[i, a] = st.legal[a]
     if stream:
@@ -362,6 +377,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.fastcall',
+    'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
     'dungeonrl.envs.core.kernel.memops',
@@ -373,5 +389,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '521b0afe8f4fb9c156dfa13e52b25a50a9555c1f9f361500387362066bd561c6'
+SOURCE_DIGEST = '95b76ad4c7b711785b7670221c0614462af1f2cf9bc883d36159295ed38493d0'
 ensure_fresh(globals())

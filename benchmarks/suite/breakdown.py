@@ -18,7 +18,9 @@ step is taken apart with a timer around each call of an unfused loop:
 and compared with the fused paths and the adapters over them:
 
 * **fused**: the core's ``step_autoreset`` (step, final observation, reset,
-  mask and observation in one call), the vector envs' kernel;
+  mask and observation in one call), the vector envs' kernel; and the same
+  with the compact observation (``obs_dtype="float16"``: the row rounded to
+  half precision on its way out, half the bytes);
 * **kernel**: ``core.random_rollout`` on one thread (the same work with the
   random policy inside numba: the engine's ceiling), and the same rollout
   with the observation switched off (``core.random_rollout_rules``: what
@@ -44,7 +46,8 @@ reward of the acting seat's row) over the memory bandwidth measured on
 this machine with a numpy copy of a large array (the best of several
 copies; a copy reads and writes each byte, and only the writes are
 counted). The copy runs on one thread, like the one-thread figures it
-bounds. A step can not be faster than that, whatever the rules cost.
+bounds. A step can not be faster than that, whatever the rules cost. The
+compact row's limit counts its observation at two bytes a column.
 
 The figures are microseconds per env-step; every timed loop plays random
 legal actions and fails on an illegal one, like the rest of the suite.
@@ -77,6 +80,7 @@ PARTS = (
     ("encoder_us", "observation encoder"),
     ("unfused_us", "sum of the four, separate calls"),
     ("fused_us", "fused `step_autoreset` (the vector envs' kernel)"),
+    ("fused_compact_us", 'the same, compact observation (`obs_dtype="float16"`)'),
     ("kernel_us", "in-kernel rollout, 1 thread (policy inside numba)"),
     ("kernel_rules_us", "the same rollout with observations off (`random_rollout_rules`)"),
     ("dispatch_us", "dispatch + shim, per kernel call"),
@@ -87,6 +91,7 @@ PARTS = (
     ("single_us", "Python API step (`gymnasium.make` / AEC decision)"),
     ("policy_batch_us", "benchmark policy, batched sampling"),
     ("limit_us", "physical limit (bytes written / memory bandwidth)"),
+    ("limit_compact_us", "physical limit, compact observation"),
 )
 
 MODES = {  # num_envs, seconds per part, bandwidth array MiB, bandwidth copies
@@ -235,7 +240,11 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
     from .layers import ContractError, batch_loop, kernel_loop, vector_loop
     from .paired import interleave
 
-    loops, closers = {"fused": batch_loop(core, n, s, sampler)}, []
+    loops = {
+        "fused": batch_loop(core, n, s, sampler),
+        "fused_compact": batch_loop(core, n, s, sampler, "float16"),
+    }
+    closers = []
     for key, observe in (("kernel", True), ("kernel_rules", False)):
         try:
             loops[key] = kernel_loop(core, s, 1, observe=observe)[0]
@@ -254,6 +263,7 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
     out: dict[str, Any] = {
         "paired_rounds": PAIRED_ROUNDS,
         "fused_us": max(0.0, median(us["fused"]) - policy_us),
+        "fused_compact_us": max(0.0, median(us["fused_compact"]) - policy_us),
         "kernel_us": median(us["kernel"]) if "kernel" in us else None,
         "kernel_rules_us": (median(us["kernel_rules"]) if "kernel_rules" in us else None),
     }
@@ -381,6 +391,8 @@ def run(mode: str = "quick", games: tuple = (), seed: int = 0, log: Callable = p
             cfg["core_kwargs"] = core_kwargs(spec, players)
             cfg["limit_us"] = 1e6 * cfg["bytes"]["total"] / bw["write_bytes_per_s"]
             cfg["limit_steps_per_s"] = bw["write_bytes_per_s"] / cfg["bytes"]["total"]
+            half = cfg["bytes"]["total"] - cfg["bytes"]["obs"] // 2  # float16 observation
+            cfg["limit_compact_us"] = 1e6 * half / bw["write_bytes_per_s"]
             configs.append(cfg)
             log(
                 "  "

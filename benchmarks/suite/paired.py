@@ -13,7 +13,8 @@ ratio within each round. A drift slower than one round cancels out of it.
 :data:`PAIRS` names the two loops of each ratio target; :func:`paired_config`
 opens the loops of one game configuration (its kernel with and without
 the observation, its vector env or
-batched core at :data:`REF_ENVS` envs, its Python API loop, and the peers
+batched core at :data:`REF_ENVS` envs with the float32 and with the compact
+observation, its Python API loop, and the peers
 the targets name, unless peers are off), and :func:`interleave` times them.
 """
 
@@ -32,6 +33,7 @@ PAIRS = {
     "step_vs_rules": ("kernel_rules", "kernel"),
     "kernel_vs_leduc": ("kernel", "leduc"),
     "vector_vs_kernel": ("vector", "kernel"),
+    "compact_vs_kernel": ("vector_compact", "kernel"),
     "single_vs_cartpole": ("python", "cartpole"),
     "aec_vs_connect_four": ("python", "connect_four"),
 }
@@ -138,6 +140,7 @@ def config_loops(spec, core, players: int, settings: Settings, sampler) -> tuple
     add("kernel_rules", lambda: kernel_loop(core, settings, 1, observe=False)[0])
     if spec.multi_agent:
         add("vector", lambda: batch_loop(core, n, settings, sampler))
+        add("vector_compact", lambda: batch_loop(core, n, settings, sampler, "float16"))
         add("python", lambda: aec_env_loop(spec, players, settings, sampler))
         if peers:
             add(
@@ -146,6 +149,7 @@ def config_loops(spec, core, players: int, settings: Settings, sampler) -> tuple
             )
     else:
         add("vector", lambda: vector_loop(spec, n, settings, sampler))
+        add("vector_compact", lambda: vector_loop(spec, n, settings, sampler, obs_dtype="float16"))
         add("python", lambda: single_env_loop(spec, settings, sampler))
         if peers:
             add("cartpole", lambda: cartpole_single_loop(settings, sampler))

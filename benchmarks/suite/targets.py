@@ -72,6 +72,14 @@ TARGETS = (
         {"*": 0.8},
     ),
     Target(
+        "compact_vs_kernel",
+        "compact vector 4,096 / kernel",
+        f"vector env at {REF_ENVS:,} envs with the compact observation "
+        "(obs_dtype float16) / the same game's kernel",
+        "0.47-0.55x Dungeon Kart, 0.41x Carl (float32 observation)",
+        {"dungeon_kart": 0.8, "dcc_unstoppable": 0.8},
+    ),
+    Target(
         "single_vs_cartpole",
         "single env / CartPole",
         "gymnasium.make single-env step / CartPole-v1",
@@ -145,7 +153,7 @@ def paired_ratio_of(cfg: dict, tid: str) -> dict | None:
     pr = cfg.get("paired")
     if not ok(pr) or tid not in pr.get("ratios", {}):
         return None
-    if tid == "vector_vs_kernel" and pr.get("num_envs") != REF_ENVS:
+    if tid in ("vector_vs_kernel", "compact_vs_kernel") and pr.get("num_envs") != REF_ENVS:
         return None
     return pr["ratios"][tid]
 
@@ -249,6 +257,15 @@ def evaluate_targets(res: dict, baselines: dict | None = None) -> list:
                 fig,
                 kfig,
                 "vector env" if layer == "vector" else "batched core (multi-agent: no vector env)",
+            )
+            read(
+                "compact_vs_kernel",
+                name,
+                p,
+                cfg,
+                None,  # the compact vector loop runs in the paired rounds only
+                kfig,
+                f"{'vector env' if layer == 'vector' else 'batched core'}, obs_dtype float16",
             )
             if g["multi_agent"]:
                 read("aec_vs_connect_four", name, p, cfg, cfg.get("python"), ref["c4"], "AEC loop")

@@ -19,6 +19,9 @@ terminated    ``(n,)`` bool                   the rules ended the game
 truncated     ``(n,)`` bool                   the step cap ended the game
 illegal       ``(n,)`` bool                   the step's action was illegal
 ============  ==============================  =================================
+
+With ``obs_dtype="float16"`` (the compact observation) ``obs`` and
+``final_obs`` are float16, and the kernels receive their uint16 views.
 """
 
 from __future__ import annotations

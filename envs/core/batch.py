@@ -30,7 +30,7 @@ import numpy as np
 from ._batch import MASK_DTYPE, action_batch, check_legal_batch
 from .copying import Copyable
 from .kernel.fastcall import entry_point
-from .validate import check_num_envs
+from .validate import check_num_envs, check_obs_dtype
 
 __all__ = [
     "Batch",
@@ -45,6 +45,15 @@ __all__ = [
 
 def _i64(a):
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def kernel_view(a):
+    """What a kernel receives for the array ``a``: a float16 observation
+    array as its uint16 view (numba has no float16 on the CPU; the
+    kernels round into it, see ``core.kernel.half``), anything else as it is."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float16:
+        return a.view(np.uint16)
+    return a
 
 
 def _step_observe_args(
@@ -173,8 +182,9 @@ def has_kernel(core, name: str) -> bool:
 
 def kernel_call(core, name: str, *arrays) -> None:
     """Run kernel ``name`` of ``core`` on the given arrays (through the numba
-    dispatcher: any array layout, typed on every call)."""
-    getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *arrays))
+    dispatcher: any array layout, typed on every call; a float16
+    observation array is passed as its :func:`kernel_view`)."""
+    getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *map(kernel_view, arrays)))
 
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -212,23 +222,31 @@ def vector_step(buf, actions, strict: bool):
 
 class Batch(Copyable):
     """The compiled entry points of one core and the preallocated buffers
-    of ``n`` games they run on (``n`` checked by ``check_num_envs``); see
-    the module doc, and :meth:`calls` for a batch without buffers."""
+    of ``n`` games they run on (``n`` checked by ``check_num_envs``;
+    ``obs_dtype`` ``"float16"``: ``obs`` and ``final_obs`` hold the compact
+    observation); see the module doc, and :meth:`calls` for a batch
+    without buffers."""
 
     _derived = ("_fns",)  # compiled entry points: looked up again on a copy
+    _half = False  # a float16 (compact) observation (the default for a batch pickled before it)
+    obs_dtype = np.dtype(np.float32)
 
-    def __init__(self, core, n: int):
+    def __init__(self, core, n: int, obs_dtype="float32"):
         self.core = core
         self._fns: dict[str, Callable[..., None]] = {}
         n = check_num_envs(n)
         spec = core.spec
         self.n = n
+        #: ``float32`` (the game's observation) or ``float16`` (the compact
+        #: one: every column rounded to half precision by the kernels)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
+        self._half = self.obs_dtype == np.float16
         self.states = core.alloc(n)
         self.actions = np.zeros(n, np.int64)
         self.players = np.zeros(n, np.int64)
         self.seeds = np.zeros(n, np.uint64)
-        self.obs = np.zeros((n, spec.obs_size), np.float32)
-        self.final_obs = np.zeros((n, spec.obs_size), np.float32)
+        self.obs = np.zeros((n, spec.obs_size), self.obs_dtype)
+        self.final_obs = np.zeros((n, spec.obs_size), self.obs_dtype)
         self.final_states = core.alloc(n)
         self.masks = np.zeros((n, spec.num_actions), MASK_DTYPE)
         self.rewards = np.zeros((n, core.num_players), np.float32)
@@ -255,6 +273,8 @@ class Batch(Copyable):
         """Kernel ``name`` on this batch's own buffers (always typed alike, so
         the entry point is looked up once per name, on first use: a single
         env never loads the vector env's kernel from the cache)."""
+        if self._half:
+            arrays = tuple(map(kernel_view, arrays))
         args = KERNEL_ARGS[name](self.core, *arrays)
         fn = self._fns.get(name)
         if fn is None:
@@ -262,7 +282,7 @@ class Batch(Copyable):
         fn(*args)
 
     def _bound(self, name: str, *arrays) -> Callable[[], None]:
-        args = KERNEL_ARGS[name](self.core, *arrays)
+        args = KERNEL_ARGS[name](self.core, *map(kernel_view, arrays))
         return partial(entry_point(getattr(self.core.kernels, name), args), *args)
 
     def reset(self, seeds: np.ndarray) -> None:
@@ -325,18 +345,21 @@ class Batch(Copyable):
             return
         # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
         # builder per call; tests/engine/test_batch.py checks the two agree)
+        obs, final_obs = self.obs, self.final_obs
+        if self._half:
+            obs, final_obs = obs.view(np.uint16), final_obs.view(np.uint16)
         fn(
             self.states,
             self.core.TR,
             self.actions,
             self.players_out,
-            self.obs,
+            obs,
             self.masks,
             self.rewards,
             self.terminated,
             self.truncated,
             self.illegal,
-            self.final_obs,
+            final_obs,
             self.final_states,
         )
 

@@ -402,7 +402,8 @@ class ObsLayout:
         return tuple(out)
 
     def markdown(self) -> str:
-        """The observation table of the game's doc (one row per block)."""
+        """The observation table of the game's doc (one row per block), and
+        what the compact observation is (:data:`COMPACT_NOTE`)."""
         lines = ["| columns | block | shape | range | meaning |", "|---|---|---|---|---|"]
         for b in self.blocks:
             o = self._off[b.name]
@@ -410,4 +411,16 @@ class ObsLayout:
             lines.append(
                 f"| {_span(o, o + b.size)} | `{b.name}` | {shape} | {b.value_range()} | {b.doc} |"
             )
+        lines += ["", COMPACT_NOTE.format(size=self.size, half=2 * self.size, full=4 * self.size)]
         return "\n".join(lines)
+
+
+#: the compact observation, as every game's observation table states it
+COMPACT_NOTE = (
+    "The {size} columns are float32 ({full:,} bytes). The compact observation "
+    '(`obs_dtype="float16"` on every env and on the batch) holds the same columns, '
+    "each rounded to half precision by the kernels (to nearest, ties to even; "
+    "{half:,} bytes): `obs.astype(np.float32)` gives back every integer value up "
+    "to 2,048 exactly (flags, one-hots, counts) and every other value within a "
+    "relative 2**-11 (2**-25 absolute below 2**-14)."
+)

@@ -447,6 +447,26 @@ def check_flag(v, name: str) -> bool:
     raise TypeError(f"{name} must be True or False, got {type(v).__name__} {v!r}"[:200])
 
 
+#: the observation dtypes a game can be observed in: the float32 encoding
+#: (default) and the compact one, each column rounded to half precision
+OBS_DTYPES = ("float32", "float16")
+
+
+def check_obs_dtype(v, name: str = "obs_dtype") -> np.dtype:
+    """``"float32"`` (default observation) or ``"float16"`` (compact), as a
+    string, a numpy type or a dtype; anything else raises naming ``name``."""
+    try:
+        dt = np.dtype(v) if not isinstance(v, (bool, int, float)) else None
+    except TypeError:
+        dt = None
+    if dt is None or dt.name not in OBS_DTYPES:
+        raise ValueError(
+            f"{name} must be one of {OBS_DTYPES} (the default observation or the "
+            f"compact one), got {v!r}"[:200]
+        )
+    return dt
+
+
 def check_max_steps(v, name: str = "max_steps") -> int:
     """A step cap that fits the records' int32 field: ``[1, 2**31 - 1]``."""
     if not _is_int(v):

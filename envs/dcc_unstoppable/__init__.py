@@ -53,6 +53,9 @@ mode="arcade", crawler="Carl", race=None, klass=None, campaign=None,
 reward="winloss", max_steps=3000)``; co-op:
 ``dcc_unstoppable_v1.env(num_players=2, ...)``. Reset option ``campaign``
 (deck list, XP, benefits, achievements carried between floors).
+``obs_dtype="float16"`` (every env of the suite) gives the compact
+observation: the same columns in half precision (the observation table
+states what survives the rounding).
 
 Version history
 ---------------

@@ -59,7 +59,9 @@ Arguments
 reward="zero_sum", auto_advance=True, max_steps=5000,
 illegal_action="penalize", content=None)``; ``render_mode`` is one of
 "ansi", "rgb_array", "human" (prints the ansi text). ``content`` is a
-folder of replacement content files.
+folder of replacement content files. ``obs_dtype="float16"`` (every env of
+the suite) gives the compact observation: the same columns in half
+precision (the observation table states what survives the rounding).
 
 Version history
 ---------------

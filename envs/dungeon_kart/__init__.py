@@ -49,7 +49,9 @@ Arguments
 ---------
 ``dungeon_kart_v1.env(num_players=4, track="Beginner Track", draft="pick",
 max_rounds=60, auto_advance=True, max_steps=10000, render_mode=None,
-illegal_action="penalize", content=None)``.
+illegal_action="penalize", content=None)``. ``obs_dtype="float16"``
+(every env of the suite) gives the compact observation: the same columns in
+half precision (the observation table states what survives the rounding).
 
 Version history
 ---------------

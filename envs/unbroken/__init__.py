@@ -67,6 +67,9 @@ difficulty="normal", reward="win_loss", auto_advance=True,
 max_steps=3000, illegal_action="penalize", render_mode=None,
 content=None)``. ``character`` may be "random" (a new one each episode).
 ``content`` is a folder of replacement content files.
+``obs_dtype="float16"`` (every env of the suite) gives the compact
+observation: the same columns in half precision (the observation table
+states what survives the rounding).
 
 Version History
 ---------------

@@ -123,11 +123,14 @@ def test_masked_sampling_never_picks_illegal_actions():
     assert torch.isfinite(logp).all()
 
 
-def test_fast_ppo_learns_to_beat_random(easy_core):
+@pytest.mark.parametrize("obs_dtype", ["float32", "float16"])
+def test_fast_ppo_learns_to_beat_random(easy_core, obs_dtype):
     """Can fail: a short seeded run (65k steps, ~15 s) must reach a clearly
     higher mean Level than uniform random play on the same 300 evaluation
     games (Unbroken, easy: random play wins ~0% and mostly dies on Level 1,
-    mean Level ~1.2; this run reaches ~2.3), greedy and sampled alike."""
+    mean Level ~1.2; this run reaches ~2.3), greedy and sampled alike; with
+    the float32 observation and with the compact one (the kernels write
+    float16, the learner casts it; evaluated on float32 observations)."""
     cfg = PPOConfig(
         env="unbroken",
         core_kwargs={"character": "sneak", "difficulty": "easy", "reward": "score"},
@@ -140,6 +143,7 @@ def test_fast_ppo_learns_to_beat_random(easy_core):
         hidden=(64, 64),
         seed=1,
         torch_threads=1,
+        obs_dtype=obs_dtype,
     )
     res = train(cfg)
     rnd = evaluate("random", easy_core, 300, seed=0).summary

@@ -164,9 +164,9 @@ def test_paired_config_times_the_real_loops(name):
     settings = dataclasses.replace(MODES["tiny"], peers=False)
     fig = paired_config(spec, make_core(spec, players), players, settings, RandomLegalSampler(0))
     assert fig["status"] == "ok" and fig["missing"] == {}
-    assert set(fig["rates"]) == {"kernel", "kernel_rules", "vector", "python"}
+    assert set(fig["rates"]) == {"kernel", "kernel_rules", "vector", "vector_compact", "python"}
     assert all(len(r) == settings.paired_rounds and min(r) > 0 for r in fig["rates"].values())
-    assert set(fig["ratios"]) == {"vector_vs_kernel", "step_vs_rules"}
+    assert set(fig["ratios"]) == {"vector_vs_kernel", "compact_vs_kernel", "step_vs_rules"}
     # the observation costs time: the rules-only rollout runs faster than the full one
     assert fig["ratios"]["step_vs_rules"]["value"] > 1.0
     assert fig["vector_layer"] == ("batch" if spec.multi_agent else "vector")

@@ -930,7 +930,9 @@ def test_toy_observation_names_and_table():
     assert table[2] == "| 0 | `flag` | 1 | [0, 1] | a flag |"
     assert table[3] == "| 1–2 | `hp` | 2 | [0, ∞] | HP / 10 |"
     assert table[4] == "| 3–6 | `grid` | 2 × 2 | [0, 1] | cells |"
-    assert len(table) == 2 + 4
+    assert len(table) == 2 + 4 + 2  # then a blank line and the compact observation's note
+    assert table[6] == "" and table[7].startswith("The 11 columns are float32 (44 bytes).")
+    assert 'obs_dtype="float16"' in table[7] and "22 bytes" in table[7]
 
 
 def test_action_table_has_one_row_per_range():

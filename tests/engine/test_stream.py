@@ -30,7 +30,7 @@ def _stream(dst, src):
 
 @njit(cache=False)
 def _decide(n, floats):
-    return stream_rows(n, floats)
+    return stream_rows(n, 4 * floats)  # float32 rows
 
 
 def test_stream_copy_is_a_plain_copy_at_every_offset_and_length():

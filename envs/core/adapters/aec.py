@@ -15,8 +15,9 @@ Conventions
   act several times in a row (a whole turn) or out of turn order (a
   defender's response in a fight started on someone else's turn);
 * ``observe(agent)`` is ``{"observation": float32[obs_size], "action_mask":
-  int8[num_actions]}``; only the selected agent of a running game gets a
-  non-zero mask; returned arrays are fresh copies;
+  int8[num_actions]}`` (``float16`` with ``obs_dtype="float16"``, the
+  compact observation: each column rounded to half precision); only the
+  selected agent of a running game gets a non-zero mask; returned arrays are fresh copies;
 * rewards are per seat, as the core writes them (``float``);
   ``terminations`` / ``truncations`` are Python ``bool``: all seats end
   together, then each must be stepped with ``None`` (PettingZoo's dead-step
@@ -68,7 +69,8 @@ from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
 from ..snapshot import Snapshot
 from ..spec import check_unknown_reset_options
-from ..validate import check_seed, snapshot_fields
+from ..validate import check_obs_dtype, check_seed, snapshot_fields
+from .gym_env import observation_spaces
 from .multi import global_state_space, observe_seats
 
 __all__ = ["DungeonAECEnv", "CheckedAECEnv", "make_aec_env", "OrderError", "OutOfBoundsActionError"]
@@ -109,9 +111,11 @@ class DungeonAECEnv(Copyable, AECEnv):
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         unknown_reset_options: str = "warn",
+        obs_dtype: str = "float32",
         **core_kwargs,
     ):
         super().__init__()
+        self.obs_dtype = check_obs_dtype(obs_dtype).name
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()  # unknown reset options warned about
         self.core = resolve_core(game, core_kwargs)
@@ -135,7 +139,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         n = self.num_seats = int(self.core.num_players)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        box = spaces.Box(spec.obs_low, spec.obs_high, (spec.obs_size,), np.float32)
+        box = observation_spaces(spec, False, self.obs_dtype)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
@@ -149,13 +153,13 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.state_space = global_state_space(spec, n)
         self._seat_obs = np.zeros((1, n, spec.obs_size), np.float32)
         # the kernels' one-row buffers: the batch's, under this env's names
-        b = self.batch = Batch(self.core, 1)
+        b = self.batch = Batch(self.core, 1, self.obs_dtype)
         self._states, self._rew, self._obs, self._mask = b.states, b.rewards, b.obs, b.masks
         self._te, self._tr, self._il = b.terminated, b.truncated, b.illegal
         self._act = b.actions
         self._players = b.players_out  # the seat to act, written by the step
         self._seat_arg = b.players  # the seat observe() asks about
-        self._seat_obs1 = np.zeros((1, spec.obs_size), np.float32)
+        self._seat_obs1 = np.zeros((1, spec.obs_size), b.obs_dtype)
         self._num_actions = int(spec.num_actions)
         # the batch's calls, bound to the buffers: on the first reset (the
         # step's on the first step), again on a copy

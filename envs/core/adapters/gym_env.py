@@ -32,7 +32,7 @@ from ..copying import Copyable
 from ..errors import IllegalActionError, ResetNeededError, SnapshotError
 from ..snapshot import Snapshot
 from ..spec import check_unknown_reset_options
-from ..validate import check_flag, check_seed, snapshot_fields
+from ..validate import check_flag, check_obs_dtype, check_seed, snapshot_fields
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 
@@ -45,11 +45,17 @@ class RenderModeError(ValueError, TypeError):
     ``"rgb_array"``) then build the env without rendering."""
 
 
-def observation_spaces(spec, dict_obs: bool) -> spaces.Space:
-    """The single-env observation space of a game: a float32 ``Box`` of
-    ``spec.obs_size`` columns, or with ``dict_obs`` a ``Dict`` of that box
-    (``"observation"``) and an int8 ``Box(0, 1)`` (``"action_mask"``)."""
-    box = spaces.Box(spec.obs_low, spec.obs_high, (spec.obs_size,), np.float32)
+def observation_spaces(spec, dict_obs: bool, obs_dtype="float32") -> spaces.Space:
+    """The single-env observation space of a game: a ``Box`` of
+    ``spec.obs_size`` columns (float32, or float16 for the compact
+    observation: its bounds rounded to half precision, which keeps every
+    rounded observation inside them), or with ``dict_obs`` a ``Dict`` of
+    that box (``"observation"``) and an int8 ``Box(0, 1)`` (``"action_mask"``)."""
+    dt = check_obs_dtype(obs_dtype)
+    shape = (spec.obs_size,)
+    low = np.broadcast_to(np.asarray(spec.obs_low, np.float32), shape).astype(dt)
+    high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), shape).astype(dt)
+    box = spaces.Box(low, high, shape, dt)
     if not dict_obs:
         return box
     mask = spaces.Box(0, 1, (spec.num_actions,), MASK_DTYPE)
@@ -98,7 +104,9 @@ class DungeonEnv(Copyable, gym.Env):
     ## Observation Space
 
     ``Box(spec.obs_low, spec.obs_high, (spec.obs_size,), float32)``, one column per
-    ``spec.feature_names``; with ``dict_obs=True`` a ``Dict`` with
+    ``spec.feature_names`` (``float16`` with ``obs_dtype="float16"``, the
+    compact observation: the same columns rounded to half precision, bounds
+    included); with ``dict_obs=True`` a ``Dict`` with
     ``"observation"`` (that box) and ``"action_mask"`` (``Box(0, 1,
     (num_actions,), int8)``). Every returned array is a fresh copy.
 
@@ -137,6 +145,12 @@ class DungeonEnv(Copyable, gym.Env):
       for every game).
     * ``illegal_action``: ``"penalize"`` or ``"raise"`` (see above).
     * ``dict_obs``: return ``{"observation", "action_mask"}`` observations.
+    * ``obs_dtype``: ``"float32"`` (default) or ``"float16"``, the compact
+      observation: every column of the float32 observation rounded to half
+      precision by the kernels (round to nearest even, what ``astype(np.float16)``
+      gives), half the bytes; ``obs.astype(np.float32)`` decodes it, exactly
+      for integer values up to 2,048 and within a relative 2**-11 otherwise
+      (each game's observation table says so).
     * ``unknown_reset_options``: ``"warn"`` (default: a ``reset(options=...)``
       key the game does not declare in ``spec.reset_options`` is ignored
       with one ``UserWarning`` per env and key, the Gymnasium convention) or
@@ -180,6 +194,7 @@ class DungeonEnv(Copyable, gym.Env):
         illegal_action: str = "penalize",
         dict_obs: bool = False,
         unknown_reset_options: str = "warn",
+        obs_dtype: str = "float32",
         **core_kwargs,
     ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
@@ -197,8 +212,9 @@ class DungeonEnv(Copyable, gym.Env):
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.action_space = spaces.Discrete(spec.num_actions)
-        self.observation_space = observation_spaces(spec, self.dict_obs)
-        self._buf = buf = Batch(self.core, 1)
+        self._buf = buf = Batch(self.core, 1, obs_dtype)
+        self.obs_dtype = buf.obs_dtype.name
+        self.observation_space = observation_spaces(spec, self.dict_obs, buf.obs_dtype)
         self._num_actions = int(spec.num_actions)
         # row views, and the fused kernel bound to the buffers (see _bind_step)
         self._obs_row, self._mask_row = buf.obs[0], buf.masks[0]

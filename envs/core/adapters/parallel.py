@@ -57,7 +57,8 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
     :class:`~dungeonrl.envs.core.adapters.aec.DungeonAECEnv`: ``game``,
     ``render_mode``, ``illegal_action``, ``unknown_reset_options``
     (``"warn"``: an unknown reset option is ignored with one warning;
-    ``"raise"``: ``ValueError``), ``**core_kwargs``."""
+    ``"raise"``: ``ValueError``), ``obs_dtype`` (``"float32"`` or
+    ``"float16"``, the compact observation), ``**core_kwargs``."""
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         unknown_reset_options: str = "warn",
+        obs_dtype: str = "float32",
         **core_kwargs,
     ):
         self._aec = DungeonAECEnv(
@@ -72,6 +74,7 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
             render_mode=render_mode,
             illegal_action=illegal_action,
             unknown_reset_options=unknown_reset_options,
+            obs_dtype=obs_dtype,
             **core_kwargs,
         )
         self.unknown_reset_options = self._aec.unknown_reset_options

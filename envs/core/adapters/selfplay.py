@@ -73,7 +73,7 @@ from .._batch import MASK_DTYPE, draw_seeds
 from ..batch import core_batch, vector_step
 from ..copying import Copyable
 from ..spec import GameCore, check_unknown_reset_options
-from ..validate import _is_int, check_num_envs, check_seed
+from ..validate import _is_int, check_num_envs, check_obs_dtype, check_seed
 
 __all__ = ["SelfPlayView", "Opponent", "placements", "seat_outcome"]
 
@@ -111,7 +111,10 @@ class SelfPlayView(Copyable):
     opponent is called through ``act``); ``seed``: seeds the opponent draws,
     the scripted opponents' generators and the seeds of later episodes;
     ``unknown_reset_options``: ``"warn"`` (a reset option the game does not
-    declare is ignored with one warning per key) or ``"raise"``."""
+    declare is ignored with one warning per key) or ``"raise"``;
+    ``obs_dtype``: the learner's observations, ``"float32"`` or ``"float16"``
+    (the compact observation; opponents called through ``act`` always see
+    float32)."""
 
     _derived = ("reward",)  # a view of ``rewards``: rebuilt on a copy (see .copying)
     # set by _refresh_probs (declared here: __init__ reads them after calling it)
@@ -131,9 +134,11 @@ class SelfPlayView(Copyable):
         snapshot_slots: int = 0,
         snapshot_weight: float = 0.0,
         unknown_reset_options: str = "warn",
+        obs_dtype: str = "float32",
     ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()  # unknown reset options warned about
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         P = int(core.num_players)
         if P < 2:
             raise ValueError(
@@ -184,7 +189,7 @@ class SelfPlayView(Copyable):
         self.prng = np.zeros((n, 2), np.uint64)  # scripted opponents' generators
         self.prng[:, 0] = draw_seeds(self.rng, n)
         # what the learner sees (the names of a Batch)
-        self.obs = np.zeros((n, obs_dim), np.float32)
+        self.obs = np.zeros((n, obs_dim), self.obs_dtype)
         self.masks = np.zeros((n, A), MASK_DTYPE)
         self.actions = np.zeros(n, np.int64)
         self.players = self.seat  # observer seat of each row
@@ -193,7 +198,7 @@ class SelfPlayView(Copyable):
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)
-        self.final_obs = np.zeros((n, obs_dim), np.float32)
+        self.final_obs = np.zeros((n, obs_dim), self.obs_dtype)
         self.final_states = core.alloc(n)
         self.final_seat = np.full(n, -1, np.int64)
         self.final_opponents = [""] * n

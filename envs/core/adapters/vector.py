@@ -51,7 +51,7 @@ from ..batch import Batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options
-from ..validate import UINT64_SPAN, check_flag, check_seed
+from ..validate import UINT64_SPAN, check_flag, check_obs_dtype, check_seed
 from .gym_env import observation_spaces
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
@@ -96,6 +96,16 @@ class _ArrayPool:
         return a
 
 
+def check_render_mode(spec, render_mode):
+    """``render_mode`` if the game supports it (or None), else ``ValueError``."""
+    if render_mode is not None and render_mode not in spec.render_modes:
+        raise ValueError(
+            f"render_mode {render_mode!r} not supported by {spec.name}; "
+            f"choose from {list(spec.render_modes)} or None"
+        )
+    return render_mode
+
+
 class _Runner(Copyable):
     """What both batched adapters share: the core, the buffers, the episode
     tracker, validation and the fused step."""
@@ -112,6 +122,7 @@ class _Runner(Copyable):
         core_kwargs: dict,
         adapter: str,
         unknown_reset_options: str = "warn",
+        obs_dtype: str | None = None,
     ):
         from .selfplay import SelfPlayView
 
@@ -125,15 +136,21 @@ class _Runner(Copyable):
                 )
             if num_envs not in (None, 1, game.n):  # 1: the adapters' default
                 raise ValueError(f"num_envs={num_envs} differs from the view's {game.n} games")
+            if obs_dtype is not None and check_obs_dtype(obs_dtype) != game.obs.dtype:
+                raise ValueError(
+                    f"obs_dtype={obs_dtype!r} differs from the view's observations "
+                    f"({game.obs.dtype}); build the SelfPlayView with obs_dtype={obs_dtype!r}"
+                )
             self.core = game.core
             self.buf = game
         else:
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
-            self.buf = Batch(self.core, num_envs)  # validates num_envs
+            self.buf = Batch(self.core, num_envs, obs_dtype or "float32")  # validates num_envs
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
+        self.obs_dtype = self.buf.obs.dtype  # float32, or float16 (compact)
         self.tracker = EpisodeTracker(self.buf, episode_info)
         self.obs_pool = _ArrayPool(self.buf.obs)
         self.started = False
@@ -251,7 +268,9 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     ``episode_info`` (put the core's ``episode_info`` in ``final_info``; costs
     one state copy per step), ``unknown_reset_options`` (``"warn"``: a reset
     option the game does not declare is ignored with one warning per env
-    and key; ``"raise"``: ``ValueError``), ``**core_kwargs`` for
+    and key; ``"raise"``: ``ValueError``), ``obs_dtype`` (``"float32"``, the
+    default, or ``"float16"``: the compact observation, see ``DungeonEnv``;
+    a ``SelfPlayView`` brings its own), ``**core_kwargs`` for
     ``spec.make_core``.
 
     ``step`` returns infos as a dict of arrays, each key ``k`` with a bool
@@ -279,6 +298,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         dict_obs: bool = False,
         episode_info: bool = True,
         unknown_reset_options: str = "warn",
+        obs_dtype: str | None = None,
         **core_kwargs,
     ):
         self._run = _Runner(
@@ -290,22 +310,18 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             core_kwargs,
             type(self).__name__,
             unknown_reset_options,
+            obs_dtype,
         )
         spec = self.game_spec = self._run.spec
         self.core = self._run.core
-        if render_mode is not None and render_mode not in spec.render_modes:
-            raise ValueError(
-                f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {list(spec.render_modes)} or None"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(spec, render_mode)
         self.metadata = {
             "render_modes": list(spec.render_modes),
             "render_fps": 4,
             "autoreset_mode": SAME_STEP,
         }
         self.num_envs = self._run.buf.n
-        self.single_observation_space = observation_spaces(spec, dict_obs)
+        self.single_observation_space = observation_spaces(spec, dict_obs, self._run.obs_dtype)
         self.single_action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -451,7 +467,7 @@ def _build_sb3_class():
         ``num_envs``, ``seed`` (seeds the first ``reset``: env ``i`` gets
         ``seed + i``; ``None`` draws seeds), ``illegal_action``, ``dict_obs``,
         ``episode_info``, ``render_mode``, ``unknown_reset_options`` (for the
-        options of ``set_options``), ``**core_kwargs`` -- as for
+        options of ``set_options``), ``obs_dtype``, ``**core_kwargs`` -- as for
         :class:`DungeonVectorEnv`.
 
         ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``;
@@ -477,6 +493,7 @@ def _build_sb3_class():
             episode_info: bool = True,
             render_mode: str | None = None,
             unknown_reset_options: str = "warn",
+            obs_dtype: str | None = None,
             **core_kwargs,
         ):
             self._run = _Runner(
@@ -488,15 +505,12 @@ def _build_sb3_class():
                 core_kwargs,
                 type(self).__name__,
                 unknown_reset_options,
+                obs_dtype,
             )
             spec = self.game_spec = self._run.spec
             self.core = self._run.core
-            if render_mode is not None and render_mode not in spec.render_modes:
-                raise ValueError(
-                    f"render_mode {render_mode!r} not supported by {spec.name}; "
-                    f"choose from {list(spec.render_modes)} or None"
-                )
-            self.render_mode = render_mode  # read by VecEnv.__init__ via get_attr
+            # read by VecEnv.__init__ via get_attr
+            self.render_mode = check_render_mode(spec, render_mode)
             self._closed = False
             seed = check_seed(seed)
             self._seed_rng = np.random.default_rng(seed)
@@ -504,7 +518,7 @@ def _build_sb3_class():
             self._pending = False
             super().__init__(
                 self._run.buf.n,
-                observation_spaces(spec, dict_obs),
+                observation_spaces(spec, dict_obs, self._run.obs_dtype),
                 spaces.Discrete(spec.num_actions),
             )
             if seed is not None:

@@ -284,10 +284,10 @@ def _store_fence_ol():
 
 
 @njit(**JIT_INLINE)
-def stream_rows(n_rows, row_floats):
-    """Whether a batch of ``n_rows`` float32 rows of ``row_floats`` each is
-    big enough to be written with :func:`stream_f32` (see the module doc)."""
-    return n_rows * row_floats * 4 >= STREAM_BATCH_BYTES
+def stream_rows(n_rows, row_bytes):
+    """Whether a batch of ``n_rows`` rows of ``row_bytes`` each is big enough
+    to be written with streaming stores (see the module doc)."""
+    return n_rows * row_bytes >= STREAM_BATCH_BYTES
 
 
 @intrinsic
