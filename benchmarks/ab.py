@@ -14,6 +14,7 @@ per-round speed ratio ``base time / this time``, with its quartiles::
         --games unbroken,dungeon_crawler:4
     python -m dungeonrl.benchmarks.ab --base-ref v0 --rules --rounds 60 --json ab.json
     python -m dungeonrl.benchmarks.ab --base-ref main~1 --batch 4096   # the vector envs' fused step
+    python -m dungeonrl.benchmarks.ab --base-ref main~1 --batch 4096 --obs-dtype float16
 
 ``--base-ref`` checks the revision out with ``git worktree`` into a
 temporary folder (removed afterwards); ``--base`` uses a checkout as it
@@ -41,7 +42,8 @@ from pathlib import Path
 #: argv[1:4] = game, players, mode: "0" random legal play with observations
 #: and masks inside numba (``random_rollout``), "1" the same with
 #: observations off (``random_rollout_rules``), "batch:N" the vector envs'
-#: fused ``step_autoreset`` on N rows, with actions drawn from the masks by
+#: fused ``step_autoreset`` on N rows ("batch16:N": with the compact
+#: observation, ``obs_dtype="float16"``), with actions drawn from the masks by
 #: the benchmark suite's sampler and the observation written into one of
 #: three arrays in turn (as a training loop's vector env hands them out).
 #: ``run(k, seed)`` plays ``k`` decisions per row (``k`` fused steps), and
@@ -57,11 +59,12 @@ from dungeonrl.benchmarks.suite.games import make_core
 game, players, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 core = make_core(get_spec(game), players)
 stats = np.zeros(4, np.int64)
-if mode.startswith("batch:"):
+if mode.startswith("batch"):
     from dungeonrl.envs.core._batch import BatchBuffers
     from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
-    n = int(mode[6:])
-    buf = BatchBuffers(core, n)
+    kind, _, count = mode.partition(":")
+    n = int(count)
+    buf = BatchBuffers(core, n, "float16") if kind == "batch16" else BatchBuffers(core, n)
     buf.reset(np.arange(n, dtype=np.uint64))
     sampler = RandomLegalSampler(0)
     pool = [buf.obs, np.zeros_like(buf.obs), np.zeros_like(buf.obs)]
@@ -224,10 +227,10 @@ def child_env(root) -> dict:
     return env
 
 
-def mode_arg(rules: bool, batch: int = 0) -> str:
+def mode_arg(rules: bool, batch: int = 0, obs_dtype: str = "float32") -> str:
     """The prelude's mode argument (see ``ROLLOUT_PRELUDE``)."""
     if batch:
-        return f"batch:{int(batch)}"
+        return f"{'batch16' if obs_dtype == 'float16' else 'batch'}:{int(batch)}"
     return "1" if rules else "0"
 
 
@@ -292,8 +295,9 @@ def compare(
     rules: bool,
     turn_s: float,
     batch: int = 0,
+    obs_dtype: str = "float32",
 ) -> dict:
-    mode = mode_arg(rules, batch)
+    mode = mode_arg(rules, batch, obs_dtype)
     a = Side(base_root, game, players, mode, turn_s)
     b = Side(this_root, game, players, mode, turn_s)
     try:
@@ -308,7 +312,14 @@ def compare(
     finally:
         a.close()
         b.close()
-    return dict(game=game, players=players, rules_only=rules, batch=batch, **summarize(ta, tb))
+    return dict(
+        game=game,
+        players=players,
+        rules_only=rules,
+        batch=batch,
+        obs_dtype=obs_dtype,
+        **summarize(ta, tb),
+    )
 
 
 def main(argv=None) -> int:
@@ -334,12 +345,21 @@ def main(argv=None) -> int:
         help="time the vector envs' fused step on N rows instead (actions from "
         "each side's benchmark sampler; us per env-step)",
     )
+    ap.add_argument(
+        "--obs-dtype",
+        default="float32",
+        choices=("float32", "float16"),
+        help="with --batch: the observation the fused step writes (float16: the compact "
+        "one; both sides must have it)",
+    )
     ap.add_argument("--json", type=Path, help="also write the results here")
     a = ap.parse_args(argv)
     if a.rounds < 2:
         ap.error("--rounds must be at least 2")
     if a.batch < 0 or (a.batch and a.rules):
         ap.error("--batch takes a positive number of rows and excludes --rules")
+    if a.obs_dtype != "float32" and not a.batch:
+        ap.error("--obs-dtype is for the fused step: give --batch N")
     games = [(g, seats(g, p)) for g, p in parse_games(a.games)]
     tmp = Path(tempfile.mkdtemp(prefix="dungeonrl-ab-"))
     worktree = None
@@ -368,7 +388,15 @@ def main(argv=None) -> int:
         rows = []
         for game, players in games:
             r = compare(
-                base_root, this_root, game, players, a.rounds, a.rules, a.turn_seconds, a.batch
+                base_root,
+                this_root,
+                game,
+                players,
+                a.rounds,
+                a.rules,
+                a.turn_seconds,
+                a.batch,
+                a.obs_dtype,
             )
             rows.append(r)
             print(
@@ -386,6 +414,7 @@ def main(argv=None) -> int:
                         "this": revision(here()),
                         "rules_only": a.rules,
                         "batch": a.batch,
+                        "obs_dtype": a.obs_dtype,
                         "turn_seconds": a.turn_seconds,
                         "results": rows,
                     },

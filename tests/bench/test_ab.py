@@ -95,12 +95,14 @@ def test_checkout_against_itself(tmp_path):
 def test_mode_argument_and_its_checks():
     assert ab.mode_arg(False) == "0" and ab.mode_arg(True) == "1"
     assert ab.mode_arg(False, 4096) == "batch:4096"
-    for bad in (["--batch", "-1"], ["--batch", "8", "--rules"]):
+    assert ab.mode_arg(False, 4096, "float16") == "batch16:4096"
+    for bad in (["--batch", "-1"], ["--batch", "8", "--rules"], ["--obs-dtype", "float16"]):
         with pytest.raises(SystemExit):
             ab.main(["--base", str(ab.here()), *bad])
 
 
 def test_batch_mode_against_itself(tmp_path):
+    """The fused step with the compact observation, this checkout on both sides."""
     out = tmp_path / "ab.json"
     r = subprocess.run(
         [
@@ -113,6 +115,8 @@ def test_batch_mode_against_itself(tmp_path):
             "dungeon_crawler:2",
             "--batch",
             "16",
+            "--obs-dtype",
+            "float16",
             "--rounds",
             "2",
             "--turn-seconds",
@@ -130,4 +134,5 @@ def test_batch_mode_against_itself(tmp_path):
     doc = json.loads(out.read_text())
     res = doc["results"][0]
     assert doc["batch"] == 16 and res["batch"] == 16 and res["players"] == 2
+    assert doc["obs_dtype"] == res["obs_dtype"] == "float16"
     assert res["base_us"] > 0 and res["this_us"] > 0

@@ -215,6 +215,21 @@ def test_compact_observation_carries_the_same_information(game, players):
         assert seen_ends > 0
 
 
+@pytest.mark.parametrize("game,players", [("dungeon_kart", 2), ("dcc_unstoppable", 1)])
+def test_big_compact_batches_are_streamed_and_round_alike(game, players):
+    """A half batch big enough to be streamed (in the games that stream)
+    holds the same rounded rows as the float32 batch beside it."""
+    from dungeonrl.envs.core.kernel.memops import STREAM_BATCH_BYTES
+
+    core = make_core(get_spec(game), players)
+    n = -(-STREAM_BATCH_BYTES // (2 * core.spec.obs_size)) + 3
+    for t, (a, b) in enumerate(_lockstep(core, n, 4, 7)):
+        check_decodes(a.obs, b.obs, (game, t))
+        assert np.array_equal(a.masks, b.masks) and np.array_equal(a.rewards, b.rewards)
+        done = a.terminated | a.truncated
+        check_decodes(a.final_obs[done], b.final_obs[done], (game, t))
+
+
 @pytest.mark.parametrize("game,players", [("dungeon_kart", 2), ("dcc_unstoppable", 2)])
 def test_compact_observation_of_every_seat_and_subset(game, players):
     """``observe_batch`` and ``observe_rows`` (the multi-agent views) round
