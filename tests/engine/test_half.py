@@ -305,6 +305,11 @@ def test_obs_dtype_errors_are_clear():
             check_obs_dtype(bad)
     with pytest.raises(ValueError, match="obs_dtype"):
         gym.make("dungeonrl/Unbroken-v0", obs_dtype="uint8")
+    from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
+
+    for bad in ("", "float64", 0):
+        with pytest.raises(ValueError, match="obs_dtype"):
+            DungeonVectorEnv("unbroken", num_envs=2, obs_dtype=bad)
     assert check_obs_dtype(np.float16) == np.float16 and check_obs_dtype("float32") == np.float32
 
 

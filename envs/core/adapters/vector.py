@@ -146,7 +146,8 @@ class _Runner(Copyable):
         else:
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
-            self.buf = Batch(self.core, num_envs, obs_dtype or "float32")  # validates num_envs
+            dtype = "float32" if obs_dtype is None else obs_dtype
+            self.buf = Batch(self.core, num_envs, dtype)  # validates num_envs and dtype
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
