@@ -389,5 +389,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '95b76ad4c7b711785b7670221c0614462af1f2cf9bc883d36159295ed38493d0'
+SOURCE_DIGEST = '5302ac3e90c19ad877f2a7b7aeb87a51040abec127cba8c523a390fa5b15bd99'
 ensure_fresh(globals())

@@ -389,5 +389,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b02c9dc8a4437adfcfa3d70e4e5dff29367d5f7aa00591494d5ece03611f6820'
+SOURCE_DIGEST = '44f1c113598a464de47822a3f178b2b492e926b03759a5373b342c495f87f4bb'
 ensure_fresh(globals())

@@ -59,6 +59,7 @@ def kernel_view(a):
 def _step_observe_args(
     c, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
 ):
+    obs = kernel_view(obs)
     return (states, c.TR, actions, players, obs, masks, rewards, terminated, truncated, illegal)
 
 
@@ -81,13 +82,13 @@ def _step_autoreset_args(
         c.TR,
         actions,
         players,
-        obs,
+        kernel_view(obs),
         masks,
         rewards,
         terminated,
         truncated,
         illegal,
-        final_obs,
+        kernel_view(final_obs),
         final_states,
     )
 
@@ -98,7 +99,8 @@ def _advance_scripted_args(c, states, rows, learner, codes, prng, returns, termi
 
 #: every kernel entry point the engine calls, and its argument list built
 #: from the core and the caller's arrays (the core's content tables ``TR``
-#: and its configuration are filled in here)
+#: and its configuration are filled in here; a float16 observation array
+#: goes in as its :func:`kernel_view`)
 KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
     "reset_batch": lambda c, states, seeds, num_players, cfg=None: (
         states,
@@ -120,7 +122,7 @@ KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
         illegal,
     ),
     "mask_batch": lambda c, states, masks: (states, c.TR, masks),
-    "observe_batch": lambda c, states, players, obs: (states, c.TR, players, obs),
+    "observe_batch": lambda c, states, players, obs: (states, c.TR, players, kernel_view(obs)),
     "step_observe": _step_observe_args,
     "step_rows": lambda c, states, rows, actions, rewards, terminated, truncated, illegal: (
         states,
@@ -137,7 +139,7 @@ KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
         c.TR,
         rows,
         players,
-        obs,
+        kernel_view(obs),
         masks,
     ),
     "step_autoreset": _step_autoreset_args,
@@ -182,9 +184,8 @@ def has_kernel(core, name: str) -> bool:
 
 def kernel_call(core, name: str, *arrays) -> None:
     """Run kernel ``name`` of ``core`` on the given arrays (through the numba
-    dispatcher: any array layout, typed on every call; a float16
-    observation array is passed as its :func:`kernel_view`)."""
-    getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *map(kernel_view, arrays)))
+    dispatcher: any array layout, typed on every call)."""
+    getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *arrays))
 
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -273,8 +274,6 @@ class Batch(Copyable):
         """Kernel ``name`` on this batch's own buffers (always typed alike, so
         the entry point is looked up once per name, on first use: a single
         env never loads the vector env's kernel from the cache)."""
-        if self._half:
-            arrays = tuple(map(kernel_view, arrays))
         args = KERNEL_ARGS[name](self.core, *arrays)
         fn = self._fns.get(name)
         if fn is None:
@@ -282,7 +281,7 @@ class Batch(Copyable):
         fn(*args)
 
     def _bound(self, name: str, *arrays) -> Callable[[], None]:
-        args = KERNEL_ARGS[name](self.core, *map(kernel_view, arrays))
+        args = KERNEL_ARGS[name](self.core, *arrays)
         return partial(entry_point(getattr(self.core.kernels, name), args), *args)
 
     def reset(self, seeds: np.ndarray) -> None:
