@@ -123,6 +123,9 @@ class PPOConfig:
     #: what the kernels write: "float32", or "float16" (the compact observation,
     #: half the bytes per step; cast to float32 on the learner side)
     obs_dtype: str = "float32"
+    #: threads of the env step (1-player games; ``Batch(num_threads=...)``:
+    #: the rows split over them, bit-identical games)
+    env_threads: int = 1
 
     @property
     def batch_size(self) -> int:
@@ -279,12 +282,12 @@ class SingleAgentGame:
     ended, ``final_obs`` / ``final_states``.
     """
 
-    def __init__(self, core, num_envs: int, obs_dtype: str = "float32"):
+    def __init__(self, core, num_envs: int, obs_dtype: str = "float32", num_threads: int = 1):
         require_single_agent(core, type(self).__name__)
         self.core = core
         self.spec = core.spec
         self.num_envs = int(num_envs)
-        self.buf = Batch(core, self.num_envs, obs_dtype)
+        self.buf = Batch(core, self.num_envs, obs_dtype, num_threads)
         b = self.buf
         self.obs, self.masks, self.actions = b.obs, b.masks, b.actions
         self.reward = b.rewards[:, 0]  # a view: seat 0 is the agent
@@ -340,7 +343,7 @@ def train(
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
     if game is None:
         core = core if core is not None else resolve_core(cfg.env, dict(cfg.core_kwargs))
-        game = SingleAgentGame(core, cfg.num_envs, cfg.obs_dtype)
+        game = SingleAgentGame(core, cfg.num_envs, cfg.obs_dtype, cfg.env_threads)
     core = game.core
     spec = core.spec
     hooks = hooks_for(spec.name)

@@ -266,6 +266,13 @@ class FastPathOptions:
         choices=("float32", "float16"),
         algos=("ppo",),
     )
+    env_threads: int = option(
+        1,
+        "threads of the env step (1-player games: the rows split over them, same games; "
+        "multi-seat games step on one)",
+        type=positive_int,
+        algos=("ppo",),
+    )
 
 
 @dataclass
@@ -485,16 +492,9 @@ def _train_ppo(r, log) -> tuple:
     )
     if num_envs:
         cfg.num_envs = num_envs
-    for src, dst in (
-        ("num_steps", "num_steps"),
-        ("epochs", "update_epochs"),
-        ("minibatches", "num_minibatches"),
-        ("lr", "learning_rate"),
-        ("ent_coef", "ent_coef"),
-        ("gamma", "gamma"),
-        ("activation", "activation"),
-        ("obs_dtype", "obs_dtype"),
-    ):
+    same = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype", "env_threads")
+    renamed = (("epochs", "update_epochs"), ("minibatches", "num_minibatches"))
+    for src, dst in (*renamed, ("lr", "learning_rate"), *((k, k) for k in same)):
         v = getattr(opts, src, None)
         if v is not None:
             setattr(cfg, dst, v)
@@ -715,6 +715,11 @@ def run_training(
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
         if opts.snapshot_every < 1 or opts.snapshot_slots < 1:
             raise ValueError("--snapshot-every and --snapshot-slots must be >= 1")
+        if getattr(opts, "env_threads", 1) != 1:
+            raise ValueError(
+                "--env-threads: a multi-seat game steps on one thread (its opponents "
+                "move between kernel calls)"
+            )
     bar_on = opts.progress != "none"
     t0 = time.perf_counter()
     writer = None  # (the SB3 part writes its TensorBoard logs itself)

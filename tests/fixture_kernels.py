@@ -370,6 +370,7 @@ KERNEL_KEY = 'fixture_game:KERNEL_FACTS'
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
     'dungeonrl.envs.core._batch',
+    'dungeonrl.envs.core._threads',
     'dungeonrl.envs.core.batch',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
@@ -389,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5302ac3e90c19ad877f2a7b7aeb87a51040abec127cba8c523a390fa5b15bd99'
+SOURCE_DIGEST = 'eabf27ac6731e1c083a249b04c0ae74ce43f1db28d30b7e77e6452669e3ee20d'
 ensure_fresh(globals())

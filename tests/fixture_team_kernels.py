@@ -370,6 +370,7 @@ KERNEL_KEY = 'fixture_team:KERNEL_FACTS'
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
     'dungeonrl.envs.core._batch',
+    'dungeonrl.envs.core._threads',
     'dungeonrl.envs.core.batch',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
@@ -389,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '44f1c113598a464de47822a3f178b2b492e926b03759a5373b342c495f87f4bb'
+SOURCE_DIGEST = 'a47ff149b1f22dea527c62c587a5dde1779267e4ad930770dfa17e0ae01bd014'
 ensure_fresh(globals())

@@ -81,6 +81,7 @@ PARTS = (
     ("unfused_us", "sum of the four, separate calls"),
     ("fused_us", "fused `step_autoreset` (the vector envs' kernel)"),
     ("fused_compact_us", 'the same, compact observation (`obs_dtype="float16"`)'),
+    ("fused_threads_us", "fused step on every core (`num_threads` = cores), wall time"),
     ("kernel_us", "in-kernel rollout, 1 thread (policy inside numba)"),
     ("kernel_rules_us", "the same rollout with observations off (`random_rollout_rules`)"),
     ("dispatch_us", "dispatch + shim, per kernel call"),
@@ -234,15 +235,19 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
     of the machine's speed between two loops does not enter them: each row
     is the median over the rounds, and the vector adapter the median of the
     per-round ``vector - fused``. Both the batch loop and the vector loop
-    sample actions in numpy, so ``policy_us`` is taken off the fused row."""
+    sample actions in numpy, so ``policy_us`` is taken off the fused row
+    (and off the threaded fused row, which splits the rows over every core
+    of the machine: ``num_threads=os.cpu_count()``)."""
     from statistics import median
 
     from .layers import ContractError, batch_loop, kernel_loop, vector_loop
     from .paired import interleave
 
+    threads = os.cpu_count() or 1
     loops = {
         "fused": batch_loop(core, n, s, sampler),
         "fused_compact": batch_loop(core, n, s, sampler, "float16"),
+        "fused_threads": batch_loop(core, n, s, sampler, num_threads=threads),
     }
     closers = []
     for key, observe in (("kernel", True), ("kernel_rules", False)):
@@ -264,6 +269,8 @@ def paired_layers(spec, core, n: int, s, sampler, policy_us: float) -> dict:
         "paired_rounds": PAIRED_ROUNDS,
         "fused_us": max(0.0, median(us["fused"]) - policy_us),
         "fused_compact_us": max(0.0, median(us["fused_compact"]) - policy_us),
+        "fused_threads_us": max(0.0, median(us["fused_threads"]) - policy_us),
+        "fused_threads": threads,
         "kernel_us": median(us["kernel"]) if "kernel" in us else None,
         "kernel_rules_us": (median(us["kernel_rules"]) if "kernel_rules" in us else None),
     }

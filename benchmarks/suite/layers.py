@@ -100,13 +100,21 @@ def bench_kernel(core, settings: Settings, threads: int, pool=None, observe: boo
     return fig
 
 
-def batch_loop(core, num_envs: int, settings: Settings, sampler, obs_dtype: str = "float32"):
+def batch_loop(
+    core,
+    num_envs: int,
+    settings: Settings,
+    sampler,
+    obs_dtype: str = "float32",
+    num_threads: int = 1,
+):
     """``run(k)``: the core's fused ``step_autoreset`` on preallocated
     buffers, actions sampled from the masks in numpy (the adapter-free
-    batched path); ``obs_dtype="float16"``: the compact observation."""
+    batched path); ``obs_dtype="float16"``: the compact observation;
+    ``num_threads`` > 1: the rows split over that many threads."""
     from ...envs.core.batch import Batch
 
-    buf = Batch(core, num_envs, obs_dtype)
+    buf = Batch(core, num_envs, obs_dtype, num_threads)
     buf.reset(np.arange(num_envs, dtype=np.uint64) + np.uint64(settings.seed))
     where = f"batch ({core.spec.name}, {num_envs} envs)"
 

@@ -28,9 +28,10 @@ from functools import partial
 import numpy as np
 
 from ._batch import MASK_DTYPE, action_batch, check_legal_batch
+from ._threads import RowSplitter, row_splits
 from .copying import Copyable
 from .kernel.fastcall import entry_point
-from .validate import check_num_envs, check_obs_dtype
+from .validate import check_num_envs, check_num_threads, check_obs_dtype
 
 __all__ = [
     "Batch",
@@ -225,14 +226,18 @@ class Batch(Copyable):
     """The compiled entry points of one core and the preallocated buffers
     of ``n`` games they run on (``n`` checked by ``check_num_envs``;
     ``obs_dtype`` ``"float16"``: ``obs`` and ``final_obs`` hold the compact
-    observation); see the module doc, and :meth:`calls` for a batch
-    without buffers."""
+    observation; ``num_threads`` > 1: the fused step runs on that many
+    threads, each on its own rows, see :mod:`._threads`); see the module
+    doc, and :meth:`calls` for a batch without buffers."""
 
-    _derived = ("_fns",)  # compiled entry points: looked up again on a copy
+    # compiled entry points and the worker threads: made again on a copy
+    _derived = ("_fns", "_split")
     _half = False  # a float16 (compact) observation (the default for a batch pickled before it)
     obs_dtype = np.dtype(np.float32)
+    num_threads = 1  # (the default for a batch pickled before it)
+    _split: RowSplitter | None = None
 
-    def __init__(self, core, n: int, obs_dtype="float32"):
+    def __init__(self, core, n: int, obs_dtype="float32", num_threads: int = 1):
         self.core = core
         self._fns: dict[str, Callable[..., None]] = {}
         n = check_num_envs(n)
@@ -242,6 +247,9 @@ class Batch(Copyable):
         #: one: every column rounded to half precision by the kernels)
         self.obs_dtype = check_obs_dtype(obs_dtype)
         self._half = self.obs_dtype == np.float16
+        #: threads of the fused step (a batch of fewer than 128 rows uses one)
+        self.num_threads = check_num_threads(num_threads)
+        self._split = self._splitter()
         self.states = core.alloc(n)
         self.actions = np.zeros(n, np.int64)
         self.players = np.zeros(n, np.int64)
@@ -268,6 +276,17 @@ class Batch(Copyable):
     def _after_copy(self) -> None:
         super()._after_copy()
         self._fns = {}
+        self._split = self._splitter()
+
+    def _splitter(self) -> RowSplitter | None:
+        splits = row_splits(self.n, self.num_threads) if self.n else ()
+        return RowSplitter(splits) if splits else None
+
+    def close(self) -> None:
+        """Stop the fused step's worker threads, if any (they start again on
+        the next step); a batch without threads has nothing to close."""
+        if self._split is not None:
+            self._split.close()
 
     # --- own buffers, through compiled entry points ----------------------------
     def _call(self, name: str, *arrays) -> None:
@@ -337,7 +356,9 @@ class Batch(Copyable):
         place; the seat to act goes to ``players_out``, its observation to
         ``obs`` and its mask to ``masks``. ``obs`` may be a different array on
         every call (the vector env hands its buffers out), so the arguments
-        are passed, not bound."""
+        are passed, not bound. With ``num_threads`` > 1 the rows are split
+        over the threads (the first call, which looks the kernel up, runs on
+        one)."""
         fn = self._fns.get("step_autoreset")
         if fn is None:  # first call: look the entry point up through KERNEL_ARGS
             self._call("step_autoreset", *self._fused_arrays())
@@ -347,7 +368,7 @@ class Batch(Copyable):
         obs, final_obs = self.obs, self.final_obs
         if self._half:
             obs, final_obs = obs.view(np.uint16), final_obs.view(np.uint16)
-        fn(
+        args = (
             self.states,
             self.core.TR,
             self.actions,
@@ -361,6 +382,10 @@ class Batch(Copyable):
             final_obs,
             self.final_states,
         )
+        if self._split is None:
+            fn(*args)
+        else:  # every thread its own rows (argument 1, the tables, is shared)
+            self._split.run(fn, args)
 
     step_autoreset = fused_step  # the name agents and benchmarks used first
 

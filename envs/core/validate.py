@@ -72,12 +72,14 @@ __all__ = [
     "check_seed",
     "check_seed_list",
     "check_num_envs",
+    "check_num_threads",
     "check_max_steps",
     "check_flag",
     "snapshot_fields",
     "INT32_MAX",
     "UINT64_SPAN",
     "MAX_NUM_ENVS",
+    "MAX_NUM_THREADS",
 ]
 
 INT32_MAX = 2**31 - 1
@@ -433,6 +435,20 @@ def check_num_envs(n, name: str = "num_envs") -> int:
     v = int(n)
     if not 1 <= v <= MAX_NUM_ENVS:
         raise ValueError(f"{name} must be in [1, {MAX_NUM_ENVS}], got {v}")
+    return v
+
+
+#: the most threads a batch splits its rows over
+MAX_NUM_THREADS = 256
+
+
+def check_num_threads(n, name: str = "num_threads") -> int:
+    """A positive integer (not bool, float or str), at most :data:`MAX_NUM_THREADS`."""
+    if not _is_int(n):
+        raise TypeError(f"{name} must be a positive integer, got {type(n).__name__} {n!r}"[:200])
+    v = int(n)
+    if not 1 <= v <= MAX_NUM_THREADS:
+        raise ValueError(f"{name} must be in [1, {MAX_NUM_THREADS}], got {v}")
     return v
 
 

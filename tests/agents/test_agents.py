@@ -123,6 +123,27 @@ def test_masked_sampling_never_picks_illegal_actions():
     assert torch.isfinite(logp).all()
 
 
+def test_fast_ppo_env_threads_train_the_same_network(monkeypatch):
+    """The env step on two threads (``env_threads=2``: the rows split
+    between them) plays the same games, so the same seeded run ends with
+    the same weights as on one thread."""
+    from dungeonrl.agents import ppo as ppo_mod
+
+    built = []
+
+    class Spy(ppo_mod.Batch):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            built.append(self)
+
+    monkeypatch.setattr(ppo_mod, "Batch", Spy)
+    kw = dict(core_kwargs={"difficulty": "easy", "reward": "score"}, num_envs=128, total_steps=4096)
+    nets = [train(tiny_ppo("unbroken", env_threads=k, **kw)).net for k in (1, 2)]
+    assert [b.num_threads for b in built] == [1, 2] and len(built[1]._split.splits) == 2
+    a, b = (n.state_dict() for n in nets)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 @pytest.mark.parametrize("obs_dtype", ["float32", "float16"])
 def test_fast_ppo_learns_to_beat_random(easy_core, obs_dtype):
     """Can fail: a short seeded run (65k steps, ~15 s) must reach a clearly

@@ -169,9 +169,11 @@ def test_cli_train_solo(tmp_path, capsys):
             "--steps",
             "2048",
             "--num-envs",
-            "64",
+            "128",
+            "--env-threads",
+            "2",
             "--num-steps",
-            "16",
+            "8",
             "--hidden",
             "32",
             "--eval-games",
@@ -188,6 +190,7 @@ def test_cli_train_solo(tmp_path, capsys):
         assert (out / name).exists(), name
     m = _metrics(out)
     assert m["game"] == GAME and m["steps"] == 2048 and len(m["history"]) == 2
+    assert m["config"]["env_threads"] == 2  # the env step on two threads
     assert m["core_kwargs"] == {"floor": 1, "difficulty": "normal"}
     assert m["setting"] == "solo, Floor 1 normal, arcade, Carl"
     rows = {r["agent"]: r for r in m["final_eval"]}
@@ -381,6 +384,8 @@ def test_cli_train_coop_kickstart_and_pool(tmp_path, capsys):
         (["--floor", "9"], "floor"),
         (["--players", "2", "--eval-games", "5", "--eval-partners", "heuristc"], "unknown agent"),
         (["--players", "2", "--eval-games", "5", "--eval-partners", ","], "empty"),
+        (["--players", "2", "--env-threads", "2"], "one thread"),  # co-op: a self-play view
+        (["--env-threads", "0"], "env-threads"),
     ],
 )
 def test_cli_train_bad_options(tmp_path, capsys, extra, match):

@@ -51,7 +51,7 @@ from ..batch import Batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options
-from ..validate import UINT64_SPAN, check_flag, check_obs_dtype, check_seed
+from ..validate import UINT64_SPAN, check_flag, check_num_threads, check_obs_dtype, check_seed
 from .gym_env import observation_spaces
 
 try:  # gymnasium >= 1.1 has the enum (we require >= 1.2.2)
@@ -123,6 +123,7 @@ class _Runner(Copyable):
         adapter: str,
         unknown_reset_options: str = "warn",
         obs_dtype: str | None = None,
+        num_threads: int = 1,
     ):
         from .selfplay import SelfPlayView
 
@@ -136,6 +137,11 @@ class _Runner(Copyable):
                 )
             if num_envs not in (None, 1, game.n):  # 1: the adapters' default
                 raise ValueError(f"num_envs={num_envs} differs from the view's {game.n} games")
+            if check_num_threads(num_threads) != 1:
+                raise ValueError(
+                    f"num_threads={num_threads!r}: a SelfPlayView steps on one thread "
+                    "(its opponents move between kernel calls)"
+                )
             if obs_dtype is not None and check_obs_dtype(obs_dtype) != game.obs.dtype:
                 raise ValueError(
                     f"obs_dtype={obs_dtype!r} differs from the view's observations "
@@ -147,7 +153,8 @@ class _Runner(Copyable):
             self.core = resolve_core(game, core_kwargs)
             require_single_agent(self.core, adapter)
             dtype = "float32" if obs_dtype is None else obs_dtype
-            self.buf = Batch(self.core, num_envs, dtype)  # validates num_envs and dtype
+            # validates num_envs, dtype and num_threads
+            self.buf = Batch(self.core, num_envs, dtype, num_threads)
         self.spec = self.core.spec
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
@@ -205,6 +212,11 @@ class _Runner(Copyable):
         if self.dict_obs:  # a finished game's mask is all zero by convention
             return {"observation": obs, "action_mask": np.zeros(self.spec.num_actions, MASK_DTYPE)}
         return obs
+
+    def close(self) -> None:
+        """Stop the batch's worker threads (``num_threads`` > 1), if any."""
+        if isinstance(self.buf, Batch):
+            self.buf.close()
 
     def render_all(self, mode: str = "ansi") -> tuple:
         if not self.started:
@@ -271,8 +283,10 @@ class DungeonVectorEnv(Copyable, VectorEnv):
     option the game does not declare is ignored with one warning per env
     and key; ``"raise"``: ``ValueError``), ``obs_dtype`` (``"float32"``, the
     default, or ``"float16"``: the compact observation, see ``DungeonEnv``;
-    a ``SelfPlayView`` brings its own), ``**core_kwargs`` for
-    ``spec.make_core``.
+    a ``SelfPlayView`` brings its own), ``num_threads`` (default 1: the
+    fused step on the calling thread; ``k`` > 1: each step splits the envs
+    over ``k`` threads, at least 64 envs each, with bit-identical results;
+    not with a ``SelfPlayView``), ``**core_kwargs`` for ``spec.make_core``.
 
     ``step`` returns infos as a dict of arrays, each key ``k`` with a bool
     ``_k`` array telling which envs have it:
@@ -300,6 +314,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         episode_info: bool = True,
         unknown_reset_options: str = "warn",
         obs_dtype: str | None = None,
+        num_threads: int = 1,
         **core_kwargs,
     ):
         self._run = _Runner(
@@ -312,6 +327,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             type(self).__name__,
             unknown_reset_options,
             obs_dtype,
+            num_threads,
         )
         spec = self.game_spec = self._run.spec
         self.core = self._run.core
@@ -427,6 +443,9 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             return None
         return self._run.render_all(self.render_mode)
 
+    def close_extras(self, **kwargs) -> None:
+        self._run.close()
+
     def __repr__(self) -> str:
         return f"<DungeonVectorEnv {self.game_spec.env_id} x{self.num_envs}>"
 
@@ -463,13 +482,11 @@ def _build_sb3_class():
         """A batch of ``num_envs`` games as a native Stable-Baselines3 ``VecEnv``,
         ready for sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")``).
 
-        Arguments: ``game`` (name, env id, ``GameSpec`` or ``GameCore``, or
-        a ``SelfPlayView`` as for :class:`DungeonVectorEnv`),
-        ``num_envs``, ``seed`` (seeds the first ``reset``: env ``i`` gets
-        ``seed + i``; ``None`` draws seeds), ``illegal_action``, ``dict_obs``,
-        ``episode_info``, ``render_mode``, ``unknown_reset_options`` (for the
-        options of ``set_options``), ``obs_dtype``, ``**core_kwargs`` -- as for
-        :class:`DungeonVectorEnv`.
+        Arguments: ``seed`` (seeds the first ``reset``: env ``i`` gets ``seed +
+        i``; ``None`` draws seeds); ``game``, ``num_envs``, ``illegal_action``,
+        ``dict_obs``, ``episode_info``, ``render_mode``, ``unknown_reset_options``
+        (for ``set_options``), ``obs_dtype``, ``num_threads``, ``**core_kwargs``
+        as for :class:`DungeonVectorEnv`.
 
         ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``;
         ``infos`` is a list of dicts with ``action_mask`` (int8) and
@@ -495,6 +512,7 @@ def _build_sb3_class():
             render_mode: str | None = None,
             unknown_reset_options: str = "warn",
             obs_dtype: str | None = None,
+            num_threads: int = 1,
             **core_kwargs,
         ):
             self._run = _Runner(
@@ -507,6 +525,7 @@ def _build_sb3_class():
                 type(self).__name__,
                 unknown_reset_options,
                 obs_dtype,
+                num_threads,
             )
             spec = self.game_spec = self._run.spec
             self.core = self._run.core
@@ -581,6 +600,7 @@ def _build_sb3_class():
 
         def close(self) -> None:
             self._closed = True
+            self._run.close()
 
         def get_attr(self, attr_name: str, indices=None) -> list:
             value = getattr(self, attr_name)
