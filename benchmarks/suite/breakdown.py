@@ -442,7 +442,8 @@ def markdown(res: dict) -> str:
         for c in cfgs
     ]
     lines = [
-        f"Microseconds per env-step at {res['num_envs']:,} envs, one thread "
+        f"Microseconds per env-step at {res['num_envs']:,} envs, one thread unless "
+        "the row says otherwise "
         f"(`dungeonrl bench --layers`, {res['mode']} run, {res['created'][:10]}, {m['cpu']}, "
         f"{m['cores']} cores, load {res.get('load_before')}); memory bandwidth "
         f"{bw['write_bytes_per_s'] / 1e9:.1f} GB/s written ({bw['method']}).",
