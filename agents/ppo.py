@@ -119,6 +119,10 @@ class PPOConfig:
     activation: str = "tanh"  #: "tanh" or "relu"
     shared: bool = False  #: one trunk for actor and critic
     torch_threads: int = 0  #: 0 = 1 thread (see set_torch_threads)
+    #: torch threads of the update phase alone (0: ``torch_threads``); the
+    #: env kernels do not run during the update, so its matrix products
+    #: can take every core without competing with them
+    update_threads: int = 0
     device: str = "cpu"  #: torch device of the network and the rollout storage
     #: what the kernels write: "float32", or "float16" (the compact observation,
     #: half the bytes per step; cast to float32 on the learner side)
@@ -180,6 +184,19 @@ def set_torch_threads(n: int = 0) -> int:
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
     return n
+
+
+def _phase_start(threads: int) -> float:
+    """Set the torch threads of the training phase about to start (see
+    ``PPOConfig.update_threads``); returns its start time."""
+    set_torch_threads(threads)
+    return time.perf_counter()
+
+
+def _phase_end(t_start: float, threads: int) -> float:
+    """Set the torch threads back to ``threads``; returns the phase's seconds."""
+    set_torch_threads(threads)
+    return time.perf_counter() - t_start
 
 
 # --- network -------------------------------------------------------------------------
@@ -440,7 +457,7 @@ def train(
                 returns = advantages + values
 
             # ---- update, under the masks stored at sampling time ----
-            t1 = time.perf_counter()
+            t1 = _phase_start(cfg.update_threads or threads)
             b_obs, b_masks = obs.reshape(batch, obs_dim), masks.reshape(batch, A)
             b_actions, b_logprobs = actions.reshape(batch), logprobs.reshape(batch)
             b_adv, b_ret, b_val = (
@@ -495,7 +512,7 @@ def train(
                 if cfg.target_kl is not None and np.mean(kls[-(batch // mb) :]) > cfg.target_kl:
                     stop = True
                     break
-            t_update = time.perf_counter() - t1
+            t_update = _phase_end(t1, threads)
 
             # ---- diagnostics ----
             now = time.perf_counter() - t_start
@@ -522,6 +539,7 @@ def train(
                 "explained_variance": _explained_variance(b_val.cpu().numpy(), b_ret.cpu().numpy()),
                 "early_stop": stop,
                 "torch_threads": threads,
+                "update_threads": cfg.update_threads or threads,
             }
             for k, v in eps.items():
                 if k not in ("win", "return", "length") and n_eps:

@@ -191,6 +191,13 @@ class TrainOptions:
     torch_threads: int = option(
         0, "torch intra-op threads (0: 1, the fastest on a 2-core machine)", type=nonneg_int
     )
+    update_threads: int = option(
+        0,
+        "torch threads of the PPO update alone (0: --torch-threads); the envs do not "
+        "step during the update",
+        type=nonneg_int,
+        algos=("ppo",),
+    )
     eval_games: int = option(1000, "games of the final evaluation (0: skip)", type=nonneg_int)
     progress: str = option(
         "tqdm",
@@ -492,7 +499,8 @@ def _train_ppo(r, log) -> tuple:
     )
     if num_envs:
         cfg.num_envs = num_envs
-    same = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype", "env_threads")
+    same = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype")
+    same += ("env_threads", "update_threads")  # (threads of the env step, of the update)
     renamed = (("epochs", "update_epochs"), ("minibatches", "num_minibatches"))
     for src, dst in (*renamed, ("lr", "learning_rate"), *((k, k) for k in same)):
         v = getattr(opts, src, None)

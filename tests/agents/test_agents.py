@@ -144,6 +144,25 @@ def test_fast_ppo_env_threads_train_the_same_network(monkeypatch):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_fast_ppo_update_threads_only_during_the_update(monkeypatch):
+    """``update_threads``: the update runs on that many torch threads, the
+    rollout (and everything after ``train``) on ``torch_threads``."""
+    from dungeonrl.agents import ppo as ppo_mod
+
+    seen = []
+    real = ppo_mod.ActorCritic.forward
+
+    def spy(self, x):
+        seen.append((torch.is_grad_enabled(), torch.get_num_threads()))
+        return real(self, x)
+
+    monkeypatch.setattr(ppo_mod.ActorCritic, "forward", spy)
+    res = train(tiny_ppo("race", update_threads=2, total_steps=1024))
+    assert torch.get_num_threads() == 1
+    assert {n for grad, n in seen if grad} == {2}  # the update's forward passes
+    assert res.history[-1]["update_threads"] == 2 and res.history[-1]["torch_threads"] == 1
+
+
 @pytest.mark.parametrize("obs_dtype", ["float32", "float16"])
 def test_fast_ppo_learns_to_beat_random(easy_core, obs_dtype):
     """Can fail: a short seeded run (65k steps, ~15 s) must reach a clearly
