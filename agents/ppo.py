@@ -78,6 +78,7 @@ __all__ = [
     "load_model",
     "masked_logits",
     "set_torch_threads",
+    "TORCH_DEFAULT_THREADS",
     "ModelSpecError",
     "NEG_LOGIT",
     "MODEL_FORMAT",
@@ -118,7 +119,9 @@ class PPOConfig:
     hidden: tuple = (256, 256)  #: MLP layer sizes (actor and critic alike)
     activation: str = "tanh"  #: "tanh" or "relu"
     shared: bool = False  #: one trunk for actor and critic
-    torch_threads: int = 0  #: 0 = 1 thread (see set_torch_threads)
+    #: torch intra-op threads; 0: torch's own default (``OMP_NUM_THREADS``
+    #: if set, else every core), see :data:`TORCH_DEFAULT_THREADS`
+    torch_threads: int = 0
     #: torch threads of the update phase alone (0: ``torch_threads``); the
     #: env kernels do not run during the update, so its matrix products
     #: can take every core without competing with them
@@ -173,13 +176,24 @@ def resolve_device(name: str | None = "cpu") -> torch.device:
     return dev
 
 
+#: torch's intra-op thread count when this module was imported: the
+#: ``OMP_NUM_THREADS`` environment variable if set, else every core. The
+#: fast PPO's default (``PPOConfig.torch_threads=0``): measured on an idle
+#: 2-core machine, two threads train 1.56-1.63x faster than one (Unbroken
+#: 20.9k vs 12.8k steps/s, Dungeon Crawler 8 seats 13.1k vs 8.4k;
+#: ``python -m dungeonrl.benchmarks.ppo_threads``,
+#: ``benchmarks/results/ppo_threads.json``). On a machine busy with other
+#: work they slow it down instead (every thread of a matrix product waits
+#: for the slowest): pass 1, or set ``OMP_NUM_THREADS=1``, when several
+#: trainings share the cores.
+TORCH_DEFAULT_THREADS = torch.get_num_threads()
+
+
 def set_torch_threads(n: int = 0) -> int:
-    """Use ``n`` intra-op threads; 0 (the default) means 1. Measured on the
-    2-core reference machine (shared, load ~4): one thread beat two for
-    every configuration (fast PPO 5.9k vs 4.5k steps/s, SB3 defaults 497 vs
-    58), because the env kernel runs between the network calls on the same
-    cores and OpenMP workers spin against it and against other processes.
-    Pass 2 on an idle machine with large minibatches. Returns the number set."""
+    """Use ``n`` intra-op threads; 0 means 1: the SB3 path's and cloning's
+    default (on a loaded 2-core machine SB3's own 64-sample minibatches ran
+    497 vs 58 steps/s on one and two threads); the fast PPO passes
+    :data:`TORCH_DEFAULT_THREADS` for 0. Returns the number set."""
     n = n or 1
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
@@ -354,7 +368,7 @@ def train(
     ``interrupted=True``, the iterations completed so far in ``history``
     and the network as it is (a valid network: an interrupted update step
     leaves finite weights)."""
-    threads = set_torch_threads(cfg.torch_threads)
+    threads = set_torch_threads(cfg.torch_threads or TORCH_DEFAULT_THREADS)
     device = resolve_device(cfg.device)
     torch.manual_seed(cfg.seed)
     gen = torch.Generator(device=device).manual_seed(cfg.seed)

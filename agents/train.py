@@ -189,7 +189,10 @@ class TrainOptions:
     )
     device: str = option("cpu", "torch device: cpu, cuda, cuda:N, or auto (cuda when present)")
     torch_threads: int = option(
-        0, "torch intra-op threads (0: 1, the fastest on a 2-core machine)", type=nonneg_int
+        0,
+        "torch intra-op threads (0: the fast PPO takes torch's default, OMP_NUM_THREADS or "
+        "every core; SB3 takes 1); pass 1 when other work shares the cores",
+        type=nonneg_int,
     )
     update_threads: int = option(
         0,

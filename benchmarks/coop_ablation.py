@@ -147,7 +147,9 @@ def run(keys: list[str], jobs: int = 2, runs: str = RUNS) -> None:
                 "--overwrite",
             ]
             print("$", shlex.join(cmd), flush=True)
-            active.append((k, subprocess.Popen(argv)))
+            # arms that share the cores take one torch thread each (as recorded)
+            env = dict(os.environ, OMP_NUM_THREADS="1") if jobs > 1 else None
+            active.append((k, subprocess.Popen(argv, env=env)))
         time.sleep(1.0)
         for k, p in list(active):
             if p.poll() is not None:

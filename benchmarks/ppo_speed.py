@@ -45,7 +45,7 @@ def time_fast(seconds, hidden, activation, shared, threads, **kw):
         hidden=hidden,
         activation=activation,
         shared=shared,
-        torch_threads=threads,
+        torch_threads=threads or 1,  # 0: one thread, as for SB3 (not the fast PPO's own default)
         **kw,
     )
     marks = []

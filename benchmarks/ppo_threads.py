@@ -10,10 +10,11 @@ products can use every core; during the rollout the network's forward pass
 and the env kernels take turns on the same cores. Configurations (the
 thread counts of :class:`~dungeonrl.agents.ppo.PPOConfig`):
 
-* ``one_thread``: ``torch_threads=1`` (the default);
+* ``one_thread``: ``torch_threads=1``;
 * ``update_threads``: the update on every core (``update_threads=cores``),
   the rollout on one thread;
-* ``all_threads``: torch on every core throughout (``torch_threads=cores``);
+* ``all_threads``: torch on every core throughout (``torch_threads=cores``;
+  the fast PPO's default on an idle machine, see ``TORCH_DEFAULT_THREADS``);
 * ``update_and_env_threads`` (one-seat games): the update on every core and
   the env step split over every core too (``env_threads=cores``).
 

@@ -9,3 +9,6 @@ checked-in file fails CI rather than being fixed on the fly in CI's checkout.
 import os
 
 os.environ.setdefault("DUNGEONRL_STALE_KERNELS", "error")
+# the suite runs on every core at once (pytest -n): a training in a test
+# takes one torch thread, as the fast PPO's docs advise when cores are shared
+os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -144,6 +144,22 @@ def test_fast_ppo_env_threads_train_the_same_network(monkeypatch):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_fast_ppo_default_threads_are_torchs_own(monkeypatch):
+    """``torch_threads=0``: the fast PPO takes torch's default thread count
+    (captured at import: ``OMP_NUM_THREADS``, else every core; the suite
+    sets 1); an explicit count wins."""
+    from dungeonrl.agents import ppo as ppo_mod
+
+    monkeypatch.setattr(ppo_mod, "TORCH_DEFAULT_THREADS", 2)
+    try:
+        auto = train(tiny_ppo("race", torch_threads=0, total_steps=256))
+        assert auto.history[-1]["torch_threads"] == 2 == torch.get_num_threads()
+        one = train(tiny_ppo("race", torch_threads=1, total_steps=256))
+        assert one.history[-1]["torch_threads"] == 1 == torch.get_num_threads()
+    finally:
+        torch.set_num_threads(1)
+
+
 def test_fast_ppo_update_threads_only_during_the_update(monkeypatch):
     """``update_threads``: the update runs on that many torch threads, the
     rollout (and everything after ``train``) on ``torch_threads``."""
