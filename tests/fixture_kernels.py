@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'eabf27ac6731e1c083a249b04c0ae74ce43f1db28d30b7e77e6452669e3ee20d'
+SOURCE_DIGEST = '84a8606880eac3500036888614ac37575d89bb01f834ffd094a8f4876777231d'
 ensure_fresh(globals())

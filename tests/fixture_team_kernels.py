@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a47ff149b1f22dea527c62c587a5dde1779267e4ad930770dfa17e0ae01bd014'
+SOURCE_DIGEST = 'f69211547a34ac34e632ac31b3f6537afd6eb95ca85ac27835712879e4c1b070'
 ensure_fresh(globals())

@@ -428,14 +428,19 @@ def check_seed_list(seeds, n: int, name: str = "seed") -> np.ndarray:
     return np.array(out, dtype=np.uint64)
 
 
+def _count(n, name: str, most: int) -> int:
+    """A positive integer (not bool, float or str), at most ``most``."""
+    if not _is_int(n):
+        raise TypeError(f"{name} must be a positive integer, got {type(n).__name__} {n!r}"[:200])
+    v = int(n)
+    if not 1 <= v <= most:
+        raise ValueError(f"{name} must be in [1, {most}], got {v}")
+    return v
+
+
 def check_num_envs(n, name: str = "num_envs") -> int:
     """A positive integer (not bool, float or str), at most :data:`MAX_NUM_ENVS`."""
-    if not _is_int(n):
-        raise TypeError(f"{name} must be a positive integer, got {type(n).__name__} {n!r}")
-    v = int(n)
-    if not 1 <= v <= MAX_NUM_ENVS:
-        raise ValueError(f"{name} must be in [1, {MAX_NUM_ENVS}], got {v}")
-    return v
+    return _count(n, name, MAX_NUM_ENVS)
 
 
 #: the most threads a batch splits its rows over
@@ -444,12 +449,7 @@ MAX_NUM_THREADS = 256
 
 def check_num_threads(n, name: str = "num_threads") -> int:
     """A positive integer (not bool, float or str), at most :data:`MAX_NUM_THREADS`."""
-    if not _is_int(n):
-        raise TypeError(f"{name} must be a positive integer, got {type(n).__name__} {n!r}"[:200])
-    v = int(n)
-    if not 1 <= v <= MAX_NUM_THREADS:
-        raise ValueError(f"{name} must be in [1, {MAX_NUM_THREADS}], got {v}")
-    return v
+    return _count(n, name, MAX_NUM_THREADS)
 
 
 def check_flag(v, name: str) -> bool:

@@ -21,6 +21,7 @@ import fixture_game as fg
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl import registry
 from dungeonrl.agents import league
+from dungeonrl.agents import ppo as ppo_mod
 from dungeonrl.agents.evaluate import evaluate, wilson
 from dungeonrl.agents.games import hooks_for
 from dungeonrl.agents.modelspec import (
@@ -127,8 +128,6 @@ def test_fast_ppo_env_threads_train_the_same_network(monkeypatch):
     """The env step on two threads (``env_threads=2``: the rows split
     between them) plays the same games, so the same seeded run ends with
     the same weights as on one thread."""
-    from dungeonrl.agents import ppo as ppo_mod
-
     built = []
 
     class Spy(ppo_mod.Batch):
@@ -148,8 +147,6 @@ def test_fast_ppo_default_threads_are_torchs_own(monkeypatch):
     """``torch_threads=0``: the fast PPO takes torch's default thread count
     (captured at import: ``OMP_NUM_THREADS``, else every core; the suite
     sets 1); an explicit count wins."""
-    from dungeonrl.agents import ppo as ppo_mod
-
     monkeypatch.setattr(ppo_mod, "TORCH_DEFAULT_THREADS", 2)
     try:
         auto = train(tiny_ppo("race", torch_threads=0, total_steps=256))
@@ -163,8 +160,6 @@ def test_fast_ppo_default_threads_are_torchs_own(monkeypatch):
 def test_fast_ppo_update_threads_only_during_the_update(monkeypatch):
     """``update_threads``: the update runs on that many torch threads, the
     rollout (and everything after ``train``) on ``torch_threads``."""
-    from dungeonrl.agents import ppo as ppo_mod
-
     seen = []
     real = ppo_mod.ActorCritic.forward
 
