@@ -167,8 +167,13 @@ def test_paired_config_times_the_real_loops(name):
     assert set(fig["rates"]) == {"kernel", "kernel_rules", "vector", "vector_compact", "python"}
     assert all(len(r) == settings.paired_rounds and min(r) > 0 for r in fig["rates"].values())
     assert set(fig["ratios"]) == {"vector_vs_kernel", "compact_vs_kernel", "step_vs_rules"}
-    # the observation costs time: the rules-only rollout runs faster than the full one
-    assert fig["ratios"]["step_vs_rules"]["value"] > 1.0
+    # each ratio is the median of the per-round ratios of its two loops (no
+    # timing claim here: a loaded CI machine can make either loop the faster)
+    for tid, (a, b) in PAIRS.items():
+        if tid in fig["ratios"]:
+            r = fig["ratios"][tid]
+            assert r == dict(paired_ratio(fig["rates"][a], fig["rates"][b]), cpu=r["cpu"])
+            assert r["min"] <= r["value"] <= r["max"] and r["value"] > 0
     assert fig["vector_layer"] == ("batch" if spec.multi_agent else "vector")
     assert "vector_vs_kernel" in fmt_paired(fig)
     problems = []
