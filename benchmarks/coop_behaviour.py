@@ -1,0 +1,166 @@
+"""How much a Carl co-op agent plays on its own turns: the measurement
+behind the "lazy teammate" finding on the Carl page.
+
+    python -m dungeonrl.benchmarks.coop_behaviour                 # -> results/coop_behaviour.json
+    python -m dungeonrl.benchmarks.coop_behaviour --games 100 --out -
+
+In 2-player co-op each seat has its own Main Phase every turn, in which it
+plays cards, buys, casts and attacks monsters (its own or its teammate's)
+until it ends the phase. :func:`main_phase_activity` plays seeded team
+games of an agent beside a teammate (the agent in seat ``i % 2`` of game
+``i``) and counts, for the agent's seat only, its Main Phases (each ends
+with "end your Main Phase"), the decisions it made in them besides ending
+them or handing the turn to its teammate, and the *idle* ones: Main Phases
+in which it played nothing.
+A teammate that leaves every fight to its partner has an idle share near 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results", "coop_behaviour.json")
+#: the co-op setting of the shipped co-op agent
+CORE_KWARGS = {"num_players": 2, "floor": 1, "difficulty": "normal"}
+#: (agent, teammate) pairs the result file holds
+PAIRS = (
+    ("pretrained:dcc_unstoppable-coop", "heuristic"),
+    ("pretrained:dcc_unstoppable-coop", "self"),
+    ("pretrained:dcc_unstoppable-solo", "self"),
+    ("heuristic", "heuristic"),
+)
+
+
+def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int = 0) -> dict:
+    """Games ``seed .. seed+games-1`` of ``agent`` (seat ``i % 2`` of game
+    ``i``) beside ``partner`` (None: the agent itself) on the 2-seat co-op
+    ``core`` (any agent :func:`~dungeonrl.agents.policy.as_agent` takes;
+    every decision of both seats goes through the agents, none is
+    advanced inside numba).
+    Returns the agent seat's ``main_phases``, ``idle`` (Main Phases in which
+    it played nothing: it only ended the phase or handed the turn to its
+    teammate), ``idle_share``, ``decisions_per_main_phase`` (decisions in
+    its Main Phases besides ending them or handing over, per phase),
+    ``passes_per_main_phase`` (hand-overs to the teammate), the team's
+    ``win_rate`` and the games' ``mean_turns``."""
+    from ..agents.policy import as_agent
+    from ..agents.selfplay import _MatchView
+    from ..envs.core._batch import MASK_DTYPE
+    from ..envs.dcc_unstoppable import consts as C
+
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if core.num_players != 2:
+        raise ValueError(f"a 2-seat co-op core is needed, got {core.num_players} seats")
+    agent = as_agent(agent, core)
+    partner = agent if partner is None else as_agent(partner, core)
+    n, spec = games, core.spec
+    states = core.alloc(n)
+    core.reset(states, np.arange(seed, seed + n, dtype=np.uint64))
+    view = _MatchView(
+        states,
+        np.zeros((n, spec.obs_size), np.float32),
+        np.zeros((n, spec.num_actions), MASK_DTYPE),
+    )
+    seat_a = np.arange(n) % 2
+    rew = np.zeros((n, 2), np.float32)
+    ret = np.zeros((n, 2), np.float32)
+    te, tr, il = np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    acts = np.zeros(n, np.int64)
+    acted = np.zeros(n, np.bool_)  # the agent decided something in this Main Phase
+    phases = idle = busy = passes = 0
+    rows = np.arange(n)
+    while len(rows):
+        actor = core.to_play(states)[rows]
+        live = (actor >= 0) & ~(te[rows] | tr[rows])
+        rows, actor = rows[live], actor[live]
+        if not len(rows):
+            break
+        full = np.zeros(n, np.int64)
+        full[rows] = actor
+        core.observe_rows(states, rows, full, view.obs, view.masks)
+        mine = actor == seat_a[rows]
+        for who, sel in ((agent, mine), (partner, ~mine)):
+            if sel.any():
+                acts[rows[sel]] = who.act(view, rows[sel])
+        main = mine & (states["phase"][rows] == C.PH_MAIN)
+        ends = main & (acts[rows] == C.A_END)
+        hand_over = main & (acts[rows] == C.A_PASS)
+        plays = main & ~ends & ~hand_over
+        phases += int(ends.sum())
+        idle += int((ends & ~acted[rows]).sum())
+        busy += int(plays.sum())
+        passes += int(hand_over.sum())
+        acted[rows[plays]] = True
+        acted[rows[ends]] = False
+        core.step_rows(states, rows, acts, rew, te, tr, il)
+        ret[rows] += rew[rows]
+    won = ret[np.arange(n), seat_a] > 0
+    return {
+        "games": n,
+        "main_phases": phases,
+        "idle": idle,
+        "idle_share": idle / phases if phases else None,
+        "decisions_per_main_phase": busy / phases if phases else None,
+        "passes_per_main_phase": passes / phases if phases else None,
+        "win_rate": float(won.mean()),
+        "mean_turns": float(states["turn"].mean()),
+    }
+
+
+def measure(pairs=PAIRS, games: int = 1000, seed: int = 0) -> dict:
+    """:func:`main_phase_activity` of every (agent, teammate) name pair
+    (teammate ``self``: the agent beside itself)."""
+    from ..agents.policy import make_agent
+    from ..envs.core._batch import resolve_core
+    from ..registry import get_spec
+    from .machine import machine_info
+
+    core = resolve_core(get_spec("dcc_unstoppable"), dict(CORE_KWARGS))
+    rows = []
+    for a, b in pairs:
+        agent = make_agent(a, core)
+        mate = None if b == "self" else make_agent(b, core)
+        rows.append(
+            {"agent": a, "teammate": b, **main_phase_activity(core, agent, mate, games, seed)}
+        )
+    return {
+        "date": datetime.date.today().isoformat(),
+        "machine": machine_info(),
+        "setting": "2-player co-op, Floor 1 normal, arcade; greedy play",
+        "command": f"python -m dungeonrl.benchmarks.coop_behaviour --games {games} --seed {seed}",
+        "rows": rows,
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.coop_behaviour")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=RESULTS, help="result file, or - for stdout only")
+    a = p.parse_args(argv)
+    res = measure(games=a.games, seed=a.seed)
+    for r in res["rows"]:
+        print(
+            f"{r['agent']:34s} + {r['teammate']:10s} idle {r['idle_share']:.2f}  "
+            f"plays/Main Phase {r['decisions_per_main_phase']:.2f}  "
+            f"hand-overs {r['passes_per_main_phase']:.2f}  team win {r['win_rate']:.3f}  "
+            f"turns {r['mean_turns']:.1f}"
+        )
+    if a.out != "-":
+        with open(a.out, "w") as f:
+            json.dump(res, f, indent=1)
+            f.write("\n")
+        print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
