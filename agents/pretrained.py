@@ -75,7 +75,7 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     ),
     "dungeon_crawler-4p": (
         "dungeon_crawler",
-        ["--players", "4", "--minutes", "60", "--opponents", "heuristic:1", "--gamma", "0.999"],
+        ["--players", "4", "--minutes", "75", "--opponents", "heuristic:1", "--gamma", "0.999"],
     ),
     "dungeon_crawler-8p": (
         "dungeon_crawler",
