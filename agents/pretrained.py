@@ -42,6 +42,7 @@ __all__ = [
     "PREFIX",
     "MODELS_DIR",
     "RECIPES",
+    "PAIRS",
     "PretrainedError",
     "is_pretrained_ref",
     "names",
@@ -111,6 +112,20 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         "--players 2 --minutes 20 --floor 1 --difficulty normal --partners heuristic:1 "
         "--hidden 256,256 --num-envs 256 --minibatches 8 --lr 3e-4".split(),
     ),
+    "dcc_unstoppable-coop-lead": (
+        "dcc_unstoppable",
+        "--players 2 --minutes 55 --floor 1 --difficulty normal "
+        "--partners pretrained:dcc_unstoppable-coop:1 --hidden 256,256 --num-envs 256 "
+        "--minibatches 8 --lr 3e-4 --kickstart heuristic --bc-steps 300000 --bc-epochs 12 "
+        "--dagger-rounds 1".split(),
+    ),
+}
+
+#: co-op agents trained beside another shipped agent (frozen) as their
+#: teammate: name -> that teammate. The two are a trained pair: the card
+#: evaluates them together and holds the pair to the co-op target.
+PAIRS: dict[str, str] = {
+    "dcc_unstoppable-coop-lead": "dcc_unstoppable-coop",
 }
 
 #: agents trained on a drawn option value, evaluated on each value too:

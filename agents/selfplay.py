@@ -177,6 +177,19 @@ class _MatchView:
     def __init__(self, states, obs, masks):
         self.states, self.obs, self.masks = states, obs, masks
 
+    def observe_live(self, core, rows, te, tr):
+        """Of ``rows``, the games still waiting on a decision (a seat to
+        play, not ended), with their seats to play, their observations
+        and masks written into the view (each row as its actor sees it)."""
+        actor = core.to_play(self.states)[rows]
+        live = (actor >= 0) & ~(te[rows] | tr[rows])
+        rows, actor = rows[live], actor[live]
+        if len(rows):
+            full = np.zeros(len(self.states), np.int64)
+            full[rows] = actor
+            core.observe_rows(self.states, rows, full, self.obs, self.masks)
+        return rows, actor
+
 
 def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int = 2048) -> dict:
     """Games ``seed .. seed+games-1`` of ``agent_a`` (seat ``i % P`` in game
@@ -347,14 +360,9 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
     while len(rows):
         if advance is not None:
             advance(states, rows, nobody, codes, prng, ret, te, tr)
-        actor = core.to_play(states)[rows]
-        live = (actor >= 0) & ~(te[rows] | tr[rows])
-        rows, actor = rows[live], actor[live]
+        rows, actor = view.observe_live(core, rows, te, tr)
         if not len(rows):
             break
-        full = np.zeros(n, np.int64)
-        full[rows] = actor
-        core.observe_rows(states, rows, full, view.obs, view.masks)
         who = side[rows, actor]
         for k, agent in enumerate(agents):
             rr = rows[who == k]

@@ -34,6 +34,7 @@ from .pretrained import (
     CHECK_SLACK,
     EXPLOIT_MINUTES,
     MODELS_DIR,
+    PAIRS,
     PREFIX,
     RECIPES,
     VARIANTS,
@@ -69,9 +70,13 @@ def machine_line() -> str:
 
 
 # --- measuring an agent --------------------------------------------------------------
-def _eval_opts(games: int):
+def _eval_opts(games: int, name: str = ""):
+    """The card's evaluation: against the heuristic and random play; in
+    co-op beside the heuristic, itself and (one of a trained pair,
+    :data:`PAIRS`) the teammate it was trained with."""
+    partners = "heuristic,self" + (f",{PREFIX}{PAIRS[name]}" if name in PAIRS else "")
     return SimpleNamespace(
-        eval_games=games, eval_opponents="heuristic,random", eval_partners="heuristic,self"
+        eval_games=games, eval_opponents="heuristic,random", eval_partners=partners
     )
 
 
@@ -267,7 +272,15 @@ def ship(
     agent.name = PREFIX + name
     ev: dict = {}
     final_eval(
-        ev, agent, game, metrics["core_kwargs"], _eval_opts(eval_games), hooks, multi, log, coop
+        ev,
+        agent,
+        game,
+        metrics["core_kwargs"],
+        _eval_opts(eval_games, name),
+        hooks,
+        multi,
+        log,
+        coop,
     )
     from .ppo import read_model
 
@@ -298,6 +311,8 @@ def ship(
         "evaluation": {"games": eval_games, "rows": ev.get("final_eval", [])},
         "check": _check_run(agent, core, hooks, multi, coop, CHECK_GAMES),
     }
+    if name in PAIRS:
+        out["pair"] = PREFIX + PAIRS[name]
     if multi and not coop and core.num_players >= 3:
         out["league"] = table_league(core, agent, PREFIX + name)
     if name in VARIANTS and not multi:
@@ -421,7 +436,8 @@ def targets(c: dict) -> list:
     goal, met)`` rows. Multi-seat rival games at 4+ seats: at least twice
     the fair share of first places against the heuristic in every other
     seat, and the top of the openskill league; co-op: a team win rate above
-    two heuristics' (with the heuristic as teammate, and with itself);
+    two heuristics' (with the heuristic as teammate, with itself, and with
+    the card's ``pair``, the shipped teammate it was trained with);
     solo: above the heuristic's win rate on the same games."""
     rows = {str(r["agent"]): r for r in c["evaluation"]["rows"]}
     me = PREFIX + c["name"]
@@ -445,10 +461,13 @@ def targets(c: dict) -> list:
             out.append((me, f"tops the openskill league at {P} seats", lg["top"], me, top))
     elif P > 1 and not c["exploit"].get("applies"):
         ref = rate("heuristic + heuristic")
-        for partner in ("heuristic", me):
+        pair = c.get("pair")
+        for partner in ("heuristic", me, *([pair] if pair else [])):
             got = rate(f"{me} + {partner}")
             if got is not None and ref is not None:
-                who = "the heuristic" if partner == "heuristic" else "itself"
+                who = {"heuristic": "the heuristic", me: "itself"}.get(
+                    partner, f"{partner} (a trained pair)"
+                )
                 out.append(
                     (me, f"team win rate with {who} above two heuristics'", got, ref, got > ref)
                 )

@@ -35,6 +35,9 @@ PAIRS = (
     ("pretrained:dcc_unstoppable-coop", "self"),
     ("pretrained:dcc_unstoppable-solo", "self"),
     ("heuristic", "heuristic"),
+    # the trained pair: the lead agent trained beside the frozen co-op agent
+    ("pretrained:dcc_unstoppable-coop-lead", "pretrained:dcc_unstoppable-coop"),
+    ("pretrained:dcc_unstoppable-coop", "pretrained:dcc_unstoppable-coop-lead"),
 )
 
 
@@ -78,14 +81,9 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
     phases = idle = busy = passes = 0
     rows = np.arange(n)
     while len(rows):
-        actor = core.to_play(states)[rows]
-        live = (actor >= 0) & ~(te[rows] | tr[rows])
-        rows, actor = rows[live], actor[live]
+        rows, actor = view.observe_live(core, rows, te, tr)
         if not len(rows):
             break
-        full = np.zeros(n, np.int64)
-        full[rows] = actor
-        core.observe_rows(states, rows, full, view.obs, view.masks)
         mine = actor == seat_a[rows]
         for who, sel in ((agent, mine), (partner, ~mine)):
             if sel.any():
@@ -149,7 +147,7 @@ def main(argv=None) -> int:
     res = measure(games=a.games, seed=a.seed)
     for r in res["rows"]:
         print(
-            f"{r['agent']:34s} + {r['teammate']:10s} idle {r['idle_share']:.2f}  "
+            f"{r['agent']:39s} + {r['teammate']:10s} idle {r['idle_share']:.2f}  "
             f"plays/Main Phase {r['decisions_per_main_phase']:.2f}  "
             f"hand-overs {r['passes_per_main_phase']:.2f}  team win {r['win_rate']:.3f}  "
             f"turns {r['mean_turns']:.1f}"

@@ -152,6 +152,12 @@ def pretrained_section(_data):
     return markdown()
 
 
+def pretrained_targets_section(_data):
+    from ..agents.zoo import targets_markdown
+
+    return targets_markdown()
+
+
 def cold_start_section(data):
     from .cold_start import markdown
 
@@ -186,6 +192,7 @@ SECTIONS = {
     "training-speed": ("ppo_speed.json", training_speed_section),
     # the shipped agents' cards (agents/pretrained_models/*.json), no results file
     "pretrained": (None, pretrained_section),
+    "readme-pretrained-targets": (None, pretrained_targets_section),
     "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
     "cold-start": ("cold_start.json", cold_start_section),
     "compile-profile": ("compile_profile.json", compile_profile_section),

@@ -32,18 +32,33 @@ def test_every_recipe_is_shipped():
     assert sorted(NAMES) == sorted(pretrained.RECIPES)
 
 
-def test_a_recipe_that_continues_an_agent_comes_after_it():
-    """``zoo retrain`` trains in recipe order: an ``--init pretrained:NAME``
-    recipe must find NAME already retrained (same game)."""
+def _shipped_refs(args) -> list[str]:
+    """The shipped agents a recipe's arguments name (``--init pretrained:X``,
+    ``pretrained:X[:W]`` in a ``--partners`` / ``--opponents`` pool)."""
+    refs = []
+    for a in args:
+        for item in a.split(","):
+            if pretrained.is_pretrained_ref(item):
+                refs.append(item[len(pretrained.PREFIX) :].split(":")[0])
+    return refs
+
+
+def test_a_recipe_that_uses_an_agent_comes_after_it():
+    """``zoo retrain`` trains in recipe order: a recipe that continues
+    (``--init pretrained:NAME``) or plays beside a shipped agent must find
+    NAME already retrained (same game)."""
     order = list(pretrained.RECIPES)
     for name, (game, args) in pretrained.RECIPES.items():
-        if "--init" not in args:
-            continue
-        ref = args[args.index("--init") + 1]
-        assert pretrained.is_pretrained_ref(ref), (name, ref)
-        base = ref[len(pretrained.PREFIX) :]
-        assert order.index(base) < order.index(name), (name, base)
-        assert pretrained.RECIPES[base][0] == game
+        for base in _shipped_refs(args):
+            assert order.index(base) < order.index(name), (name, base)
+            assert pretrained.RECIPES[base][0] == game
+    assert _shipped_refs(pretrained.RECIPES["dungeon_crawler-8p"][1]) == ["dungeon_crawler-4p"]
+
+
+def test_a_pair_names_the_teammate_its_recipe_trains_beside():
+    for name, mate in pretrained.PAIRS.items():
+        assert mate in _shipped_refs(pretrained.RECIPES[name][1]), name
+        assert pretrained.card(name)["pair"] == pretrained.PREFIX + mate
 
 
 def test_total_size_fits_a_wheel():
@@ -184,6 +199,17 @@ def test_targets_of_a_card():
         )
     )
     assert [t[4] for t in coop] == [True, False]
+    paired = _card(
+        2,
+        [(f"{me} + {me}", 0.3), (f"{me} + pretrained:y", 0.55), ("heuristic + heuristic", 0.5)],
+        exploit=False,
+    )
+    paired["pair"] = "pretrained:y"
+    rows = zoo.targets(paired)
+    assert [(t[1], t[4]) for t in rows] == [
+        ("team win rate with itself above two heuristics'", False),
+        ("team win rate with pretrained:y (a trained pair) above two heuristics'", True),
+    ]
     solo = _card(1, [(me, 0.7), ("heuristic", 0.44)], exploit=False)
     solo["variants"] = {
         "option": "character",
