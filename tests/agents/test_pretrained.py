@@ -49,6 +49,9 @@ def test_a_recipe_that_uses_an_agent_comes_after_it():
     NAME already retrained (same game)."""
     order = list(pretrained.RECIPES)
     for name, (game, args) in pretrained.RECIPES.items():
+        if "--init" in args:
+            ref = args[args.index("--init") + 1]
+            assert pretrained.is_pretrained_ref(ref), (name, ref)
         for base in _shipped_refs(args):
             assert order.index(base) < order.index(name), (name, base)
             assert pretrained.RECIPES[base][0] == game
