@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '84a8606880eac3500036888614ac37575d89bb01f834ffd094a8f4876777231d'
+SOURCE_DIGEST = 'e0b1add6e55b4171199595e321982d6d90e10d1037202fc0cb8dd1e11f33183c'
 ensure_fresh(globals())

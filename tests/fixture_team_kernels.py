@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f69211547a34ac34e632ac31b3f6537afd6eb95ca85ac27835712879e4c1b070'
+SOURCE_DIGEST = '138ea2a69b4d22f1c9b5b7979b0a3d5cbde8c8214f342b44ca0ae24a8b23a43d'
 ensure_fresh(globals())

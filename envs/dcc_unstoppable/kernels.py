@@ -466,5 +466,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd89abd78f037ed3bcfbc2fdff95edf04433296d183165521112810999841d841'
+SOURCE_DIGEST = '7cb16db34713c11097187603f80dde3f91fff0fa5e1562afc42db77164c0f9ed'
 ensure_fresh(globals())

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.kernel import chance
 from ..core.kernel.jit import JIT, JIT_INLINE, njit
+from ..core.kernel.memops import fill_int
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS  # first boss threat id
@@ -947,13 +948,14 @@ def start_resolution(st, T, p, s, abil):
     """Compose the ops of card s's ability (0 play, 1+j exhaust j) with its
     upgrades' ops and count the repeat (DCC-135)."""
     core = st.sl_core[s]
-    st.pend[:, :] = 0
+    fill_int(st.pend, 0)
     n = 0
     for i in range(C.CARD_OPS):
         op = T.c_play[core, i] if abil == 0 else T.c_exh[core, abil - 1, i]
         if op[0] == C.OP_NONE:
             break
-        st.pend[n] = op
+        for j in range(st.pend.shape[1]):  # element by element: no shape check to compile
+            st.pend[n, j] = op[j]
         n += 1
     add = abil > 0 or T.c_type[core] == C.TACTIC
     if add:
@@ -964,7 +966,8 @@ def start_resolution(st, T, p, s, abil):
             for i in range(C.UPG_OPS):
                 if T.u_ops[u, i, 0] == C.OP_NONE or n >= C.MAXOPS:
                     break
-                st.pend[n] = T.u_ops[u, i]
+                for j in range(st.pend.shape[1]):
+                    st.pend[n, j] = T.u_ops[u, i, j]
                 n += 1
     st.pend_n = n
     st.pend_i = 0
@@ -1062,7 +1065,7 @@ def run_pending(st, T, rew):
 @njit(**JIT)
 def start_turn(st, T, rew):
     st.turn = min(30000, st.turn + 1)
-    st.sl_rep[:, :] = 0
+    fill_int(st.sl_rep, 0)
     for p in range(C.NPLAYERS_MAX):
         st.turn_defeats[p] = 0
         st.main_done[p] = 0
@@ -1131,10 +1134,10 @@ def kept(st, p):
 
 @njit(**JIT)
 def start_draft(st, T, rew):
-    st.reveal[:] = -1
-    st.reveal_lv[:] = 0
-    st.reveal_set[:] = -1
-    st.draft_keep[:, :] = -1
+    fill_int(st.reveal, -1)
+    fill_int(st.reveal_lv, 0)
+    fill_int(st.reveal_set, -1)
+    fill_int(st.draft_keep, -1)
     st.draft_first = -1
     nact = 0
     for p in range(st.num_players):
@@ -1413,71 +1416,71 @@ def _clear(st):
     st.dec = C.DEC_NONE
     st.dec_player = 0
     st.turn = 0
-    st.main_done[:] = 0
+    fill_int(st.main_done, 0)
     st.passes = 0
     st.setup_seat = 0
-    st.race_offer[:, :] = -1
-    st.class_offer[:, :] = -1
-    st.space_queue[:] = 0
-    st.pend[:, :] = 0
+    fill_int(st.race_offer, -1)
+    fill_int(st.class_offer, -1)
+    fill_int(st.space_queue, 0)
+    fill_int(st.pend, 0)
     st.pend_n = 0
     st.pend_i = 0
     st.pend_src = -1
     st.pend_abil = 0
     st.pend_elim = 0
     st.pend_upg = -1
-    st.sac_queue[:] = 0
-    st.sac_excl[:] = -1
-    st.health[:] = 0
-    st.mana[:] = 0
-    st.gold[:] = 0
-    st.ap[:] = 0
-    st.level[:] = 0
-    st.small[:] = 0
-    st.race[:] = -1
-    st.klass[:] = -1
-    st.crawler[:] = -1
-    st.descended[:] = 0
-    st.levels_after_stairs[:] = 0
-    st.fresh[:] = 0
-    st.deck[:, :] = -1
-    st.deck_n[:] = 0
-    st.hand[:, :] = -1
-    st.hand_n[:] = 0
-    st.disc[:, :] = -1
-    st.disc_n[:] = 0
-    st.bf[:, :] = -1
-    st.bf_n[:] = 0
-    st.play[:, :] = -1
-    st.play_n[:] = 0
-    st.sl_core[:] = -1
-    st.sl_up[:, :] = -1
-    st.sl_dmg[:] = 0
-    st.sl_loom[:] = 0
-    st.sl_exh[:] = 0
-    st.sl_owner[:] = -1
-    st.sl_zone[:] = C.Z_BOX
-    st.sl_seen[:] = 0
-    st.sl_rep[:, :] = 0
-    st.core_zone[:] = C.CZ_BOX
-    st.cdeck[:, :] = -1
-    st.cdeck_n[:] = 0
-    st.reveal[:] = -1
-    st.reveal_lv[:] = 0
-    st.reveal_set[:] = -1
+    fill_int(st.sac_queue, 0)
+    fill_int(st.sac_excl, -1)
+    fill_int(st.health, 0)
+    fill_int(st.mana, 0)
+    fill_int(st.gold, 0)
+    fill_int(st.ap, 0)
+    fill_int(st.level, 0)
+    fill_int(st.small, 0)
+    fill_int(st.race, -1)
+    fill_int(st.klass, -1)
+    fill_int(st.crawler, -1)
+    fill_int(st.descended, 0)
+    fill_int(st.levels_after_stairs, 0)
+    fill_int(st.fresh, 0)
+    fill_int(st.deck, -1)
+    fill_int(st.deck_n, 0)
+    fill_int(st.hand, -1)
+    fill_int(st.hand_n, 0)
+    fill_int(st.disc, -1)
+    fill_int(st.disc_n, 0)
+    fill_int(st.bf, -1)
+    fill_int(st.bf_n, 0)
+    fill_int(st.play, -1)
+    fill_int(st.play_n, 0)
+    fill_int(st.sl_core, -1)
+    fill_int(st.sl_up, -1)
+    fill_int(st.sl_dmg, 0)
+    fill_int(st.sl_loom, 0)
+    fill_int(st.sl_exh, 0)
+    fill_int(st.sl_owner, -1)
+    fill_int(st.sl_zone, C.Z_BOX)
+    fill_int(st.sl_seen, 0)
+    fill_int(st.sl_rep, 0)
+    fill_int(st.core_zone, C.CZ_BOX)
+    fill_int(st.cdeck, -1)
+    fill_int(st.cdeck_n, 0)
+    fill_int(st.reveal, -1)
+    fill_int(st.reveal_lv, 0)
+    fill_int(st.reveal_set, -1)
     st.draft_seat = 0
     st.draft_first = -1
-    st.draft_keep[:, :] = -1
-    st.tdeck[:] = -1
+    fill_int(st.draft_keep, -1)
+    fill_int(st.tdeck, -1)
     st.tdeck_n = 0
-    st.udeck[:] = -1
+    fill_int(st.udeck, -1)
     st.udeck_n = 0
-    st.market[:] = -1
-    st.upg_zone[:] = 0
-    st.dungeon[:] = -1
+    fill_int(st.market, -1)
+    fill_int(st.upg_zone, 0)
+    fill_int(st.dungeon, -1)
     st.dungeon_n = 0
     st.danger = 0
-    st.quest_order[:] = -1
+    fill_int(st.quest_order, -1)
     st.quest_next = 0
     st.quest = -1
     st.quest_part = 0
@@ -1486,13 +1489,13 @@ def _clear(st):
     st.quest_boss = -1
     st.quests_done = 0
     st.quest_xp = 0
-    st.defeats[:] = 0
-    st.turn_defeats[:] = 0
-    st.bosses[:] = 0
+    fill_int(st.defeats, 0)
+    fill_int(st.turn_defeats, 0)
+    fill_int(st.bosses, 0)
     st.boss_xp = 0
     st.bought = 0
-    st.ach[:] = 0
-    st.extra[:] = 0
+    fill_int(st.ach, 0)
+    fill_int(st.extra, 0)
     st.xp = 0
     st.score = 0
 
@@ -2067,7 +2070,7 @@ def main_action(st, T, p, a, rew):
         st.pend_upg = a - C.A_BUY0
         st.dec = C.DEC_UPGRADE
     elif a == C.A_SPELL_DMG or a == C.A_SPELL_HEAL:
-        st.pend[:, :] = 0
+        fill_int(st.pend, 0)
         if a == C.A_SPELL_DMG:
             cost = max(0, C.SPELL_DMG_COST - has_mod(st, T, p, C.CM_SPELL_DMG_DISCOUNT))
             st.pend[0, 0] = C.OP_DAMAGE

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4151871590d5283aa139e63110b4ac39d7109c3369b7d2845aba8715cdc69a66'
+SOURCE_DIGEST = '22a0caa43be9d95400bea0ff6f68ebab7b07b18093f8978aabe53802de0b0b5c'
 ensure_fresh(globals())

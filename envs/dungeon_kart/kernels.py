@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c212ba8e817af469bcc43596c1c16f462ddc9dc9b18ea217af6a6078e3be276a'
+SOURCE_DIGEST = '6babcd2ecffa54ed8bf070178a447b444f28219f487e4091865e17e89ef2e401'
 ensure_fresh(globals())

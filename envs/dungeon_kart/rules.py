@@ -21,6 +21,7 @@ import numpy as np
 from ..core.kernel import chance
 from ..core.kernel.header import O_PLAYING, O_TRUNCATED
 from ..core.kernel.jit import JIT, JIT_INLINE, njit
+from ..core.kernel.memops import fill_int
 from . import consts as C
 from .hexgeo import NCELL, cell_distance, neighbour_cell
 
@@ -908,7 +909,7 @@ def configure_row(st, cfg):
 def _lay_out(st, n_avail, k):
     ids = np.arange(n_avail).astype(np.int8)
     chance.shuffle(st, ids, n_avail)
-    st.offer[:] = -1
+    fill_int(st.offer, -1)
     for i in range(k):
         st.offer[i] = ids[i]
     st.offer_n = k
@@ -982,14 +983,15 @@ def reset_row(st, T):
         st.pw_used[s, 1] = 0
         st.facing[s] = 0
         st.speed[s] = 0
-    st.tok[:] = 0
-    st.grass[:] = 0
+    fill_int(st.tok, 0)
+    fill_int(st.grass, 0)
     st.last_smash = 0
     st.last_boost = 0
     _clear_turn(st)
     st.first = chance.below(st, n)  # DK-015
     # hazards: shuffle the bag, one token per hazard hex (DK-030)
-    st.bag[:] = T.bag[:]
+    for j in range(st.bag.shape[0]):  # element by element: no shape check to compile
+        st.bag[j] = T.bag[j]
     st.bag_n = T.bag_size
     chance.shuffle(st, st.bag, st.bag_n)
     epic_tile = np.zeros(32, np.int8)
@@ -1038,7 +1040,7 @@ def reset_row(st, T):
         _lay_out(st, C.NDASH, min(n + 1, C.NDASH))  # DK-018, DK-A02
         for i in range(n):
             st.dash[(st.first + n - 1 - i) % n] = st.offer[i]
-        st.offer[:] = -1
+        fill_int(st.offer, -1)
         st.offer_n = 0
         _place_karts(st, T)
         _advance(st, T, np.zeros(n, np.float32))
@@ -1451,7 +1453,7 @@ def apply_row(st, T, a, rew):
             st.cur = _draft_picker(st)
             st.actor = st.cur
             return
-        st.offer[:] = -1
+        fill_int(st.offer, -1)
         st.offer_n = 0
         _place_karts(st, T)
         _advance(st, T, rew)

@@ -469,5 +469,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '72a9df831b7468602306dc3a5c649f956cb984de938c18556a098cae7df93f42'
+SOURCE_DIGEST = '3f5a0df221bbc34d7abb96d548cb5a56f3017bf6efa75cd257370b281dd29188'
 ensure_fresh(globals())

@@ -73,3 +73,50 @@ def test_called_from_python_compiles_the_types_given():
     f = njit(**OPTS)(_arith)
     f(np.int8(3), np.int8(5))
     assert [tuple(map(str, s)) for s in f.signatures] == [("int8", "int8")]
+
+
+def _offset(x, k):
+    return x + k if k > 0 else x - 1
+
+
+def test_literal_constants_compile_once():
+    """A callee called with integer and boolean constants and with a variable
+    compiles once, for the plain (widened) types; plain numba compiles one
+    signature per constant. Results are the same."""
+    callee = njit(**OPTS)(_offset)
+    plain_callee = numba.njit(**OPTS)(_offset)
+
+    def make(f):
+        def caller(x):
+            return f(x, 0) + f(x, 3) + f(x, x) + f(x, True)
+
+        return caller
+
+    caller, plain_caller = njit(**OPTS)(make(callee)), numba.njit(**OPTS)(make(plain_callee))
+    for x in (-5, 0, 7):
+        assert caller(x) == plain_caller(x)
+    assert {tuple(map(str, s)) for s in callee.signatures} == {
+        ("int64", "int64"),
+        ("int64", "bool"),
+    }
+    assert len(plain_callee.signatures) > len(callee.signatures)
+
+
+def test_a_callee_that_needs_the_constant_still_gets_it():
+    """``scratch_f32(n)`` types only for a literal ``n``: a kernel passing its
+    argument on to it is compiled for the literal after the plain attempt fails."""
+    from dungeonrl.envs.core.kernel.borrow import scratch_f32
+
+    @njit(**OPTS)
+    def stack_len(n):
+        return scratch_f32(n).shape[0]
+
+    @njit(**OPTS)
+    def caller():
+        return stack_len(6) + stack_len(2)
+
+    assert caller() == 8
+    assert {tuple(map(str, s)) for s in stack_len.signatures} == {
+        ("Literal[int](6)",),
+        ("Literal[int](2)",),
+    }

@@ -17,12 +17,20 @@ narrower than 64 bits is passed widened (signed to ``int64``, unsigned to
 ``uint32``), which numba's own arithmetic does anyway (every integer
 operation on narrow scalars already yields a 64-bit result of the same
 signedness), so the rules compute exactly what they computed before.
-Literal constants, booleans, arrays and records are passed as they are.
+Integer and boolean constants are passed the same way, as plain values:
+numba would otherwise compile a helper once for each constant it is called
+with (``shuffle(st, pile, 0)`` and ``shuffle(st, pile, n)`` were two
+compiles of the shuffle and everything below it), while the constant buys
+nothing once LLVM inlines the helper into the kernel that Python calls and
+propagates it there. A helper that needs the constant itself (one that
+allocates a stack array of that size, say) fails to type without it and is
+then compiled for the constant, as plain numba would. Arrays and records are
+passed as they are.
 """
 
 from __future__ import annotations
 
-from numba.core import config, types
+from numba.core import config, errors, types
 from numba.core.registry import CPUDispatcher
 
 JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
@@ -46,13 +54,29 @@ def widened(ty):
     return _WIDER.get(ty, ty)
 
 
+def unliteral(ty):
+    """*ty* with a literal integer or boolean constant made a plain (widened) value."""
+    if isinstance(ty, (types.IntegerLiteral, types.BooleanLiteral)):
+        return widened(ty.literal_type)
+    return ty
+
+
 class WideningDispatcher(CPUDispatcher):
     """A CPU dispatcher whose jitted callers pass narrow integers widened."""
 
     def get_call_template(self, args, kws):
         args = tuple(widened(a) for a in args)
         kws = {k: widened(v) for k, v in kws.items()}
-        return super().get_call_template(args, kws)
+        plain = tuple(unliteral(a) for a in args)
+        plain_kws = {k: unliteral(v) for k, v in kws.items()}
+        if plain == args and plain_kws == kws:
+            return super().get_call_template(args, kws)
+        try:
+            return super().get_call_template(plain, plain_kws)
+        except errors.TypingError:
+            # a kernel that needs the constant itself (a literal-only
+            # overload below it): compiled for the literal, as numba would
+            return super().get_call_template(args, kws)
 
 
 def njit(**options):

@@ -333,3 +333,68 @@ def prefetch_row_of(states, rows, j):
     """:func:`prefetch_record` of ``states[rows[j]]`` (nothing past the end of ``rows``)."""
     if j < rows.shape[0]:
         prefetch_record(states, rows[j])
+
+
+def _byte_pattern(dtype, v):
+    """The byte whose repetition spells the integer ``v`` in ``dtype`` (None if none does)."""
+    if isinstance(dtype, types.Boolean):
+        return v if v in (0, 1) else None
+    if isinstance(dtype, types.Float):
+        return 0 if v == 0 else None  # all-zero bytes are 0.0
+    if not isinstance(dtype, types.Integer):
+        return None
+    width = dtype.bitwidth // 8
+    bits = dtype.bitwidth
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.signed else (0, (1 << bits) - 1)
+    if not lo <= v <= hi:
+        return None
+    b = v & 0xFF
+    if width == 1 or v == 0 or (dtype.signed and v == -1):
+        return b
+    return None
+
+
+@intrinsic
+def _memset_int(typingctx, arr, v):
+    """Set every byte of the C-contiguous array ``arr`` to the pattern of constant ``v``."""
+    if not (
+        isinstance(arr, types.Array) and arr.layout == "C" and isinstance(v, types.IntegerLiteral)
+    ):
+        return None
+    b = _byte_pattern(arr.dtype, int(v.literal_value))
+    if b is None:
+        return None
+    sig = types.void(arr, v)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        nbytes = builder.mul(ary.nitems, ary.itemsize)
+        cgutils.memset(builder, ary.data, nbytes, b - 256 if b > 127 else b)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def fill_int(arr, v):
+    """Set every element of the integer (or boolean) array ``arr`` to ``v``."""
+    arr[...] = v
+
+
+@overload(fill_int, prefer_literal=True, inline="always", jit_options={"cache": True})
+def _fill_int_ol(arr, v):
+    if (
+        isinstance(arr, types.Array)
+        and arr.layout == "C"
+        and isinstance(v, types.IntegerLiteral)
+        and _byte_pattern(arr.dtype, int(v.literal_value)) is not None
+    ):
+
+        def impl(arr, v):
+            _memset_int(arr, v)
+
+    else:
+
+        def impl(arr, v):
+            arr[...] = v
+
+    return impl
