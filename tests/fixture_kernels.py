@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e0b1add6e55b4171199595e321982d6d90e10d1037202fc0cb8dd1e11f33183c'
+SOURCE_DIGEST = '3168481883d18aabf9a5fd56cc3587f41838e128257353144c51eb7aa907aa97'
 ensure_fresh(globals())

@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '138ea2a69b4d22f1c9b5b7979b0a3d5cbde8c8214f342b44ca0ae24a8b23a43d'
+SOURCE_DIGEST = '8df00346869ce31c675f5429151dec17b99564e629f9be4c80d7e151469c0f08'
 ensure_fresh(globals())

@@ -466,5 +466,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '7cb16db34713c11097187603f80dde3f91fff0fa5e1562afc42db77164c0f9ed'
+SOURCE_DIGEST = 'f77a542165ec1e0fb7130afe1992fd30690d15b60f067acc40cbbd91caaef0f6'
 ensure_fresh(globals())

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '22a0caa43be9d95400bea0ff6f68ebab7b07b18093f8978aabe53802de0b0b5c'
+SOURCE_DIGEST = 'b1213b578bf6384bec78b6e796dd0c32ab190c7854f2cebf28d8e9488569ca38'
 ensure_fresh(globals())

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6babcd2ecffa54ed8bf070178a447b444f28219f487e4091865e17e89ef2e401'
+SOURCE_DIGEST = '3628d7f5b40cb1874002819d9dcd6c8076cb3f9304965b1b0448f82ca302400d'
 ensure_fresh(globals())

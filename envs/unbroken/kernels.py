@@ -469,5 +469,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3f5a0df221bbc34d7abb96d548cb5a56f3017bf6efa75cd257370b281dd29188'
+SOURCE_DIGEST = '548ccfd7eff39074630b93f5e3c231a9e39ebbd6a85ea3f635b240f0c7e0acc1'
 ensure_fresh(globals())

@@ -50,6 +50,17 @@ measurement of its fused step (``python -m dungeonrl.benchmarks.ab
 --batch N``, saved in ``benchmarks/results/ab_stream*.json``): Unbroken,
 Dungeon Kart and Carl do; Dungeon Crawler does not (0.94-0.99x at 4,096
 envs). The bytes written are the same; only how they reach memory differs.
+
+Setting a whole field
+---------------------
+``fill_int(arr, v)`` sets every element of ``arr`` to ``v``, as numpy's
+``arr[...] = v``. When ``v`` is a constant whose bytes are all the same in
+the element's width (0 for any integer or float, -1 for a signed integer,
+any value for one-byte elements) and ``arr`` is C-contiguous (a record's
+field), it is a single ``memset``; otherwise an element loop. It is there
+for compile time, not speed: numba lowers each ``field[:] = 0`` to a
+generic slice loop of its own, and a reset that clears sixty fields so
+compiled a second or more of code.
 """
 
 from __future__ import annotations
