@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3168481883d18aabf9a5fd56cc3587f41838e128257353144c51eb7aa907aa97'
+SOURCE_DIGEST = 'f7ae07644eb70511baa378c5ee33ffa149e2fcf25efa93c7d437af865527b234'
 ensure_fresh(globals())

@@ -390,5 +390,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '8df00346869ce31c675f5429151dec17b99564e629f9be4c80d7e151469c0f08'
+SOURCE_DIGEST = '52a431206dd59d5225b0d64a5bd2d4f85285ad5627ab258635ac00c8df386573'
 ensure_fresh(globals())

@@ -466,5 +466,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f77a542165ec1e0fb7130afe1992fd30690d15b60f067acc40cbbd91caaef0f6'
+SOURCE_DIGEST = 'ccd58889903bd9bbaed41c5c603576c9d69f6ae9b1dfa2cd43b95db66c5d7ad7'
 ensure_fresh(globals())

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b1213b578bf6384bec78b6e796dd0c32ab190c7854f2cebf28d8e9488569ca38'
+SOURCE_DIGEST = 'c0746bd99df062499d9d1bcf9487488afe83301f3824f1157bf4f3e381cc9d2e'
 ensure_fresh(globals())

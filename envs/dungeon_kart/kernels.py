@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3628d7f5b40cb1874002819d9dcd6c8076cb3f9304965b1b0448f82ca302400d'
+SOURCE_DIGEST = '7d1dea715cd4fd2cc633058b059fd84ab149b29bd06301278a015fab3b8e19b3'
 ensure_fresh(globals())

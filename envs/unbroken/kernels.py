@@ -469,5 +469,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '548ccfd7eff39074630b93f5e3c231a9e39ebbd6a85ea3f635b240f0c7e0acc1'
+SOURCE_DIGEST = '66d922f525d0023ab53b3875813b6e5704c336e93231c730e720631ce8a9266b'
 ensure_fresh(globals())

@@ -105,17 +105,42 @@ def _memcpy_f32(typingctx, dst, d0, src, s0, n):
     return sig, codegen
 
 
-@intrinsic
-def _memset_f32(typingctx, dst):
-    """Set every element of the float32 array ``dst`` to 0.0."""
-    if not (isinstance(dst, types.Array) and dst.dtype == types.float32 and dst.layout == "C"):
+def _byte_pattern(dtype, v):
+    """The byte whose repetition spells the integer ``v`` in ``dtype`` (None if none does)."""
+    if isinstance(dtype, types.Boolean):
+        return v if v in (0, 1) else None
+    if isinstance(dtype, types.Float):
+        return 0 if v == 0 else None  # all-zero bytes are 0.0
+    if not isinstance(dtype, types.Integer):
         return None
-    sig = types.void(dst)
+    bits = dtype.bitwidth
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.signed else (0, (1 << bits) - 1)
+    if not lo <= v <= hi:
+        return None
+    b = v & 0xFF
+    if bits == 8 or v == 0 or (dtype.signed and v == -1):
+        return b
+    return None
+
+
+@intrinsic
+def _memset_const(typingctx, arr, v):
+    """Set every byte of the C-contiguous array ``arr`` to the pattern of constant ``v``."""
+    if not (
+        isinstance(arr, types.Array) and arr.layout == "C" and isinstance(v, types.IntegerLiteral)
+    ):
+        return None
+    b = _byte_pattern(arr.dtype, int(v.literal_value))
+    if b is None:
+        return None
+    sig = types.void(arr, v)
 
     def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        nbytes = builder.mul(ary.nitems, context.get_constant(types.intp, 4))
-        cgutils.memset(builder, ary.data, nbytes, 0)
+        arrty = signature.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        width = context.get_abi_sizeof(context.get_data_type(arrty.dtype))
+        nbytes = builder.mul(ary.nitems, context.get_constant(types.intp, width))
+        cgutils.memset(builder, ary.data, nbytes, b - 256 if b > 127 else b)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -175,7 +200,7 @@ def _zero_f32_ol(dst):
     if _c_f32(dst):
 
         def impl(dst):
-            _memset_f32(dst)
+            _memset_const(dst, 0)
     else:
 
         def impl(dst):
@@ -346,46 +371,6 @@ def prefetch_row_of(states, rows, j):
         prefetch_record(states, rows[j])
 
 
-def _byte_pattern(dtype, v):
-    """The byte whose repetition spells the integer ``v`` in ``dtype`` (None if none does)."""
-    if isinstance(dtype, types.Boolean):
-        return v if v in (0, 1) else None
-    if isinstance(dtype, types.Float):
-        return 0 if v == 0 else None  # all-zero bytes are 0.0
-    if not isinstance(dtype, types.Integer):
-        return None
-    width = dtype.bitwidth // 8
-    bits = dtype.bitwidth
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.signed else (0, (1 << bits) - 1)
-    if not lo <= v <= hi:
-        return None
-    b = v & 0xFF
-    if width == 1 or v == 0 or (dtype.signed and v == -1):
-        return b
-    return None
-
-
-@intrinsic
-def _memset_int(typingctx, arr, v):
-    """Set every byte of the C-contiguous array ``arr`` to the pattern of constant ``v``."""
-    if not (
-        isinstance(arr, types.Array) and arr.layout == "C" and isinstance(v, types.IntegerLiteral)
-    ):
-        return None
-    b = _byte_pattern(arr.dtype, int(v.literal_value))
-    if b is None:
-        return None
-    sig = types.void(arr, v)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        nbytes = builder.mul(ary.nitems, ary.itemsize)
-        cgutils.memset(builder, ary.data, nbytes, b - 256 if b > 127 else b)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 def fill_int(arr, v):
     """Set every element of the integer (or boolean) array ``arr`` to ``v``."""
     arr[...] = v
@@ -401,7 +386,7 @@ def _fill_int_ol(arr, v):
     ):
 
         def impl(arr, v):
-            _memset_int(arr, v)
+            _memset_const(arr, v)
 
     else:
 
