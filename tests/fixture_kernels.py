@@ -381,6 +381,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel_core',
@@ -390,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f7ae07644eb70511baa378c5ee33ffa149e2fcf25efa93c7d437af865527b234'
+SOURCE_DIGEST = 'b25911fcf5f8ba1218d58c3d01a1968cc333cf1f5c142bf7f33b0b3e860b30c4'
 ensure_fresh(globals())

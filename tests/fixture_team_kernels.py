@@ -381,6 +381,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel_core',
@@ -390,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '52a431206dd59d5225b0d64a5bd2d4f85285ad5627ab258635ac00c8df386573'
+SOURCE_DIGEST = 'f3b9bc63b78edea60c12731e93550b8fbd3146635507f53b2f4a4f9d188a0fa8'
 ensure_fresh(globals())

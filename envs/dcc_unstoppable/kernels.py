@@ -457,6 +457,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.layout',
@@ -466,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ccd58889903bd9bbaed41c5c603576c9d69f6ae9b1dfa2cd43b95db66c5d7ad7'
+SOURCE_DIGEST = '694f389552b1b36ba539e40f2dc36801763f93cb62e64a6c75b3fb9e3a9d61a4'
 ensure_fresh(globals())

@@ -457,6 +457,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel.zones',
@@ -467,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c0746bd99df062499d9d1bcf9487488afe83301f3824f1157bf4f3e381cc9d2e'
+SOURCE_DIGEST = '88997eee684a5df23184daa271eb79c7feff11c6a9834772f95a97f769eb6cc9'
 ensure_fresh(globals())

@@ -457,6 +457,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.layout',
@@ -467,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '7d1dea715cd4fd2cc633058b059fd84ab149b29bd06301278a015fab3b8e19b3'
+SOURCE_DIGEST = '110ae78b271997f61b019b37e0534a7f945980755a9661753e27974f38f245a4'
 ensure_fresh(globals())

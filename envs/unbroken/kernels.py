@@ -457,6 +457,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
+    'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel.zones',
@@ -469,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '66d922f525d0023ab53b3875813b6e5704c336e93231c730e720631ce8a9266b'
+SOURCE_DIGEST = 'c63c0ac2dd5ad2dc0fc52acaaf815037b3ffdfa864d1642a9c7d99ce470c7146'
 ensure_fresh(globals())

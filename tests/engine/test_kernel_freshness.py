@@ -188,6 +188,7 @@ def test_the_module_set_is_found_from_the_sources(tmp_path, monkeypatch):
         "dungeonrl.envs.core.kernel.chance",
         "dungeonrl.envs.core.kernel.header",
         "dungeonrl.envs.core.kernel.jit",
+        "dungeonrl.envs.core.kernel.lazycode",
         "dungeonrl.envs.core.kernel.rng",
         "dungeonrl.envs.core.kernel.zones",
         "fr_helper",

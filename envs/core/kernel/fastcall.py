@@ -33,11 +33,12 @@ def entry_point(dispatcher, args: tuple) -> Callable:
         return dispatcher  # not a numba dispatcher (pure Python)
     try:
         sig = tuple(typeof(a) for a in args)
-        cres = overloads.get(sig)
-        if cres is None:
+        fn = getattr(overloads.get(sig), "entry_point", None)
+        if not callable(fn):
+            # not compiled yet, or compiled only for a caller (jit.lazycode):
+            # compiling for Python makes the callable entry point
             dispatcher.compile(sig)
-            cres = overloads.get(sig)
-        fn = getattr(cres, "entry_point", None)
+            fn = getattr(overloads.get(sig), "entry_point", None)
     except Exception:  # pragma: no cover - any numba internals mismatch: stay correct
         return dispatcher
     return fn if callable(fn) else dispatcher

@@ -30,8 +30,11 @@ passed as they are.
 
 from __future__ import annotations
 
-from numba.core import config, errors, types
+from numba.core import config, errors, sigutils, types
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+
+from . import lazycode
 
 JIT = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 #: the same, inlined into every caller at numba IR level: for the engine's
@@ -62,9 +65,15 @@ def unliteral(ty):
 
 
 class WideningDispatcher(CPUDispatcher):
-    """A CPU dispatcher whose jitted callers pass narrow integers widened."""
+    """A CPU dispatcher whose jitted callers pass narrow integers widened,
+    and whose functions compiled for a caller get machine code only when
+    Python calls them (:mod:`.lazycode`)."""
 
     def get_call_template(self, args, kws):
+        with lazycode.callee_typing():
+            return self._call_template(args, kws)
+
+    def _call_template(self, args, kws):
         args = tuple(widened(a) for a in args)
         kws = {k: widened(v) for k, v in kws.items()}
         plain = tuple(unliteral(a) for a in args)
@@ -77,6 +86,46 @@ class WideningDispatcher(CPUDispatcher):
             # a kernel that needs the constant itself (a literal-only
             # overload below it): compiled for the literal, as numba would
             return super().get_call_template(args, kws)
+
+    def compile(self, sig):
+        with lazycode.lazy_target(self.py_func) as target:
+            entry = super().compile(sig)
+        if target.deferred:
+            return entry  # a caller's typing: its key, linked, never called
+        args, _ = sigutils.normalize_signature(sig)
+        cres = self.overloads.get(tuple(args))
+        if cres is not None and (
+            isinstance(entry, lazycode.Deferred) or lazycode.from_bitcode(cres.library)
+        ):
+            entry = self._make_callable(tuple(args), sig)
+        return entry
+
+    def add_overload(self, cres):
+        if isinstance(cres.entry_point, lazycode.Deferred):
+            # typed and linkable, but not in the table Python calls go through
+            self.overloads[tuple(cres.signature.args)] = cres
+        else:
+            super().add_overload(cres)
+
+    def _make_callable(self, args, sig):
+        """The real entry point of an overload compiled (or cached) for
+        callers only: its machine code emitted now, the disk cache rewritten
+        with it (so the next process loads code instead of emitting)."""
+        with global_compiler_lock:
+            cres = self.overloads[args]
+            d = cres.entry_point
+            if isinstance(d, lazycode.Deferred):
+                entry = lazycode.real_executable(self.targetctx, d.library, d.fndesc, d.env)
+                self.targetctx.insert_user_function(entry, d.fndesc, [d.library])
+                cres = cres._replace(entry_point=entry)
+                super().add_overload(cres)
+            if lazycode.from_bitcode(cres.library) or isinstance(d, lazycode.Deferred):
+                cres.library._from_bitcode = False
+                self._cache.save_overload(sig, cres)
+            return cres.entry_point
+
+
+lazycode.install()
 
 
 def njit(**options):
