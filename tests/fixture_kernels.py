@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b25911fcf5f8ba1218d58c3d01a1968cc333cf1f5c142bf7f33b0b3e860b30c4'
+SOURCE_DIGEST = 'fb14288d12f09cf9b1061fb9af00dd3f5a2fcedeb5ead58eed42a54248a217d2'
 ensure_fresh(globals())

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f3b9bc63b78edea60c12731e93550b8fbd3146635507f53b2f4a4f9d188a0fa8'
+SOURCE_DIGEST = '495a709ec570318a7ee9f3cf90165e4200d3f7c89d8019fae00c41b47b76a25b'
 ensure_fresh(globals())

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '694f389552b1b36ba539e40f2dc36801763f93cb62e64a6c75b3fb9e3a9d61a4'
+SOURCE_DIGEST = '635b80143f146a19375c9ade484b9db8c56895636d69c63a3432c44e23c9852b'
 ensure_fresh(globals())

@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '88997eee684a5df23184daa271eb79c7feff11c6a9834772f95a97f769eb6cc9'
+SOURCE_DIGEST = 'c7b01bbdafe037c8d9f748ab76f6b1032bcb2aed38de3d0a48586c994e0677a5'
 ensure_fresh(globals())

@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '110ae78b271997f61b019b37e0534a7f945980755a9661753e27974f38f245a4'
+SOURCE_DIGEST = '21127e74d2368fc8da2317cfdc8b2784101a872ca525228ae5245987b22d28ba'
 ensure_fresh(globals())

@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c63c0ac2dd5ad2dc0fc52acaaf815037b3ffdfa864d1642a9c7d99ce470c7146'
+SOURCE_DIGEST = 'f0d39606e7f00851572b9e8e228402d4a7d29bbf06cd1f38ad48c84e920ce2cb'
 ensure_fresh(globals())

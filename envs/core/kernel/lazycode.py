@@ -25,9 +25,19 @@ Here emission waits until something needs the code:
   cached as machine code, as numba does.
 
 A library nobody asks code of (the small ones numba compiles for its own
-array and math helpers, linked into a caller) is never emitted either. The
-IR of every function, its optimisation and the machine code of every
-kernel Python calls are unchanged.
+array and math helpers, linked into a caller) is never emitted either.
+
+Each function's IR and its optimisation are as before. One thing moves:
+numba's code generator rewrites a module's IR in place while emitting it
+(address sinking, loop strength reduction), and numba used to link a
+helper into its callers after that rewrite; callers now link the helper as
+the optimiser left it. So a kernel's machine code is not byte-identical to
+before; its results are (the goldens) and its speed is the same (paired
+A/B in docs/benchmarks.md).
+
+This installs process-wide (:func:`install`, on importing :mod:`.jit`):
+other numba code in the process gets the lazy library too, which changes
+nothing it can see (whatever Python calls is emitted before it runs).
 """
 
 from __future__ import annotations
