@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'fb14288d12f09cf9b1061fb9af00dd3f5a2fcedeb5ead58eed42a54248a217d2'
+SOURCE_DIGEST = '83915526db6acbb27f238f8dbe4ed3b24c8a2b0c8194c77d16e82e583f97398a'
 ensure_fresh(globals())

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '495a709ec570318a7ee9f3cf90165e4200d3f7c89d8019fae00c41b47b76a25b'
+SOURCE_DIGEST = 'a6bb5749835d75082777a8e9f92939115832567099355f10c780896115a5b186'
 ensure_fresh(globals())

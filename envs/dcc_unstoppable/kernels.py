@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '635b80143f146a19375c9ade484b9db8c56895636d69c63a3432c44e23c9852b'
+SOURCE_DIGEST = '4956ad695cc45f72265430420d0794ebf1792a900c3fddc855e8b3d1c4b8bcff'
 ensure_fresh(globals())

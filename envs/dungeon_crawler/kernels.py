@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c7b01bbdafe037c8d9f748ab76f6b1032bcb2aed38de3d0a48586c994e0677a5'
+SOURCE_DIGEST = '4a7947f23c6fa3679b87fa6322387c322bebd33b38323330b0d9c591a011bdda'
 ensure_fresh(globals())

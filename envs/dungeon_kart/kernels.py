@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '21127e74d2368fc8da2317cfdc8b2784101a872ca525228ae5245987b22d28ba'
+SOURCE_DIGEST = '1db6fcab7601c712b45b0f38f496794530fc77a8e446a6741119081915a74815'
 ensure_fresh(globals())

@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f0d39606e7f00851572b9e8e228402d4a7d29bbf06cd1f38ad48c84e920ce2cb'
+SOURCE_DIGEST = 'cab2b462ec71a3794b6a3354851283d8a5609f29b13e44a6411a5c543f0cb8bc'
 ensure_fresh(globals())

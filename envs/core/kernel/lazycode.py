@@ -43,6 +43,7 @@ nothing it can see (whatever Python calls is emitted before it runs).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from numba.core import codegen as _codegen
 from numba.core.cpu import CPUContext
@@ -55,6 +56,7 @@ __all__ = [
     "install",
     "lazy_target",
     "real_executable",
+    "supported",
 ]
 
 
@@ -166,7 +168,7 @@ class lazy_target:
 
 #: environments numba set on globals of libraries not emitted yet: name -> env
 _waiting_envs: dict = {}
-_original_set_env = _codegen.JITCPUCodegen.set_env
+_original_set_env: Any = getattr(_codegen.JITCPUCodegen, "set_env", None)
 
 
 def set_env(self, env_name, env):
@@ -189,7 +191,7 @@ def _set_waiting_envs(library) -> None:
             codegen.set_env(gv.name, env)
 
 
-_original_get_executable = CPUContext.get_executable
+_original_get_executable: Any = getattr(CPUContext, "get_executable", None)
 
 
 def real_executable(context, library, fndesc, env):
@@ -213,11 +215,30 @@ def get_executable(self, library, fndesc, env):
 _installed = False
 
 
+#: the numba internals this module builds on (a numba without them keeps
+#: its own eager emission: slower to compile, never wrong)
+NEEDS = (
+    (_codegen.CPUCodeLibrary, "_finalize_final_module"),
+    (_codegen.CPUCodeLibrary, "_finalize_dynamic_globals"),
+    (_codegen.CPUCodeLibrary, "_verify_declare_only_symbols"),
+    (_codegen.CPUCodeLibrary, "serialize_using_bitcode"),
+    (_codegen.CodeLibrary, "enable_object_caching"),
+    (_codegen.JITCPUCodegen, "_library_class"),
+    (_codegen.JITCPUCodegen, "set_env"),
+    (CPUContext, "get_executable"),
+)
+
+
+def supported() -> bool:
+    """Whether this numba has every internal :data:`NEEDS` names."""
+    return all(hasattr(cls, name) for cls, name in NEEDS)
+
+
 def install() -> None:
     """Use the lazy library for every numba CPU JIT compile of the process
-    (idempotent)."""
+    (idempotent; nothing on a numba without the internals it needs)."""
     global _installed
-    if _installed:
+    if _installed or not supported():
         return
     _codegen.JITCPUCodegen._library_class = LazyCodeLibrary
     CPUContext.get_executable = get_executable
