@@ -120,6 +120,21 @@ def test_plain_numba_beside_it_is_unchanged():
     assert callable(_entry(plain).entry_point)
 
 
+def test_a_plain_numba_caller_links_a_deferred_kernel():
+    import numba
+
+    leaf, middle, kernel = _tree()
+
+    @numba.njit
+    def user(a, k):
+        return kernel(a, k) + 1.0
+
+    a = np.arange(3.0)
+    assert user(a, 4) == _want(a, 4) + 1.0
+    assert isinstance(_entry(kernel).entry_point, lazycode.Deferred)
+    assert kernel(a, 4) == _want(a, 4)  # and Python may still call it
+
+
 MODULE = """
 import numpy as np
 from dungeonrl.envs.core.kernel.jit import JIT, njit
