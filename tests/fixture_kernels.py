@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '83915526db6acbb27f238f8dbe4ed3b24c8a2b0c8194c77d16e82e583f97398a'
+SOURCE_DIGEST = '6bd1a2f2e99968c4126656897c8e258501d041dca3f357f15e417cc284eeec77'
 ensure_fresh(globals())

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a6bb5749835d75082777a8e9f92939115832567099355f10c780896115a5b186'
+SOURCE_DIGEST = 'e08a28ca223a18517e06767bfd2e8fc2abcb96e4713960cc447436004e79dba3'
 ensure_fresh(globals())

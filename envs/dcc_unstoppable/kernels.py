@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4956ad695cc45f72265430420d0794ebf1792a900c3fddc855e8b3d1c4b8bcff'
+SOURCE_DIGEST = '96fec5cdff5312145fff6a7c70550f0cbc82283588f4324dd28c68907f12a79f'
 ensure_fresh(globals())

@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4a7947f23c6fa3679b87fa6322387c322bebd33b38323330b0d9c591a011bdda'
+SOURCE_DIGEST = 'df59572b5ff6c8d7db7c0fd17f6d29781c1a5f1219047cce979d978d07fffba2'
 ensure_fresh(globals())

@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1db6fcab7601c712b45b0f38f496794530fc77a8e446a6741119081915a74815'
+SOURCE_DIGEST = 'f08fa38dd416c6c907a4c5450cea62f3425670f4e225c95cfcf9feb0b5704772'
 ensure_fresh(globals())

@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'cab2b462ec71a3794b6a3354851283d8a5609f29b13e44a6411a5c543f0cb8bc'
+SOURCE_DIGEST = '3fae4a13ebf20c926e92383cc2b3efa06c6433d20a741ba885260af58421b97b'
 ensure_fresh(globals())

@@ -5,8 +5,9 @@ compiled it, the helpers compiled only because a kernel calls them
 included. Yet a caller never runs a helper's machine code: it links the
 helper's optimised LLVM IR into its own module, optimises the whole and
 emits its own code. Emitting each helper on its own (with everything it
-links in turn) was ~2 s of Unbroken's 17 s first use, growing with the
-depth of the call tree.
+links in turn) cost more the deeper the call tree; leaving it out cut
+11-16 % of each game's first use (the cold-start table in
+docs/benchmarks.md, ``python -m dungeonrl.benchmarks.cold_start``).
 
 Here emission waits until something needs the code:
 
