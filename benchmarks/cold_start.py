@@ -9,7 +9,9 @@ nor touched:
 * ``cold``: ``gym.make`` + ``reset`` + one ``step`` of each game, the
   first use on a machine (the kernels that path needs are compiled);
 * ``precompile``: ``python -m dungeonrl.precompile`` of every game with
-  ``--jobs`` processes into an empty cache (what ``make`` runs once);
+  ``--jobs`` processes into an empty cache (what ``make`` runs once), and
+  ``precompile_envs``: when, within it, every game's envs were compiled
+  (the scripted agents' kernels come after);
 * ``warm``: the same ``gym.make`` + ``reset`` + ``step`` after that
   precompile (what a user meets after ``make``), process start included.
 
@@ -47,6 +49,12 @@ print(time.perf_counter() - t0)
 #: the interpreter whose dungeonrl is measured (``--python``)
 PYTHON = [sys.executable]
 
+#: where the measured processes start: outside any checkout, so that
+#: ``python -c`` / ``-m`` (which put the working folder first on the import
+#: path) import ``dungeonrl`` from ``PYTHON``'s install, not from a
+#: checkout the benchmark happens to be started in
+OUTSIDE = tempfile.gettempdir()
+
 COMMIT = """
 import os, subprocess, dungeonrl
 d = os.path.dirname(os.path.dirname(os.path.abspath(dungeonrl.envs.__file__)))
@@ -58,7 +66,7 @@ print(r.stdout.strip() if r.returncode == 0 else "")
 def commit_of(python: str) -> str | None:
     """The git commit of the checkout ``python`` imports dungeonrl from
     (None for an install outside a git checkout)."""
-    out = subprocess.run([python, "-c", COMMIT], capture_output=True, text=True)
+    out = subprocess.run([python, "-c", COMMIT], capture_output=True, text=True, cwd=OUTSIDE)
     return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
@@ -66,7 +74,7 @@ def _run(code: str, cache: str) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
     t0 = time.perf_counter()
     out = subprocess.run(
-        [PYTHON[0], "-c", code], env=env, capture_output=True, text=True, check=True
+        [PYTHON[0], "-c", code], env=env, capture_output=True, text=True, check=True, cwd=OUTSIDE
     )
     wall = time.perf_counter() - t0
     return wall if not out.stdout.strip() else max(wall, float(out.stdout.split()[-1]))
@@ -88,19 +96,36 @@ def run(jobs: int = 2) -> dict:
             print(f"cold {env_id}: {cold[env_id]:.1f} s", flush=True)
     with tempfile.TemporaryDirectory(prefix="numba-pre-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, DUNGEONRL_QUIET_COMPILE="1")
+        report = os.path.join(cache, "precompile.json")
         t0 = time.perf_counter()
         subprocess.run(
-            [PYTHON[0], "-m", "dungeonrl.precompile", "--jobs", str(jobs)],
+            [PYTHON[0], "-m", "dungeonrl.precompile", "--jobs", str(jobs), "--json", report],
             env=env,
             check=True,
             capture_output=True,
+            cwd=OUTSIDE,
         )
         pre = time.perf_counter() - t0
-        print(f"precompile, {jobs} processes: {pre:.1f} s", flush=True)
+        envs = envs_ready(pre, report)
+        print(f"precompile, {jobs} processes: {pre:.1f} s (envs ready: {envs})", flush=True)
         warm = {env_id: first_step(env_id, cache) for env_id in ids}
     for env_id, s in warm.items():
         print(f"warm {env_id}: {s:.1f} s", flush=True)
-    return {"cold": cold, "precompile": pre, "jobs": jobs, "warm": warm}
+    return {"cold": cold, "precompile": pre, "precompile_envs": envs, "jobs": jobs, "warm": warm}
+
+
+def envs_ready(wall: float, report: str) -> float | None:
+    """When every game's envs were compiled, in the precompile's wall time
+    ``wall`` (process start included): ``wall`` less the time its last
+    part ran after the envs were ready (from its ``--json`` report); None
+    for a precompile that does not report it (an older checkout)."""
+    try:
+        with open(report, encoding="utf-8") as f:
+            res = json.load(f)
+        ready = [r["ready"] for r in res]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return wall - (max(max(r.values()) for r in ready) - max(r["envs"] for r in ready))
 
 
 def markdown(doc: dict) -> str:
@@ -127,6 +152,11 @@ def markdown(doc: dict) -> str:
     pre = f"All four games precompiled in {doc['precompile']:.0f} s with {doc['jobs']} processes"
     if before:
         pre += f" (before: {before['precompile']:.0f} s)"
+    if doc.get("precompile_envs") is not None:
+        pre += (
+            f"; their envs (Gymnasium, vector, PettingZoo) were ready at "
+            f"{doc['precompile_envs']:.0f} s, the scripted agents' kernels took the rest"
+        )
     at = f" at {doc['commit']}" if doc.get("commit") else ""
     lines.append(
         f"{pre}. Each figure is `gym.make` + `reset` + one `step` in a fresh process, "
@@ -156,7 +186,9 @@ def main(argv=None) -> int:
     if a.before:
         with open(a.before, encoding="utf-8") as f:
             b = json.load(f)
-        before = {k: b.get(k) for k in ("commit", "date", "cold", "precompile", "jobs")}
+        before = {
+            k: b.get(k) for k in ("commit", "date", "cold", "precompile", "precompile_envs", "jobs")
+        }
     PYTHON[0] = a.python
     load = loadavg()
     res = run(a.jobs)

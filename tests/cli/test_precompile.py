@@ -23,10 +23,72 @@ def test_precompile_runs_in_fresh_processes(tmp_path):
         "dungeonrl/DCCUnstoppable-v1",
         "dungeonrl/Unbroken-v0",
     ]
-    assert lines[-1].startswith("compiled 2 game(s)")
+    assert lines[-1].startswith("compiled 2 game(s)") and "envs ready at" in lines[-1]
+    for r in res:
+        assert set(r["parts"]) == {"envs", "agents"}
+        assert r["seconds"] == sum(r["parts"].values())
+        # a game's agents part is started only once its envs part is done
+        assert 0 < r["ready"]["envs"] < r["ready"]["agents"]
+    # both envs parts are given out before any agents part
+    envs_lines = [i for i, ln in enumerate(lines) if "(envs)" in ln]
+    assert len(envs_lines) == 2 and len([ln for ln in lines if "(agents)" in ln]) == 2
     out = tmp_path / "t.json"
     assert main(["dungeon_kart", "--jobs", "1", "--json", str(out)]) == 0
     assert json.loads(out.read_text())[0]["game"] == "dungeonrl/DungeonKart-v1"
+
+
+def test_warm_drives_one_part_and_rejects_another_name():
+    import pytest
+
+    r = warm("unbroken", part="envs")
+    assert r["part"] == "envs" and r["seconds"] > 0
+    with pytest.raises(ValueError, match="part must be"):
+        warm("unbroken", part="everything")
+
+
+def test_longest_envs_part_first_unmeasured_last():
+    from dungeonrl.precompile import PART_SECONDS, _order
+
+    known = sorted(PART_SECONDS, key=lambda n: PART_SECONDS[n]["envs"])
+    got = _order(["new/Game-v0", *known])
+    assert got == [*reversed(known), "new/Game-v0"]
+
+
+def test_merge_sums_a_games_parts():
+    from dungeonrl.precompile import merge
+
+    envs = {
+        "game": "g",
+        "part": "envs",
+        "seconds": 3.0,
+        "kernels": [["a", 2.0], ["b", 1.0]],
+        "entry_points": [["a", 2.0]],
+        "exclusive": [["a", 1.0, 1], ["b", 1.0, 1]],
+        "compiles": 2,
+    }
+    agents = {
+        "game": "g",
+        "part": "agents",
+        "seconds": 2.0,
+        "kernels": [["c", 1.5], ["b", 0.5]],
+        "entry_points": [["c", 1.5]],
+        "exclusive": [["c", 1.0, 1], ["b", 0.5, 1]],
+        "compiles": 2,
+    }
+    m = merge([envs, agents])
+    assert m["seconds"] == 5.0 and m["parts"] == {"envs": 3.0, "agents": 2.0}
+    assert m["kernels"] == [["a", 2.0], ["c", 1.5], ["b", 1.0], ["b", 0.5]]
+    assert m["entry_points"] == [["a", 2.0], ["c", 1.5]]
+    assert m["exclusive"][0] == ["b", 1.5, 2] and m["compiles"] == 4
+    # without a profile (no compile events recorded) there is nothing to merge
+    keep = ("game", "part", "seconds")
+    bare = [{k: r[k] for k in keep} | {"kernels": []} for r in (envs, agents)]
+    assert merge(bare) == {
+        "game": "g",
+        "seconds": 5.0,
+        "parts": {"envs": 3.0, "agents": 2.0},
+        "kernels": [],
+    }
 
 
 def test_unknown_game_is_a_usage_error(capsys):
