@@ -107,7 +107,8 @@ def run(jobs: int = 2) -> dict:
         )
         pre = time.perf_counter() - t0
         envs = envs_ready(pre, report)
-        print(f"precompile, {jobs} processes: {pre:.1f} s (envs ready: {envs})", flush=True)
+        at = "" if envs is None else f", every game's envs ready at {envs:.1f} s"
+        print(f"precompile, {jobs} processes: {pre:.1f} s{at}", flush=True)
         warm = {env_id: first_step(env_id, cache) for env_id in ids}
     for env_id, s in warm.items():
         print(f"warm {env_id}: {s:.1f} s", flush=True)

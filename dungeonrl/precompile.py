@@ -44,7 +44,8 @@ __all__ = ["warm", "precompile", "compile_profile", "markdown", "main"]
 
 
 def _drive_env(env_id: str) -> None:
-    """The env's own paths: the Gymnasium env and the vector env's fused step."""
+    """The envs' paths: the Gymnasium env, the vector env's fused step and,
+    for a multi-seat game, its PettingZoo envs."""
     import gymnasium as gym
     import numpy as np
 
@@ -95,7 +96,7 @@ def _drive_pettingzoo(spec) -> None:
     par.close()
 
 
-def _drive_more(env_id: str) -> None:
+def _drive_agents(env_id: str) -> None:
     """The agents' paths: the scripted heuristic (whole games inside numba
     and row by row) and, for the multi-seat games, matches with scripted
     seats and the self-play view."""
@@ -158,7 +159,7 @@ def _drive(env_id: str, part: str = "all") -> None:
     if part in ("all", "envs"):
         _drive_env(env_id)
     if part in ("all", "agents"):
-        _drive_more(env_id)
+        _drive_agents(env_id)
 
 
 def warm(env_id: str, profile: bool = False, part: str = "all") -> dict:
