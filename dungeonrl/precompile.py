@@ -140,10 +140,11 @@ def _first_legal(obs, info) -> int:
 #: a game's parts in the order they must run (see the module docstring)
 PARTS = ("envs", "agents")
 
-#: seconds each part of a game took from an empty cache, one process, on an
-#: Intel Xeon (2 cores) on 2026-12-04 (``python -m dungeonrl.precompile GAME
-#: --jobs 1`` prints them): used only to start the longest work first; a
-#: stale or missing figure costs wall time, never a kernel
+#: about the seconds each part of a game takes from an empty cache in one
+#: process (Intel Xeon, 2 cores, 2026-12-04; ``NUMBA_CACHE_DIR=$(mktemp -d)
+#: python -m dungeonrl.precompile GAME --jobs 1`` prints them): used only to
+#: start the longest work first; a stale or missing figure costs wall time,
+#: never a kernel
 PART_SECONDS = {
     "dungeonrl/DCCUnstoppable-v1": {"envs": 33.8, "agents": 7.3},
     "dungeonrl/DungeonCrawler-v0": {"envs": 27.8, "agents": 0.5},
