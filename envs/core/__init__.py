@@ -12,12 +12,9 @@
   layout doc tables.
 
 The adapters are not imported here, so a rules module can import
-``dungeonrl.envs.core.kernel.rng`` without pulling in Gymnasium. The old flat
-module names (``gym_env``... directly under this package) still import,
-with a DeprecationWarning (:mod:`._moved`).
+``dungeonrl.envs.core.kernel.rng`` without pulling in Gymnasium.
 """
 
-from . import _moved
 from .errors import (
     CorruptStateError,
     DungeonRLError,
@@ -28,8 +25,6 @@ from .errors import (
     UnknownGameError,
 )
 from .spec import GameCore, GameSpec, action_name_table
-
-_moved.install()
 
 __all__ = [
     "CorruptStateError",

@@ -9,7 +9,8 @@ statement counted, including the ones inside functions:
 * ``authoring/`` imports the top, ``kernel/`` and ``authoring/``;
 * ``adapters/`` may import all of them; nothing outside ``adapters/`` in
   ``envs/core`` imports an adapter, Gymnasium or PettingZoo;
-* no module of the package names a moved module by its old flat name.
+* the flat names the modules had before the rooms are gone: nothing imports
+  them and they do not import.
 """
 
 from __future__ import annotations
@@ -50,14 +51,12 @@ PACKAGE_DIRS = {
 }
 
 
-def _moved() -> dict[str, str]:
-    spec = importlib.util.spec_from_file_location("_rooms_moved", CORE_DIR / "_moved.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.full_names()
-
-
-MOVED = _moved()
+#: the flat names of modules before the rooms (never released), retired
+RETIRED = (
+    "borrow chance codegen compile_notice facts fastcall freshness header jit memops rng "
+    "template template_game zones aec checker gym_env multi parallel pz_module selfplay "
+    "vector content draw narration layout_doc"
+).split()
 
 
 def core_modules() -> dict[str, Path]:
@@ -72,9 +71,7 @@ def core_modules() -> dict[str, Path]:
 
 
 def room_of(name: str) -> str | None:
-    """The room of a module of envs/core (old flat names mapped to their
-    room), None outside envs/core."""
-    name = MOVED.get(name, name)
+    """The room of a module of envs/core, None outside envs/core."""
     if name != CORE and not name.startswith(CORE + "."):
         return None
     rest = name[len(CORE) + 1 :].split(".") if name != CORE else []
@@ -105,7 +102,7 @@ def imports_of(name: str, source: str, is_package: bool) -> list[tuple[int, str]
 
 
 def _is_module(name: str, mods: dict[str, Path]) -> bool:
-    return name in mods or name in MOVED
+    return name in mods
 
 
 def violations(name: str, source: str, is_package: bool, mods: dict[str, Path]) -> list[str]:
@@ -170,7 +167,10 @@ def test_rooms_import_only_what_they_may():
         ("dungeonrl.envs.core.kernel.rng", "import pandas\n"),
         ("dungeonrl.envs.core.spec", "from .adapters import vector\n"),
         ("dungeonrl.envs.core.spec", "from .authoring.content import Ctx\n"),
-        ("dungeonrl.envs.core.spec", "from dungeonrl.envs.core.vector import DungeonVectorEnv\n"),
+        (
+            "dungeonrl.envs.core.spec",
+            "from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv\n",
+        ),
         ("dungeonrl.envs.core._batch", "from pettingzoo import AECEnv\n"),
         ("dungeonrl.envs.core.authoring.draw", "from ..adapters.aec import DungeonAECEnv\n"),
     ],
@@ -203,14 +203,19 @@ def _package_sources():
                     yield Path(dirpath) / f
 
 
-def test_no_module_imports_an_old_flat_name():
-    """Old names are for code outside the package; inside it every import
-    uses the room (``tools/rewrite_core_imports.py`` rewrites them)."""
+def test_retired_flat_names_do_not_import():
+    """The import hook that aliased the pre-room flat names is retired: each
+    old name is missing as a file and fails to import, and no module of the
+    package imports one."""
     mods = core_modules()
+    for old in RETIRED:
+        assert not (CORE_DIR / f"{old}.py").exists(), f"{old}.py is back under envs/core"
+        name = f"{CORE}.{old}"
+        assert name not in mods
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(name)
     bad = []
     for path in _package_sources():
-        if path == CORE_DIR / "_moved.py":
-            continue
         rel = path.relative_to(ROOT)
         pkg = next(
             p
@@ -221,6 +226,6 @@ def test_no_module_imports_an_old_flat_name():
         is_pkg = inner[-1] == "__init__"
         name = ".".join((pkg, *(inner[:-1] if is_pkg else inner)))
         for line, target in imports_of(name, path.read_text(encoding="utf-8"), is_pkg):
-            if target in MOVED and target not in mods:
-                bad.append(f"{rel}:{line} imports {target} (now {MOVED[target]})")
+            if target.startswith(CORE + ".") and target[len(CORE) + 1 :] in RETIRED:
+                bad.append(f"{rel}:{line} imports {target}")
     assert not bad, "\n".join(bad)
