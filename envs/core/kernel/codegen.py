@@ -48,7 +48,7 @@ import sys
 from pathlib import Path
 
 from ... import catalog
-from . import freshness
+from . import sources
 from .facts import KernelFacts
 
 #: the engine template: an ordinary module (see its docstring for the markers
@@ -97,7 +97,7 @@ class TemplateError(ValueError):
 
 def template_file() -> Path:
     """The template module's source file (found, not imported)."""
-    f = freshness.module_file(TEMPLATE_MODULE)
+    f = sources.module_file(TEMPLATE_MODULE)
     if f is None:
         raise ImportError(f"cannot find the kernel template {TEMPLATE_MODULE!r}")
     return Path(f)
@@ -171,7 +171,7 @@ def generate(
     roots = [facts_module(key)] + [
         m for m in _imports_of(src) if m.split(".")[0] not in ("numba", "numpy")
     ]
-    modules = freshness.source_modules(roots)
+    modules = sources.source_modules(roots)
     src = _replace_once(src, KEY_LINE, f"KERNEL_KEY = {key!r}\n")
     src = _replace_once(
         src,
@@ -179,7 +179,7 @@ def generate(
         "SOURCE_MODULES = (\n" + "".join(f"    {m!r},\n" for m in modules) + ")\n",
     )
     return _replace_once(
-        src, DIGEST_LINE, f"SOURCE_DIGEST = {freshness.digest(template_digest, modules)!r}\n"
+        src, DIGEST_LINE, f"SOURCE_DIGEST = {sources.digest(template_digest, modules)!r}\n"
     )
 
 
@@ -294,7 +294,7 @@ def stale(games=GAME_PACKAGES) -> list[str]:
     (the source digest included: a rules edit makes the file stale). The
     imports it makes regenerate nothing."""
     out = []
-    with freshness.suspended():
+    with sources.suspended():
         for g in games:
             p = kernel_path(g)
             if not p.exists() or p.read_text() != source(g):
@@ -308,7 +308,7 @@ def write(games=GAME_PACKAGES) -> list[str]:
     kernels, and a stale file (or a missing one, for a new game) must not
     stop its own regeneration."""
     old = {}
-    with freshness.suspended():
+    with sources.suspended():
         for g in games:
             p = kernel_path(g)
             old[g] = p.read_text() if p.exists() else None

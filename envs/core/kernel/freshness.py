@@ -46,14 +46,36 @@ kernel module) are flushed before anything is compiled.
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import importlib.util
 import os
 import stat
 import sys
 import tempfile
 import warnings
+
+from . import sources
+from .sources import (
+    NOT_COMPILED,
+    digest,
+    file_hash,
+    module_file,
+    module_imports,
+    source_modules,
+    suspended,
+)
+
+#: the module set and its digest live in :mod:`.sources`; named here too
+__all__ = [
+    "NOT_COMPILED",
+    "StaleKernelsError",
+    "digest",
+    "ensure_fresh",
+    "file_hash",
+    "module_file",
+    "module_imports",
+    "source_modules",
+    "suspended",
+]
 
 #: the environment variable choosing what a stale kernel module does on import
 MODE_VAR = "DUNGEONRL_STALE_KERNELS"
@@ -61,153 +83,12 @@ MODES = ("regenerate", "error")
 #: where a read-only install's regenerated kernels go
 DIR_VAR = "DUNGEONRL_KERNEL_DIR"
 REGENERATE = "python -m dungeonrl.envs.core.kernel.codegen"
-#: the freshness hook, the generator and the template are no part of what is
-#: compiled (the template is hashed on its own)
-NOT_COMPILED = (
-    "dungeonrl.envs.core.kernel.freshness",
-    "dungeonrl.envs.core.kernel.codegen",
-    "dungeonrl.envs.core.kernel.template",
-    "dungeonrl.envs.core.kernel.template_game",
-)
-_VERSION = b"dungeonrl kernel source digest 1\n"
-
 #: files regenerated on import in this process (path of each)
 regenerated: list[str] = []
-_suspended = 0
 
 
 class StaleKernelsError(RuntimeError):
     """A generated kernel module no longer matches the sources compiled into it."""
-
-
-class suspended:
-    """Context: imports inside it never regenerate a kernel module (the code
-    generator itself, while it checks or rewrites the files)."""
-
-    def __enter__(self):
-        global _suspended
-        _suspended += 1
-
-    def __exit__(self, *exc):
-        global _suspended
-        _suspended -= 1
-
-
-# --- the module set -------------------------------------------------------------
-def module_file(name: str) -> str | None:
-    """The source file of module ``name`` (imported or not); None if none."""
-    m = sys.modules.get(name)
-    f = getattr(m, "__file__", None) if m is not None else None
-    if f:
-        return f
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError, AttributeError):
-        return None
-    if spec is None or not spec.has_location or not spec.origin:
-        return None
-    return spec.origin
-
-
-def _is_module(name: str) -> bool:
-    return module_file(name) is not None
-
-
-def _package_of(name: str, path: str) -> str:
-    return name if os.path.basename(path).startswith("__init__.") else name.rpartition(".")[0]
-
-
-def module_imports(name: str, path: str) -> list[str]:
-    """Modules that module ``name`` (source ``path``) imports when it is
-    imported: its import statements outside function bodies (and outside
-    ``if TYPE_CHECKING:``). ``from M import x`` names ``M.x`` when that is a
-    module, else ``M``."""
-    with open(path, "rb") as f:
-        tree = ast.parse(f.read(), path)
-    package = _package_of(name, path)
-    out: list[str] = []
-    todo: list[ast.AST] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-            todo.extend(node.orelse)  # never executed: the body is for type checkers
-            continue
-        if isinstance(node, ast.Import):
-            out.extend(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            try:
-                base = (
-                    importlib.util.resolve_name("." * node.level + (node.module or ""), package)
-                    if node.level
-                    else node.module
-                )
-            except (ImportError, ValueError):
-                continue
-            if base is None:  # never: an absolute import names its module
-                continue
-            for a in node.names:
-                sub = f"{base}.{a.name}"
-                out.append(sub if a.name != "*" and _is_module(sub) else base)
-        else:
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
-def source_modules(roots) -> tuple[str, ...]:
-    """Sorted names of ``roots`` and of every module they import (module
-    level), transitively, that belongs to the project: ``dungeonrl`` and its
-    subpackages, or a module in the same folder as a root (the test
-    fixtures' rules next to their generated kernels)."""
-    root_dirs = set()
-    for r in roots:
-        f = module_file(r)
-        if f is None:
-            raise ImportError(f"cannot find the source of module {r!r}")
-        root_dirs.add(os.path.dirname(os.path.abspath(f)))
-
-    def ours(name, f):
-        if name in NOT_COMPILED or f is None or not f.endswith(".py"):
-            return False
-        return name.split(".")[0] == "dungeonrl" or os.path.dirname(os.path.abspath(f)) in root_dirs
-
-    seen, todo = set(), list(roots)
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        f = module_file(name)
-        if f is None or not ours(name, f):
-            continue
-        seen.add(name)
-        todo.extend(module_imports(name, f))
-    return tuple(sorted(seen))
-
-
-# --- the digest -----------------------------------------------------------------
-def file_hash(path: str) -> bytes:
-    """SHA-256 of a file's contents, line endings normalised to ``\\n``."""
-    with open(path, "rb") as f:
-        data = f.read()
-    return hashlib.sha256(data.replace(b"\r\n", b"\n")).digest()
-
-
-def digest(template_hash: str, modules) -> str | None:
-    """The source digest of ``modules`` under the template ``template_hash``;
-    None if one of the modules cannot be found."""
-    h = hashlib.sha256(_VERSION)
-    h.update(template_hash.encode())
-    for name in sorted(modules):
-        f = module_file(name)
-        if f is None:
-            return None
-        try:
-            fh = file_hash(f)
-        except OSError:
-            return None
-        h.update(b"\n" + name.encode() + b"\0" + fh)
-    return h.hexdigest()
 
 
 # --- on import ------------------------------------------------------------------
@@ -222,7 +103,7 @@ def ensure_fresh(g: dict) -> None:
     """Called with ``globals()`` by the last line of a generated kernel
     module: regenerate the module if its sources changed (see the module
     docstring), and flush numba caches built against other sources."""
-    if _suspended or g.get("KERNEL_KEY") is None:  # the template module itself
+    if sources.is_suspended() or g.get("KERNEL_KEY") is None:  # the template module itself
         return
     from . import codegen
 
