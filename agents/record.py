@@ -42,7 +42,8 @@ from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import option, positive_int
 from .policy import make_agent
-from .replay import make_replay, save_replay
+from .replay import LOCAL_OPTIONS, make_replay, save_replay
+from .words import count
 
 __all__ = ["record", "play_frames", "Recording", "FORMATS"]
 
@@ -261,6 +262,12 @@ def record(
         rfolder = os.path.dirname(os.path.abspath(os.fspath(replay)))
         if not os.fspath(replay).endswith(".json") or not os.path.isdir(rfolder):
             raise ValueError(f"replay {replay!r}: a .json file name in an existing folder")
+        local = [k for k in LOCAL_OPTIONS if core_kwargs.get(k) is not None]
+        if local:
+            raise ValueError(
+                f"replay {replay!r}: a game played with {local[0]}= cannot be saved as a "
+                "replay (replays re-simulate on the game's shipped content)"
+            )
     if ext == ".mp4":
         try:
             import imageio  # noqa: F401
@@ -382,11 +389,11 @@ def main(argv=None) -> int:
         p.exit(2, f"{p.prog}: error: {e}\n")
     end = f"game over {rec.info}" if rec.finished else "cut short"
     print(
-        f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
-        f"{rec.decisions} decisions, {end}"
+        f"wrote {rec.path}: {count(rec.frames, 'frame')} of {rec.size[1]}x{rec.size[0]}, "
+        f"{count(rec.decisions, 'decision')}, {end}"
     )
     if rec.replay:
-        print(f"wrote {rec.replay}: the replay ({rec.decisions} decisions)")
+        print(f"wrote {rec.replay}: the replay ({count(rec.decisions, 'decision')})")
     return 0
 
 
@@ -463,9 +470,9 @@ def cli_record(args) -> int:
         return 2
     end = f"game over {rec.info}" if rec.finished else "cut short"
     print(
-        f"wrote {rec.path}: {rec.frames} frames of {rec.size[1]}x{rec.size[0]}, "
-        f"{rec.decisions} decisions, {end}"
+        f"wrote {rec.path}: {count(rec.frames, 'frame')} of {rec.size[1]}x{rec.size[0]}, "
+        f"{count(rec.decisions, 'decision')}, {end}"
     )
     if rec.replay:
-        print(f"wrote {rec.replay}: the replay ({rec.decisions} decisions)")
+        print(f"wrote {rec.replay}: the replay ({count(rec.decisions, 'decision')})")
     return 0

@@ -7,12 +7,38 @@ and its action), the agent of each seat (labels only), the game's result
 and a SHA-256 digest of the final state record (hidden fields included).
 The file is JSON (``.json``), a few kilobytes for a whole game.
 
-Loading re-simulates it and checks it, so a truncated, edited or foreign
-file is refused with a :class:`ReplayError` that says what is wrong (not
-JSON, not a replay, a newer format, an unknown game, another layout
-version, options the game refuses, a decision by the wrong seat, an illegal
-action, actions after the end, a final state that differs from the
-digest), never a traceback from inside the rules.
+Loading re-simulates it and checks it, so a truncated, edited, forged or
+foreign file is refused with a :class:`ReplayError` that names the field
+and says what is wrong (not JSON, not a replay, a newer format, a field
+missing, an unknown or repeated field, an unknown game, another spec or
+layout version, options the game refuses, a decision by the wrong seat,
+an illegal action, actions after the end, a result, end or final state
+that differs from the re-simulation, e.g. ``result.winner: recorded 0,
+re-simulated 2``), never a traceback from inside the rules.
+
+What the check proves, field by field (:data:`FIELDS`):
+
+* derived from the game, compared: ``format``, ``format_version``,
+  ``env_id``, ``game``, ``spec_version``, ``layout_version``;
+* the inputs that define the game, checked but not derivable:
+  ``core_kwargs`` (the game must accept them; no option that names a
+  file, :data:`LOCAL_OPTIONS`), ``seed`` (0..2**64-1),
+  ``actions`` (each one legal when it is played); the state record holds
+  the options and the seed's stream, so a forged option or seed gives
+  another game, which the recorded seats, legality, end, result or digest
+  then no longer match (an option written out at its default value is
+  the same game);
+* re-simulated, compared exactly: ``actors`` (every decision by the seat
+  the game waits on), ``finished``, ``result`` (every key and value of the
+  game's episode info, the same JSON type included) and ``digest`` (the
+  SHA-256 of the final state record);
+* trusted as labels, not checked: ``seats``, the name of each seat's agent
+  (one label per seat, or none): a replay proves which decisions were
+  played, not which program chose them.
+
+A field missing, a field the format does not define, or one given twice
+in the file is refused by name. Rewards are not stored: a viewer takes them
+from the re-simulation (:attr:`Trace.rewards`).
 
     from dungeonrl.agents.replay import record_replay, save_replay, load_replay
     rep = record_replay("dungeon_crawler", ["heuristic", "random"], seed=3)
@@ -32,6 +58,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 
@@ -65,6 +92,27 @@ MAX_BYTES = 8 * 2**20
 #: decisions a replay may hold
 MAX_DECISIONS = 200_000
 _SCALARS = (bool, int, float, str)
+_HEX64 = re.compile("[0-9a-f]{64}")
+#: core options a replay may not hold: they name files or folders of the
+#: machine that plays the game (a replay re-simulates on the shipped content)
+LOCAL_OPTIONS = ("content",)
+#: every field of a replay file and what it holds (all required; no other)
+FIELDS: dict[str, str] = {
+    "format": f"{FORMAT!r}",
+    "format_version": "the file format's version",
+    "env_id": "the game's env id (compared with the registry)",
+    "game": "the game's registered name",
+    "spec_version": "the -vN of env_id (compared with the registry)",
+    "layout_version": "the state layout's version (compared with the registry)",
+    "core_kwargs": "the game's options (an input: the game must accept them)",
+    "seed": "the game's seed (an input)",
+    "actors": "the seat that took each decision (re-simulated)",
+    "actions": "each decision's action (an input: each must be legal)",
+    "seats": "each seat's agent label (trusted as a label, not checked)",
+    "finished": "whether the game is over (re-simulated)",
+    "result": "the game's episode info once over, else {} (re-simulated)",
+    "digest": "SHA-256 of the final state record (re-simulated)",
+}
 
 
 class ReplayError(DungeonRLError, ValueError):
@@ -104,27 +152,39 @@ class Replay:
         return _core(self.game, self.core_kwargs)
 
     def simulate(self, *, check: bool = True) -> Trace:
-        """Play the decisions again; with ``check``, refuse a replay whose
-        seats, actions or final state differ from what the rules give."""
+        """Play the decisions again; with ``check``, refuse (``ReplayError``
+        naming the field) a replay whose seats, end, result or final state
+        differ from what the rules give. Illegal actions, actions after the
+        end and an unknown seat count are refused either way."""
         core = self.core()
         n = len(self.actions)
+        P = core.num_players
+        if check and len(self.seats) not in (0, P):
+            raise ReplayError(
+                f"seats: {len(self.seats)} labels for the game's {P} seats (one per seat, or none)"
+            )
         buf = Batch(core, 1)
         buf.reset(seed_batch(int(self.seed), 1))
         states = core.alloc(n + 1)
-        P = core.num_players
         rewards = np.zeros((n, P), np.float32)
         for k, (who, a) in enumerate(zip(self.actors, self.actions)):
             st = buf.states[0]
             states[k] = st
             if core.is_over(st):
-                raise ReplayError(f"decision {k}: the game was already over ({n} decisions given)")
+                raise ReplayError(
+                    f"actions[{k}]: decision {k} comes after the end: the game was already "
+                    f"over ({n} decisions given)"
+                )
             actor = int(core.to_play(buf.states)[0])
             if check and actor != int(who):
                 raise ReplayError(
-                    f"decision {k}: seat {who} acted, but the game waits on seat {actor}"
+                    f"actors[{k}]: recorded seat {who}, re-simulated seat {actor} (at decision "
+                    f"{k} the game waits on seat {actor})"
                 )
             if not 0 <= int(a) < core.spec.num_actions or not st["legal"][int(a)]:
-                raise ReplayError(f"decision {k}: action {a} is not legal for seat {actor}")
+                raise ReplayError(
+                    f"actions[{k}]: at decision {k} action {a} is not legal for seat {actor}"
+                )
             buf.actions[0] = int(a)
             core.step(
                 buf.states, buf.actions, buf.rewards, buf.terminated, buf.truncated, buf.illegal
@@ -132,21 +192,72 @@ class Replay:
             rewards[k] = buf.rewards[0, :P]
         states[n] = buf.states[0]
         if check:
-            over = bool(core.is_over(buf.states[0]))
-            if over != bool(self.finished):
-                raise ReplayError(
-                    f"the replay says the game {'ended' if self.finished else 'went on'}, "
-                    f"but after its {n} decisions it {'is over' if over else 'goes on'}"
-                )
-            if self.digest and _digest(buf.states[0]) != self.digest:
-                raise ReplayError(
-                    "the final state differs from the one recorded (edited replay, or "
-                    "rules that changed without a layout change)"
-                )
+            _check_outcome(self, core, buf.states[0], n)
         return Trace(states=states, rewards=rewards, core=core)
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, **asdict(self)}
+
+
+def _outcome(core, final) -> tuple[bool, dict, str]:
+    """``(finished, result, digest)`` of a game whose final record is ``final``."""
+    over = bool(core.is_over(final))
+    return over, (_plain(core.episode_info(final)) if over else {}), _digest(final)
+
+
+def _check_outcome(rep: Replay, core, final, n: int) -> None:
+    """Compare the recorded end, result and digest with the re-simulated
+    ones; every difference is named in one :class:`ReplayError`."""
+    over, result, digest = _outcome(core, final)
+    bad = []
+    if over != bool(rep.finished):
+        bad.append(
+            f"finished: recorded {_show(rep.finished)}, re-simulated {_show(over)} (the replay "
+            f"says the game {'ended' if rep.finished else 'went on'}, but after its {n} "
+            f"decisions it {'is over' if over else 'goes on'})"
+        )
+    bad += _differences("result", rep.result, result)
+    if rep.digest != digest:
+        bad.append(
+            f"digest: recorded {rep.digest[:16]}..., re-simulated {digest[:16]}... (the final "
+            "state differs from the one recorded: an edited replay, or rules that changed "
+            "without a layout change)"
+        )
+    if bad:
+        raise ReplayError("; ".join(bad))
+
+
+def _show(v) -> str:
+    """``v`` as it is written in the file (JSON)."""
+    text = json.dumps(v, sort_keys=True, allow_nan=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _differences(name: str, recorded, derived) -> list:
+    """Where ``recorded`` differs from ``derived`` (JSON values), each as
+    ``'path: recorded X, re-simulated Y'``; equal means the same JSON text,
+    so ``1``, ``1.0`` and ``true`` differ."""
+    if isinstance(recorded, dict) and isinstance(derived, dict):
+        out = []
+        for key in derived:
+            if key not in recorded:
+                out.append(f"{name}.{key}: missing, re-simulated {_show(derived[key])}")
+            else:
+                out += _differences(f"{name}.{key}", recorded[key], derived[key])
+        out += [
+            f"{name}.{key}: recorded {_show(recorded[key])}, not in the re-simulated {name}"
+            for key in recorded
+            if key not in derived
+        ]
+        return out
+    if isinstance(recorded, list) and isinstance(derived, list) and len(recorded) == len(derived):
+        out = []
+        for i, (r, d) in enumerate(zip(recorded, derived)):
+            out += _differences(f"{name}[{i}]", r, d)
+        return out
+    if json.dumps(recorded, sort_keys=True) == json.dumps(derived, sort_keys=True):
+        return []
+    return [f"{name}: recorded {_show(recorded)}, re-simulated {_show(derived)}"]
 
 
 def _digest(state) -> str:
@@ -165,6 +276,16 @@ def _plain(x):
     return x
 
 
+def _refuse_local_options(core_kwargs: dict, prefix: str) -> None:
+    local = [k for k in LOCAL_OPTIONS if core_kwargs.get(k) is not None]
+    if local:
+        raise ReplayError(
+            f"{prefix}core_kwargs: {local[0]!r} cannot be in a replay (it names a file or "
+            "folder of the machine that plays it; replays re-simulate on the game's shipped "
+            "content)"
+        )
+
+
 def _core(game: str, core_kwargs: dict):
     try:
         return get_spec(game).make_core(**core_kwargs)
@@ -176,8 +297,10 @@ def make_replay(game: str, core_kwargs: dict, seed: int, actors, actions, seats=
     """The replay of decisions already taken (``actors[k]`` took
     ``actions[k]`` in the game of ``seed``): its result and digest come
     from playing them again. ``seats``: the agent label of each seat (one
-    label: the same agent in every seat)."""
+    label: the same agent in every seat). Options that name files
+    (:data:`LOCAL_OPTIONS`) raise :class:`ReplayError`."""
     spec = get_spec(game)
+    _refuse_local_options(core_kwargs, "")
     rep = Replay(
         env_id=spec.env_id,
         game=spec.name,
@@ -192,10 +315,7 @@ def make_replay(game: str, core_kwargs: dict, seed: int, actors, actions, seats=
     trace = rep.simulate(check=False)
     if len(rep.seats) == 1:  # one agent for every seat
         rep.seats = rep.seats * trace.core.num_players
-    final = trace.states[-1]
-    rep.finished = bool(trace.core.is_over(final))
-    rep.result = _plain(trace.core.episode_info(final)) if rep.finished else {}
-    rep.digest = _digest(final)
+    rep.finished, rep.result, rep.digest = _outcome(trace.core, trace.states[-1])
     return rep
 
 
@@ -245,8 +365,6 @@ def record_replay(
 def replay_name(*parts) -> str:
     """A file name from labels: letters, digits and ``_ . -`` only (a
     model path or ``module:attribute`` label cannot make a path)."""
-    import re
-
     text = "-".join(str(p) for p in parts)
     text = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._-") or "replay"
     return text[:150] + ".json"
@@ -290,14 +408,28 @@ def _need(d: dict, key: str, kind, what: str):
 
 
 def replay_from_json(d, *, source: str = "replay") -> Replay:
-    """A :class:`Replay` from its JSON object, every field checked (not yet
-    re-simulated: :func:`load_replay` does both)."""
+    """A :class:`Replay` from its JSON object, every field checked: all of
+    :data:`FIELDS` present, no other, each of its type, and the header the
+    same as the registry's (not yet re-simulated: :func:`load_replay` and
+    :meth:`Replay.simulate` do that)."""
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise ReplayError(f"{source}: not a dungeonrl replay (no {FORMAT!r} header)")
     ver = d.get("format_version")
-    if not isinstance(ver, int) or not 1 <= ver <= FORMAT_VERSION:
+    if not isinstance(ver, int) or isinstance(ver, bool) or not 1 <= ver <= FORMAT_VERSION:
         raise ReplayError(
             f"{source}: replay format {ver!r} is not one this dungeonrl reads (1..{FORMAT_VERSION})"
+        )
+    unknown = [str(k) for k in d if k not in FIELDS]
+    if unknown:
+        raise ReplayError(
+            f"{source}: unknown field{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(k[:40]) for k in unknown[:5])} (a replay of format "
+            f"{FORMAT_VERSION} holds only {', '.join(FIELDS)})"
+        )
+    missing = [k for k in FIELDS if k not in d]
+    if missing:
+        raise ReplayError(
+            f"{source}: not a complete replay: no {', '.join(repr(k) for k in missing)}"
         )
     game = _need(d, "game", str, "a game name")
     if game not in list_games():
@@ -313,9 +445,16 @@ def replay_from_json(d, *, source: str = "replay") -> Replay:
             f"{spec.env_id} layout {spec.layout_version} (replays re-simulate only on the "
             "layout they were recorded on)"
         )
+    spec_version = _need(d, "spec_version", int, "an integer")
+    if spec_version != int(spec.version):
+        raise ReplayError(
+            f"{source}: spec_version: recorded {spec_version}, but {spec.env_id} is "
+            f"version {spec.version}"
+        )
     kw = _need(d, "core_kwargs", dict, "an object")
     if not all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in kw.items()):
         raise ReplayError(f"{source}: core_kwargs must map names to numbers or strings")
+    _refuse_local_options(kw, f"{source}: ")
     seed = _need(d, "seed", int, "an integer")
     if not 0 <= seed < 2**64:
         raise ReplayError(f"{source}: seed {seed} is outside 0..2**64-1")
@@ -328,29 +467,38 @@ def replay_from_json(d, *, source: str = "replay") -> Replay:
     for name, xs in (("actors", actors), ("actions", actions)):
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in xs):
             raise ReplayError(f"{source}: {name} must be integers")
-    seats = d.get("seats", [])
+    seats = d["seats"]
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
         raise ReplayError(f"{source}: seats must be a list of labels")
-    result = d.get("result", {})
-    if not isinstance(result, dict):
-        raise ReplayError(f"{source}: result must be an object")
-    digest = d.get("digest", "")
-    if not isinstance(digest, str):
-        raise ReplayError(f"{source}: digest must be a string")
+    result = _need(d, "result", dict, "an object")
+    digest = _need(d, "digest", str, "a string")
+    if not _HEX64.fullmatch(digest):
+        raise ReplayError(f"{source}: digest must be 64 hexadecimal digits (a SHA-256)")
     return Replay(
         env_id=env_id,
         game=game,
-        spec_version=int(_need(d, "spec_version", int, "an integer")),
+        spec_version=spec_version,
         layout_version=layout,
         core_kwargs=dict(kw),
         seed=seed,
         actors=list(actors),
         actions=list(actions),
         seats=list(seats),
-        finished=bool(_need(d, "finished", bool, "true or false")),
+        finished=_need(d, "finished", bool, "true or false"),
         result=dict(result),
         digest=digest,
     )
+
+
+def _no_repeats(pairs):
+    """``json`` object hook: a key given twice is refused (another reader
+    could keep the other copy than the one checked)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ReplayError(f"field {k[:40]!r} is given twice")
+        out[k] = v
+    return out
 
 
 def load_replay(path, *, check: bool = True) -> Replay:
@@ -365,7 +513,9 @@ def load_replay(path, *, check: bool = True) -> Replay:
         raise ReplayError(f"{src}: {size:,} bytes, more than a replay may hold ({MAX_BYTES:,})")
     try:
         with open(src, encoding="utf-8") as f:
-            d = json.load(f)
+            d = json.load(f, object_pairs_hook=_no_repeats)
+    except ReplayError as e:
+        raise ReplayError(f"{src}: {e}") from e
     except UnicodeDecodeError as e:
         raise ReplayError(f"{src}: not a dungeonrl replay (not UTF-8 text)") from e
     except json.JSONDecodeError as e:
@@ -386,7 +536,9 @@ def main(argv=None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(
-        prog="python -m dungeonrl.agents.replay", description="check a replay file"
+        prog="python -m dungeonrl.agents.replay",
+        description="check a replay file: re-simulate it and compare every recorded field "
+        "(exit 0: it matches; 2: the error names the field that does not)",
     )
     p.add_argument("cmd", choices=["check"])
     p.add_argument("file")
@@ -399,7 +551,8 @@ def main(argv=None) -> int:
     end = f"over: {rep.result}" if rep.finished else "cut short"
     print(
         f"{a.file}: {rep.env_id}, seed {rep.seed}, {len(rep.actions)} decisions, "
-        f"seats {rep.seats}, {end}; re-simulated exactly"
+        f"seats {rep.seats}, {end}; re-simulated exactly: the decisions, end, result and "
+        "final state match (the seats' agent labels are not checked)"
     )
     return 0
 

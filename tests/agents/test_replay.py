@@ -1,7 +1,9 @@
 """Replays (``agents/replay.py``): a game of every title saved and loaded
 re-simulates to the same final state; ``dungeonrl record --replay`` writes
-one; a truncated, edited or foreign file is refused with a ReplayError
-saying what is wrong (never an exception from inside the rules)."""
+one; a truncated, edited, forged or foreign file is refused with a
+ReplayError naming the field and saying what is wrong (never an exception
+from inside the rules): every recorded field is compared with the
+re-simulation, a field missing, unknown or given twice is refused."""
 
 from __future__ import annotations
 
@@ -127,7 +129,7 @@ def test_edited_decisions_are_refused(tmp_path, dc_replay):
     # a decision by the other seat
     actors = list(rep.actors)
     actors[3] = 1 - actors[3]
-    with pytest.raises(ReplayError, match="decision 3: seat"):
+    with pytest.raises(ReplayError, match=r"actors\[3\]: recorded seat"):
         load_replay(_write(tmp_path, _edited(rep, actors=actors)))
     # an action that is not legal there
     spec = get_spec("dungeon_crawler")
@@ -135,13 +137,13 @@ def test_edited_decisions_are_refused(tmp_path, dc_replay):
     illegal = int(np.flatnonzero(trace.states[4]["legal"] == 0)[0])
     actions = list(rep.actions)
     actions[4] = illegal
-    with pytest.raises(ReplayError, match="decision 4: action"):
+    with pytest.raises(ReplayError, match=r"actions\[4\]: at decision 4 action"):
         load_replay(_write(tmp_path, _edited(rep, actions=actions)))
     actions[4] = spec.num_actions + 7
     with pytest.raises(ReplayError, match="not legal"):
         load_replay(_write(tmp_path, _edited(rep, actions=actions)))
     # decisions after the end, a missing last decision
-    with pytest.raises(ReplayError, match="already over"):
+    with pytest.raises(ReplayError, match=rf"actions\[{n}\]: .* already over"):
         load_replay(
             _write(tmp_path, _edited(rep, actions=[*rep.actions, 0], actors=[*rep.actors, 0]))
         )
@@ -211,3 +213,171 @@ def test_replay_names_cannot_make_paths():
     assert replay_name("../../etc/passwd", "x") == "etc_passwd-x.json"
     assert replay_name("pkg.mod:agent", "seed3") == "pkg.mod_agent-seed3.json"
     assert "/" not in replay_name("/a/b", "c/d") and replay_name("..") == "replay.json"
+
+
+# --- forged replays: every recorded field is compared with the re-simulation --------------
+# Each replay below is a real seeded game recorded by ``record_replay``; only the
+# field under test is then edited in the file, as a forger would.
+
+
+@pytest.fixture(scope="module")
+def won_by_seat_2():
+    """A 3-seat Dungeon Crawler game whose winner is seat 2."""
+    rep = record_replay("dungeon_crawler", "heuristic", seed=4, num_players=3)
+    assert rep.finished and rep.result["winner"] == 2
+    return rep
+
+
+@pytest.fixture(scope="module")
+def unbroken_win():
+    """An Unbroken game won with a score."""
+    rep = record_replay("unbroken", "heuristic", seed=3)
+    assert rep.result["outcome"] == "win" and rep.result["score"] > 0
+    return rep
+
+
+def _check(tmp_path, d, capsys) -> tuple[int, str]:
+    from dungeonrl.agents.replay import main
+
+    rc = main(["check", _write(tmp_path, d)])
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+def test_check_refuses_a_forged_winner(tmp_path, won_by_seat_2, capsys):
+    # the issue's forgery: the whole result replaced by another winner
+    rc, text = _check(tmp_path, _edited(won_by_seat_2, result={"winner": 0}), capsys)
+    assert rc == 2 and "re-simulated exactly" not in text
+    assert "result.winner: recorded 0, re-simulated 2" in text
+    assert 'result.outcome: missing, re-simulated "win"' in text
+    # only the winner changed, the rest of the result left as recorded
+    result = {**won_by_seat_2.result, "winner": 1}
+    with pytest.raises(ReplayError, match="result.winner: recorded 1, re-simulated 2$"):
+        load_replay(_write(tmp_path, _edited(won_by_seat_2, result=result)))
+    # the honest file passes
+    rc, text = _check(tmp_path, won_by_seat_2.to_json(), capsys)
+    assert rc == 0 and "re-simulated exactly" in text
+
+
+@pytest.mark.parametrize(
+    "field, forge, message",
+    [
+        ("score", lambda r: 999, "result.score: recorded 999, re-simulated {score}"),
+        ("score", lambda r: r + 1, "result.score: recorded {plus1}, re-simulated {score}"),
+        ("score", float, "result.score: recorded {score}.0, re-simulated {score}"),
+        ("title", lambda r: "Hero", 'result.title: recorded "Hero", re-simulated "{title}"'),
+        ("level", lambda r: True, "result.level: recorded true, re-simulated {level}"),
+    ],
+    ids=["score", "score+1", "score-as-float", "title", "level-as-bool"],
+)
+def test_check_refuses_a_forged_score(tmp_path, unbroken_win, capsys, field, forge, message):
+    """Score, title, level: each value and its JSON type must be the
+    re-simulated one (79.0 or true is not 79 or 4)."""
+    res = unbroken_win.result
+    result = {**res, field: forge(res[field])}
+    message = message.format(plus1=res["score"] + 1, **res)
+    rc, text = _check(tmp_path, _edited(unbroken_win, result=result), capsys)
+    assert rc == 2 and message.format(**res) in text, text
+
+
+def test_check_refuses_forged_per_seat_counts(tmp_path, won_by_seat_2):
+    kills = list(won_by_seat_2.result["kills"])
+    kills[2] += 5
+    result = {**won_by_seat_2.result, "kills": kills}
+    with pytest.raises(ReplayError, match=rf"result.kills\[2\]: recorded {kills[2]}, "):
+        load_replay(_write(tmp_path, _edited(won_by_seat_2, result=result)))
+    result["kills"] = kills[:2]  # a seat dropped
+    with pytest.raises(ReplayError, match=r"result.kills: recorded \["):
+        load_replay(_write(tmp_path, _edited(won_by_seat_2, result=result)))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"spec_version": 7}, "spec_version: recorded 7, but dungeonrl/DungeonCrawler-v0 is "),
+        ({"format_version": True}, "format True is not one"),
+        ({"digest": ""}, "digest must be 64 hexadecimal digits"),
+        ({"digest": "A" * 64}, "digest must be 64 hexadecimal digits"),
+        ({"result": {}}, "result.winner: missing, re-simulated 2"),
+        ({"result": []}, "'result' must be an object"),
+        ({"finished": False, "result": {}}, "finished: recorded false, re-simulated true"),
+        # the options and the seed are inputs; the state record holds them, so
+        # another value plays another game, which the recorded fields then differ from
+        ({"core_kwargs": {"num_players": 3, "reward": "winner_only"}}, "^[^ ]+: digest: "),
+        ({"core_kwargs": {"num_players": 3, "max_steps": 6000}}, "^[^ ]+: digest: "),
+        ({"seed": 5}, r"^[^ ]+: (actors|actions)\[\d+\]: "),
+        # an option naming a file of the checking machine is refused unread
+        ({"core_kwargs": {"content": "/etc"}}, "core_kwargs: 'content' cannot be in a replay"),
+    ],
+)
+def test_check_refuses_forged_header_fields(tmp_path, won_by_seat_2, change, message):
+    with pytest.raises(ReplayError, match=message):
+        load_replay(_write(tmp_path, _edited(won_by_seat_2, **change)))
+
+
+def test_every_difference_is_named_at_once(tmp_path, won_by_seat_2):
+    d = _edited(
+        won_by_seat_2,
+        result={**won_by_seat_2.result, "winner": 0, "rounds": 1},
+        digest="0" * 64,
+    )
+    with pytest.raises(ReplayError) as e:
+        load_replay(_write(tmp_path, d))
+    text = str(e.value)
+    assert "result.winner: recorded 0, re-simulated 2" in text
+    assert "result.rounds: recorded 1, re-simulated " in text
+    assert "digest: recorded 0000000000000000..., re-simulated " in text
+
+
+def test_unknown_fields_are_refused(tmp_path, won_by_seat_2, capsys):
+    rc, text = _check(tmp_path, _edited(won_by_seat_2, verified=True), capsys)
+    assert rc == 2 and "unknown field 'verified'" in text
+    result = {**won_by_seat_2.result, "bonus": 5}
+    with pytest.raises(ReplayError, match="result.bonus: recorded 5, not in the re-simulated"):
+        load_replay(_write(tmp_path, _edited(won_by_seat_2, result=result)))
+
+
+@pytest.mark.parametrize("field", ["result", "digest", "seats"])
+def test_missing_fields_are_refused_by_name(tmp_path, won_by_seat_2, field):
+    d = won_by_seat_2.to_json()
+    del d[field]
+    with pytest.raises(ReplayError, match=f"not a complete replay: no '{field}'"):
+        load_replay(_write(tmp_path, d))
+
+
+def test_a_field_given_twice_is_refused(tmp_path, won_by_seat_2):
+    """Another JSON reader may keep the first copy; the check would see
+    the last one."""
+    text = json.dumps(won_by_seat_2.to_json())
+    forged = text[:-1] + ', "result": {"winner": 0}}'
+    with pytest.raises(ReplayError, match="field 'result' is given twice"):
+        load_replay(_write(tmp_path, forged))
+    forged = text[:-1] + ', "result": ' + json.dumps(won_by_seat_2.result) + "}"
+    with pytest.raises(ReplayError, match="given twice"):
+        load_replay(_write(tmp_path, forged))
+
+
+def test_seats_are_one_label_per_seat_and_not_proved(tmp_path, won_by_seat_2):
+    """Documented: an agent label cannot be re-derived from the decisions,
+    so a relabelled replay still loads with the labels it was given; but
+    there is one label per seat (or none)."""
+    d = _edited(won_by_seat_2, seats=["alice", "bob", "carol"])
+    assert load_replay(_write(tmp_path, d)).seats == ["alice", "bob", "carol"]
+    assert load_replay(_write(tmp_path, _edited(won_by_seat_2, seats=[]))).seats == []
+    for seats in (["heuristic"], ["a", "b", "c", "d"]):
+        with pytest.raises(ReplayError, match=f"seats: {len(seats)} labels for the game's 3"):
+            load_replay(_write(tmp_path, _edited(won_by_seat_2, seats=seats)))
+
+
+def test_a_game_on_local_content_is_not_saved_as_a_replay(tmp_path):
+    """``content=`` names a folder of the recording machine: ``record``
+    refuses the replay before writing anything, ``record_replay`` too."""
+    from dungeonrl.agents.record import record
+    from dungeonrl.envs.unbroken.content import DATA_DIR
+
+    gif, rj = tmp_path / "g.gif", tmp_path / "g.json"
+    with pytest.raises(ValueError, match="content= cannot be saved as a replay"):
+        record("unbroken", "heuristic", 3, gif, replay=str(rj), max_frames=3, content=DATA_DIR)
+    assert not gif.exists() and not rj.exists()
+    with pytest.raises(ReplayError, match="core_kwargs: 'content' cannot be in a replay"):
+        record_replay("unbroken", "heuristic", seed=3, content=DATA_DIR)
