@@ -25,8 +25,12 @@ load than wall-clock time does.
 
 A figure "dropped" when it is worse than the base by more than
 ``threshold`` (0.15: a steps/s figure below 85 % of the base, a time above
-115 %). The exit code is 1 when any figure dropped, 0 otherwise, 2 for bad
-input. Runs on different machines or in different modes are compared all
+115 %). Besides, the new run's guards (``dungeonrl.benchmarks.suite.targets``:
+the warm start at most 1.5 s, each configuration's full step / rules-only
+ratio at most 15 % over its recorded reference) are read from its figures
+against today's limits and references; each one exceeded is named. The exit
+code is 1 when any figure dropped or any guard failed, 0 otherwise, 2 for
+bad input. Runs on different machines or in different modes are compared all
 the same, with a warning: medians then mean little, ratios still do.
 This is run by hand (or by the lead before a merge), not as a timed test.
 """
@@ -84,6 +88,21 @@ def figures(res: dict, cpu: bool = False) -> dict:
     return out
 
 
+def failed_guards_of(res: dict, references: dict | None = None) -> list:
+    """``(name, value, limit)`` of every guard a suite run exceeds, read
+    from its figures against today's guards (``references``: the recorded
+    ones by default); ``[]`` for a layer profile."""
+    if res.get("kind") == "layer-profile":
+        return []
+    from .suite.targets import evaluate_targets, failed_guards
+
+    out = []
+    for t in failed_guards(evaluate_targets(res, references=references)):
+        who = t.get("game", "") + (f"[{t['players']}p]" if t.get("players") else "")
+        out.append((f"guard {t['id']} {who}", float(t["value"]), float(t["target"])))
+    return out
+
+
 def _layer_figures(res: dict) -> dict:
     out = {}
     for c in res.get("configs", []):
@@ -108,6 +127,7 @@ def compare(base: dict, new: dict, threshold: float = 0.15, cpu: bool = False) -
         )
     fb, fn = figures(base, cpu), figures(new, cpu)
     out = {
+        "failed_guards": failed_guards_of(new),
         "dropped": [],
         "improved": [],
         "unchanged": [],
@@ -163,6 +183,12 @@ def _fmt(v: float) -> str:
 
 def report(result: dict, show_all: bool = False) -> str:
     lines = [f"warning: {w}" for w in result["warnings"]]
+    failed = result.get("failed_guards") or []
+    if failed:
+        lines.append("GUARD FAILED (the new run's figure exceeds the limit):")
+        w = max(len(r[0]) for r in failed)
+        for name, value, limit in failed:
+            lines.append(f"  {name:<{w}}  {_fmt(value):>12} > {_fmt(limit):>12}")
     pct = 100 * result["threshold"]
     compared = len(result["dropped"]) + len(result["improved"]) + len(result["unchanged"])
     groups = [("DROPPED", result["dropped"])]
@@ -186,6 +212,8 @@ def report(result: dict, show_all: bool = False) -> str:
         if result["dropped"]
         else f"no figure dropped by more than {pct:g}% ({compared} compared)"
     )
+    if failed:
+        verdict += f"; {len(failed)} guard(s) failed"
     lines.append(verdict)
     return "\n".join(lines)
 
@@ -244,7 +272,7 @@ def main(argv=None) -> int:
         print(f"compare: {e}", file=sys.stderr)
         return 2
     print(report(result, a.all))
-    return 1 if result["dropped"] else 0
+    return 1 if result["dropped"] or result["failed_guards"] else 0
 
 
 if __name__ == "__main__":

@@ -53,15 +53,17 @@ Every timed loop samples uniformly random *legal* actions and checks them
 Timing (:mod:`.measure`): each figure calibrates its loop to about
 ``min_time`` seconds (the calibration doubles as warm-up), then reports the
 median steps/s of ``repeats`` timed runs, and beside it the median steps
-per CPU-second of this process (``cpu_median``). The targets are stated
-once, in :mod:`.targets`, and read from the paired rounds: a shared core's
+per CPU-second of this process (``cpu_median``). The targets, guards and
+reported figures are stated once, in :mod:`.targets`, and the ratios are
+read from the paired rounds: a shared core's
 speed changes from one minute to the next, and a ratio of two medians
 measured minutes apart moves with it, while a per-round ratio does not.
 
 Modules: :mod:`.settings` (budgets), :mod:`.checks`, :mod:`.measure`,
 :mod:`.games`, :mod:`.layers`, :mod:`.peers`, :mod:`.paired`, :mod:`.startup`,
 :mod:`.training`, :mod:`.profile`, :mod:`.breakdown` (the per-layer
-table), :mod:`.targets`, :mod:`.runner` (one run), :mod:`.validate`,
+table), :mod:`.targets` (targets, guards and reported rows), :mod:`.guards`
+(the recorded references of the relative guards), :mod:`.runner` (one run), :mod:`.validate`,
 :mod:`.fmt`, :mod:`.report` (terminal table and README section),
 :mod:`.plots`, :mod:`.cli`.
 """
@@ -78,6 +80,7 @@ from .checks import (
 )
 from .cli import build_parser, main, output_paths, save, settings_from_args
 from .games import aec_factory, core_kwargs, make_core, player_counts
+from .guards import load_references, ns_per_column, obs_columns
 from .layers import (
     aec_loop,
     bench_aec,
@@ -125,7 +128,16 @@ from .settings import (
     default_out_dir,
 )
 from .startup import bench_memory, bench_start, buffer_bytes_per_env
-from .targets import TARGETS, Target, evaluate_targets, fmt_target, load_baselines, ref_vector
+from .targets import (
+    TARGETS,
+    Target,
+    evaluate_targets,
+    failed_guards,
+    fmt_target,
+    load_baselines,
+    load_cold_start,
+    ref_vector,
+)
 from .training import bench_training, profile_training, train_shape
 from .validate import (
     CONFIG_FIELDS,
@@ -200,8 +212,13 @@ __all__ = [
     "TARGETS",
     "Target",
     "evaluate_targets",
+    "failed_guards",
     "fmt_target",
     "load_baselines",
+    "load_cold_start",
+    "load_references",
+    "ns_per_column",
+    "obs_columns",
     "ref_vector",
     "bench_training",
     "profile_training",

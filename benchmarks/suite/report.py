@@ -7,7 +7,16 @@ from .fmt import cell, fmt_memory, fmt_start, fmt_x
 from .measure import median_of, ok
 from .peers import CITED, PEERS
 from .settings import REF_ENVS
-from .targets import TARGETS, evaluate_targets, fmt_target, load_baselines, ratio
+from .targets import (
+    TARGETS,
+    evaluate_targets,
+    failed_guards,
+    fmt_target,
+    fmt_value,
+    load_baselines,
+    load_cold_start,
+    ratio,
+)
 
 
 def rows(res: dict, compact: bool = False) -> list:
@@ -102,20 +111,32 @@ def rows(res: dict, compact: bool = False) -> list:
 
 def current_targets(res: dict) -> list:
     """The targets evaluated now, from the run's figures: a saved run is
-    shown against today's :data:`~.targets.TARGETS` (stated once), not the
+    shown against today's :data:`~.targets.TARGETS` (stated once), the
+    recorded guard references, baseline runs and cold-start run, not the
     targets of the day it ran."""
-    return evaluate_targets(res, load_baselines())
+    return evaluate_targets(res, load_baselines(), load_cold_start())
+
+
+def _who(t: dict) -> str:
+    who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
+    return who + (f", {t['variant']}" if t.get("variant") else "")
 
 
 def target_lines(res: dict) -> list:
-    """The targets of the run, one terminal line each."""
+    """The targets, guards and reported figures of the run, one terminal
+    line each, then a line naming every guard that failed."""
     lines = []
-    for t in current_targets(res):
+    rows = current_targets(res)
+    for t in rows:
         shown, goal, state = fmt_target(t)
-        who = t["game"] + (f" {t['players']}p" if t["players"] and t["players"] > 1 else "")
-        who += f", {t['variant']}" if t.get("variant") else ""
         what = t.get("short") or t["label"]
-        lines.append(f"  {who:<18s} {what:<27s} {shown:>22s}  {goal:<10s} {state}")
+        lines.append(f"  {_who(t):<18s} {what:<27s} {shown:>22s}  {goal:<10s} {state}")
+    failed = failed_guards(rows)
+    if failed:
+        lines.append(
+            f"  {len(failed)} GUARD(S) FAILED: "
+            + ", ".join(f"{t['short']} {_who(t)}" for t in failed)
+        )
     return lines
 
 
@@ -131,7 +152,11 @@ def table(res: dict) -> str:
     w0 = max(len(r[0]) for r in body)
     w1 = max([len(r[1]) for r in body if len(r[1]) <= 24] or [0])  # long texts run on
     lines = [head, ""] + [f"{a:<{w0}}  {b:>{w1}}  {c}".rstrip() for a, b, c in body]
-    lines += ["", "targets (reported, not asserted; cpu = the ratio in steps per CPU-second):"]
+    lines += [
+        "",
+        "targets, guards and reported figures (cpu = the ratio in steps per CPU-second; "
+        "`python -m dungeonrl.benchmarks.compare` exits 1 on a failed guard):",
+    ]
     lines += target_lines(res)
     cited = res.get("peers", {}).get("cited") or {}
     for c in cited.values():
@@ -220,7 +245,8 @@ def profile_text(res: dict) -> str:
 
 
 def _goal_text(t) -> str:
-    """A target's goals in words: ``>= 15x unbroken, >= 12x dungeon_crawler``."""
+    """A row's kind and limit in words: ``target: >= 1.3x for each game``,
+    ``guard: <= reference + 15 % for each game``, ``reported``."""
 
     def one(v):
         return fmt_target(
@@ -231,32 +257,49 @@ def _goal_text(t) -> str:
                 "direction": t.direction,
                 "unit": t.unit,
                 "met": None,
+                "kind": t.kind,
             }
         )[1]
 
+    if t.kind == "reported":
+        return "reported, no target"
+    if t.relative is not None:
+        return f"guard: {t.direction} its recorded reference + {100 * t.relative:g} % for each game"
     if "*" in t.goal:
-        return f"{one(t.goal['*'])} for each game"
-    if not t.goal:
-        return "none: reported for each game"
-    goals = ", ".join(f"{one(v)} {game}" for game, v in t.goal.items())
-    return goals + ("; other games reported" if t.source == "bench" else "")
+        where = "in all" if t.id == "precompile_s" else "for each game"
+        limit = f"{one(t.goal['*'])} {where}"
+    else:
+        limit = ", ".join(f"{one(v)} {game}" for game, v in t.goal.items())
+        if t.source == "bench":
+            limit += "; other games reported"
+    if t.variants:
+        limit += f" ({', '.join(t.variants)}; other runs reported)"
+    return f"{t.kind}: {limit}"
 
 
 def targets_markdown(targets: list) -> list:
-    """The targets table: one row per target of :data:`TARGETS`, with every
-    game configuration's value and verdict in this run."""
-    lines = ["| layer | when the target was set | target | this run |", "|---|---|---|---|"]
+    """The targets table: one row per row of :data:`TARGETS`, its kind and
+    limit, every game configuration's value and verdict in this run, and
+    what was decided for it and why."""
+    lines = ["| figure | kind and limit | this run | decided |", "|---|---|---|---|"]
     for t in TARGETS:
         got = []
         for r in (r for r in targets if r["id"] == t.id):
             shown, _, state = fmt_target({**r, "value_cpu": None})
+            notes = []
             if r.get("range"):
-                shown += f" (rounds {r['range'][0]:.2f}-{r['range'][1]:.2f})"
-            who = r["game"] + (f" {r['players']}p" if r["players"] and r["players"] > 1 else "")
-            who += f", {r['variant']}" if r.get("variant") else ""
-            got.append(f"{who} {shown} ({state})")
+                notes.append(f"rounds {r['range'][0]:.2f}-{r['range'][1]:.2f}")
+            if r.get("reference") is not None:
+                unit = r.get("unit") or "x"
+                notes.append(
+                    f"reference {fmt_value(r['reference'], unit)}, "
+                    f"limit {fmt_value(r['target'], unit)}"
+                )
+            if notes:
+                shown += f" ({'; '.join(notes)})"
+            got.append(f"{_who(r)} {shown} ({state})")
         lines.append(
-            f"| {t.label} | {t.today} | {_goal_text(t)} | {'; '.join(got) or 'not measured'} |"
+            f"| {t.label} | {_goal_text(t)} | {'; '.join(got) or 'not measured'} | {t.decision} |"
         )
     return lines
 
@@ -288,9 +331,14 @@ def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
         f"{res.get('load_before')} before, {res.get('load_after')} after. Every benchmark "
         "plays uniformly random legal actions and fails on an illegal one.",
         "",
-        "Targets, one row each, read in this one run (reported, not asserted; the JSON "
-        "and the terminal table also give each ratio in steps per CPU-second of the "
-        "process, which other processes on the machine disturb less). "
+        "Targets, guards and reported figures, one row each, read in this one run: a "
+        "target is met or missed, a guard is a limit a figure must stay within (it "
+        "fails when exceeded; `python -m dungeonrl.benchmarks.compare` exits 1 on a "
+        "failed guard of a new run), a reported figure has no target. The cold-start "
+        "guards are read from the cold-start run (First use, below), the training "
+        "rows from the recorded baselines; the JSON and the terminal table also give "
+        "each ratio in steps per CPU-second of the process, which other processes on "
+        "the machine disturb less. "
         + (
             f"Ratios come from paired rounds: the two loops a ratio compares take turns, "
             f"{s['paired_rounds']} rounds of ~{s['paired_time']:g} s per loop, and the ratio "

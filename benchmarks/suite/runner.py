@@ -21,7 +21,7 @@ from .peers import run_peers
 from .profile import profile_config
 from .settings import REF_ENVS, SCHEMA, Settings
 from .startup import bench_memory, bench_start, buffer_bytes_per_env
-from .targets import evaluate_targets, load_baselines, targets_spec
+from .targets import evaluate_targets, load_baselines, load_cold_start, targets_spec
 from .training import bench_training, profile_training
 
 
@@ -105,7 +105,7 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     if settings.peers:
         log("peers, second pass" if first_pass is not None else "peers")
         res["peers"] = run_peers(settings, sampler, log, first=first_pass)
-    res["targets"] = evaluate_targets(res, load_baselines())
+    res["targets"] = evaluate_targets(res, load_baselines(), load_cold_start())
     res["load_after"] = loadavg()
     res["elapsed_s"] = time.perf_counter() - t_start
     return res
@@ -124,6 +124,8 @@ def run_config(
     """Every layer of one game configuration (``players`` seats)."""
     cfg: dict[str, Any] = {"players": players, "core_kwargs": core_kwargs(spec, players)}
     core = make_core(spec, players)
+    # the float32 columns the in-kernel rollout writes (ns per column, see .guards)
+    cfg["obs_columns"] = int(core.spec.obs_size)
     cfg["kernel"] = {}
     for t in threads:
         fig = guarded(bench_kernel, core, settings, t, pool)

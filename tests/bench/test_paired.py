@@ -122,7 +122,8 @@ def test_targets_read_the_paired_ratio_and_keep_the_unpaired_one():
     }
     rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
     v = rows["vector_vs_kernel"]
-    assert v["value"] == 0.82 and v["met"] is True and v["range"] == [0.7, 0.9]
+    assert v["value"] == 0.82 and v["range"] == [0.7, 0.9]
+    assert v["kind"] == "reported" and v["met"] is None  # retired: reported
     assert v["unpaired"]["value"] == pytest.approx(0.3)
     assert "paired" in v["basis"]
     assert rows["kernel_vs_leduc"]["value"] == 9.0
@@ -134,13 +135,14 @@ def test_targets_read_the_paired_ratio_and_keep_the_unpaired_one():
     assert rows["kernel_vs_leduc"]["value"] == 9.0
 
 
-def test_step_vs_rules_target_from_the_paired_rounds_only():
-    """The full step / rules-only ratio: a target of at most 1.5x for every
-    game, read from the paired rounds (not measured without them); leduc is
-    reported beside it with no verdict."""
+def test_step_vs_rules_guard_from_the_paired_rounds_only():
+    """The full step / rules-only ratio: a guard against its recorded
+    reference, read from the paired rounds (not measured without them);
+    leduc is reported beside it with no verdict."""
     fig = lambda v: {"status": "ok", "median": v, "cpu_median": v}  # noqa: E731
     cfg = {"kernel": {"1": fig(1000.0)}}
-    rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
+    refs = {"step_vs_rules": {"source": "x.json", "values": {"g": {"1": 1.5}}}}
+    rows = {r["id"]: r for r in evaluate_targets(_res(cfg), references=refs)}
     assert rows["step_vs_rules"]["value"] is None and rows["step_vs_rules"]["met"] is None
     for value, met in ((1.74, False), (1.3, True)):
         cfg["paired"] = {
@@ -151,9 +153,10 @@ def test_step_vs_rules_target_from_the_paired_rounds_only():
                 "kernel_vs_leduc": {"value": 9.0, "min": 8, "max": 10, "rounds": 7, "cpu": 9},
             },
         }
-        rows = {r["id"]: r for r in evaluate_targets(_res(cfg))}
+        rows = {r["id"]: r for r in evaluate_targets(_res(cfg), references=refs)}
         r = rows["step_vs_rules"]
-        assert (r["value"], r["target"], r["direction"], r["met"]) == (value, 1.5, "<=", met)
+        assert (r["value"], r["direction"], r["met"], r["kind"]) == (value, "<=", met, "guard")
+        assert r["target"] == pytest.approx(1.5 * 1.15) and r["reference"] == 1.5
         assert rows["kernel_vs_leduc"]["target"] is None and rows["kernel_vs_leduc"]["met"] is None
 
 
@@ -197,6 +200,8 @@ def test_a_row_without_a_goal_says_it_is_reported_only():
     from dungeonrl.benchmarks.suite.targets import TARGETS
 
     leduc = next(t for t in TARGETS if t.id == "kernel_vs_leduc")
-    assert _goal_text(leduc) == "none: reported for each game"
+    assert _goal_text(leduc) == "reported, no target"
     step = next(t for t in TARGETS if t.id == "step_vs_rules")
-    assert _goal_text(step).endswith("for each game") and "1.5" in _goal_text(step)
+    assert _goal_text(step) == "guard: <= its recorded reference + 15 % for each game"
+    cartpole = next(t for t in TARGETS if t.id == "single_vs_cartpole")
+    assert _goal_text(cartpole) == "target: >= 1.3x for each game"

@@ -119,8 +119,15 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     ids = {t["id"] for t in data["targets"]}
     assert {"kernel_vs_leduc", "vector_vs_kernel", "warm_start_s"} <= ids
     assert ids <= {t.id for t in suite.TARGETS}
-    for t in data["targets"]:  # the goal of every row is the one stated in TARGETS
-        assert t["target"] == suite.targets.TARGET_BY_ID[t["id"]].goal_for(t["game"])
+    for t in data["targets"]:  # the limit of every row is the one stated in TARGETS
+        spec = suite.targets.TARGET_BY_ID[t["id"]]
+        if spec.relative is None:
+            assert t["target"] == spec.goal_for(t["game"], t.get("variant"))
+        elif t.get("reference") is not None:  # a relative guard: its recorded reference + 15 %
+            assert t["target"] == pytest.approx(t["reference"] * (1 + spec.relative))
+        assert t["kind"] in suite.targets.KINDS
+    # the observation columns of each configuration, for ns per column
+    assert all(c["obs_columns"] > 0 for g in data["games"].values() for c in g["configs"].values())
 
     assert data["plots"]
     for p in data["plots"]:
@@ -133,9 +140,10 @@ def test_tiny_run_end_to_end(tmp_path, capsys):
     readme = "# x\n<!-- bench-suite:start -->\nSTALE TEXT\n<!-- bench-suite:end -->\n"
     out = report.render(readme, str(tmp_path))
     assert "STALE TEXT" not in out and "| what | steps/s (median) | vs peer |" in out
-    assert "| layer | when the target was set | target | this run |" in out
-    for t in suite.TARGETS:  # one row per target, each stated once
-        assert sum(line.startswith(f"| {t.label} |") for line in out.splitlines()) == 1
+    assert "| figure | kind and limit | this run | decided |" in out
+    for t in suite.TARGETS:  # one row per target, each stated once, with its decision
+        rows = [line for line in out.splitlines() if line.startswith(f"| {t.label} |")]
+        assert len(rows) == 1 and rows[0].endswith(f"| {t.decision} |")
     assert "Cited, not measured" in out
     assert out.startswith("# x\n<!-- bench-suite:start -->\n")
 
