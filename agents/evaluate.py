@@ -12,11 +12,18 @@ network call per decision for the unfinished games; ``random`` and
 ``heuristic`` play whole games inside numba when the game provides that
 path (``games.GameHooks.play_whole_games``).
 
-A saved model is evaluated on the configuration it was trained on
-(character, difficulty...) unless options say otherwise; a model whose spec
-does not match the game is refused (``--allow-content-change`` accepts one
-trained on an older content of the same layout, with a warning). Models play
-greedily (the most probable legal action) unless ``--stochastic``.
+Every agent of one ``eval`` plays the same seeded games on the same
+setting (:func:`common_setting`): the options given on the command line
+(``--character``, ``--players``...) win; otherwise the options stored with
+the saved models among the agents (the setting they were trained on) apply
+to every agent, the scripted ones included, when the models agree; models
+trained for different settings are refused with the reason (each model and
+its setting) unless options choose one. The header names the setting and
+where it came from, a ``note:`` line names each model trained for another
+setting, and ``--json`` records both. A model whose spec does not match the
+game is refused (``--allow-content-change`` accepts one trained on an older
+content of the same layout, with a warning). Models play greedily (the most
+probable legal action) unless ``--stochastic``.
 
 PvP games (Dungeon Crawler) get a round-robin league instead::
 
@@ -28,9 +35,9 @@ Every pair of agents plays ``--games`` seeded games (game ``i`` from seed
 the scripted agents run inside numba, see :mod:`dungeonrl.agents.selfplay`).
 A single ``--agent`` meets the heuristic and random play. The command
 prints each pairing's win rates with 95% Wilson intervals and
-the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`),
-and writes a PNG of the ratings (``--plot``, default
-``runs/<game>-league.png``).
+the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`);
+``--plot PATH`` also writes a PNG of the ratings (nothing is written
+without it).
 
 Co-op games (Dungeon Crawler Carl: Unstoppable with ``--players 2``, or a
 model trained co-op) are evaluated as teams instead::
@@ -74,6 +81,7 @@ from .options import writable_file
 from .policy import make_agent, model_core_kwargs, model_file
 from .replay import save_league_replays
 from .selfplay import match_summary, play_match, play_team, table_play
+from .words import count
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
 
@@ -192,7 +200,7 @@ def summarize(res: EvalResult, hooks=None) -> dict:
 def format_table(summaries: list, hooks=None) -> str:
     """A text table of evaluation summaries."""
     extra = list(hooks.stat_columns) if hooks is not None else []
-    w = min(48, max([28] + [len(str(s["agent"])) for s in summaries]))  # names kept whole
+    w = max([28] + [len(str(s["agent"])) for s in summaries])  # names kept whole
     head = f"{'agent':<{w}} {'games':>6} {'win rate':>9}  {'95% CI':>15}"
     for _, label, _ in extra:
         head += f"  {label:>10}"
@@ -201,8 +209,7 @@ def format_table(summaries: list, hooks=None) -> str:
     for s in summaries:
         lo, hi = s["ci95"]
         line = (
-            f"{str(s['agent'])[:w]:<{w}} {s['games']:>6} {s['win_rate']:9.1%}  "
-            f"[{lo:5.1%}, {hi:5.1%}]"
+            f"{str(s['agent']):<{w}} {s['games']:>6} {s['win_rate']:9.1%}  [{lo:5.1%}, {hi:5.1%}]"
         )
         for key, _, fmt in extra:
             v = s.get(f"mean_{key}")
@@ -250,7 +257,8 @@ def build_parser(hooks) -> argparse.ArgumentParser:
     p.add_argument(
         "--plot",
         default=None,
-        help="PvP: PNG of the league's ratings (default runs/<game>-league.png)",
+        metavar="PATH",
+        help="PvP: write a PNG of the league's ratings here (default: no picture)",
     )
     p.add_argument(
         "--replays",
@@ -272,6 +280,97 @@ def build_parser(hooks) -> argparse.ArgumentParser:
 
 def _spec(game):
     return get_spec(game)
+
+
+@dataclass
+class Setting:
+    """The one setting every agent of an ``eval`` plays (see
+    :func:`common_setting`)."""
+
+    core_kwargs: dict  #: the core options every agent's games are built with
+    words: str  #: ``hooks.describe`` of that core
+    source: str  #: where the options came from, in words
+    core: object = None  #: the core built from ``core_kwargs``
+    #: agent -> the setting it was trained for, where that is not this one
+    trained_for: dict = field(default_factory=dict)
+
+
+def _flag_of(hooks, key: str) -> str:
+    for flag, kwargs in hooks.core_options:
+        if (kwargs.get("dest") or flag.lstrip("-").replace("-", "_")) == key:
+            return flag
+    return key
+
+
+def common_setting(game: str, hooks, agents: list, given: dict, base: dict | None = None):
+    """The one setting the ``agents`` all play in one evaluation.
+
+    Options given on the command line (``given``) win. Otherwise the core
+    options stored with the saved models among ``agents`` (their training
+    setting, ``reward`` aside) apply to every agent, scripted ones included,
+    when they agree; models trained for different settings are refused
+    (``ValueError`` naming each model, its setting and the options that
+    choose one). ``base``: options below all of these (a league's default
+    table size). Returns a :class:`Setting`; its ``trained_for`` names every
+    model that was trained for another setting than the one played."""
+    base = {k: v for k, v in (base or {}).items() if k != "reward"}
+    own = {}
+    for name in agents:
+        path = model_file(name)
+        if path is None:
+            continue
+        check_model_game(path, _spec(game))  # another game's model: ModelSpecError
+        own[name] = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
+    cores: dict = {}
+
+    def words(kw: dict, model=None) -> str:
+        key = repr(sorted(kw.items(), key=repr))  # a file's values may not hash
+        if key not in cores:
+            cores[key] = _core_for(game, kw, model)
+        return hooks.describe(cores[key])
+
+    merged = dict(base)
+    clash, differ = set(), set()
+    for k in sorted({k for kw in own.values() for k in kw} - set(given)):
+        stored = {repr(kw[k]) for kw in own.values() if k in kw}
+        if len(stored) > 1:  # two models stored different values
+            clash.add(k)
+        if len(stored) > 1 or any(k not in kw for kw in own.values()):
+            differ.add(k)  # ... or one stored a value, another the default
+        merged[k] = next(kw[k] for kw in own.values() if k in kw)
+    played = {name: words({**base, **kw, **given}, name) for name, kw in own.items()}
+    if clash or len(set(played.values())) > 1:
+        keys = sorted(clash or differ)
+        flags = " / ".join(_flag_of(hooks, k) for k in keys) or "the game's options"
+        trained = "; ".join(f"{n}: {w}" for n, w in played.items())
+        raise ValueError(
+            "the agents were trained for different settings and every agent of one "
+            f"evaluation plays the same games ({trained}); give {flags} to play them "
+            "all on one setting, or evaluate them separately"
+        )
+    kw = {**merged, **given}
+    final = words(kw, next(iter(own), None))
+    core = cores[repr(sorted(kw.items(), key=repr))]
+    parts = []
+    if own and any(k not in given for kw_ in own.values() for k in kw_):
+        parts.append(f"the options stored with {', '.join(own)}")
+    if given:
+        parts.append("the options given: " + " ".join(_flag_of(hooks, k) for k in given))
+    source = "; ".join(parts) or "the game's defaults"
+    trained_for = {}
+    for name, kw_ in own.items():
+        mine = words({**base, **kw_}, name)
+        if mine != final:
+            trained_for[name] = mine
+    return Setting(kw, final, source, core, trained_for)
+
+
+def _setting_lines(setting: Setting) -> list:
+    """Lines saying which agents were trained for another setting."""
+    return [
+        f"note: {name} was trained for {w}; here it plays {setting.words} like every agent"
+        for name, w in setting.trained_for.items()
+    ]
 
 
 def main(args) -> int:
@@ -297,32 +396,16 @@ def main(args) -> int:
     given = core_kwargs_from(opts, hooks)
     if getattr(_spec(game), "multi_agent", False):
         return _league_main(args, opts, hooks, agents, games, given)
-    if "num_players" not in given and not getattr(_spec(game), "multi_agent", False):
-        # a model trained co-op makes the scripted agents play co-op too
-        for name in agents:
-            try:
-                mk = {} if name in ("random", "heuristic") else model_core_kwargs(name)
-                players = int(mk.get("num_players", 1))
-            except Exception:
-                continue
-            if players > 1:
-                given["num_players"] = players
-                break
+    try:  # one setting for every agent (a model trained co-op makes them all co-op)
+        setting = common_setting(game, hooks, agents, given)
+    except (ValueError, OSError) as e:
+        print(f"dungeonrl eval: {e}", file=sys.stderr)
+        return 2
+    core, kw = setting.core, setting.core_kwargs
     summaries = []
-    cores = {}
     coop_rows = []
     for name in agents:
         try:
-            kw = {}
-            if model_file(name) is not None:
-                # another game's model: ModelSpecError
-                check_model_game(model_file(name), _spec(game))
-                kw = {k: v for k, v in model_core_kwargs(name).items() if k != "reward"}
-            kw.update(given)
-            key = repr(sorted(kw.items(), key=repr))  # a file's values may not hash
-            if key not in cores:
-                cores[key] = _core_for(game, kw, name)
-            core = cores[key]
             agent = make_agent(
                 name,
                 core,
@@ -334,7 +417,7 @@ def main(args) -> int:
             print(f"dungeonrl eval: {e}", file=sys.stderr)
             return 2
         if core.num_players > 1:  # a co-op core: team games with each partner
-            coop_rows += _coop_rows(agent, name, core, games, args.seed, hooks)
+            coop_rows += _coop_rows(agent, name, core, games, args.seed, hooks, setting)
             continue
         res = evaluate(
             agent, core, games, seed=args.seed, policy_seed=args.seed, fast=not opts.slow
@@ -342,20 +425,41 @@ def main(args) -> int:
         s = res.summary
         s["agent"] = name if name in ("random", "heuristic") else res.agent
         s["core_kwargs"] = dict(kw)
-        s["setting"] = hooks.describe(core)
+        s["setting"] = setting.words
+        if name in setting.trained_for:
+            s["trained_for"] = setting.trained_for[name]
         summaries.append(s)
     if coop_rows:
-        return _print_coop(args, opts, coop_rows, summaries, games, hooks)
-    settings = sorted({s["setting"] for s in summaries})
+        return _print_coop(args, opts, coop_rows, games, setting)
     print(
-        f"{args.env_id}: {games} games per agent, seeds {args.seed}..{args.seed + games - 1}; "
-        f"{' / '.join(settings)}"
+        f"{args.env_id}: {count(games, 'game')} per agent, seeds "
+        f"{_seed_range(args.seed, games)}; every agent on {setting.words} ({setting.source})"
     )
+    for line in _setting_lines(setting):
+        print(line)
     print(format_table(summaries, hooks))
     if opts.json:
         with _open_json(opts.json) as f:
-            json.dump({"env_id": args.env_id, "summaries": summaries}, f, indent=1)
+            json.dump(_json_doc(args, setting, summaries=summaries), f, indent=1)
     return 0
+
+
+def _json_doc(args, setting: Setting, **rest) -> dict:
+    """The ``--json`` document: the env id, the one setting every agent
+    played (its options, in words, where they came from, and the agents
+    trained for another) and the results."""
+    return {
+        "env_id": args.env_id,
+        "setting": setting.words,
+        "core_kwargs": dict(setting.core_kwargs),
+        "setting_source": setting.source,
+        "trained_for": dict(setting.trained_for),
+        **rest,
+    }
+
+
+def _seed_range(seed: int, games: int) -> str:
+    return str(seed) if games == 1 else f"{seed}..{seed + games - 1}"
 
 
 def _core_for(game, kw: dict, model):
@@ -386,7 +490,7 @@ def _open_json(path):
         raise SystemExit(2) from None
 
 
-def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
+def _coop_rows(agent, name, core, games: int, seed: int, hooks, setting) -> list:
     """Team games of ``agent`` with the heuristic as teammate (when the game
     has one) and with itself in every seat."""
     label = name if name in ("random", "heuristic") else getattr(agent, "name", name)
@@ -401,29 +505,25 @@ def _coop_rows(agent, name, core, games: int, seed: int, hooks) -> list:
         res = play_team(core, agent, partner, games, seed=seed)
         row = match_summary(res, f"{label} + {plabel}", plabel, seed=seed)
         row["partner"] = row.pop("opponent")
-        row["setting"] = hooks.describe(core)
+        row["setting"] = setting.words
+        if name in setting.trained_for:
+            row["trained_for"] = setting.trained_for[name]
         rows.append(row)
     return rows
 
 
-def _print_coop(args, opts, rows, solo, games, hooks) -> int:
-    if solo:
-        print(
-            "dungeonrl eval: these agents were built for different numbers of players "
-            "(solo and co-op); evaluate them separately, or give --players",
-            file=sys.stderr,
-        )
-        return 2
-    settings = sorted({r["setting"] for r in rows})
+def _print_coop(args, opts, rows, games, setting) -> int:
     print(
-        f"{args.env_id}: team games, {games} per pairing (seeds {args.seed}.."
-        f"{args.seed + games - 1}, the agent's seat alternated); {' / '.join(settings)}; "
-        f"win rate = the team's"
+        f"{args.env_id}: team games, {count(games, 'game')} per pairing (seeds "
+        f"{_seed_range(args.seed, games)}, the agent's seat alternated); every team on "
+        f"{setting.words} ({setting.source}); win rate = the team's"
     )
+    for line in _setting_lines(setting):
+        print(line)
     print(format_table(rows))
     if opts.json:
         with _open_json(opts.json) as f:
-            json.dump({"env_id": args.env_id, "summaries": rows}, f, indent=1)
+            json.dump(_json_doc(args, setting, summaries=rows), f, indent=1)
     return 0
 
 
@@ -438,20 +538,9 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
     if len(agents) < 2:
         print("dungeonrl eval: a league needs at least two --agent", file=sys.stderr)
         return 2
-    kw = dict(hooks.train_defaults)
-    kw.pop("reward", None)
-    try:
-        plain = resolve_core(args.env, dict(kw))
-        for name in agents:  # a model's table size unless --players says otherwise
-            if name not in ("random", "heuristic"):
-                make_agent(name, plain, strict=not opts.allow_content_change)  # spec check
-                mk = model_core_kwargs(name)
-                kw.update({k: v for k, v in mk.items() if k != "reward"})
-                break
-        kw.update(given)
-        core = _core_for(
-            args.env, kw, next((a for a in agents if a not in ("random", "heuristic")), None)
-        )
+    try:  # the models' table size unless --players says otherwise; one for all
+        setting = common_setting(args.env, hooks, agents, given, base=hooks.train_defaults)
+        core, kw = setting.core, dict(setting.core_kwargs)
         built, labels = {}, []
         for name in agents:
             agent = make_agent(
@@ -476,7 +565,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         if rc:
             return rc
     if placement:
-        return _placement_league_main(args, opts, hooks, core, built, games, sides)
+        return _placement_league_main(args, opts, core, built, games, sides, setting)
     rows = []
     league = League(built, play=None)
     for a, b in itertools.combinations(labels, 2):
@@ -485,32 +574,33 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         rows.append(s)
         league.results.append(MatchResult(a, b, s["wins"], s["losses"], s["draws"]))
     print(
-        f"{args.env_id}: league, {hooks.describe(core)}, {games} games per pairing "
-        f"(seeds {args.seed}..{args.seed + games - 1}, seats alternated)"
+        f"{args.env_id}: league, every agent on {setting.words} ({setting.source}), "
+        f"{count(games, 'game')} per pairing (seeds {_seed_range(args.seed, games)}, "
+        "seats alternated)"
     )
+    for line in _setting_lines(setting):
+        print(line)
     print(format_table(rows))
     print()
     print(league.format_table())
-    plot = opts.plot or os.path.join("runs", f"{core.spec.name}-league.png")
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
-        league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
-        print(f"wrote {plot}")
-    except ImportError:  # pragma: no cover - matplotlib missing
-        print("(no plot: matplotlib is not installed)")
+    _plot(opts, league, core, setting)
     if opts.json:
         with _open_json(opts.json) as f:
-            json.dump(
-                {
-                    "env_id": args.env_id,
-                    "setting": hooks.describe(core),
-                    "pairings": rows,
-                    "ratings": league.table(),
-                },
-                f,
-                indent=1,
-            )
+            json.dump(_json_doc(args, setting, pairings=rows, ratings=league.table()), f, indent=1)
     return 0
+
+
+def _plot(opts, league, core, setting) -> None:
+    """``--plot PATH``: the league's ratings as a PNG (nothing is drawn or
+    written without it)."""
+    if not opts.plot:
+        return
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(opts.plot)), exist_ok=True)
+        league.plot(opts.plot, title=f"{core.spec.env_id} league ({setting.words})")
+        print(f"wrote {opts.plot}")
+    except ImportError:  # pragma: no cover - matplotlib missing
+        print("(no plot: matplotlib is not installed)")
 
 
 def _league_replays(args, opts, core, names: dict, sides: int, kw: dict, placement: bool) -> int:
@@ -544,34 +634,25 @@ def _league_replays(args, opts, core, names: dict, sides: int, kw: dict, placeme
     return 0
 
 
-def _placement_league_main(args, opts, hooks, core, built, games, sides) -> int:
+def _placement_league_main(args, opts, core, built, games, sides, setting) -> int:
     """The league of a game with teams or more than two sides (the spec's
     facts say so): every lineup of ``sides`` agents, one per side, rated
     from placements with openskill's Plackett-Luce model."""
     league = PlacementLeague(built, table_play(core), sides=sides)
     league.run(games=games, seed=args.seed)
     print(
-        f"{args.env_id}: placement league, {hooks.describe(core)}, {games} games per "
-        f"lineup of {sides} sides (seeds from {args.seed}, sides rotated), "
-        f"utility {core.spec.utility}"
+        f"{args.env_id}: placement league, every agent on {setting.words} "
+        f"({setting.source}), {count(games, 'game')} per lineup of {sides} sides "
+        f"(seeds from {args.seed}, sides rotated), utility {core.spec.utility}"
     )
+    for line in _setting_lines(setting):
+        print(line)
     print(league.format_table())
-    plot = opts.plot or os.path.join("runs", f"{core.spec.name}-league.png")
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
-        league.plot(plot, title=f"{core.spec.env_id} league ({hooks.describe(core)})")
-        print(f"wrote {plot}")
-    except ImportError:  # pragma: no cover - matplotlib missing
-        print("(no plot: matplotlib is not installed)")
+    _plot(opts, league, core, setting)
     if opts.json:
         with _open_json(opts.json) as f:
             json.dump(
-                {
-                    "env_id": args.env_id,
-                    "setting": hooks.describe(core),
-                    "rating": "openskill-plackett-luce",
-                    "ratings": league.table(),
-                },
+                _json_doc(args, setting, rating="openskill-plackett-luce", ratings=league.table()),
                 f,
                 indent=1,
             )

@@ -158,10 +158,10 @@ class League:
 
     def format_table(self) -> str:
         rows = self.table()
-        w = min(48, max([28] + [len(r["name"]) for r in rows]))
+        w = max([28] + [len(r["name"]) for r in rows])  # names kept whole
         lines = [f"{'agent':<{w}} {'Elo':>7} {'games':>6} {'score':>7}"]
         for r in rows:
-            lines.append(f"{r['name'][:w]:<{w}} {r['elo']:7.0f} {r['games']:6d} {r['score']:7.1%}")
+            lines.append(f"{r['name']:<{w}} {r['elo']:7.0f} {r['games']:6d} {r['score']:7.1%}")
         return "\n".join(lines)
 
     def plot(self, path: str, title: str = "league ratings") -> str:
@@ -338,11 +338,11 @@ class PlacementLeague:
 
     def format_table(self) -> str:
         rows = self.table()
-        w = min(48, max([28] + [len(r["name"]) for r in rows]))
+        w = max([28] + [len(r["name"]) for r in rows])  # names kept whole
         lines = [f"{'agent':<{w}} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'first':>7}"]
         for r in rows:
             lines.append(
-                f"{r['name'][:w]:<{w}} {r['mu']:7.2f} {r['sigma']:6.2f} "
+                f"{r['name']:<{w}} {r['mu']:7.2f} {r['sigma']:6.2f} "
                 f"{r['ordinal']:8.2f} {r['first']:7.1%}"
             )
         return "\n".join(lines)

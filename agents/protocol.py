@@ -35,7 +35,11 @@ a string                    :func:`~dungeonrl.agents.policy.make_agent`:
 
 ``module:attribute`` (``--agent mypkg.bots:Greedy`` on the command line)
 imports ``module`` and takes ``attribute`` (dots walk into it); a class is
-instantiated with no arguments, anything else is used as given.
+instantiated with no arguments, anything else is used as given. A module
+that is not installed is looked up in the current working folder too
+(``mybots.py`` or a ``mybots/`` package there), from the ``dungeonrl``
+command as from ``python -m dungeonrl``; that folder is on ``sys.path``
+only while the module is imported.
 
 What an agent returns is checked: a wrong count, a non-integer or an index
 outside ``0..num_actions-1`` raises :class:`AgentError` naming the agent.
@@ -55,6 +59,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import re
 import sys
 
@@ -93,9 +98,12 @@ def import_agent(ref: str):
         raise AgentError(f"agent {ref!r}: expected module:attribute (e.g. mypkg.bots:Greedy)")
     mod_name, _, attr = ref.partition(":")
     try:
-        obj = importlib.import_module(mod_name)
+        obj = _import_user_module(mod_name)
     except ImportError as e:
-        raise AgentError(f"agent {ref!r}: cannot import module {mod_name!r} ({e})") from e
+        raise AgentError(
+            f"agent {ref!r}: cannot import module {mod_name!r} from the installed "
+            f"packages or the current folder {os.getcwd()} ({e})"
+        ) from e
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise AgentError(f"agent {ref!r}: module {mod_name!r} has no attribute {attr!r}")
@@ -108,6 +116,35 @@ def import_agent(ref: str):
                 f"agent {ref!r}: the class must be constructible with no arguments ({e})"
             ) from e
     return obj
+
+
+def _import_user_module(mod_name: str):
+    """``importlib.import_module(mod_name)``; a top-level module that is not
+    importable as it is, is looked up in the current working folder too (as
+    ``python -m`` and ``python script.py`` users expect, while the
+    installed ``dungeonrl`` command does not put that folder on
+    ``sys.path``). The folder is on ``sys.path`` only while that import
+    runs (so the module's own imports of its neighbours work), then taken
+    off again: later imports of the process are not redirected to it."""
+    top = mod_name.partition(".")[0]
+    try:
+        return importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        if e.name != top:  # the module exists; something it imports is missing
+            raise
+        missing = e
+    here = os.getcwd()
+    if any(os.path.abspath(p or ".") == here for p in sys.path):
+        raise missing  # the folder was searched already
+    sys.path.insert(0, here)
+    try:
+        importlib.invalidate_caches()  # a file written since the last lookup
+        return importlib.import_module(mod_name)
+    finally:
+        try:
+            sys.path.remove(here)
+        except ValueError:  # pragma: no cover - the module removed it itself
+            pass
 
 
 class _RowsMixin:

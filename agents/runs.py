@@ -17,6 +17,7 @@ from .evaluate import evaluate, format_table
 from .metrics import plot_learning_curve
 from .policy import make_agent
 from .selfplay import match_summary, play_match, play_team
+from .words import count
 
 __all__ = [
     "RUN_FILES",
@@ -176,7 +177,7 @@ def final_eval(
         refs[name] = s["win_rate"]
     metrics["final_eval"] = rows
     log(
-        f"evaluation, {opts.eval_games} games (seeds 0..{opts.eval_games - 1}), "
+        f"evaluation, {count(opts.eval_games, 'game')} (seeds {_seeds(opts.eval_games)}), "
         f"{hooks.describe(ecore)}:"
     )
     log(format_table(rows, hooks))
@@ -222,7 +223,8 @@ def eval_multi(agent, game, core_kwargs, opts, hooks, log) -> list:
             res = play_match(ecore, a, b, opts.eval_games, seed=0)
             rows.append(match_summary(res, f"{label} vs {opp}", opp))
     log(
-        f"evaluation, {opts.eval_games} games per pairing (seeds 0..{opts.eval_games - 1}, "
+        f"evaluation, {count(opts.eval_games, 'game')} per pairing "
+        f"(seeds {_seeds(opts.eval_games)}, "
         f"seats alternated), {hooks.describe(ecore)}:"
     )
     log(format_table(rows))
@@ -273,3 +275,8 @@ def eval_coop(agent, game, core_kwargs, opts, hooks, log) -> list:
     )
     log(format_table(rows))
     return rows
+
+
+def _seeds(games: int) -> str:
+    """The seeds of ``games`` evaluation games from seed 0, in words."""
+    return "0" if games == 1 else f"0..{games - 1}"

@@ -327,6 +327,7 @@ def ship(
             out=os.path.join(os.path.dirname(os.path.abspath(run)), f"exploit-{name}"),
             log=log,
             card=False,
+            force=True,  # retrain replaces its own earlier exploit run
         )
         out["exploit"]["against"] = PREFIX + name
     else:

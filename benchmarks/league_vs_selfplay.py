@@ -56,6 +56,7 @@ def run(
             minutes=exploit_minutes,
             games=games,
             out=os.path.join(root, f"exploit-{arm}"),
+            force=True,  # a rerun replaces its arm's run, as train's --overwrite above
         )
         out[arm] = {
             "command": "dungeonrl train dungeon_crawler " + " ".join(argv),

@@ -78,6 +78,7 @@ from .agents.options import int_range as int_range
 from .agents.options import nonneg_int as nonneg_int
 from .agents.options import positive_float as positive_float
 from .agents.options import writable_file as writable_file
+from .agents.words import count
 from .play import PlayOptions as PlayOptions
 from .play import ask_action
 from .play import is_model as is_model
@@ -571,8 +572,9 @@ def _bench_suite(rest: list) -> int:
 # --- eval: the options of agents/evaluate.py in the tree ---------------------------------
 def eval_command(args) -> int:
     """Win rates with 95% Wilson intervals on seeded games (game i from seed
-    seed + i, the same games for every agent); a round-robin league with Elo
-    ratings for multi-seat games. See :mod:`dungeonrl.agents.evaluate`."""
+    seed + i, the same games and one setting for every agent); a round-robin
+    league with Elo ratings for multi-seat games. See
+    :mod:`dungeonrl.agents.evaluate`."""
     from .agents import evaluate
 
     parser = evaluate.build_parser(_hooks(args.env))
@@ -685,7 +687,7 @@ def generic_play(args) -> int:
             steps += 1
             done = terminated or truncated
             if not done and args.max_steps is not None and steps >= args.max_steps:
-                print(f"episode {episode}: stopped after {steps} decisions (--max-steps)")
+                print(f"episode {episode}: stopped after {count(steps, 'decision')} (--max-steps)")
                 break
         if done:
             print(env.render())
@@ -734,7 +736,7 @@ def generic_bench(args) -> int:
     total = args.steps * args.num_envs
     print(
         f"{args.env_id}: {total} steps in {dt:.3f} s = {total / max(dt, 1e-9):,.0f} steps/s "
-        f"({args.num_envs} envs, {episodes} episodes finished)"
+        f"({count(args.num_envs, 'env')}, {count(episodes, 'episode')} finished)"
     )
     return EXIT_OK
 

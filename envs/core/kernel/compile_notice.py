@@ -1,13 +1,15 @@
 """Say so when a game's numba kernels are about to be compiled.
 
 Every kernel is compiled with ``cache=True`` (:mod:`dungeonrl.envs.core.kernel.jit`):
-the first process on a machine compiles a game's kernels (about a minute),
-every later one loads them from numba's on-disk cache in about a second.
-Without a word, that first minute looks like a hang. :func:`notice_if_cold`
-is called once per core construction (by
+the first process on a machine compiles a game's kernels, every later one
+loads them from numba's on-disk cache in under a second. The first step of
+a game from an empty cache took 17 to 32 s on the 2-core reference machine
+(:data:`COLD_START_SECONDS`, per game); without a word, that looks like a
+hang. :func:`notice_if_cold` is called once per core construction (by
 :func:`~dungeonrl.envs.core._batch.resolve_core`, which every adapter goes
-through) and prints one line to stderr, once per game and process, when the
-game's cache is empty.
+through) and prints one line to stderr, once per game and process, when
+the game's cache is empty. The line gives the game's measured figure and names
+``python -m dungeonrl.precompile``, which compiles every game ahead of use.
 
 The check is cheap (no compilation, no file reads): the cached dispatchers
 of the game's package (the package of the core's class, e.g.
@@ -27,12 +29,28 @@ import glob
 import os
 import sys
 
-__all__ = ["notice_if_cold", "cache_is_cold", "MESSAGE"]
+__all__ = ["notice_if_cold", "cache_is_cold", "cold_start_text", "MESSAGE", "COLD_START_SECONDS"]
 
-#: the line printed (``{name}``: the game's name, ``{where}``: the cache folder)
+#: seconds of a game's first ``gym.make`` + ``reset`` + ``step`` from an empty
+#: numba cache on the reference machine (2 cores), rounded: the ``cold`` figures
+#: of ``benchmarks/results/cold_start.json`` (``python -m
+#: dungeonrl.benchmarks.cold_start`` remeasures them; a test keeps the two equal)
+COLD_START_SECONDS: dict[str, int] = {
+    "unbroken": 17,
+    "dungeon_crawler": 27,
+    "dungeon_kart": 24,
+    "dcc_unstoppable": 32,
+}
+
+#: the machine :data:`COLD_START_SECONDS` was measured on, as the line says it
+REFERENCE_MACHINE = "a 2-core machine"
+
+#: the line printed (``{name}``: the game's name, ``{took}``: its measured
+#: figure, see :func:`cold_start_text`; ``{where}``: the cache folder)
 MESSAGE = (
-    "dungeonrl: compiling {name}'s numba kernels: about a minute, once; later runs "
-    "load them from the cache ({where})"
+    "dungeonrl: compiling {name}'s numba kernels, once: {took}; "
+    "`python -m dungeonrl.precompile` compiles every game ahead of use; "
+    "later runs load them from the cache ({where})"
 )
 
 _noticed: set[str] = set()
@@ -83,6 +101,17 @@ def cache_is_cold(core) -> tuple[bool, str | None]:
     return not glob.glob(os.path.join(pycache, "*.nbi")), pycache
 
 
+def cold_start_text(name: str) -> str:
+    """What a first step of game ``name`` costs on an empty cache, as the
+    notice says it: the game's measured figure, or the shipped games' range
+    for a game that was not measured."""
+    secs = COLD_START_SECONDS.get(name)
+    if secs is not None:
+        return f"about {secs} s (measured on {REFERENCE_MACHINE})"
+    lo, hi = min(COLD_START_SECONDS.values()), max(COLD_START_SECONDS.values())
+    return f"{lo} to {hi} s for each shipped game (measured on {REFERENCE_MACHINE})"
+
+
 def notice_if_cold(core, stream=None) -> bool:
     """Print :data:`MESSAGE` to ``stream`` (default stderr) when the game's
     kernels are not cached yet, once per game and process; returns whether it
@@ -101,5 +130,9 @@ def notice_if_cold(core, stream=None) -> bool:
         return False
     _noticed.add(name)
     stream = sys.stderr if stream is None else stream
-    print(MESSAGE.format(name=name, where=where), file=stream, flush=True)
+    print(
+        MESSAGE.format(name=name, took=cold_start_text(name), where=where),
+        file=stream,
+        flush=True,
+    )
     return True
