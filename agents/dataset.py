@@ -59,6 +59,7 @@ from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import int_range, option, positive_int
 from .policy import make_agent
+from .words import count
 
 __all__ = ["record_dataset", "default_dataset_id", "check_dataset_id", "build_parser", "main"]
 
@@ -308,7 +309,7 @@ def record_dataset(
         name = getattr(policy, "name", str(agent))
         what = "one seat (the learner of the single-agent view) of " if spec.multi_agent else ""
         desc = description or (
-            f"{episodes} episodes of {what}{spec.env_id} played by the {name} agent "
+            f"{count(episodes, 'episode')} of {what}{spec.env_id} played by the {name} agent "
             f"(episode k: seed {seed} + k), recorded by dungeonrl; mean return "
             f"{float(np.mean(returns)):.3f}. infos['action_mask'] is the legal-action mask "
             "(int8) of each observation."
@@ -458,7 +459,7 @@ def main(argv=None) -> int:
     except (ValueError, OSError, ImportError) as e:  # ModelSpecError is a ValueError
         parser.error(str(e))
     print(
-        f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
+        f"wrote Minari dataset {ds.spec.dataset_id!r}: {count(ds.total_episodes, 'episode')}, "
         f"{ds.total_steps} steps, in {os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
     )
     return 0
@@ -574,7 +575,7 @@ def cli_dataset(args) -> int:
         print(f"dungeonrl dataset {args.env}: error: {e}", file=sys.stderr)
         return 2
     print(
-        f"wrote Minari dataset {ds.spec.dataset_id!r}: {ds.total_episodes} episodes, "
+        f"wrote Minari dataset {ds.spec.dataset_id!r}: {count(ds.total_episodes, 'episode')}, "
         f"{ds.total_steps} steps, in "
         f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
     )

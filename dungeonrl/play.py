@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from .agents.options import load_target, nonneg_float, option, positive_int
+from .agents.words import count
 
 __all__ = [
     "narrator",
@@ -293,7 +294,9 @@ def play_aec(
             env.step(int(a))
             decisions += 1
             if args.max_steps is not None and decisions >= args.max_steps:
-                print(f"stopped after {decisions} decisions (--max-steps {args.max_steps})")
+                print(
+                    f"stopped after {count(decisions, 'decision')} (--max-steps {args.max_steps})"
+                )
                 stopped = True
                 break
         if stopped:

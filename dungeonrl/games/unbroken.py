@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..agents.options import NO_SEED, option, positive_int, writable_file
+from ..agents.words import count
 from ..envs.unbroken import consts as C
 from ..envs.unbroken.core import CHARACTERS
 from ..play import PlayOptions, narration_extras, narrator, say, seat0_agent, seat_policies
@@ -114,7 +115,7 @@ def play(args):
                 break
             if args.max_steps is not None and steps >= args.max_steps:
                 print(
-                    f"stopped after {steps} decisions (--max-steps {args.max_steps}); "
+                    f"stopped after {count(steps, 'decision')} (--max-steps {args.max_steps}); "
                     f"reward so far {total:+.2f}"
                 )
                 break
