@@ -222,7 +222,7 @@ async def play_game(
     stats.creates.append(time.perf_counter() - t0)
     stats.games_started += 1
     made = r.json()
-    gid, key = made["id"], made["keys"]["0"]
+    gid, key, token = made["id"], made["keys"]["0"], made["token"]
     per_title = stats.by_title.setdefault(title, [0, []])
     finished = False
     url = f"{ws_base}/ws/games/{gid}?view=0&key={key}" + ("" if pictures else "&picture=0")
@@ -248,7 +248,8 @@ async def play_game(
                 action = rng.choice(view["legal"])["action"]
                 before = view["decision"]
                 t_act = time.perf_counter()
-                await ws.send(json.dumps({"type": "act", "action": action}))
+                act = {"type": "act", "game": gid, "decision": before, "action": action}
+                await ws.send(json.dumps(act))
                 view = await next_view()
                 dt = time.perf_counter() - t_act
                 stats.latencies.append(dt)
@@ -261,7 +262,7 @@ async def play_game(
     except Exception as e:  # every failure is counted, then the game is closed
         stats.error(f"{title} game {gid}: {type(e).__name__}: {e}")
     try:
-        r = await http.delete(f"/api/games/{gid}")
+        r = await http.delete(f"/api/games/{gid}", headers={"Authorization": f"Bearer {token}"})
         if r.status_code != 200:
             stats.error(f"DELETE /api/games/{gid}: {r.status_code} {r.text}")
     except Exception as e:

@@ -29,6 +29,14 @@ What a page is sent
     key handed out when the game was created). Replays of games still being
     played are refused (a replay holds the seed, so every hidden card).
 
+Who may do what
+    A game belongs to the page that created it: creation hands out the
+    game's token (ending it, and the pace of a game of agents) and one key
+    per person's seat (acting for it); watchers only read. Every action
+    names the game and the decision it was chosen at, and one for any
+    other is refused with nothing played. Seeds travel as strings of
+    digits, in the command line's ``--seed`` range.
+
 Limits
     Games, open pages and replays held are bounded; a game untouched for
     ``--idle-minutes`` is closed; page messages are at most 4 KB of JSON;
@@ -42,4 +50,7 @@ Modules
 
 Version history
     * 0.1: first version: play, watch, replays, export.
+    * 0.2: game tokens (ending, pace), actions carry game and decision,
+      seeds as strings in ``--seed``'s range, HTTP statuses by kind,
+      ``--agent`` resolved at start.
 """

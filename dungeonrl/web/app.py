@@ -6,22 +6,29 @@ Routes:
 * ``GET /``: the app (lobby, table, replay viewer); ``/static/...`` its files.
 * ``GET /api/catalog``: games, seat counts, the agents offered per count.
 * ``GET /api/games``, ``POST /api/games`` (``{"game", "players", "seats",
-  "seed"}``): the live games, a new one (its id and the keys of the
-  person's seats), ``DELETE /api/games/{id}``.
+  "seed"}``, the seed a string of digits): the live games (no secrets), a
+  new one (its id, its ``token`` and the ``keys`` of the person's seats);
+  ``DELETE /api/games/{id}`` with ``Authorization: Bearer TOKEN`` (the
+  game's token: only the page that created a game ends it).
 * ``GET /api/games/{id}/replay``: a finished game's replay file;
   ``POST /api/games/{id}/replay``: open it in the viewer.
 * ``POST /api/replays`` (a replay file as the body), ``GET
   /api/replays/files``, ``POST /api/replays/files/{name}`` (the replay
   folder), ``GET /api/replays/{id}/frame?k=K&view=V``, ``GET
   /api/replays/{id}/export?view=V``: the viewer.
-* ``WS /ws/games/{id}?view=V&key=K``: one page of one game. The server
-  sends ``{"type": "view", ...}`` after every change and ``{"type":
-  "error", "message"}`` for a refused message; a page sends ``{"type":
-  "act", "action"}``, ``{"type": "look", "view"}`` or ``{"type":
-  "control", "cmd": "play|pause|step|speed"}``.
+* ``WS /ws/games/{id}?view=V&key=K&token=T``: one page of one game
+  (``key``: a person's seat; ``token``: the page that created the game).
+  The server sends ``{"type": "view", ...}`` after every change and
+  ``{"type": "error", "message"}`` for a refused message; a page sends
+  ``{"type": "act", "game", "decision", "action"}`` (the game id and the
+  decision number of the view the action was chosen on: any other is
+  refused and nothing is played), ``{"type": "look", "view"}`` or, with
+  the token, ``{"type": "control", "cmd": "play|pause|step|speed"}``.
 
-Errors are JSON ``{"error": message}`` with status 400 (bad request), 404
-(unknown id), 409 (not now), 413 (too large) or 429 (a limit).
+Errors are JSON ``{"error": message}`` with a status chosen by the kind of
+error (:data:`STATUS`, never by its message): 400 (bad request, body not
+JSON), 401 (the game's token is needed), 403 (a token that is not the
+game's), 404 (unknown id), 409 (not now), 413 (too large) or 429 (a limit).
 """
 
 from __future__ import annotations
@@ -43,9 +50,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..agents.replay import MAX_BYTES
 from .export import export_html
 from .server import Connection, LiveGame, Server, ServerConfig
-from .session import SessionError
+from .session import (
+    AtLimit,
+    NotNow,
+    SessionError,
+    TokenNeeded,
+    TokenRefused,
+    TooLarge,
+    UnknownId,
+)
 
-__all__ = ["make_app", "STATIC"]
+__all__ = ["make_app", "STATIC", "STATUS"]
 
 STATIC = Path(__file__).resolve().with_name("static")
 #: how often idle games are looked for (seconds)
@@ -56,25 +71,54 @@ def _error(e: Exception, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": str(e)}, status_code=status)
 
 
+#: the HTTP status of each kind of refusal (any other SessionError: 400)
+STATUS: dict[type, int] = {
+    TokenNeeded: 401,
+    TokenRefused: 403,
+    UnknownId: 404,
+    NotNow: 409,
+    TooLarge: 413,
+    AtLimit: 429,
+}
+#: largest JSON body of a request (a new game)
+MAX_JSON = 65536
+
+
 def _status_of(e: SessionError) -> int:
-    text = str(e)
-    if text.startswith("no game") or text.startswith("no replay"):
-        return 404
-    if "limit" in text or "too many" in text:
-        return 429
-    if "still being played" in text:
-        return 409
+    for kind in type(e).__mro__:
+        if kind in STATUS:
+            return STATUS[kind]
     return 400
 
 
-async def _json_body(request: Request, limit: int = 65536):
-    body = await request.body()
-    if len(body) > limit:
-        raise SessionError(f"request too large ({len(body):,} bytes, at most {limit:,})")
+async def _body(request: Request, limit: int, what: str) -> bytes:
+    """The request's body, refused (:class:`TooLarge`, its message
+    ``what``) as soon as it is known to pass ``limit`` bytes: from its
+    declared length, or while it is read (nothing more is read then)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"{what} ({int(declared):,} bytes, at most {limit:,})")
+    chunks, n = [], 0
+    async for chunk in request.stream():
+        n += len(chunk)
+        if n > limit:
+            raise TooLarge(f"{what} (more than {limit:,} bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _json_body(request: Request, limit: int = MAX_JSON):
+    body = await _body(request, limit, "request too large")
     try:
         return json.loads(body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise SessionError("the request body is not JSON") from None
+
+
+def _bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header (None: none)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
 def _api(fn):
@@ -84,7 +128,11 @@ def _api(fn):
         try:
             return await fn(self, request)
         except SessionError as e:
-            return _error(e, _status_of(e))
+            status = _status_of(e)
+            reply = _error(e, status)
+            if status == 401:
+                reply.headers["WWW-Authenticate"] = 'Bearer realm="dungeonrl game"'
+            return reply
 
     return endpoint
 
@@ -124,6 +172,7 @@ class WebApp:
         gid = request.path_params["gid"]
         live = self.srv.get(gid)
         if request.method == "DELETE":
+            self.srv.check_token(live, _bearer(request))  # before any page is told
             await self.tell(live, {"type": "closed", "message": "the game was closed"})
             self.srv.close(gid)
             return JSONResponse({"closed": gid})
@@ -144,9 +193,7 @@ class WebApp:
 
     @_api
     async def replays(self, request: Request):
-        body = await request.body()
-        if len(body) > MAX_BYTES:
-            return _error(SessionError("more than a replay may hold"), 413)
+        body = await _body(request, MAX_BYTES, "more than a replay may hold")
         out = await run_in_threadpool(self.srv.open_replay, body, "uploaded replay")
         return JSONResponse(out, status_code=201)
 
@@ -225,7 +272,7 @@ class WebApp:
         gid = ws.path_params["gid"]
         q = ws.query_params
         try:
-            live, conn = srv.join(gid, q.get("view"), q.get("key"))
+            live, conn = srv.join(gid, q.get("view"), q.get("key"), q.get("token"))
         except SessionError as e:
             await ws.send_json({"type": "error", "message": str(e), "fatal": True})
             await ws.close(code=4400)

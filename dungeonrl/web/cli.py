@@ -5,8 +5,10 @@
 
 Bound to 127.0.0.1 unless ``--host`` says otherwise. ``--agent`` (repeat it)
 offers a saved model or ``module:attribute`` agent besides random, the
-heuristic and the shipped agents; a page can only seat agents the server
-offers. The web extra must be installed (``pip install dungeonrl[web]``).
+heuristic and the shipped agents, in the games and seat counts it loads
+for; each is imported or loaded when the server starts, and one that
+cannot be stops it with the reason (exit 2). A page can only seat agents
+the server offers. The web extra must be installed (``pip install dungeonrl[web]``).
 """
 
 from __future__ import annotations
@@ -96,8 +98,9 @@ def config_from_args(args):
 
 
 def _check_agents(agents) -> None:
-    """Every ``--agent`` must load for at least one game (a typo fails now,
-    not when a page picks it)."""
+    """Every ``--agent`` reads as a file or ``module:attribute`` (the
+    server then resolves each one when it starts: see
+    :func:`.server.agent_offers`)."""
     import os
 
     from ..agents.protocol import is_import_ref
@@ -121,10 +124,12 @@ def serve(args) -> int:
     try:
         config = config_from_args(args)
         _check_agents(config.agents)
+        # every --agent is imported or loaded now: one that cannot play stops
+        # the server here, with the reason, instead of failing when a page picks it
+        app = make_app(config)
     except ValueError as e:
         print(f"dungeonrl serve: {e}", file=sys.stderr)
         return 2
-    app = make_app(config)
     server = uvicorn.Server(
         uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     )

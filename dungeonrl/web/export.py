@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+from ..agents.words import count
 from .session import ALL, parse_view, picture_data_url
 
 __all__ = ["export_html", "MAX_PICTURES"]
@@ -50,7 +51,8 @@ def export_html(tv, view=None) -> str:
     data = data.replace("<", "\\u003c")
     who = "public view" if seat is None else ("every seat" if seat == ALL else f"player_{seat}")
     facts = (
-        f"seed {tv.seed} \u00b7 {n} decisions \u00b7 seats {', '.join(tv.seats)} \u00b7 {who}"
+        f"seed {tv.seed} \u00b7 {count(n, 'decision')} \u00b7 "
+        f"seats {', '.join(tv.seats)} \u00b7 {who}"
         f" \u00b7 layout {tv.replay.layout_version}"
     )
     title = f"{tv.title} replay"

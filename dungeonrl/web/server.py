@@ -5,14 +5,26 @@ A :class:`Server` holds the live games (each a :class:`LiveGame` around a
 :class:`~.session.GameSession`), the replays opened in the viewer and the
 open connections, all bounded (:class:`ServerConfig`). Who may see what:
 
-* a person's seat is joined with the key handed out when the game was
-  created; only that page gets the seat's view and may act for it;
-* anyone may watch a game as the public (no hidden information);
+* a game belongs to the page that created it: creation hands out the
+  game's ``token`` (ending the game, and the pace of a game no person
+  plays, need it) and one ``key`` per person's seat;
+* a person's seat is joined with its key; only that page gets the seat's
+  view and may act for it, and each action names the game and the
+  decision it was chosen at, so a choice made on a table the page no
+  longer shows is refused instead of played;
+* anyone may watch a game as the public (no hidden information), and
+  only read: a watcher neither acts nor sets the pace;
 * a game that no person plays can also be watched from any seat or with
   every seat's hidden information (``"all"``).
 
-Every refusal is a :class:`~.session.SessionError` whose message the page
-shows; a refused request changes nothing.
+Seeds are integers in ``0..SEED_MAX`` (``2**32 - 1``: the range of the
+command line's ``--seed``, so a game seen here replays with ``dungeonrl
+play --seed``) and travel as decimal strings (a page's JavaScript numbers
+lose digits above ``2**53``).
+
+Every refusal is a :class:`~.session.SessionError` (its subclasses name
+the kind: unknown id, not now, too large, a limit, token needed or
+refused) whose message the page shows; a refused request changes nothing.
 """
 
 from __future__ import annotations
@@ -27,24 +39,44 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.options import SEED_MAX
 from ..agents.replay import MAX_BYTES, ReplayError, load_replay, replay_from_json
+from ..agents.words import count_range
 from ..registry import get_spec, list_games
 from .session import (
     ALL,
     HUMAN,
+    AtLimit,
     GameSession,
+    NotNow,
     SessionError,
+    TokenNeeded,
+    TokenRefused,
+    TooLarge,
+    UnknownId,
     game_title,
     parse_view,
+    shared_core,
     trace_view,
 )
 
-__all__ = ["ServerConfig", "Server", "LiveGame", "Connection", "catalog_agents"]
+__all__ = [
+    "ServerConfig",
+    "Server",
+    "LiveGame",
+    "Connection",
+    "catalog_agents",
+    "agent_offers",
+    "parse_seed",
+    "SEED_MAX",
+]
 
 #: a replay name that may be opened from the replay folder
 REPLAY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,120}\.json$")
 #: longest message a page may send
 MAX_MESSAGE = 4096
+#: a seed as a page sends it: decimal digits (the range is checked after)
+SEED_TEXT = re.compile(r"[0-9]{1,20}")
 
 
 @dataclass
@@ -67,7 +99,9 @@ class ServerConfig:
 def catalog_agents(game: str, players: int, extra=()) -> list[str]:
     """The agents a page may seat in ``game`` at ``players`` seats:
     random, heuristic, the shipped reference agents trained on that game
-    and seat count, then the server's own ``extra`` agents."""
+    and seat count, then the server's own ``extra`` agents (a dict from
+    :func:`agent_offers`: those that load for this game and seat count;
+    any other iterable: all of them)."""
     from ..agents import pretrained
 
     out = ["heuristic", "random"]
@@ -75,7 +109,68 @@ def catalog_agents(game: str, players: int, extra=()) -> list[str]:
         card = pretrained.card(name)
         if card["game"] == game and int(card["core_kwargs"].get("num_players", 1)) == players:
             out.append(pretrained.PREFIX + name)
+    if isinstance(extra, dict):
+        return out + [a for a, where in extra.items() if (game, players) in where]
     return out + [str(a) for a in extra]
+
+
+def agent_offers(agents) -> dict[str, list[tuple[str, int]]]:
+    """Where each of the server's own agents (``--agent``: a saved model
+    or ``module:attribute``) can play: the ``(game, seat count)`` pairs it
+    loads for. Resolved once, when the server starts, with the package's
+    own resolver (:func:`~dungeonrl.agents.policy.make_agent`), so that an
+    agent that cannot be imported or loaded stops the server with the
+    reason instead of being offered and then refused when a page picks
+    it. Raises :class:`~.session.SessionError` for an agent that is not a
+    file or ``module:attribute``, cannot be imported, or loads for no game."""
+    from ..agents.policy import make_agent
+    from ..agents.protocol import AgentError, import_agent, is_import_ref
+
+    out: dict[str, list[tuple[str, int]]] = {}
+    for name in (str(a) for a in agents):
+        if not os.path.exists(name):
+            if not is_import_ref(name):
+                raise SessionError(f"agent {name!r}: not a file or module:attribute")
+            try:
+                import_agent(name)  # the import's own error names what is missing
+            except AgentError as e:
+                raise SessionError(str(e)) from e
+        where: list[tuple[str, int]] = []
+        why: list[str] = []
+        for game in list_games():
+            spec = get_spec(game)
+            for n in spec.player_counts:
+                options = {} if spec.min_players == spec.max_players else {"num_players": n}
+                try:
+                    make_agent(name, shared_core(game, options), seed=0)
+                except Exception as e:  # any failure means: not offered there
+                    why.append(f"{game} at {n}: {e}")
+                    continue
+                where.append((game, n))
+        if not where:
+            raise SessionError(f"agent {name!r} loads for no game here ({why[0]})")
+        out[name] = where
+    return out
+
+
+def parse_seed(seed) -> int:
+    """A page's seed: decimal digits in a string (how seeds travel: a
+    page's JavaScript numbers lose digits above ``2**53``) or a JSON whole
+    number, in ``0..SEED_MAX``, the range of the command line's ``--seed``."""
+    if isinstance(seed, str) and SEED_TEXT.fullmatch(seed):
+        value = int(seed)
+    elif isinstance(seed, int) and not isinstance(seed, bool):
+        value = seed
+    else:
+        raise SessionError(
+            f"seed must be a whole number in 0..{SEED_MAX} (digits in a string), "
+            f"not {str(seed)[:40]!r}"
+        )
+    if not 0 <= value <= SEED_MAX:
+        raise SessionError(
+            f"seed {str(value)[:40]} is outside 0..{SEED_MAX} (2**32 - 1, the range of --seed)"
+        )
+    return value
 
 
 @dataclass(eq=False)
@@ -88,6 +183,8 @@ class Connection:
     seat: int | None = None  # the seat it acts for (a person's page)
     since: int = 0
     picture: bool = True
+    #: the page holds the game's token (it created the game)
+    owner: bool = False
 
 
 @dataclass(eq=False)
@@ -95,6 +192,7 @@ class LiveGame:
     gid: str
     session: GameSession
     keys: dict  # seat -> key of a person's seat
+    token: str = ""  # the page that created the game: ending it, a watched game's pace
     conns: set = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     playing: bool = False  # a watched game advancing by itself
@@ -122,10 +220,11 @@ class LiveGame:
         }
 
 
-def shown_seed(g):
-    """The seed a page may see: the game's once it is over or when no
-    person plays it, else None (the seed gives away every hidden card)."""
-    return g.seed if (g.over or not g.humans) else None
+def shown_seed(g) -> str | None:
+    """The seed a page may see, as a string: the game's once it is over or
+    when no person plays it, else None (the seed gives away every hidden
+    card)."""
+    return str(g.seed) if (g.over or not g.humans) else None
 
 
 class Server:
@@ -133,6 +232,8 @@ class Server:
 
     def __init__(self, config: ServerConfig | None = None):
         self.config = config or ServerConfig()
+        #: where each of the config's own agents plays (checked now: see agent_offers)
+        self.offers = agent_offers(self.config.agents)
         self.games: dict[str, LiveGame] = {}
         self.replays: OrderedDict[str, trace_view] = OrderedDict()
         self.connections = 0
@@ -151,8 +252,7 @@ class Server:
                     "env_id": spec.env_id,
                     "players": list(spec.player_counts),
                     "agents": {
-                        str(n): catalog_agents(name, n, self.config.agents)
-                        for n in spec.player_counts
+                        str(n): catalog_agents(name, n, self.offers) for n in spec.player_counts
                     },
                 }
             )
@@ -169,8 +269,12 @@ class Server:
     # --- games ------------------------------------------------------------------------
     def create(self, request) -> dict:
         """A new game from a page's request ``{"game", "players", "seats",
-        "seed"}`` (seats: ``"human"`` or an offered agent per seat; no seed:
-        the server draws one, shown to no page until the game is over)."""
+        "seed"}`` (seats: ``"human"`` or an offered agent per seat; the seed:
+        see :func:`parse_seed`; no seed: the server draws one, shown to no
+        page until the game is over). Returns the game's summary with its
+        ``token`` (ending the game; the pace of a game no person plays) and
+        ``keys`` (one per person's seat): secrets for the page that created
+        it, never listed."""
         if not isinstance(request, dict):
             raise SessionError("a new game is a JSON object with game, players, seats and seed")
         unknown = set(request) - {"game", "players", "seats", "seed"}
@@ -185,12 +289,13 @@ class Server:
             raise SessionError("players must be a whole number")
         if players not in spec.player_counts:
             raise SessionError(
-                f"{game} is played by {spec.min_players}..{spec.max_players} players, not {players}"
+                f"{game} is played by "
+                f"{count_range(spec.min_players, spec.max_players, 'player')}, not {players}"
             )
         seats = request.get("seats", [HUMAN] + ["heuristic"] * (players - 1))
         if not isinstance(seats, list) or len(seats) != players:
             raise SessionError(f"seats must list {players} players (human or an agent)")
-        offered = catalog_agents(game, players, self.config.agents)
+        offered = catalog_agents(game, players, self.offers)
         for i, s in enumerate(seats):
             if s != HUMAN and s not in offered:
                 raise SessionError(
@@ -198,12 +303,11 @@ class Server:
                 )
         seed = request.get("seed")
         if seed is None:  # drawn here and kept from the pages until the game is over
-            seed = secrets.randbelow(2**63)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise SessionError("seed must be a whole number in 0..2**63-1")
+            seed = secrets.randbelow(SEED_MAX + 1)
+        seed = parse_seed(seed)
         self.reap()
         if len(self.games) >= self.config.max_games:
-            raise SessionError(
+            raise AtLimit(
                 f"the server holds {len(self.games)} games, its limit; close one or wait "
                 f"for idle games to be closed ({self.config.idle_seconds:.0f} s idle)"
             )
@@ -212,15 +316,34 @@ class Server:
         session.run_agents(0)
         gid = secrets.token_urlsafe(9)
         keys = {i: secrets.token_urlsafe(12) for i in session.humans}
-        live = LiveGame(gid, session, keys, speed=self.config.speed)
+        token = secrets.token_urlsafe(18)
+        live = LiveGame(gid, session, keys, token=token, speed=self.config.speed)
         self.games[gid] = live
-        return {"id": gid, "keys": {str(k): v for k, v in keys.items()}, **live.summary()}
+        return {
+            "id": gid,
+            "token": token,
+            "keys": {str(k): v for k, v in keys.items()},
+            **live.summary(),
+        }
 
     def get(self, gid) -> LiveGame:
         live = self.games.get(gid) if isinstance(gid, str) else None
         if live is None:
-            raise SessionError(f"no game {str(gid)[:40]!r} (finished games are closed when idle)")
+            raise UnknownId(f"no game {str(gid)[:40]!r} (finished games are closed when idle)")
         return live
+
+    @staticmethod
+    def check_token(live: LiveGame, token) -> None:
+        """Refuses a request that only the page holding ``live``'s token may make."""
+        if token is None or token == "":
+            raise TokenNeeded(
+                "only the page that created the game may do this: send its token "
+                "(Authorization: Bearer TOKEN)"
+            )
+        if not isinstance(token, str) or not secrets.compare_digest(
+            token.encode("utf-8", "replace"), live.token.encode()
+        ):
+            raise TokenRefused("that is not this game's token; only the page that created it may")
 
     def close(self, gid) -> None:
         live = self.games.pop(gid, None)
@@ -239,11 +362,14 @@ class Server:
             self.close(live.gid)
         return idle
 
-    def join(self, gid, view=None, key=None) -> tuple[LiveGame, Connection]:
+    def join(self, gid, view=None, key=None, token=None) -> tuple[LiveGame, Connection]:
         """The connection a page gets for ``view`` (a seat number, ``"public"``
-        or ``"all"``) with ``key`` (a person's seat)."""
+        or ``"all"``) with ``key`` (a person's seat) and ``token`` (the
+        game's, for the page that created it: a wrong one is refused)."""
         live = self.get(gid)
         g = live.session
+        if token not in (None, ""):
+            self.check_token(live, token)
         want = parse_view(view, g.core.num_players)
         seat = None
         if isinstance(want, int) and want in live.keys:
@@ -256,10 +382,11 @@ class Server:
                 "(its seats' hidden information is theirs)"
             )
         if self.connections >= self.config.max_connections:
-            raise SessionError(f"too many open pages ({self.connections}); close one")
+            raise AtLimit(f"too many open pages ({self.connections}); close one")
         self.connections += 1
         g.touched = time.monotonic()
-        return live, Connection(send=None, view=want, seat=seat)
+        owner = token not in (None, "")
+        return live, Connection(send=None, view=want, seat=seat, owner=owner)
 
     def leave(self, live: LiveGame, conn: Connection) -> None:
         if conn in live.conns:
@@ -273,12 +400,13 @@ class Server:
         if not isinstance(text, str):
             raise SessionError("messages are JSON text")
         if len(text) > MAX_MESSAGE:
-            raise SessionError(f"message too long ({len(text)} characters, at most {MAX_MESSAGE})")
+            raise TooLarge(f"message too long ({len(text)} characters, at most {MAX_MESSAGE})")
         try:
             msg = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
             raise SessionError(
-                'a message is a JSON object, e.g. {"type": "act", "action": 3}'
+                'a message is a JSON object, e.g. {"type": "act", "game": ID, '
+                '"decision": 12, "action": 3}'
             ) from None
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             raise SessionError('a message is a JSON object with a "type"')
@@ -294,6 +422,7 @@ class Server:
         if kind == "act":
             if conn.seat is None:
                 raise SessionError("this page watches; it cannot act")
+            self._check_current(live, msg)
             g.act(conn.seat, msg.get("action"))
             return "state"
         if kind == "look":
@@ -313,6 +442,10 @@ class Server:
         if kind == "control":
             if not live.watched:
                 raise SessionError("a game a person plays moves when the person acts")
+            if not conn.owner:
+                raise SessionError(
+                    "this page watches; only the page that started the game sets its pace"
+                )
             cmd = msg.get("cmd")
             if cmd == "play":
                 live.playing = True
@@ -334,10 +467,37 @@ class Server:
             return "control"
         raise SessionError(f"unknown message type {kind[:40]!r} (act, look or control)")
 
+    @staticmethod
+    def _check_current(live: LiveGame, msg: dict) -> None:
+        """An action must name the game and the decision it was chosen at:
+        one chosen on another table, or before the game moved on, is
+        refused (:class:`~.session.NotNow`) and nothing is played."""
+        game, k = msg.get("game"), msg.get("decision")
+        if game is None or k is None:
+            raise SessionError(
+                'an action names its game and decision: {"type": "act", "game": ID, '
+                '"decision": K, "action": A} (the game id and decision of the view it was '
+                "chosen on)"
+            )
+        if not isinstance(game, str) or game != live.gid:
+            raise NotNow(
+                f"this choice was made on another game's table ({str(game)[:40]!r}), "
+                f"not this one ({live.gid}); nothing was played"
+            )
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise SessionError(f"decision must be a whole number, not {str(k)[:40]!r}")
+        now = live.session.decisions
+        if k != now:
+            raise NotNow(
+                f"this choice was made at decision {k}; the game is at decision {now} "
+                "(the page had not caught up); nothing was played"
+            )
+
     def view_for(self, live: LiveGame, conn: Connection) -> dict:
         g = live.session
         v = g.view(conn.view, conn.since, picture=conn.picture)
         v["you"] = conn.seat
+        v["owner"] = conn.owner  # the page holds the game's token (its controls work)
         v["game_id"] = live.gid
         v["watched"] = live.watched
         v["playing"] = live.playing
@@ -355,7 +515,7 @@ class Server:
         replay holds the seed, so every hidden card)."""
         live = self.get(gid)
         if not live.session.over:
-            raise SessionError(
+            raise NotNow(
                 "the game is still being played; its replay (which shows every hidden card) "
                 "is available once it is over"
             )
@@ -366,7 +526,7 @@ class Server:
         it for the viewer; returns its id and facts."""
         if isinstance(data, (bytes, bytearray)):
             if len(data) > MAX_BYTES:
-                raise SessionError(f"{len(data):,} bytes: more than a replay may hold")
+                raise TooLarge(f"{len(data):,} bytes: more than a replay may hold")
             try:
                 data = data.decode("utf-8")
             except UnicodeDecodeError:
@@ -397,7 +557,7 @@ class Server:
             "game": tv.game,
             "title": tv.title,
             "seats": tv.seats,
-            "seed": tv.seed,
+            "seed": str(tv.seed),
             "decisions": tv.decisions,
             "finished": bool(tv.replay.finished),
             "result": tv.replay.result,
@@ -422,7 +582,7 @@ class Server:
         root = os.path.realpath(d)
         path = os.path.realpath(os.path.join(root, name))
         if os.path.dirname(path) != root or not os.path.isfile(path):
-            raise SessionError(f"no replay {name!r} in the replay folder")
+            raise UnknownId(f"no replay {name!r} in the replay folder")
         try:
             rep = load_replay(path, check=False)
             tv = trace_view(rep)
@@ -436,7 +596,7 @@ class Server:
     def replay(self, rid) -> trace_view:
         tv = self.replays.get(rid) if isinstance(rid, str) else None
         if tv is None:
-            raise SessionError(f"no replay {str(rid)[:40]!r} open (open it again)")
+            raise UnknownId(f"no replay {str(rid)[:40]!r} open (open it again)")
         self.replays.move_to_end(rid)
         return tv
 

@@ -40,6 +40,12 @@ __all__ = [
     "HUMAN",
     "ALL",
     "SessionError",
+    "UnknownId",
+    "NotNow",
+    "TooLarge",
+    "AtLimit",
+    "TokenNeeded",
+    "TokenRefused",
     "GameSession",
     "seat_view",
     "parse_view",
@@ -56,7 +62,38 @@ AGENT_BURST = 64
 
 
 class SessionError(DungeonRLError, ValueError):
-    """A request the game cannot take: its message is shown to the player."""
+    """A request the game cannot take: its message is shown to the player.
+    This class is a bad request (a malformed or refused value); the
+    subclasses below name the other kinds, which :mod:`.app` maps onto
+    HTTP statuses (never by reading the message)."""
+
+
+class UnknownId(SessionError):
+    """No game or replay of that id or name (HTTP 404)."""
+
+
+class NotNow(SessionError):
+    """A request that is well formed but not for now: the replay of a game
+    still being played, a choice for a decision that is no longer the
+    current one (HTTP 409)."""
+
+
+class TooLarge(SessionError):
+    """A body or message over its size limit (HTTP 413)."""
+
+
+class AtLimit(SessionError):
+    """A server limit reached: games or pages held (HTTP 429)."""
+
+
+class TokenNeeded(SessionError):
+    """A request only the page that created the game may make, sent
+    without the game's token (HTTP 401)."""
+
+
+class TokenRefused(SessionError):
+    """A request only the page that created the game may make, sent with
+    a token that is not the game's (HTTP 403)."""
 
 
 def game_title(game: str) -> str:
@@ -312,7 +349,8 @@ def seat_view(g, seat, k: int, since: int = 0, *, picture: bool = True) -> dict:
         "type": "view",
         "game": g.game,
         "title": g.title,
-        "seed": g.seed if (over or not _has_person(g)) else None,
+        # a string: JSON numbers lose digits above 2**53 in a page's JavaScript
+        "seed": str(g.seed) if (over or not _has_person(g)) else None,
         "seats": list(g.seats),
         "view": seat if seat is not None else "public",
         "decision": k,

@@ -32,6 +32,7 @@ def client(server):
 
 
 def new_game(client, game, seats, seed=0) -> dict:
+    """A new game (its id, token, keys and summary), created as a page does."""
     r = client.post(
         "/api/games", json={"game": game, "players": len(seats), "seats": seats, "seed": seed}
     )
@@ -69,21 +70,33 @@ def play_person_game(client, game, seats, seed, *, picture=False, watch=True, rn
             assert seats[seat] == "human", "the server waits on an agent"
             legal = [x["action"] for x in last[seat]["legal"]]
             assert legal, "a person to act was offered no choice"
-            socks[seat].send_json({"type": "act", "action": int(rng.choice(legal))})
+            socks[seat].send_json(act(last[seat], int(rng.choice(legal))))
             drain()
     return gid, last
 
 
+def act(view: dict, action: int) -> dict:
+    """The message a page sends to play ``action`` on the table of ``view``."""
+    return {"type": "act", "game": view["game_id"], "decision": view["decision"], "action": action}
+
+
 def watch_game(client, game, seats, seed, views=("public", 1), speed=200):
     """A game of agents only, watched from ``views`` (pages without
-    pictures) while it plays itself at ``speed``; returns (game id, the
-    last view of each page)."""
-    gid = new_game(client, game, seats, seed)["id"]
+    pictures; the first one is the page that created it, holding its
+    token) while it plays itself at ``speed``; returns (game id, the last
+    view of each page)."""
+    info = new_game(client, game, seats, seed)
+    gid = info["id"]
     last = {}
     with contextlib.ExitStack() as stack:
         socks = {
-            v: stack.enter_context(client.websocket_connect(f"/ws/games/{gid}?view={v}&picture=0"))
-            for v in views
+            v: stack.enter_context(
+                client.websocket_connect(
+                    f"/ws/games/{gid}?view={v}&picture=0"
+                    + (f"&token={info['token']}" if i == 0 else "")
+                )
+            )
+            for i, v in enumerate(views)
         }
         for v, ws in socks.items():
             last[v] = ws.receive_json()

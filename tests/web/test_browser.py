@@ -102,8 +102,14 @@ def page(browser):
 
 # --- helpers ----------------------------------------------------------------------------------
 def start_game(page, base, game, seats, seed):
-    """Fill the lobby and press Start; returns the new game's id."""
+    """Open the app, fill the lobby and press Start; returns the new game's id."""
     page.goto(base + "/")
+    return start_from_lobby(page, game, seats, seed)
+
+
+def start_from_lobby(page, game, seats, seed, *, wait_table=True):
+    """Fill the lobby (already shown) and press Start; returns the new game's id."""
+    before = page.evaluate("location.hash")
     page.wait_for_selector(f'#game-select option[value="{game}"]', state="attached")
     page.select_option("#game-select", game)
     page.select_option("#players-select", str(len(seats)))
@@ -112,8 +118,13 @@ def start_game(page, base, game, seats, seed):
         page.select_option(f"#seat-{i}", s)
     page.fill("#seed", str(seed))
     page.click("#start")
-    page.wait_for_function("location.hash.includes('game=')", timeout=COMPILE_MS)
-    page.wait_for_selector("#table-page:not([hidden])")
+    page.wait_for_function(
+        "h => location.hash.includes('game=') && location.hash !== h",
+        arg=before,
+        timeout=COMPILE_MS,
+    )
+    if wait_table:
+        page.wait_for_selector("#table-page:not([hidden])")
     return re.search(r"game=([^&]+)", page.evaluate("location.hash")).group(1)
 
 
@@ -174,14 +185,38 @@ def plain(info: dict) -> dict:
     return json.loads(json.dumps({str(k): np.asarray(v).tolist() for k, v in info.items()}))
 
 
+def shown_result(page, where) -> tuple[dict, list]:
+    """The result table in ``where``: (the facts, the returns). A fact with
+    a value per seat is a row with a cell per seat; the raw values ride in
+    ``data-value``, the cells show them in words."""
+    assert page.eval_on_selector_all(f"{where} > table.result", "ts => ts.length") == 1
+    heads = page.eval_on_selector_all(f"{where} thead th", "ts => ts.map(t => t.textContent)")
+    assert heads[1:] and all(h.startswith(f"player_{i}") for i, h in enumerate(heads[1:]))
+    rows = page.eval_on_selector_all(
+        f"{where} tbody tr",
+        "trs => trs.map(tr => [tr.dataset.key || null, tr.querySelector('th').textContent,"
+        " [...tr.querySelectorAll('td')]"
+        ".map(td => [JSON.parse(td.dataset.value), td.textContent])])",
+    )
+    result, returns = {}, None
+    for key, label, cells in rows:
+        assert cells and all(text.strip() for _, text in cells), (label, cells)
+        values = [raw for raw, _ in cells]
+        if key is None:
+            assert label == "return"
+            returns = values
+        else:
+            assert label == key.replace("_", " ")
+            result[key] = values if len(cells) > 1 else values[0]
+    return result, returns
+
+
 def check_result(page, g):
     assert g.over
     assert page.text_content("#status") == "Game over"
-    text = page.text_content("#result-text")
-    result, _, returns = text.partition(" · returns ")
-    assert json.loads(result) == plain(g.core.episode_info(g.state))
-    shown = [float(x.split()[-1]) for x in returns.split(", ")]
-    assert np.allclose(shown, g.returns, atol=1e-3)
+    result, returns = shown_result(page, "#result-text")
+    assert result == plain(g.core.episode_info(g.state))
+    assert np.allclose(returns, g.returns, atol=1e-3)
     assert page.eval_on_selector_all("#actions button", "bs => bs.length") == 0
     assert page.get_attribute("#save-replay", "href").endswith("/replay")
 
@@ -397,9 +432,7 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
     page.click("#v-last")
     wait_frame(page, n)
     assert "over" in page.text_content("#frame-pos")
-    assert json.loads(page.text_content("#v-result").removeprefix("Result: ")) == plain(
-        tv.core.episode_info(tv.history[n])
-    )
+    assert shown_result(page, "#v-result")[0] == plain(tv.core.episode_info(tv.history[n]))
     # the seat's view shows its choices and hidden lines; then every seat
     page.eval_on_selector(
         "#timeline", f"e => {{ e.value = '{mid}'; e.dispatchEvent(new Event('input')); }}"
@@ -449,3 +482,136 @@ def test_replay_save_view_export(web, page, tmp_path, browser):
         assert all(u.startswith(("file:", "data:")) for u in requests), requests
     finally:
         ctx.close()
+
+
+# --- a new game's table: nothing of the last one stays live ----------------------------
+def test_no_stale_click_after_start(web, page, monkeypatch):
+    """After Start, the previous game's table is cleared and nothing can be
+    clicked until the new game's first view arrives (held back here); an
+    action of the old table sent on the new game's socket is refused (it
+    names the old game) and the new game stays at decision 0; the error
+    banner clears on the next good view."""
+    base, server = web
+    old_gid = start_game(page, base, "unbroken", ["human"], 5)
+    wait_ready(page, COMPILE_MS)
+    old = page.eval_on_selector_all("#actions button", "bs => bs.map(b => +b.dataset.action)")
+    assert old
+
+    gate = threading.Event()
+    real = server.view_for
+
+    def held(live, conn):  # the new game's views wait for the gate
+        if live.gid != old_gid:
+            gate.wait(60)
+        return real(live, conn)
+
+    monkeypatch.setattr(server, "view_for", held)
+    try:
+        page.click("#home")
+        page.wait_for_selector("#lobby:not([hidden])")
+        gid = start_from_lobby(page, "unbroken", ["human"], 6, wait_table=False)
+        assert gid != old_gid
+        page.wait_for_selector("#table-page:not([hidden])")
+        page.wait_for_function("socket !== null && socket.readyState === 1")
+        g = server.games[gid].session
+        both = [a for a in old if g.state["legal"][a]]
+        assert both, "no action of the old table is legal in the new game"
+        # the table is empty and nothing is clickable
+        assert page.eval_on_selector_all("#actions button", "bs => bs.length") == 0
+        assert (
+            page.text_content("#table-text") == "" and page.get_attribute("#picture", "src") is None
+        )
+        assert page.is_hidden("#result")
+        clicked = page.evaluate(
+            "a => { const b = document.querySelector(`#actions button[data-action='${a}']`);"
+            " if (b) b.click(); return !!b; }",
+            both[0],
+        )
+        assert not clicked
+        # an old table's action, sent on the new socket all the same: refused by the server
+        page.evaluate(
+            "([gid, a]) => socket.send(JSON.stringify({type: 'act', game: gid, decision: 0,"
+            " action: a}))",
+            [old_gid, both[0]],
+        )
+        time.sleep(0.3)
+        assert g.decisions == 0
+    finally:
+        gate.set()
+    page.wait_for_selector("#error:not([hidden])")
+    assert "another game's table" in page.text_content("#error")
+    assert g.decisions == 0 and server.games[old_gid].session.decisions == 0
+    wait_ready(page)
+    assert "decision 0" in page.text_content("#facts")
+    a = heuristic_choice(g, make_agent("heuristic", g.core, seed=1))
+    page.click(f'#actions button[data-action="{a}"]')
+    page.wait_for_function("document.getElementById('error').hidden")
+    wait_ready(page)
+    assert g.decisions >= 1 and g.actions[0] == a
+
+
+def test_wide_picture_fills_its_panel(web, page):
+    """Dungeon Kart's wide track picture (719x266) takes the table's whole
+    width, scaled up without distortion, instead of its own small size."""
+    base, server = web
+    start_game(page, base, "dungeon_kart", ["human", "heuristic"], 2)
+    wait_ready(page, COMPILE_MS)
+    page.wait_for_function(
+        "document.getElementById('picture').complete"
+        " && document.getElementById('picture').naturalWidth > 0"
+    )
+    box = page.evaluate(
+        """() => {
+          const p = document.getElementById('picture'), r = p.getBoundingClientRect();
+          const t = document.getElementById('table-page'), cs = getComputedStyle(t);
+          const inner = t.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+          return {w: r.width, h: r.height, nw: p.naturalWidth, nh: p.naturalHeight, inner};
+        }"""
+    )
+    assert box["nw"] > 2 * box["nh"], box  # the wide picture this is about
+    assert box["w"] >= box["inner"] - 4, box
+    assert box["w"] >= 1.5 * box["nw"], box  # its legend grows with it (9 px at natural size)
+    assert abs(box["w"] / box["h"] - box["nw"] / box["nh"]) < 0.02, box
+
+
+def test_big_seed_shown_exactly(web, page, tmp_path):
+    """Seeds travel as strings: a replay seeded above 2**53 shows its seed
+    digit for digit (a JavaScript number would show 6103951615286742000)."""
+    from dungeonrl.agents.replay import record_replay
+
+    base, _ = web
+    big = 6103951615286741525
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(record_replay("unbroken", ["heuristic"], seed=big).to_json()))
+    page.goto(base + "/")
+    page.wait_for_selector("#lobby:not([hidden])")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector("#viewer:not([hidden])")
+    page.wait_for_function("document.getElementById('v-facts').textContent.startsWith('seed ')")
+    assert page.text_content("#v-facts").startswith(f"seed {big} ·")
+
+
+def test_only_the_starting_page_ends_or_paces(web, page, browser):
+    """The page that started a game of agents paces it and can end it; a
+    page that opened it from the lobby's list watches with its controls
+    disabled and no End button. End closes the game on the server."""
+    base, server = web
+    gid = start_game(page, base, "unbroken", ["heuristic"], 3)
+    page.wait_for_selector("#watch-controls:not([hidden])")
+    assert page.is_enabled("#step") and page.is_visible("#end-game")
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        other = ctx.new_page()
+        other.goto(base + "/")
+        other.click(f'#live-games a[href*="{gid}"]')
+        other.wait_for_selector("#watch-controls:not([hidden])")
+        for control in ("#play", "#pause", "#step", "#speed"):
+            assert other.is_disabled(control), control
+        assert other.is_hidden("#end-game")
+        other.select_option("#view-select", "0")  # a watcher still picks its own view
+        other.wait_for_function("document.getElementById('private').textContent.length > 0")
+    finally:
+        ctx.close()
+    page.click("#end-game")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert gid not in server.games

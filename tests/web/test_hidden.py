@@ -38,7 +38,7 @@ CHECKED = ("to_play", "phase", "table", "events", "over", "result", "legal", "pr
 #: (games without a narrator name every decision by its label)
 REVEALS = {"dungeon_kart": ("spell:",)}
 #: fields the server adds to a view (not from the records)
-SERVER = ("you", "game_id", "watched", "playing", "speed", "picture")
+SERVER = ("you", "owner", "game_id", "watched", "playing", "speed", "picture")
 
 
 def record_views(monkeypatch) -> dict:

@@ -21,7 +21,10 @@ def _play_and_close(srv, game, seats, seed, rng):
         if live.session.over:
             break
         v = srv.view_for(live, conn)
-        srv.handle(live, conn, {"type": "act", "action": rng.choice(v["legal"])["action"]})
+        a = rng.choice(v["legal"])["action"]
+        srv.handle(
+            live, conn, {"type": "act", "game": out["id"], "decision": v["decision"], "action": a}
+        )
     srv.leave(live, conn)
     srv.close(out["id"])
 

@@ -84,3 +84,65 @@ def test_serves_the_app(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture
+def no_listen(monkeypatch):
+    """``serve`` builds its app, then returns at once instead of listening
+    (so a server that wrongly starts ends the test instead of hanging it)."""
+    import uvicorn
+
+    async def serve(self, sockets=None):
+        return None
+
+    monkeypatch.setattr(uvicorn.Server, "serve", serve)
+
+
+def test_agents_checked_when_the_server_starts(tmp_path, monkeypatch, capsys, no_listen):
+    """Every ``--agent`` is imported or loaded when ``serve`` starts: one
+    that cannot be stops it (exit 2, the reason), instead of being offered
+    in every menu and refused when a page picks it."""
+    (tmp_path / "mybots_serve.py").write_text(
+        "def first_legal(obs, mask):\n    return mask.argmax(axis=1)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for agent, message in [
+        ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
+        ("mybots_serve:nope", "module 'mybots_serve' has no attribute 'nope'"),
+        (str(tmp_path / "mybots_serve.py"), "loads for no game here"),
+    ]:
+        assert main(["serve", "--port", "0", "--agent", agent]) == 2, agent
+        err = capsys.readouterr().err
+        assert err.startswith("dungeonrl serve: ") and message in err, err
+    assert main(["serve", "--port", "0", "--agent", "mybots_serve:first_legal"]) == 0
+
+
+def test_agents_offered_where_they_load(tmp_path, monkeypatch):
+    """A saved model is offered for the game and seat counts it loads for
+    only; a ``module:attribute`` agent for every game."""
+    from starlette.testclient import TestClient
+
+    from dungeonrl.agents import pretrained
+    from dungeonrl.agents.policy import model_file
+    from dungeonrl.web.app import make_app
+    from dungeonrl.web.server import ServerConfig
+
+    (tmp_path / "mybots_offer.py").write_text(
+        "def first_legal(obs, mask):\n    return mask.argmax(axis=1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name = next(n for n in pretrained.names() if pretrained.card(n)["game"] == "unbroken")
+    model = model_file(pretrained.PREFIX + name)
+    config = ServerConfig(agents=(model, "mybots_offer:first_legal"))
+    with TestClient(make_app(config)) as client:
+        cat = {g["name"]: g["agents"] for g in client.get("/api/catalog").json()["games"]}
+        for game, counts in cat.items():
+            for n, agents in counts.items():
+                assert "mybots_offer:first_legal" in agents
+                assert (model in agents) == (game == "unbroken"), (game, n)
+        r = client.post(
+            "/api/games",
+            json={"game": "dungeon_kart", "players": 2, "seats": ["human", model]},
+        )
+        assert r.status_code == 400 and "is not offered here" in r.json()["error"]

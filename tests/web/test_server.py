@@ -21,7 +21,7 @@ from dungeonrl.web.app import make_app
 from dungeonrl.web.server import MAX_MESSAGE, Server, ServerConfig
 from dungeonrl.web.session import SessionError
 
-from .conftest import TestClient, new_game
+from .conftest import TestClient, act, new_game
 
 
 class Other:
@@ -43,7 +43,7 @@ class Other:
             self._start()
         k = self.view["decision"]
         a = self.rng.choice([x["action"] for x in self.view["legal"]])
-        self.ws.send_json({"type": "act", "action": int(a)})
+        self.ws.send_json(act(self.view, int(a)))
         self.view = self.ws.receive_json()
         assert self.view["type"] == "view" and self.view["decision"] > k
 
@@ -77,9 +77,15 @@ BAD_GAMES = [
     ({"game": "unbroken", "seats": ["/etc/passwd"]}, "seat 0: '/etc/passwd' is not offered"),
     ({"game": "unbroken", "seats": ["pretrained:nope"]}, "is not offered here"),
     ({"game": "dungeon_kart", "players": 2, "seats": ["human", {"a": 1}]}, "seat 1: "),
-    ({"game": "unbroken", "seed": "1"}, "seed must be a whole number"),
-    ({"game": "unbroken", "seed": -1}, "seed must be a whole number in 0..2\\*\\*63-1"),
-    ({"game": "unbroken", "seed": 2**63}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": "x1"}, "seed must be a whole number in 0..4294967295"),
+    ({"game": "unbroken", "seed": "-1"}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": " 1"}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": "1.5"}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": ""}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": "12\n"}, "seed must be a whole number"),
+    ({"game": "unbroken", "seed": -1}, "seed -1 is outside 0..4294967295 \\(2\\*\\*32 - 1"),
+    ({"game": "unbroken", "seed": "4294967296"}, "seed 4294967296 is outside 0..4294967295"),
+    ({"game": "unbroken", "seed": 2**63}, "is outside 0..4294967295"),
     ({"game": "unbroken", "seed": 1.5}, "seed must be a whole number"),
     ({"game": "unbroken", "seed": True}, "seed must be a whole number"),
     ({"game": "unbroken", "mode": "god"}, "unknown fields \\['mode'\\]"),
@@ -109,7 +115,7 @@ def test_body_not_json(client, other, content, message):
     r = client.post("/api/games", content=content)
     assert r.status_code == 400 and message in r.json()["error"]
     r = client.post("/api/games", content=b"{" + b" " * 70000 + b"}")
-    assert r.status_code == 400 and "request too large" in r.json()["error"]
+    assert r.status_code == 413 and "request too large" in r.json()["error"]
     other.plays()
 
 
@@ -120,7 +126,8 @@ def test_max_games(client, server, other):
     assert r.status_code == 429 and "its limit" in r.json()["error"]
     other.plays()
     gid = next(g for g in server.games if g != other.view["game_id"])
-    assert client.delete(f"/api/games/{gid}").status_code == 200
+    auth = {"Authorization": f"Bearer {server.games[gid].token}"}
+    assert client.delete(f"/api/games/{gid}", headers=auth).status_code == 200
     assert client.post("/api/games", json={"game": "unbroken"}).status_code == 201
 
 
@@ -177,13 +184,14 @@ def test_bad_messages(client, server, other):
             ("x" * (MAX_MESSAGE + 1), f"message too long ({MAX_MESSAGE + 1} characters"),
             ("[" * 4000, "a message is a JSON object"),
             ({"type": "dance"}, "unknown message type 'dance'"),
-            ({"type": "act", "action": illegal}, f"action {illegal} ("),
-            ({"type": "act", "action": n}, f"action {n} is out of range (0..{n - 1})"),
-            ({"type": "act", "action": -1}, "action -1 is out of range"),
-            ({"type": "act", "action": True}, "an action is a whole number, not True"),
-            ({"type": "act", "action": "3"}, "an action is a whole number, not '3'"),
-            ({"type": "act", "action": 1.0}, "an action is a whole number"),
-            ({"type": "act"}, "an action is a whole number, not None"),
+            (act(v, illegal), f"action {illegal} ("),
+            (act(v, n), f"action {n} is out of range (0..{n - 1})"),
+            (act(v, -1), "action -1 is out of range"),
+            (act(v, True), "an action is a whole number, not True"),
+            (act(v, "3"), "an action is a whole number, not '3'"),
+            (act(v, 1.0), "an action is a whole number"),
+            ({**act(v, 0), "action": None}, "an action is a whole number, not None"),
+            ({"type": "act", "action": 0}, "an action names its game and decision"),
             ({"type": "look", "view": 1}, "only a game no person plays can be watched from a seat"),
             (
                 {"type": "control", "cmd": "play"},
@@ -193,12 +201,12 @@ def test_bad_messages(client, server, other):
         for text, message in cases:
             _refused(me, text, message)
         legal = int(np.flatnonzero(g.state["legal"])[0])
-        _refused(them, {"type": "act", "action": legal}, f"it is player_{actor}'s turn, not yours")
-        _refused(pub, {"type": "act", "action": legal}, "this page watches; it cannot act")
+        _refused(them, act(v, legal), f"it is player_{actor}'s turn, not yours")
+        _refused(pub, act(v, legal), "this page watches; it cannot act")
         assert g.decisions == v["decision"]
         assert all(np.array_equal(before[f], g.state[f]) for f in before.dtype.names)
         other.plays()
-        me.send_json({"type": "act", "action": legal})  # the game itself still plays
+        me.send_json(act(v, legal))  # the game itself still plays
         assert me.receive_json()["decision"] > v["decision"]
 
 
@@ -247,8 +255,11 @@ def test_bad_join(client, server, other, query, message):
 
 
 def test_bad_look_and_control_on_watched_game(client, other):
-    gid = new_game(client, "dungeon_kart", ["heuristic", "random"], 4)["id"]
-    with client.websocket_connect(f"/ws/games/{gid}?view=all&picture=0") as ws:
+    info = new_game(client, "dungeon_kart", ["heuristic", "random"], 4)
+    gid = info["id"]
+    with client.websocket_connect(
+        f"/ws/games/{gid}?view=all&picture=0&token={info['token']}"
+    ) as ws:
         assert ws.receive_json()["view"] == "all"
         for text, message in [
             ({"type": "look", "view": "x"}, "view must be a seat number, public or all"),
@@ -257,7 +268,7 @@ def test_bad_look_and_control_on_watched_game(client, other):
             ({"type": "control", "cmd": "rewind"}, "control is play, pause, step or speed"),
             ({"type": "control", "cmd": "speed", "speed": "fast"}, "speed is decisions per second"),
             ({"type": "control", "cmd": "speed", "speed": 1e9}, "speed must be 0.25..200"),
-            ({"type": "act", "action": 0}, "this page watches; it cannot act"),
+            ({"type": "act", "game": gid, "decision": 0, "action": 0}, "this page watches"),
         ]:
             _refused(ws, text, message)
         ws.send_json({"type": "control", "cmd": "step"})
@@ -467,7 +478,7 @@ def test_seed_kept_from_pages_while_a_person_plays(client, server):
     info = client.post(
         "/api/games", json={"game": "unbroken", "players": 1, "seats": ["human"]}
     ).json()
-    assert info["seed"] is None
+    assert info["seed"] is None and info["token"]
     listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
     assert listed[info["id"]]["seed"] is None
     second = client.post(
@@ -479,11 +490,11 @@ def test_seed_kept_from_pages_while_a_person_plays(client, server):
     gid, last = play_person_game(client, "dungeon_kart", ["human", "human"], 9)
     views = [m for *_, m in server.sent_log]
     assert views and all(m["seed"] is None for m in views if not m["over"])
-    assert all(m["seed"] == 9 for m in views if m["over"])
-    assert client.get(f"/api/games/{gid}").json()["seed"] == 9
+    assert all(m["seed"] == "9" for m in views if m["over"])
+    assert client.get(f"/api/games/{gid}").json()["seed"] == "9"
     # a game of agents only has nobody to hide it from
     watched = client.post(
         "/api/games",
         json={"game": "dungeon_kart", "players": 2, "seats": ["heuristic", "random"], "seed": 4},
     ).json()
-    assert watched["seed"] == 4
+    assert watched["seed"] == "4"

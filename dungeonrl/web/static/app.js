@@ -1,5 +1,7 @@
 // dungeonrl web app: lobby, table (play or watch) and replay viewer.
-// Pages: "#" lobby, "#game=ID&view=V&key=K" a table, "#replay=ID&view=V" the viewer.
+// Pages: "#" lobby, "#game=ID&view=V&key=K&token=T" a table, "#replay=ID&view=V" the viewer.
+// Seeds travel as strings (JavaScript numbers lose digits above 2**53). Every action names the
+// game and decision of the view it was chosen on; the server refuses any other.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -54,6 +56,63 @@ function seatLabel(s) {
   return s === "human" ? "you" : s;
 }
 
+function resultValue(key, x, seats) {
+  if (typeof x === "boolean") return x ? "yes" : "no";
+  if (key === "winner" && Number.isInteger(x) && x >= 0 && x < seats.length) return "player_" + x;
+  if (Array.isArray(x)) return x.join(", ");
+  return String(x);
+}
+
+// The result of a finished game as a table: one row per fact; facts with a value per seat
+// (and the returns) get one column per seat. data-key / data-value carry the raw values.
+function resultTable(div, v) {
+  div.textContent = "";
+  const seats = v.seats;
+  const table = document.createElement("table");
+  table.className = "result";
+  const head = table.createTHead().insertRow();
+  head.appendChild(document.createElement("th"));
+  seats.forEach((s, i) => {
+    const th = document.createElement("th");
+    th.textContent = "player_" + i + (s ? " (" + seatLabel(s) + ")" : "");
+    head.appendChild(th);
+  });
+  const body = table.createTBody();
+  const perSeat = (x) => Array.isArray(x) && x.length === seats.length && seats.length > 1;
+  const row = (key, label, cells) => {
+    const tr = body.insertRow();
+    if (key !== null) tr.dataset.key = key;
+    const th = document.createElement("th");
+    th.textContent = label;
+    tr.appendChild(th);
+    for (const [raw, text, span] of cells) {
+      const td = tr.insertCell();
+      td.textContent = text;
+      td.dataset.value = JSON.stringify(raw);
+      if (span > 1) td.colSpan = span;
+    }
+    return tr;
+  };
+  const keys = Object.keys(v.result);
+  for (const k of keys.filter((k) => !perSeat(v.result[k]))) {
+    const x = v.result[k];
+    row(k, k.replace(/_/g, " "), [[x, resultValue(k, x, seats), seats.length]]);
+  }
+  for (const k of keys.filter((k) => perSeat(v.result[k]))) {
+    row(k, k.replace(/_/g, " "), v.result[k].map((x) => [x, resultValue(k, x, seats), 1]));
+  }
+  if (v.returns) row(null, "return", v.returns.map((x) => [x, String(x), 1])).className = "returns";
+  div.appendChild(table);
+}
+
+// A wide picture (Dungeon Kart's track) takes the whole width of the page, above the columns.
+function fitPicture(img) {
+  img.onload = () => {
+    const wide = img.naturalWidth >= 2 * img.naturalHeight;
+    img.closest(".cols").classList.toggle("wide", wide);
+  };
+}
+
 // --- lobby --------------------------------------------------------------------------
 async function lobby() {
   page("lobby");
@@ -101,12 +160,14 @@ function fillSeats() {
 
 async function startGame() {
   showError("");
+  clearTable();
   const n = +$("players-select").value;
   const seats = [];
   for (let i = 0; i < n; i++) seats.push($("seat-" + i).value);
   try {
     const req = { game: $("game-select").value, players: n, seats };
-    if ($("seed").value !== "") req.seed = +$("seed").value;
+    const seed = $("seed").value.trim();
+    if (seed !== "") req.seed = seed; // a string: the server reads its digits exactly
     const g = await api("/api/games", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -118,6 +179,7 @@ async function startGame() {
       h.set("view", mine[0]);
       h.set("key", g.keys[mine[0]]);
     } else h.set("view", "public");
+    h.set("token", g.token); // this page created the game: it may end it and set its pace
     location.hash = h.toString();
   } catch (e) {
     showError(e.message);
@@ -134,7 +196,7 @@ async function refreshGames() {
     a.href = "#" + new URLSearchParams({ game: g.id, view: "public" });
     a.textContent = `${g.title}${g.seed === null ? "" : ", seed " + g.seed}: ${g.seats.map(seatLabel).join(" vs ")}`;
     li.appendChild(a);
-    li.append(` (${g.decisions} decisions${g.over ? ", over" : ""})`);
+    li.append(` (${g.decisions} decision${g.decisions === 1 ? "" : "s"}${g.over ? ", over" : ""})`);
     ul.appendChild(li);
   }
   if (!games.length) list(ul, ["none yet"]);
@@ -177,24 +239,58 @@ async function uploadReplay(ev) {
 
 // --- a table ------------------------------------------------------------------------
 let lastView = null;
+let tableGame = null; // {id, token}: the game this table shows, and its token if this page made it
+
+// Nothing of the previous game stays on the table, and nothing is clickable, until the
+// new game's first view arrives.
+function clearTable() {
+  lastView = null;
+  $("actions").textContent = "";
+  $("status").textContent = "connecting…";
+  $("status").className = "";
+  $("facts").textContent = "";
+  $("title").textContent = "";
+  $("picture").removeAttribute("src");
+  $("table-text").textContent = "";
+  $("events").textContent = "";
+  $("private").textContent = "";
+  $("private-head").hidden = true;
+  $("result").hidden = true;
+  $("result-text").textContent = "";
+  $("watch-controls").hidden = true;
+  $("end-game").hidden = true;
+}
 
 function openTable(p) {
+  if (socket) {
+    socket.onmessage = null;
+    socket.close();
+    socket = null;
+  }
+  clearTable();
   page("table-page");
   showError("");
-  if (socket) socket.close();
+  tableGame = { id: p.get("game"), token: p.get("token") || "" };
   const q = new URLSearchParams({ view: p.get("view") || "public" });
   if (p.get("key")) q.set("key", p.get("key"));
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${p.get("game")}?${q}`;
+  if (tableGame.token) q.set("token", tableGame.token);
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${encodeURIComponent(p.get("game"))}?${q}`;
   const ws = new WebSocket(url);
   socket = ws;
   ws.onmessage = (ev) => {
+    if (socket !== ws) return; // a table that is no longer shown
     const m = JSON.parse(ev.data);
-    if (m.type === "view") drawTable(m);
-    else if (m.type === "error") showError(m.message);
-    else if (m.type === "control") drawControls(m);
+    if (m.type === "view") {
+      showError(""); // a good view: any earlier refusal is past
+      drawTable(m);
+    } else if (m.type === "error") {
+      showError(m.message);
+      if (lastView) enableActions(lastView); // a refused click: the choices stand again
+    } else if (m.type === "control") drawControls(m);
     else if (m.type === "closed") {
       showError(m.message);
       $("actions").textContent = "";
+      $("end-game").hidden = true;
     }
   };
   ws.onclose = () => {
@@ -206,10 +302,38 @@ function send(msg) {
   if (socket && socket.readyState === 1) socket.send(JSON.stringify(msg));
 }
 
+// An action, with the game and decision of the view it was chosen on (the server refuses
+// one that is not for the game's current decision, and plays nothing).
+function act(v, action) {
+  if (v !== lastView || !tableGame || v.game_id !== tableGame.id) return;
+  $("actions").querySelectorAll("button").forEach((x) => (x.disabled = true));
+  send({ type: "act", game: v.game_id, decision: v.decision, action });
+}
+
+function enableActions(v) {
+  const mine = v.you !== null && v.to_play === v.you && !v.over;
+  $("actions").querySelectorAll("button").forEach((x) => (x.disabled = !mine));
+}
+
+async function endGame() {
+  if (!tableGame || !tableGame.token) return;
+  try {
+    await api("/api/games/" + encodeURIComponent(tableGame.id), {
+      method: "DELETE",
+      headers: { Authorization: "Bearer " + tableGame.token },
+    });
+    location.hash = "";
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
 function drawControls(m) {
-  $("play").disabled = m.playing || m.over;
-  $("pause").disabled = !m.playing;
-  $("step").disabled = m.over;
+  const mine = !!(lastView && lastView.owner); // only the page that started the game sets its pace
+  $("play").disabled = !mine || m.playing || m.over;
+  $("pause").disabled = !mine || !m.playing;
+  $("step").disabled = !mine || m.over;
+  $("speed").disabled = !mine;
   const i = SPEEDS.indexOf(m.speed);
   if (i >= 0) $("speed").value = String(i);
   $("speed-text").textContent = m.speed + " per second";
@@ -220,6 +344,8 @@ function drawTable(v) {
   $("crumb").textContent = "/ " + v.title;
   $("title").textContent = v.title;
   $("facts").textContent = `seed ${v.seed === null ? "hidden until the end" : v.seed} · ${v.seats.map((s, i) => "player_" + i + ": " + seatLabel(s)).join(", ")} · decision ${v.decision}`;
+  $("end-game").hidden = !v.owner;
+  $("end-game").textContent = v.over ? "Close game" : "End game";
   const st = $("status");
   st.className = "";
   if (v.over) st.textContent = "Game over";
@@ -227,7 +353,7 @@ function drawTable(v) {
     st.textContent = "Your turn (player_" + v.you + ")";
     st.className = "yourturn";
   } else st.textContent = "player_" + v.to_play + " to act · " + v.phase;
-  if (v.picture) $("picture").src = v.picture;
+  if (v.picture && $("picture").getAttribute("src") !== v.picture) $("picture").src = v.picture;
   $("table-text").textContent = v.table;
   if (v.events.length) list($("events"), v.events);
   privateLines($("private"), v.private);
@@ -244,16 +370,12 @@ function drawTable(v) {
     b.title = a.name;
     b.dataset.action = a.action;
     b.disabled = v.you === null;
-    b.onclick = () => {
-      box.querySelectorAll("button").forEach((x) => (x.disabled = true));
-      send({ type: "act", action: a.action });
-    };
+    b.onclick = () => act(v, a.action);
     box.appendChild(b);
   }
   $("result").hidden = !v.over;
   if (v.over) {
-    const ret = v.returns ? " · returns " + v.returns.map((x, i) => "player_" + i + " " + x).join(", ") : "";
-    $("result-text").textContent = JSON.stringify(v.result) + ret;
+    resultTable($("result-text"), v);
     $("save-replay").href = `/api/games/${v.game_id}/replay`;
   }
   const w = $("watch-controls");
@@ -306,12 +428,14 @@ async function showFrame(k) {
     t.max = String(v.decisions);
     t.value = String(v.decision);
     $("frame-pos").textContent = `decision ${v.decision} of ${v.decisions}` + (v.over ? " · over" : ` · player_${v.to_play} to act`);
-    $("v-picture").src = v.picture;
+    if ($("v-picture").getAttribute("src") !== v.picture) $("v-picture").src = v.picture;
     $("v-table").textContent = v.table;
     list($("v-events"), v.events);
     privateLines($("v-private"), v.private);
     list($("v-legal"), v.legal.map((a) => a.label));
-    $("v-result").textContent = v.over ? "Result: " + JSON.stringify(v.result) : "";
+    $("v-result-head").hidden = !v.over;
+    if (v.over) resultTable($("v-result"), v);
+    else $("v-result").textContent = "";
     const vs = $("v-view");
     if (vs.options.length !== v.seats.length + 2) {
       vs.textContent = "";
@@ -359,6 +483,9 @@ function route() {
 window.addEventListener("hashchange", route);
 window.addEventListener("DOMContentLoaded", () => {
   $("start").onclick = startGame;
+  $("end-game").onclick = endGame;
+  fitPicture($("picture"));
+  fitPicture($("v-picture"));
   $("refresh").onclick = refreshGames;
   $("replay-file").onchange = uploadReplay;
   $("open-viewer").onclick = openViewerFromGame;
