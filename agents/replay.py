@@ -67,6 +67,7 @@ import numpy as np
 from ..envs.core._batch import seed_batch
 from ..envs.core.batch import Batch
 from ..envs.core.errors import DungeonRLError
+from ..envs.core.spec import GameCore
 from ..registry import get_spec, list_games
 from .policy import make_agent
 
@@ -127,7 +128,7 @@ class Trace:
 
     states: np.ndarray
     rewards: np.ndarray
-    core: object
+    core: GameCore
 
 
 @dataclass

@@ -126,14 +126,17 @@ def shared_core(game: str, options: dict):
     game of them (a core is never written after construction). A core is
     kept alive by the engine's per-core call table once it has stepped, so
     a core built for every game would keep every game's core for good."""
+    make = get_spec(game).make_core
+    if make is None:  # every registered game declares its factory
+        raise TypeError(f"game {game!r} has no make_core factory")
     try:
         key = (game, tuple(sorted(options.items())))
         hash(key)
     except TypeError:
-        return get_spec(game).make_core(**options)
+        return make(**options)
     core = _CORES.get(key)
     if core is None:
-        core = get_spec(game).make_core(**options)
+        core = make(**options)
         if len(_CORES) < MAX_CORES:
             _CORES[key] = core
     return core
