@@ -43,7 +43,9 @@ def export_html(tv, view=None) -> str:
 
     for k in list(range(0, n + 1, stride)) + ([n] if n % stride else []):
         img = Image.fromarray(tv.core.render_rgb(tv.history[k]))
-        img = img.resize((int(img.width * SCALE), int(img.height * SCALE)), Image.Resampling.BILINEAR)
+        img = img.resize(
+            (int(img.width * SCALE), int(img.height * SCALE)), Image.Resampling.BILINEAR
+        )
         pictures[k] = picture_data_url(np.asarray(img), "webp", QUALITY)
     data = json.dumps({"frames": frames, "pictures": pictures}, separators=(",", ":"))
     # no "<" in the script element: neither "</script>" nor "<!--" ... "<script"
