@@ -154,7 +154,7 @@ GAME = GameEntry(name="relay", env_id="dungeonrl-test/Relay-v0",
                  pettingzoo="dungeonrl.envs.relay.pettingzoo")
 """,
     "games/relay/pettingzoo.py": """\
-from ..core.pz_module import define
+from ..core.adapters.pz_module import define
 from . import SPEC
 
 globals().update(define(SPEC, __name__, default_players=4))
