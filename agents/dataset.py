@@ -50,6 +50,7 @@ import shutil
 import sys
 import uuid
 import warnings
+from typing import TYPE_CHECKING, cast
 
 import gymnasium as gym
 import numpy as np
@@ -60,6 +61,10 @@ from ..registry import get_spec
 from .options import int_range, option, positive_int
 from .policy import make_agent
 from .words import count
+
+if TYPE_CHECKING:
+    from ..envs.core.adapters.gym_env import DungeonEnv
+    from .selfplay_env import SelfPlayEnv
 
 __all__ = ["record_dataset", "default_dataset_id", "check_dataset_id", "build_parser", "main"]
 
@@ -274,7 +279,9 @@ def record_dataset(
     target = _check_target(root_path, dataset_id, overwrite)
     env = gym.make(spec.env_id, disable_env_checker=True, **env_kwargs)
     try:
-        policy = make_agent(agent, env.unwrapped.core, seed=seed, deterministic=True)
+        # gym.make hides the class its registry entry point built
+        base = cast("DungeonEnv | SelfPlayEnv", env.unwrapped)
+        policy = make_agent(agent, base.core, seed=seed, deterministic=True)
         rows = np.zeros(1, np.int64)
         episodes_out, returns = [], []
         for k in range(int(episodes)):
@@ -529,7 +536,8 @@ def cli_dataset_options(spec):
             None, "the other seats' pool, e.g. heuristic:0.5,random:0.5 (default heuristic)"
         )
 
-    characters, difficulties = (), ()
+    characters: tuple[str, ...] = ()
+    difficulties: tuple[str, ...] = ()
     if spec.name == "unbroken":
         from ..envs.unbroken import consts as C
         from ..envs.unbroken.core import CHARACTERS

@@ -196,7 +196,7 @@ def main(args=None):
 
         sys.argv = ["dungeonrl", "demo", GAME, *sys.argv[1:]]
         runpy.run_module("dungeonrl", run_name="__main__", alter_sys=True)
-    given = getattr(args, "given", set())
+    given: set[str] = getattr(args, "given", set())
     if args.no_train and given & set(_TRAIN_ONLY):
         bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))
         print(

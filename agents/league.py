@@ -119,9 +119,11 @@ class League:
 
     ``agents``: ``{name: agent}``; ``play(agent_a, agent_b, games, seed)``
     returns ``(wins_a, wins_b, draws)`` over ``games`` games (the callable
-    alternates seats so neither side keeps the first move)."""
+    alternates seats so neither side keeps the first move). ``play=None``:
+    the caller plays the matches and appends to ``results`` itself
+    (:meth:`run` then raises ``ValueError``)."""
 
-    def __init__(self, agents: dict, play: Callable):
+    def __init__(self, agents: dict, play: Callable | None):
         if len(agents) < 2:
             raise ValueError("a league needs at least two agents")
         self.agents = dict(agents)
@@ -129,6 +131,8 @@ class League:
         self.results: list[MatchResult] = []
 
     def run(self, games: int = 100, seed: int = 0) -> list:
+        if self.play is None:
+            raise ValueError("this league has no play function: append to .results instead")
         for i, (a, b) in enumerate(itertools.combinations(self.agents, 2)):
             wa, wb, d = self.play(self.agents[a], self.agents[b], games, seed + i * games)
             self.results.append(MatchResult(a, b, int(wa), int(wb), int(d)))

@@ -123,7 +123,7 @@ def model_spec(spec, core_kwargs: dict | None = None) -> dict:
     }
 
 
-def check_model_spec(saved: dict, spec, *, strict: bool = True, source: str = "model") -> None:
+def check_model_spec(saved: object, spec, *, strict: bool = True, source: str = "model") -> None:
     """Raise :class:`ModelSpecError` if ``saved`` (a model spec) does not
     match ``spec``. With ``strict=False`` only the layout fields must match;
     a differing version or content is a :class:`ModelSpecWarning`."""

@@ -207,7 +207,10 @@ def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):
             if meta.get("metavar"):
                 kw["metavar"] = meta["metavar"]
         act = group.add_argument(*flags, **kw)
-        act.rules = {k: meta.get(k) for k in ("algos", "requires", "default_text")}
+        # argparse keeps no field for them; dungeonrl.cli reads them back (getattr)
+        act.rules = {  # type: ignore[attr-defined]
+            k: meta.get(k) for k in ("algos", "requires", "default_text")
+        }
     return group
 
 

@@ -310,15 +310,23 @@ def load_policy(path, core, *, deterministic: bool = True, strict: bool = True):
     :class:`ModelSpecError` if the model was trained on another game,
     layout or content (``strict=False``: content changes only warn)."""
     agent = make_agent(path, core, deterministic=deterministic, strict=strict)
-    buf = Batch(core, 1)
-    rows = np.zeros(1, np.int64)
+    return _SavedModelPolicy(agent, core)
 
-    def policy(states, mask) -> int:
+
+class _SavedModelPolicy:
+    """What :func:`load_policy` returns: ``policy(states, mask) -> int``,
+    with the batched agent it wraps as ``policy.agent``."""
+
+    def __init__(self, agent, core):
+        self.agent = agent
+        self._core = core
+        self._buf = Batch(core, 1)
+        self._rows = np.zeros(1, np.int64)
+
+    def __call__(self, states, mask) -> int:
+        buf, core = self._buf, self._core
         buf.states[:1] = states[:1]
         buf.players[0] = max(0, int(core.to_play(buf.states[:1])[0]))  # the seat to act
         core.observe(buf.states, buf.players, buf.obs)
         buf.masks[0] = np.asarray(mask).reshape(-1) != 0
-        return int(agent.act(buf, rows)[0])
-
-    policy.agent = agent
-    return policy
+        return int(self.agent.act(buf, self._rows)[0])

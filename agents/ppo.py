@@ -264,6 +264,8 @@ class ActorCritic(nn.Module):
         }
         sizes = (obs_size, *hidden)
         self.shared = bool(shared)
+        self.actor: nn.Module  # a linear head on the trunk, or a whole MLP
+        self.critic: nn.Module
         if self.shared:
             self.trunk = mlp(sizes, activation)
             self.actor = _layer(sizes[-1], num_actions, 0.01)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TypeGuard
 
 from ..envs.core.errors import DungeonRLError
 
@@ -142,7 +143,7 @@ class PretrainedError(DungeonRLError, ValueError):
     """An unknown shipped agent, or a card that does not match its file."""
 
 
-def is_pretrained_ref(name) -> bool:
+def is_pretrained_ref(name) -> TypeGuard[str]:
     """Whether ``name`` is a ``pretrained:NAME`` reference."""
     return isinstance(name, str) and name.startswith(PREFIX)
 

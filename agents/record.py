@@ -71,6 +71,8 @@ def _make_core(game, players, core_kwargs):
             kwargs["num_players"] = players
     elif players not in (None, 1):
         raise ValueError(f"{spec.name} is a one-player game; got players={players}")
+    if spec.make_core is None:
+        raise TypeError(f"GameSpec {spec.name!r} has no make_core factory")
     core = spec.make_core(**kwargs)
     if "rgb_array" not in core.spec.render_modes:
         raise ValueError(f"{spec.name} has no rgb_array rendering")
@@ -126,7 +128,7 @@ def play_frames(
 
             h, w = img.shape[:2]
             im = Image.fromarray(img).resize(
-                (max(1, round(w * scale)), max(1, round(h * scale))), Image.LANCZOS
+                (max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS
             )
             img = np.array(im, dtype=np.uint8, order="C")
         return img
@@ -433,7 +435,7 @@ def cli_record_options(spec):
             "", "also save the game as a replay file (.json) that re-simulates exactly"
         )
 
-    groups = [RecordOptions]
+    groups: list[type] = [RecordOptions]
     if spec.max_players > 1:
 
         @dataclasses.dataclass

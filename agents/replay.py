@@ -287,9 +287,12 @@ def _refuse_local_options(core_kwargs: dict, prefix: str) -> None:
         )
 
 
-def _core(game: str, core_kwargs: dict):
+def _core(game: str, core_kwargs: dict) -> GameCore:
+    make_core = get_spec(game).make_core
+    if make_core is None:
+        raise ReplayError(f"{game} has no make_core factory: it cannot re-simulate a replay")
     try:
-        return get_spec(game).make_core(**core_kwargs)
+        return make_core(**core_kwargs)
     except (ValueError, TypeError, KeyError) as e:
         raise ReplayError(f"{game} refuses the replay's options {core_kwargs}: {e}") from e
 
@@ -333,7 +336,10 @@ def record_replay(
     every seat, or a list with one per seat (names as ``make_agent`` takes
     them, or agent objects; seat ``i``'s agent is seeded from ``seed + 7919 i``);
     ``core_kwargs``: the game's options (``num_players=4``...)."""
-    core = get_spec(game).make_core(**core_kwargs)
+    spec = get_spec(game)
+    if spec.make_core is None:
+        raise TypeError(f"GameSpec {spec.name!r} has no make_core factory")
+    core = spec.make_core(**core_kwargs)
     P = core.num_players
     given = list(agents) if isinstance(agents, (list, tuple)) else [agents] * P
     if len(given) != P:
@@ -348,7 +354,8 @@ def record_replay(
     buf = Batch(core, 1)
     buf.reset(seed_batch(int(seed), 1))
     rows = np.zeros(1, np.int64)
-    actors, actions = [], []
+    actors: list[int] = []
+    actions: list[int] = []
     while not core.is_over(buf.states[0]):
         if max_steps is not None and len(actions) >= max_steps:
             break

@@ -433,7 +433,7 @@ def multi_agent_env_class():
         def step(self, action_dict):
             aec = self.aec
             agent = aec.agent_selection
-            if agent not in action_dict:
+            if agent is None or agent not in action_dict:
                 raise ValueError(f"{agent} is to act; the action dict has {sorted(action_dict)}")
             aec.step(int(action_dict[agent]))
             rewards = {a: float(aec.rewards.get(a, 0.0)) for a in self.possible_agents}
@@ -1007,7 +1007,7 @@ def run_rllib_training(
 def cli_train(args) -> int:
     """``dungeonrl train GAME --backend rllib``: check the options, choose the
     run folder, train (see :func:`run_rllib_training`)."""
-    given = getattr(args, "given", set())
+    given: set[str] = getattr(args, "given", set())
     bad = sorted(set(given) & set(_NATIVE_ONLY))
     if bad:
         flags = ", ".join("--" + b.replace("_", "-") for b in bad)
@@ -1050,7 +1050,7 @@ def cli_train(args) -> int:
 def check_backend_options(args) -> str | None:
     """An error message when RLlib-only options are given without
     ``--backend rllib`` (None: fine)."""
-    given = getattr(args, "given", set())
+    given: set[str] = getattr(args, "given", set())
     bad = sorted(set(given) & set(_RLLIB_ONLY))
     if bad and getattr(args, "backend", "native") != "rllib":
         return ", ".join("--" + b.replace("_", "-") for b in bad) + " apply to --backend rllib only"

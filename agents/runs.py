@@ -158,7 +158,7 @@ def final_eval(
 ) -> dict:
     """The seeded evaluation after training (into ``metrics["final_eval"]``);
     returns the reference win rates for the learning curve."""
-    refs = {}
+    refs: dict[str, float] = {}
     if not opts.eval_games:
         return refs
     if coop:

@@ -33,6 +33,8 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from ..envs.core.adapters import (
     vector,
@@ -108,13 +110,7 @@ def _rich_available() -> bool:
 
 
 # --- the shared network ----------------------------------------------------------------
-def _features_extractor_base():
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    return BaseFeaturesExtractor
-
-
-class MLPTrunk(_features_extractor_base()):
+class MLPTrunk(BaseFeaturesExtractor):
     """Shared MLP trunk as an SB3 features extractor (``shared=True``)."""
 
     def __init__(self, observation_space, hidden=(256, 256), activation: str = "tanh"):
@@ -142,13 +138,7 @@ def policy_kwargs(hidden=(256, 256), activation: str = "tanh", shared: bool = Fa
 
 
 # --- callbacks ----------------------------------------------------------------------------
-def _callback_base():
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    return BaseCallback
-
-
-class TrainProgress(_callback_base()):
+class TrainProgress(BaseCallback):
     """Counts finished episodes (win, Level...) from the VecEnv infos, keeps
     one history row per rollout, and drives a tqdm bar with the live win
     rate and steps/s (``bar=False``: no bar)."""
@@ -195,6 +185,7 @@ class TrainProgress(_callback_base()):
         dones = self.locals.get("dones")
         infos = self.locals.get("infos")
         if dones is not None and np.any(dones):
+            assert infos is not None  # SB3's collect_rollouts passes both
             for i in np.flatnonzero(dones):
                 info = infos[i]
                 ep = info.get("episode", {})
@@ -247,7 +238,7 @@ class TrainProgress(_callback_base()):
             self.bar.close()
 
 
-class TimeBudget(_callback_base()):
+class TimeBudget(BaseCallback):
     """Stops ``learn`` once ``seconds`` of wall-clock time have passed since
     training started (checked after every vector step)."""
 
@@ -263,7 +254,7 @@ class TimeBudget(_callback_base()):
 
 
 # --- training and saving ----------------------------------------------------------------
-class SnapshotCallback(_callback_base()):
+class SnapshotCallback(BaseCallback):
     """Self-play: add a frozen copy of the policy to the view's pool at the
     start and after every ``every`` rollouts."""
 
@@ -363,7 +354,7 @@ def train_sb3(
         bar=cfg.progress is not None and not rich_bar,
         desc=f"MaskablePPO {core.spec.name}",
     )
-    callbacks = [progress]
+    callbacks: list[BaseCallback] = [progress]
     if cfg.max_seconds is not None:
         callbacks.append(TimeBudget(cfg.max_seconds))
     if view is not None and snapshot_every and view.snapshot_weight > 0:
@@ -404,7 +395,8 @@ def train_sb3(
                     warn=False,
                 )
             )
-    model.dungeonrl_interrupted = False
+    # our documented flag on the model (train.py reads it); MaskablePPO declares no such field
+    model.dungeonrl_interrupted = False  # type: ignore[attr-defined]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Monitor wrapper.*")
         try:
@@ -412,7 +404,7 @@ def train_sb3(
         except KeyboardInterrupt:
             if not stop_on_interrupt:
                 raise
-            model.dungeonrl_interrupted = True
+            model.dungeonrl_interrupted = True  # type: ignore[attr-defined]
             progress._on_training_end()  # close the bar
             try:
                 model.logger.close()  # flush the TensorBoard events

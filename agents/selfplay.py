@@ -206,7 +206,7 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
         raise ValueError(f"games must be >= 1, got {games}")
     P = core.num_players
     team = core.spec.team_of(P)
-    out = {"seat_a": [], "result": [], "length": []}
+    out: dict[str, list[np.ndarray]] = {"seat_a": [], "result": [], "length": []}
     illegal = 0
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
@@ -238,7 +238,7 @@ def _add_chunk(out: dict, seat_a, result, r) -> int:
 
 
 def _results(out: dict, illegal: int) -> dict:
-    res = {k: np.concatenate(v) for k, v in out.items()}
+    res: dict[str, np.ndarray | int] = {k: np.concatenate(v) for k, v in out.items()}
     res["illegal"] = illegal
     return res
 
@@ -265,7 +265,7 @@ def play_team(
             f"{core.spec.name} with {P} players has rival teams: give an opponent for their seats"
         )
     agents = (agent, agent if partner is None else partner, opponent)
-    out = {"seat_a": [], "result": [], "length": []}
+    out: dict[str, list[np.ndarray]] = {"seat_a": [], "result": [], "length": []}
     illegal = 0
     for lo in range(0, games, batch):
         n = min(batch, games - lo)

@@ -502,7 +502,7 @@ def _train_ppo(r, log) -> tuple:
     )
     if num_envs:
         cfg.num_envs = num_envs
-    same = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype")
+    same: tuple[str, ...] = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype")
     same += ("env_threads", "update_threads")  # (threads of the env step, of the update)
     renamed = (("epochs", "update_epochs"), ("minibatches", "num_minibatches"))
     for src, dst in (*renamed, ("lr", "learning_rate"), *((k, k) for k in same)):
@@ -720,7 +720,8 @@ def run_training(
     given_pool = getattr(opts, "opponents", None)
     if not multi and given_pool is not None:
         raise ValueError(f"--partners: {spec.name} is played solo here; teammates need --players 2")
-    if coop and getattr(opts, "eval_games", 0):
+    eval_games = getattr(opts, "eval_games", 0)
+    if coop and eval_games:
         check_eval_partners(opts.eval_partners, probe)
     if multi:
         pool = parse_pool(hooks.selfplay_defaults if given_pool is None else given_pool)
@@ -775,6 +776,7 @@ def run_training(
         "history": history,
     }
     if multi:
+        assert pool is not None  # parsed above for every multi-seat run
         metrics["selfplay"] = {
             "opponents": [[n, w] for n, w in pool],
             "coop": coop,
@@ -922,7 +924,7 @@ def main(args) -> int:
     evaluation against the reference agents. Ctrl-C keeps the model and the
     metrics so far (exit code 130)."""
     game = args.env
-    given = getattr(args, "given", set())
+    given: set[str] = getattr(args, "given", set())
     if getattr(args, "backend", "native") == "rllib" or given & {
         "env_runners",
         "address",

@@ -41,7 +41,7 @@ class Heuristic:
         return out
 
 
-def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict:
+def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict | None:
     """Play each seed's game to the end inside numba (``play_games``); the
     game of seed ``s`` is the one ``core.reset`` starts from ``s``. Returns
     ``None`` for a core whose auto-advance or step cap is not the default

@@ -18,6 +18,7 @@ import shlex
 import sys
 import warnings
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -148,7 +149,7 @@ def table_league(core, agent, label: str) -> dict:
     league = PlacementLeague(built, table_play(core), sides=P)
     league.run(games=per_lineup, seed=0)
     rows = league.table()
-    summary = []
+    summary: list[dict[str, Any]] = []
     for k in kinds:
         mine = [r for r in rows if r["name"].rsplit("#", 1)[0] == k]
         summary.append(

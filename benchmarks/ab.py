@@ -266,7 +266,9 @@ class Side:
             text=True,
             cwd=tempfile.gettempdir(),
         )
-        line = self.p.stdout.readline().strip()
+        assert self.p.stdin is not None and self.p.stdout is not None  # both piped
+        self.stdin, self.stdout = self.p.stdin, self.p.stdout
+        line = self.stdout.readline().strip()
         if line != "ready":
             self.close()
             raise SystemExit(
@@ -275,13 +277,13 @@ class Side:
             )
 
     def turn(self) -> float:
-        self.p.stdin.write("go\n")
-        self.p.stdin.flush()
-        return float(self.p.stdout.readline())
+        self.stdin.write("go\n")
+        self.stdin.flush()
+        return float(self.stdout.readline())
 
     def close(self):
         try:
-            self.p.stdin.close()
+            self.stdin.close()
         except OSError:
             pass
         self.p.wait(timeout=60)

@@ -31,12 +31,13 @@ import shlex
 import subprocess
 import sys
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "baselines.json")
 
 #: name -> game, ``dungeonrl train`` arguments (``--out`` added), targets
-BASELINES = {
+BASELINES: dict[str, dict[str, Any]] = {
     "unbroken-ppo": {
         "game": "unbroken",
         "args": [

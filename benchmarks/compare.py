@@ -41,6 +41,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any, TypeGuard
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BASE = os.path.join(HERE, "results", "suite.json")
@@ -54,7 +55,7 @@ def figures(res: dict, cpu: bool = False) -> dict:
         return _layer_figures(res)
     key = "cpu_median" if cpu else "median"
 
-    def _ok(fig) -> bool:
+    def _ok(fig) -> TypeGuard[dict]:
         return (
             isinstance(fig, dict)
             and fig.get("status") == "ok"
@@ -126,7 +127,7 @@ def compare(base: dict, new: dict, threshold: float = 0.15, cpu: bool = False) -
             f"(kinds {base.get('kind')!r} and {new.get('kind')!r})"
         )
     fb, fn = figures(base, cpu), figures(new, cpu)
-    out = {
+    out: dict[str, Any] = {
         "failed_guards": failed_guards_of(new),
         "dropped": [],
         "improved": [],

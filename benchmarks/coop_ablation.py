@@ -37,6 +37,7 @@ import shlex
 import subprocess
 import sys
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "coop_ablation.json")
@@ -132,7 +133,8 @@ def run(keys: list[str], jobs: int = 2, runs: str = RUNS) -> None:
         _check_inputs(k)
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
-    pending, active = list(keys), []
+    pending = list(keys)
+    active: list[tuple[str, subprocess.Popen]] = []  # (arm, its training process)
     while pending or active:
         while pending and len(active) < jobs:
             k = pending.pop(0)
@@ -196,7 +198,7 @@ def record(runs: str = RUNS, path: str | None = RESULTS) -> dict:
     from .machine import machine_info
 
     info = machine_info()
-    out = {
+    out: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
         "machine": {k: info[k] for k in ("cpu", "cores")},
         "about": ABOUT,

@@ -50,7 +50,7 @@ def _snapshots(core, num_players, count=128, seed=7):
     core.reset(st, np.arange(64, dtype=np.uint64) + 1000)
     masks = np.zeros((64, core.spec.num_actions), np.uint8)
     stats = np.zeros(4, np.int64)
-    out = []
+    out: list[np.ndarray] = []
     k = 0
     while sum(len(x) for x in out) < count:
         core.random_rollout_rules(st, 3, seed + k, masks, stats)

@@ -47,6 +47,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -57,6 +58,10 @@ except ModuleNotFoundError:  # pragma: no cover
 
 from ..envs.core.errors import ContentError, CorruptStateError, SnapshotError
 from ..envs.core.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from ..envs.core.adapters.aec import DungeonAECEnv
+    from ..envs.core.adapters.gym_env import DungeonEnv
 
 REFUSED = (CorruptStateError, SnapshotError)
 #: numba cache of bounds-checked kernels (kept apart from the normal cache)
@@ -173,6 +178,7 @@ class GameEnv:
         self.name = name
         mode = "ansi" if "ansi" in spec.render_modes else None
         seats = config.get("num_players", 1)
+        self.env: DungeonAECEnv | DungeonEnv
         if spec.multi_agent or (isinstance(seats, int) and seats > 1):  # Carl's co-op: AEC
             from ..envs.core.adapters.aec import DungeonAECEnv
 
@@ -199,13 +205,16 @@ class GameEnv:
     def play(self, rng, steps: int, check: bool = True) -> int:
         """Up to ``steps`` random legal decisions; with ``check``, checks every
         record, observation and render on the way. Returns the decisions taken."""
+        from ..envs.core.adapters.aec import DungeonAECEnv
+
         env = self.env
         taken = 0
         for _ in range(steps):
-            if self.multi:
+            if isinstance(env, DungeonAECEnv):  # a multi-seat game (self.multi)
                 if not env.agents:
                     break
                 agent = env.agent_selection
+                assert agent is not None  # a seat is selected while seats remain
                 if env.terminations[agent] or env.truncations[agent]:
                     env.step(None)
                     continue
@@ -217,12 +226,14 @@ class GameEnv:
                 assert len(legal), "a running game with no legal action"
                 env.step(int(rng.choice(legal)))
             else:
-                if env._needs_reset:
+                # the Gymnasium env; mypy cannot rule out the AEC class (untyped PettingZoo base)
+                genv = cast("DungeonEnv", env)
+                if genv._needs_reset:
                     break
-                legal = np.flatnonzero(env.action_masks())
+                legal = np.flatnonzero(genv.action_masks())
                 assert len(legal), "a running game with no legal action"
-                obs, *_ = env.step(int(rng.choice(legal)))
-                assert not check or env.observation_space.contains(obs), (
+                obs, *_ = genv.step(int(rng.choice(legal)))
+                assert not check or genv.observation_space.contains(obs), (
                     "observation outside its space"
                 )
             taken += 1
@@ -238,7 +249,7 @@ def reached_snapshots(name: str, config: dict, n: int, seed: int) -> list:
     games and over each game's course)."""
     env = GameEnv(name, config)
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[Snapshot] = []
     game_seed = seed
     while len(out) < n:
         env.reset(game_seed)
@@ -275,9 +286,13 @@ def mutate_record(record_bytes: bytes, dtype, choice) -> tuple:
         return "; ".join(desc), bytes(raw)
     name = choice("field", dtype.names)
     fdt, shape = dtype.fields[name][0].base, dtype.fields[name][0].shape
-    flat = rec[0][name].reshape(-1) if shape else None
-    idx = choice("element", range(flat.size)) if shape else None
-    old = int(flat[idx]) if shape else int(rec[0][name])
+    if shape:
+        flat = rec[0][name].reshape(-1)
+        idx = choice("element", range(flat.size))
+        old = int(flat[idx])
+    else:
+        idx = None
+        old = int(rec[0][name])
     mode = choice("mode", ("edge", "step"))
     if mode == "step":
         new = old + choice("delta", (-2, -1, 1, 2))
@@ -478,7 +493,7 @@ def content_case(name: str, choice, rng, workdir: str) -> str:
     from ..registry import get_spec
 
     h = hooks_for(name)
-    if not h.content_files:
+    if h.data_dir is None or not h.content_files:
         return "no content"
     folder = os.path.join(workdir, "content")
     if os.path.exists(folder):
@@ -492,6 +507,8 @@ def content_case(name: str, choice, rng, workdir: str) -> str:
     with open(path, "w") as f:
         f.write(to_toml(doc))
     spec = get_spec(name)
+    if spec.make_core is None:
+        raise TypeError(f"GameSpec {spec.name!r} has no make_core factory")
     try:
         core = spec.make_core(content=folder, **h.extra_args)
     except ContentError as e:
@@ -594,7 +611,7 @@ def run(game: str, kind: str, cases: int, seed: int, workdir: str) -> dict:
     rng = np.random.default_rng(seed)
     choice = _RngChoice(rng)
     h = hooks_for(game)
-    res = {"cases": 0, "refused": 0, "played": 0, "failures": []}
+    res: dict[str, Any] = {"cases": 0, "refused": 0, "played": 0, "failures": []}
 
     def tally(outcome):
         res["cases"] += 1

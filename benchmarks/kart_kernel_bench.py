@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
     enc_reps = max(1, steps // 10)
     one = np.zeros(core.spec.obs_size, np.float32)
     encode_rows(frozen, core.TR, seats, one, 1)
-    rates = {"with_obs": [], "no_obs": [], "encoder_ns": []}
+    rates: dict[str, list[float]] = {"with_obs": [], "no_obs": [], "encoder_ns": []}
     for r in range(repeats):
         stats[:] = 0
         t0 = time.thread_time()
@@ -103,7 +104,7 @@ def measure(players=4, envs=64, steps=2000, repeats=7, blocks=False):
                 encode_block(frozen, core.TR, seats, one, enc_reps, b)
                 ns.append((time.thread_time() - t0) / (enc_reps * envs) * 1e9)
             rates[name + "_ns"] = ns
-    out = {
+    out: dict[str, Any] = {
         k: {"median": float(np.median(v)), "best": float(min(v) if k.endswith("_ns") else max(v))}
         for k, v in rates.items()
     }

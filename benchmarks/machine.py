@@ -41,7 +41,7 @@ def machine_info() -> dict:
     has ``python``, ``dungeonrl`` and every :data:`VERSIONED` distribution."""
     from importlib.metadata import PackageNotFoundError, version
 
-    versions = {"python": platform.python_version()}
+    versions: dict[str, str | None] = {"python": platform.python_version()}
     for dist in VERSIONED:
         try:
             versions[dist] = version(dist)

@@ -128,6 +128,7 @@ def profile(
         env=child_env(pythonpath),
         cwd=tempfile.gettempdir(),
     )
+    assert child.stdout is not None  # piped
     try:
         if child.stdout.readline().strip() != "ready":
             raise SystemExit(f"the rollout process did not start (exit {child.poll()})")

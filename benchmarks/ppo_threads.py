@@ -34,6 +34,7 @@ import json
 import os
 import statistics
 import time
+from typing import Any
 
 from .machine import loadavg, machine_info
 
@@ -54,7 +55,7 @@ def configs(cores: int, multi: bool) -> dict:
     return out
 
 
-SETTINGS = {
+SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
     "unbroken": ("unbroken", {"character": "sneak", "difficulty": "normal", "reward": "score"}),
     "dungeon_crawler-8p": ("dungeon_crawler", {"num_players": 8}),
 }

@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
@@ -101,6 +102,7 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
 
     from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
 
+    env: gym.vector.VectorEnv
     if vectorize == "native":
         env = RLlibVectorEnv("unbroken", num_envs=num_envs)
     else:
@@ -318,7 +320,7 @@ def cmd_scaleout(args) -> int:
     learn = [x["learn_s"] for x in h[1:] if x.get("learn_s")]
     learn_s = sorted(learn)[len(learn) // 2] if learn else None
     learner_sps = cfg["train_batch"] / learn_s if learn_s else None
-    out = {
+    out: dict[str, Any] = {
         "inputs": {
             "per_runner_steps_per_s": {
                 f"{v}": rows[(v, 1)]["steps_per_s"] for v in ("python", "native")

@@ -261,14 +261,14 @@ def find_command(command: str, game: str | None) -> tuple[Callable | None, list[
 
     tried = []
     module = game_module(game) if game is not None else None
-    if module is not None:
+    if game is not None and module is not None:
         from .envs import catalog
         from .registry import get_spec
 
         name = get_spec(game).name
         if name in catalog.ENTRIES and module == catalog.package(name):
             companion = catalog.ENTRIES[name].cli
-            targets = (f"{companion}:{command}",) if companion else ()
+            targets: tuple[str, ...] = (f"{companion}:{command}",) if companion else ()
         else:
             targets = (f"dungeonrl.games.{name}:{command}", f"{module}.cli:{command}")
         for target in targets:
@@ -412,7 +412,7 @@ def _add_suite_options(node: argparse.ArgumentParser) -> None:
 
 
 # --- main -------------------------------------------------------------------------------
-def _split_game(rest: list) -> tuple[str | None, str | None, list] | None:
+def _split_game(rest: list) -> tuple[str | None, str | None, list]:
     """``(positional game, --env value, other tokens)``."""
     env, out, i = None, [], 0
     while i < len(rest):
@@ -516,7 +516,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-        game = GAME_OPTIONAL[command] if GAME_OPTIONAL[command] in games else games[0]
+        default = GAME_OPTIONAL[command]
+        game = default if default is not None and default in games else games[0]
     try:
         spec = get_spec(game)
     except UnknownGameError as e:

@@ -225,7 +225,10 @@ def compile_profile(buffer) -> dict:
     * ``compiles``: how many compilations ran.
     """
     stack: list = []
-    kernels, entry, excl, count = [], [], {}, {}
+    kernels: list[list] = []  # [name, inclusive seconds]
+    entry: list[list] = []
+    excl: dict[str, float] = {}
+    count: dict[str, int] = {}
     for ts, ev in buffer:
         name = _name(ev)
         if ev.is_start:

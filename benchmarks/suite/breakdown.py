@@ -207,7 +207,7 @@ def unfused_parts(core, n: int, min_time: float, sampler, seed: int = 0) -> dict
             t_end = time.perf_counter() + min_time
         elif time.perf_counter() >= t_end and steps >= 3:
             break
-    out = {k: 1e6 * v / (steps * n) for k, v in timer.s.items()}
+    out: dict[str, Any] = {k: 1e6 * v / (steps * n) for k, v in timer.s.items()}
     if not episodes:  # no game ended in the window: nothing to amortise
         out["reset_us"] = None
     out["unfused_us"] = sum(

@@ -8,6 +8,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable
+from typing import TypeGuard
 
 from .checks import IllegalActionInBenchmark
 
@@ -20,7 +21,7 @@ def skipped(reason: str) -> dict:
     return {"status": "skipped", "reason": str(reason)}
 
 
-def ok(fig) -> bool:
+def ok(fig) -> TypeGuard[dict]:
     return isinstance(fig, dict) and fig.get("status") == "ok"
 
 

@@ -69,8 +69,8 @@ def interleave(
     (each loop's calibrated ``k``) and the rounds' ``order``."""
     names = list(loops)
     units = {name: calibrate(loops[name], round_time, clock) for name in names}
-    rates = {name: [] for name in names}
-    cpu_rates = {name: [] for name in names}
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    cpu_rates: dict[str, list[float]] = {name: [] for name in names}
     order = []
     for r in range(rounds):
         turn = names[r % len(names) :] + names[: r % len(names)] if names else []

@@ -23,6 +23,7 @@ def cartpole_single_loop(settings: Settings, sampler):
     import gymnasium as gym
 
     env = gym.make("CartPole-v1")
+    assert isinstance(env.action_space, gym.spaces.Discrete)  # CartPole: push left or right
     ones = np.ones(env.action_space.n, np.int8)
     run = single_loop(
         env, lambda info: ones, sampler, "CartPole-v1 single", settings.seed, check_info=False
@@ -42,6 +43,7 @@ def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
 
     env = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="vector_entry_point")
     env.reset(seed=settings.seed)
+    assert isinstance(env.single_action_space, gym.spaces.Discrete)  # push left or right
     masks = np.ones((num_envs, env.single_action_space.n), np.int8)
     actions = np.zeros(num_envs, np.int64)
     where = f"CartPole-v1 vector ({num_envs} envs)"
@@ -160,7 +162,7 @@ def envpool_sweep(settings: Settings, sampler, log) -> dict:
     """EnvPool CartPole at each ``settings.envpool_envs`` x ``envpool_threads``;
     one ``unavailable`` entry (with the reason) when EnvPool does not import
     on this Python."""
-    out = {"label": "EnvPool CartPole-v1 (C++), sync", "by_config": {}}
+    out: dict[str, Any] = {"label": "EnvPool CartPole-v1 (C++), sync", "by_config": {}}
     try:
         import envpool  # noqa: F401
     except Exception as e:  # ImportError, or a binary built for another CPU/ABI
@@ -242,14 +244,14 @@ def run_peers(
         )
     if not sweep:
         return out
-    sweep = {}
+    by_num_envs = {}
     for n in settings.num_envs:
         fig = guarded(peer_cartpole_vector, n, settings, sampler)
-        sweep[str(n)] = fig
+        by_num_envs[str(n)] = fig
         log(f"  peer CartPole-v1 vector x{n}: {fmt_fig(fig)}")
     out["cartpole_vector"] = {
         "label": "Gymnasium CartPole-v1, numpy vector env",
-        "by_num_envs": sweep,
+        "by_num_envs": by_num_envs,
     }
     out["envpool_cartpole"] = envpool_sweep(settings, sampler, log)
     out["cited"] = CITED

@@ -25,7 +25,7 @@ def plot(res: dict, out_dir: str, prefix: str = "suite") -> list:
         fig, (ax, ax2) = plt.subplots(
             1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2.2, 1]}
         )
-        tcounts = set()
+        tcounts: set[int] = set()
         for ci, (pkey, cfg) in enumerate(g["configs"].items()):
             tag = f" {pkey}p" if g["multi_agent"] else ""
             multi = len(g["configs"]) > 1
@@ -42,7 +42,7 @@ def plot(res: dict, out_dir: str, prefix: str = "suite") -> list:
             k = cfg.get("kernel", {})
             kpts = {int(t): f["median"] for t, f in k.items() if ok(f)}
             if kpts:
-                t_best = max(kpts, key=kpts.get)
+                t_best = max(kpts, key=lambda t: kpts[t])
                 ax.axhline(
                     kpts[t_best],
                     ls=":",
@@ -106,7 +106,7 @@ def plot(res: dict, out_dir: str, prefix: str = "suite") -> list:
                         )
                     )
             layer, f = ref_vector(cfg)
-            if median_of(f):
+            if f is not None and median_of(f):
                 bars.append((f"{tag}: {layer} x{REF_ENVS}", f["median"], False))
             p = median_of(cfg.get("python"))
             if p:

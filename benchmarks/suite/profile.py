@@ -34,8 +34,9 @@ def _cprofile(run: Callable[[int], int], k: int, top: int = 12) -> dict:
     wall = time.perf_counter() - t0
     st = pstats.Stats(prof, stream=io.StringIO())
     rows = []
-    total = sum(v[2] for v in st.stats.values())
-    ranked = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    table = st.stats  # type: ignore[attr-defined]  # typeshed omits Stats.stats, the raw table
+    total = sum(v[2] for v in table.values())
+    ranked = sorted(table.items(), key=lambda kv: -kv[1][2])[:top]
     for (file, line, fn), (_cc, nc, tt, ct, _) in ranked:
         where = f"{os.path.basename(file)}:{line}({fn})" if file != "~" else fn
         rows.append(

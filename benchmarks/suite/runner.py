@@ -38,9 +38,10 @@ def run(settings: Settings | None = None, sampler=None, log: Callable = print) -
     t_log = time.perf_counter()
     plain_log = log
 
-    def log(msg):
+    def stamped_log(msg):
         plain_log(f"[{time.perf_counter() - t_log:6.1f}s] {msg}")
 
+    log = stamped_log
     if settings.python_min_time is None:
         settings = dataclasses.replace(settings, python_min_time=settings.min_time)
     t_start = time.perf_counter()

@@ -58,7 +58,9 @@ def _fast_ppo_runner(spec, settings: Settings):
         if not hasattr(mod, attr):
             return None, f"dungeonrl.agents.ppo has no {attr}"
 
-    class CheckedGame(mod.SingleAgentGame):
+    game_base: Any = mod.SingleAgentGame  # found at run time (checked above)
+
+    class CheckedGame(game_base):
         """The trainer's batch, with the benchmark's legality check."""
 
         def step(self):
@@ -152,7 +154,7 @@ def _sb3_runner(spec, settings: Settings):
 
             def __init__(self):
                 super().__init__()
-                self.rollout_s, self._t = 0.0, None
+                self.rollout_s, self._t = 0.0, 0.0  # _t: set at each rollout's start
 
             def _on_rollout_start(self):
                 self._t = time.perf_counter()
@@ -212,7 +214,7 @@ def bench_training(spec, settings: Settings, log) -> dict:
             "fast_ppo": skipped("multi-agent game"),
         }
     out: dict[str, Any] = {}
-    net = {"hidden": [256, 256], "activation": "tanh", "shared": False}
+    net: dict[str, Any] = {"hidden": [256, 256], "activation": "tanh", "shared": False}
     mod = _import_optional("dungeonrl.agents.ppo")
     if mod is not None and hasattr(mod, "PPOConfig"):
         c = mod.PPOConfig()

@@ -42,6 +42,7 @@ def play_options(spec):
 def play(args):
     """Play Unbroken in the terminal, or watch an agent play it."""
     from ..envs.core.adapters.gym_env import DungeonEnv
+    from ..envs.core.kernel_core import KernelCore
 
     prog = "dungeonrl play unbroken"
     try:
@@ -61,6 +62,7 @@ def play(args):
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     core = env.core
+    assert isinstance(core, KernelCore)  # the game's core, which labels actions
     names = core.spec.action_names
     policy = None
     if agent is not None:
@@ -79,7 +81,7 @@ def play(args):
         if legend is not None and policy is None:
             say(legend(core))
         while True:
-            rec = env.unwrapped._buf.states  # the live record (read only here)
+            rec = env._buf.states  # the live record (read only here)
             print()
             print(env.render())
             if hand_text is not None and policy is None:
@@ -103,7 +105,7 @@ def play(args):
             total += r
             steps += 1
             if narrate is not None:
-                say(narrate(core, prev, env.unwrapped._buf.states[0], 0))
+                say(narrate(core, prev, env._buf.states[0], 0))
             if term or trunc:
                 print()
                 print(env.render())

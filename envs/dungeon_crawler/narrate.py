@@ -534,7 +534,7 @@ def _offer_end_lines(core, p, s, seat, say) -> None:
 def narrate(core, prev, state, seat) -> list:
     """Events between records ``prev`` and ``state``, told to ``seat``."""
     p, s = prev, state
-    out = []
+    out: list[str] = []
     say = out.append
     _creation_lines(core, p, s, seat, say)
     fight = _combat_lines(core, p, s, seat, say)

@@ -355,14 +355,14 @@ def _status_line(core, s):
         return f"Hero creation: {who} may move stat points between stats, then finish"
     if ph == "move":
         return f"{who} rolled {int(s['roll'])} for movement and chooses where to walk"
-    what = {
+    doing = {
         "main": "may play cards, then ends the turn",
         "target": "chooses a target seat",
         "slot": "chooses a gear slot",
         "draft": "drafts a starting item",
         "loot": f"loots player_{int(s['loot_victim'])} ({int(s['loot_left'])} item(s) left)",
     }
-    return f"{who} {what.get(ph, ph.replace('_', ' '))}"
+    return f"{who} {doing.get(ph, ph.replace('_', ' '))}"
 
 
 def _draw_legend(cv, y0):

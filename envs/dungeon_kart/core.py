@@ -81,7 +81,7 @@ class DungeonKartCore(KernelCore):
         max_steps=MAX_EPISODE_STEPS,
         content=None,
     ):
-        boards = ()
+        boards: tuple[str, ...] = ()
         if isinstance(track, str) and "\n" in track:
             boards = (track,)
         elif isinstance(track, (bool, np.bool_)) or not isinstance(track, (str, int, np.integer)):

@@ -105,7 +105,7 @@ def render_ansi(st, ct) -> str:
     qs, rs = cells % H.BOARD_W, cells // H.BOARD_W
     r0, r1 = int(rs.min()), int(rs.max())
     cmin = int((2 * qs + rs).min())
-    karts = {}
+    karts: dict[int, str] = {}
     for p in range(int(st["num_players"])):
         if not st["finished"][p] and st["pos"][p] >= 0:
             karts.setdefault(int(st["pos"][p]), str(p))
@@ -205,7 +205,7 @@ def render_rgb(st, ct, size: int = 14, panel: int = 300) -> np.ndarray:
                 mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
                 dr.line([a, (mx, my)], fill=(0, 0, 0), width=4)
     # karts: arrows in player colours (slightly offset when sharing a hex)
-    slot = {}
+    slot: dict[int, int] = {}  # hex -> karts drawn on it so far
     for p in range(n):
         if st["finished"][p] or st["pos"][p] < 0:
             continue

@@ -93,7 +93,7 @@ def narrate(core, prev, state, seat=0) -> list:
     """Events between records ``prev`` and ``state``, in words."""
     ct, T = core.content, core.T
     p, s = prev, state
-    out = []
+    out: list[str] = []
     say = out.append
     m = int(s["monster"])
     mname = ct.monster_names[m] if m >= 0 and int(s["m_revealed"]) else "the monster"

@@ -372,6 +372,16 @@ def test_league_round_robin(tmp_path):
     assert (tmp_path / "elo.png").stat().st_size > 1000
 
 
+def test_league_without_play_function_keeps_results_and_refuses_run():
+    """``play=None``: the caller fills ``results`` (as ``evaluate`` does);
+    ``run`` says so instead of calling None."""
+    lg = league.League({"a": 1, "b": 2}, play=None)
+    lg.results.append(league.MatchResult("a", "b", 3, 1, 0))
+    assert [r["name"] for r in lg.table()] == ["a", "b"]
+    with pytest.raises(ValueError, match="no play function"):
+        lg.run(games=2)
+
+
 # --- Stable-Baselines3 path -------------------------------------------------------------------
 def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
     pytest.importorskip("sb3_contrib")

@@ -381,3 +381,18 @@ def test_a_game_on_local_content_is_not_saved_as_a_replay(tmp_path):
     assert not gif.exists() and not rj.exists()
     with pytest.raises(ReplayError, match="core_kwargs: 'content' cannot be in a replay"):
         record_replay("unbroken", "heuristic", seed=3, content=DATA_DIR)
+
+
+def test_a_game_without_a_core_factory_is_named(monkeypatch, dc_replay):
+    """A registered spec may lack ``make_core``: recording and re-simulating
+    say so instead of calling None."""
+    import dataclasses
+
+    from dungeonrl.agents import replay as replay_module
+
+    bare = dataclasses.replace(get_spec("dungeon_crawler"), make_core=None)
+    monkeypatch.setattr(replay_module, "get_spec", lambda game: bare)
+    with pytest.raises(TypeError, match="has no make_core factory"):
+        record_replay("dungeon_crawler", "random", seed=1, num_players=2)
+    with pytest.raises(ReplayError, match="has no make_core factory"):
+        dc_replay.simulate()
