@@ -182,7 +182,7 @@ class SelfPlayEnv(Copyable, gym.Env):
         v = self._view
         v.seat[0] = self._seat
         seeds = seed_batch(seed, 1) if seed is not None else draw_seeds(self.np_random, 1)
-        v.reset(seeds, options=options)
+        v.reset(seeds, options=options, checked=True)  # validated above
         self._started = True
         self._done = False
         self._final = None

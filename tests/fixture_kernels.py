@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6bd1a2f2e99968c4126656897c8e258501d041dca3f357f15e417cc284eeec77'
+SOURCE_DIGEST = '4724e2ebde63b67f2cccf2edd717a50d52ef205a48276d3f023f12cef67e1eae'
 ensure_fresh(globals())

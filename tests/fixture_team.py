@@ -47,6 +47,7 @@ from dungeonrl.envs.core.kernel.facts import KernelFacts
 from dungeonrl.envs.core.kernel.header import O_GAME, O_PLAYING, state_dtype
 from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel_core import KernelCore, int_arg
+from dungeonrl.envs.catalog import GameEntry
 from dungeonrl.envs.core.spec import GameSpec
 
 SEATS = 4
@@ -194,6 +195,13 @@ class RelayCore(KernelCore):
     """The fixture's rules for one ``max_steps`` setting (always 4 seats)."""
 
     state_dtype = STATE_DTYPE
+    #: its declaration (the fixture is outside the catalog): the sampler of
+    #: ``resample_from_infostate`` (only the generator is hidden)
+    game_entry = GameEntry(
+        name="relay",
+        env_id="dungeonrl-test/Relay-v0",
+        infostate="fixture_team_infostate:resample_rows",
+    )
 
     def __init__(
         self, num_players: int = SEATS, max_steps: int = MAX_STEPS, auto_advance: bool = True

@@ -369,6 +369,7 @@ KERNEL_KEY = 'fixture_team:KERNEL_FACTS'
 #: every module compiled into this file, found from the sources: the ones
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
+    'dungeonrl.envs.catalog',
     'dungeonrl.envs.core._batch',
     'dungeonrl.envs.core._threads',
     'dungeonrl.envs.core.batch',
@@ -391,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e08a28ca223a18517e06767bfd2e8fc2abcb96e4713960cc447436004e79dba3'
+SOURCE_DIGEST = 'a7553d7bb868e85fdf85644a445acb67009f1fad094cc3cb9f0b0afa5b292918'
 ensure_fresh(globals())

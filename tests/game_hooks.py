@@ -30,8 +30,15 @@ arrays of ``core.state_dtype``):
   every violated invariant;
 * ``check_transition(core, before, after)``: invariants between a record and
   the record after one decision (monotone counters, constant set-up);
-* ``resample_hidden(core, state, rng)``: a copy with everything the player
-  cannot see resampled (deck orders, unrevealed cards, the generator);
+* ``resample_hidden(core, state, rng, player=0)``: a copy with everything
+  the player cannot see resampled (deck orders, unrevealed cards, the
+  generator). The default is the product's own sampler,
+  ``core.resample_from_infostate(state, player, rng)`` (declared by the
+  game: ``GameEntry.infostate``, :mod:`dungeonrl.envs.core.infostate`), so
+  the hidden-information tests check what search and best responses use; a
+  game's hooks override it only for a game that declares no sampler;
+* ``hidden_parts``: the record fields the sampler redraws (each must vary
+  across the samples of the suite's states: ``test_each_hidden_part_varies``);
 * ``change_visible(core, state)``: a copy with something the player can see
   changed (positive control of the hidden-information test);
 * ``chance_fields``: the record fields that change when chance is consumed;
@@ -49,7 +56,7 @@ arrays of ``core.state_dtype``):
 * ``known_bugs``: substrings of invariant messages of reported bugs (see
   the attribute's comment).
 
-Multi-agent games: ``resample_hidden`` and ``change_visible`` also take
+Multi-agent games: ``resample_hidden`` and ``change_visible`` take
 ``player=`` (the seat whose view must not change / must change).
 """
 
@@ -151,6 +158,8 @@ class GameHooks:
     truncate_config: dict = {}
     short_config: dict = {}
     chance_fields: tuple = ()
+    #: record fields ``resample_from_infostate`` redraws (see the module doc)
+    hidden_parts: tuple = ("rng", "seed")
     #: random games played per configuration by the soak (CI: >= 1,000 per
     #: game; long games may cap their episodes with a ``max_steps``-like
     #: option in ``configs`` to keep the soak fast)
@@ -165,8 +174,10 @@ class GameHooks:
     def check_transition(self, core, before, after) -> None:
         pass
 
-    def resample_hidden(self, core, state, rng):
-        raise NotImplementedError
+    def resample_hidden(self, core, state, rng, player=0):
+        """The game's declared sampler (``core.resample_from_infostate``): a
+        fresh 1-row array (``state``: one record or a 1-row array)."""
+        return core.resample_from_infostate(as_row(state), player, rng)
 
     def change_visible(self, core, state):
         raise NotImplementedError

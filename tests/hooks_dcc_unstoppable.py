@@ -15,8 +15,10 @@ rarely ends sooner, so the soak covers set-up, the draft and many turns).
 
 Hidden information (``state.py``): every deck order (a player's deck and
 the core decks below their top card, the threat deck, the upgrade deck,
-the dungeon, the quests not yet dealt) and the generator. The teammate's
-hand is open in co-op, so both seats see the same things.
+the dungeon, the quests not yet dealt) and the generator, resampled by the
+game's own sampler (``core.resample_from_infostate``,
+``envs/dcc_unstoppable/infostate.py``). The teammate's hand is open in
+co-op, so both seats see the same things.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class DCCUnstoppableHooks(GameHooks):
     truncate_config = {"max_steps": 5}
     short_config = {"max_steps": 60}
     chance_fields = ("rng",)
+    hidden_parts = ("deck", "cdeck", "tdeck", "udeck", "dungeon", "quest_order", "rng", "seed")
     known_bugs = {}
 
     # -- invariants ------------------------------------------------------------------------
@@ -487,29 +490,8 @@ class DCCUnstoppableHooks(GameHooks):
         return np.asarray(done, np.int64)
 
     # -- hidden information --------------------------------------------------------------
-    def resample_hidden(self, core, state, rng, player=0):
-        C = _C()
-        out = as_row(state)
-        s = out[0]
-
-        def perm(arr, k):
-            if k > 1:
-                arr[:k] = rng.permutation(np.asarray(arr[:k]))
-
-        for p in range(C.NPLAYERS_MAX):
-            perm(s["deck"][p], int(s["deck_n"][p]) - 1)  # the top card is seen
-        for d in range(C.MAX_LEVEL_DECK):
-            perm(s["cdeck"][d], int(s["cdeck_n"][d]) - 1)
-        perm(s["tdeck"], int(s["tdeck_n"]))
-        perm(s["udeck"], int(s["udeck_n"]))
-        perm(s["dungeon"], int(s["dungeon_n"]))
-        q0 = max(int(s["quest_next"]), 0)
-        rest = s["quest_order"][q0:]
-        rest[:] = rng.permutation(np.asarray(rest))
-        s["rng"][:] = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
-        s["seed"] = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
-        return out
-
+    # (resample_hidden: the game's own sampler, envs/dcc_unstoppable/infostate.py,
+    # through GameHooks.resample_hidden)
     def change_visible(self, core, state, player=0):
         C = _C()
         out = as_row(state)

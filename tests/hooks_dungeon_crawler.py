@@ -9,9 +9,10 @@ robust to corrupted records (indices are clipped before table lookups, so a
 broken record raises ``AssertionError``, never ``IndexError``).
 
 Hidden information is resampled from one seat's point of view
-(``player=``): rivals' hands (sizes kept, Hand cards only), the action deck
-order, the item deck order, an offer shown to another seat, the generator.
-``tests/dungeon_crawler/test_game.py`` reuses :func:`resample_hidden_record`.
+(``player=``) by the game's own sampler (``core.resample_from_infostate``,
+``envs/dungeon_crawler/infostate.py``): rivals' hands (sizes kept, Hand
+cards only), the action deck order, the item deck order, an offer shown to
+another seat, the generator.
 """
 
 from __future__ import annotations
@@ -713,6 +714,7 @@ class DungeonCrawlerHooks(GameHooks):
     truncate_config = {"num_players": 3, "max_steps": 5}
     short_config = {"max_steps": 30}
     chance_fields = ("rng",)
+    hidden_parts = ("hand", "card_deck", "item_deck", "offer", "rng", "seed")
     known_bugs = {}
 
     # -- invariants ------------------------------------------------------------------------
@@ -786,11 +788,8 @@ class DungeonCrawlerHooks(GameHooks):
         v.raise_if_any(B)
 
     # -- hidden information --------------------------------------------------------------
-    def resample_hidden(self, core, state, rng, player=0):
-        out = as_row(state)
-        resample_hidden_record(core, out[0], int(player), rng)
-        return out
-
+    # (resample_hidden: the game's own sampler, envs/dungeon_crawler/infostate.py,
+    # through GameHooks.resample_hidden)
     def change_visible(self, core, state, player=0):
         out = as_row(state)
         s = out[0]
@@ -958,48 +957,6 @@ class DungeonCrawlerHooks(GameHooks):
                 continue
             done.append(i)
         return np.asarray(done, np.int64)
-
-
-def resample_hidden_record(core, s, p, rng):
-    """Resample, in record ``s`` (edited in place), what seat ``p`` cannot
-    see: rivals' hands (sizes kept; Hand cards only, dealt from the rivals'
-    hands and the action deck), the action deck and item deck orders, an
-    offer shown to another seat (swapped with cards / items of the deck),
-    the generator and the stream seed."""
-    C = _C()
-    T = core.T
-    n = int(s["num_players"])
-    hand_kind = np.asarray(T.card_kind) == C.K_HAND
-    dn = int(s["card_deck_n"])
-    pool = [int(c) for c in s["card_deck"][:dn]]
-    for q in range(n):
-        if q != p:
-            for c in range(C.MAX_CARDS):
-                pool += [c] * int(s["hand"][q, c])
-    pool = [pool[k] for k in rng.permutation(len(pool))]
-    for q in range(n):
-        if q != p:
-            s["hand"][q] = 0
-            for _ in range(int(s["hand_n"][q])):
-                k = next(j for j, c in enumerate(pool) if hand_kind[c])
-                s["hand"][q, pool.pop(k)] += 1
-    assert len(pool) == dn
-    s["card_deck"][:dn] = pool
-    kind, seat = int(s["offer_kind"]), int(s["offer_seat"])
-    if kind != C.OF_NONE and seat != p:
-        pile, cnt = (
-            ("card_deck", "card_deck_n") if kind == C.OF_SHOP else ("item_deck", "item_deck_n")
-        )
-        m = int(s[cnt])
-        for k in range(int(s["offer_n"])):
-            if m:
-                j = int(rng.integers(m))
-                a, b = int(s["offer"][k]), int(s[pile][j])
-                s["offer"][k], s[pile][j] = b, a
-    m = int(s["item_deck_n"])
-    s["item_deck"][:m] = rng.permutation(np.asarray(s["item_deck"][:m]))
-    s["rng"][:] = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
-    s["seed"] = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
 
 
 HOOKS = DungeonCrawlerHooks()

@@ -58,6 +58,7 @@ class DungeonKartHooks(GameHooks):
     truncate_config = {"num_players": 3, "max_steps": 5}  # inside the draft
     short_config = {"max_rounds": 3}
     chance_fields = ("rng",)
+    hidden_parts = ("spell", "deck", "bag", "rng", "seed")
     soak_games = 250
     #: (the stacked-karts bug once listed here, DK-078, is fixed: the mask's
     #: look-ahead ``rules.can_clear`` and the DK-A47 fix for forced results)
@@ -366,11 +367,8 @@ class DungeonKartHooks(GameHooks):
         v.raise_if_any(B)
 
     # -- hidden information --------------------------------------------------------------
-    def resample_hidden(self, core, state, rng, player=0):
-        out = as_row(state)
-        resample_hidden_record(core, out[0], int(player), rng)
-        return out
-
+    # (resample_hidden: the game's own sampler, envs/dungeon_kart/infostate.py,
+    # through GameHooks.resample_hidden)
     def change_visible(self, core, state, player=0):
         out = as_row(state)
         s = out[0]
@@ -496,33 +494,6 @@ def _jump_start(self, core, states, rng):
 
 
 DungeonKartHooks.jump_start = _jump_start
-
-
-def resample_hidden_record(core, s, p, rng):
-    """Resample, in record ``s`` (edited in place), what seat ``p`` cannot
-    see: the spell card each other seat holds (swapped with the cards of
-    that card's draw pile; holding one stays visible), each draw pile's
-    order, the hazard bag's order, the generator and the stream seed."""
-    C = _C()
-    T = core.T
-    n = int(s["num_players"])
-    cdeck = np.asarray(T.card_deck)
-    for d in range(C.NDECK):
-        k = int(s["deck_n"][d])
-        holders = [
-            q
-            for q in range(n)
-            if q != p and int(s["spell"][q]) >= 0 and int(cdeck[int(s["spell"][q])]) == d
-        ]
-        pool = [int(x) for x in s["deck"][d, :k]] + [int(s["spell"][q]) for q in holders]
-        pool = [pool[j] for j in rng.permutation(len(pool))]
-        for q in holders:
-            s["spell"][q] = pool.pop()
-        s["deck"][d, :k] = pool
-    m = int(s["bag_n"])
-    s["bag"][:m] = rng.permutation(np.asarray(s["bag"][:m]))
-    s["rng"][:] = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
-    s["seed"] = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
 
 
 HOOKS = DungeonKartHooks()

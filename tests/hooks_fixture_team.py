@@ -133,14 +133,9 @@ class RelayHooks(GameHooks):
         )
         v.raise_if_any(B)
 
-    # everything but the generator is public
-    def resample_hidden(self, core, state, rng, player=0):
-        out = as_row(state)
-        s = out[0]
-        s["rng"][:] = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
-        s["seed"] = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
-        return out
-
+    # everything but the generator is public (resample_hidden: the fixture's
+    # declared sampler, tests/fixture_team_infostate.py, through
+    # GameHooks.resample_hidden)
     def change_visible(self, core, state, player=0):
         out = as_row(state)
         s = out[0]

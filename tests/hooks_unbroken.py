@@ -24,6 +24,7 @@ class UnbrokenHooks(GameHooks):
     truncate_config = {"max_steps": 5, "character": "random"}
     short_config = {"max_steps": 60, "character": "random"}
     chance_fields = ("rng",)
+    hidden_parts = ("enc_deck", "skill_deck", "rng", "seed")
     known_bugs = {}  # (the weapon-sheet duplication it once listed is fixed)
 
     # -- invariants ------------------------------------------------------------------------
@@ -285,22 +286,8 @@ class UnbrokenHooks(GameHooks):
         v.raise_if_any(B)
 
     # -- hidden information --------------------------------------------------------------
-    def resample_hidden(self, core, state, rng):
-        out = as_row(state)
-        s = out[0]
-        dn = int(s["enc_deck_n"])
-        s["enc_deck"][:dn] = rng.permutation(np.asarray(s["enc_deck"][:dn]))
-        kd = int(s["skill_deck_n"])
-        s["skill_deck"][:kd] = rng.permutation(np.asarray(s["skill_deck"][:kd]))
-        s["rng"][:] = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
-        s["seed"] = rng.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True)
-        if int(s["m_revealed"]) == 0:
-            level = int(s["level"])
-            choices = [int(x) for x in core.T.m_by_level[level - 1]] + [-1]
-            choices = [c for c in choices if c != int(s["monster"])]
-            s["monster"] = choices[int(rng.integers(len(choices)))]
-        return out
-
+    # (resample_hidden: the game's own sampler, envs/unbroken/infostate.py, through
+    # GameHooks.resample_hidden)
     def change_visible(self, core, state):
         from dungeonrl.envs.unbroken import consts as C
 

@@ -38,8 +38,10 @@ __all__ = [
     "KERNEL_ARGS",
     "KERNEL_NAMES",
     "MASK_DTYPE",
+    "SharedCalls",
     "core_batch",
     "kernel_call",
+    "shared_batches",
     "vector_step",
 ]
 
@@ -189,19 +191,31 @@ def kernel_call(core, name: str, *arrays) -> None:
     getattr(core.kernels, name)(*KERNEL_ARGS[name](core, *arrays))
 
 
+#: core -> its shared :class:`SharedCalls`. Keyed weakly, and the value holds
+#: its core weakly too (a value that held it strongly would keep its own key
+#: alive, so no entry would ever go): an entry lives exactly as long as its
+#: core, and a process that builds and drops cores keeps a table of the
+#: cores still alive (``tests/engine/test_shared_batch.py``).
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def core_batch(core) -> Batch:
     """The core's shared :class:`Batch` without buffers (kernel calls on the
-    caller's arrays), made once per core."""
+    caller's arrays), made once per core and freed with it (see
+    :class:`SharedCalls`)."""
     try:
         b = _SHARED.get(core)
-        if b is None:
-            b = _SHARED[core] = Batch.calls(core)
-        return b
     except TypeError:  # a core that cannot be weakly referenced: a fresh one
         return Batch.calls(core)
+    if b is None:
+        b = _SHARED[core] = SharedCalls.of(core)
+    return b
+
+
+def shared_batches() -> int:
+    """How many cores have a shared batch now (the cores alive that ran a
+    kernel through :func:`core_batch`)."""
+    return len(_SHARED)
 
 
 def vector_step(buf, actions, strict: bool):
@@ -554,3 +568,36 @@ class Batch(Copyable):
         """Every row played to the end by the scripted policies ``codes``
         (one per seat), per-seat returns and decision counts written."""
         kernel_call(self.core, "play_rows", states, codes, prng, returns, length)
+
+
+class SharedCalls(Batch):
+    """The batch without buffers that :func:`core_batch` shares per core. It
+    holds its core through a weak reference, so the shared table never keeps
+    a core alive; whoever holds the batch (a self-play view) holds the core
+    too. A copy or a pickle is the shared batch of the copied core."""
+
+    _ref: weakref.ref  # the core
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("a SharedCalls is made by core_batch(core)")
+
+    @classmethod
+    def of(cls, core) -> SharedCalls:
+        b = cls.__new__(cls)
+        b._ref, b.n, b._fns = weakref.ref(core), None, {}  # type: ignore[assignment]  # no n
+        return b
+
+    @property
+    def core(self):  # read-only here: the weak reference's core
+        core = self._ref()
+        if core is None:
+            raise ReferenceError("the core of this shared batch was freed")
+        return core
+
+    def __reduce__(self):
+        return core_batch, (self.core,)
+
+    def __deepcopy__(self, memo: dict):
+        from .copying import deep
+
+        return core_batch(deep(self.core, memo))

@@ -152,6 +152,16 @@ class KernelCore(GameCore):
         """Store recomputed masks in ``states["legal"]`` (after editing a record)."""
         states["legal"] = self.recompute_mask(states)
 
+    def resample_from_infostate(self, state, seat, rng):
+        """A copy of ``state`` (one record or a 1-D batch; a new 1-D array)
+        in which everything ``seat`` cannot see is redrawn consistently with
+        what it sees, from ``rng`` (a ``numpy.random.Generator`` or an int
+        seed): see :mod:`.infostate`. ``NotImplementedError`` for a game that
+        declares no sampler; ``ValueError`` for a seat out of range."""
+        from .infostate import resample_from_infostate
+
+        return resample_from_infostate(self, state, seat, rng)
+
     def policy_rows(self, states, rows, prng, out):
         """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
         batch = core_batch(self)

@@ -328,6 +328,14 @@ class GameCore:
         raise NotImplementedError
 
     # --- helpers used by adapters, tests and the CLI (not hot) ---------------
+    def resample_from_infostate(self, state, seat: int, rng) -> np.ndarray:
+        """A copy of ``state`` (one record or a 1-D batch) with everything
+        ``seat`` cannot see (deck orders, other seats' hands, the generator)
+        redrawn consistently with what it sees (OpenSpiel's name; see
+        :mod:`.infostate`). ``rng``: a ``numpy.random.Generator`` or an int
+        seed."""
+        raise NotImplementedError(f"{self.spec.name} has no information-state sampler")
+
     def is_over(self, state) -> bool:
         raise NotImplementedError
 

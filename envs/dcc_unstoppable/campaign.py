@@ -66,7 +66,7 @@ from ..core.copying import Copyable
 from ..core.spec import check_unknown_reset_options
 from ..core.validate import check_num_envs, check_seed
 from . import consts as C
-from .config import XP_MAX, check_campaign, make_config
+from .config import XP_MAX, check_campaign, check_sheet_option, make_config
 from .content import default_content
 from .core import MAX_EPISODE_STEPS, DCCCore
 
@@ -214,8 +214,11 @@ class DCCCampaignEnv(Copyable, gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """``options={"campaign": sheet}`` starts from a campaign sheet (the
         keys of the ``campaign`` reset option: xp, benefits, achievements,
-        decks, upgrades); ``options={"floor": f}`` resumes a campaign at
-        Floor ``f`` (default 1); any other key is ignored with one warning
+        decks, upgrades; checked as every entry point checks it, so a sheet
+        this wrapper takes the solo, vector, SB3 and co-op envs take too, and
+        a non-dict, ``None`` included, is the same ``ValueError``);
+        ``options={"floor": f}`` resumes a campaign at Floor ``f`` (default
+        1); any other key is ignored with one warning
         (``unknown_reset_options="raise"``: ``ValueError``)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
@@ -243,10 +246,8 @@ class DCCCampaignEnv(Copyable, gym.Env):
             or floor not in (1, 2, 3)
         ):
             raise ValueError(f"reset option 'floor' must be 1, 2 or 3, got {floor!r}")
-        start = options.get("campaign")
-        start = {} if start is None else start
-        if not isinstance(start, dict):
-            raise ValueError(f"reset option 'campaign' must be a dict, got {type(start).__name__}")
+        # the check of every entry point (a missing key: the blank sheet)
+        start = check_sheet_option(options["campaign"]) if "campaign" in options else {}
         # the whole sheet is checked before anything changes (one seat, this crawler)
         norm = check_campaign(start, self.content, num_players=1, crawler=self._crawler_id)
         sheet = _blank_sheet(len(self.content.benefit_names))

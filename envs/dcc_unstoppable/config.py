@@ -112,6 +112,19 @@ def _assign(pending, used, slots, names, what):
         slot(free[0])
 
 
+def check_sheet_option(value) -> dict:
+    """The ``campaign`` reset option's type, as every entry point checks it
+    (solo, vector, SB3, co-op AEC and Parallel, the campaign wrapper): a
+    dict, else ``ValueError`` naming what it got (``None`` too: leave the
+    key out for no sheet)."""
+    if not isinstance(value, dict):
+        raise ValueError(
+            "reset option 'campaign' must be a dict (xp, benefits, "
+            f"achievements, decks, upgrades), got {type(value).__name__}"
+        )
+    return value
+
+
 def seat_crawlers(num_players, crawler) -> tuple:
     """The crawler of each seat: solo the configured one, co-op Carl and Donut."""
     return (int(crawler),) if num_players == 1 else (0, 1)

@@ -161,6 +161,10 @@ def _kw(ctx, d, key="kw"):
     return bits
 
 
+#: the keys of an op table
+OP_KEYS = frozenset({"op", "n", "scale", "stat", "if", "min", "spell", "who"})
+
+
 def _ops(ctx, lst, field, cap, simple=False):
     """Compile a list of op tables into a (cap, OPW) int16 array."""
     out = np.zeros((cap, C.OPW), np.int16)
@@ -172,9 +176,14 @@ def _ops(ctx, lst, field, cap, simple=False):
         ctx.err(field, f"at most {cap} ops, found {len(lst)}")
     for i, op in enumerate(lst):
         f = f"{field}[{i}]"
-        if not isinstance(op, dict) or "op" not in op:
-            ctx.err(f, "each op needs an 'op' name")
-        check_fields(ctx, op, {"op", "n", "scale", "stat", "if", "min", "spell", "who"})
+        if not isinstance(op, dict):
+            ctx.err(f, f"must be an op table ({{ op = ... }}), got {type(op).__name__}")
+        # an unknown key first: a misspelled 'op' is named as it was written
+        for k in op:
+            if k not in OP_KEYS:
+                ctx.err(f"{f}.{k}", f"unknown key (allowed: {sorted(OP_KEYS)})")
+        if "op" not in op:
+            ctx.err(f + ".op", "is required (the op's name)")
         name = op["op"]
         if name not in C.OP_NAMES or name == "none":
             ctx.err(f + ".op", f"unknown op {name!r} (known: {', '.join(C.OP_NAMES[1:])})")

@@ -13,7 +13,7 @@ from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
 from . import consts as C
 from . import kernels, rules, state
-from .config import make_config
+from .config import check_sheet_option, make_config
 from .content import default_content, load_content
 from .game import GAME
 from .state import STATE_DTYPE
@@ -40,22 +40,19 @@ def _campaign(value):
     size, the default content); an env's core checks the sheet again for
     its own seats, crawler and content (:meth:`DCCCore.check_campaign_option`)
     before its reset changes anything."""
-    if not isinstance(value, dict):
-        raise ValueError(
-            "reset option 'campaign' must be a dict (xp, benefits, "
-            f"achievements, decks, upgrades), got {type(value).__name__}"
-        )
-    make_config(campaign=value)  # validates every key and value
+    make_config(campaign=check_sheet_option(value))  # validates every key and value
     return value
 
 
 class CampaignOption:
-    """A campaign sheet checked by a core: the config vector its reset uses."""
+    """A campaign sheet checked by a core (``owner``): the config vector its
+    reset uses."""
 
-    __slots__ = ("cfg",)
+    __slots__ = ("cfg", "owner")
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, owner=None):
         self.cfg = cfg
+        self.owner = owner
 
 
 #: record fields that hold the configuration, with the names of their values
@@ -166,16 +163,20 @@ class DCCCore(KernelCore):
     def check_campaign_option(self, value) -> CampaignOption:
         """The ``campaign`` reset option checked whole for this core (its
         seats, crawler and content) before the adapters reset anything:
-        ``ValueError`` naming the field, or the config its reset uses."""
-        if not isinstance(value, dict):
-            raise ValueError(
-                "reset option 'campaign' must be a dict (xp, benefits, "
-                f"achievements, decks, upgrades), got {type(value).__name__}"
-            )
+        ``ValueError`` naming the field, or the config its reset uses. A
+        sheet this core checked already (its own :class:`CampaignOption`)
+        is returned as it is: an adapter that hands validated options on
+        to another never sees its own output refused."""
+        if isinstance(value, CampaignOption) and value.owner is self:
+            return value
         return CampaignOption(
             make_config(
-                campaign=value, content=self.content, num_players=self.num_players, **self.options
-            )
+                campaign=check_sheet_option(value),
+                content=self.content,
+                num_players=self.num_players,
+                **self.options,
+            ),
+            owner=self,
         )
 
     def apply_reset_options(self, states, options) -> None:

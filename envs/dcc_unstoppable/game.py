@@ -10,4 +10,5 @@ GAME = GameEntry(
     pettingzoo="dungeonrl.envs.dcc_unstoppable_v1",
     agent_hooks="dungeonrl.agents.dcc_unstoppable_hooks:HOOKS",
     cli="dungeonrl.games.dcc_unstoppable",
+    infostate="dungeonrl.envs.dcc_unstoppable.infostate:resample_rows",
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,8 @@ TABLE_FIELDS = (
     "chest_gold",
     "respawn_rounds",
 )
-Tables = namedtuple("Tables", TABLE_FIELDS)
+# mypy reads only literal field lists; TABLE_FIELDS stays the one list of names
+Tables = namedtuple("Tables", TABLE_FIELDS)  # type: ignore[misc]
 
 EFFECT_ARGS = {  # which numeric fields each effect reads (others must be absent)
     "combat_buff": ("atk", "def"),
@@ -167,13 +169,12 @@ def _items(raw, t, names):
             ctx.entry = f"{slot} #{j + 1}"
             if not isinstance(it, dict):
                 ctx.err("item", "must be a table")
+            _unknown(ctx, it, ("name", "tier") + SLOT_STATS[slot])  # unknown keys first
             name = _str(ctx, it, "name")
             ctx.entry = f"{slot} '{name}'"
             if name in seen:
                 ctx.err("name", "duplicate item name")
             seen.add(name)
-            allowed = ("name", "tier") + SLOT_STATS[slot]
-            _unknown(ctx, it, allowed)
             tier = C.TIER_NAMES.index(_str(ctx, it, "tier", C.TIER_NAMES))
             counts[tier] += 1
             hi = 5 if slot == "boots" else 20
@@ -204,6 +205,7 @@ def _cards(raw, t, names):
         ctx.entry = f"card #{c + 1}"
         if not isinstance(cd, dict):
             ctx.err("card", "must be a table")
+        _unknown(ctx, cd, CARD_KEYS)  # unknown keys first (the effect's own, below)
         name = _str(ctx, cd, "name")
         ctx.entry = f"card '{name}'"
         if name in names:
@@ -241,6 +243,14 @@ def _cards(raw, t, names):
     t["deck_size"] = len(deck)
 
 
+#: the keys of a monster entry (a final boss has no gold)
+MONSTER_KEYS = ("name",) + STAT_FIELDS + ("gold",)
+#: every key a card entry may hold (each effect reads its own, EFFECT_ARGS)
+CARD_KEYS = ("name", "family", "kind", "copies", "effect") + tuple(
+    sorted({a for args in EFFECT_ARGS.values() for a in args})
+)
+
+
 def _stats(ctx, d, with_gold=True):
     allowed = ("name",) + STAT_FIELDS + (("gold",) if with_gold else ())
     _unknown(ctx, d, allowed)
@@ -261,11 +271,12 @@ def _monsters(raw, t, out):
     t["boss_gold"] = np.zeros(C.NFLOOR, np.int16)
     for f, fl in enumerate(floors):
         ctx.entry = f"floor {f + 1}"
+        _unknown(ctx, fl, ("name", "mobs", "boss"))  # unknown keys first
         out["floor_names"].append(_str(ctx, fl, "name"))
-        _unknown(ctx, fl, ("name", "mobs", "boss"))
         mobs = _list(ctx, fl, "mobs", C.MOBS_PER_FLOOR)
         for m, mob in enumerate(mobs):
             ctx.entry = f"floor {f + 1} mob #{m + 1}"
+            _unknown(ctx, mob, MONSTER_KEYS)  # unknown keys first
             out["mob_names"].append(_str(ctx, mob, "name"))
             ctx.entry = f"floor {f + 1} mob '{mob['name']}'"
             st, g = _stats(ctx, mob)
@@ -275,6 +286,7 @@ def _monsters(raw, t, out):
         if f < C.NFLOOR - 1:
             boss = _table(ctx, fl, "boss")
             ctx.entry = f"floor {f + 1} boss"
+            _unknown(ctx, boss, MONSTER_KEYS)
             out["boss_names"].append(_str(ctx, boss, "name"))
             st, g = _stats(ctx, boss)
             t["boss_stats"][f] = st
@@ -286,6 +298,7 @@ def _monsters(raw, t, out):
     t["final_stats"] = np.zeros((C.NFINAL, 4), np.int16)
     for k, fb in enumerate(finals):
         ctx.entry = f"final boss #{k + 1}"
+        _unknown(ctx, fb, MONSTER_KEYS[:-1])  # (no gold)
         out["final_names"].append(_str(ctx, fb, "name"))
         st, _ = _stats(ctx, fb, with_gold=False)
         t["final_stats"][k] = st
@@ -344,8 +357,11 @@ def _board(raw, t, out):
 
 
 def compile_content(raw):
-    t, names = {}, {"items": [], "cards": []}
-    out = {k: [] for k in ("mob_names", "boss_names", "final_names", "floor_names", "layouts")}
+    t: dict[str, Any] = {}  # table name -> array (or int for a size)
+    names: dict[str, list[str]] = {"items": [], "cards": []}
+    out: dict[str, list[str]] = {
+        k: [] for k in ("mob_names", "boss_names", "final_names", "floor_names", "layouts")
+    }
     _items(raw["items"], t, names["items"])
     _cards(raw["cards"], t, names["cards"])
     _monsters(raw["monsters"], t, out)

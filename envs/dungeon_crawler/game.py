@@ -10,4 +10,5 @@ GAME = GameEntry(
     pettingzoo="dungeonrl.envs.dungeon_crawler_v0",
     agent_hooks="dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
     cli="dungeonrl.games.dungeon_crawler",
+    infostate="dungeonrl.envs.dungeon_crawler.infostate:resample_rows",
 )

@@ -10,4 +10,5 @@ GAME = GameEntry(
     pettingzoo="dungeonrl.envs.dungeon_kart_v1",
     agent_hooks="dungeonrl.agents.dungeon_kart_hooks:HOOKS",
     cli="dungeonrl.games.dungeon_kart",
+    infostate="dungeonrl.envs.dungeon_kart.infostate:resample_rows",
 )

@@ -173,9 +173,6 @@ def flow(ctx):
         ctx.fail("outcome", out, "truncated before the step cap and the round cap")
     if ctx.i("draft_mode") == C.DRAFT_RANDOM and ph in DRAFT:
         ctx.fail("phase", ph, "a draft phase with the random draft")
-    if ph in DRAFT:
-        if ctx.i("round") or ctx.i("turn_k") or ctx.i("freeze_k") or ctx.i("finish_seq"):
-            ctx.fail("round", ctx.i("round"), "the race has not started during the draft")
     if ph == C.PH_FREEZE:
         n, fk = ctx.i("num_players"), ctx.i("freeze_k")
         if fk >= n or ctx.i("turn_k"):
@@ -213,6 +210,7 @@ def flow(ctx):
         n = ctx.i("num_players")
         if ctx.i("bumped") >> n:
             ctx.fail("bumped", ctx.i("bumped"), f"bumped seats beyond the {n} at the table")
+        extra_grants(ctx)
     elif ph != C.PH_OVER:
         for f, v in (
             ("mp", None),
@@ -230,6 +228,67 @@ def flow(ctx):
         ):
             if v is not None and ctx.i(f) != v:
                 ctx.fail(f, ctx.i(f), f"turn field outside a turn's movement must be {v}")
+
+
+def extra_grants(ctx):
+    """The turn's extra turns and drifts come from the mover's powers used
+    this round (each once a round, one extra each): no more of them than
+    such powers used (a record with more failed only when the next power
+    pushed the count past its range)."""
+    cur = ctx.i("cur")
+    racer = int(ctx.a("racer")[cur])
+    if racer < 0:
+        return
+    used = np.asarray(ctx.a("pw_used")[cur], np.int64)
+    effects = np.asarray(ctx.T.pw_effect[racer], np.int64)
+    for f, effect in (("extra_turns", C.PW_EXTRA_TURN), ("extra_drifts", C.PW_EXTRA_DRIFT)):
+        granted = int(((effects == effect) & (used != 0)).sum())
+        if ctx.i(f) > granted:
+            ctx.fail(f, ctx.i(f), f"more than the {granted} granted by powers used this round")
+
+
+def before_race(ctx) -> bool:
+    """The record is of a race not started yet: a draft phase, or a game
+    that ended during the draft (an illegal action, the step cap)."""
+    ph, n = ctx.i("phase"), ctx.i("num_players")
+    if ph in DRAFT:
+        return True
+    unplaced = (ctx.a("racer")[:n] < 0).any() or (ctx.a("dash")[:n] < 0).any()
+    return ph == C.PH_OVER and bool(unplaced)
+
+
+#: fields that hold the reset's value until the race starts (the draft
+#: changes none of them), with that value
+DRAFT_GLOBALS = (
+    ("round", 0),
+    ("turn_k", 0),
+    ("freeze_k", 0),
+    ("finish_seq", 0),
+    ("final_round", 0),
+    ("mp", 0),
+    ("tail_mp", 0),
+    ("last_smash", 0),
+    ("last_boost", 0),
+)
+
+
+def draft_globals(ctx):
+    """Before the race starts, every field of the race holds the reset's
+    value: checked here, for the record as given, not when the first turn
+    would read it (a draft record with ``final_round`` set was accepted
+    and failed only after the draft)."""
+    if not before_race(ctx):
+        return
+    for f, v in DRAFT_GLOBALS:
+        if ctx.i(f) != v:
+            ctx.fail(
+                f, ctx.i(f), f"must be {v} before the race starts (the draft does not change it)"
+            )
+    if ctx.a("grass").any():
+        c = int(np.flatnonzero(ctx.a("grass"))[0])
+        ctx.fail("grass", ctx.a("grass")[c], f"Overgrowth on hex {c} before the race starts")
+    if ctx.a("disc_n").any():
+        ctx.fail("disc_n", ctx.a("disc_n"), "a spell discarded before the race starts")
 
 
 def seats(ctx):
@@ -413,4 +472,4 @@ def draft(ctx):
         )
 
 
-CROSS_RULES = (flow, seats, board, zones, draft)
+CROSS_RULES = (flow, draft_globals, seats, board, zones, draft)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -109,7 +110,8 @@ TABLE_FIELDS = (
     "n_enc_types",
     "deck_size",
 )
-Tables = namedtuple("Tables", TABLE_FIELDS)
+# mypy reads only literal field lists; TABLE_FIELDS stays the one list of names
+Tables = namedtuple("Tables", TABLE_FIELDS)  # type: ignore[misc]
 
 
 @dataclass
@@ -138,6 +140,26 @@ _str = read_str
 _bool = read_bool
 _text = read_text
 _fields = check_fields
+#: the keys of a weapon entry
+WEAPON_KEYS = ("name", "tier", "attacks", "upgrades")
+#: every key an op table may hold (each op takes some of them; the others
+#: are refused as "not an argument of op ...")
+OP_KEYS = frozenset(
+    {
+        "op",
+        "res",
+        "n",
+        "per_level",
+        "to",
+        "m",
+        "name",
+        "when",
+        "rounds",
+        "tokens",
+        "permanent",
+        "pierce",
+    }
+)
 
 #: the largest amount a content number may give or cost (resources, powers)
 AMOUNT_MAX = 99
@@ -202,8 +224,13 @@ class _Compiler:
             ctx.err(field, f"at most {C.MAXOPS} ops, found {len(lst)}")
         for i, op in enumerate(lst):
             f = f"{field}[{i}]"
-            if not isinstance(op, dict) or "op" not in op:
-                ctx.err(f, "each op needs an 'op' name")
+            if not isinstance(op, dict):
+                ctx.err(f, f"must be an op table ({{ op = ... }}), got {type(op).__name__}")
+            for k in op:  # unknown keys first: a misspelled key is named as written
+                if k not in OP_KEYS:
+                    ctx.err(f + "." + k, f"unknown key (allowed: {sorted(OP_KEYS)})")
+            if "op" not in op:
+                ctx.err(f + ".op", "is required (the op's name)")
             name = op["op"]
             if not isinstance(name, str) or name not in C.OP_NAMES or name == "none":
                 ctx.err(f + ".op", f"unknown op {name!r}")
@@ -372,15 +399,16 @@ class _Compiler:
 
     # -- compile -----------------------------------------------------------------
     def compile(self):
-        t = {}
+        t: dict[str, Any] = {}  # table name -> array (or int for a size)
         # conditions first: names are referenced everywhere
         conds = self._list("conditions", "condition", count=C.NCOND)
         ctx = _Ctx("conditions.toml")
         self.condition_names = []
         for i, c in enumerate(conds):
             ctx.card = f"condition #{i + 1}"
-            self.condition_names.append(_str(ctx, c, "name"))
+            # unknown keys first: a misspelled key is named as it was written
             _fields(ctx, c, ("name", "permanent", "abilities", "text"))
+            self.condition_names.append(_str(ctx, c, "name"))
             _text(ctx, c, "text")
         check_unique(ctx, self.condition_names, "condition")
         self._rules(t)
@@ -487,9 +515,9 @@ class _Compiler:
         self.character_names, self.character_blurbs, self.char_ability_names = [], [], []
         for i, ch in enumerate(chars):
             ctx.card = f"character #{i + 1}"
+            _fields(ctx, ch, ("name", "personas", "blurb", "abilities"))  # unknown keys first
             name = _str(ctx, ch, "name")
             ctx.card = name
-            _fields(ctx, ch, ("name", "personas", "blurb", "abilities"))
             per = ch.get("personas", [])
             if not isinstance(per, list) or not all(isinstance(x, str) for x in per):
                 ctx.err("personas", "must be a list of names")
@@ -512,6 +540,7 @@ class _Compiler:
         ctx = _Ctx("weapons.toml")
         for i, w in enumerate(ws):
             ctx.card = f"weapon #{i + 1}"
+            _fields(ctx, w, WEAPON_KEYS)  # unknown keys first
             _str(ctx, w, "name")
         self.weapon_names = [w["name"] for w in ws]
         check_unique(ctx, self.weapon_names, "weapon")
@@ -526,7 +555,6 @@ class _Compiler:
         for i, w in enumerate(ws):
             ctx.card = f"weapon #{i + 1}"
             ctx.card = _str(ctx, w, "name")
-            _fields(ctx, w, ("name", "tier", "attacks", "upgrades"))
             t["w_tier"][i] = ("basic", "advanced").index(
                 _str(ctx, w, "tier", choices=("basic", "advanced"))
             )
@@ -585,8 +613,6 @@ class _Compiler:
         self._monster_abilities = []
         for i, m in enumerate(ms):
             ctx.card = f"monster #{i + 1}"
-            ctx.card = _str(ctx, m, "name")
-            self.monster_names.append(ctx.card)
             _fields(
                 ctx,
                 m,
@@ -603,7 +629,9 @@ class _Compiler:
                     "abilities",
                     "text",
                 ),
-            )
+            )  # unknown keys first: a misspelled key is named as it was written
+            ctx.card = _str(ctx, m, "name")
+            self.monster_names.append(ctx.card)
             _text(ctx, m, "text")
             lv = _int(ctx, m, "level", lo=1, hi=4)
             num = _int(ctx, m, "number", lo=1, hi=6)
@@ -666,9 +694,9 @@ class _Compiler:
         self.encounter_names = []
         for i, c in enumerate(cards):
             ctx.card = f"card #{i + 1}"
-            ctx.card = _str(ctx, c, "name")
-            self.encounter_names.append(ctx.card)
             _fields(ctx, c, ("name", "time", "spend", "gain", "effects", "copies", "text"))
+            ctx.card = _str(ctx, c, "name")  # (unknown keys first, above)
+            self.encounter_names.append(ctx.card)
             _text(ctx, c, "text")
             t["e_time"][i] = _int(ctx, c, "time", lo=1, hi=10)
             t["e_spend"][i] = _restable(ctx, c, "spend", True)
@@ -690,9 +718,9 @@ class _Compiler:
         self.skill_names, self.skill_texts = [], []
         for i, s in enumerate(sk):
             ctx.card = f"skill #{i + 1}"
+            _fields(ctx, s, ("name", "text", "abilities"))  # unknown keys first
             ctx.card = _str(ctx, s, "name")
             self.skill_names.append(ctx.card)
-            _fields(ctx, s, ("name", "text", "abilities"))
             self.skill_texts.append(_text(ctx, s, "text"))
             abl = s.get("abilities")
             if not isinstance(abl, list) or len(abl) != 1:

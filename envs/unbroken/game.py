@@ -9,4 +9,5 @@ GAME = GameEntry(
     order=10,
     agent_hooks="dungeonrl.agents.unbroken_hooks:HOOKS",
     cli="dungeonrl.games.unbroken",
+    infostate="dungeonrl.envs.unbroken.infostate:resample_rows",
 )

@@ -14,7 +14,7 @@ import hashlib
 import game_hooks  # noqa: F401  (first: it loads the tests/hooks_*.py modules)
 import numpy as np
 import pytest
-from hooks_dungeon_crawler import HOOKS, resample_hidden_record
+from hooks_dungeon_crawler import HOOKS
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
@@ -421,7 +421,7 @@ def test_mask_soundness():
 
 
 # --- hidden information ----------------------------------------------------------------
-# (resample_hidden_record, from the conformance hooks: rivals' hands with their
+# (the game's own sampler, core.resample_from_infostate: rivals' hands with their
 # sizes kept, deck orders, another seat's offer, the generator)
 
 
@@ -442,8 +442,7 @@ def test_hidden_information():
                     core.observe(st, np.array([p]), o1)
                     m1 = core.recompute_mask(st)[0]
                     for _ in range(3):
-                        s2 = st.copy()
-                        resample_hidden_record(core, s2[0], p, rng)
+                        s2 = core.resample_from_infostate(st, p, rng)
                         check_invariants(core, s2[0])
                         resampled.append(s2)
                         o2 = np.zeros_like(o1)

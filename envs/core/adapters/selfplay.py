@@ -314,13 +314,18 @@ class SelfPlayView(Copyable):
         self.codes[rows] = codes
 
     # --- episodes ------------------------------------------------------------------
-    def reset(self, seeds: np.ndarray, options: dict | None = None) -> None:
+    def reset(self, seeds: np.ndarray, options: dict | None = None, checked: bool = False) -> None:
         """Start a new game in every row (row ``i`` from ``seeds[i]``), draw
         opponents, play them up to the learner's first decision, observe.
         ``options``: the game's reset options (``spec.reset_options``),
-        applied to these games (not to the later autoreset ones)."""
-        opts = self.spec.check_reset_options(
-            options, self.unknown_reset_options, self._warned_reset_keys
+        applied to these games (not to the later autoreset ones); validated
+        here unless ``checked`` (the caller's adapter validated them)."""
+        opts = (
+            options
+            if checked
+            else self.spec.check_reset_options(
+                options, self.unknown_reset_options, self._warned_reset_keys
+            )
         )
         self.seeds[:] = seeds
         self.batch.reset_states(self.states, self.seeds)

@@ -174,17 +174,20 @@ class _Runner(Copyable):
         super()._after_copy()
         self.obs_pool = _ArrayPool(self.buf.obs)
 
-    def reset(self, seeds: np.ndarray, options=None) -> None:
-        """New games; ``options``: the validated reset options (see
-        ``GameSpec.check_reset_options``) applied to them."""
-        opts = self.check_options(options)
+    def reset(self, seeds: np.ndarray, options=None, checked: bool = False) -> None:
+        """New games; ``options``: the reset options applied to them,
+        validated here (``GameSpec.check_reset_options``) unless ``checked``
+        says the caller's are the validated ones already (validated twice, a
+        validator's output, such as Carl's checked campaign sheet, would be
+        judged as if it were user input)."""
+        opts = options if checked else self.check_options(options)
         if isinstance(self.buf, Batch):
             self.buf.reset(seeds)
             if opts:
                 self.core.apply_reset_options(self.buf.states, opts)
                 self.buf.refresh()
         else:  # a SelfPlayView applies them before the opponents move
-            self.buf.reset(seeds, options=opts)
+            self.buf.reset(seeds, options=opts, checked=True)
         self.tracker.clear()
         self.started = True
 
@@ -366,7 +369,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             seeds = seed_batch(seed, self.num_envs)  # checked: TypeError / ValueError
             first = int(seeds[0])
             super().reset(seed=first)
-        self._run.reset(seeds, options)
+        self._run.reset(seeds, options, checked=True)  # validated above
         n = self.num_envs
         infos = {"action_mask": self._run.buf.masks.copy(), "_action_mask": np.ones(n, np.bool_)}
         return self._run.observation(), infos
