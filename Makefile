@@ -51,7 +51,7 @@ test: venv venv-rllib precompile browser
 	$(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider -m rllib tests/adapters/test_rllib.py
 
 # Lint and type-check (configuration in pyproject.toml): ruff's rules, ruff's
-# formatter in check mode, mypy over the engine and the public API. The
+# formatter in check mode, mypy over the whole package (not tests). The
 # package's folders are mapped (pyproject.toml package-dir), so mypy reads
 # them through a link tree that mirrors the installed layout:
 # build/typecheck/dungeonrl/ holds dungeonrl/*, envs, encoders, agents and

@@ -63,6 +63,7 @@ import numpy as np
 
 from ..core.adapters.gym_env import DungeonEnv
 from ..core.copying import Copyable
+from ..core.errors import ResetNeededError
 from ..core.spec import check_unknown_reset_options
 from ..core.validate import check_num_envs, check_seed
 from . import consts as C
@@ -156,7 +157,8 @@ class DCCCampaignEnv(Copyable, gym.Env):
         self.action_space = self._env.action_space
         self.observation_space = self._env.observation_space
         self.metadata = dict(self._env.metadata)
-        self.sheet = None
+        # the campaign sheet, from the first reset() on (see _sheet)
+        self.sheet: dict[str, Any] | None = None
         self._started = False
 
     def _after_copy(self) -> None:
@@ -187,8 +189,15 @@ class DCCCampaignEnv(Copyable, gym.Env):
         """The record of the game being played (a read-only copy)."""
         return self._env._buf.states[0].copy()
 
+    def _sheet(self) -> dict[str, Any]:
+        """The sheet of the campaign under way; ``ResetNeededError`` before
+        the first ``reset()`` (there is no sheet yet)."""
+        if self.sheet is None:
+            raise ResetNeededError("the campaign has no sheet before reset()")
+        return self.sheet
+
     def _carry(self) -> dict:
-        s = self.sheet
+        s = self._sheet()
         # the record's XP box (camp_xp) is an int16 field; the sheet's keeps counting
         return {
             "xp": min(s["xp"], XP_MAX),
@@ -199,15 +208,16 @@ class DCCCampaignEnv(Copyable, gym.Env):
         }
 
     def _start_game(self):
-        self._env = self._floor_env(self.sheet["floor"])
+        self._env = self._floor_env(self._sheet()["floor"])
         seed = int(self.np_random.integers(0, 2**63 - 1))
         obs, info = self._env.reset(seed=seed, options={"campaign": self._carry()})
         return obs, self._info(info)
 
     def _info(self, info: dict) -> dict:
         out = dict(info)
-        out["floor"] = self.sheet["floor"]
-        out["attempt"] = self.sheet["attempt"]
+        s = self._sheet()
+        out["floor"] = s["floor"]
+        out["attempt"] = s["attempt"]
         return out
 
     # --- gymnasium API ----------------------------------------------------------------
@@ -271,15 +281,13 @@ class DCCCampaignEnv(Copyable, gym.Env):
 
     def step(self, action):
         if not self._started:
-            from ..core.errors import ResetNeededError
-
             raise ResetNeededError("step() called before reset()")
         obs, reward, terminated, truncated, info = self._env.step(action)
         info = self._info(info)
         if not (terminated or truncated):
             return obs, reward, False, False, info
         st = self._env._buf.states[0]
-        s = self.sheet
+        s = self._sheet()
         f = s["floor"] - 1
         outcome = int(st["outcome"])
         game = {"floor": f + 1, "attempt": s["attempt"], "outcome": outcome, "xp": int(st["xp"])}
@@ -333,7 +341,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
     def affordable(self) -> list:
         """Benefit ids the XP box can pay with a circle left (DCC-251, DCC-253)."""
         T = self.content.tables
-        s = self.sheet
+        s = self._sheet()
         return [
             b
             for b in range(len(self.content.benefit_names))
@@ -354,11 +362,12 @@ class DCCCampaignEnv(Copyable, gym.Env):
             raise ValueError(
                 f"benefit {names[b]!r} cannot be bought: costs "
                 f"{int(self.content.tables.be_xp[b])} XP (XP box "
-                f"{self.sheet['xp']}) or has no circle left"
+                f"{self._sheet()['xp']}) or has no circle left"
             )
-        self.sheet["xp"] -= int(self.content.tables.be_xp[b])
-        self.sheet["benefits"][b] += 1
-        self.sheet["bought"].append(names[b])
+        s = self._sheet()
+        s["xp"] -= int(self.content.tables.be_xp[b])
+        s["benefits"][b] += 1
+        s["bought"].append(names[b])
 
     def _buy_benefits(self) -> None:
         if self.buy == "none":
@@ -375,7 +384,7 @@ class DCCCampaignEnv(Copyable, gym.Env):
             self.buy_benefit(min(can, key=lambda b: (int(T.be_xp[b]), b)))
 
     def _public_sheet(self) -> dict:
-        s = self.sheet
+        s = self._sheet()
         out = {k: (v.copy() if isinstance(v, list) else v) for k, v in s.items()}
         out["achievements"] = [list(r) for r in s["achievements"]]
         return out

@@ -11,6 +11,8 @@ physical card and upgrade in exactly one place."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from . import consts as C
@@ -75,30 +77,55 @@ def _list(field, v, most=None, exactly=None) -> list:
     return v
 
 
-def _resolve(field, v, names, what, eligible, used, pending):
+def _resolve(
+    field: str,
+    v: object,
+    names: Sequence[str],
+    what: str,
+    rule: tuple[Callable[[int], bool], str],
+    used: dict[int, str],
+    pending: list[tuple[str, str, list[int]]],
+) -> int | None:
     """A card / upgrade entry: an id (kept for the second pass) or a name
-    (resolved in the second pass to a free copy of that name)."""
+    (resolved in the second pass to a free copy of that name). ``rule``: which
+    ids the entry may hold, and why another is refused."""
+    eligible, why = rule
     if isinstance(v, str):
         ids = [i for i, n in enumerate(names) if n == v]
         if not ids:
             raise _bad(field, f"is {v!r}, which is no {what} of the content")
         ok = [i for i in ids if eligible(i)]
         if not ok:
-            raise _bad(field, f"is {v!r}, {eligible.why}")
+            raise _bad(field, f"is {v!r}, {why}")
         pending.append((field, v, ok))
         return None
     i = _int(field, v, 0, len(names) - 1) if _is_int(v) else None
     if i is None:
         raise _bad(field, f"must be a {what} name or id, got {type(v).__name__} {v!r}")
     if not eligible(i):
-        raise _bad(field, f"is {what} {i} ({names[i]!r}), {eligible.why}")
+        raise _bad(field, f"is {what} {i} ({names[i]!r}), {why}")
     if i in used:
         raise _bad(field, f"is {what} {i} ({names[i]!r}), already listed as {used[i]}")
     used[i] = field
     return i
 
 
-def _assign(pending, used, slots, names, what):
+def _slot(lst: list, k: int) -> Callable[[int], None]:
+    """Where the second pass writes a name's id: ``lst[k]``."""
+
+    def put(i: int) -> None:
+        lst[k] = i
+
+    return put
+
+
+def _assign(
+    pending: list[tuple[str, str, list[int]]],
+    used: dict[int, str],
+    slots: list[Callable[[int], None]],
+    names: Sequence[str],
+    what: str,
+) -> None:
     """Second pass: each name takes the lowest copy no earlier entry holds."""
     for (field, v, ok), slot in zip(pending, slots):
         free = [i for i in ok if i not in used]
@@ -169,13 +196,13 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
         exactly=C.NFLOOR,
     )
     out_ach = []
-    for f, row in enumerate(ach):
-        row = _list(f"achievements[{f}]", row, exactly=C.ACH_PER_FLOOR)
+    for fl, row in enumerate(ach):
+        row = _list(f"achievements[{fl}]", row, exactly=C.ACH_PER_FLOOR)
         flags = []
         for j, v in enumerate(row):
             if not (isinstance(v, (bool, np.bool_)) or _is_int(v)) or int(v) not in (0, 1):
                 raise _bad(
-                    f"achievements[{f}][{j}]",
+                    f"achievements[{fl}][{j}]",
                     f"must be a flag (0, 1, False or True), got {type(v).__name__} {v!r}",
                 )
             flags.append(int(v))
@@ -187,23 +214,28 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
         seats = max(1, len(decks))
     crawlers = seat_crawlers(seats, crawler)
     names = content.core_names
-    used: dict = {}
+    used: dict[int, str] = {}
     out_decks = []
-    pending, slots = [], []
+    # names resolved in the second pass: (field, name, eligible ids) and the
+    # slot each one's id is written to
+    pending: list[tuple[str, str, list[int]]] = []
+    slots: list[Callable[[int], None]] = []
     for p, deck in enumerate(decks):
         deck = _list(f"decks[{p}]", deck, most=C.CAMP_DECK)
         cr = crawlers[p]
         crname = content.crawler_names[cr]
 
-        def eligible(i, cr=cr):
+        def eligible(i: int, cr: int = cr) -> bool:
             return int(T.c_crawler[i]) in (-1, cr)
 
-        eligible.why = f"a starting or character card of another crawler (seat {p} plays {crname})"
+        why = f"a starting or character card of another crawler (seat {p} plays {crname})"
         ids = [-1] * len(deck)
         for k, card in enumerate(deck):
-            i = _resolve(f"decks[{p}][{k}]", card, names, "core card", eligible, used, pending)
+            i = _resolve(
+                f"decks[{p}][{k}]", card, names, "core card", (eligible, why), used, pending
+            )
             if i is None:
-                slots.append(lambda c, ids=ids, k=k: ids.__setitem__(k, c))
+                slots.append(_slot(ids, k))
             else:
                 ids[k] = i
         out_decks.append(ids)
@@ -211,12 +243,14 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
     # upgrades: per seat (entry, upgrade); each physical upgrade once, one per cutout
     ups = _list("upgrades", camp.get("upgrades", []), most=seats)
     unames = content.upgrade_names
-    uused: dict = {}
+    uused: dict[int, str] = {}
     out_ups = []
     pending, slots = [], []
 
-    def any_upgrade(i):
+    def any_upgrade(i: int) -> bool:
         return True
+
+    any_seat = (any_upgrade, "")  # every upgrade fits any seat's deck: no refusal to explain
 
     taken: dict = {}
     for p, lst in enumerate(ups):
@@ -233,11 +267,11 @@ def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
                     f"(decks[{p}] is empty or missing)",
                 )
             k = _int(f + "[0] (deck entry)", pair[0], 0, n - 1)
-            u = _resolve(f + "[1]", pair[1], unames, "upgrade", any_upgrade, uused, pending)
+            u = _resolve(f + "[1]", pair[1], unames, "upgrade", any_seat, uused, pending)
             row = [k, u]
             rows.append(row)
             if u is None:
-                slots.append(lambda u, row=row: row.__setitem__(1, u))
+                slots.append(_slot(row, 1))
         out_ups.append(rows)
     _assign(pending, uused, slots, unames, "upgrade")
     for p, rows in enumerate(out_ups):

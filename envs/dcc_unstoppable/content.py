@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -120,8 +121,14 @@ TABLE_FIELDS = (
 #: (a function of the tables above and of the encoder's source, which the
 #: rules digest covers).
 DERIVED_FIELDS = ("c_feat", "u_feat", "tr_feat")
-Tables = namedtuple("Tables", TABLE_FIELDS + DERIVED_FIELDS)
-_BaseTables = namedtuple("_BaseTables", TABLE_FIELDS)
+if TYPE_CHECKING:
+    # mypy reads only literal field lists, and these are built from the names
+    # above: to it a table set is Any (its numpy arrays are read by name)
+    Tables = Any
+    _BaseTables = Any
+else:
+    Tables = namedtuple("Tables", TABLE_FIELDS + DERIVED_FIELDS)
+    _BaseTables = namedtuple("_BaseTables", TABLE_FIELDS)
 
 
 @dataclass
@@ -251,8 +258,8 @@ class _Compiler:
         self.raw = {f: load_toml(folder, f) for f in FILES}
 
     def compile(self):
-        t = {}
-        names = {}
+        t: dict[str, Any] = {}  # table name -> numpy array (or a size)
+        names: dict[str, tuple[str, ...]] = {}
         self._cores(t, names)
         self._threats(t, names)
         self._starting(t)
@@ -475,14 +482,14 @@ class _Compiler:
         for g in (G_FLOOR1, G_FLOOR2, G_FLOOR3, G_EXTRA):
             if not (t["t_group"] == g).any():
                 ctx.err("threats", f"group {GROUPS[g]} is empty")
-        for k, need in (
+        for bk, need in (
             (C.BK_NEIGHBORHOOD, 2),
             (C.BK_BOROUGH, 1),
             (C.BK_FLOOR2, 3),
             (C.BK_QUEST, 1),
         ):
-            if (t["t_boss_kind"] == k).sum() < need:
-                bctx.err("bosses", f"needs at least {need} {C.BOSS_KIND_NAMES[k]} bosses")
+            if (t["t_boss_kind"] == bk).sum() < need:
+                bctx.err("bosses", f"needs at least {need} {C.BOSS_KIND_NAMES[bk]} bosses")
         names["threat"] = tuple(tname)
 
     def _starting(self, t):
@@ -793,7 +800,7 @@ class _Compiler:
         t["ach_kind"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         t["ach_n"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
         t["ach_xp"] = np.zeros((F, C.ACH_PER_FLOOR), np.int8)
-        an = [[] for _ in range(F)]
+        an: list[list[str]] = [[] for _ in range(F)]
         for i, e in enumerate(achs):
             _table_entry(ctx, e, i, "achievements")
             check_fields(ctx, e, {"floor", "name", "kind", "n", "xp"})
@@ -881,7 +888,7 @@ def _derive(base) -> Tables:
     return Tables(**base._asdict(), **derived)
 
 
-_CACHE = {}
+_CACHE: dict[str, DCCContent] = {}
 
 
 def default_content() -> DCCContent:

@@ -363,9 +363,9 @@ def zones(ctx):
     if (ud[udn:] != -1).any() or (ud[:udn] < 0).any():
         ctx.fail("udeck", ud, f"the first udeck_n = {udn} slots hold upgrades, the rest -1")
     for arr, z, f in ((ud[:udn], 0, "udeck"), (mk[mk >= 0], 1, "market")):
-        cnt = np.bincount(arr, minlength=C.NUPGRADE)
-        if (cnt > 1).any() or ((cnt > 0) != (uz == z)).any():
-            u = int(np.flatnonzero((cnt > 1) | ((cnt > 0) != (uz == z)))[0])
+        times = np.bincount(arr, minlength=C.NUPGRADE)
+        if (times > 1).any() or ((times > 0) != (uz == z)).any():
+            u = int(np.flatnonzero((times > 1) | ((times > 0) != (uz == z)))[0])
             ctx.fail(f, arr, f"upgrade {u}: zone {int(uz[u])} disagrees with the {f}")
     ups = ctx.a("sl_up")
     ups = ups[ups >= 0]

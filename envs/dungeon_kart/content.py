@@ -41,7 +41,9 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict, deque, namedtuple
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -118,20 +120,29 @@ TABLE_FIELDS = (
     "epic_round",
     "epic_setup",
 )
-Tables = namedtuple("Tables", TABLE_FIELDS)
+if TYPE_CHECKING:
+    # mypy reads only literal field lists, and this one is built from the names
+    # above: to it a table set is Any (its numpy arrays are read by name)
+    Tables = Any
+else:
+    Tables = namedtuple("Tables", TABLE_FIELDS)
+
+
+#: a hex (q, r) in face or board coordinates
+Hex = tuple[int, int]
 
 
 @dataclass
 class Face:
     face: str
     name: str
-    cells: dict  # (q, r) -> map char
-    in_lanes: list
+    cells: dict[Hex, str]  # (q, r) -> map char
+    in_lanes: list[Hex]
     in_dir: int
-    out_lanes: list
+    out_lanes: list[Hex]
     out_dir: int
-    coins: dict = field(default_factory=dict)  # (q, r) -> coin count override
-    walls: list = field(default_factory=list)  # (q, r, d)
+    coins: dict[Hex, int] = field(default_factory=dict)  # (q, r) -> coin count override
+    walls: list[tuple[int, int, int]] = field(default_factory=list)  # (q, r, d)
     file: str = "tiles"
 
 
@@ -342,17 +353,24 @@ def check_face(ctx, f):
 
 
 # --------------------------------------------------------------------------- builder
-def _place(k, t):
+def _place(k: int, t: Hex) -> Callable[[Hex], Hex]:
     """Map from face coords to board coords: rotation k, then translation t."""
 
-    def tr(p):
+    def tr(p: Hex) -> Hex:
         q, r = H.rotate(p[0], p[1], k)
         return q + t[0], r + t[1]
 
     return tr
 
 
-def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
+def build_track(
+    name: str,
+    kind: int,
+    faces: Mapping[str, Face],
+    face_ids: Sequence[str],
+    rots: Sequence[int | None] | None = None,
+    file: str = "tracks",
+) -> Track:
     """Assemble tiles into a :class:`Track` (see module doc); raises
     ContentError naming the tile and the edge on a bad fit."""
     ctx = Ctx(file)
@@ -369,7 +387,7 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         ctx.err(
             "tiles", f"the first tile ({face_ids[0]}) must be a Starting Line tile with start hexes"
         )
-    used = {}
+    used: dict[str, str] = {}  # physical tile -> the face of it in the track
     for fid in face_ids:
         m = _FACE_RE.match(fid)
         key = m.group(1) if m else fid
@@ -380,8 +398,12 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
                 "each physical tile has one face up",
             )
         used[key] = fid
-    cells, walls, joins, rotations, exits = {}, set(), set(), [], []
-    prev = None
+    cells: dict[Hex, tuple[int, str, int]] = {}  # board hex -> (route tile, char, coins)
+    walls: set[tuple[int, int, int]] = set()  # (q, r, d)
+    joins: set[tuple[Hex, int]] = set()  # (hex, d): edges that join two tiles' roads
+    rotations: list[int] = []
+    exits: list[list[Hex]] = []  # per route tile its exit lanes on the board
+    prev: tuple[Face, Callable[[Hex], Hex], int] | None = None  # (face, placement, k)
     for i, fid in enumerate(face_ids):
         f = faces[fid]
         if prev is None:
@@ -443,6 +465,7 @@ def build_track(name, kind, faces, face_ids, rots=None, file="tracks"):
         rotations.append(k)
         exits.append([tr(a) for a in f.out_lanes])
         prev = (f, tr, k)
+    assert prev is not None  # face_ids is not empty (checked above)
     lf, ltr, lk = prev
     ldir = (lf.out_dir + lk) % 6
     finish = set()
@@ -511,8 +534,8 @@ def _drivable(ch):
 
 def _tile_dist(cells, walls, i, exits):
     """Hex steps from each drivable hex of route tile i to cross its exit edge."""
-    dist = {}
-    dq = deque()
+    dist: dict[Hex, int] = {}
+    dq: deque[Hex] = deque()
     for g in exits:
         dist[g] = 1
         dq.append(g)
@@ -534,7 +557,8 @@ def parse_board(text, name=None, file="board"):
     default) then the text map. Returns the :class:`Face` and track name."""
     ctx = Ctx(file)
     ctx.entry = "board"
-    hdr, body = {"dir": "E"}, []
+    hdr: dict[str, str] = {"dir": "E"}
+    body: list[str] = []
     for line in text.split("\n"):
         m = re.match(r"^\s*(name|dir)\s*:\s*(.+?)\s*$", line)
         if m and not body:
@@ -568,7 +592,7 @@ def _tracks(raw, faces, boards):
     ctx = Ctx("tracks")
     check_fields(ctx, raw, ("track",))
     lst = read_list(ctx, raw, "track")
-    tracks = []
+    tracks: list[Track] = []
     for i, d in enumerate(lst):
         ctx.entry = f"track #{i + 1}"
         if not isinstance(d, dict):
@@ -970,11 +994,12 @@ def _heroes(raw, t, names, texts):
 
 
 def compile_content(raw, boards=()):
-    t = {}
+    t: dict[str, Any] = {}  # table name -> numpy array (or a size)
     faces = _tiles(raw["tiles"])
     tracks = _tracks(raw["tracks"], faces, boards)
     _compile_tracks(tracks, t)
-    out = {k: [] for k in ("dn", "dt", "rn", "rt", "sn", "st")}
+    # names and texts of the dashboards, racers, spells and heroes
+    out: dict[str, list[str]] = {k: [] for k in ("dn", "dt", "rn", "rt", "sn", "st")}
     _dashboards(raw["dashboards"], t, out["dn"], out["dt"])
     _racers(raw["racers"], t, out["rn"], out["rt"])
     _spells(raw["spells"], t, out["sn"], out["st"])

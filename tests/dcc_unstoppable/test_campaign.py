@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from dungeonrl.envs.core.errors import ResetNeededError
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable.campaign import (
     CAMPAIGN_ENV_ID,
@@ -174,6 +175,18 @@ def test_buy_callable_and_bad_purchases():
         e.buy_benefit("Thick Skin")  # 1 circle solo
     with pytest.raises(ValueError, match="unknown benefit"):
         e.buy_benefit("Gold Tooth")
+
+
+def test_benefits_before_the_first_reset_are_a_reset_needed_error():
+    # there is no sheet before reset(): a clear ResetNeededError, not a
+    # TypeError from indexing None
+    e = DCCCampaignEnv()
+    with pytest.raises(ResetNeededError, match="before reset"):
+        e.affordable()
+    with pytest.raises(ResetNeededError, match="before reset"):
+        e.buy_benefit("Thick Skin")
+    e.reset(seed=0)
+    assert e.affordable() == []  # a blank sheet: no XP to pay with
 
 
 @pytest.mark.parametrize(

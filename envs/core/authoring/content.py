@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import NoReturn
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class Ctx:
     def entry(self, v):
         self.card = v
 
-    def err(self, field, msg):
+    def err(self, field: str, msg: str) -> NoReturn:
         where = self.file
         if self.card is not None:
             where += f", {self.card}"
