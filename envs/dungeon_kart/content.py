@@ -363,20 +363,9 @@ def _place(k: int, t: Hex) -> Callable[[Hex], Hex]:
     return tr
 
 
-def build_track(
-    name: str,
-    kind: int,
-    faces: Mapping[str, Face],
-    face_ids: Sequence[str],
-    rots: Sequence[int | None] | None = None,
-    file: str = "tracks",
-) -> Track:
-    """Assemble tiles into a :class:`Track` (see module doc); raises
-    ContentError naming the tile and the edge on a bad fit."""
-    ctx = Ctx(file)
-    # a content track is assembled from the faces of tiles.toml: a bad fit may
-    # come from either file, so the message names both
-    ctx.entry = f"track '{name}'" + (" (tile faces of tiles.toml)" if file == "tracks" else "")
+def _check_track_tiles(ctx: Ctx, faces: Mapping[str, Face], face_ids: Sequence[str]) -> Face:
+    """The tile list of a track names known faces, starts on a Starting Line
+    tile and lays each physical tile once; returns the first tile's face."""
     if not face_ids:
         ctx.err("tiles", "needs at least one tile")
     for fid in face_ids:
@@ -398,6 +387,24 @@ def build_track(
                 "each physical tile has one face up",
             )
         used[key] = fid
+    return first
+
+
+def build_track(
+    name: str,
+    kind: int,
+    faces: Mapping[str, Face],
+    face_ids: Sequence[str],
+    rots: Sequence[int | None] | None = None,
+    file: str = "tracks",
+) -> Track:
+    """Assemble tiles into a :class:`Track` (see module doc); raises
+    ContentError naming the tile and the edge on a bad fit."""
+    ctx = Ctx(file)
+    # a content track is assembled from the faces of tiles.toml: a bad fit may
+    # come from either file, so the message names both
+    ctx.entry = f"track '{name}'" + (" (tile faces of tiles.toml)" if file == "tracks" else "")
+    first = _check_track_tiles(ctx, faces, face_ids)
     cells: dict[Hex, tuple[int, str, int]] = {}  # board hex -> (route tile, char, coins)
     walls: set[tuple[int, int, int]] = set()  # (q, r, d)
     joins: set[tuple[Hex, int]] = set()  # (hex, d): edges that join two tiles' roads

@@ -161,6 +161,8 @@ OP_KEYS = frozenset(
     }
 )
 
+#: the passive mods that take no amount: ``n`` is required by every other mod
+PASSIVE_NO_AMOUNT = ("ignore", "monster_first", "no_trick")
 #: the largest amount a content number may give or cost (resources, powers)
 AMOUNT_MAX = 99
 #: keys each kind of table may hold (anything else is a misspelling)
@@ -380,6 +382,8 @@ class _Compiler:
             _fields(ctx, p, ("mod", "n", "type", "res"))
             mod = _str(ctx, p, "mod", choices=C.MOD_NAMES[1:])
             row["pmod"] = C.MOD_NAMES.index(mod)
+            if mod not in PASSIVE_NO_AMOUNT and "n" not in p:
+                ctx.err(field + ".passive.n", f"is required (mod {mod!r} changes by n)")
             row["pn"] = _int(ctx, p, "n", default=0, lo=-10, hi=10)
             if "type" in p:
                 row["pa"] = C.FACE_TYPES.index(_str(ctx, p, "type", choices=C.FACE_TYPES))
@@ -442,8 +446,10 @@ class _Compiler:
         ctx = _Ctx("rules.toml")
         ctx.card = "[bars]"
         bars = _restable(ctx, r, "bars")
-        if (bars <= 0).any():
-            ctx.err("bars", "every bar needs a maximum >= 1")
+        for k, res in enumerate(C.RES_NAMES):  # a bar left out is refused by name
+            if bars[k] <= 0:
+                why = "every bar needs a maximum >= 1"
+                ctx.err(f"bars.{res}", why if res in r.get("bars", {}) else f"is required ({why})")
         t["bars"] = bars
         ctx.card = "[time]"
         tm = r.get("time", {})
@@ -568,7 +574,9 @@ class _Compiler:
                 if not isinstance(a, dict):
                     ctx.err(f, "must be a table")
                 _fields(ctx, a, ("name", "kind", "cost", "power"))
-                names.append(_text(ctx, a, "name", f"attack {j}"))
+                if "name" not in a:  # no placeholder: the name is in the action names
+                    ctx.err(f + ".name", "is required (the attack's name)")
+                names.append(_str(ctx, a, "name"))
                 t["w_atk_kind"][i, j] = ("break", "wound").index(
                     _str(ctx, a, "kind", choices=("break", "wound"))
                 )

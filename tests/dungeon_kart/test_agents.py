@@ -174,7 +174,7 @@ def test_cli_train_and_eval(tmp_path, capsys):
     )
     text = capsys.readouterr()
     assert rc == 0, text.err
-    assert "placement league, 4 players" in text.out
+    assert "placement league, every agent on 4 players" in text.out
     league = json.loads(js4.read_text())
     assert league["rating"] == "openskill-plackett-luce"
     rows = {r["name"]: r for r in league["ratings"]}

@@ -1,10 +1,10 @@
 """Content entries with a key left out or misspelled (issue 47): a key left
 out takes the default its game's schema documents (the "Keys left out"
-tables of ``envs/dcc_unstoppable/README.md`` and
-``envs/dungeon_kart/README.md``) or is refused naming it, never filled
-silently; an unknown key, a misspelling such as ``opx`` for ``op``, is
-refused naming the key as written, its file and its entry, in every file
-of every game."""
+tables of ``envs/dcc_unstoppable/README.md``, ``envs/dungeon_kart/README.md``,
+``envs/unbroken/data/VOCABULARY.md`` and ``envs/dungeon_crawler/README.md``)
+or is refused naming it, never filled silently; an unknown key, a
+misspelling such as ``opx`` for ``op``, is refused naming the key as
+written, its file and its entry, in every file of every game."""
 
 from __future__ import annotations
 
@@ -23,9 +23,25 @@ from dungeonrl.envs.core.errors import ContentError
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
-DOCUMENTED = ("dungeon_kart", "dcc_unstoppable")  # games whose README has the table
-#: the keys of Carl's entries that hold op lists (an op table is an entry of one)
-OP_LISTS = ("play", "exhaust", "bonus", "flip", "ops", "setup")
+#: the page of each game that holds its "Keys left out" table
+SCHEMA_DOCS = {
+    "unbroken": "envs/unbroken/data/VOCABULARY.md",
+    "dungeon_crawler": "envs/dungeon_crawler/README.md",
+    "dungeon_kart": "envs/dungeon_kart/README.md",
+    "dcc_unstoppable": "envs/dcc_unstoppable/README.md",
+}
+DOCUMENTED = tuple(SCHEMA_DOCS)
+#: the kinds of entry an "every file" row names ("any op table"), per game:
+#: the pattern of their shapes (an op table is an entry of an op list)
+KINDS = {
+    "dcc_unstoppable": {"op table": r"\.(play|exhaust|bonus|flip|ops|setup)(\[\])+$"},
+    "unbroken": {
+        "op table": r"\.(effects|alt|ambush)\[\]$",
+        "resource table": r"(^|\.)(cost|spend|gain|trickery|rewards|score)$",
+        "ability's `passive`": r"\.abilities\[\]\.passive$",
+        "ability": r"\.abilities\[\]$",
+    },
+}
 
 
 def _module(game: str):
@@ -63,7 +79,13 @@ def _shape(path: tuple) -> str:
 
 
 def _is_op(shape: str) -> bool:
-    return re.search(rf"\.({'|'.join(OP_LISTS)})(\[\])+$", shape) is not None
+    """An op table of Carl's."""
+    return re.search(KINDS["dcc_unstoppable"]["op table"], shape) is not None
+
+
+def _kinds(game: str, shape: str) -> list[str]:
+    """The kinds of entry (``KINDS``) that an entry of ``shape`` is."""
+    return [k for k, pat in KINDS.get(game, {}).items() if re.search(pat, shape)]
 
 
 def _norm(x):
@@ -99,7 +121,7 @@ def _get(doc, path):
 
 def _schema(game: str) -> list[tuple[str, str, str, str]]:
     """Rows (file, entry, key, default) of the game's "Keys left out" table."""
-    text = (ROOT / "envs" / game / "README.md").read_text()
+    text = (ROOT / SCHEMA_DOCS[game]).read_text()
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -107,36 +129,62 @@ def _schema(game: str) -> list[tuple[str, str, str, str]]:
             rows.append(tuple(cells))
         elif len(cells) == 4 and cells[0] == "every file":
             rows.append(tuple(cells))
-    assert rows, f"no 'Keys left out' table in envs/{game}/README.md"
+    assert rows, f"no 'Keys left out' table in {SCHEMA_DOCS[game]}"
     return rows
 
 
 def _defaults(game: str) -> dict:
     """(file, shape, key) -> default: a TOML value, ("=", other key) for
-    "the entry's `other`", or None for a default told in words. ``shape``
-    "op" stands for any op table."""
+    "the entry's `other`", ("^", key) for "the holding entry's `key`" (the
+    entry two levels up: a character's for one of its abilities), or None
+    for a default told in words. An "every file" row has file "*" and, as
+    shape, the kind of entry it names (``KINDS``); its key cell may list
+    several keys."""
     out = {}
     for file_cell, entry_cell, key_cell, default_cell in _schema(game):
-        key = key_cell.strip("`")
         if default_cell.startswith("`"):
             default = tomllib.loads("v = " + default_cell.strip("`"))["v"]
         elif default_cell.startswith("the entry's `"):
             default = ("=", default_cell.split("`")[1])
+        elif default_cell.startswith("the holding entry's `"):
+            default = ("^", default_cell.split("`")[1])
         else:
             default = None
-        files = ["*"] if file_cell == "every file" else [file_cell.strip("`")]
-        shapes = ["op"] if "op table" in entry_cell else re.findall(r"`([^`]+)`", entry_cell)
+        if file_cell == "every file":
+            kinds = [k for k in KINDS.get(game, {}) if entry_cell.startswith(f"any {k}")]
+            assert kinds, f"{SCHEMA_DOCS[game]}: no kind of entry {entry_cell!r}"
+            files, shapes = ["*"], [max(kinds, key=len)]
+        else:
+            files, shapes = [file_cell.strip("`")], re.findall(r"`([^`]+)`", entry_cell)
         for f in files:
             for s in shapes:
-                out[(f, s, key)] = default
+                for key in re.findall(r"`([^`]+)`", key_cell):
+                    out[(f, s, key)] = default
     return out
 
 
-def _documented(defaults: dict, fname: str, shape: str, key: str):
-    for k in ((fname, shape, key), ("*", "op", key) if _is_op(shape) else None):
-        if k is not None and k in defaults:
-            return True, defaults[k]
+def _documented(game: str, defaults: dict, fname: str, shape: str, key: str):
+    rows = [(fname, shape, key)] + [("*", k, key) for k in _kinds(game, shape)]
+    for row in rows:
+        if row in defaults:
+            return True, defaults[row]
     return False, None
+
+
+def _applies(game: str, row: tuple, fname: str, shape: str) -> bool:
+    """Whether a table row (file, shape, key) speaks of an entry of ``shape``."""
+    f, s, _key = row
+    if f == "*":
+        return s in _kinds(game, shape)
+    return f == fname and s == shape
+
+
+def _value(default, doc: dict, path: tuple):
+    """A row's default for the entry at ``path`` of ``doc``."""
+    if isinstance(default, tuple):
+        how, key = default
+        return _get(doc, path if how == "=" else path[:-2])[key]
+    return default
 
 
 def _copy(game: str, tmp_path: Path) -> Path:
@@ -145,13 +193,17 @@ def _copy(game: str, tmp_path: Path) -> Path:
     return folder
 
 
-def _sampled(doc: dict, per_shape: int = 2) -> Iterator[tuple[tuple, dict, str]]:
+def _sampled(
+    doc: dict, per_shape: int = 2, by_keys: bool = False
+) -> Iterator[tuple[tuple, dict, str]]:
     """(path, entry, key) of every key, at most ``per_shape`` entries per
-    (shape, key)."""
+    (shape, key), or with ``by_keys`` per (shape, key, the entry's set of
+    keys): entries of one shape that write other keys (a buff with ``atk``
+    and ``def``, one with ``atk`` alone) may take a default differently."""
     seen: dict = {}
     for path, entry in _entries(doc):
         for key in list(entry):
-            k = (_shape(path), key)
+            k = (_shape(path), key, frozenset(entry) if by_keys else None)
             seen[k] = seen.get(k, 0) + 1
             if seen[k] <= per_shape:
                 yield path, entry, key
@@ -168,14 +220,14 @@ def test_a_key_left_out_takes_its_documented_default_or_is_refused_by_name(game,
     silent = []
     for fname in _files(game):
         orig = tomllib.loads((folder / fname).read_text())
-        for path, entry, key in _sampled(orig):
+        for path, _entry, key in _sampled(orig, by_keys=True):
             shape = _shape(path)
             dropped = json.loads(json.dumps(orig))
             del _get(dropped, path)[key]
             if not _get(dropped, path):
                 continue  # the table left empty: the case of its own key, above it
             got = _outcome(game, folder, fname, dropped)
-            known, default = _documented(defaults, fname, shape, key)
+            known, default = _documented(game, defaults, fname, shape, key)
             if not known:
                 if got[0] == "content" or not re.search(rf"\b{re.escape(key)}\b", got[1]):
                     silent.append(
@@ -184,8 +236,7 @@ def test_a_key_left_out_takes_its_documented_default_or_is_refused_by_name(game,
                 continue
             if default is None:
                 continue  # a default told in words (checked by the game's tests)
-            if isinstance(default, tuple):
-                default = entry[default[1]]
+            default = _value(default, orig, path)
             written = json.loads(json.dumps(orig))
             _get(written, path)[key] = default
             want = _outcome(game, folder, fname, written)
@@ -204,31 +255,34 @@ def test_every_documented_default_is_the_loaders(game, tmp_path):
     defaults = _defaults(game)
     folder = _copy(game, tmp_path)
     base = _norm(_load(game, folder))
-    tried = set()
+    tried, written_out, refused = set(), set(), set()
     for fname in _files(game):
         orig = tomllib.loads((folder / fname).read_text())
         for path, entry in _entries(orig):
             shape = _shape(path)
-            for (f, s, key), default in defaults.items():
-                row = (f, s, key)
-                if f not in (fname, "*") or (s != shape and not (s == "op" and _is_op(shape))):
+            for row, default in defaults.items():
+                key = row[2]
+                if not _applies(game, row, fname, shape):
                     continue
+                if key in entry:
+                    written_out.add(row)
                 if key in entry or default is None or row in tried:
                     continue
-                if isinstance(default, tuple):
-                    default = entry[default[1]]
+                value = _value(default, orig, path)
                 written = json.loads(json.dumps(orig))
-                _get(written, path)[key] = default
+                _get(written, path)[key] = value
                 got = _outcome(game, folder, fname, written)
                 if got[0] == "error" and re.search(rf"\b{re.escape(key)}\b", got[1]):
-                    continue  # the key is refused for this entry (e.g. `level` of a levelled core)
-                assert got == ("content", base), f"{fname} {shape}: {key} = {default!r} changed it"
+                    refused.add(row)  # refused for this entry (`level` of a levelled core)
+                    continue
+                assert got == ("content", base), f"{fname} {shape}: {key} = {value!r} changed it"
                 tried.add(row)
         (folder / fname).write_text(to_toml(orig))
     literal = {r for r, d in defaults.items() if d is not None}
-    untried = sorted(literal - tried)
-    # a row whose key every shipped entry of its shape writes is checked by the test above
-    assert len(untried) < len(literal), untried
+    # a row no shipped entry leaves out is checked by the test above, which
+    # leaves the key out of entries that write it
+    unchecked = sorted(literal - tried - written_out - refused)
+    assert not unchecked, f"rows no shipped entry exercises: {unchecked}"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -265,3 +319,18 @@ def test_carl_opx_names_the_key_the_file_and_the_entry(fname, tmp_path):
     msg = str(ei.value)
     field = path[2] + "".join(f"[{p}]" for p in path[3:]) + ".opx"  # e.g. play[0].opx
     assert fname in msg and entry["name"] in msg and f"'{field}'" in msg, msg
+
+
+def test_unbroken_passive_amount_left_out_is_refused_by_name(tmp_path):
+    """A passive whose mod changes something by ``n`` (every mod but
+    ``ignore``, ``monster_first`` and ``no_trick``) names a missing ``n``:
+    the table's ``0`` is the default of the mods that take no amount only."""
+    folder = _copy("unbroken", tmp_path)
+    doc = tomllib.loads((folder / "skills.toml").read_text())
+    skill = next(s for s in doc["skill"] if "n" in s["abilities"][0].get("passive", {}))
+    del skill["abilities"][0]["passive"]["n"]
+    (folder / "skills.toml").write_text(to_toml(doc))
+    with pytest.raises(ContentError) as ei:
+        _load("unbroken", folder)
+    msg = str(ei.value)
+    assert "skills.toml" in msg and skill["name"] in msg and "passive.n" in msg, msg
