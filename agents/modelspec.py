@@ -320,8 +320,6 @@ def read_model_file_spec(path) -> dict:
         return read_sb3_spec(path)
     if kind == "rllib":
         return read_checkpoint_spec(path)
-    from .ppo import read_model
-
     saved = read_model(path).get("model_spec")
     if not isinstance(saved, dict):
         raise ModelSpecError(f"{path} carries no model spec (not saved by dungeonrl?)")
@@ -347,3 +345,126 @@ def check_model_game(path, spec) -> dict:
     if saved.get("game") != spec.name:
         check_model_spec(saved, spec, source=os.fspath(path))
     return saved
+
+
+# --- the fast-path model file (``.pt``) ------------------------------------------------
+#: the header of a fast-path PPO model file and its newest format version
+MODEL_FORMAT = "dungeonrl-ppo"
+MODEL_FORMAT_VERSION = 1
+#: the activations a saved architecture may name (the fast path's networks)
+ACTIVATION_NAMES = ("tanh", "relu")
+
+#: bounds of a saved architecture (a file asking for more is refused, not allocated)
+MAX_LAYER_SIZE = 1 << 16
+MAX_LAYERS = 64
+MAX_PARAMS = 1 << 27  # 128M weights, 512 MB of float32
+#: the top-level entries of a saved model and their types
+PAYLOAD_TYPES = {
+    "format": str,
+    "format_version": int,
+    "model_spec": dict,
+    "arch": dict,
+    "state_dict": dict,
+}
+
+
+def _int_in(v, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def check_arch(arch, source: str = "model") -> dict:
+    """The ``arch`` entry of a saved model, checked: ``obs_size`` and
+    ``num_actions`` ints >= 1, ``hidden`` a list of at most
+    :data:`MAX_LAYERS` layer sizes in ``[1, MAX_LAYER_SIZE]``, ``activation``
+    one of :data:`ACTIVATION_NAMES`, ``shared`` a bool. Raises
+    :class:`ModelSpecError` naming ``source`` and the field."""
+    if not isinstance(arch, dict):
+        raise ModelSpecError(f"{source}: 'arch' must be a dict, got {type(arch).__name__}")
+    want = ("obs_size", "num_actions", "hidden", "activation", "shared")
+    missing = [k for k in want if k not in arch]
+    if missing:
+        raise ModelSpecError(f"{source}: 'arch' lacks {missing}")
+    extra = sorted(map(str, set(arch) - set(want)))
+    if extra:
+        raise ModelSpecError(f"{source}: 'arch' has unknown entries {extra}")
+    for k in ("obs_size", "num_actions"):
+        if not _int_in(arch[k], 1, 1 << 24):
+            raise ModelSpecError(
+                f"{source}: arch[{k!r}] must be an int in [1, {1 << 24}], got {arch[k]!r}"
+            )
+    hidden = arch["hidden"]
+    if (
+        not isinstance(hidden, (list, tuple))
+        or len(hidden) > MAX_LAYERS
+        or not all(_int_in(h, 1, MAX_LAYER_SIZE) for h in hidden)
+    ):
+        raise ModelSpecError(
+            f"{source}: arch['hidden'] must be a list of at most {MAX_LAYERS} "
+            f"layer sizes in [1, {MAX_LAYER_SIZE}], got {hidden!r}"[:300]
+        )
+    if not isinstance(arch["activation"], str) or arch["activation"] not in ACTIVATION_NAMES:
+        raise ModelSpecError(
+            f"{source}: arch['activation'] must be one of {list(ACTIVATION_NAMES)}, "
+            f"got {arch['activation']!r}"[:300]
+        )
+    if not isinstance(arch["shared"], bool):
+        raise ModelSpecError(f"{source}: arch['shared'] must be a bool, got {arch['shared']!r}")
+    sizes = (arch["obs_size"], *hidden)
+    trunk = sum((i + 1) * o for i, o in zip(sizes[:-1], sizes[1:]))
+    heads = (sizes[-1] + 1) * (arch["num_actions"] + 1)
+    params = trunk + heads if arch["shared"] else 2 * trunk + heads
+    if params > MAX_PARAMS:
+        raise ModelSpecError(
+            f"{source}: the saved architecture has {params:,} weights, more "
+            f"than the {MAX_PARAMS:,} a dungeonrl model may have"
+        )
+    return arch
+
+
+def read_model(path) -> dict:
+    """The payload of a saved model, checked for shape (no check against a
+    game): a dict with the ``format`` header, a model spec whose fields have
+    their types, a valid ``arch`` (see :func:`check_arch`) agreeing with the
+    spec's observation and action sizes, and a ``state_dict``. Anything else
+    is a :class:`ModelSpecError` naming the file and the problem. Loaded with
+    ``torch.load(weights_only=True)``: a file cannot run code."""
+    import torch  # late: reading a spec needs no torch until a .pt file is read
+
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as e:  # not a torch file, or not one of ours
+        why = (str(e).strip().splitlines() or [""])[0][:160]
+        if "weights_only" in str(e):  # torch's advice to unpickle anything: not taken
+            why = "not a torch.save file of tensors and plain values"
+        raise ModelSpecError(
+            f"{path}: not a dungeonrl PPO model ({type(e).__name__}: {why})"
+        ) from e
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        raise ModelSpecError(f"{path}: not a dungeonrl PPO model (no {MODEL_FORMAT!r} header)")
+    for k, t in PAYLOAD_TYPES.items():
+        if k not in payload:
+            raise ModelSpecError(f"{path}: the model file lacks its {k!r} entry")
+        if not isinstance(payload[k], t) or isinstance(payload[k], bool):
+            raise ModelSpecError(
+                f"{path}: the model's {k!r} entry must be a {t.__name__}, "
+                f"got {type(payload[k]).__name__}"
+            )
+    if payload["format_version"] > MODEL_FORMAT_VERSION or payload["format_version"] < 1:
+        raise ModelSpecError(
+            f"{path}: model format {payload['format_version']} is not one this "
+            f"dungeonrl understands (1..{MODEL_FORMAT_VERSION})"
+        )
+    spec = payload["model_spec"]
+    missing = [k for k in FIELD_TYPES if k not in spec]
+    if missing:
+        raise ModelSpecError(f"{path}: model spec lacks {missing}")
+    _check_types(spec, f"{path}: model spec")
+    arch = check_arch(payload["arch"], str(path))
+    for k in ("obs_size", "num_actions"):
+        if arch[k] != spec[k]:
+            raise ModelSpecError(
+                f"{path}: arch[{k!r}] = {arch[k]} does not match the model spec's {k} = {spec[k]}"
+            )
+    return payload

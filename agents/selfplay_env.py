@@ -65,7 +65,7 @@ from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
-from ..registry import get_spec
+from ..envs.specs import get_spec
 from .games import hooks_for
 from .policy import make_agent
 from .selfplay import SCRIPTED_NAMES, parse_pool

@@ -201,7 +201,7 @@ def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
     agent: ``{"name", "from", "to", "restamped"}``."""
     import torch
 
-    from .ppo import read_model
+    from .modelspec import read_model
 
     rows = []
     for name in names_ or names():
@@ -283,7 +283,7 @@ def ship(
         log,
         coop,
     )
-    from .ppo import read_model
+    from .modelspec import read_model
 
     payload = read_model(str(dst))
     spec = payload["model_spec"]

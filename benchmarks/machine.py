@@ -48,7 +48,7 @@ def machine_info() -> dict:
         except PackageNotFoundError:
             versions[dist] = None
     try:
-        from .. import __version__
+        from ..version import __version__
 
         versions["dungeonrl"] = __version__
     except ImportError:

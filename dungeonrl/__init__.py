@@ -29,8 +29,7 @@ from .envs.core.errors import (
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
 from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "__version__",

@@ -441,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().print_help()
         return EXIT_USAGE
     if raw[0] == "--version":
-        from . import __version__
+        from .version import __version__
 
         print(f"dungeonrl {__version__}")
         return EXIT_OK

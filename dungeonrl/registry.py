@@ -8,7 +8,9 @@ exports ``SPEC`` (a
 optional companions are named by the game's declaration (``GAME.cli``,
 ``GAME.pettingzoo``, ``GAME.agent_hooks``).
 
-``register_all()`` (run by ``import dungeonrl``) imports each module and calls
+The table of specs itself is :mod:`dungeonrl.envs.specs` (the engine looks
+games up there); this module registers each game's ids with Gymnasium when
+the table records its spec. ``register_all()`` imports each module and calls
 :func:`register_game`, which records the spec under its short name and
 registers its env id with Gymnasium::
 
@@ -30,14 +32,13 @@ game module propagates.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 
 import gymnasium
 
-from .envs import catalog
-from .envs.core.errors import UnknownGameError
+from .envs import catalog, specs
 from .envs.core.spec import GameSpec
+from .envs.specs import game_module, get_spec, list_games
 
 __all__ = [
     "GAMES",
@@ -69,27 +70,12 @@ SELFPLAY_VECTOR_ENTRY_POINT = "dungeonrl.agents.selfplay_env:make_selfplay_vecto
 LAZY_ENTRY_POINT = "dungeonrl.registry:make_game_env"
 LAZY_VECTOR_ENTRY_POINT = "dungeonrl.registry:make_game_vector_env"
 
-_SPECS: dict[str, GameSpec] = {}  # name -> spec
-_MODULES: dict[str, str] = {}  # name -> module that defines the game
 
-
-def register_game(spec: GameSpec, module: str | None = None) -> None:
-    """Record ``spec`` under ``spec.name`` and register ``spec.env_id`` with
-    Gymnasium. Registering the same game again is a no-op; a different game
-    under a taken name or env id raises ``ValueError``."""
-    if not isinstance(spec, GameSpec):
-        raise TypeError(f"expected a GameSpec, got {type(spec).__name__}")
-    old = _SPECS.get(spec.name)
-    if old is not None and old != spec:
-        raise ValueError(f"game name {spec.name!r} is already registered by another spec")
-    for other in _SPECS.values():
-        if other.env_id == spec.env_id and other.name != spec.name:
-            raise ValueError(f"env id {spec.env_id!r} is already taken by game {other.name!r}")
-    _SPECS[spec.name] = spec
-    if module is not None:
-        _MODULES[spec.name] = module
-    # multi-agent games: Gymnasium gets the single-agent view (one seat against
-    # an opponent pool); they register with PettingZoo in their own module
+def _register_ids(spec: GameSpec) -> None:
+    """Register ``spec.env_id`` with Gymnasium (the hook of every spec the
+    game table records): multi-agent games get the single-agent view (one
+    seat against an opponent pool); they register with PettingZoo in their
+    own module."""
     if spec.env_id not in gymnasium.registry:
         multi = spec.multi_agent
         gymnasium.register(
@@ -101,53 +87,22 @@ def register_game(spec: GameSpec, module: str | None = None) -> None:
         )
 
 
-def _missing(module: str, err: ImportError) -> bool:
-    """True if ``err`` says that ``module`` itself does not exist (not that
-    something the module imports is missing)."""
-    return isinstance(err, ModuleNotFoundError) and err.name == module
+specs.on_record.append(_register_ids)
+
+
+def register_game(spec: GameSpec, module: str | None = None) -> None:
+    """Record ``spec`` in the game table (:mod:`dungeonrl.envs.specs`) under
+    ``spec.name`` and register ``spec.env_id`` with Gymnasium. Registering
+    the same game again is a no-op; a different game under a taken name or
+    env id raises ``ValueError``."""
+    specs.record(spec, module)
 
 
 def register_module(module: str) -> GameSpec | None:
     """Import a game module and register its ``SPEC``. Returns ``None`` (and
     registers nothing) when the module does not exist yet or is a folder
     without an ``__init__.py``; any other problem raises."""
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as e:
-        if _missing(module, e):
-            return None
-        raise
-    spec = getattr(mod, "SPEC", None)
-    if spec is None:
-        if getattr(mod, "__file__", None) is None:  # namespace package: not written yet
-            return None
-        raise ImportError(f"game module {module} does not export SPEC")
-    if getattr(mod, "make_core", None) is None and spec.make_core is None:
-        raise ImportError(f"game module {module} exports neither make_core nor SPEC.make_core")
-    _check_declared(spec, module)
-    if spec.make_core is None:
-        # the module's factory is the core factory of the spec
-        spec = dataclasses.replace(spec, make_core=mod.make_core)
-    register_game(spec, module)
-    return spec
-
-
-def _check_declared(spec: GameSpec, module: str) -> None:
-    """A catalog game's spec must carry the name and env id its ``GAME``
-    declares."""
-    game = catalog.ENTRIES.get(spec.name)
-    if module != catalog.package(spec.name) or game is None:
-        declared = [g for g in catalog.ENTRIES.values() if g.package == module]
-        if declared:
-            raise ValueError(
-                f"{module}: SPEC.name is {spec.name!r} but its game.py "
-                f"declares {declared[0].name!r}"
-            )
-        return
-    if spec.env_id != game.env_id:
-        raise ValueError(
-            f"{module}: SPEC.env_id is {spec.env_id!r} but its game.py declares {game.env_id!r}"
-        )
+    return specs.load_module(module)
 
 
 def register_all(games: list[str] | None = None) -> list[GameSpec]:
@@ -172,7 +127,7 @@ def register_catalog() -> None:
     from .envs.core.adapters.pz_module import register as register_pettingzoo
 
     for name, env_id in catalog.ENV_IDS.items():
-        if name in _SPECS:
+        if specs.is_loaded(name):
             continue
         if env_id not in gymnasium.registry:
             gymnasium.register(
@@ -208,52 +163,6 @@ def make_game_vector_env(game: str, **kwargs) -> gymnasium.vector.VectorEnv:
     from .envs.core.adapters.vector import make_vector_env
 
     return make_vector_env(game=game, **kwargs)
-
-
-def _catalog_name(name: str) -> str | None:
-    if name in catalog.ENV_IDS:
-        return name
-    for short, env_id in catalog.ENV_IDS.items():
-        if env_id == name:
-            return short
-    return None
-
-
-def get_spec(name: str) -> GameSpec:
-    """The spec of a registered game, by short name (``"unbroken"``) or env
-    id (``"dungeonrl/Unbroken-v0"``); a catalog game is imported on first
-    use."""
-    if name in _SPECS:
-        return _SPECS[name]
-    for spec in _SPECS.values():
-        if spec.env_id == name:
-            return spec
-    short = _catalog_name(name)
-    if short is not None:
-        found = register_module(catalog.package(short))
-        if found is not None:
-            return found
-    known = (
-        ", ".join(
-            [f"{n} ({i})" for n, i in catalog.ENV_IDS.items()]
-            + [f"{s.name} ({s.env_id})" for s in _SPECS.values() if s.name not in catalog.ENV_IDS]
-        )
-        or "none registered"
-    )
-    raise UnknownGameError(f"unknown game {name!r}; known games: {known}")
-
-
-def list_games() -> list[str]:
-    """Short names of the registered games, in registration order (the
-    catalog's first, imported or not)."""
-    return list(catalog.ENV_IDS) + [n for n in _SPECS if n not in catalog.ENV_IDS]
-
-
-def game_module(name: str) -> str | None:
-    """Module that defines a registered game (``None`` if registered by hand
-    without one)."""
-    spec_name = get_spec(name).name
-    return _MODULES.get(spec_name)
 
 
 def aec_factory(game):

@@ -190,7 +190,7 @@ def get_core(name, cfg=None):
 
 class Batch:
     """A batch of ``n`` games of one core with every buffer the kernels
-    take (the same dtypes as the adapters' ``BatchBuffers``)."""
+    take (the same dtypes as the adapters' ``Batch``)."""
 
     def __init__(self, core, n, wrap=None):
         spec = core.spec
@@ -553,7 +553,7 @@ def _main(args: dict):
     elif what == "signatures" and _multi_agent(args["name"]):
         # the AEC env (both policies, snapshots, dead steps) and the batch
         # buffers' fused autoreset step (self-play's path), two table sizes
-        from dungeonrl.envs.core._batch import BatchBuffers
+        from dungeonrl.envs.core.batch import Batch
 
         name = args["name"]
         h = hooks(name)
@@ -573,7 +573,7 @@ def _main(args: dict):
                 if policy == "penalize"
                 else aec_action(e, rng)
             )
-            b = BatchBuffers(get_core(name, kw), 3)
+            b = Batch(get_core(name, kw), 3)
             b.reset(np.arange(3, dtype=np.uint64))
             for _ in range(8):
                 b.actions[:] = random_legal(rng, b.masks)

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4724e2ebde63b67f2cccf2edd717a50d52ef205a48276d3f023f12cef67e1eae'
+SOURCE_DIGEST = '87b0d246ebff7113382ec32e1dcaecf4841ed7e8d3975dbc6a2c289b46682c14'
 ensure_fresh(globals())

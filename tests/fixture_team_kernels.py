@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a7553d7bb868e85fdf85644a445acb67009f1fad094cc3cb9f0b0afa5b292918'
+SOURCE_DIGEST = '7cb8dd31068388732ceb8e3296ee67cda53df338c85f6a10c0cc5fedb3cb4185'
 ensure_fresh(globals())

@@ -1,6 +1,6 @@
 """Machinery shared by every adapter: core lookup, action validation, seeds
 and episode bookkeeping. The preallocated batch buffers and the kernel calls
-belong to :class:`~.batch.Batch` (``BatchBuffers`` here is the same class).
+belong to :class:`~.batch.Batch`.
 
 Buffer dtypes (what every core's kernels receive):
 
@@ -52,7 +52,7 @@ def resolve_core(game, core_kwargs: dict) -> GameCore:
     if isinstance(game, GameSpec):
         spec = game
     elif isinstance(game, str):
-        from ...registry import get_spec  # late: the registry imports the games
+        from ..specs import get_spec  # late: the table imports the games
 
         spec = get_spec(game)
     else:
@@ -274,11 +274,3 @@ def scatter_columns(cols: dict, rows: np.ndarray, n: int) -> dict:
         flag[rs] = True
         out[key], out[f"_{key}"] = arr, flag
     return out
-
-
-def __getattr__(name: str):
-    if name == "BatchBuffers":  # the batch object's first name
-        from .batch import Batch
-
-        return Batch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ import pytest
 import dungeonrl
 from dungeonrl import registry
 from dungeonrl.cli import main as cli_main
+from dungeonrl.envs import specs
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.vector import SAME_STEP, DungeonVectorEnv
 from dungeonrl.envs.core.errors import (
@@ -806,12 +807,12 @@ def fake_modules(tmp_path, monkeypatch):
     """A folder on sys.path for throw-away game modules; registrations made
     from it are undone afterwards."""
     monkeypatch.syspath_prepend(str(tmp_path))
-    names = set(registry._SPECS)
+    names = set(specs.list_games())
     yield tmp_path
-    for name in set(registry._SPECS) - names:
-        spec = registry._SPECS.pop(name)
-        registry._MODULES.pop(name, None)
-        gym.registry.pop(spec.env_id, None)
+    for name in set(specs.list_games()) - names:
+        spec = specs.forget(name)
+        if spec is not None:
+            gym.registry.pop(spec.env_id, None)
     for mod in [m for m in sys.modules if m.startswith(("fake_", "broken_"))]:
         del sys.modules[mod]
 

@@ -15,9 +15,8 @@ pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.agents import pretrained, zoo
-from dungeonrl.agents.modelspec import ModelSpecError
+from dungeonrl.agents.modelspec import ModelSpecError, read_model
 from dungeonrl.agents.policy import make_agent, model_core_kwargs, model_file
-from dungeonrl.agents.ppo import read_model
 from dungeonrl.agents.pretrained import PretrainedError
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core._batch import resolve_core

@@ -16,9 +16,10 @@ import pytest
 from PIL import Image
 
 from dungeonrl.agents.record import play_frames, record
-from dungeonrl.envs.core._batch import BatchBuffers, seed_batch
+from dungeonrl.envs.core._batch import seed_batch
 from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
+from dungeonrl.envs.core.batch import Batch
 from dungeonrl.envs.dungeon_crawler import consts as DC
 from dungeonrl.envs.dungeon_crawler import render as dc_render
 from dungeonrl.envs.unbroken import render as ub_render
@@ -37,7 +38,7 @@ def played_states(game, seed, n_steps):
     from dungeonrl.agents.policy import make_agent
 
     agent = make_agent("heuristic", core, seed=seed)
-    buf = BatchBuffers(core, 1)
+    buf = Batch(core, 1)
     buf.reset(seed_batch(seed, 1))
     rows = np.zeros(1, np.int64)
     out = [buf.states[0].copy()]

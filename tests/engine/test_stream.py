@@ -12,7 +12,7 @@ from numba import njit
 
 from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.benchmarks.suite.games import make_core
-from dungeonrl.envs.core._batch import BatchBuffers
+from dungeonrl.envs.core.batch import Batch
 from dungeonrl.envs.core.kernel.memops import (
     STREAM_BATCH_BYTES,
     store_fence,
@@ -84,7 +84,7 @@ def _step_all(game, players, n, chunk, steps):
     called on slices of ``chunk`` rows; everything it wrote, per step."""
     spec = get_spec(game)
     core = make_core(spec, players)
-    buf = BatchBuffers(core, n)
+    buf = Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64) + np.uint64(11))
     sampler = RandomLegalSampler(5)
     k = core.kernels.step_autoreset

@@ -352,7 +352,7 @@ def test_fuzz_model_files(data):
 
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
-    from dungeonrl.envs.core._batch import BatchBuffers
+    from dungeonrl.envs.core.batch import Batch
 
     m = _model_payload()
     core = m["core"]
@@ -461,7 +461,7 @@ def test_fuzz_model_files(data):
             _core_for("unbroken", model_core_kwargs(path), path)
         except ModelSpecError as e:
             assert "fuzzed.pt" in str(e), str(e)
-        buf = BatchBuffers(core, 4)
+        buf = Batch(core, 4)
         buf.reset(np.arange(4, dtype=np.uint64))
         acts = agent.act(buf, np.arange(4))
         assert all(buf.masks[i, a] for i, a in enumerate(acts))
