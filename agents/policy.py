@@ -38,6 +38,7 @@ from .modelspec import (
     load_sb3_model,
     model_kind,
     read_checkpoint_spec,
+    read_model,
     read_sb3_spec,
 )
 from .pretrained import is_pretrained_ref
@@ -52,6 +53,7 @@ from .protocol import (
     is_torch_module,
     pick_actions,
 )
+from .search import is_search_ref, make_search_agent, prior_name
 
 __all__ = [
     "RandomAgent",
@@ -202,8 +204,6 @@ def model_core_kwargs(path) -> dict:
     elif kind == "rllib":
         meta = read_checkpoint_spec(path)
     else:
-        from .ppo import read_model
-
         meta = read_model(path).get("model_spec", {})
     return dict(meta.get("core_kwargs", {}))
 
@@ -215,11 +215,14 @@ def _load_sb3(path, core, strict: bool):
 def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict: bool = True):
     """An agent for ``core`` from a name: ``"random"``, ``"heuristic"``,
     ``"pretrained:NAME"`` (a shipped reference agent, see
-    :mod:`.pretrained`), ``"module:attribute"`` (your own agent, see
+    :mod:`.pretrained`), ``"search[:PRIOR][?key=value&...]"`` (tree search
+    over determinizations, see :mod:`.search`), ``"module:attribute"`` (your own agent, see
     :mod:`.protocol`) or a saved model path (``.pt``, SB3 ``.zip``, RLlib
     checkpoint). Any other object goes through :func:`as_agent`."""
     if not isinstance(name, (str, os.PathLike)):
         return as_agent(name, core, seed=seed, deterministic=deterministic)
+    if is_search_ref(name):  # search[:PRIOR][?key=value&...]: the search agent (agents/search.py)
+        return make_search_agent(name, core, seed=seed, strict=strict, resolve=make_agent)
     if name == "random":
         return RandomAgent(core, seed)
     if name == "heuristic":
@@ -240,7 +243,7 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
                 )
             raise FileNotFoundError(
                 f"unknown agent {name!r}: use random, heuristic, pretrained:NAME, "
-                "module:attribute or a model file"
+                "search[:PRIOR][?key=value&...], module:attribute or a model file"
             )
     if model_kind(path) == "rllib":
         return RLlibAgent(path, core, deterministic=deterministic, seed=seed, strict=strict)
@@ -255,9 +258,13 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
 def model_file(name) -> str | None:
     """The saved-model file an agent name stands for (a path, or the file
     of ``pretrained:NAME``); ``None`` for ``random``, ``heuristic`` and
-    ``module:attribute`` agents, which carry no model spec."""
+    ``module:attribute`` agents, which carry no model spec; a search
+    agent's prior network (see :mod:`.search`)."""
     if not isinstance(name, (str, os.PathLike)) or name in ("random", "heuristic"):
         return None
+    if is_search_ref(name):  # a search stands for its prior network (None without one)
+        prior = prior_name(name)
+        return None if prior is None else model_file(prior)
     if is_pretrained_ref(name):
         return pretrained_path(name)
     path = os.fspath(name)

@@ -28,7 +28,7 @@ from .evaluate import evaluate
 from .exploit import exploit, train_parser
 from .games import hooks_for
 from .league import PlacementLeague
-from .modelspec import ModelSpecError, ModelSpecWarning
+from .modelspec import ModelSpecError, ModelSpecWarning, read_model
 from .policy import make_agent
 from .pretrained import (
     CHECK_GAMES,
@@ -201,8 +201,6 @@ def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
     agent: ``{"name", "from", "to", "restamped"}``."""
     import torch
 
-    from .modelspec import read_model
-
     rows = []
     for name in names_ or names():
         c = card(name)
@@ -283,8 +281,6 @@ def ship(
         log,
         coop,
     )
-    from .modelspec import read_model
-
     payload = read_model(str(dst))
     spec = payload["model_spec"]
     recipe = RECIPES.get(name)

@@ -53,7 +53,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="AGENT",
-        help="offer this agent too (a saved model or module:attribute); repeat for more",
+        help="offer this agent too (a saved model, module:attribute or a search agent "
+        "such as 'search:pretrained:unbroken-normal?sims=200'); repeat for more",
     )
     p.add_argument(
         "--replay-dir",
@@ -104,10 +105,14 @@ def _check_agents(agents) -> None:
     import os
 
     from ..agents.protocol import is_import_ref
+    from ..agents.search import is_search_ref
 
     for a in agents:
-        if not (os.path.exists(a) or is_import_ref(a)):
-            raise ValueError(f"--agent {a}: not a file or module:attribute")
+        if not (os.path.exists(a) or is_import_ref(a) or is_search_ref(a)):
+            raise ValueError(
+                f"--agent {a}: not a file or module:attribute (nor a search agent: "
+                "search[:PRIOR][?key=value&...])"
+            )
 
 
 def serve(args) -> int:

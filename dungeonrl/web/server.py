@@ -125,12 +125,16 @@ def agent_offers(agents) -> dict[str, list[tuple[str, int]]]:
     file or ``module:attribute``, cannot be imported, or loads for no game."""
     from ..agents.policy import make_agent
     from ..agents.protocol import AgentError, import_agent, is_import_ref
+    from ..agents.search import is_search_ref
 
     out: dict[str, list[tuple[str, int]]] = {}
     for name in (str(a) for a in agents):
-        if not os.path.exists(name):
+        if not os.path.exists(name) and not is_search_ref(name):
             if not is_import_ref(name):
-                raise SessionError(f"agent {name!r}: not a file or module:attribute")
+                raise SessionError(
+                    f"agent {name!r}: not a file or module:attribute (nor a search agent: "
+                    "search[:PRIOR][?key=value&...])"
+                )
             try:
                 import_agent(name)  # the import's own error names what is missing
             except AgentError as e:

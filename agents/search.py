@@ -1,0 +1,544 @@
+"""A search agent: information-set Monte Carlo tree search over determinizations.
+
+One agent string names it wherever an agent name is accepted (``dungeonrl
+eval``, ``league``, ``exploit``, ``play``, ``serve``, ``--opponents`` and
+``--partners`` pools, :func:`~dungeonrl.agents.policy.make_agent`)::
+
+    search[:PRIOR][?key=value&key=value...]
+
+    search                                  uniform prior, heuristic rollouts
+    search?sims=200                         the same, 200 simulations a decision
+    search:pretrained:unbroken-normal?sims=400&rollout=heuristic&c=1.5
+    search:runs/dc-2p/model.pt?ms=250&opp=heuristic
+
+``PRIOR`` (optional) is a fast-path policy network, ``pretrained:NAME`` or a
+``.pt`` model file (loaded with its model-spec check): its masked softmax is
+the prior of every node, its greedy policy models the other seats by
+default, and ``rollout=value`` uses its value head. Without it the prior is
+uniform over the legal actions. The keys (each at most once):
+
+============  ==========================================================
+key           meaning (default)
+============  ==========================================================
+``sims``      simulations per decision, an integer >= 1 (200; with
+              ``ms`` alone: no cap)
+``ms``        time per decision in milliseconds, a number > 0 (none);
+              with ``sims`` too, whichever ends first. At least one
+              simulation always runs. A time budget depends on the
+              machine, so only a ``sims`` budget is reproducible
+``c``         PUCT exploration constant, a number > 0 (1.5)
+``rollout``   leaf evaluation: ``heuristic`` (the game's scripted policy
+              for every seat), ``random`` (uniform legal play) or
+              ``value`` (the prior network's value head; needs a PRIOR)
+              (``heuristic`` where the game has a scripted policy, else
+              ``random``)
+``rollouts``  rollouts per leaf, an integer >= 1, played in one compiled
+              call (8)
+``opp``       the agent that plays every other seat (rivals and a co-op
+              partner) inside the simulations: ``prior`` (the PRIOR's
+              greedy policy, or the rollout policy without one),
+              ``heuristic``, ``random`` or any agent name but a search
+              (``prior``)
+============  ==========================================================
+
+A bad string raises :class:`SearchError` (a ``ValueError``) naming the key
+or value and listing the accepted ones. ``make_agent(..., deterministic=)``
+does not apply: the search's randomness comes from the agent's ``seed``.
+
+Algorithm
+---------
+Single-observer information-set MCTS (Cowling, Powley and Whitehouse,
+"Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012) with
+AlphaZero's PUCT selection (Silver et al. 2018). Every simulation starts
+from a fresh *determinization* of the decision: a copy of the game in which
+everything the searching seat cannot see (hidden cards, deck orders, the
+future chance) is redrawn consistently with what it sees
+(``core.resample_from_infostate``). One tree is shared by all simulations;
+its nodes are the searching seat's information sets, keyed by the path of
+its own actions and, after each, the observation and legal mask it gets
+at its next decision (a closed loop: different draws, different nodes).
+The other seats are not searched: they are played by the ``opp`` agent
+between the searcher's decisions, so the search answers "what is my best
+move against this model of the others" (with the frozen target as ``opp``
+it is an approximate best response, the search half of approximate
+exploitability). Each node belongs to the seat acting there (always the
+searching seat here) and backs up that seat's return: the game's per-seat
+rewards summed from the decision to the end (tree steps, the other seats'
+steps and the rollout).
+
+Why IS-MCTS rather than perfect-information Monte Carlo (PIMC: search
+every determinization on its own, then vote): PIMC suffers *strategy
+fusion* (each determinization's search assumes it may act differently in
+worlds the seat cannot tell apart) and spends its budget on many small,
+shallow searches; IS-MCTS keeps one set of statistics per information set
+shared across determinizations, so its choice is one the seat can actually
+play, and every simulation deepens the same tree (Cowling et al. show it
+matching or beating PIMC at equal budgets on card games with hidden
+information). Its known weakness (it does not model what the others know
+about the searcher) matters little against a fixed ``opp`` model.
+
+Selection at a node, among the actions legal in *this* determinization
+(an action may be legal in some determinizations only): the PUCT score
+``Q(a) + c * P(a) * sqrt(n_avail(a)) / (1 + n(a))``, where ``n_avail(a)``
+counts the visits of the node in which ``a`` was available (the
+availability count of IS-MCTS, in place of the parent's visits), ``P`` is
+the prior renormalised over the available actions and ``Q`` the mean
+backed-up return, min-max normalised over the values seen in this tree
+(MuZero's normalisation: games here pay 0/1, +-1 or scores); an unvisited
+action gets its node's mean value (first-play urgency). A new node is
+evaluated once: ``rollouts`` copies of the leaf, each redrawn from the
+searcher's view again (hidden cards and chance), are played to the end in
+one call of the game's compiled ``play_rows`` kernel (the ``rollout``
+policy in every seat; the ``opp`` agent is not used inside rollouts, only
+in the tree), and their mean return is the leaf's value; or the network's
+value of the leaf (``rollout=value``). The decision is the most visited
+root action (ties: the higher mean value, then the lower index).
+
+Deterministic under a ``sims`` budget: a decision's random numbers (its
+determinizations, the rollouts' tie-breaks and chance, the scripted
+``opp`` players) come from one generator seeded by the agent's seed and
+what the seat sees (its observation and legal mask), never by the record's
+hidden fields, so the same seed and the same game give the same actions in
+any batch and order.
+``last_simulations`` holds the simulations the last decision ran and
+``last_root_visits`` its root's visits per action; ``simulations`` and
+``decisions`` count them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+import numpy as np
+
+from ..envs.core.batch import Batch, core_batch
+from ..envs.core.kernel.header import O_PLAYING
+from .protocol import AgentError
+
+__all__ = [
+    "PREFIX",
+    "KEYS",
+    "SearchError",
+    "SearchConfig",
+    "SearchAgent",
+    "is_search_ref",
+    "parse_search_ref",
+    "make_search_agent",
+    "prior_name",
+]
+
+PREFIX = "search"
+#: the accepted keys of the agent string, in the order the docs list them
+KEYS = ("sims", "ms", "c", "rollout", "rollouts", "opp")
+ROLLOUTS = ("heuristic", "random", "value")
+DEFAULT_SIMS = 200
+DEFAULT_C = 1.5
+DEFAULT_ROLLOUTS = 8
+#: scripted seat codes of the generated loops (``SCRIPTED_RANDOM``,
+#: ``SCRIPTED_POLICY`` of every ``kernels.py``); -1 stops them
+_CODE = {"random": 0, "heuristic": 1}
+#: determinizations drawn per call of the sampler
+_DRAW = 32
+_SYNTAX = "search[:PRIOR][?key=value&...]"
+
+
+class SearchError(AgentError):
+    """A search agent string that cannot be built (an unknown key, a bad
+    value, a prior that is not a policy network)."""
+
+
+def is_search_ref(name) -> TypeGuard[str]:
+    """Whether ``name`` is a search agent string (``search``,
+    ``search:...`` or ``search?...``)."""
+    return isinstance(name, str) and (
+        name == PREFIX or name.startswith(PREFIX + ":") or name.startswith(PREFIX + "?")
+    )
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """A parsed search agent string (see the module doc)."""
+
+    prior: str | None = None
+    sims: int | None = DEFAULT_SIMS
+    ms: float | None = None
+    c: float = DEFAULT_C
+    rollout: str | None = None  # None: heuristic where the game has one, else random
+    rollouts: int = DEFAULT_ROLLOUTS
+    opp: str = "prior"
+    text: str = PREFIX
+
+
+def _accepted() -> str:
+    return (
+        "accepted keys: sims (integer >= 1), ms (number > 0), c (number > 0), "
+        f"rollout ({'|'.join(ROLLOUTS)}), rollouts (integer >= 1), "
+        "opp (prior|heuristic|random|an agent name)"
+    )
+
+
+def _int(key: str, value: str, text: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise SearchError(
+            f"agent {text!r}: {key}={value!r} is not an integer; {_accepted()}"
+        ) from None
+    if v < 1:
+        raise SearchError(f"agent {text!r}: {key} must be >= 1, got {v}; {_accepted()}")
+    return v
+
+
+def _pos(key: str, value: str, text: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise SearchError(
+            f"agent {text!r}: {key}={value!r} is not a number; {_accepted()}"
+        ) from None
+    if not (math.isfinite(v) and v > 0):
+        raise SearchError(f"agent {text!r}: {key} must be a number > 0, got {value}; {_accepted()}")
+    return v
+
+
+def parse_search_ref(text: str) -> SearchConfig:
+    """The :class:`SearchConfig` of a search agent string (see the module
+    doc); :class:`SearchError` naming what is wrong and what is accepted."""
+    if not is_search_ref(text):
+        raise SearchError(f"agent {text!r} is not a search agent ({_SYNTAX})")
+    head, sep, query = text.partition("?")
+    prior = head[len(PREFIX) + 1 :] if head != PREFIX else None
+    if prior is not None and not prior:
+        raise SearchError(f"agent {text!r}: nothing after 'search:' (expected {_SYNTAX})")
+    if prior is not None and is_search_ref(prior):
+        raise SearchError(f"agent {text!r}: a search cannot be the prior of a search")
+    if sep and not query:
+        raise SearchError(f"agent {text!r}: nothing after '?'; {_accepted()}")
+    given: dict[str, str] = {}
+    for part in query.split("&") if query else ():
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise SearchError(f"agent {text!r}: {part!r} is not key=value; {_accepted()}")
+        if key not in KEYS:
+            raise SearchError(f"agent {text!r}: unknown key {key!r}; {_accepted()}")
+        if key in given:
+            raise SearchError(f"agent {text!r}: {key} is given twice")
+        given[key] = value.strip()
+    ms = _pos("ms", given["ms"], text) if "ms" in given else None
+    if "sims" in given:
+        sims: int | None = _int("sims", given["sims"], text)
+    else:
+        sims = None if ms is not None else DEFAULT_SIMS
+    rollout = given.get("rollout")
+    if rollout is not None and rollout not in ROLLOUTS:
+        raise SearchError(
+            f"agent {text!r}: unknown rollout {rollout!r} (expected one of {', '.join(ROLLOUTS)})"
+        )
+    if rollout == "value" and prior is None:
+        raise SearchError(f"agent {text!r}: rollout=value needs a prior network (search:PRIOR?...)")
+    opp = given.get("opp", "prior")
+    if not opp:
+        raise SearchError(f"agent {text!r}: opp is empty; {_accepted()}")
+    if is_search_ref(opp):
+        raise SearchError(f"agent {text!r}: opp cannot be a search agent (too slow to nest)")
+    return SearchConfig(
+        prior=prior,
+        sims=sims,
+        ms=ms,
+        c=_pos("c", given["c"], text) if "c" in given else DEFAULT_C,
+        rollout=rollout,
+        rollouts=_int("rollouts", given["rollouts"], text)
+        if "rollouts" in given
+        else DEFAULT_ROLLOUTS,
+        opp=opp,
+        text=text,
+    )
+
+
+def prior_name(text) -> str | None:
+    """The prior network of a search agent string (``None`` without one or
+    for any other name): the model whose setting and file stand for it."""
+    if not is_search_ref(text):
+        return None
+    return parse_search_ref(text).prior
+
+
+def make_search_agent(
+    text: str, core, *, seed: int = 0, strict: bool = True, resolve=None
+) -> SearchAgent:
+    """The :class:`SearchAgent` a search agent string names, for ``core``;
+    ``resolve(name, core, seed=, deterministic=, strict=)`` builds the
+    prior and ``opp`` agents it names (the package's resolver,
+    :func:`~dungeonrl.agents.policy.make_agent`, which calls this)."""
+    return SearchAgent(core, parse_search_ref(text), seed=seed, strict=strict, resolve=resolve)
+
+
+class _Node:
+    """One information set of the searching seat: per action its visits
+    ``n``, summed values ``w`` and availability count ``avail``; the prior
+    logits (``None``: uniform); children keyed by (action, what the seat
+    sees next)."""
+
+    __slots__ = ("seat", "n", "w", "avail", "logits", "children", "v_sum", "v_n")
+
+    def __init__(self, seat: int, num_actions: int, logits, value: float | None):
+        self.seat = seat
+        self.n = np.zeros(num_actions, np.float64)
+        self.w = np.zeros(num_actions, np.float64)
+        self.avail = np.zeros(num_actions, np.float64)
+        self.logits = logits
+        self.children: dict = {}
+        # the node's own value (none at the root) and everything backed up through it
+        self.v_sum = 0.0 if value is None else float(value)
+        self.v_n = 0.0 if value is None else 1.0
+
+
+class SearchAgent:
+    """Information-set MCTS with a PUCT rule (see the module doc), as a
+    batched agent: ``act(buf, rows)`` searches each row's decision from the
+    record ``buf.states[row]``."""
+
+    whole_game = None  # never replaced by a numba fast path
+    scripted = None  # not a scripted seat of the compiled loops
+
+    def __init__(
+        self, core, config: SearchConfig, *, seed: int = 0, strict: bool = True, resolve=None
+    ):
+        self.core = core
+        self.cfg = config
+        self.seed = int(seed)
+        self.name = config.text
+        self.num_actions = int(core.spec.num_actions)
+        self.P = int(core.num_players)
+        self.net: Any = None  # the prior's ActorCritic (agents/ppo.py), if any
+        prior = None
+        if (config.prior is not None or config.opp not in ("prior", *_CODE)) and resolve is None:
+            raise SearchError(f"agent {config.text!r}: no resolver to build the agents it names")
+        if config.prior is not None:
+            try:
+                prior = resolve(config.prior, core, seed=seed, deterministic=True, strict=strict)
+            except (FileNotFoundError, ValueError) as e:
+                raise SearchError(f"agent {config.text!r}: the prior cannot be loaded: {e}") from e
+            net = getattr(prior, "net", None)  # a fast-path ActorCritic (policy.TorchAgent)
+            if not (
+                callable(getattr(net, "logits", None)) and callable(getattr(net, "value", None))
+            ):
+                raise SearchError(
+                    f"agent {config.text!r}: the prior {config.prior!r} is not a fast-path "
+                    "policy network (use pretrained:NAME or a .pt model file)"
+                )
+            self.net = net
+            self.torch = prior.torch
+        has_policy = core_batch(core).has_policy()
+        rollout = config.rollout or ("heuristic" if has_policy else "random")
+        if rollout == "heuristic" and not has_policy:
+            raise SearchError(
+                f"agent {config.text!r}: {core.spec.name} has no scripted policy for "
+                "rollout=heuristic (use rollout=random)"
+            )
+        self.rollout = rollout
+        self.rollout_code = _CODE.get(rollout, 0)
+        # the other seats: a scripted code of the compiled loops, or a batched agent
+        self.opp_code = -1
+        self.opp_agent = None
+        opp = config.opp
+        if opp == "prior":
+            if prior is not None:  # its greedy policy (built deterministic above)
+                self.opp_agent = prior
+            else:
+                self.opp_code = self.rollout_code
+        elif opp in _CODE:
+            if opp == "heuristic" and not has_policy:
+                raise SearchError(f"agent {config.text!r}: {core.spec.name} has no heuristic")
+            self.opp_code = _CODE[opp]
+        else:
+            try:
+                self.opp_agent = resolve(opp, core, seed=seed + 7919, deterministic=True)
+            except (FileNotFoundError, ValueError) as e:
+                raise SearchError(f"agent {config.text!r}: opp={opp!r} cannot be built: {e}") from e
+        self._sim = Batch(core, 1)  # the simulated game (row 0) and its observation
+        self._row0 = np.zeros(1, np.int64)
+        self._obs1 = np.zeros((1, core.spec.obs_size), np.float32)
+        self._rew = np.zeros((1, self.P), np.float32)
+        self._flags = [np.zeros(1, np.bool_) for _ in range(3)]
+        self._codes = np.full((1, self.P), self.opp_code, np.int8)
+        self.last_simulations = 0
+        #: the root's visit count per action at the last decision
+        self.last_root_visits = np.zeros(self.num_actions, np.float64)
+        self.simulations = 0
+        self.decisions = 0
+
+    # --- the batched agent ----------------------------------------------------------
+    def act(self, buf, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, np.int64)
+        out = np.zeros(len(rows), np.int64)
+        for j, r in enumerate(rows):
+            out[j] = self.decide(buf.states[r : r + 1])
+        return out
+
+    def decide(self, state) -> int:
+        """The searched action of the seat to act in ``state`` (a 1-row
+        record array or one record of a live game)."""
+        core = self.core
+        root_state = np.array(state, dtype=core.state_dtype).reshape(-1)[:1].copy()
+        if int(root_state["outcome"][0]) != O_PLAYING or int(root_state["actor"][0]) < 0:
+            raise SearchError(f"agent {self.name!r}: the game is over, there is no decision")
+        seat = int(root_state["actor"][0])
+        legal = np.flatnonzero(root_state["legal"][0])
+        self.decisions += 1
+        if len(legal) == 1:
+            self.last_simulations = 0
+            self.last_root_visits = np.zeros(self.num_actions, np.float64)
+            return int(legal[0])
+        obs = self._observe(root_state, seat)
+        rng = self._decision_rng(obs, root_state["legal"][0], seat)
+        root = self._new_node(seat, obs, root_state, value=None)
+        bounds = [math.inf, -math.inf]
+        cfg = self.cfg
+        t_end = None if cfg.ms is None else time.perf_counter() + cfg.ms / 1000.0
+        n = 0
+        pool = np.zeros(0, dtype=core.state_dtype)
+        while True:
+            if cfg.sims is not None and n >= cfg.sims:
+                break
+            if t_end is not None and n > 0 and time.perf_counter() >= t_end:
+                break
+            if n % _DRAW == 0:  # the next determinizations, drawn in one call
+                pool = core.resample_from_infostate(np.repeat(root_state, _DRAW), seat, rng)
+            self._simulate(root, pool[n % _DRAW : n % _DRAW + 1].copy(), seat, rng, bounds)
+            n += 1
+        self.last_simulations = n
+        self.last_root_visits = root.n.copy()
+        self.simulations += n
+        visits = root.n[legal]
+        q = np.where(visits > 0, root.w[legal] / np.maximum(visits, 1), -math.inf)
+        best = np.lexsort((-q, -visits))[0]  # most visits, then the higher mean value
+        return int(legal[best])
+
+    # --- one simulation ---------------------------------------------------------------
+    def _simulate(self, root: _Node, st: np.ndarray, seat: int, rng, bounds: list) -> None:
+        ret = np.zeros(self.P, np.float64)  # each seat's rewards from the root decision on
+        path: list[tuple[_Node, int]] = []
+        node = root
+        while True:
+            a = self._select(node, st["legal"][0] != 0, bounds)
+            path.append((node, a))
+            self._step(st, a, ret)
+            if int(st["outcome"][0]) == O_PLAYING:
+                self._advance_others(st, seat, ret, rng)
+            if int(st["outcome"][0]) != O_PLAYING:
+                value = ret  # a finished game: its exact returns (no node below)
+                break
+            obs = self._observe(st, seat)
+            key = (a, obs.tobytes() + st["legal"][0].tobytes())
+            child = node.children.get(key)
+            if child is None:
+                value = ret + self._evaluate(st, seat, obs, rng)
+                node.children[key] = self._new_node(seat, obs, st, float(value[seat]))
+                break
+            node = child
+        for nd, a in path:  # each node backs up the return of the seat acting there
+            v = float(value[nd.seat])
+            nd.n[a] += 1.0
+            nd.w[a] += v
+            nd.v_sum += v
+            nd.v_n += 1.0
+            bounds[0] = min(bounds[0], v)
+            bounds[1] = max(bounds[1], v)
+
+    def _select(self, node: _Node, legal: np.ndarray, bounds: list) -> int:
+        """The PUCT choice among the actions legal in this determinization."""
+        idx = np.flatnonzero(legal)
+        node.avail[idx] += 1.0
+        if node.logits is None:
+            prior = np.full(len(idx), 1.0 / len(idx))
+        else:
+            z = node.logits[idx]
+            prior = np.exp(z - z.max())
+            prior /= prior.sum()
+        n = node.n[idx]
+        fpu = node.v_sum / node.v_n if node.v_n else 0.0
+        q = np.where(n > 0, node.w[idx] / np.maximum(n, 1.0), fpu)
+        lo, hi = bounds
+        q = (q - lo) / (hi - lo) if hi > lo else np.full(len(idx), 0.5)
+        score = q + self.cfg.c * prior * np.sqrt(node.avail[idx]) / (1.0 + n)
+        return int(idx[int(np.argmax(score))])
+
+    def _step(self, st: np.ndarray, a: int, ret: np.ndarray) -> None:
+        te, tr, il = self._flags
+        self._rew[:] = 0.0
+        self.core.step_rows(st, self._row0, np.array([a], np.int64), self._rew, te, tr, il)
+        ret += self._rew[0, : len(ret)]
+
+    def _advance_others(self, st: np.ndarray, seat: int, ret: np.ndarray, rng) -> None:
+        """The other seats play (the ``opp`` model) until ``seat`` is to act
+        or the game ends."""
+        if int(st["actor"][0]) == seat:
+            return
+        if self.opp_agent is None:  # scripted: inside the compiled loop
+            te, tr, _ = self._flags
+            prng = np.zeros((1, 2), np.uint64)
+            prng[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
+            back = np.zeros((1, self.P), np.float32)
+            core_batch(self.core).scripted_advance(
+                st, self._row0, np.array([seat], np.int64), self._codes, prng, back, te, tr
+            )
+            ret += back[0]
+            return
+        sim = self._sim
+        while int(st["outcome"][0]) == O_PLAYING and int(st["actor"][0]) != seat:
+            sim.states[:1] = st
+            sim.players[0] = int(st["actor"][0])
+            sim.refresh()
+            a = int(self.opp_agent.act(sim, self._row0)[0])
+            self._step(st, a, ret)
+
+    # --- evaluation -----------------------------------------------------------------------
+    def _evaluate(self, st: np.ndarray, seat: int, obs: np.ndarray, rng) -> np.ndarray:
+        """Each seat's expected return from the leaf ``st`` on (seat ``seat``
+        to act): the mean of ``rollouts`` compiled rollouts, each from a
+        fresh draw of what ``seat`` cannot see, or the network's value."""
+        if self.rollout == "value":
+            out = np.zeros(self.P, np.float64)
+            out[seat] = self._net_value(obs)
+            return out
+        k = self.cfg.rollouts
+        rows = self.core.resample_from_infostate(np.repeat(st, k), seat, rng)
+        codes = np.full((k, self.P), self.rollout_code, np.int8)
+        prng = np.zeros((k, 2), np.uint64)
+        prng[:, 0] = rng.integers(0, 2**64, size=k, dtype=np.uint64)
+        returns = np.zeros((k, self.P), np.float32)
+        length = np.zeros(k, np.int64)
+        core_batch(self.core).play_whole(rows, codes, prng, returns, length)
+        return returns.astype(np.float64).mean(axis=0)
+
+    def _net_value(self, obs: np.ndarray) -> float:
+        with self.torch.no_grad():
+            return float(self.net.value(self.torch.from_numpy(obs.reshape(1, -1)))[0])
+
+    def _new_node(self, seat: int, obs: np.ndarray, st: np.ndarray, value: float | None) -> _Node:
+        logits = None
+        if self.net is not None:
+            with self.torch.no_grad():
+                t = self.net.logits(self.torch.from_numpy(obs.reshape(1, -1)))
+            logits = t[0].double().numpy().copy()
+        return _Node(seat, self.num_actions, logits, value)
+
+    def _observe(self, st: np.ndarray, seat: int) -> np.ndarray:
+        self.core.observe(st, np.array([seat], np.int64), self._obs1)
+        return self._obs1[0].copy()
+
+    def _decision_rng(self, obs: np.ndarray, legal: np.ndarray, seat: int):
+        """The decision's generator: from the agent's seed and what the seat
+        sees (never the hidden fields of the record)."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.int64(self.seed).tobytes())
+        h.update(np.int64(seat).tobytes())
+        h.update(np.ascontiguousarray(obs).tobytes())
+        h.update(np.ascontiguousarray(legal).tobytes())
+        return np.random.default_rng(list(np.frombuffer(h.digest(), np.uint32)))
