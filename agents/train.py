@@ -130,6 +130,7 @@ from .runs import (
     tb_writer,
 )
 from .selfplay import make_view, match_summary, parse_pool, play_match, play_team, snapshot_agent
+from .words import count
 
 __all__ = [
     "main",
@@ -856,8 +857,9 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
         dagger_rounds=opts.dagger_rounds,
     )
     log(
-        f"kickstart: cloning {opts.kickstart} ({bc.steps:,} decisions, {bc.epochs} epochs"
-        + (f", {bc.dagger_rounds} DAgger rounds" if bc.dagger_rounds else "")
+        f"kickstart: cloning {opts.kickstart} ({count(bc.steps, 'decision')}, "
+        f"{count(bc.epochs, 'epoch')}"
+        + (f", {count(bc.dagger_rounds, 'DAgger round')}" if bc.dagger_rounds else "")
         + ")"
     )
 
