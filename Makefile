@@ -27,7 +27,7 @@ $(RLLIB_STAMP): pyproject.toml $(STAMP)
 	test -x $(RLLIB_VENV)/bin/python || $(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install torch==2.13.0
 	$(VENV)/bin/python -m pip freeze | grep -iE '^(numpy|numba|llvmlite)==' > $(RLLIB_VENV)/constraints.txt
-	$(RLLIB_VENV)/bin/python -m pip install -c $(RLLIB_VENV)/constraints.txt -e ".[rllib]" pytest
+	$(RLLIB_VENV)/bin/python -m pip install -c $(RLLIB_VENV)/constraints.txt -e ".[rllib]" "pytest>=9" pytest-timeout
 	touch $(RLLIB_STAMP)
 
 # every game's numba kernels compiled ahead of use, two processes at a time

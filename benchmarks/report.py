@@ -37,7 +37,9 @@ Sections and the results they are made from:
   goes);
 * ``web-load``: ``web_load.json``, written by ``python -m
   dungeonrl.benchmarks.web_load --json`` (decisions per second and latency
-  of ``dungeonrl serve`` under load).
+  of ``dungeonrl serve`` under load);
+* ``mutation``: ``mutation.json``, written by ``python -m
+  dungeonrl.benchmarks.mutation`` (the kill table of the rule mutants).
 """
 
 from __future__ import annotations
@@ -182,6 +184,12 @@ def league_section(data):
     return markdown(data)
 
 
+def mutation_section(data):
+    from .mutation import markdown
+
+    return markdown(data)
+
+
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
     "bench-suite": ("suite.json", suite_section),
@@ -197,6 +205,7 @@ SECTIONS = {
     "cold-start": ("cold_start.json", cold_start_section),
     "compile-profile": ("compile_profile.json", compile_profile_section),
     "web-load": ("web_load.json", web_load_section),
+    "mutation": ("mutation.json", mutation_section),
 }
 
 
@@ -233,9 +242,11 @@ def render(readme_text, results_dir, only=None, strict=True, base=""):
             with open(path) as f:
                 body = fn(json.load(f))
         body = relink(body, base)
-        readme_text = pat.sub(
-            lambda m, body=body: m.group(1) + body + "\n" + m.group(2), readme_text
-        )
+
+        def between_markers(m: re.Match[str], body: str = body) -> str:
+            return m.group(1) + body + "\n" + m.group(2)
+
+        readme_text = pat.sub(between_markers, readme_text)
     return readme_text
 
 
@@ -263,7 +274,7 @@ def regenerate(root: str = ROOT, results_dir: str = RESULTS, only=None, write=Tr
     for path in pages(root):
         with open(path, encoding="utf-8") as f:
             texts[path] = f.read()
-    homes = {name: [] for name in SECTIONS}
+    homes: dict[str, list[str]] = {name: [] for name in SECTIONS}
     for path, text in texts.items():
         for name in markers(text):
             if name not in SECTIONS:
