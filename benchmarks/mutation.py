@@ -77,12 +77,13 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+    import tomli as tomllib
 
 HERE = Path(__file__).resolve().parent
 #: the repository root (benchmarks/ is one of its folders)
@@ -360,7 +361,7 @@ class Copy:
         return env
 
     def run(
-        self, game: str, tests: list[str], timeout: int, cache: Path, first: list[str] = ()
+        self, game: str, tests: list[str], timeout: int, cache: Path, first: Sequence[str] = ()
     ) -> dict:
         """Regenerate ``game``'s kernels and run ``tests`` in the copy, the
         node ids ``first`` before the others."""
@@ -453,8 +454,8 @@ def run_mutant(
         if digest(p) != d:
             raise RuntimeError(f"{m.id}: the copy's {p} was not restored")
     fail = res["first_failure"]
-    func = re.match(r"test_\w*", fail.split("::")[-1]) if fail else None
-    func = func.group(0) if func else ""
+    hit = re.match(r"test_\w*", fail.split("::")[-1]) if fail else None
+    func = hit.group(0) if hit else ""
     status = "killed" if res["killed"] else ("equivalent" if m.equivalent else "survived")
     row = {
         "id": m.id,
