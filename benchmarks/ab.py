@@ -61,11 +61,14 @@ game, players, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 core = make_core(get_spec(game), players)
 stats = np.zeros(4, np.int64)
 if mode.startswith("batch"):
-    from dungeonrl.envs.core._batch import BatchBuffers
+    try:
+        from dungeonrl.envs.core.batch import Batch
+    except ImportError:  # a base checkout from before the batch object had its module
+        from dungeonrl.envs.core._batch import BatchBuffers as Batch
     from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
     kind, _, count = mode.partition(":")
     n = int(count)
-    buf = BatchBuffers(core, n, "float16") if kind == "batch16" else BatchBuffers(core, n)
+    buf = Batch(core, n, "float16") if kind == "batch16" else Batch(core, n)
     buf.reset(np.arange(n, dtype=np.uint64))
     sampler = RandomLegalSampler(0)
     pool = [buf.obs, np.zeros_like(buf.obs), np.zeros_like(buf.obs)]

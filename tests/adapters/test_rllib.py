@@ -304,7 +304,8 @@ def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkey
     from dungeonrl.agents.policy import TorchAgent, make_agent
     from dungeonrl.agents.ppo import load_model
     from dungeonrl.cli import main
-    from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
+    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.batch import Batch
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "run"
@@ -352,7 +353,7 @@ def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkey
     rl = make_agent(str(out / "checkpoint"), core)
     net, _ = load_model(out / "model.pt", core)
     ta = TorchAgent(net)
-    buf = BatchBuffers(core, 64)
+    buf = Batch(core, 64)
     buf.reset(np.arange(64, dtype=np.uint64))
     rows = np.arange(64)
     np.testing.assert_array_equal(rl.act(buf, rows), ta.act(buf, rows))

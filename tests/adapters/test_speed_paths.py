@@ -26,10 +26,11 @@ def test_draw_seeds_same_as_integers(bg):
 
 
 def test_entry_point_is_compiled_overload_and_agrees():
-    from dungeonrl.envs.core._batch import BatchBuffers, resolve_core
+    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.batch import Batch
 
     core = resolve_core("unbroken", {})
-    buf = BatchBuffers(core, 3)
+    buf = Batch(core, 3)
     buf.reset(np.array([5, 6, 7], np.uint64))
     args = (buf.states, core.TR, buf.players, buf.obs)
     fn = entry_point(core.kernels.observe_batch, args)

@@ -83,10 +83,10 @@ def test_memory_bandwidth_and_bytes_per_step():
     bw = breakdown.memory_bandwidth(mib=4, copies=2)
     assert bw["array_bytes"] == 4 << 20 and bw["copies"] == 2
     assert bw["write_bytes_per_s"] >= bw["write_bytes_per_s_median"] > 0
-    from dungeonrl.envs.core._batch import BatchBuffers
+    from dungeonrl.envs.core.batch import Batch
 
     spec = registry.get_spec(single_agent_game())
-    buf = BatchBuffers(suite.make_core(spec, 1), 3)
+    buf = Batch(suite.make_core(spec, 1), 3)
     b = breakdown.bytes_per_step(buf)
     assert b["obs"] == spec.obs_size * 4
     assert b["mask"] == spec.num_actions * buf.masks.itemsize

@@ -266,7 +266,8 @@ def test_narration_soak_whole_games(game, kw):
     import importlib
 
     from dungeonrl.agents.policy import make_agent
-    from dungeonrl.envs.core._batch import BatchBuffers, seed_batch
+    from dungeonrl.envs.core._batch import seed_batch
+    from dungeonrl.envs.core.batch import Batch
     from dungeonrl.registry import get_spec
 
     core = get_spec(game).make_core(**kw)
@@ -274,7 +275,7 @@ def test_narration_soak_whole_games(game, kw):
     total = 0
     for agent_name, seed in (("heuristic", 0), ("random", 1)):
         agent = make_agent(agent_name, core, seed=seed)
-        buf = BatchBuffers(core, 1)
+        buf = Batch(core, 1)
         buf.reset(seed_batch(seed, 1))
         rows = np.zeros(1, np.int64)
         prev = buf.states[0].copy()
