@@ -62,9 +62,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from ..version import __version__
 from ..envs.core._batch import draw_seeds, require_single_agent, resolve_core
 from ..envs.core.batch import Batch
+from ..version import __version__
 from .games import hooks_for
 from .modelspec import (
     ACTIVATION_NAMES,

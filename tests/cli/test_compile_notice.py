@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dungeonrl.envs.core.kernel import compile_notice
 from dungeonrl.envs import catalog
+from dungeonrl.envs.core.kernel import compile_notice
 from dungeonrl.registry import get_spec
 
 COLD_START = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "cold_start.json"
