@@ -11,18 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dungeonrl.envs.core.infostate import redraw_chance, row_stream
-from dungeonrl.envs.core.kernel.jit import JIT, njit
-
-
-@njit(**JIT)
-def resample_kernel(states, key):
-    r = np.zeros(2, np.uint64)
-    for i in range(states.shape[0]):
-        row_stream(r, key, i)
-        redraw_chance(states[i], r)
+from dungeonrl.envs.core.infostate import redraw_chance_rows
 
 
 def resample_rows(core, states, seat, key):
     """The declared sampler: ``states`` edited in place (any seat)."""
-    resample_kernel(states, np.uint64(key))
+    redraw_chance_rows(states, np.uint64(key))

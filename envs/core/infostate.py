@@ -93,6 +93,7 @@ __all__ = [
     "check_seat",
     "row_stream",
     "redraw_chance",
+    "redraw_chance_rows",
     "shuffle_prefix",
 ]
 
@@ -232,7 +233,9 @@ def _least_legal(rows) -> np.ndarray:
 
 
 @njit(**JIT)
-def _chance_only(states, key):
+def redraw_chance_rows(states, key):
+    """Redraw only the chance of every row (generator, stream seed, forced
+    queue): the whole sampler of a game whose only hidden part is chance."""
     r = np.zeros(2, np.uint64)
     for i in range(states.shape[0]):
         row_stream(r, key, i)
@@ -256,5 +259,7 @@ def _redraw_unreachable(core, fn, src, states, seat, key) -> None:
                 break
         else:
             row[:] = src[i : i + 1]
-            _chance_only(_kernel_view(row), np.uint64(mix64(np.uint64(int(key) ^ (int(i) + 1)))))
+            redraw_chance_rows(
+                _kernel_view(row), np.uint64(mix64(np.uint64(int(key) ^ (int(i) + 1))))
+            )
         states[i] = row[0]
