@@ -102,7 +102,12 @@ hidden fields, so the same seed and the same game give the same actions in
 any batch and order.
 ``last_simulations`` holds the simulations the last decision ran and
 ``last_root_visits`` its root's visits per action; ``simulations`` and
-``decisions`` count them all.
+``decisions`` count them all. ``search_seconds`` sums the wall time of all
+decisions, ``rollout_seconds`` the part spent inside the compiled rollout
+calls and ``inference_seconds`` the part spent in the prior network (its
+logits and values) and ``opp_seconds`` the part spent in an ``opp`` agent
+that is not scripted (a network playing the other seats): the search's
+overhead is ``search_seconds / rollout_seconds``.
 """
 
 from __future__ import annotations
@@ -372,6 +377,10 @@ class SearchAgent:
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
         self.simulations = 0
         self.decisions = 0
+        self.search_seconds = 0.0
+        self.rollout_seconds = 0.0
+        self.inference_seconds = 0.0
+        self.opp_seconds = 0.0
 
     # --- the batched agent ----------------------------------------------------------
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
@@ -384,6 +393,13 @@ class SearchAgent:
     def decide(self, state) -> int:
         """The searched action of the seat to act in ``state`` (a 1-row
         record array or one record of a live game)."""
+        t0 = time.perf_counter()
+        try:
+            return self._decide(state)
+        finally:
+            self.search_seconds += time.perf_counter() - t0
+
+    def _decide(self, state) -> int:
         core = self.core
         root_state = np.array(state, dtype=core.state_dtype).reshape(-1)[:1].copy()
         if int(root_state["outcome"][0]) != O_PLAYING or int(root_state["actor"][0]) < 0:
@@ -495,7 +511,9 @@ class SearchAgent:
             sim.states[:1] = st
             sim.players[0] = int(st["actor"][0])
             sim.refresh()
+            t0 = time.perf_counter()
             a = int(self.opp_agent.act(sim, self._row0)[0])
+            self.opp_seconds += time.perf_counter() - t0
             self._step(st, a, ret)
 
     # --- evaluation -----------------------------------------------------------------------
@@ -514,19 +532,26 @@ class SearchAgent:
         prng[:, 0] = rng.integers(0, 2**64, size=k, dtype=np.uint64)
         returns = np.zeros((k, self.P), np.float32)
         length = np.zeros(k, np.int64)
+        t0 = time.perf_counter()
         core_batch(self.core).play_whole(rows, codes, prng, returns, length)
+        self.rollout_seconds += time.perf_counter() - t0
         return returns.astype(np.float64).mean(axis=0)
 
     def _net_value(self, obs: np.ndarray) -> float:
+        t0 = time.perf_counter()
         with self.torch.no_grad():
-            return float(self.net.value(self.torch.from_numpy(obs.reshape(1, -1)))[0])
+            v = float(self.net.value(self.torch.from_numpy(obs.reshape(1, -1)))[0])
+        self.inference_seconds += time.perf_counter() - t0
+        return v
 
     def _new_node(self, seat: int, obs: np.ndarray, st: np.ndarray, value: float | None) -> _Node:
         logits = None
         if self.net is not None:
+            t0 = time.perf_counter()
             with self.torch.no_grad():
                 t = self.net.logits(self.torch.from_numpy(obs.reshape(1, -1)))
             logits = t[0].double().numpy().copy()
+            self.inference_seconds += time.perf_counter() - t0
         return _Node(seat, self.num_actions, logits, value)
 
     def _observe(self, st: np.ndarray, seat: int) -> np.ndarray:
