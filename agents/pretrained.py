@@ -137,6 +137,9 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 #: exploit budget (minutes) recorded in the cards of the rival multi-seat games
 EXPLOIT_MINUTES = 3.0
+#: the search best response's simulations per decision and rollouts per leaf in those cards
+EXPLOIT_SIMS = 8
+EXPLOIT_ROLLOUTS = 2
 
 
 class PretrainedError(DungeonRLError, ValueError):

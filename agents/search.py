@@ -14,8 +14,12 @@ eval``, ``league``, ``exploit``, ``play``, ``serve``, ``--opponents`` and
 ``PRIOR`` (optional) is a fast-path policy network, ``pretrained:NAME`` or a
 ``.pt`` model file (loaded with its model-spec check): its masked softmax is
 the prior of every node, its greedy policy models the other seats by
-default, and ``rollout=value`` uses its value head. Without it the prior is
-uniform over the legal actions. The keys (each at most once):
+default, and ``rollout=value`` uses its value head. Without it the prior
+gives half its mass to the action the game's scripted heuristic would
+play there and spreads the rest evenly over the other legal actions (a
+heuristic prior, so that a small budget starts from the heuristic's
+choice and moves off it only on evidence); uniform in a game with no
+scripted policy. The keys (each at most once):
 
 ============  ==========================================================
 key           meaning (default)
@@ -39,6 +43,12 @@ key           meaning (default)
               greedy policy, or the rollout policy without one),
               ``heuristic``, ``random`` or any agent name but a search
               (``prior``)
+``oppmode``   how a network ``opp`` picks its action: ``greedy`` (its
+              most probable legal action) or ``sample`` (a draw from its
+              masked softmax, made with the decision's generator: the
+              policy a stochastic evaluation of that network plays, so
+              a search against it models it exactly) (``greedy``;
+              ``sample`` needs a network ``opp``)
 ============  ==========================================================
 
 A bad string raises :class:`SearchError` (a ``ValueError``) naming the key
@@ -86,13 +96,17 @@ the prior renormalised over the available actions and ``Q`` the mean
 backed-up return, min-max normalised over the values seen in this tree
 (MuZero's normalisation: games here pay 0/1, +-1 or scores); an unvisited
 action gets its node's mean value (first-play urgency). A new node is
-evaluated once: ``rollouts`` copies of the leaf, each redrawn from the
-searcher's view again (hidden cards and chance), are played to the end in
-one call of the game's compiled ``play_rows`` kernel (the ``rollout``
-policy in every seat; the ``opp`` agent is not used inside rollouts, only
-in the tree), and their mean return is the leaf's value; or the network's
-value of the leaf (``rollout=value``). The decision is the most visited
-root action (ties: the higher mean value, then the lower index).
+evaluated once: ``rollouts`` copies of the leaf (the simulation's own
+determinization, each copy given its own future chance by
+``infostate.resample_chance``; the hidden cards differ from simulation to
+simulation, not between the copies) are played to the end in one call of
+the game's compiled ``play_rows`` kernel (the ``rollout``
+policy in the searching seat; in the other seats the ``opp`` agent where
+it is scripted, ``heuristic`` or ``random``, else the ``rollout`` policy:
+a network ``opp`` plays only in the tree), and their mean return is the
+leaf's value; or the network's value of the leaf (``rollout=value``).
+The decision is the most visited root action (ties: the higher prior,
+then the higher mean value, then the lower index).
 
 Deterministic under a ``sims`` budget: a decision's random numbers (its
 determinizations, the rollouts' tie-breaks and chance, the scripted
@@ -119,8 +133,10 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 import numpy as np
+from numba import njit
 
 from ..envs.core.batch import Batch, core_batch
+from ..envs.core.infostate import resample_chance
 from ..envs.core.kernel.header import O_PLAYING
 from .protocol import AgentError
 
@@ -138,7 +154,8 @@ __all__ = [
 
 PREFIX = "search"
 #: the accepted keys of the agent string, in the order the docs list them
-KEYS = ("sims", "ms", "c", "rollout", "rollouts", "opp")
+KEYS = ("sims", "ms", "c", "rollout", "rollouts", "opp", "oppmode")
+OPPMODES = ("greedy", "sample")
 ROLLOUTS = ("heuristic", "random", "value")
 DEFAULT_SIMS = 200
 DEFAULT_C = 1.5
@@ -146,6 +163,8 @@ DEFAULT_ROLLOUTS = 8
 #: scripted seat codes of the generated loops (``SCRIPTED_RANDOM``,
 #: ``SCRIPTED_POLICY`` of every ``kernels.py``); -1 stops them
 _CODE = {"random": 0, "heuristic": 1}
+#: without a network, the prior's mass on the action the game's heuristic plays
+HEURISTIC_PRIOR = 0.5
 #: determinizations drawn per call of the sampler
 _DRAW = 32
 _SYNTAX = "search[:PRIOR][?key=value&...]"
@@ -175,6 +194,7 @@ class SearchConfig:
     rollout: str | None = None  # None: heuristic where the game has one, else random
     rollouts: int = DEFAULT_ROLLOUTS
     opp: str = "prior"
+    oppmode: str = "greedy"
     text: str = PREFIX
 
 
@@ -182,7 +202,7 @@ def _accepted() -> str:
     return (
         "accepted keys: sims (integer >= 1), ms (number > 0), c (number > 0), "
         f"rollout ({'|'.join(ROLLOUTS)}), rollouts (integer >= 1), "
-        "opp (prior|heuristic|random|an agent name)"
+        "opp (prior|heuristic|random|an agent name), oppmode (greedy|sample)"
     )
 
 
@@ -251,6 +271,11 @@ def parse_search_ref(text: str) -> SearchConfig:
         raise SearchError(f"agent {text!r}: opp is empty; {_accepted()}")
     if is_search_ref(opp):
         raise SearchError(f"agent {text!r}: opp cannot be a search agent (too slow to nest)")
+    oppmode = given.get("oppmode", "greedy")
+    if oppmode not in OPPMODES:
+        raise SearchError(
+            f"agent {text!r}: unknown oppmode {oppmode!r} (expected one of {', '.join(OPPMODES)})"
+        )
     return SearchConfig(
         prior=prior,
         sims=sims,
@@ -261,6 +286,7 @@ def parse_search_ref(text: str) -> SearchConfig:
         if "rollouts" in given
         else DEFAULT_ROLLOUTS,
         opp=opp,
+        oppmode=oppmode,
         text=text,
     )
 
@@ -283,6 +309,34 @@ def make_search_agent(
     return SearchAgent(core, parse_search_ref(text), seed=seed, strict=strict, resolve=resolve)
 
 
+@njit(cache=True, nogil=True)
+def _puct(legal, n, w, avail, logits, fpu, lo, hi, c):
+    """The PUCT choice among the legal actions (``legal`` nonzero); counts
+    their availability. Prior: the softmax of ``logits`` over them."""
+    zmax = -np.inf
+    for a in range(legal.shape[0]):
+        if legal[a] != 0:
+            avail[a] += 1.0
+            if logits[a] > zmax:
+                zmax = logits[a]
+    tot = 0.0
+    for a in range(legal.shape[0]):
+        if legal[a] != 0:
+            tot += math.exp(logits[a] - zmax)
+    best = -1
+    best_s = -np.inf
+    for a in range(legal.shape[0]):
+        if legal[a] == 0:
+            continue
+        q = w[a] / n[a] if n[a] > 0 else fpu
+        q = (q - lo) / (hi - lo) if hi > lo else 0.5
+        s = q + c * (math.exp(logits[a] - zmax) / tot) * math.sqrt(avail[a]) / (1.0 + n[a])
+        if s > best_s:
+            best_s = s
+            best = a
+    return best
+
+
 class _Node:
     """One information set of the searching seat: per action its visits
     ``n``, summed values ``w`` and availability count ``avail``; the prior
@@ -296,7 +350,8 @@ class _Node:
         self.n = np.zeros(num_actions, np.float64)
         self.w = np.zeros(num_actions, np.float64)
         self.avail = np.zeros(num_actions, np.float64)
-        self.logits = logits
+        # zeros: the uniform prior
+        self.logits = np.zeros(num_actions, np.float64) if logits is None else logits
         self.children: dict = {}
         # the node's own value (none at the root) and everything backed up through it
         self.v_sum = 0.0 if value is None else float(value)
@@ -347,6 +402,8 @@ class SearchAgent:
                 "rollout=heuristic (use rollout=random)"
             )
         self.rollout = rollout
+        #: without a network, the game's scripted choice gets half the prior
+        self.heuristic_prior = has_policy
         self.rollout_code = _CODE.get(rollout, 0)
         # the other seats: a scripted code of the compiled loops, or a batched agent
         self.opp_code = -1
@@ -366,12 +423,40 @@ class SearchAgent:
                 self.opp_agent = resolve(opp, core, seed=seed + 7919, deterministic=True)
             except (FileNotFoundError, ValueError) as e:
                 raise SearchError(f"agent {config.text!r}: opp={opp!r} cannot be built: {e}") from e
+        self.opp_net: Any = None  # oppmode=sample: the opp network sampled here
+        if config.oppmode == "sample":
+            net = getattr(self.opp_agent, "net", None)
+            if not callable(getattr(net, "logits", None)):
+                what = "scripted" if self.opp_agent is None else "not one"
+                raise SearchError(
+                    f"agent {config.text!r}: oppmode=sample needs a network opp (a fast-path "
+                    f"model or pretrained:NAME; opp={opp!r} is {what})"
+                )
+            self.opp_net = net
+            import torch
+
+            self.torch = torch
         self._sim = Batch(core, 1)  # the simulated game (row 0) and its observation
         self._row0 = np.zeros(1, np.int64)
         self._obs1 = np.zeros((1, core.spec.obs_size), np.float32)
         self._rew = np.zeros((1, self.P), np.float32)
         self._flags = [np.zeros(1, np.bool_) for _ in range(3)]
         self._codes = np.full((1, self.P), self.opp_code, np.int8)
+        self.c = float(config.c)
+        # the rollouts' buffers, and per searching seat the scripted code of every seat
+        k = config.rollouts
+        self._prng = np.zeros((k, 2), np.uint64)
+        self._returns = np.zeros((k, self.P), np.float32)
+        self._length = np.zeros(k, np.int64)
+        self._prng1 = np.zeros((1, 2), np.uint64)
+        self._out1 = np.zeros(1, np.int64)
+        self._rollout_codes = []
+        for s in range(self.P):
+            codes = np.full((k, self.P), self.rollout_code, np.int8)
+            if self.opp_code >= 0:  # a scripted opp plays the other seats in the rollouts too
+                codes[:] = self.opp_code
+                codes[:, s] = self.rollout_code
+            self._rollout_codes.append(codes)
         self.last_simulations = 0
         #: the root's visit count per action at the last decision
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
@@ -413,7 +498,9 @@ class SearchAgent:
             return int(legal[0])
         obs = self._observe(root_state, seat)
         rng = self._decision_rng(obs, root_state["legal"][0], seat)
-        root = self._new_node(seat, obs, root_state, value=None)
+        root = self._new_node(
+            seat, obs, core.resample_from_infostate(root_state, seat, rng)[:1], None, rng
+        )
         bounds = [math.inf, -math.inf]
         cfg = self.cfg
         t_end = None if cfg.ms is None else time.perf_counter() + cfg.ms / 1000.0
@@ -433,7 +520,9 @@ class SearchAgent:
         self.simulations += n
         visits = root.n[legal]
         q = np.where(visits > 0, root.w[legal] / np.maximum(visits, 1), -math.inf)
-        best = np.lexsort((-q, -visits))[0]  # most visits, then the higher mean value
+        # most visits, then the higher prior (at a tiny budget the prior's
+        # choice, not one noisy rollout, settles a tie), then the higher mean value
+        best = np.lexsort((-q, -root.logits[legal], -visits))[0]
         return int(legal[best])
 
     # --- one simulation ---------------------------------------------------------------
@@ -442,7 +531,7 @@ class SearchAgent:
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
-            a = self._select(node, st["legal"][0] != 0, bounds)
+            a = self._select(node, st["legal"][0], bounds)
             path.append((node, a))
             self._step(st, a, ret)
             if int(st["outcome"][0]) == O_PLAYING:
@@ -455,7 +544,7 @@ class SearchAgent:
             child = node.children.get(key)
             if child is None:
                 value = ret + self._evaluate(st, seat, obs, rng)
-                node.children[key] = self._new_node(seat, obs, st, float(value[seat]))
+                node.children[key] = self._new_node(seat, obs, st, float(value[seat]), rng)
                 break
             node = child
         for nd, a in path:  # each node backs up the return of the seat acting there
@@ -469,21 +558,10 @@ class SearchAgent:
 
     def _select(self, node: _Node, legal: np.ndarray, bounds: list) -> int:
         """The PUCT choice among the actions legal in this determinization."""
-        idx = np.flatnonzero(legal)
-        node.avail[idx] += 1.0
-        if node.logits is None:
-            prior = np.full(len(idx), 1.0 / len(idx))
-        else:
-            z = node.logits[idx]
-            prior = np.exp(z - z.max())
-            prior /= prior.sum()
-        n = node.n[idx]
         fpu = node.v_sum / node.v_n if node.v_n else 0.0
-        q = np.where(n > 0, node.w[idx] / np.maximum(n, 1.0), fpu)
-        lo, hi = bounds
-        q = (q - lo) / (hi - lo) if hi > lo else np.full(len(idx), 0.5)
-        score = q + self.cfg.c * prior * np.sqrt(node.avail[idx]) / (1.0 + n)
-        return int(idx[int(np.argmax(score))])
+        return int(
+            _puct(legal, node.n, node.w, node.avail, node.logits, fpu, bounds[0], bounds[1], self.c)
+        )
 
     def _step(self, st: np.ndarray, a: int, ret: np.ndarray) -> None:
         te, tr, il = self._flags
@@ -512,9 +590,21 @@ class SearchAgent:
             sim.players[0] = int(st["actor"][0])
             sim.refresh()
             t0 = time.perf_counter()
-            a = int(self.opp_agent.act(sim, self._row0)[0])
+            if self.opp_net is None:
+                a = int(self.opp_agent.act(sim, self._row0)[0])
+            else:
+                a = self._opp_sample(sim, rng)
             self.opp_seconds += time.perf_counter() - t0
             self._step(st, a, ret)
+
+    def _opp_sample(self, sim, rng) -> int:
+        """A draw from the opp network's masked softmax (Gumbel-max with the
+        decision's generator)."""
+        with self.torch.no_grad():
+            z = self.opp_net.logits(self.torch.from_numpy(sim.obs[:1]))[0].double().numpy()
+        legal = np.flatnonzero(sim.masks[0])
+        g = z[legal] - np.log(-np.log(rng.random(len(legal)).clip(1e-300, None)))
+        return int(legal[int(np.argmax(g))])
 
     # --- evaluation -----------------------------------------------------------------------
     def _evaluate(self, st: np.ndarray, seat: int, obs: np.ndarray, rng) -> np.ndarray:
@@ -526,12 +616,13 @@ class SearchAgent:
             out[seat] = self._net_value(obs)
             return out
         k = self.cfg.rollouts
-        rows = self.core.resample_from_infostate(np.repeat(st, k), seat, rng)
-        codes = np.full((k, self.P), self.rollout_code, np.int8)
-        prng = np.zeros((k, 2), np.uint64)
+        rows = np.repeat(st, k)  # the simulation's determinization, k futures of it
+        resample_chance(rows, rng)
+        codes = self._rollout_codes[seat]
+        prng, returns, length = self._prng, self._returns, self._length
         prng[:, 0] = rng.integers(0, 2**64, size=k, dtype=np.uint64)
-        returns = np.zeros((k, self.P), np.float32)
-        length = np.zeros(k, np.int64)
+        returns[:] = 0.0
+        length[:] = 0
         t0 = time.perf_counter()
         core_batch(self.core).play_whole(rows, codes, prng, returns, length)
         self.rollout_seconds += time.perf_counter() - t0
@@ -544,15 +635,34 @@ class SearchAgent:
         self.inference_seconds += time.perf_counter() - t0
         return v
 
-    def _new_node(self, seat: int, obs: np.ndarray, st: np.ndarray, value: float | None) -> _Node:
+    def _new_node(
+        self, seat: int, obs: np.ndarray, st: np.ndarray, value: float | None, rng=None
+    ) -> _Node:
         logits = None
-        if self.net is not None:
+        if self.net is None and self.heuristic_prior:
+            logits = self._heuristic_logits(st, rng)
+        elif self.net is not None:
             t0 = time.perf_counter()
             with self.torch.no_grad():
                 t = self.net.logits(self.torch.from_numpy(obs.reshape(1, -1)))
             logits = t[0].double().numpy().copy()
             self.inference_seconds += time.perf_counter() - t0
         return _Node(seat, self.num_actions, logits, value)
+
+    def _heuristic_logits(self, st: np.ndarray, rng) -> np.ndarray:
+        """Logits that give the game's scripted choice in ``st`` (a
+        determinization) half the prior and spread the rest evenly over
+        the other legal actions."""
+        prng, out = self._prng1, self._out1
+        prng[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
+        prng[0, 1] = 0
+        core_batch(self.core).policy(st, self._row0, prng, out)
+        logits = np.zeros(self.num_actions, np.float64)
+        n = int(np.count_nonzero(st["legal"][0]))
+        # mass m on the heuristic's action, (1 - m) / (n - 1) on each other one
+        m = HEURISTIC_PRIOR
+        logits[int(out[0])] = math.log(m * max(1, n - 1) / (1.0 - m))
+        return logits
 
     def _observe(self, st: np.ndarray, seat: int) -> np.ndarray:
         self.core.observe(st, np.array([seat], np.int64), self._obs1)

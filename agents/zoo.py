@@ -34,6 +34,8 @@ from .pretrained import (
     CHECK_GAMES,
     CHECK_SLACK,
     EXPLOIT_MINUTES,
+    EXPLOIT_ROLLOUTS,
+    EXPLOIT_SIMS,
     MODELS_DIR,
     PAIRS,
     PREFIX,
@@ -327,6 +329,7 @@ def ship(
             force=True,  # retrain replaces its own earlier exploit run
         )
         out["exploit"]["against"] = PREFIX + name
+        out["exploit"].pop("run", None)  # a path of this machine: not in the card
     else:
         out["exploit"] = {
             "applies": False,
@@ -368,11 +371,82 @@ def _format(c: dict) -> str:
         )
     x = c.get("exploit", {})
     if x.get("applies"):
-        lines.append(
-            f"  best response after {x['minutes']:g} min: {x['best_response']['win_rate']:.1%} "
-            f"(fair share {x['fair_share']:.1%}; heuristic {x['heuristic']['win_rate']:.1%})"
-        )
+        lines.append("  " + exploit_line(x))
     return "\n".join(lines)
+
+
+def restamp_exploit(
+    names_: list | None = None,
+    *,
+    minutes: float = EXPLOIT_MINUTES,
+    sims: int = EXPLOIT_SIMS,
+    rollouts: int | None = EXPLOIT_ROLLOUTS,
+    games: int | None = None,
+    search_games: int | None = None,
+    root: str = os.path.join("runs", "pretrained"),
+    log=print,
+) -> list:
+    """Measure the exploit figure of shipped rival agents again (both best
+    responses, :mod:`.exploit`) and write it into their cards; ``names_``
+    ``None``: every card whose exploit applies. Returns the new figures."""
+    done = []
+    for name in names_ or names():
+        c = card(name)
+        if not c.get("exploit", {}).get("applies"):
+            continue
+        P = int(c["core_kwargs"].get("num_players", 2))
+        x = exploit(
+            c["game"],
+            PREFIX + name,
+            minutes=minutes,
+            games=games or c["evaluation"]["games"],
+            players=P,
+            out=os.path.join(root, f"exploit-{name}"),
+            log=log,
+            card=False,
+            force=True,
+            sims=sims,
+            rollouts=rollouts,
+            search_games=search_games,
+        )
+        x.pop("run", None)
+        x["command"] = (
+            f"python -m dungeonrl.agents.zoo exploit {name} --minutes {minutes:g} "
+            f"--sims {sims}"
+            + (f" --rollouts {rollouts}" if rollouts else "")
+            + (f" --search-games {search_games}" if search_games else "")
+        )
+        x["date"] = datetime.date.today().isoformat()
+        x["machine"] = machine_line()
+        c["exploit"] = x
+        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
+            json.dump(c, f, indent=1)
+            f.write("\n")
+        log(f"{name}: {exploit_line(x)}")
+        done.append(x)
+    return done
+
+
+def exploit_line(x: dict) -> str:
+    """A card's exploit figure in one line: each best response (its
+    budget, its win rate and the heuristic's on the same seeds) and the
+    verdict (never a negative exploitability)."""
+    rows = x.get("methods") or {"rl": x}
+    parts = []
+    for m, r in rows.items():
+        br, h = r["best_response"], r["heuristic"]
+        budget = f"{r['minutes']:g} min" if m == "rl" and r.get("minutes") else r.get("agent", "")
+        if m == "rl" and not r.get("minutes"):
+            budget = r.get("budget", "")
+        parts.append(
+            f"{m} ({budget}) {br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}), "
+            f"heuristic {h['win_rate']:.1%}"
+        )
+    e = x.get("exploitability")
+    verdict = (
+        f"exploitability {e:+.1%}" if e is not None and e > 0 else "no exploit found at this budget"
+    )
+    return f"best response: {'; '.join(parts)}; fair share {x['fair_share']:.1%}: {verdict}"
 
 
 def _pct(r) -> str:
@@ -401,11 +475,7 @@ def markdown(cards: list | None = None) -> str:
             theirs += f"<br>heuristic, {v['value']}: {_pct(v['heuristic'])}"
         x = c.get("exploit", {})
         if x.get("applies"):
-            br = x["best_response"]
-            xs = (
-                f"{br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}) after "
-                f"{x['minutes']:g} min; fair share {x['fair_share']:.1%}"
-            )
+            xs = exploit_line(x)
         else:
             xs = "n/a (" + x.get("why", "") + ")"
         lg = c.get("league")
@@ -510,6 +580,15 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("names", nargs="*", metavar="NAME", help=f"any of {', '.join(RECIPES)}")
     sub.add_parser("check", help="replay every card's seeded check")
     s = sub.add_parser(
+        "exploit", help="measure the rival agents' exploit figures again (both best responses)"
+    )
+    s.add_argument("names", nargs="*", metavar="NAME")
+    s.add_argument("--minutes", type=float, default=EXPLOIT_MINUTES)
+    s.add_argument("--sims", type=int, default=EXPLOIT_SIMS)
+    s.add_argument("--rollouts", type=int, default=EXPLOIT_ROLLOUTS)
+    s.add_argument("--games", type=int, default=0, help="rl evaluation games (0: the card's)")
+    s.add_argument("--search-games", type=int, default=0, help="0: the exploit default")
+    s = sub.add_parser(
         "restamp",
         help="after an edit that keeps the rules' behaviour: re-stamp the agents whose "
         "seeded check replays exactly (default: every agent)",
@@ -532,6 +611,19 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"no recipe {unknown}: any of {', '.join(RECIPES)}")
         retrain(a.names)
+        return 0
+    if a.cmd == "exploit":
+        unknown = [n for n in a.names if n not in names()]
+        if unknown:
+            p.error(f"no shipped agent {unknown}: any of {', '.join(names())}")
+        restamp_exploit(
+            a.names or None,
+            minutes=a.minutes,
+            sims=a.sims,
+            rollouts=a.rollouts or None,
+            games=a.games or None,
+            search_games=a.search_games or None,
+        )
         return 0
     if a.cmd == "restamp":
         unknown = [n for n in a.names if n not in names()]

@@ -273,12 +273,12 @@ def markdown(root: str = ROOT) -> str:
     )
     for kind in sorted(NOT_WRITTEN):
         lines.append(f"| {kind} | " + " | ".join(f"{per[g][0][kind]:,}" for g in games) + " |")
-    fixture = os.path.join(root, "tests", "fixture_game.py")
+    fixture = os.path.join(root, "tests", "helpers", "fixture_game.py")
     if os.path.exists(fixture):
-        code, _ = count_python(_read(root, "tests/fixture_game.py"))
+        code, _ = count_python(_read(root, "tests/helpers/fixture_game.py"))
         lines += [
             "",
-            f"The fixture game (`tests/fixture_game.py`, every kind in one file): "
+            f"The fixture game (`tests/helpers/fixture_game.py`, every kind in one file): "
             f"{code:,} code lines.",
         ]
     unclaimed = sorted(f for g in games for f in per[g][1])

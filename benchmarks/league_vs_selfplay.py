@@ -57,6 +57,8 @@ def run(
             games=games,
             out=os.path.join(root, f"exploit-{arm}"),
             force=True,  # a rerun replaces its arm's run, as train's --overwrite above
+            methods=("rl",),  # the saved comparison: a fresh rl best response
+            from_agent=False,
         )
         out[arm] = {
             "command": "dungeonrl train dungeon_crawler " + " ".join(argv),

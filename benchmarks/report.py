@@ -190,6 +190,18 @@ def mutation_section(data):
     return markdown(data)
 
 
+def exploit_check_section(data):
+    from .exploit_check import markdown
+
+    return markdown(data)
+
+
+def search_speed_section(data):
+    from .search_speed import markdown
+
+    return markdown(data)
+
+
 SECTIONS = {
     "unbroken-balance": ("unbroken_balance.json", balance_section),
     "bench-suite": ("suite.json", suite_section),
@@ -206,6 +218,8 @@ SECTIONS = {
     "compile-profile": ("compile_profile.json", compile_profile_section),
     "web-load": ("web_load.json", web_load_section),
     "mutation": ("mutation.json", mutation_section),
+    "exploit-check": ("exploit_check.json", exploit_check_section),
+    "search-speed": ("search_speed.json", search_speed_section),
 }
 
 

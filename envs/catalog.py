@@ -22,7 +22,7 @@ content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DAT
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)
 agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (default: generic hooks)
 CLI companions (play / bench; optional)         ``GAME.cli`` (default: the suite's commands)
-conformance-suite hooks                         ``tests/hooks_<name>.py``, or ``GAME.test_hooks``
+conformance-suite hooks                         ``tests/helpers/hooks_<name>.py``, or ``GAME.test_hooks``
 information-state sampler (search, best         ``GAME.infostate``
 responses; optional)                            (:mod:`dungeonrl.envs.core.infostate`)
 packaging                                       automatic (``pyproject.toml`` finds packages)
@@ -84,7 +84,7 @@ class GameEntry:
     ``cli``, the module of its command-line companions (``play(args)``,
     ``bench(args)``... with their ``*_options``; default: the suite's
     commands); ``test_hooks``, the ``"module:attribute"`` of its
-    conformance hooks when they are not ``tests/hooks_<name>.py``;
+    conformance hooks when they are not ``tests/helpers/hooks_<name>.py``;
     ``infostate``, the ``"module:function"`` that resamples what a seat
     cannot see (:mod:`dungeonrl.envs.core.infostate`; ``None``: the core's
     ``resample_from_infostate`` raises ``NotImplementedError``).

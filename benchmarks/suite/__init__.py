@@ -4,7 +4,9 @@ peers people would otherwise pick measured in the same run.
 Run: ``dungeonrl bench`` (full run, several minutes), ``dungeonrl bench
 --quick`` (a first look, about a minute on 2 cores), ``dungeonrl bench
 GAME`` (one game), ``dungeonrl bench --layers`` (where each microsecond of
-a step goes, and the memory-bandwidth limit); ``python -m
+a step goes, and the memory-bandwidth limit), ``dungeonrl bench --search``
+(the search agent's speed beside OpenSpiel's MCTS,
+:mod:`dungeonrl.benchmarks.search_speed`); ``python -m
 dungeonrl.benchmarks.suite --help`` for the options. Results go to
 ``./bench-results/`` (or ``--out DIR``); the checked-in reference run is
 ``benchmarks/results/suite.json``, which ``python -m

@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="only the per-layer profile table (where each microsecond goes, and "
         "the memory-bandwidth limit); takes --quick, --games, --seed, --out",
     )
+    p.add_argument(
+        "--search",
+        action="store_true",
+        help="only the search agent's speed (simulations/s, search time over rollout "
+        "time, OpenSpiel's MCTS beside it: python -m dungeonrl.benchmarks.search_speed); "
+        "takes --quick, --games, --seed, --out, --json, --no-peers",
+    )
     return p
 
 
@@ -173,6 +180,10 @@ def main(argv=None) -> int:
         from .breakdown import main as layers_main
 
         return layers_main([x for x in argv if x != "--layers"])
+    if "--search" in argv:
+        from ..search_speed import suite_main
+
+        return suite_main([x for x in argv if x != "--search"])
     a = build_parser().parse_args(argv)
     if a.from_json:
         with open(a.from_json) as f:

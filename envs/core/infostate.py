@@ -94,6 +94,7 @@ __all__ = [
     "row_stream",
     "redraw_chance",
     "redraw_chance_rows",
+    "resample_chance",
     "shuffle_prefix",
 ]
 
@@ -164,8 +165,28 @@ def check_seat(core, states: np.ndarray, seat) -> int:
     return s
 
 
+def resample_chance(states: np.ndarray, rng) -> None:
+    """Give every row of ``states`` (a 1-D record array, edited in place) a
+    fresh future: its generator, stream seed and forced-chance queue redrawn
+    from ``rng`` (as :func:`seed_key` takes it), nothing else changed. What
+    a seat sees is untouched, so copies of one determinization become
+    independent futures of it (the search's rollouts)."""
+    redraw_chance_rows(_kernel_view(states), seed_key(rng))
+
+
+_SAMPLERS: dict = {}
+
+
 def sampler_of(core):
     """The game's declared sampler function (see the module doc)."""
+    key = (core.spec.name, getattr(getattr(core, "game_entry", None), "infostate", None))
+    fn = _SAMPLERS.get(key)
+    if fn is None:
+        fn = _SAMPLERS[key] = _find_sampler(core)
+    return fn
+
+
+def _find_sampler(core):
     entry = getattr(core, "game_entry", None)
     name = core.spec.name
     if entry is None:

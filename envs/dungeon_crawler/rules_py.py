@@ -5,7 +5,7 @@ numba functions of :mod:`.rules` that the rules, the encoder and the scripted
 policy call; :func:`hero_view` reads them through one small compiled kernel
 instead of restating them in Python, so a rule change cannot leave the
 rendering or the tests reading other numbers. (The independent invariant
-checker in ``tests/hooks_dungeon_crawler.py`` keeps its own, deliberately
+checker in ``tests/helpers/hooks_dungeon_crawler.py`` keeps its own, deliberately
 separate, arithmetic.)
 """
 

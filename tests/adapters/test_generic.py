@@ -1,6 +1,6 @@
 """Tests of the generic adapters (``DungeonEnv``, ``DungeonVectorEnv``,
 ``DungeonSB3VecEnv``), the registry and the CLI, driven by the test-only
-fixture game ``tests/fixture_game.py`` ("race to 10").
+fixture game ``tests/helpers/fixture_game.py`` ("race to 10").
 
 Game-specific behaviour is tested with each game; here the fixture only has
 to be a real numba ``GameCore`` so every adapter path runs for real.
@@ -14,10 +14,10 @@ import sys
 import textwrap
 import warnings
 
-import fixture_game as fg
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import fixture_game as fg
 
 import dungeonrl
 from dungeonrl import registry
@@ -35,7 +35,7 @@ from dungeonrl.envs.core.errors import (
 )
 from dungeonrl.envs.core.snapshot import Snapshot
 
-registry.register_game(fg.SPEC, "fixture_game")
+registry.register_game(fg.SPEC, "helpers.fixture_game")
 ENV_ID = fg.SPEC.env_id
 A = fg.NUM_ACTIONS
 
@@ -764,7 +764,7 @@ def test_kernels_compiled_once_per_dtype_set():
     s = dungeonrl.DungeonSB3VecEnv("race", num_envs=2, max_steps=1)
     s.reset()
     s.step(np.ones(2, np.int64))
-    import fixture_kernels as fk
+    from helpers import fixture_kernels as fk
 
     for k in (fk.reset_batch, fk.step_observe, fk.mask_batch, fk.observe_batch, fk.step_autoreset):
         assert len(k.signatures) <= 1, (k, k.signatures)
@@ -775,7 +775,7 @@ def test_kernels_compiled_once_per_dtype_set():
 def test_registry_lookup():
     assert dungeonrl.get_spec("race") is registry.get_spec(ENV_ID)
     assert "race" in dungeonrl.list_games()
-    assert registry.game_module("race") == "fixture_game"
+    assert registry.game_module("race") == "helpers.fixture_game"
     with pytest.raises(UnknownGameError, match="known games") as exc:
         dungeonrl.get_spec("nope")
     assert isinstance(exc.value, KeyError)
@@ -784,7 +784,7 @@ def test_registry_lookup():
 
 def test_registration_is_idempotent(no_warnings):
     n = len(gym.registry)
-    registry.register_game(fg.SPEC, "fixture_game")
+    registry.register_game(fg.SPEC, "helpers.fixture_game")
     registry.register_all()
     registry.register_all()
     assert len(gym.registry) == n
@@ -834,7 +834,7 @@ def test_registry_skips_only_missing_modules(fake_modules):
 FAKE_GAME = textwrap.dedent('''
     """A fake game module: the fixture's rules under another name."""
     import dataclasses
-    import fixture_game as fg
+    from helpers import fixture_game as fg
 
     def make_core(**kw):
         core = fg.RaceCore(**kw)

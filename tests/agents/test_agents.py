@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import fixture_game as fg
+from helpers import fixture_game as fg
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl import registry
@@ -41,7 +41,7 @@ from dungeonrl.agents.ppo import (
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.unbroken import UnbrokenCore
 
-registry.register_game(fg.SPEC, "fixture_game")
+registry.register_game(fg.SPEC, "helpers.fixture_game")
 
 
 @pytest.fixture(scope="module")

@@ -145,7 +145,7 @@ def test_exploit_command_without_optional_paths(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # the default run folder goes under runs/
     rc = cli_main(
         ["exploit", "dungeon_crawler", "--against", "random", "--steps", "1024",
-         "--num-envs", "16", "--games", "4", "--hidden", "16"]
+         "--num-envs", "16", "--games", "4", "--hidden", "16", "--method", "rl"]
     )  # fmt: skip
     assert rc == 0
     assert (tmp_path / "runs" / "exploit-dungeon_crawler-random" / "exploit.json").exists()
@@ -155,7 +155,7 @@ def test_exploit_command_without_optional_paths(tmp_path, monkeypatch, capsys):
 def test_exploit_the_heuristic_measures_its_mirror(tmp_path):
     res = exploit(
         "dungeon_crawler", "heuristic", steps=1024, minutes=5, games=6, num_envs=16,
-        hidden="16", out=str(tmp_path / "br"), card=False,
+        hidden="16", out=str(tmp_path / "br"), card=False, methods=("rl",),
     )  # fmt: skip
     assert res["heuristic"]["games"] == 6
 
@@ -172,7 +172,7 @@ def test_exploit_from_the_agents_own_network(tmp_path):
     name = "pretrained:dungeon_crawler-2p"
     res = exploit(
         "dungeon_crawler", name, steps=1024, minutes=5, games=4, num_envs=16, hidden="16",
-        out=str(tmp_path / "br"), card=False, from_agent=True,
+        out=str(tmp_path / "br"), card=False, methods=("rl",),
     )  # fmt: skip
     assert res["start"] == "the agent's own network"
     cfg = json.loads((tmp_path / "br" / "metrics.json").read_text())["config"]

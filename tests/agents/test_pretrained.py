@@ -81,10 +81,15 @@ def test_card_says_what_a_model_card_must(name):
     assert rows and all(0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1 for r in rows)
     assert any("heuristic" in r["agent"] for r in rows)
     x = c["exploit"]
-    if x["applies"]:
-        br = x["best_response"]
-        assert br["games"] == c["evaluation"]["games"]
+    if x["applies"]:  # both best responses, their budgets, never a negative figure
+        assert set(x["methods"]) == {"rl", "search"}
+        assert x["methods"]["rl"]["best_response"]["games"] == c["evaluation"]["games"]
+        assert x["methods"]["rl"]["start"] == "the agent's own network"
+        assert x["methods"]["search"]["agent"].startswith(f"search:pretrained:{name}?")
         assert x["players"] == c["core_kwargs"].get("num_players")
+        assert x["exploitability"] is None or x["exploitability"] > 0
+        assert x["found"] == (x["exploitability"] is not None) and x["verdict"]
+        assert "run" not in x and x["command"].startswith("python -m dungeonrl.agents.zoo")
     else:
         assert x["why"]
     assert c["check"]["games"] == pretrained.CHECK_GAMES

@@ -7,9 +7,9 @@ with a message naming it. (The RLlib checkpoint adapter is exercised by
 
 from __future__ import annotations
 
-import agent_examples
 import numpy as np
 import pytest
+from helpers import agent_examples
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.agents.evaluate import evaluate
@@ -135,9 +135,9 @@ def test_fast_path_network_and_sb3_model_go_to_their_agents(ub):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("agent_examples:wrong_count", r"returned \(13,\) actions for 12"),
-        ("agent_examples:out_of_range", "outside 0..79"),
-        ("agent_examples:fractional", "non-integer"),
+        ("helpers.agent_examples:wrong_count", r"returned \(13,\) actions for 12"),
+        ("helpers.agent_examples:out_of_range", "outside 0..79"),
+        ("helpers.agent_examples:fractional", "non-integer"),
     ],
 )
 def test_broken_agent_returns_are_refused_by_name(ub, name, message):
@@ -153,8 +153,8 @@ def test_broken_agent_returns_are_refused_by_name(ub, name, message):
     "ref, message",
     [
         ("no_such_module_xyz:agent", "cannot import module"),
-        ("agent_examples:missing", "has no attribute"),
-        ("agent_examples:NeedsArgs", "constructible with no arguments"),
+        ("helpers.agent_examples:missing", "has no attribute"),
+        ("helpers.agent_examples:NeedsArgs", "constructible with no arguments"),
     ],
 )
 def test_import_refs_that_cannot_be_built_say_why(ref, message):
@@ -164,23 +164,25 @@ def test_import_refs_that_cannot_be_built_say_why(ref, message):
 
 def test_not_an_agent_is_refused(ub):
     with pytest.raises(AgentError, match="not an agent"):
-        make_agent("agent_examples:NOT_AN_AGENT", ub)
+        make_agent("helpers.agent_examples:NOT_AN_AGENT", ub)
 
 
 def test_import_refs_are_told_apart_from_paths_and_names():
     assert is_import_ref("mypkg.bots:Greedy")
-    assert is_import_ref("agent_examples:LastLegal")
+    assert is_import_ref("helpers.agent_examples:LastLegal")
     for not_ref in ("heuristic", "runs/x/model.pt", "C:/x.pt", "pretrained:dc", "a:b:c"):
         assert not is_import_ref(not_ref) or not_ref == "pretrained:dc"
-    assert model_file("agent_examples:first_legal") is None
+    assert model_file("helpers.agent_examples:first_legal") is None
     assert model_file("heuristic") is None
 
 
 def test_module_attribute_on_the_command_line(capsys):
-    rc = cli_main(["eval", "unbroken", "--agent", "agent_examples:first_legal", "--games", "6"])
+    rc = cli_main(
+        ["eval", "unbroken", "--agent", "helpers.agent_examples:first_legal", "--games", "6"]
+    )
     out = capsys.readouterr().out
     assert rc == 0
-    assert "agent_examples:first_legal" in out or "first_legal" in out
+    assert "helpers.agent_examples:first_legal" in out or "first_legal" in out
 
 
 def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, monkeypatch):
@@ -190,7 +192,7 @@ def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, mon
             "eval",
             "dungeon_crawler",
             "--agent",
-            "agent_examples:LastLegal",
+            "helpers.agent_examples:LastLegal",
             "--agent",
             "random",
             "--games",
@@ -198,12 +200,12 @@ def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, mon
         ]
     )
     assert rc == 0
-    assert "agent_examples:LastLegal" in capsys.readouterr().out
+    assert "helpers.agent_examples:LastLegal" in capsys.readouterr().out
     from dungeonrl.agents.selfplay import make_view
 
     core = resolve_core("dungeon_crawler", {"num_players": 2})
-    view = make_view(core, 4, "agent_examples:first_legal:1", seed=0)
-    assert view.opponent_names() == ["agent_examples:first_legal"]
+    view = make_view(core, 4, "helpers.agent_examples:first_legal:1", seed=0)
+    assert view.opponent_names() == ["helpers.agent_examples:first_legal"]
 
 
 def test_module_attribute_plays_records_and_replays(tmp_path):
@@ -212,16 +214,18 @@ def test_module_attribute_plays_records_and_replays(tmp_path):
     from dungeonrl.play import seat_policies
 
     core = resolve_core("dungeon_crawler", {"num_players": 2})
-    pols = seat_policies(["agent_examples:first_legal", "heuristic"], core, seed=0)
+    pols = seat_policies(["helpers.agent_examples:first_legal", "heuristic"], core, seed=0)
     buf = Batch(core, 1)
     buf.reset(np.zeros(1, np.uint64))
     a = pols[0](buf.states[:1])
     assert a == int(np.flatnonzero(buf.states[0]["legal"])[0])
-    rec = record("unbroken", "agent_examples:LastLegal", 1, str(tmp_path / "u.png"), max_frames=4)
+    rec = record(
+        "unbroken", "helpers.agent_examples:LastLegal", 1, str(tmp_path / "u.png"), max_frames=4
+    )
     assert rec.decisions == 3
-    rep = record_replay("dungeon_crawler", ["agent_examples:first_legal", "random"], seed=1,
+    rep = record_replay("dungeon_crawler", ["helpers.agent_examples:first_legal", "random"], seed=1,
                         num_players=2)  # fmt: skip
-    assert rep.seats == ["agent_examples:first_legal", "random"] and rep.finished
+    assert rep.seats == ["helpers.agent_examples:first_legal", "random"] and rep.finished
     path = tmp_path / "r.json"
     from dungeonrl.agents.replay import save_replay
 

@@ -1,7 +1,7 @@
 """Conformance suite: bad input, kernels compiled once, terminated vs truncated
 (TESTING.md 9, 10).
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     Batch,
     _collect,

@@ -1,7 +1,7 @@
 """Conformance suite: observation aliasing and batched == sequential, at the core
 and the vector env (TESTING.md 7, 8).
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     Batch,
     _aec_config,

@@ -2,7 +2,7 @@
 threads; different seeds differ in later chance; no hidden global state; JIT
 vs interpreter (TESTING.md 3, 5, 12).
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     ROOT,
     Batch,

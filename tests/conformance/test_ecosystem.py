@@ -1,7 +1,7 @@
 """Conformance suite: Gymnasium's and SB3's env checkers and
 ``gymnasium.make_vec``.
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     _single_agent,
     hooks,

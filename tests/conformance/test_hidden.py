@@ -10,7 +10,7 @@ redrawn, that samples pass the game's state check and the suite's
 invariant checker, that a seed gives one sample, and that bad seats and
 generators are refused.
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     MASK_DTYPE,
     _figures,
@@ -234,7 +234,7 @@ def test_sampler_refuses_bad_arguments(name):
 def test_a_game_without_a_sampler_says_where_to_declare_one():
     """A core whose game declares no sampler raises NotImplementedError
     naming the declaration (the fixture "Race to 10" declares none)."""
-    import fixture_game
+    from helpers import fixture_game
 
     core = fixture_game.RaceCore()
     st = core.alloc(1)

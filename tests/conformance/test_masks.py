@@ -1,7 +1,7 @@
 """Conformance suite: mask soundness: legal actions accepted, illegal ones
 handled by the documented policy (TESTING.md 2).
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     MASK_DTYPE,
     Batch,

@@ -1,7 +1,7 @@
 """Conformance suite: snapshot / restore through ``get_state`` / ``set_state``;
 snapshots of another game or layout, or corrupted, are refused (TESTING.md 4).
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers.conformance_common import (
     GAMES,
     _aec_config,
     _figures,

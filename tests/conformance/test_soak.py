@@ -2,16 +2,16 @@
 (TESTING.md 1), the checker's own teeth, every suite game has hooks, and the
 regressions the soak found.
 
-Shared set-up: ``tests/conformance_common.py`` (its docstring describes the
+Shared set-up: ``tests/helpers/conformance_common.py`` (its docstring describes the
 whole suite).
 """
 
 from __future__ import annotations
 
-import game_hooks
 import numpy as np
 import pytest
-from conformance_common import (
+from helpers import game_hooks
+from helpers.conformance_common import (
     GAMES,
     Batch,
     _figures,

@@ -1,12 +1,12 @@
 """Dungeon Crawler Carl: Unstoppable fast encoder (issue #14): the
 observation is bit-identical to the reference encoder
-(``tests/dcc_encoder_reference.py``, the per-call path it replaced) on every
+(``tests/helpers/dcc_encoder_reference.py``, the per-call path it replaced) on every
 record met along random games (solo floors 1-3, co-op, both seats), and the
 derived feature tables are exactly the per-card functions' output."""
 
 import numpy as np
 import pytest
-from dcc_encoder_reference import encode_row as reference_encode_row
+from helpers.dcc_encoder_reference import encode_row as reference_encode_row
 
 from dungeonrl.encoders import dcc_unstoppable as E
 from dungeonrl.envs.core.kernel.jit import JIT, njit

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from unbroken_util import Game as UGame
+from helpers.unbroken_util import Game as UGame
 
 from dungeonrl.envs.dungeon_crawler import consts as DC
 from dungeonrl.envs.dungeon_crawler import make_core

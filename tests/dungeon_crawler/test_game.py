@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 
-import game_hooks  # noqa: F401  (first: it loads the tests/hooks_*.py modules)
 import numpy as np
 import pytest
-from hooks_dungeon_crawler import HOOKS
+from helpers import game_hooks  # noqa: F401  (first: it loads the hooks_*.py modules)
+from helpers.hooks_dungeon_crawler import HOOKS
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry

@@ -3,7 +3,7 @@ information (resampling what a seat cannot see leaves its observation
 unchanged; changing what it can see changes it)."""
 
 import numpy as np
-from kart_util import content, greedy, new_state, step
+from helpers.kart_util import content, greedy, new_state, step
 
 from dungeonrl.encoders import dungeon_kart as E
 from dungeonrl.envs.dungeon_kart import consts as C

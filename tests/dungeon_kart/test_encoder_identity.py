@@ -1,6 +1,6 @@
 """The fast Dungeon Kart encoder (a precomputed static row per hex plus the
 dynamic overlay) writes exactly the bits of the per-hex reference encoder it
-replaced (``tests/kart_encoder_ref.py``): on played states of every shipped
+replaced (``tests/helpers/kart_encoder_ref.py``): on played states of every shipped
 track and player count, for every seat; on states whose grass, tokens,
 facings and kart positions are scrambled (every overlay branch, every
 facing's wall turn); on a custom board; and on a row full of garbage (no
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kart_encoder_ref import observe_batch_ref
+from helpers.kart_encoder_ref import observe_batch_ref
 
 from dungeonrl.encoders import dungeon_kart as enc
 from dungeonrl.envs.dungeon_kart import consts as C

@@ -109,7 +109,7 @@ def test_karts_never_stop_on_one_hex(n):
     """Random play through the engine: the conformance invariants, "no two
     karts stopped on one hex" among them, hold with zero tolerance (the
     mask's look-ahead, DK-078; this was a pinned known bug)."""
-    import game_hooks
+    from helpers import game_hooks
 
     h = game_hooks.HOOKS["dungeon_kart"]
     assert not h.known_bugs

@@ -3,7 +3,7 @@ beats random play clearly."""
 
 import numpy as np
 import pytest
-from kart_util import check_invariants, content, new_state
+from helpers.kart_util import check_invariants, content, new_state
 
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import rules as R

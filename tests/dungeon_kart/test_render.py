@@ -1,7 +1,7 @@
 """Dungeon Kart rendering: text and picture of real game states."""
 
 import numpy as np
-from kart_util import content, legal, new_state
+from helpers.kart_util import content, legal, new_state
 
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart.render import COLOURS, describe_action, render_ansi, render_rgb

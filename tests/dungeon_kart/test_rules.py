@@ -4,7 +4,15 @@ with an independent invariant checker."""
 
 import numpy as np
 import pytest
-from kart_util import check_invariants, content, greedy, legal, new_state, step, stopped_apart
+from helpers.kart_util import (
+    check_invariants,
+    content,
+    greedy,
+    legal,
+    new_state,
+    step,
+    stopped_apart,
+)
 
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.dungeon_kart import consts as C

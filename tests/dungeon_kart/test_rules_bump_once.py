@@ -9,7 +9,7 @@ coverage table of ``envs/dungeon_kart/README.md``.
 """
 
 import pytest
-from kart_util import content, legal, new_state, step
+from helpers.kart_util import content, legal, new_state, step
 
 from dungeonrl.envs.dungeon_kart import consts as C
 from dungeonrl.envs.dungeon_kart import hexgeo as H

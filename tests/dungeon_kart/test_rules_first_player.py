@@ -13,7 +13,7 @@ test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
-from kart_util import content, greedy, new_state, step
+from helpers.kart_util import content, greedy, new_state, step
 
 from dungeonrl.envs.dungeon_kart import consts as C
 

@@ -9,10 +9,10 @@ import copy
 import pickle
 from pathlib import Path
 
-import fixture_game as fg
-import fixture_team as ft
 import numpy as np
 import pytest
+from helpers import fixture_game as fg
+from helpers import fixture_team as ft
 
 from dungeonrl.envs.core import batch as batch_mod
 from dungeonrl.envs.core.adapters.aec import DungeonAECEnv

@@ -59,8 +59,8 @@ def test_game_package_follows_the_conventions(name):
         assert os.path.exists(os.path.join(content.DATA_DIR, f + ".toml")), (name, f)
     validate = importlib.import_module(f"{catalog.package(name)}.validate")
     assert validate.FUZZ_CONFIGS, f"envs/{name}/validate.py: FUZZ_CONFIGS is empty"
-    assert os.path.exists(os.path.join(HERE, f"hooks_{name}.py")), (
-        f"tests/hooks_{name}.py (the conformance hooks) is missing"
+    assert os.path.exists(os.path.join(HERE, "helpers", f"hooks_{name}.py")), (
+        f"tests/helpers/hooks_{name}.py (the conformance hooks) is missing"
     )
 
 

@@ -26,7 +26,7 @@ PROBE = textwrap.dedent(
     from numba.core import event
 
     sys.path.insert(0, {tests!r})
-    import fixture_game as fg
+    from helpers import fixture_game as fg
     from dungeonrl.envs.core.batch import Batch
 
     listener = event.RecordingListener()

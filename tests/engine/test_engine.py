@@ -8,7 +8,10 @@ from dungeonrl.envs.core.kernel import chance, codegen
 from dungeonrl.envs.core.kernel.header import HEADER_NAMES, O_GAME, state_dtype
 from dungeonrl.envs.core.kernel.rng import rng_seed
 
-ALL = list(codegen.GAME_PACKAGES) + ["fixture_game:KERNEL_FACTS", "fixture_team:KERNEL_FACTS"]
+ALL = list(codegen.GAME_PACKAGES) + [
+    "helpers.fixture_game:KERNEL_FACTS",
+    "helpers.fixture_team:KERNEL_FACTS",
+]
 
 
 @pytest.mark.parametrize("game", ALL)
@@ -104,7 +107,7 @@ def test_random_rollout_rules_plays_the_same_games_without_observations(game, kw
     from dungeonrl.envs.core._batch import resolve_core
 
     if game == "fixture":
-        from fixture_game import make_core
+        from helpers.fixture_game import make_core
 
         core = make_core(**kwargs)
     else:

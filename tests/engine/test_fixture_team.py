@@ -1,4 +1,4 @@
-"""The team fixture "Relay" (``tests/fixture_team.py``): its rules with
+"""The team fixture "Relay" (``tests/helpers/fixture_team.py``): its rules with
 forced chance (turn order decided by the state, draft, the tie, team
 rewards), the declared game facts, validated reset options of every
 registered game, the self-play view with teammates and placement ratings
@@ -6,16 +6,16 @@ registered game, the self-play view with teammates and placement ratings
 
 from __future__ import annotations
 
-import fixture_team as F
 import numpy as np
 import pytest
+from helpers import fixture_team as F
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl import registry
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.spec import GameSpec
 
-registry.register_module("fixture_team")
+registry.register_module("helpers.fixture_team")
 
 
 def _core(**kw):

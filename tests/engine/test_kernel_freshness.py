@@ -4,7 +4,8 @@ every source compiled into it, and a new process after an edit runs the
 edited game, with the same numba cache folder and nothing cleared by hand.
 
 The end-to-end tests copy the fixture game ("Race to 10": ``step_2`` moves 2)
-and its generated kernels into a temp folder and play one forced step in
+and its generated kernels into a temp package ``helpers`` (the kernels import
+``helpers.fixture_game``, as under ``tests/``) and play one forced step in
 subprocesses sharing a temp ``NUMBA_CACHE_DIR``."""
 
 import importlib
@@ -26,8 +27,8 @@ TESTS = Path(__file__).resolve().parents[1]
 PLAY = textwrap.dedent("""
     import json, sys
     import numpy as np
-    import fixture_game as G
-    import fixture_kernels as K
+    from helpers import fixture_game as G
+    from helpers import fixture_kernels as K
     from dungeonrl.envs.core.kernel import chance, freshness
     core = G.RaceCore()
     st = np.zeros(1, G.STATE_DTYPE)
@@ -43,13 +44,15 @@ PLAY = textwrap.dedent("""
 
 
 def _race_copy(tmp_path, helper=False) -> Path:
-    """The fixture game and its checked-in kernels in a folder of their own;
-    with ``helper``, step_2's distance comes from a numba function in a
-    module of its own (an edit there changes no file the kernels import)."""
-    pkg = tmp_path / "race"
-    pkg.mkdir()
-    shutil.copy(TESTS / "fixture_kernels.py", pkg)
-    src = (TESTS / "fixture_game.py").read_text()
+    """The fixture game and its checked-in kernels in a package ``helpers``
+    of their own (returned; ``play.py`` sits in its parent folder); with
+    ``helper``, step_2's distance comes from a numba function in a module of
+    its own (an edit there changes no file the kernels import)."""
+    pkg = tmp_path / "race" / "helpers"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    shutil.copy(TESTS / "helpers" / "fixture_kernels.py", pkg)
+    src = (TESTS / "helpers" / "fixture_game.py").read_text()
     assert src.count("        st.pos += 2\n") == 1
     if helper:
         (pkg / "race_moves.py").write_text(
@@ -58,11 +61,12 @@ def _race_copy(tmp_path, helper=False) -> Path:
         )
         src = src.replace(
             "from dungeonrl.envs.core.spec import GameSpec\n",
-            "from dungeonrl.envs.core.spec import GameSpec\nfrom race_moves import step2_size\n",
+            "from dungeonrl.envs.core.spec import GameSpec\n"
+            "from helpers.race_moves import step2_size\n",
         )
         src = src.replace("        st.pos += 2\n", "        st.pos += step2_size()\n")
     (pkg / "fixture_game.py").write_text(src)
-    (pkg / "play.py").write_text(PLAY)
+    (pkg.parent / "play.py").write_text(PLAY)
     return pkg
 
 
@@ -70,8 +74,8 @@ def _run(pkg: Path, cache: Path, script="play.py", mode="regenerate", extra_env=
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
     env.update(NUMBA_CACHE_DIR=str(cache), DUNGEONRL_STALE_KERNELS=mode, **(extra_env or {}))
     return subprocess.run(
-        [sys.executable, str(pkg / script)],
-        cwd=pkg.parent,
+        [sys.executable, str(pkg.parent / script)],
+        cwd=pkg.parent.parent,
         env=env,
         capture_output=True,
         text=True,
@@ -137,7 +141,7 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
     _edit(pkg / "fixture_game.py", "        st.pos += 2\n", "        st.pos += 1\n")
     kernels = pkg / "fixture_kernels.py"
     before = kernels.read_text()
-    (pkg / "ro.py").write_text(
+    (pkg.parent / "ro.py").write_text(
         textwrap.dedent(f"""
         import warnings
         from dungeonrl.envs.core.kernel import freshness
@@ -148,7 +152,7 @@ def test_a_read_only_stale_file_compiles_from_the_cache_folder(tmp_path):
             real(path, text)
         freshness._write_atomic = refuse
         warnings.simplefilter("always")
-        exec(open({str(pkg / "play.py")!r}).read())
+        exec(open({str(pkg.parent / "play.py")!r}).read())
     """)
     )
     out = tmp_path / "kernel-dir"
@@ -279,14 +283,14 @@ def test_an_edit_to_the_template_module_reaches_the_next_process(tmp_path):
     otherwise."""
     pkg, cache = _race_copy(tmp_path), tmp_path / "numba-cache"
     edited = _edited_template(tmp_path)
-    (pkg / "edited.py").write_text(EDITED_TEMPLATE)
+    (pkg.parent / "edited.py").write_text(EDITED_TEMPLATE)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
     env.update(NUMBA_CACHE_DIR=str(cache))
 
     def run(mode):
         return subprocess.run(
             [sys.executable, "edited.py", str(edited)],
-            cwd=pkg,
+            cwd=pkg.parent,
             env={**env, "DUNGEONRL_STALE_KERNELS": mode},
             capture_output=True,
             text=True,

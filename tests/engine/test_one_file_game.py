@@ -4,12 +4,12 @@ the catalog, and from there by the registry (Gymnasium), the CLI, the agents,
 the code generator's list and the conformance and fuzz suites, with no other
 file edited.
 
-The game dropped in is the fixture "Race to 10" (``tests/fixture_game.py``)
+The game dropped in is the fixture "Race to 10" (``tests/helpers/fixture_game.py``)
 as a package ``race`` in a temporary folder named by ``DUNGEONRL_GAMES_PATH``
 (never inside the source tree, so parallel test workers never see it); its
 companions (agent hooks with a heuristic and a core option, a CLI ``bench``
 companion; conformance hooks) sit in two modules next to it, named by the
-declaration. The team fixture "Relay" (``tests/fixture_team.py``) is dropped
+declaration. The team fixture "Relay" (``tests/helpers/fixture_team.py``) is dropped
 in the same way with its PettingZoo module inside its own package. Each
 check runs in a fresh process with that environment."""
 
@@ -34,7 +34,7 @@ first use, so discovering the game imports nothing of it)."""
 
 
 def __getattr__(name):
-    import fixture_game
+    from helpers import fixture_game
     return getattr(fixture_game, name)
 '''
 
@@ -56,7 +56,7 @@ import numpy as np
 
 from dungeonrl.agents.games import GameHooks as AgentHooks
 
-import fixture_game as F
+from helpers import fixture_game as F
 
 
 class Heuristic:
@@ -95,9 +95,9 @@ CONFORMANCE = '''\
 """The drop-in game's conformance hooks."""
 import numpy as np
 
-from game_hooks import GameHooks as TestHooks, Violations, as_batch, as_row
+from helpers.game_hooks import GameHooks as TestHooks, Violations, as_batch, as_row
 
-import fixture_game as F
+from helpers import fixture_game as F
 
 
 class RaceTestHooks(TestHooks):
@@ -130,7 +130,7 @@ class RaceTestHooks(TestHooks):
         return [("beyond the goal", r)]
 
     def batch_kernels(self):
-        import fixture_kernels as k
+        from helpers import fixture_kernels as k
         return [k.reset_batch, k.mask_batch, k.observe_batch, k.step_autoreset,
                 k.refresh_batch]
 
@@ -139,12 +139,12 @@ TEST_HOOKS = RaceTestHooks()
 '''
 
 
-#: the team fixture "Relay" (``tests/fixture_team.py``), a multi-seat game
+#: the team fixture "Relay" (``tests/helpers/fixture_team.py``), a multi-seat game
 #: whose PettingZoo module lives inside its own package
 RELAY = {
     "games/relay/__init__.py": """\
 def __getattr__(name):
-    import fixture_team
+    from helpers import fixture_team
     return getattr(fixture_team, name)
 """,
     "games/relay/game.py": """\
@@ -196,14 +196,14 @@ LAYERS = textwrap.dedent("""\
     import sys
     import gymnasium
     import dungeonrl
-    cheap = "fixture_game" not in sys.modules     # discovery imported none of the game
+    cheap = "helpers.fixture_game" not in sys.modules    # discovery imported none of the game
     from dungeonrl import registry
     from dungeonrl.envs import catalog
     from dungeonrl.envs.core.kernel import codegen
     from dungeonrl.agents.games import hooks_for
     from dungeonrl.benchmarks import fuzz
-    import game_hooks
-    import conformance_common
+    from helpers import game_hooks
+    from helpers import conformance_common
 
     out = {"catalog": list(catalog.GAMES), "registry": list(registry.GAMES),
            "listed": dungeonrl.list_games(), "codegen": list(codegen.GAME_PACKAGES),
@@ -299,7 +299,7 @@ MULTI = textwrap.dedent("""\
     import pettingzoo
     import dungeonrl
     from dungeonrl import registry
-    assert "fixture_team" not in sys.modules
+    assert "helpers.fixture_team" not in sys.modules
     assert "relay" in dungeonrl.list_games()
     assert "dungeonrl-test/Relay-v0" in pettingzoo.aec_registry
     from dungeonrl.envs.relay import pettingzoo as pz

@@ -11,10 +11,10 @@ import pickle
 import tracemalloc
 import weakref
 
-import fixture_team as ft
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import fixture_team as ft
 
 import dungeonrl  # noqa: F401  (registers the env ids)
 from dungeonrl.agents.policy import RandomAgent

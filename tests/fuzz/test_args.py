@@ -12,9 +12,9 @@ import re
 import tempfile
 from pathlib import Path
 
-import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 import numpy as np
 import pytest
+from helpers import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from hypothesis import event, given
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ import tempfile
 
 import numpy as np
 import pytest
-from fuzz_profiles import choice
+from helpers.fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 

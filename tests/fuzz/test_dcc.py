@@ -12,7 +12,7 @@ generic layer (``tests/fuzz/test_snapshots.py`` fuzzes its solo records):
 * reset options of the solo, co-op and campaign-wrapper envs: an unknown key
   or a bad value is a clear error, a good one resets.
 
-Profiles: ``tests/fuzz_profiles.py`` (``ci`` by default, seconds;
+Profiles: ``tests/helpers/fuzz_profiles.py`` (``ci`` by default, seconds;
 ``HYPOTHESIS_PROFILE=long`` for the deep run).
 """
 
@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 import pytest
-from fuzz_profiles import choice
+from helpers.fuzz_profiles import choice
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 

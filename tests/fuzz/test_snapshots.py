@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 import pytest
-from fuzz_profiles import choice
+from helpers.fuzz_profiles import choice
 from hypothesis import given
 from hypothesis import strategies as st
 

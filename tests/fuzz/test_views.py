@@ -4,16 +4,16 @@ arguments of every registered id, the constructor arguments of the
 single-seat (self-play) views and of Carl's campaign wrapper. Each case is
 either refused with a ``TypeError`` / ``ValueError`` naming the argument (a
 ``ContentError`` naming the board), or accepted and then plays cleanly.
-Profiles: ``tests/fuzz_profiles.py`` (``HYPOTHESIS_PROFILE=long`` for more)."""
+Profiles: ``tests/helpers/fuzz_profiles.py`` (``HYPOTHESIS_PROFILE=long`` for more)."""
 
 from __future__ import annotations
 
 import warnings
 
-import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import fuzz_profiles  # noqa: F401  (Hypothesis profiles)
 from hypothesis import given
 from hypothesis import strategies as st
 

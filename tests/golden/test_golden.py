@@ -1,11 +1,11 @@
 """Golden trajectories: the games behave exactly as when the hashes were
-recorded (see ``tests/golden_record.py``). The small set runs in CI; the
+recorded (see ``tests/helpers/golden_record.py``). The small set runs in CI; the
 full set (hundreds of games) is marked slow."""
 
 import json
 
 import pytest
-from golden_record import GOLDEN, compute
+from helpers.golden_record import GOLDEN, compute
 
 
 def _check(which: str, small: bool):

@@ -4,7 +4,7 @@ lost in combat, the rulebook's combat example).
 
 Each test sets a game up by editing its state record, queues die results,
 plays actions by name and checks the rule's arithmetic (helpers in
-``tests/unbroken_util.py``). Expected numbers are read from the content
+``tests/helpers/unbroken_util.py``). Expected numbers are read from the content
 tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
@@ -12,7 +12,7 @@ The rule ids each test checks are listed in the coverage table of
 
 import numpy as np
 import pytest
-from unbroken_util import (
+from helpers.unbroken_util import (
     Game,
     ab_codes,
     apply,

@@ -4,11 +4,11 @@
 Higher Effort pays for lower one for one; when both higher sizes could
 cover a shortfall, the reading (``envs/unbroken/README.md``, A01) spends
 Medium before Large, for chosen costs and forced losses alike. Set-up
-helpers are in ``tests/unbroken_util.py``; the rule ids each test checks are
+helpers are in ``tests/helpers/unbroken_util.py``; the rule ids each test checks are
 listed in the coverage table of ``envs/unbroken/README.md``.
 """
 
-from unbroken_util import Game
+from helpers.unbroken_util import Game
 
 from dungeonrl.envs.unbroken import consts as C
 

@@ -3,14 +3,14 @@ cost, eating, Food gains before the penalty).
 
 Each test sets a game up by editing its state record, queues die results,
 plays actions by name and checks the rule's arithmetic (helpers in
-``tests/unbroken_util.py``). Expected numbers are read from the content
+``tests/helpers/unbroken_util.py``). Expected numbers are read from the content
 tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
 """
 
 import pytest
-from unbroken_util import Game, to_battle
+from helpers.unbroken_util import Game, to_battle
 
 from dungeonrl.envs.unbroken import consts as C
 

@@ -4,7 +4,7 @@ content, shuffles per seed, the die as the only chance, the public Display).
 
 Each test sets a game up by editing its state record, queues die results,
 plays actions by name and checks the rule's arithmetic (helpers in
-``tests/unbroken_util.py``). Expected numbers are read from the content
+``tests/helpers/unbroken_util.py``). Expected numbers are read from the content
 tables; only numbers the rulebook itself fixes are written out.
 The rule ids each test checks are listed in the coverage table of
 ``envs/unbroken/README.md``.
@@ -21,7 +21,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from unbroken_util import Game, battle, pass_windows, to_battle
+from helpers.unbroken_util import Game, battle, pass_windows, to_battle
 
 from dungeonrl.envs.core.errors import ContentError
 from dungeonrl.envs.unbroken import consts as C

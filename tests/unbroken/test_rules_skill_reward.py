@@ -5,13 +5,13 @@ Beating the monster of Level 1, 2 or 3 in battle earns a Skill: two are
 shown, one is kept, the other is discarded. The Level 4 monster earns none.
 Every Level is checked on its own: random play rarely beats the Level 3
 monster, so a rule that stopped one Level short would otherwise go unseen.
-Set-up helpers are in ``tests/unbroken_util.py``; the rule ids each test
+Set-up helpers are in ``tests/helpers/unbroken_util.py``; the rule ids each test
 checks are listed in the coverage table of ``envs/unbroken/README.md``.
 """
 
 import numpy as np
 import pytest
-from unbroken_util import Game, battle
+from helpers.unbroken_util import Game, battle
 
 from dungeonrl.envs.unbroken import consts as C
 

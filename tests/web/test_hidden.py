@@ -20,9 +20,9 @@ from __future__ import annotations
 import inspect
 from types import SimpleNamespace
 
-import game_hooks
 import numpy as np
 import pytest
+from helpers import game_hooks
 
 from dungeonrl.web import session as S
 

@@ -328,14 +328,15 @@ def write(games=GAME_PACKAGES) -> list[str]:
     return written
 
 
-#: the test fixtures' kernels (generated too when the checkout has tests/)
-FIXTURES = ("fixture_game:KERNEL_FACTS", "fixture_team:KERNEL_FACTS")
+#: the test fixtures' kernels (generated too when the checkout has tests/):
+#: modules of the package ``helpers`` under tests/
+FIXTURES = ("helpers.fixture_game:KERNEL_FACTS", "helpers.fixture_team:KERNEL_FACTS")
 
 
 def default_games() -> list[str]:
     """Every game's kernels, and the fixtures' in a checkout with tests/."""
     tests = ROOT / "tests"
-    if not (tests / "fixture_game.py").exists():
+    if not (tests / "helpers" / "fixture_game.py").exists():
         return list(GAME_PACKAGES)
     if str(tests) not in sys.path:
         sys.path.append(str(tests))

@@ -1,4 +1,4 @@
-"""Conformance hooks of the team fixture "Relay" (``tests/fixture_team.py``).
+"""Conformance hooks of the team fixture "Relay" (``tests/helpers/fixture_team.py``).
 
 The fixture is registered for the suite by ``test_conformance.FIXTURE_GAMES``
 (never by ``dungeonrl.registry.GAMES``). Invariants are written from the
@@ -8,11 +8,11 @@ fixture's rules (its module doc), not by calling its kernels.
 from __future__ import annotations
 
 import numpy as np
-from game_hooks import GameHooks, Violations, as_batch, as_row
+from helpers.game_hooks import GameHooks, Violations, as_batch, as_row
 
 
 def _F():
-    import fixture_team
+    from helpers import fixture_team
 
     return fixture_team
 
@@ -134,7 +134,7 @@ class RelayHooks(GameHooks):
         v.raise_if_any(B)
 
     # everything but the generator is public (resample_hidden: the fixture's
-    # declared sampler, tests/fixture_team_infostate.py, through
+    # declared sampler, tests/helpers/fixture_team_infostate.py, through
     # GameHooks.resample_hidden)
     def change_visible(self, core, state, player=0):
         out = as_row(state)
@@ -164,7 +164,7 @@ class RelayHooks(GameHooks):
         return out
 
     def batch_kernels(self) -> list:
-        import fixture_team_kernels as k
+        from helpers import fixture_team_kernels as k
 
         return [k.reset_batch, k.mask_batch, k.observe_batch, k.step_autoreset, k.refresh_batch]
 

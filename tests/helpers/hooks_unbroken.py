@@ -1,5 +1,5 @@
 """Conformance hooks of Unbroken (solo survival card game, Gymnasium): found
-by ``tests/game_hooks.py`` (see its module doc for each hook).
+by ``tests/helpers/game_hooks.py`` (see its module doc for each hook).
 
 The invariant checker is written from the rulebook and the record's
 documented fields (``envs/unbroken/state.py``), over the content tables
@@ -8,7 +8,7 @@ documented fields (``envs/unbroken/state.py``), over the content tables
 from __future__ import annotations
 
 import numpy as np
-from game_hooks import GameHooks, Violations, as_batch, as_row, pile_counts
+from helpers.game_hooks import GameHooks, Violations, as_batch, as_row, pile_counts
 
 
 class UnbrokenHooks(GameHooks):

@@ -10,7 +10,7 @@ configuration. A behaviour-preserving change keeps every hash.
 
 Regenerate (only when behaviour changes on purpose, with a version bump)::
 
-    python -m tests.golden_record  # writes tests/golden/trajectories.json
+    python -m tests.helpers.golden_record  # writes tests/golden/trajectories.json
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-GOLDEN = Path(__file__).parent / "golden" / "trajectories.json"
+GOLDEN = Path(__file__).parents[1] / "golden" / "trajectories.json"
 
 UNBROKEN_CONFIGS = [
     dict(character=c, difficulty=d, reward=r)

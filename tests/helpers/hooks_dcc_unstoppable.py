@@ -1,5 +1,5 @@
 """Conformance hooks of Dungeon Crawler Carl: Unstoppable (solo and 2-seat
-co-op): found by ``tests/game_hooks.py`` (see its module doc for each hook).
+co-op): found by ``tests/helpers/game_hooks.py`` (see its module doc for each hook).
 
 The invariant checker is written from the rules (``envs/dcc_unstoppable/
 README.md``) and the record's documented fields (``state.py``) over the
@@ -24,7 +24,7 @@ co-op, so both seats see the same things.
 from __future__ import annotations
 
 import numpy as np
-from game_hooks import GameHooks, InvariantError, Violations, as_batch, as_row
+from helpers.game_hooks import GameHooks, InvariantError, Violations, as_batch, as_row
 
 CAP_SOLO, CAP_COOP = 150, 200
 

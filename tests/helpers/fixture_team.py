@@ -82,9 +82,9 @@ KERNEL_FACTS = KernelFacts(
     max_seats=SEATS,
     illegal_penalty=ILLEGAL_PENALTY,
     win_outcome=O_TEAM0,
-    rules_module="fixture_team",
-    encoder_module="fixture_team",
-    kernel_file="tests/fixture_team_kernels.py",
+    rules_module="helpers.fixture_team",
+    encoder_module="helpers.fixture_team",
+    kernel_file="tests/helpers/fixture_team_kernels.py",
 )
 
 
@@ -200,13 +200,13 @@ class RelayCore(KernelCore):
     game_entry = GameEntry(
         name="relay",
         env_id="dungeonrl-test/Relay-v0",
-        infostate="fixture_team_infostate:resample_rows",
+        infostate="helpers.fixture_team_infostate:resample_rows",
     )
 
     def __init__(
         self, num_players: int = SEATS, max_steps: int = MAX_STEPS, auto_advance: bool = True
     ):
-        import fixture_team_kernels  # generated; imports this module's rules
+        from helpers import fixture_team_kernels  # generated; imports this module's rules
 
         self.kernels = fixture_team_kernels
         self.spec = SPEC

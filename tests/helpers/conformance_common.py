@@ -4,7 +4,7 @@ pass (``/work/shared/TESTING.md``, "Must have"), run on every game of
 
 Generic code lives in the suite; what only a game knows (its configurations,
 an invariant checker written from its rules, what its player cannot see...)
-comes from ``tests/game_hooks.py``. A game joins by registering itself and
+comes from ``tests/helpers/game_hooks.py``. A game joins by registering itself and
 adding its hooks there.
 
 The suite, one file per concern (numbers as in TESTING.md):
@@ -40,8 +40,8 @@ single-agent adapters' checks (vector env, Gymnasium/SB3 checkers,
 ``make_vec``) skip them.
 
 Each test prints one line of figures (``pytest -s`` or ``-rP`` shows them).
-Helpers below are also run in subprocesses (``python -c "import
-conformance_common ..."``), so this module must import without pytest
+Helpers below are also run in subprocesses (``python -c "from helpers
+import conformance_common ..."``), so this module must import without pytest
 collecting it (its name does not start with ``test_``).
 """
 
@@ -55,16 +55,16 @@ import subprocess
 import sys
 import warnings
 
-import game_hooks
 import numpy as np
 import pytest
+from helpers import game_hooks
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl import registry
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv
 
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TESTS_DIR)
 MASK_DTYPE = np.int8
 
@@ -75,7 +75,7 @@ MASK_DTYPE = np.int8
 #: test fixtures that must pass the whole suite too (modules under tests/,
 #: registered here, never by ``registry.GAMES``): the team fixture covers
 #: teams, ties and a turn order decided by the state
-FIXTURE_GAMES = ["fixture_team"]
+FIXTURE_GAMES = ["helpers.fixture_team"]
 
 
 def suite_games() -> list[str]:
@@ -498,8 +498,8 @@ def _subprocess(args: dict, env_extra: dict, timeout=300):
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([TESTS_DIR, ROOT, env.get("PYTHONPATH", "")])
     code = (
-        f"import sys, json; sys.path.insert(0, {TESTS_DIR!r}); import conformance_common as t; "
-        "t._main(json.loads(sys.argv[1]))"
+        f"import sys, json; sys.path.insert(0, {TESTS_DIR!r}); "
+        "from helpers import conformance_common as t; t._main(json.loads(sys.argv[1]))"
     )
     return subprocess.Popen(
         [sys.executable, "-c", code, json.dumps(args)],

@@ -1,5 +1,5 @@
 """TEST FIXTURE ONLY: the information-state sampler of the team fixture
-"Relay" (``tests/fixture_team.py``, declared by ``RelayCore.game_entry``;
+"Relay" (``tests/helpers/fixture_team.py``, declared by ``RelayCore.game_entry``;
 see :mod:`dungeonrl.envs.core.infostate`).
 
 Everything in Relay is public but chance: the sampler redraws the

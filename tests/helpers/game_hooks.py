@@ -1,10 +1,10 @@
 """Per-game hooks of the conformance suite (``tests/conformance/test_*.py``,
-set-up in ``tests/conformance_common.py``).
+set-up in ``tests/helpers/conformance_common.py``).
 
 The suite runs every check on every game of ``dungeonrl.registry.GAMES``;
 what it cannot know generically, each game provides as a :class:`GameHooks`
 object in :data:`HOOKS` (game name -> hooks), from its own module
-``tests/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
+``tests/helpers/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
 from the module its declaration names (``GAME.test_hooks`` in
 ``envs/<game>/game.py``, for a game whose hooks ship with it). A new game
 joins the suite by declaring itself and adding its hooks;
@@ -199,12 +199,12 @@ class GameHooks:
     known_bugs: dict = {}
 
 
-#: game name -> hooks, filled from the tests/hooks_<game>.py modules
+#: game name -> hooks, filled from the tests/helpers/hooks_<game>.py modules
 HOOKS: dict[str, GameHooks] = {}
 
 
 def _discover() -> None:
-    """Add the hooks of every ``tests/hooks_<game>.py`` module (each exports
+    """Add the hooks of every ``tests/helpers/hooks_<game>.py`` module (each exports
     ``HOOKS``, a :class:`GameHooks` instance), then those a game's
     declaration names (``GAME.test_hooks``), so a game's author can add its
     hooks without editing this file. Import errors propagate."""
@@ -215,7 +215,7 @@ def _discover() -> None:
 
     here = os.path.dirname(os.path.abspath(__file__))
     targets = [
-        (fn, fn[:-3], "HOOKS")
+        (fn, f"helpers.{fn[:-3]}", "HOOKS")
         for fn in sorted(os.listdir(here))
         if fn.startswith("hooks_") and fn.endswith(".py")
     ]
@@ -239,6 +239,6 @@ def get_hooks(name: str) -> GameHooks:
         raise LookupError(
             f"game {name!r} is registered but has no conformance hooks: add a GameHooks "
             f"subclass (configs, invariant checker, hidden-information resampler...) as "
-            f"HOOKS in tests/hooks_{name}.py"
+            f"HOOKS in tests/helpers/hooks_{name}.py"
         )
     return HOOKS[name]

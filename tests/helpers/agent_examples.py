@@ -1,5 +1,5 @@
 """Agents written the way a user writes them (the public protocol of
-``dungeonrl.agents.protocol``), importable as ``agent_examples:NAME`` by
+``dungeonrl.agents.protocol``), importable as ``helpers.agent_examples:NAME`` by
 the tests (``tests/`` is on the path)."""
 
 from __future__ import annotations

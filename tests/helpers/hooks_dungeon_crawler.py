@@ -1,5 +1,5 @@
 """Conformance hooks of Dungeon Crawler (2-8 player PvP, PettingZoo AEC):
-found by ``tests/game_hooks.py`` (see its module doc for what each hook is).
+found by ``tests/helpers/game_hooks.py`` (see its module doc for what each hook is).
 
 The invariant checker is written from the rules (``envs/dungeon_crawler/
 README.md``) and the record's documented fields (``state.py``) over the
@@ -20,7 +20,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from game_hooks import GameHooks, Violations, as_batch, as_row
+from helpers.game_hooks import GameHooks, Violations, as_batch, as_row
 
 #: step caps of the soak configurations: random creation alone takes about
 #: 30 / 60 / 120 decisions at 2 / 4 / 8 seats (median), so the caps leave

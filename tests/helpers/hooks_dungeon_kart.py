@@ -1,5 +1,5 @@
 """Conformance hooks of Dungeon Kart (2-8 player hex kart race, PettingZoo
-AEC): found by ``tests/game_hooks.py`` (see its module doc for each hook).
+AEC): found by ``tests/helpers/game_hooks.py`` (see its module doc for each hook).
 
 The invariant checker is written from the rules (``envs/dungeon_kart/
 README.md``, the state's documented fields in ``state.py``) over the content
@@ -20,7 +20,7 @@ and 8 seats, 250 games each (1,000 in all, the suite's minimum per game).
 from __future__ import annotations
 
 import numpy as np
-from game_hooks import GameHooks, Violations, as_batch, as_row
+from helpers.game_hooks import GameHooks, Violations, as_batch, as_row
 
 #: message of the stacked-karts invariant (checked with zero tolerance)
 STACKED = "two karts stopped on one hex"
