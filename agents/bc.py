@@ -27,7 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..envs.core._batch import draw_seeds
+from ..envs.core.common import draw_seeds
 from .policy import TorchAgent
 from .ppo import ActorCritic, SingleAgentGame, masked_logits, set_torch_threads
 

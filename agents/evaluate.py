@@ -70,8 +70,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core._batch import resolve_core
 from ..envs.core.batch import Batch
+from ..envs.core.common import resolve_core
 from ..registry import get_spec
 from .games import add_core_options, core_kwargs_from, hooks_for
 from .league import League, MatchResult, PlacementLeague, rating_kind

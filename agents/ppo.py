@@ -62,8 +62,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from ..envs.core._batch import draw_seeds, require_single_agent, resolve_core
 from ..envs.core.batch import Batch
+from ..envs.core.common import draw_seeds, require_single_agent, resolve_core
 from ..version import __version__
 from .games import hooks_for
 from .modelspec import (

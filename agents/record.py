@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core._batch import seed_batch
 from ..envs.core.batch import Batch
+from ..envs.core.common import seed_batch
 from ..envs.core.errors import DungeonRLError
 from ..registry import get_spec
 from .options import option, positive_int

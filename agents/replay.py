@@ -64,8 +64,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..envs.core._batch import seed_batch
 from ..envs.core.batch import Batch
+from ..envs.core.common import seed_batch
 from ..envs.core.errors import DungeonRLError
 from ..envs.core.spec import GameCore
 from ..registry import get_spec, list_games

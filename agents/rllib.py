@@ -101,7 +101,10 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..envs.core._batch import (
+from ..envs.core.adapters.aec import DungeonAECEnv
+from ..envs.core.adapters.gym_env import DungeonEnv
+from ..envs.core.batch import Batch
+from ..envs.core.common import (
     action_batch,
     check_legal_batch,
     check_policy,
@@ -109,9 +112,6 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..envs.core.adapters.aec import DungeonAECEnv
-from ..envs.core.adapters.gym_env import DungeonEnv
-from ..envs.core.batch import Batch
 from ..envs.core.errors import ResetNeededError
 from ..envs.core.spec import check_unknown_reset_options
 from ..registry import get_spec, list_games

@@ -12,7 +12,7 @@ import math
 import os
 import shutil
 
-from ..envs.core._batch import resolve_core
+from ..envs.core.common import resolve_core
 from .evaluate import evaluate, format_table
 from .metrics import plot_learning_curve
 from .policy import make_agent

@@ -28,8 +28,8 @@ import copy
 
 import numpy as np
 
-from ..envs.core._batch import MASK_DTYPE
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
+from ..envs.core.common import MASK_DTYPE
 from ..envs.core.kernel.rng import rng_seed
 from .games import hooks_for
 from .league import Placement

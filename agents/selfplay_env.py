@@ -49,7 +49,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..envs.core._batch import (
+from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
+from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
+from ..envs.core.adapters.vector import DungeonVectorEnv
+from ..envs.core.common import (
     MASK_DTYPE,
     action_index,
     check_policy,
@@ -58,9 +61,6 @@ from ..envs.core._batch import (
     resolve_core,
     seed_batch,
 )
-from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
-from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
-from ..envs.core.adapters.vector import DungeonVectorEnv
 from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options

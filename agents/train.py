@@ -98,7 +98,7 @@ import time
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
-from ..envs.core._batch import resolve_core
+from ..envs.core.common import resolve_core
 from ..registry import get_spec
 from . import rllib
 from .evaluate import evaluate

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.core._batch import resolve_core
+from ..envs.core.common import resolve_core
 from ..registry import get_spec
 from .evaluate import evaluate
 from .exploit import exploit, train_parser

@@ -64,7 +64,7 @@ if mode.startswith("batch"):
     try:
         from dungeonrl.envs.core.batch import Batch
     except ImportError:  # a base checkout from before the batch object had its module
-        from dungeonrl.envs.core._batch import BatchBuffers as Batch
+        from dungeonrl.envs.core.common import BatchBuffers as Batch
     from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
     kind, _, count = mode.partition(":")
     n = int(count)

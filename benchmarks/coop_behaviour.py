@@ -55,7 +55,7 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
     ``win_rate`` and the games' ``mean_turns``."""
     from ..agents.policy import as_agent
     from ..agents.selfplay import _MatchView
-    from ..envs.core._batch import MASK_DTYPE
+    from ..envs.core.common import MASK_DTYPE
     from ..envs.dcc_unstoppable import consts as C
 
     if games < 1:
@@ -117,7 +117,7 @@ def measure(pairs=PAIRS, games: int = 1000, seed: int = 0) -> dict:
     """:func:`main_phase_activity` of every (agent, teammate) name pair
     (teammate ``self``: the agent beside itself)."""
     from ..agents.policy import make_agent
-    from ..envs.core._batch import resolve_core
+    from ..envs.core.common import resolve_core
     from ..registry import get_spec
     from .machine import machine_info
 

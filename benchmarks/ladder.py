@@ -396,7 +396,7 @@ def one_core() -> None:
 
 def _build(game: str, core_kwargs: dict, agent: str, other: str | None):
     from ..agents.policy import make_agent
-    from ..envs.core._batch import resolve_core
+    from ..envs.core.common import resolve_core
 
     key = (game, repr(sorted(core_kwargs.items())), agent, other)
     if key not in _BUILT:

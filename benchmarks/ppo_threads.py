@@ -66,7 +66,7 @@ def time_config(setting: str, threads: dict, seconds: float, **overrides) -> dic
     and update seconds per iteration (``overrides``: other PPOConfig fields)."""
     from ..agents.ppo import PPOConfig, train
     from ..agents.selfplay import make_view
-    from ..envs.core._batch import resolve_core
+    from ..envs.core.common import resolve_core
 
     game, kwargs = SETTINGS[setting]
     cfg = PPOConfig(env=game, core_kwargs=kwargs, total_steps=10**12, **threads, **overrides)

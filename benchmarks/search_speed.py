@@ -185,7 +185,7 @@ def select(names) -> list[str]:
 def make_core(cfg: GameConfig):
     import dungeonrl  # noqa: F401  (registers the games)
 
-    from ..envs.core._batch import resolve_core
+    from ..envs.core.common import resolve_core
 
     return resolve_core(cfg.game, dict(cfg.core_kwargs))
 

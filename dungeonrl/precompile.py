@@ -49,8 +49,8 @@ def _drive_env(env_id: str) -> None:
     import gymnasium as gym
     import numpy as np
 
-    from .envs.core._batch import resolve_core
     from .envs.core.batch import Batch
+    from .envs.core.common import resolve_core
     from .registry import get_spec
 
     spec = get_spec(env_id)
@@ -102,7 +102,7 @@ def _drive_agents(env_id: str) -> None:
     seats and the self-play view."""
     import numpy as np
 
-    from .envs.core._batch import resolve_core
+    from .envs.core.common import resolve_core
     from .registry import get_spec
 
     spec = get_spec(env_id)

@@ -22,7 +22,8 @@ content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DAT
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)
 agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (default: generic hooks)
 CLI companions (play / bench; optional)         ``GAME.cli`` (default: the suite's commands)
-conformance-suite hooks                         ``tests/helpers/hooks_<name>.py``, or ``GAME.test_hooks``
+conformance-suite hooks                         ``tests/helpers/hooks_<name>.py``, or
+                                                ``GAME.test_hooks``
 information-state sampler (search, best         ``GAME.infostate``
 responses; optional)                            (:mod:`dungeonrl.envs.core.infostate`)
 packaging                                       automatic (``pyproject.toml`` finds packages)

@@ -20,7 +20,7 @@ def core_kwargs(spec, players: int) -> dict:
 
 
 def make_core(spec, players: int):
-    from ...envs.core._batch import resolve_core
+    from ...envs.core.common import resolve_core
 
     return resolve_core(spec, core_kwargs(spec, players))
 

@@ -65,7 +65,7 @@ import json, resource, sys
 import numpy as np
 import dungeonrl
 from dungeonrl.registry import get_spec
-from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.envs.core.common import resolve_core
 from dungeonrl.envs.core.batch import Batch
 name, players, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 try:

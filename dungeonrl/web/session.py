@@ -30,8 +30,8 @@ import numpy as np
 
 from ..agents.policy import make_agent
 from ..agents.replay import Replay, make_replay
-from ..envs.core._batch import seed_batch
 from ..envs.core.batch import Batch
+from ..envs.core.common import seed_batch
 from ..envs.core.errors import DungeonRLError
 from ..play import narration_extras, narrator
 from ..registry import get_spec, list_games

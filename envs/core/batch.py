@@ -9,7 +9,7 @@ self-play views, the agents and benchmarks -- calls a :class:`Batch` (or the
 core methods that delegate here).
 
 A :class:`Batch` of ``n`` games owns the preallocated buffers (see
-:mod:`._batch` for their shapes and dtypes) and calls the kernels on them
+:mod:`.common` for their shapes and dtypes) and calls the kernels on them
 through their compiled entry points (:mod:`.fastcall`: no numba type
 dispatch per call). Built by :meth:`Batch.calls` (:func:`core_batch`) it
 owns no buffers and only runs the kernels on arrays the caller passes
@@ -27,8 +27,8 @@ from functools import partial
 
 import numpy as np
 
-from ._batch import MASK_DTYPE, action_batch, check_legal_batch
 from ._threads import RowSplitter, row_splits
+from .common import MASK_DTYPE, action_batch, check_legal_batch
 from .copying import Copyable
 from .kernel.fastcall import entry_point
 from .validate import check_num_envs, check_num_threads, check_obs_dtype

@@ -304,8 +304,8 @@ def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkey
     from dungeonrl.agents.policy import TorchAgent, make_agent
     from dungeonrl.agents.ppo import load_model
     from dungeonrl.cli import main
-    from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.batch import Batch
+    from dungeonrl.envs.core.common import resolve_core
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "run"

@@ -9,9 +9,9 @@ import pytest
 
 from dungeonrl.benchmarks.suite.checks import RandomLegalSampler
 from dungeonrl.envs import dungeon_crawler_v0
-from dungeonrl.envs.core._batch import draw_seeds, scatter_columns
 from dungeonrl.envs.core.adapters.aec import CheckedAECEnv, OrderError, OutOfBoundsActionError
 from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv, _ArrayPool, batch_infos
+from dungeonrl.envs.core.common import draw_seeds, scatter_columns
 from dungeonrl.envs.core.errors import InvalidActionError
 from dungeonrl.envs.core.kernel.fastcall import entry_point
 
@@ -26,8 +26,8 @@ def test_draw_seeds_same_as_integers(bg):
 
 
 def test_entry_point_is_compiled_overload_and_agrees():
-    from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.batch import Batch
+    from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
     buf = Batch(core, 3)

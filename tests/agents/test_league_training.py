@@ -19,7 +19,7 @@ from dungeonrl.agents.pfsp import PFSPLeague, priority
 from dungeonrl.agents.policy import RandomAgent
 from dungeonrl.agents.selfplay import make_view
 from dungeonrl.cli import main as cli_main
-from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.envs.core.common import resolve_core
 
 
 @pytest.fixture(scope="module")

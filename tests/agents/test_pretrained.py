@@ -19,7 +19,7 @@ from dungeonrl.agents.modelspec import ModelSpecError, read_model
 from dungeonrl.agents.policy import make_agent, model_core_kwargs, model_file
 from dungeonrl.agents.pretrained import PretrainedError
 from dungeonrl.cli import main as cli_main
-from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.envs.core.common import resolve_core
 from dungeonrl.registry import get_spec
 
 NAMES = pretrained.names()

@@ -23,8 +23,8 @@ from dungeonrl.agents.protocol import (
 )
 from dungeonrl.agents.selfplay import play_match
 from dungeonrl.cli import main as cli_main
-from dungeonrl.envs.core._batch import resolve_core
 from dungeonrl.envs.core.batch import Batch
+from dungeonrl.envs.core.common import resolve_core
 
 GAMES = 12
 

@@ -22,8 +22,8 @@ from dungeonrl.agents.search import (
     parse_search_ref,
 )
 from dungeonrl.agents.selfplay import play_match
-from dungeonrl.envs.core._batch import resolve_core
 from dungeonrl.envs.core.batch import Batch
+from dungeonrl.envs.core.common import resolve_core
 
 
 def _core(game: str, players: int | None = None):

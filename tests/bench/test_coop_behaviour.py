@@ -11,7 +11,7 @@ import pytest
 
 from dungeonrl.agents.policy import make_agent
 from dungeonrl.benchmarks import coop_behaviour as cb
-from dungeonrl.envs.core._batch import resolve_core
+from dungeonrl.envs.core.common import resolve_core
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.registry import get_spec
 

@@ -599,7 +599,7 @@ def test_compile_notice_on_a_cold_cache_once(tmp_path, monkeypatch):
     assert add_one(1) == 2  # compiles, writes the cache
     assert not compile_notice.cache_is_cold(core)[0]
     # the real games are warm once they ran, and every adapter goes through the check
-    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.common import resolve_core
 
     seen = []
     monkeypatch.setattr(compile_notice, "notice_if_cold", lambda c, stream=None: seen.append(c))

@@ -43,7 +43,7 @@ def test_a_models_stored_setting_applies_to_every_agent(in_tmp, capsys):
 
 def test_the_same_games_as_a_direct_evaluation_on_that_setting(in_tmp):
     from dungeonrl.agents.evaluate import evaluate
-    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.common import resolve_core
 
     _, doc = _eval(in_tmp, "unbroken", "--agent", UNBROKEN, "--agent", "heuristic", "--games", "8")
     core = resolve_core("unbroken", {"character": "random", "difficulty": "normal"})

@@ -49,7 +49,7 @@ def _tree(path: Path) -> list:
 @pytest.fixture(scope="module")
 def ub_payload(tmp_path_factory):
     from dungeonrl.agents.ppo import ActorCritic, save_model
-    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
     net = ActorCritic(core.spec.obs_size, core.spec.num_actions, (8,))
@@ -200,8 +200,8 @@ def test_sb3_model_with_nan_weights_is_refused(tmp_path):
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
     from dungeonrl.agents.sb3 import save_sb3
-    from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
     model = MaskablePPO(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.envs.core._batch import resolve_core
 from dungeonrl.envs.core.batch import Batch
+from dungeonrl.envs.core.common import resolve_core
 from dungeonrl.envs.dcc_unstoppable import consts as C
 
 

@@ -266,8 +266,8 @@ def test_narration_soak_whole_games(game, kw):
     import importlib
 
     from dungeonrl.agents.policy import make_agent
-    from dungeonrl.envs.core._batch import seed_batch
     from dungeonrl.envs.core.batch import Batch
+    from dungeonrl.envs.core.common import seed_batch
     from dungeonrl.registry import get_spec
 
     core = get_spec(game).make_core(**kw)

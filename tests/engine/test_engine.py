@@ -104,7 +104,7 @@ def test_random_rollout_rules_plays_the_same_games_without_observations(game, kw
     """``random_rollout_rules`` (the benchmarks' "rules alone") takes the same
     random actions as ``random_rollout`` and leaves the same records, masks
     and statistics; it only skips the observation."""
-    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.common import resolve_core
 
     if game == "fixture":
         from helpers.fixture_game import make_core

@@ -245,6 +245,37 @@ def test_late_import_graph_sees_a_loop_closed_inside_a_function(tmp_path):
     assert [n.module for n in _all_imports(tree)] == ["dungeonrl.x"]
 
 
+def private_imports(graph: dict[str, set[str]], package: str) -> list[str]:
+    """Imports of a private module of ``package`` (a ``_name`` module, or
+    one under a ``_name`` folder) from a module outside it."""
+    bad = []
+    for mod, deps in sorted(graph.items()):
+        if mod == package or mod.startswith(package + "."):
+            continue
+        for dep in sorted(deps):
+            if not dep.startswith(package + "."):
+                continue
+            parts = dep[len(package) + 1 :].split(".")
+            if any(p.startswith("_") and not p.startswith("__") for p in parts):
+                bad.append(f"{mod} imports {dep}")
+    return bad
+
+
+def test_no_private_engine_module_is_imported_outside_the_engine():
+    """The engine's contract is its public modules: nothing outside
+    envs/core imports a private one (late imports included)."""
+    bad = private_imports(import_graph(module_level=False), "dungeonrl.envs.core")
+    assert not bad, "\n".join(bad)
+
+
+def test_private_imports_are_seen():
+    # positive control: a planted import of a private engine module is reported
+    graph = {"dungeonrl.agents.x": {"dungeonrl.envs.core._hidden", "dungeonrl.envs.core.batch"}}
+    assert private_imports(graph, "dungeonrl.envs.core") == [
+        "dungeonrl.agents.x imports dungeonrl.envs.core._hidden"
+    ]
+
+
 @pytest.mark.parametrize("layer", ENV_LAYER)
 def test_env_layer_imports_no_application_code(layer):
     graph = import_graph(module_level=False)

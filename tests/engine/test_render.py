@@ -16,10 +16,10 @@ import pytest
 from PIL import Image
 
 from dungeonrl.agents.record import play_frames, record
-from dungeonrl.envs.core._batch import seed_batch
 from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.batch import Batch
+from dungeonrl.envs.core.common import seed_batch
 from dungeonrl.envs.dungeon_crawler import consts as DC
 from dungeonrl.envs.dungeon_crawler import render as dc_render
 from dungeonrl.envs.unbroken import render as ub_render

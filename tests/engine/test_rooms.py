@@ -171,7 +171,7 @@ def test_rooms_import_only_what_they_may():
             "dungeonrl.envs.core.spec",
             "from dungeonrl.envs.core.adapters.vector import DungeonVectorEnv\n",
         ),
-        ("dungeonrl.envs.core._batch", "from pettingzoo import AECEnv\n"),
+        ("dungeonrl.envs.core.common", "from pettingzoo import AECEnv\n"),
         ("dungeonrl.envs.core.authoring.draw", "from ..adapters.aec import DungeonAECEnv\n"),
     ],
 )

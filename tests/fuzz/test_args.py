@@ -291,7 +291,7 @@ def _model_payload():
         import torch
 
         from dungeonrl.agents.ppo import ActorCritic, save_model
-        from dungeonrl.envs.core._batch import resolve_core
+        from dungeonrl.envs.core.common import resolve_core
 
         core = resolve_core("unbroken", {})
         with tempfile.TemporaryDirectory() as tmp:

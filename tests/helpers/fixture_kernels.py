@@ -369,9 +369,9 @@ KERNEL_KEY = 'helpers.fixture_game:KERNEL_FACTS'
 #: every module compiled into this file, found from the sources: the ones
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
-    'dungeonrl.envs.core._batch',
     'dungeonrl.envs.core._threads',
     'dungeonrl.envs.core.batch',
+    'dungeonrl.envs.core.common',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
     'dungeonrl.envs.core.kernel.borrow',
@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'e6f24ccf47b740ea431260967f7093a36654c6116c8ae38e7a1a6d2fb85dc392'
+SOURCE_DIGEST = '7f05fda89e631fb98f0cf3ccfd26339c0da884296f3f5e691a2b7c85a4ede377'
 ensure_fresh(globals())

@@ -370,9 +370,9 @@ KERNEL_KEY = 'helpers.fixture_team:KERNEL_FACTS'
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
     'dungeonrl.envs.catalog',
-    'dungeonrl.envs.core._batch',
     'dungeonrl.envs.core._threads',
     'dungeonrl.envs.core.batch',
+    'dungeonrl.envs.core.common',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
     'dungeonrl.envs.core.kernel.borrow',
@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'c9cebe8f152c6135f531acd46c727f0f88c6f6b376481719d6be3307803da376'
+SOURCE_DIGEST = '302166d18ecfb543e40dc8c891176e1a64c3a51affddb11198b4e34892e88a02'
 ensure_fresh(globals())

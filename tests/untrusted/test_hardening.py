@@ -623,8 +623,8 @@ def sb3_zip(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
     from dungeonrl.agents.sb3 import save_sb3
-    from dungeonrl.envs.core._batch import resolve_core
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
+    from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
     venv = DungeonSB3VecEnv(core, num_envs=1)
@@ -728,7 +728,7 @@ def test_eval_with_another_games_model_is_clean(sb3_zip, capsys):
 def test_pt_model_errors(tmp_path):
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
-    from dungeonrl.envs.core._batch import resolve_core
+    from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
     for content in (b"", b"not a model", b"PK\x03\x04junk"):

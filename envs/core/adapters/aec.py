@@ -55,7 +55,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from .._batch import (
+from ..batch import Batch
+from ..common import (
     MASK_DTYPE,
     action_index,
     check_policy,
@@ -64,7 +65,6 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
-from ..batch import Batch
 from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
 from ..snapshot import Snapshot

@@ -17,7 +17,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .._batch import (
+from ..batch import Batch
+from ..common import (
     MASK_DTYPE,
     action_index,
     check_policy,
@@ -27,7 +28,6 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
-from ..batch import Batch
 from ..copying import Copyable
 from ..errors import IllegalActionError, ResetNeededError, SnapshotError
 from ..snapshot import Snapshot

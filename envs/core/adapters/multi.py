@@ -78,7 +78,8 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .._batch import (
+from ..batch import Batch, core_batch
+from ..common import (
     action_batch,
     check_legal_batch,
     check_policy,
@@ -86,7 +87,6 @@ from .._batch import (
     resolve_core,
     seed_batch,
 )
-from ..batch import Batch, core_batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options

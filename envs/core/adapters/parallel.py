@@ -43,7 +43,7 @@ from typing import Any
 
 from pettingzoo import ParallelEnv
 
-from .._batch import action_index
+from ..common import action_index
 from ..copying import Copyable
 from ..errors import InvalidActionError, ResetNeededError
 from .aec import DungeonAECEnv

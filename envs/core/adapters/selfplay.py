@@ -69,8 +69,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .._batch import MASK_DTYPE, draw_seeds
 from ..batch import core_batch, vector_step
+from ..common import MASK_DTYPE, draw_seeds
 from ..copying import Copyable
 from ..spec import GameCore, check_unknown_reset_options
 from ..validate import _is_int, check_num_envs, check_obs_dtype, check_seed

@@ -37,7 +37,8 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .._batch import (
+from ..batch import Batch
+from ..common import (
     MASK_DTYPE,
     EpisodeTracker,
     check_policy,
@@ -47,7 +48,6 @@ from .._batch import (
     scatter_columns,
     seed_batch,
 )
-from ..batch import Batch
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options

@@ -6,7 +6,7 @@ loads them from numba's on-disk cache in under a second. The first step of
 a game from an empty cache took 17 to 32 s on the 2-core reference machine
 (:data:`COLD_START_SECONDS`, per game); without a word, that looks like a
 hang. :func:`notice_if_cold` is called once per core construction (by
-:func:`~dungeonrl.envs.core._batch.resolve_core`, which every adapter goes
+:func:`~dungeonrl.envs.core.common.resolve_core`, which every adapter goes
 through) and prints one line to stderr, once per game and process, when
 the game's cache is empty. The line gives the game's measured figure and names
 ``python -m dungeonrl.precompile``, which compiles every game ahead of use.
