@@ -216,3 +216,57 @@ def test_serve_offers_it_and_a_page_plays_against_it():
         "dungeon_kart", ["search?sims=2&rollouts=1", HUMAN], seed=3, options={"num_players": 2}
     )
     assert game.run_agents() >= 1 and game.actor == 1  # its move made, the person's turn
+
+
+# --- the heuristic prior, the rollouts' seats, the leaf's futures -----------------------
+def test_one_simulation_plays_the_heuristics_choice():
+    """Without a network the heuristic's action holds half the prior: a
+    one-simulation search visits it and plays it (Dungeon Kart hides
+    nothing the heuristic reads, so any determinization gives its choice)."""
+    core = _core("dungeon_kart", 2)
+    buf = _started(core, n=6, seed=11)
+    heur = make_agent("heuristic", core)
+    agent = make_agent("search?sims=1", core, seed=0)
+    rows = np.flatnonzero(buf.masks.sum(axis=1) > 1)
+    assert len(rows) >= 3
+    want = heur.act(buf, rows)
+    got = [agent.decide(buf.states[r : r + 1]) for r in rows]
+    assert got == want.tolist()
+    node_logits = agent._heuristic_logits(
+        buf.states[rows[0] : rows[0] + 1], np.random.default_rng(0)
+    )
+    legal = np.flatnonzero(buf.masks[rows[0]])
+    p = np.exp(node_logits[legal] - node_logits[legal].max())
+    p /= p.sum()
+    assert p.max() == pytest.approx(0.5) and int(legal[p.argmax()]) == int(want[0])
+
+
+def test_a_scripted_opp_plays_the_other_seats_in_the_rollouts():
+    core = _core("dungeon_crawler", 4)
+    agent = make_agent("search?sims=2&opp=random&rollout=heuristic&rollouts=3", core)
+    for seat in range(4):
+        codes = agent._rollout_codes[seat]
+        assert codes.shape == (3, 4)
+        assert (codes[:, seat] == 1).all()  # the searcher: the heuristic
+        assert (np.delete(codes, seat, axis=1) == 0).all()  # the rivals: random, as opp
+    plain = make_agent("search?sims=2&rollout=random", core)
+    assert (plain._rollout_codes[0] == 0).all()
+
+
+def test_resample_chance_changes_only_the_future():
+    from dungeonrl.envs.core.infostate import resample_chance
+
+    core = _core("dungeon_crawler", 2)
+    buf = _started(core, n=1, seed=3)
+    rows = np.repeat(buf.states[:1], 4)
+    before = rows.copy()
+    resample_chance(rows, np.random.default_rng(1))
+    changed = {n for n in rows.dtype.names if not np.array_equal(rows[n], before[n])}
+    assert changed and changed <= {"rng", "seed", "forced", "forced_n", "forced_i"}
+    assert len({bytes(r) for r in rows["rng"]}) == 4  # four different futures
+    obs_a = np.zeros((4, core.spec.obs_size), np.float32)
+    obs_b = np.zeros_like(obs_a)
+    seats = np.zeros(4, np.int64)
+    core.observe(rows, seats, obs_a)
+    core.observe(before, seats, obs_b)
+    assert np.array_equal(obs_a, obs_b)
