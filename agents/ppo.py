@@ -62,6 +62,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from ..envs.catalog import default_game
 from ..envs.core.batch import Batch
 from ..envs.core.common import draw_seeds, require_single_agent, resolve_core
 from ..version import __version__
@@ -102,7 +103,8 @@ NEG_LOGIT = -1e8
 class PPOConfig:
     """Everything a run needs (saved with the model)."""
 
-    env: str = "unbroken"  #: game short name or env id
+    #: game short name or env id (default: the catalog's first game)
+    env: str = field(default_factory=default_game)
     core_kwargs: dict = field(default_factory=dict)  #: options for ``spec.make_core``
     seed: int = 0
     total_steps: int = 2_000_000  #: env steps (decisions) to train for

@@ -36,6 +36,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from ..envs.catalog import default_game
 from ..envs.core.adapters import (
     vector,
 )  # its DungeonSB3VecEnv is built on first use (it imports SB3)
@@ -61,7 +62,7 @@ __all__ = [
 
 @dataclass
 class SB3Config:
-    env: str = "unbroken"
+    env: str = field(default_factory=default_game)
     core_kwargs: dict = field(default_factory=dict)
     seed: int = 0
     total_steps: int = 200_000

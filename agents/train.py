@@ -98,6 +98,7 @@ import time
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
+from ..envs.catalog import default_game
 from ..envs.core.common import resolve_core
 from ..registry import get_spec
 from . import rllib
@@ -427,12 +428,13 @@ def _with_default_texts(cls, texts: dict):
     return dataclasses.make_dataclass(cls.__name__, new, namespace={"__doc__": cls.__doc__})
 
 
-def build_parser(hooks=None, multi: bool = False, game: str = "unbroken"):
+def build_parser(hooks=None, multi: bool = False, game: str | None = None):
     """An argparse parser of the options of ``dungeonrl train GAME`` (the
     option groups of :func:`main_options` and ``--seed``, with their
     defaults; the CLI's leaf adds its usage rules on top). ``hooks`` and
-    ``multi`` are kept for old callers."""
-    spec = get_spec(game)
+    ``multi`` are kept for old callers; ``game`` ``None``: the catalog's
+    first game)."""
+    spec = get_spec(game or default_game())
     parser = argparse.ArgumentParser(prog=f"dungeonrl train {spec.name}")
     parser.add_argument("--seed", type=seed_int, default=0)
     for group in main_options(spec):

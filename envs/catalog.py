@@ -173,6 +173,15 @@ def discover() -> dict[str, GameEntry]:
 #: short name -> declaration of each game, in the suite's order
 ENTRIES: dict[str, GameEntry] = discover()
 
+
+def default_game() -> str:
+    """The game a command plays when none is named: the first in the
+    suite's order (the lowest ``order``)."""
+    if not ENTRIES:
+        raise LookupError("no game is installed under dungeonrl.envs")
+    return next(iter(ENTRIES))
+
+
 #: short name -> environment id of each game, in registration order.
 #: ``import dungeonrl`` registers these ids with Gymnasium (and, for a game
 #: with a PettingZoo module, with PettingZoo) without importing the games: a

@@ -128,3 +128,16 @@ def test_packaging_finds_every_game():
     data = tool["package-data"]
     assert "data/*.toml" in data.get("*", []), "content files must ship with every game"
     assert dungeonrl.__version__
+
+
+def test_the_default_game_is_the_first_in_the_suites_order():
+    from dungeonrl.agents.ppo import PPOConfig
+    from dungeonrl.agents.sb3 import SB3Config
+    from dungeonrl.agents.train import build_parser
+    from dungeonrl.envs import catalog
+
+    first = min(catalog.ENTRIES.values(), key=lambda g: (g.order, g.name)).name
+    assert catalog.default_game() == first
+    # the commands' defaults come from the catalog, not from a name in their code
+    assert PPOConfig().env == SB3Config().env == first
+    assert build_parser().prog == f"dungeonrl train {first}"

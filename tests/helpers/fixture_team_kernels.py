@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '302166d18ecfb543e40dc8c891176e1a64c3a51affddb11198b4e34892e88a02'
+SOURCE_DIGEST = 'eba929f8fffd219869608b8f8f60b8e80709955368a12f80073f42caea95cfb4'
 ensure_fresh(globals())
