@@ -26,6 +26,8 @@ import json
 import struct
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from .errors import SnapshotError
 
 _MAGIC = b"DRLSNAP1"
@@ -106,3 +108,42 @@ class Snapshot:
             raise
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             raise SnapshotError(f"malformed snapshot header: {e}") from e
+
+
+def restore_record(snapshot, core, seats: int, env: str = "this env") -> tuple:
+    """Everything an adapter's ``set_state`` checks before it changes
+    anything, written once: ``snapshot`` (a :class:`Snapshot` or its bytes)
+    must be of ``core``'s game and record layout, hold one whole record of
+    ``seats`` seats (``env`` names the env in that message), carry valid
+    counters and a record that passes ``core.check_state``. Returns
+    ``(record, step_count, episode_return, done)``: a 1-row copy of the
+    record, and ``done`` true also when the record's game is over. Raises
+    :class:`SnapshotError` (or the core's ``CorruptStateError``)."""
+    from .validate import snapshot_fields
+
+    if isinstance(snapshot, (bytes, bytearray, memoryview)):
+        snapshot = Snapshot.from_bytes(snapshot)
+    if not isinstance(snapshot, Snapshot):
+        raise SnapshotError(f"expected a Snapshot, got {type(snapshot).__name__}")
+    spec = core.spec
+    if snapshot.game != spec.name:
+        raise SnapshotError(
+            f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}"
+        )
+    if snapshot.layout_version != spec.layout_version:
+        raise SnapshotError(
+            f"snapshot layout {snapshot.layout_version!r} does not match "
+            f"{spec.name} layout {spec.layout_version!r}"
+        )
+    dtype = core.state_dtype
+    if len(snapshot.state) != dtype.itemsize:
+        raise SnapshotError(
+            f"snapshot state has {len(snapshot.state)} bytes, "
+            f"{spec.name} records have {dtype.itemsize}"
+        )
+    step_count, episode_return, done = snapshot_fields(snapshot)
+    record = np.frombuffer(snapshot.state, dtype=dtype).copy()
+    if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != seats:
+        raise SnapshotError(f"snapshot has {int(record[0]['num_players'])} seats, {env} {seats}")
+    core.check_state(record[0])  # raises CorruptStateError; nothing changed yet
+    return record, step_count, episode_return, done or bool(core.is_over(record[0]))

@@ -66,10 +66,10 @@ from ..common import (
     seed_batch,
 )
 from ..copying import Copyable
-from ..errors import IllegalActionError, InvalidActionError, ResetNeededError, SnapshotError
-from ..snapshot import Snapshot
+from ..errors import IllegalActionError, InvalidActionError, ResetNeededError
+from ..snapshot import Snapshot, restore_record
 from ..spec import check_unknown_reset_options
-from ..validate import check_obs_dtype, check_seed, snapshot_fields
+from ..validate import check_obs_dtype, check_seed
 from .gym_env import observation_spaces
 from .multi import global_state_space, observe_seats
 
@@ -372,34 +372,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         )
 
     def set_state(self, snapshot) -> None:
-        if isinstance(snapshot, (bytes, bytearray, memoryview)):
-            snapshot = Snapshot.from_bytes(snapshot)
-        if not isinstance(snapshot, Snapshot):
-            raise SnapshotError(f"expected a Snapshot, got {type(snapshot).__name__}")
-        spec = self.game_spec
-        if snapshot.game != spec.name:
-            raise SnapshotError(
-                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}"
-            )
-        if snapshot.layout_version != spec.layout_version:
-            raise SnapshotError(
-                f"snapshot layout {snapshot.layout_version!r} does not match "
-                f"{spec.name} layout {spec.layout_version!r}"
-            )
-        dtype = self.core.state_dtype
-        if len(snapshot.state) != dtype.itemsize:
-            raise SnapshotError(
-                f"snapshot state has {len(snapshot.state)} bytes, "
-                f"{spec.name} records have {dtype.itemsize}"
-            )
-        record = np.frombuffer(snapshot.state, dtype=dtype).copy()
-        if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != self.num_seats:
-            raise SnapshotError(
-                f"snapshot has {int(record[0]['num_players'])} seats, this env {self.num_seats}"
-            )
-        step_count, _, done = snapshot_fields(snapshot)  # all checks before any change
-        self.core.check_state(record[0])
-        done = done or bool(self.core.is_over(record[0]))
+        record, step_count, _, done = restore_record(snapshot, self.core, self.num_seats)
         if self._observe_call is None:
             self._bind_kernels()
         self._states[:] = record

@@ -29,10 +29,10 @@ from ..common import (
     seed_batch,
 )
 from ..copying import Copyable
-from ..errors import IllegalActionError, ResetNeededError, SnapshotError
-from ..snapshot import Snapshot
+from ..errors import IllegalActionError, ResetNeededError
+from ..snapshot import Snapshot, restore_record
 from ..spec import check_unknown_reset_options
-from ..validate import check_flag, check_obs_dtype, check_seed, snapshot_fields
+from ..validate import check_flag, check_obs_dtype, check_seed
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 
@@ -336,36 +336,10 @@ class DungeonEnv(Copyable, gym.Env):
 
     def set_state(self, snapshot: Snapshot | bytes) -> None:
         """Restore a snapshot from :meth:`get_state` (or its ``to_bytes``)."""
-        if isinstance(snapshot, (bytes, bytearray, memoryview)):
-            snapshot = Snapshot.from_bytes(snapshot)
-        if not isinstance(snapshot, Snapshot):
-            raise SnapshotError(f"expected a Snapshot, got {type(snapshot).__name__}")
-        spec = self.game_spec
-        if snapshot.game != spec.name:
-            raise SnapshotError(
-                f"snapshot of game {snapshot.game!r} cannot be loaded into {spec.name!r}"
-            )
-        if snapshot.layout_version != spec.layout_version:
-            raise SnapshotError(
-                f"snapshot layout {snapshot.layout_version!r} does not match "
-                f"{spec.name} layout {spec.layout_version!r}"
-            )
-        dtype = self.core.state_dtype
-        if len(snapshot.state) != dtype.itemsize:
-            raise SnapshotError(
-                f"snapshot state has {len(snapshot.state)} bytes, "
-                f"{spec.name} records have {dtype.itemsize}"
-            )
-        # parse and validate everything first; commit only then (atomic)
-        step_count, episode_return, done = snapshot_fields(snapshot)
-        record = np.frombuffer(snapshot.state, dtype=dtype).copy()
-        if "num_players" in (dtype.names or ()) and int(record[0]["num_players"]) != 1:
-            # (a game that also seats more: its multi-seat records are the AEC env's)
-            raise SnapshotError(
-                f"snapshot has {int(record[0]['num_players'])} seats, this single-agent env 1"
-            )
-        self.core.check_state(record[0])  # raises CorruptStateError; nothing changed yet
-        needs_reset = done or bool(self.core.is_over(record[0]))
+        # (a game that also seats more: its multi-seat records are the AEC env's)
+        record, step_count, episode_return, needs_reset = restore_record(
+            snapshot, self.core, 1, env="this single-agent env"
+        )
         buf = self._buf
         buf.states[:] = record
         buf.refresh()
