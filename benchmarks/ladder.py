@@ -310,7 +310,23 @@ TABLES: tuple[Table, ...] = (
 
 #: what was tried where a target is missed (table key -> text), shown
 #: under the table when its verdict is "missed"
-NOTES: dict[str, str] = {}
+NOTES: dict[str, str] = {
+    "unbroken-1p": (
+        "the prior's search at the stated budget (40 simulations, 8 heuristic rollouts a "
+        "leaf; the row takes about 20 CPU minutes). Before it: the search without a network "
+        "but with the heuristic as its prior (the row above), and, before the heuristic "
+        "prior, a uniform prior, which lost its first 16 games at 30-40 simulations. Not "
+        "tried yet for want of machine time: a larger budget, the network's value head at "
+        "the leaves (`rollout=value`), a lower exploration constant `c`."
+    ),
+    "dungeon_kart-2p": (
+        "the prior's search at the stated budget (24 simulations, 8 heuristic rollouts a "
+        "leaf) against the shipped agent playing its greedy policy; inside the tree the "
+        "rival is that same network (the search's `opp` default), in the rollouts the "
+        "heuristic (a network cannot play inside the compiled rollouts). Not tried yet: a "
+        "larger budget, `rollout=value`."
+    ),
+}
 
 
 def find_table(game: str, players: int, hardest: bool = False) -> Table:
