@@ -319,6 +319,19 @@ NOTES: dict[str, str] = {
         "tried yet for want of machine time: a larger budget, the network's value head at "
         "the leaves (`rollout=value`), a lower exploration constant `c`."
     ),
+    "dcc_unstoppable-2p": (
+        "the prior's search as lead (8 simulations, 8 heuristic rollouts a leaf) beside the "
+        "shipped partner, which it models inside the tree (`opp=`, the partner's greedy "
+        "policy); in the rollouts both seats play the heuristic, a weaker partner than the "
+        "real one, so the leaves undervalue the team. Not tried yet: a larger budget, "
+        "`rollout=value`."
+    ),
+    "dungeon_crawler-2p": (
+        "the prior's search at the stated budget (16 simulations, 8 heuristic rollouts a "
+        "leaf) against the shipped agent's greedy play, which it models in the tree; in the "
+        "rollouts the heuristic plays both seats. Not tried yet: a larger budget, "
+        "`rollout=value`."
+    ),
     "dungeon_kart-2p": (
         "the prior's search at the stated budget (24 simulations, 8 heuristic rollouts a "
         "leaf) against the shipped agent playing its greedy policy; inside the tree the "
