@@ -332,6 +332,13 @@ NOTES: dict[str, str] = {
         "rollouts the heuristic plays both seats. Not tried yet: a larger budget, "
         "`rollout=value`."
     ),
+    "dungeon_crawler-4p": (
+        "the prior's search at the stated budget (8 simulations, 4 heuristic rollouts a "
+        "leaf: a 4-seat game is long, so a row of 200 games allows little) with the shipped "
+        "agent's greedy play in the other three seats, modelled in the tree; the rollouts "
+        "play the heuristic in every seat, a weaker field than the real one. Not tried yet: "
+        "a larger budget, `rollout=value`."
+    ),
     "dungeon_kart-2p": (
         "the prior's search at the stated budget (24 simulations, 8 heuristic rollouts a "
         "leaf) against the shipped agent playing its greedy policy; inside the tree the "
