@@ -445,6 +445,7 @@ class SearchAgent:
         self.c = float(config.c)
         # the rollouts' buffers, and per searching seat the scripted code of every seat
         k = config.rollouts
+        self._leaf_rows = np.zeros(k, dtype=core.state_dtype)
         self._prng = np.zeros((k, 2), np.uint64)
         self._returns = np.zeros((k, self.P), np.float32)
         self._length = np.zeros(k, np.int64)
@@ -616,7 +617,8 @@ class SearchAgent:
             out[seat] = self._net_value(obs)
             return out
         k = self.cfg.rollouts
-        rows = np.repeat(st, k)  # the simulation's determinization, k futures of it
+        rows = self._leaf_rows  # the simulation's determinization, k futures of it
+        rows[:] = st[0]
         resample_chance(rows, rng)
         codes = self._rollout_codes[seat]
         prng, returns, length = self._prng, self._returns, self._length

@@ -435,9 +435,10 @@ def exploit_line(x: dict) -> str:
     parts = []
     for m, r in rows.items():
         br, h = r["best_response"], r["heuristic"]
-        budget = f"{r['minutes']:g} min" if m == "rl" and r.get("minutes") else r.get("agent", "")
-        if m == "rl" and not r.get("minutes"):
-            budget = r.get("budget", "")
+        if m != "rl":
+            budget = r.get("agent", "")
+        else:
+            budget = f"{r['minutes']:g} min" if r.get("minutes") else r.get("budget", "")
         parts.append(
             f"{m} ({budget}) {br['win_rate']:.1%} ({br['ci_low']:.1%}-{br['ci_high']:.1%}), "
             f"heuristic {h['win_rate']:.1%}"

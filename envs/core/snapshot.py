@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .errors import SnapshotError
+from .validate import snapshot_fields
 
 _MAGIC = b"DRLSNAP1"
 _LEN = struct.Struct("<I")
@@ -119,8 +120,6 @@ def restore_record(snapshot, core, seats: int, env: str = "this env") -> tuple:
     ``(record, step_count, episode_return, done)``: a 1-row copy of the
     record, and ``done`` true also when the record's game is over. Raises
     :class:`SnapshotError` (or the core's ``CorruptStateError``)."""
-    from .validate import snapshot_fields
-
     if isinstance(snapshot, (bytes, bytearray, memoryview)):
         snapshot = Snapshot.from_bytes(snapshot)
     if not isinstance(snapshot, Snapshot):
