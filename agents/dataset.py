@@ -57,8 +57,9 @@ import numpy as np
 
 from .. import registry
 from ..envs.core.errors import DungeonRLError
+from ..envs.core.hooks import core_kwargs_from, hooks_for
 from ..registry import get_spec
-from .options import int_range, option, positive_int
+from .options import core_options_class, option, positive_int
 from .policy import make_agent
 from .words import count
 
@@ -525,44 +526,22 @@ def cli_dataset_options(spec):
     class SeatOptions:
         """the other seats"""
 
-        num_players: int | None = option(
-            None,
-            f"seats at the table, {spec.min_players}-{spec.max_players} (default: the "
-            "game's default)",
-            flags=("--players",),
-            type=int_range(spec.min_players, spec.max_players),
-        )
         opponents: str | None = option(
             None, "the other seats' pool, e.g. heuristic:0.5,random:0.5 (default heuristic)"
         )
 
-    characters: tuple[str, ...] = ()
-    difficulties: tuple[str, ...] = ()
-    if spec.name == "unbroken":
-        from ..envs.unbroken import consts as C
-        from ..envs.unbroken.core import CHARACTERS
-
-        characters, difficulties = (*CHARACTERS, "random"), tuple(C.DIFFICULTIES)
-
-    @dataclasses.dataclass
-    class UnbrokenOptions:
-        """configuration"""
-
-        character: str | None = option(None, "the adventurer (default sneak)", choices=characters)
-        difficulty: str | None = option(None, "difficulty (default normal)", choices=difficulties)
-
-    extra = (
-        SeatOptions if spec.multi_agent else (UnbrokenOptions if spec.name == "unbroken" else None)
-    )
-    return [DatasetOptions] + ([extra] if extra is not None else [])
+    seats = (spec.min_players, spec.max_players)
+    game = core_options_class(hooks_for(spec.name).core_options, "configuration", seats)
+    return [DatasetOptions, game] + ([SeatOptions] if spec.multi_agent else [])
 
 
 def cli_dataset(args) -> int:
     """Record a Minari dataset; a bad agent, model file, option or an
     existing id is one line on stderr and exit code 2, nothing written."""
 
-    keys = ("num_players", "opponents", "character", "difficulty")
-    env_kwargs = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    env_kwargs = core_kwargs_from(args, hooks_for(get_spec(args.env).name))
+    if getattr(args, "opponents", None) is not None:
+        env_kwargs["opponents"] = args.opponents
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
         ds = record_dataset(

@@ -72,8 +72,8 @@ import numpy as np
 
 from ..envs.core.batch import Batch
 from ..envs.core.common import resolve_core
+from ..envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
 from ..registry import get_spec
-from .games import add_core_options, core_kwargs_from, hooks_for
 from .league import League, MatchResult, PlacementLeague, rating_kind
 from .metrics import wilson
 from .modelspec import ModelSpecError, check_model_game

@@ -1,7 +1,7 @@
 """Declaring command-line options as dataclass fields.
 
 The ``dungeonrl`` CLI (:mod:`dungeonrl.cli`), the training and demo commands
-(:mod:`dungeonrl.agents.train`, :mod:`dungeonrl.agents.demo`) and the per-game
+(:mod:`dungeonrl.agents.train`, :mod:`dungeonrl.demo`) and the per-game
 companions (:mod:`dungeonrl.games`) all declare their options with
 :func:`option` and the value types below. They live here, below every one of
 those modules and importing nothing of the package, so that the commands
@@ -30,6 +30,7 @@ __all__ = [
     "writable_file",
     "add_options",
     "copy_options",
+    "core_options_class",
     "NO_SEED",
     "load_target",
 ]
@@ -228,6 +229,36 @@ def copy_options(
             continue
         group._add_action(act)
     return group
+
+
+def core_options_class(
+    core_options: Sequence[tuple[str, dict]],
+    title: str = "configuration",
+    seats: tuple[int, int] | None = None,
+):
+    """The option dataclass of a game's core options (``GameHooks.core_options``:
+    ``(flag, argparse keywords)`` pairs), for a command built from
+    :func:`option` groups; every default is ``None`` (the core's own
+    default applies). ``seats``: ``(min, max)``, the range a ``num_players``
+    option is checked against when it is read (the spec's seat counts)."""
+    fields = []
+    for flag, kw in core_options:
+        dest = kw.get("dest") or flag.lstrip("-").replace("-", "_")
+        kind = kw.get("type")
+        if dest == "num_players" and seats is not None:
+            kind = int_range(*seats)
+        field = option(
+            None,
+            kw.get("help", ""),
+            flags=(flag,),
+            type=kind,
+            choices=kw.get("choices"),
+            metavar=kw.get("metavar"),
+        )
+        fields.append((dest, Any, field))
+    cls = dataclasses.make_dataclass("CoreOptions", fields)
+    cls.__doc__ = title
+    return cls
 
 
 #: put in a leaf's option groups to leave ``--seed`` out (a command that draws nothing)

@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from ..envs.core.batch import Batch
-from .games import hooks_for
+from ..envs.core.hooks import hooks_for
 from .modelspec import (
     RLLIB_DEFAULT_MODULE,
     SB3_META_NAME,

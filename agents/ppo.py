@@ -65,8 +65,8 @@ import torch.nn as nn
 from ..envs.catalog import default_game
 from ..envs.core.batch import Batch
 from ..envs.core.common import draw_seeds, require_single_agent, resolve_core
+from ..envs.core.hooks import hooks_for
 from ..version import __version__
-from .games import hooks_for
 from .modelspec import (
     ACTIVATION_NAMES,
     MODEL_FORMAT,

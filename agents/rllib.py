@@ -113,9 +113,9 @@ from ..envs.core.common import (
     seed_batch,
 )
 from ..envs.core.errors import ResetNeededError
+from ..envs.core.hooks import core_kwargs_from, hooks_for
 from ..envs.core.spec import check_unknown_reset_options
 from ..registry import get_spec, list_games
-from .games import core_kwargs_from, hooks_for
 from .metrics import write_csv, write_json
 from .modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
 from .modelspec import RLLIB_SPEC_FILE as SPEC_FILE

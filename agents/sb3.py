@@ -40,7 +40,7 @@ from ..envs.catalog import default_game
 from ..envs.core.adapters import (
     vector,
 )  # its DungeonSB3VecEnv is built on first use (it imports SB3)
-from .games import hooks_for
+from ..envs.core.hooks import hooks_for
 from .metrics import RecentRate
 from .modelspec import model_spec
 from .policy import SB3_META_NAME

@@ -30,8 +30,8 @@ import numpy as np
 
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
 from ..envs.core.common import MASK_DTYPE
+from ..envs.core.hooks import hooks_for
 from ..envs.core.kernel.rng import rng_seed
-from .games import hooks_for
 from .league import Placement
 from .metrics import wilson
 from .policy import TorchAgent, make_agent

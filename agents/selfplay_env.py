@@ -49,6 +49,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..envs import catalog
 from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from ..envs.core.adapters.vector import DungeonVectorEnv
@@ -63,10 +64,10 @@ from ..envs.core.common import (
 )
 from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
+from ..envs.core.hooks import hooks_for
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from ..envs.specs import get_spec
-from .games import hooks_for
 from .policy import make_agent
 from .selfplay import SCRIPTED_NAMES, parse_pool
 
@@ -110,7 +111,8 @@ class SelfPlayEnv(Copyable, gym.Env):
     """One seat of a multi-seat game against an opponent pool, as a
     ``gymnasium.Env`` (see the module doc).
 
-    Arguments: ``game`` (name, env id, spec or core), ``opponents`` (pool
+    Arguments: ``game`` (name, env id, spec or core; default the suite's
+    first multi-seat game), ``opponents`` (pool
     string), ``seat`` (``"rotate"`` or a seat index), ``render_mode``
     (``None`` or one of the game's modes), ``illegal_action``
     (``"penalize"`` / ``"raise"``), ``dict_obs``, ``unknown_reset_options``
@@ -123,7 +125,7 @@ class SelfPlayEnv(Copyable, gym.Env):
 
     def __init__(
         self,
-        game="dungeon_crawler",
+        game: str | None = None,
         opponents: str = "heuristic",
         seat="rotate",
         render_mode: str | None = None,
@@ -134,6 +136,8 @@ class SelfPlayEnv(Copyable, gym.Env):
     ):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()  # unknown reset options warned about
+        if game is None:  # the suite's first multi-seat game
+            game = catalog.default_game(multi_seat=True)
         self.core = _core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}

@@ -56,7 +56,7 @@ Runs a user can trust:
 At the end the agent is evaluated on ``--eval-games`` seeded games (default
 1,000; 0 skips) against the heuristic and random play on the same games.
 Game options (Unbroken: ``--character``, ``--difficulty``, ``--reward``;
-Dungeon Crawler: ``--players``) come from :mod:`dungeonrl.agents.games`;
+Dungeon Crawler: ``--players``) come from :mod:`dungeonrl.envs.core.hooks`;
 Unbroken trains on ``reward="score"`` unless told otherwise.
 
 Multi-seat games (Dungeon Crawler) train by self-play on the single-agent
@@ -100,10 +100,10 @@ from types import SimpleNamespace
 
 from ..envs.catalog import default_game
 from ..envs.core.common import resolve_core
+from ..envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
 from ..registry import get_spec
 from . import rllib
 from .evaluate import evaluate
-from .games import add_core_options, core_kwargs_from, hooks_for
 from .metrics import RecentRate, write_csv, write_json
 from .options import (
     add_options,

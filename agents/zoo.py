@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..envs.core.common import resolve_core
+from ..envs.core.hooks import hooks_for
+from ..machine import cpu_model
 from ..registry import get_spec
 from .evaluate import evaluate
 from .exploit import exploit, train_parser
-from .games import hooks_for
 from .league import PlacementLeague
 from .modelspec import ModelSpecError, ModelSpecWarning, read_model
 from .policy import make_agent
@@ -66,9 +67,7 @@ __all__ = [
 
 def machine_line() -> str:
     """``2 cores (CPU model)``, as the baselines record it (the CPU model from
-    the benchmarks' machine record, the one copy of that lookup)."""
-    from ..benchmarks.machine import cpu_model
-
+    :mod:`dungeonrl.machine`, the one copy of that lookup)."""
     return f"{os.cpu_count()} cores ({cpu_model()})"
 
 

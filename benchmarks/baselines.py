@@ -236,7 +236,7 @@ def command(name: str, out: str) -> list:
 
 
 def _machine() -> dict:
-    from .machine import machine_info
+    from ..machine import machine_info
 
     m = machine_info()
     return {"cpu": m["cpu"], "cores": m["cores"], "versions": m["versions"]}

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from .machine import loadavg, machine_info
+from ..machine import loadavg, machine_info
 
 FIRST_STEP = """
 import time, numpy as np

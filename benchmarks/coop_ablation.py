@@ -195,7 +195,7 @@ def record(runs: str = RUNS, path: str | None = RESULTS) -> dict:
     """Read every finished arm under ``runs`` (``ARM/metrics.json``) into
     the result file ``path`` (None: only return it); arms without a
     finished run are left out."""
-    from .machine import machine_info
+    from ..machine import machine_info
 
     info = machine_info()
     out: dict[str, Any] = {

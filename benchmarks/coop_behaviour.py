@@ -118,8 +118,8 @@ def measure(pairs=PAIRS, games: int = 1000, seed: int = 0) -> dict:
     (teammate ``self``: the agent beside itself)."""
     from ..agents.policy import make_agent
     from ..envs.core.common import resolve_core
+    from ..machine import machine_info
     from ..registry import get_spec
-    from .machine import machine_info
 
     core = resolve_core(get_spec("dcc_unstoppable"), dict(CORE_KWARGS))
     rows = []

@@ -76,6 +76,7 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     ("render and narration", ("envs/{g}/render*.py", "envs/{g}/narrat*.py")),
     ("scripted policy", ("envs/{g}/policy*.py",)),
     ("state check", ("envs/{g}/validate*.py",)),
+    ("agent hooks", ("envs/{g}/hooks.py", "envs/{g}/heuristic.py", "agents/{a}_*.py")),
     ("declaration", ("envs/{g}/game.py",)),
     (
         "game core, config and wrappers",
@@ -90,7 +91,6 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     # whatever else the game's package holds is rules: consts, state record,
     # row functions and their helpers
     ("rules", ("envs/{g}/*.py", "envs/{g}/**/*.py")),
-    ("agent hooks", ("agents/{a}_*.py", "agents/{g}/*.py")),
     ("CLI companions", ("dungeonrl/games/{g}.py", "dungeonrl/games/{g}/*.py")),
     ("tests", ("tests/*{a}*.py", "tests/**/*{a}*.py", "tests/**/*{a}*/**/*.py")),
 ]

@@ -22,12 +22,12 @@ import time
 
 import numpy as np
 
-from ..agents.dungeon_kart_hooks import SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, final_rank, play_rows
 from ..agents.metrics import wilson
 from ..envs.core.kernel.header import O_TRUNCATED
 from ..envs.core.kernel.rng import rng_seed
 from ..envs.dungeon_kart import consts as C
 from ..envs.dungeon_kart.core import DungeonKartCore
+from ..envs.dungeon_kart.hooks import SCRIPTED_HEURISTIC, SCRIPTED_RANDOM, final_rank, play_rows
 
 
 def run(players=(2, 4, 8), games=400, track="Beginner Track", seed0=0, policy_seed=12345):

@@ -386,7 +386,7 @@ def table_setting(table: Table):
     (:func:`~dungeonrl.agents.evaluate.common_setting` of the shipped agent
     and the partner, plus the table's options)."""
     from ..agents.evaluate import common_setting
-    from ..agents.games import hooks_for
+    from ..envs.core.hooks import hooks_for
 
     hooks = hooks_for(table.game)
     names = [table.shipped] + ([table.partner] if table.partner else [])
@@ -694,7 +694,7 @@ def run_table(
     """Play the ``rows`` of ``table`` not already in its result file (all
     of them with ``force``), writing each as it finishes; returns the
     file's content."""
-    from .machine import cpu_model, loadavg
+    from ..machine import cpu_model, loadavg
 
     games = games or table.games
     budget = table.budget
@@ -802,7 +802,7 @@ def calibrate(
 
 def save_calibration(out: str, table: Table, result: dict) -> None:
     """Merge one table's calibration into ``out/calibration.json``."""
-    from .machine import cpu_model, loadavg
+    from ..machine import cpu_model, loadavg
 
     path = os.path.join(out, "calibration.json")
     with _locked(out):

@@ -25,7 +25,7 @@ import sys
 from ..agents.exploit import exploit
 from ..agents.train import build_parser as train_parser
 from ..agents.train import main as train_main
-from .machine import machine_info
+from ..machine import machine_info
 
 COMMON = [
     "--players", "2", "--num-envs", "256", "--hidden", "128,128", "--kickstart", "heuristic",

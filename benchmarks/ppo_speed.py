@@ -147,7 +147,7 @@ def main(argv=None):
                 print(f"fast_ppo / {name}: {ratio:.1f}x")
     if a.json:
         with open(a.json, "w") as f:
-            from .machine import machine_info
+            from ..machine import machine_info
 
             m = machine_info()
             json.dump(

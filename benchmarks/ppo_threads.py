@@ -36,7 +36,7 @@ import statistics
 import time
 from typing import Any
 
-from .machine import loadavg, machine_info
+from ..machine import loadavg, machine_info
 
 
 def configs(cores: int, multi: bool) -> dict:

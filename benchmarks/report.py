@@ -167,7 +167,7 @@ def cold_start_section(data):
 
 
 def compile_profile_section(data):
-    from ..precompile import markdown
+    from .compile_profile import markdown
 
     return markdown(data)
 

@@ -38,7 +38,7 @@ RESULTS = os.path.join(HERE, "results")
 
 
 def _machine() -> dict:
-    from .machine import loadavg, machine_info
+    from ..machine import loadavg, machine_info
 
     info = machine_info()
     try:

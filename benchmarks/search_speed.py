@@ -405,7 +405,7 @@ def run(
     """The whole measurement: every configuration (``games``: their keys,
     default all), then OpenSpiel's MCTS; returns the result dict that
     :func:`save` writes."""
-    from .machine import loadavg, machine_info
+    from ..machine import loadavg, machine_info
 
     t_start = time.perf_counter()
     res: dict[str, Any] = {
@@ -596,24 +596,6 @@ def main(argv=None) -> int:
         save(res, a.out)
         print(f"results: {a.out}")
     return 0
-
-
-def suite_main(argv) -> int:
-    """``dungeonrl bench --search``: the suite's words for this command
-    (``--quick``: :data:`QUICK_DECISIONS` decisions; ``--out DIR``: the JSON
-    at ``DIR/search_speed.json``, default ``./bench-results``; ``--json
-    PATH``; ``--games``, ``--seed``, ``--no-peers``), or its own options."""
-    from .suite.settings import default_out_dir
-
-    p = argparse.ArgumentParser(prog="dungeonrl bench --search", add_help=False)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--out", default=None)
-    p.add_argument("--json", default=None)
-    a, rest = p.parse_known_args(argv)
-    if a.quick and "--decisions" not in rest:
-        rest += ["--decisions", str(QUICK_DECISIONS)]
-    rest += ["--out", a.json or os.path.join(a.out or default_out_dir(), "search_speed.json")]
-    return main(rest)
 
 
 if __name__ == "__main__":

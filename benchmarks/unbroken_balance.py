@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from ..agents.metrics import wilson
-from ..agents.unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 from ..envs.unbroken import CHARACTERS, UnbrokenCore
 from ..envs.unbroken import consts as C
+from ..envs.unbroken.heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
 
 def run(games=10000, difficulties=C.DIFFICULTIES, characters=CHARACTERS, seed0=0):

@@ -5,7 +5,7 @@
 peers, targets and output format as ``dungeonrl bench``. What stays here
 is the names other modules import: :func:`main`, and
 :func:`bench_kernel` / :func:`bench_vector` with their old signatures
-(``agents/demo.py``), now measured by the suite's loops.
+(``dungeonrl/demo.py``), now measured by the suite's loops.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from .machine import loadavg, machine_info
+from ..machine import loadavg, machine_info
 
 #: (title, registered game, seats): the titles the clients take in turn
 TITLES = (

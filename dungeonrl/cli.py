@@ -111,7 +111,7 @@ COMMANDS: dict[str, str] = {
 DEFAULTS: dict[str, str] = {
     "play": "dungeonrl.cli:generic_play",
     "bench": "dungeonrl.cli:generic_bench",
-    "demo": "dungeonrl.agents.demo:main",
+    "demo": "dungeonrl.demo:main",
     "train": "dungeonrl.agents.train:main",
     "eval": "dungeonrl.cli:eval_command",
     "dataset": "dungeonrl.agents.dataset:cli_dataset",
@@ -626,7 +626,7 @@ class EvalExtra:
 
 
 def _hooks(game):
-    from .agents.games import hooks_for
+    from .envs.core.hooks import hooks_for
 
     return hooks_for(game)
 

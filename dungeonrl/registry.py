@@ -25,9 +25,11 @@ registered with :data:`SELFPLAY_ENTRY_POINT` / :data:`SELFPLAY_VECTOR_ENTRY_POIN
 instead: ``gymnasium.make`` on it gives the single-agent view (one seat
 against an opponent pool, :mod:`dungeonrl.agents.selfplay_env`), while the
 full multi-agent game is PettingZoo's (the game's ``GAME.pettingzoo`` module).
-Registration is idempotent. A game module that does not exist yet (or is
-still an empty folder) is skipped silently; any other import error inside a
-game module propagates.
+Every entry point is a dotted string resolved by Gymnasium's own
+``load_env_creator`` when an env is made: the registry sits below the
+agents and imports none of them. Registration is idempotent. A game module
+that does not exist yet (or is still an empty folder) is skipped silently;
+any other import error inside a game module propagates.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from __future__ import annotations
 import importlib
 
 import gymnasium
+from gymnasium.envs.registration import load_env_creator
 
 from .envs import catalog, specs
 from .envs.core.spec import GameSpec
@@ -145,24 +148,15 @@ def register_catalog() -> None:
 def make_game_env(game: str, **kwargs) -> gymnasium.Env:
     """Gymnasium entry point of a catalog game: the single-agent env, or the
     self-play view of a multi-seat game."""
-    if get_spec(game).multi_agent:
-        from .agents.selfplay_env import make_selfplay_env
-
-        return make_selfplay_env(game=game, **kwargs)
-    from .envs.core.adapters.gym_env import make_env
-
-    return make_env(game=game, **kwargs)
+    multi = get_spec(game).multi_agent
+    return load_env_creator(SELFPLAY_ENTRY_POINT if multi else ENTRY_POINT)(game=game, **kwargs)
 
 
 def make_game_vector_env(game: str, **kwargs) -> gymnasium.vector.VectorEnv:
     """Gymnasium vector entry point of a catalog game (see :func:`make_game_env`)."""
-    if get_spec(game).multi_agent:
-        from .agents.selfplay_env import make_selfplay_vector_env
-
-        return make_selfplay_vector_env(game=game, **kwargs)
-    from .envs.core.adapters.vector import make_vector_env
-
-    return make_vector_env(game=game, **kwargs)
+    multi = get_spec(game).multi_agent
+    creator = load_env_creator(SELFPLAY_VECTOR_ENTRY_POINT if multi else VECTOR_ENTRY_POINT)
+    return creator(game=game, **kwargs)
 
 
 def aec_factory(game):

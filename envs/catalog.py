@@ -81,7 +81,7 @@ class GameEntry:
     ``pettingzoo``, the module exporting ``env`` / ``raw_env`` /
     ``parallel_env`` (multi-seat games); ``agent_hooks``, the
     ``"module:attribute"`` of the game's
-    :class:`~dungeonrl.agents.games.GameHooks` (default: generic hooks);
+    :class:`~dungeonrl.envs.core.hooks.GameHooks` (default: generic hooks);
     ``cli``, the module of its command-line companions (``play(args)``,
     ``bench(args)``... with their ``*_options``; default: the suite's
     commands); ``test_hooks``, the ``"module:attribute"`` of its
@@ -174,12 +174,15 @@ def discover() -> dict[str, GameEntry]:
 ENTRIES: dict[str, GameEntry] = discover()
 
 
-def default_game() -> str:
+def default_game(multi_seat: bool = False) -> str:
     """The game a command plays when none is named: the first in the
-    suite's order (the lowest ``order``)."""
-    if not ENTRIES:
-        raise LookupError("no game is installed under dungeonrl.envs")
-    return next(iter(ENTRIES))
+    suite's order (the lowest ``order``); with ``multi_seat``, the first
+    whose declaration names a PettingZoo module (a game of several seats)."""
+    for name, game in ENTRIES.items():
+        if not multi_seat or game.pettingzoo is not None:
+            return name
+    what = "multi-seat game" if multi_seat else "game"
+    raise LookupError(f"no {what} is installed under dungeonrl.envs")
 
 
 #: short name -> environment id of each game, in registration order.

@@ -72,7 +72,7 @@ table), :mod:`.targets` (targets, guards and reported rows), :mod:`.guards`
 
 from __future__ import annotations
 
-from ..machine import loadavg, machine_info
+from ...machine import loadavg, machine_info
 from .checks import (
     IllegalActionInBenchmark,
     RandomLegalSampler,

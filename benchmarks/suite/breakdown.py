@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from ..machine import loadavg, machine_info
+from ...machine import loadavg, machine_info
 from .checks import IllegalActionInBenchmark, RandomLegalSampler, check_batch, check_one
 from .games import aec_factory, core_kwargs, make_core, player_counts, unknown_game_error
 from .layers import aec_loop, single_loop

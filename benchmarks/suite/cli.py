@@ -174,6 +174,25 @@ def output_paths(a, settings: Settings) -> tuple[str | None, str]:
     return os.path.join(out, name), out
 
 
+def search_main(argv) -> int:
+    """``dungeonrl bench --search``: :mod:`dungeonrl.benchmarks.search_speed`
+    in the suite's words (``--quick``: its ``QUICK_DECISIONS`` decisions;
+    ``--out DIR``: the JSON at ``DIR/search_speed.json``, default
+    ``./bench-results``; ``--json PATH``), any other option its own
+    (``--games``, ``--seed``, ``--no-peers``...)."""
+    from .. import search_speed
+
+    p = argparse.ArgumentParser(prog="dungeonrl bench --search", add_help=False)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=None)
+    p.add_argument("--json", default=None)
+    a, rest = p.parse_known_args(argv)
+    if a.quick and "--decisions" not in rest:
+        rest += ["--decisions", str(search_speed.QUICK_DECISIONS)]
+    rest += ["--out", a.json or os.path.join(a.out or default_out_dir(), "search_speed.json")]
+    return search_speed.main(rest)
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--layers" in argv:
@@ -181,9 +200,7 @@ def main(argv=None) -> int:
 
         return layers_main([x for x in argv if x != "--layers"])
     if "--search" in argv:
-        from ..search_speed import suite_main
-
-        return suite_main([x for x in argv if x != "--search"])
+        return search_main([x for x in argv if x != "--search"])
     a = build_parser().parse_args(argv)
     if a.from_json:
         with open(a.from_json) as f:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..machine import loadavg, machine_info
+from ...machine import loadavg, machine_info
 from .checks import RandomLegalSampler
 from .fmt import fmt_fig, fmt_memory, fmt_start
 from .games import core_kwargs, make_core, player_counts

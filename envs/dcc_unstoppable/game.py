@@ -8,7 +8,7 @@ GAME = GameEntry(
     env_id="dungeonrl/DCCUnstoppable-v1",
     order=40,
     pettingzoo="dungeonrl.envs.dcc_unstoppable_v1",
-    agent_hooks="dungeonrl.agents.dcc_unstoppable_hooks:HOOKS",
+    agent_hooks="dungeonrl.envs.dcc_unstoppable.hooks:HOOKS",
     cli="dungeonrl.games.dcc_unstoppable",
     infostate="dungeonrl.envs.dcc_unstoppable.infostate:resample_rows",
 )

@@ -8,7 +8,7 @@ GAME = GameEntry(
     env_id="dungeonrl/DungeonCrawler-v0",
     order=20,
     pettingzoo="dungeonrl.envs.dungeon_crawler_v0",
-    agent_hooks="dungeonrl.agents.dungeon_crawler_hooks:HOOKS",
+    agent_hooks="dungeonrl.envs.dungeon_crawler.hooks:HOOKS",
     cli="dungeonrl.games.dungeon_crawler",
     infostate="dungeonrl.envs.dungeon_crawler.infostate:resample_rows",
 )

@@ -8,7 +8,7 @@ GAME = GameEntry(
     env_id="dungeonrl/DungeonKart-v1",
     order=30,
     pettingzoo="dungeonrl.envs.dungeon_kart_v1",
-    agent_hooks="dungeonrl.agents.dungeon_kart_hooks:HOOKS",
+    agent_hooks="dungeonrl.envs.dungeon_kart.hooks:HOOKS",
     cli="dungeonrl.games.dungeon_kart",
     infostate="dungeonrl.envs.dungeon_kart.infostate:resample_rows",
 )

@@ -7,7 +7,7 @@ GAME = GameEntry(
     name="unbroken",
     env_id="dungeonrl/Unbroken-v0",
     order=10,
-    agent_hooks="dungeonrl.agents.unbroken_hooks:HOOKS",
+    agent_hooks="dungeonrl.envs.unbroken.hooks:HOOKS",
     cli="dungeonrl.games.unbroken",
     infostate="dungeonrl.envs.unbroken.infostate:resample_rows",
 )

@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3fae4a13ebf20c926e92383cc2b3efa06c6433d20a741ba885260af58421b97b'
+SOURCE_DIGEST = 'a164a9fce21c53d4bf37f2e3ae09cb150f6079f6e42fc08d01ac3626b134164c'
 ensure_fresh(globals())

@@ -1,6 +1,6 @@
 """A scripted heuristic player for Unbroken (numba): the game's
 ``policy_row``. The engine's generated loops (``kernels.policy_rows``,
-``play_rows``) play it inside numba; ``agents/unbroken_heuristic.py`` wraps it
+``play_rows``) play it inside numba; ``envs/unbroken/heuristic.py`` wraps it
 as an agent.
 
 The heuristic reads only what the player can see (resources, weapon, Skills,

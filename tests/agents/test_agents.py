@@ -23,7 +23,6 @@ from dungeonrl import registry
 from dungeonrl.agents import league
 from dungeonrl.agents import ppo as ppo_mod
 from dungeonrl.agents.evaluate import evaluate, wilson
-from dungeonrl.agents.games import hooks_for
 from dungeonrl.agents.modelspec import (
     ModelSpecError,
     ModelSpecWarning,
@@ -39,6 +38,7 @@ from dungeonrl.agents.ppo import (
     train,
 )
 from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.hooks import hooks_for
 from dungeonrl.envs.unbroken import UnbrokenCore
 
 registry.register_game(fg.SPEC, "helpers.fixture_game")

@@ -24,7 +24,13 @@ AGENTS = ROOT / "agents"
 PKG = "dungeonrl.agents"
 
 #: the layers above the agents
-ABOVE = ("dungeonrl.cli", "dungeonrl.options", "dungeonrl.play", "dungeonrl.games")
+ABOVE = (
+    "dungeonrl.cli",
+    "dungeonrl.demo",
+    "dungeonrl.options",
+    "dungeonrl.play",
+    "dungeonrl.games",
+)
 
 #: optional dependencies (extras of pyproject.toml) that are imported where used
 OPTIONAL = (
@@ -47,10 +53,6 @@ LAZY_OK = {
     # a game's own package loads its compiled kernels: imported when that game is used
     "dungeonrl.envs.unbroken": "a game's package",
     "dungeonrl.envs.unbroken.core": "a game's package",
-    # the demo's throughput part: the benchmark layer sits beside the agents
-    "dungeonrl.benchmarks.unbroken_bench": "the demo's throughput figures",
-    # the CPU model a model card records: the benchmarks' one copy of that lookup
-    "dungeonrl.benchmarks.machine": "the machine line of a model card",
 }
 
 

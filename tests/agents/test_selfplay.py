@@ -23,14 +23,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.dungeon_crawler_heuristic import (
-    SCRIPTED_HEURISTIC,
-    SCRIPTED_RANDOM,
-    HeuristicAgent,
-    advance_scripted,
-    scripted_advance,
-)
-from dungeonrl.agents.games import hooks_for
 from dungeonrl.agents.league import League
 from dungeonrl.agents.modelspec import ModelSpecError
 from dungeonrl.agents.policy import RandomAgent, make_agent
@@ -45,8 +37,16 @@ from dungeonrl.agents.selfplay import (
 )
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
+from dungeonrl.envs.core.hooks import hooks_for
 from dungeonrl.envs.dungeon_crawler import consts as C
 from dungeonrl.envs.dungeon_crawler import make_core
+from dungeonrl.envs.dungeon_crawler.heuristic import (
+    SCRIPTED_HEURISTIC,
+    SCRIPTED_RANDOM,
+    HeuristicAgent,
+    advance_scripted,
+    scripted_advance,
+)
 
 CORES: dict = {}
 
@@ -737,7 +737,7 @@ def test_advance_scripted_stops_at_the_learner_and_at_network_seats():
 
 
 def test_hooks_entry():
-    from dungeonrl.agents import dungeon_crawler_hooks as dch
+    from dungeonrl.envs.dungeon_crawler import hooks as dch
 
     hooks = hooks_for("dungeon_crawler")
     assert hooks is dch.HOOKS

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from dungeonrl.agents import demo
+from dungeonrl import demo
 from dungeonrl.agents.pretrained import PREFIX, RECIPES, card
 from dungeonrl.cli import main as cli_main
 

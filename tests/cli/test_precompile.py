@@ -131,7 +131,7 @@ def test_compile_profile_splits_own_time_from_callees():
 
 
 def test_markdown_names_entry_points_and_repeated_signatures():
-    from dungeonrl.precompile import markdown
+    from dungeonrl.benchmarks.compile_profile import markdown
 
     res = [
         {

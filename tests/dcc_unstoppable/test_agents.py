@@ -1,4 +1,4 @@
-"""Agents of Dungeon Crawler Carl: Unstoppable (``agents/dcc_unstoppable_hooks.py``):
+"""Agents of Dungeon Crawler Carl: Unstoppable (``envs/dcc_unstoppable/hooks.py``):
 the hooks (episode statistics from the final records, the whole-game numba
 path against the batched loop), co-op team games (``selfplay.play_team``),
 the co-op training view (shared team reward, the learner's teammate drawn
@@ -21,13 +21,13 @@ torch = pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl.agents.evaluate import evaluate
-from dungeonrl.agents.games import hooks_for
 from dungeonrl.agents.policy import RandomAgent, make_agent
 from dungeonrl.agents.ppo import ActorCritic
 from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent
 from dungeonrl.agents.train import is_coop
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+from dungeonrl.envs.core.hooks import hooks_for
 from dungeonrl.envs.dcc_unstoppable import consts as C
 from dungeonrl.envs.dcc_unstoppable import make_core
 
@@ -46,7 +46,7 @@ def coop():
 
 # --- hooks ------------------------------------------------------------------------------------
 def test_hooks_are_wired(solo, coop):
-    from dungeonrl.agents import dcc_unstoppable_hooks as H
+    from dungeonrl.envs.dcc_unstoppable import hooks as H
 
     hooks = hooks_for(GAME)
     assert hooks is H.HOOKS

@@ -18,7 +18,6 @@ from helpers.hooks_dungeon_crawler import HOOKS
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dungeonrl import registry
-from dungeonrl.agents.dungeon_crawler_heuristic import choose
 from dungeonrl.envs import dungeon_crawler_v0
 from dungeonrl.envs.core.errors import (
     ContentError,
@@ -33,6 +32,7 @@ from dungeonrl.envs.core.kernel.rng import rng_seed
 from dungeonrl.envs.dungeon_crawler import SPEC, make_core
 from dungeonrl.envs.dungeon_crawler import consts as C
 from dungeonrl.envs.dungeon_crawler.content import DATA_DIR, load_content
+from dungeonrl.envs.dungeon_crawler.heuristic import choose
 from dungeonrl.envs.dungeon_crawler.kernels import sample_legal, step_row
 from dungeonrl.envs.dungeon_crawler.rules_py import hero_view
 
@@ -924,7 +924,7 @@ def test_final_boss_is_drawn_uniformly():
 
 
 def test_heuristic_beats_random():
-    from dungeonrl.agents.dungeon_crawler_heuristic import policy_rollout
+    from dungeonrl.envs.dungeon_crawler.heuristic import policy_rollout
 
     core = core_for(4)
     st = core.alloc(8)

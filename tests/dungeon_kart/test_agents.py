@@ -1,5 +1,5 @@
 """Dungeon Kart in the agents layer and the CLI (tiny budgets): the hooks of
-``agents/dungeon_kart_hooks.py`` (heuristic agent, scripted opponents inside
+``envs/dungeon_kart/hooks.py`` (heuristic agent, scripted opponents inside
 numba, episode statistics with the finishing place), ``dungeonrl train`` /
 ``dungeonrl eval`` / ``dungeonrl play`` on the race, and the
 heuristic-vs-random table of ``benchmarks/kart_table.py``."""
@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.dungeon_kart_hooks import (
+from dungeonrl.cli import main as cli_main
+from dungeonrl.envs.core.hooks import hooks_for
+from dungeonrl.envs.core.kernel.header import O_TRUNCATED
+from dungeonrl.envs.dungeon_kart import consts as C
+from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
+from dungeonrl.envs.dungeon_kart.hooks import (
     HOOKS,
     SCRIPTED_HEURISTIC,
     SCRIPTED_RANDOM,
     final_rank,
     play_rows,
 )
-from dungeonrl.agents.games import hooks_for
-from dungeonrl.cli import main as cli_main
-from dungeonrl.envs.core.kernel.header import O_TRUNCATED
-from dungeonrl.envs.dungeon_kart import consts as C
-from dungeonrl.envs.dungeon_kart.core import DungeonKartCore
 
 
 def test_hooks_registered():

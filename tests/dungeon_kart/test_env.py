@@ -74,7 +74,7 @@ def test_custom_text_board_as_track():
     core = e.unwrapped.core
     assert core.content.track_names[core.track] == "Mud Straight"
     # the heuristic races both seats to the line on the small board
-    from dungeonrl.agents.dungeon_kart_hooks import SCRIPTED_HEURISTIC, play_rows
+    from dungeonrl.envs.dungeon_kart.hooks import SCRIPTED_HEURISTIC, play_rows
 
     st = core.alloc(8)
     core.reset(st, np.arange(8, dtype=np.uint64))

@@ -83,7 +83,7 @@ def test_multi_seat_games_register_with_pettingzoo(name):
 
 @pytest.mark.parametrize("name", catalog.GAMES)
 def test_agent_hooks_and_cli_are_found_from_the_declaration(name):
-    from dungeonrl.agents.games import GENERIC, hooks_for, hooks_target
+    from dungeonrl.envs.core.hooks import GENERIC, hooks_for, hooks_target
 
     game = catalog.entry(name)
     assert hooks_target(name) == game.agent_hooks
@@ -100,7 +100,7 @@ def test_agent_hooks_and_cli_are_found_from_the_declaration(name):
 
 
 def test_unknown_agent_hooks_fall_back_to_generic():
-    from dungeonrl.agents.games import GENERIC, hooks_for
+    from dungeonrl.envs.core.hooks import GENERIC, hooks_for
 
     assert hooks_for("no_such_game_xyz") is GENERIC
 

@@ -230,9 +230,9 @@ def _torch_view(game, n, **kw):
 
     from dungeonrl.agents.policy import TorchAgent
     from dungeonrl.agents.ppo import ActorCritic
-    from dungeonrl.agents.scripted import HeuristicAgent, scripted_advance
     from dungeonrl.agents.selfplay_env import _core
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
+    from dungeonrl.envs.core.scripted import HeuristicAgent, scripted_advance
 
     core = _core(game, kw)
     torch.manual_seed(0)
@@ -666,8 +666,8 @@ def test_rllib_envs_copy(how):
     pickle too, and the copy plays the same games. Hooks of a game without
     its own (``GENERIC``) pickle as well (their default ``describe`` was a
     lambda)."""
-    from dungeonrl.agents.games import GENERIC
     from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+    from dungeonrl.envs.core.hooks import GENERIC
 
     assert COPIERS[how](GENERIC) == GENERIC
     single = RLlibSingleEnv("unbroken", max_steps=8, character="random")

@@ -312,7 +312,7 @@ def test_commands_the_cli_loads_do_not_import_the_cli():
     loaded = _cli_loaded_modules(mods)
     assert {
         "dungeonrl.agents.train",
-        "dungeonrl.agents.demo",
+        "dungeonrl.demo",
         "dungeonrl.games.unbroken",
     } <= loaded, sorted(loaded)
     graph = import_graph()
@@ -345,3 +345,127 @@ def test_a_games_own_modules_import_first(module):
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# --- layers of the installed package ----------------------------------------------
+#: the package's layers, lowest first: a module may import its own layer and
+#: the ones below it, never one above (late imports included). The engine's
+#: game table and catalog (``envs/specs.py``, ``envs/catalog.py``) are the
+#: engine's, though they sit at ``envs/``'s root; a game's rules and its
+#: encoder are the next two layers; the package root's small modules (its
+#: ``__init__``, the version, the Gymnasium registry, the machine record) sit
+#: below the agents, the commands and the web app above the benchmarks.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("engine", ("dungeonrl.envs.core", "dungeonrl.envs.catalog", "dungeonrl.envs.specs")),
+    ("games", ("dungeonrl.envs",)),
+    ("encoders", ("dungeonrl.encoders",)),
+    ("root", ("dungeonrl", "dungeonrl.version", "dungeonrl.registry", "dungeonrl.machine")),
+    ("agents", ("dungeonrl.agents",)),
+    ("benchmarks", ("dungeonrl.benchmarks",)),
+    ("app", ("dungeonrl.",)),  # every other module: cli, demo, play, games, web, precompile
+)
+
+#: arrows back up that remain, each with its reason: a game's composition
+#: (its core and the generated kernels, which compile the encoder into the
+#: step; Kart's and Carl's content, which derive the encoder's tables) imports
+#: the game's encoder, which imports the game's constants. Issue 48 (t2)
+#: keeps this list; anything not on it fails.
+KNOWN_ARROWS_UP = {
+    f"dungeonrl.envs.{g}.{m} -> dungeonrl.encoders.{g}"
+    for g, mods in (
+        ("unbroken", ("core", "kernels")),
+        ("dungeon_crawler", ("core", "kernels")),
+        ("dungeon_kart", ("core", "kernels", "content")),
+        ("dcc_unstoppable", ("core", "kernels", "content")),
+    )
+    for m in mods
+}
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of a module's layer: the longest name
+    that is the module or a package above it wins (``"dungeonrl"`` itself
+    names only the root's ``__init__``; ``"dungeonrl."`` takes what no
+    other layer names)."""
+    best, best_len = len(LAYERS) - 1, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            inside = p not in ("dungeonrl", "dungeonrl.") and module.startswith(p + ".")
+            if (module == p or inside) and len(p) > best_len:
+                best, best_len = i, len(p)
+    return best
+
+
+def arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    """Every import (late ones included) of a module in a higher layer."""
+    return sorted(
+        f"{a} -> {b}" for a, deps in graph.items() for b in deps if layer_of(b) > layer_of(a)
+    )
+
+
+def test_layers_are_assigned_as_documented():
+    assert LAYERS[layer_of("dungeonrl.envs.core.batch")][0] == "engine"
+    assert LAYERS[layer_of("dungeonrl.envs.catalog")][0] == "engine"
+    assert LAYERS[layer_of("dungeonrl.envs.unbroken.rules")][0] == "games"
+    assert LAYERS[layer_of("dungeonrl.envs.dungeon_kart_v1")][0] == "games"
+    assert LAYERS[layer_of("dungeonrl.encoders.unbroken")][0] == "encoders"
+    assert LAYERS[layer_of("dungeonrl")][0] == "root"
+    assert LAYERS[layer_of("dungeonrl.registry")][0] == "root"
+    assert LAYERS[layer_of("dungeonrl.agents.search")][0] == "agents"
+    assert LAYERS[layer_of("dungeonrl.benchmarks.suite.cli")][0] == "benchmarks"
+    for app in ("dungeonrl.cli", "dungeonrl.demo", "dungeonrl.web.app", "dungeonrl.precompile"):
+        assert LAYERS[layer_of(app)][0] == "app", app
+
+
+def test_no_import_runs_back_up_a_layer():
+    """Every import, late ones included, points down or sideways: no module
+    imports one of a higher layer (:data:`LAYERS`), but for the arrows of
+    :data:`KNOWN_ARROWS_UP`, each of which must still exist (a mended one is
+    struck off the list)."""
+    found = set(arrows_up(import_graph(module_level=False)))
+    assert found - KNOWN_ARROWS_UP == set(), "imports back up a layer:\n" + "\n".join(
+        sorted(found - KNOWN_ARROWS_UP)
+    )
+    assert KNOWN_ARROWS_UP - found == set(), "no longer there (strike them off):\n" + "\n".join(
+        sorted(KNOWN_ARROWS_UP - found)
+    )
+
+
+def test_an_arrow_back_up_is_reported():
+    # positive control: planted imports back up are found, sideways ones are not
+    graph = {
+        "dungeonrl.envs.core.batch": {"dungeonrl.agents.ppo", "dungeonrl.envs.core.spec"},
+        "dungeonrl.registry": {"dungeonrl.agents.selfplay_env"},
+        "dungeonrl.agents.zoo": {"dungeonrl.machine", "dungeonrl.benchmarks.suite"},
+        "dungeonrl.cli": {"dungeonrl.benchmarks.suite"},
+    }
+    assert arrows_up(graph) == [
+        "dungeonrl.agents.zoo -> dungeonrl.benchmarks.suite",
+        "dungeonrl.envs.core.batch -> dungeonrl.agents.ppo",
+        "dungeonrl.registry -> dungeonrl.agents.selfplay_env",
+    ]
+
+
+def test_no_loop_between_the_packages():
+    """Reachability between the package's folders (a game, an encoder, the
+    engine, agents, benchmarks...; late imports included, the known arrows
+    up left out): no two reach each other."""
+
+    def unit(m: str) -> str:
+        parts = m.split(".")
+        if m.startswith(("dungeonrl.envs.catalog", "dungeonrl.envs.specs")):
+            return "dungeonrl.envs.core"
+        if len(parts) >= 3 and parts[1] in ("envs", "encoders", "benchmarks", "agents"):
+            game = parts[2].rsplit("_v", 1)[0] if parts[1] == "envs" else parts[2]
+            return ".".join(parts[:2] + [game]) if parts[1] in ("envs", "encoders") else parts[1]
+        return m if len(parts) < 2 else ".".join(parts[:2])
+
+    graph: dict[str, set[str]] = {}
+    for a, deps in import_graph(module_level=False).items():
+        for b in deps:
+            if f"{a} -> {b}" not in KNOWN_ARROWS_UP and unit(a) != unit(b):
+                graph.setdefault(unit(a), set()).add(unit(b))
+    loops = find_cycles(graph)
+    assert not loops, "packages that reach each other:\n" + "\n".join(
+        " <-> ".join(c) for c in loops
+    )

@@ -54,7 +54,7 @@ ADDONS = '''\
 """The drop-in game's companions: agent hooks and CLI companion."""
 import numpy as np
 
-from dungeonrl.agents.games import GameHooks as AgentHooks
+from dungeonrl.envs.core.hooks import GameHooks as AgentHooks
 
 from helpers import fixture_game as F
 
@@ -200,7 +200,7 @@ LAYERS = textwrap.dedent("""\
     from dungeonrl import registry
     from dungeonrl.envs import catalog
     from dungeonrl.envs.core.kernel import codegen
-    from dungeonrl.agents.games import hooks_for
+    from dungeonrl.envs.core.hooks import hooks_for
     from dungeonrl.benchmarks import fuzz
     from helpers import game_hooks
     from helpers import conformance_common

@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'eba929f8fffd219869608b8f8f60b8e80709955368a12f80073f42caea95cfb4'
+SOURCE_DIGEST = '92398bd3863853c26fea0e3261750c51089f6cf3af580adbad0309ce5a3faf0a'
 ensure_fresh(globals())

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.kernel.rng import rng_seed
-from ..envs.unbroken.kernels import (  # noqa: F401  (re-exported)
+from ..core.kernel.rng import rng_seed
+from .kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as POLICY_HEURISTIC,
 )
-from ..envs.unbroken.kernels import SCRIPTED_RANDOM as POLICY_RANDOM  # noqa: F401  (re-exported)
-from ..envs.unbroken.kernels import (
+from .kernels import SCRIPTED_RANDOM as POLICY_RANDOM  # noqa: F401  (re-exported)
+from .kernels import (
     play_rows,
     reset_batch,
 )
-from ..envs.unbroken.kernels import policy_rows as policy_rows
-from ..envs.unbroken.policy import heuristic_action  # noqa: F401  (re-exported)
+from .kernels import policy_rows as policy_rows
+from .policy import heuristic_action  # noqa: F401  (re-exported)
 
 
 def play_games(

@@ -1,15 +1,16 @@
-"""Unbroken's entry in :mod:`dungeonrl.agents.games`: episode statistics
+"""Unbroken's entry in :mod:`dungeonrl.envs.core.hooks`: episode statistics
 from the final records, the scripted heuristic (``envs/unbroken/policy.py``)
 as a batched agent, and whole-game numba evaluation through the generated
-loops re-exported by ``agents/unbroken_heuristic.py``."""
+loops re-exported by ``envs/unbroken/heuristic.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..envs.unbroken import consts as C
-from .games import GameHooks
-from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
+from ..core.hooks import GameHooks
+from . import consts as C
+from .core import CHARACTERS, REWARDS
+from .heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
 
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:
@@ -78,8 +79,6 @@ def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> 
 
 
 def describe(core) -> str:
-    from ..envs.unbroken import CHARACTERS
-
     ch = "random" if core.character < 0 else CHARACTERS[core.character]
     return f"character={ch} difficulty={C.DIFFICULTIES[core.difficulty]}"
 
@@ -91,13 +90,25 @@ HOOKS = GameHooks(
     core_options=(
         (
             "--character",
-            dict(default=None, help="sneak, sage, hunter, brawler or random (default sneak)"),
+            dict(
+                default=None,
+                choices=(*CHARACTERS, "random"),
+                help="sneak, sage, hunter, brawler or random (default sneak)",
+            ),
         ),
-        ("--difficulty", dict(default=None, help="easy, normal or hard (default normal)")),
+        (
+            "--difficulty",
+            dict(
+                default=None,
+                choices=tuple(C.DIFFICULTIES),
+                help="easy, normal or hard (default normal)",
+            ),
+        ),
         (
             "--reward",
             dict(
                 default=None,
+                choices=REWARDS,
                 help="win_loss or score (train default: score, which also pays "
                 "for the Levels a lost game reached)",
             ),

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.batch import core_batch
-from ..envs.core.kernel.rng import rng_seed
+from .batch import core_batch
+from .kernel.rng import rng_seed
 
 #: the scripted-policy seat code of the engine's generated loops
 #: (``SCRIPTED_POLICY`` of every ``kernels.py``)

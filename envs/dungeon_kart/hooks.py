@@ -1,4 +1,4 @@
-"""Dungeon Kart's entry in :mod:`dungeonrl.agents.games`.
+"""Dungeon Kart's entry in :mod:`dungeonrl.envs.core.hooks`.
 
 Training and evaluation see the race through the self-play view
 (:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`): the learner owns one
@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.kernel.header import O_TRUNCATED
-from ..envs.dungeon_kart.kernels import (  # noqa: F401  (re-exported)
+from ..core.hooks import GameHooks
+from ..core.kernel.header import O_TRUNCATED
+from ..core.scripted import HeuristicAgent, scripted_advance
+from .kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
 )
-from ..envs.dungeon_kart.kernels import SCRIPTED_RANDOM as SCRIPTED_RANDOM
-from ..envs.dungeon_kart.kernels import advance_scripted as advance_scripted
-from ..envs.dungeon_kart.kernels import play_rows as play_rows
-from ..envs.dungeon_kart.kernels import policy_rows as policy_rows
-from ..envs.dungeon_kart.kernels import restart_batch as restart_batch
-from .games import GameHooks
-from .scripted import HeuristicAgent, scripted_advance
+from .kernels import SCRIPTED_RANDOM as SCRIPTED_RANDOM
+from .kernels import advance_scripted as advance_scripted
+from .kernels import play_rows as play_rows
+from .kernels import policy_rows as policy_rows
+from .kernels import restart_batch as restart_batch
 
 
 def final_rank(states) -> np.ndarray:

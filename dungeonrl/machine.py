@@ -1,6 +1,8 @@
 """What machine a figure was measured on: CPU model, cores, memory,
 platform, package versions (:func:`machine_info`), and the load average
-(:func:`loadavg`). The one copy every benchmark records."""
+(:func:`loadavg`). The one copy every benchmark and model card records;
+it sits at the package's root, below the agents and the benchmarks, and
+imports nothing of the project."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dungeon Crawler's entry in :mod:`dungeonrl.agents.games`.
+"""Dungeon Crawler's entry in :mod:`dungeonrl.envs.core.hooks`.
 
 Training and evaluation see the game through the self-play view
 (:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`): the learner owns one
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.dungeon_crawler import consts as C
-from .dungeon_crawler_heuristic import HeuristicAgent, scripted_advance
-from .games import GameHooks
+from ..core.hooks import GameHooks
+from . import consts as C
+from .heuristic import HeuristicAgent, scripted_advance
 
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:

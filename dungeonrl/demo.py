@@ -1,7 +1,7 @@
 """``make demo`` / ``dungeonrl demo``: a first look at the suite.
 
 1. The shipped trained agent (``pretrained:unbroken-normal``, see
-   :mod:`.pretrained`) against the scripted heuristic and random play on the
+   :mod:`.agents.pretrained`) against the scripted heuristic and random play on the
    same seeded Unbroken games (game ``i`` from seed ``seed + i``) and the
    same settings (the agent's own: character drawn at random, Normal),
    with 95% Wilson intervals: the table of ``dungeonrl eval``, computed by
@@ -11,7 +11,7 @@
    numba), then the in-kernel throughput and the native vector env's, for a
    few seconds.
 3. A short training with the shipped agent's own recipe
-   (:data:`.pretrained.RECIPES`: clone the heuristic, one DAgger round, then
+   (:data:`.agents.pretrained.RECIPES`: clone the heuristic, one DAgger round, then
    fast-path masked PPO; the "cloned start" of ``docs/training.md``) for
    ``--train-seconds`` (default 120, cloning included, with a progress
    bar), evaluated against the heuristic and random play on the first
@@ -38,13 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..registry import get_spec
-from . import evaluate
-from .metrics import wilson
-from .options import nonneg_int, option, positive_float, positive_int
-from .pretrained import PREFIX, RECIPES, card
-from .train import build_parser, choose_run_folder, run_training
-from .unbroken_heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
+from .agents import evaluate
+from .agents.metrics import wilson
+from .agents.options import nonneg_int, option, positive_float, positive_int
+from .agents.pretrained import PREFIX, RECIPES, card
+from .agents.train import build_parser, choose_run_folder, run_training
+from .benchmarks.unbroken_bench import bench_kernel, bench_vector
+from .envs.unbroken.heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
+from .registry import get_spec
 
 #: the shipped agent of the first table (``agents/pretrained_models/``)
 SHIPPED = "unbroken-normal"
@@ -191,7 +192,7 @@ def main(args=None):
     """A first look: the shipped agent against the heuristic, seeded games per
     difficulty, throughput, then a short training from the cloned start and
     its evaluation table."""
-    if args is None:  # python -m dungeonrl.agents.demo [options]
+    if args is None:  # python -m dungeonrl.demo [options]
         import runpy  # the program `dungeonrl demo unbroken [options]`
 
         sys.argv = ["dungeonrl", "demo", GAME, *sys.argv[1:]]
@@ -246,8 +247,8 @@ def main(args=None):
 def per_difficulty(n: int, seed: int = 0) -> None:
     """The heuristic and random play on each difficulty, whole games inside
     numba, characters drawn at random."""
-    from ..envs.unbroken import CHARACTERS, UnbrokenCore
-    from ..envs.unbroken import consts as C
+    from .envs.unbroken import CHARACTERS, UnbrokenCore
+    from .envs.unbroken import consts as C
 
     print("The heuristic and random play on each difficulty (whole games inside numba):")
     core = UnbrokenCore(character="random")
@@ -285,8 +286,7 @@ def per_difficulty(n: int, seed: int = 0) -> None:
 
 def throughput() -> None:
     """The in-kernel rollout's and the native vector env's steps per second."""
-    from ..benchmarks.unbroken_bench import bench_kernel, bench_vector
-    from ..envs.unbroken import UnbrokenCore
+    from .envs.unbroken import UnbrokenCore
 
     k, _ = bench_kernel(UnbrokenCore(character="random"), 1024, 300, 3)
     v, _ = bench_vector(4096, 30, 3, character="random")
@@ -298,7 +298,7 @@ def throughput() -> None:
 
 def recipe_argv(opts) -> list[str]:
     """The ``dungeonrl train unbroken`` arguments of the demo's training: the
-    shipped agent's recipe (:data:`.pretrained.RECIPES`) with the demo's
+    shipped agent's recipe (:data:`.agents.pretrained.RECIPES`) with the demo's
     budget, settings and evaluation; ``opts.from_scratch`` drops the cloning."""
     game, recipe = RECIPES[SHIPPED]
     if len(recipe) % 2 or not all(f.startswith("--") for f in recipe[::2]):

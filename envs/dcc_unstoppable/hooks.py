@@ -1,4 +1,4 @@
-"""Dungeon Crawler Carl: Unstoppable's entry in :mod:`dungeonrl.agents.games`.
+"""Dungeon Crawler Carl: Unstoppable's entry in :mod:`dungeonrl.envs.core.hooks`.
 
 Solo (``--players 1``, the default) the game is a 1-player core: training
 steps the fused batch directly and evaluation plays seeded games against
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.batch import core_batch
-from ..envs.core.kernel.header import O_TRUNCATED
-from ..envs.core.kernel.rng import rng_seed
-from ..envs.dcc_unstoppable import consts as C
-from .games import GameHooks
-from .scripted import SCRIPTED_POLICY, HeuristicAgent, scripted_advance
+from ..core.batch import core_batch
+from ..core.hooks import GameHooks
+from ..core.kernel.header import O_TRUNCATED
+from ..core.kernel.rng import rng_seed
+from ..core.scripted import SCRIPTED_POLICY, HeuristicAgent, scripted_advance
+from . import consts as C
 
 __all__ = ["HOOKS", "episode_stats", "play_whole_games", "describe"]
 
@@ -102,12 +102,27 @@ HOOKS = GameHooks(
                 "teammate drawn from --partners)",
             ),
         ),
-        ("--floor", dict(type=int, default=None, help="floor 1, 2 or 3 (default 1)")),
+        (
+            "--floor",
+            dict(
+                type=int,
+                default=None,
+                choices=tuple(range(1, C.NFLOOR + 1)),
+                help="floor 1, 2 or 3 (default 1)",
+            ),
+        ),
         (
             "--difficulty",
-            dict(default=None, help="normal, hard, expert or unbeatable (default normal)"),
+            dict(
+                default=None,
+                choices=C.DIFFICULTIES,
+                help="normal, hard, expert or unbeatable (default normal)",
+            ),
         ),
-        ("--mode", dict(default=None, help="arcade or campaign (default arcade)")),
+        (
+            "--mode",
+            dict(default=None, choices=C.MODES, help="arcade or campaign (default arcade)"),
+        ),
         (
             "--crawler",
             dict(default=None, help="solo crawler: Carl or Princess Donut (default Carl)"),

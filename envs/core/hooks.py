@@ -1,10 +1,14 @@
 """What the training and evaluation code needs to know about each game
 beyond its :class:`~dungeonrl.envs.core.spec.GameSpec`: the one place to
-plug a new game into ``dungeonrl train`` / ``dungeonrl eval``.
+plug a new game into ``dungeonrl train`` / ``dungeonrl eval``. The record
+is the engine's (like the spec), so a game declares its hooks in its own
+package (``envs/<game>/hooks.py``) without importing the agents, which read
+them.
 
 A :class:`GameHooks` record per game (the ``"module:attribute"`` its
-declaration names, ``GAME.agent_hooks`` in ``envs/<game>/game.py``,
-imported on first use) gives
+declaration names, ``GAME.agent_hooks`` in ``envs/<game>/game.py``, by
+convention ``dungeonrl.envs.<game>.hooks:HOOKS``; imported on first use)
+gives
 
 * ``episode_stats(core, final_states, rows, last_reward)``: per finished
   episode, a dict of arrays with at least ``"win"`` (bool); Unbroken adds
@@ -45,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs import catalog
+from .. import catalog
 
 __all__ = [
     "GameHooks",
@@ -100,13 +104,13 @@ _LOADED: dict[str, GameHooks] = {}
 def hooks_target(game: str) -> str | None:
     """Where a game's hooks live: :data:`HOOKS` if it names the game, else
     the declaration of a catalog game (``GAME.agent_hooks``; ``None`` when
-    it declares none), else the convention ``dungeonrl.agents.<game>_hooks:HOOKS``
+    it declares none), else the convention ``dungeonrl.envs.<game>.hooks:HOOKS``
     (games registered by hand)."""
     if game in HOOKS:
         return HOOKS[game]
     if game in catalog.ENTRIES:
         return catalog.ENTRIES[game].agent_hooks
-    return f"{__package__}.{game}_hooks:HOOKS"
+    return f"{catalog.__name__.rpartition('.')[0]}.{game}.hooks:HOOKS"
 
 
 def hooks_for(game: str) -> GameHooks:
@@ -122,7 +126,8 @@ def hooks_for(game: str) -> GameHooks:
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as e:
-            if e.name != module:
+            # the module, or a package above it (no such game), is missing
+            if e.name is None or not (module == e.name or module.startswith(e.name + ".")):
                 raise
             _LOADED[game] = GENERIC
         else:

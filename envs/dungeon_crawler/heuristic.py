@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.kernel.rng import rng_seed
-from ..envs.dungeon_crawler import consts as C
-from ..envs.dungeon_crawler.kernels import (
+from ..core.kernel.rng import rng_seed
+from ..core.scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
+from . import consts as C
+from .kernels import (
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
 )
-from ..envs.dungeon_crawler.kernels import (
+from .kernels import (
     SCRIPTED_RANDOM,
     play_rows,
     restart_batch,
 )
-from ..envs.dungeon_crawler.kernels import advance_scripted as advance_scripted
-from ..envs.dungeon_crawler.kernels import policy_rows as policy_rows
-from ..envs.dungeon_crawler.policy import choose  # noqa: F401  (re-exported)
-from .scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
+from .kernels import advance_scripted as advance_scripted
+from .kernels import policy_rows as policy_rows
+from .policy import choose  # noqa: F401  (re-exported)
 
 
 def policy_rollout(states, tabs, n_episodes, policy_seed, heuristic_seats, out):
