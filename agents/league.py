@@ -23,8 +23,8 @@
   or teams: openskill).
 
 ``dungeonrl eval dungeon_crawler --agent A --agent B ...`` plays every pair
-with :func:`dungeonrl.agents.selfplay.play_match` (seats alternated; the
-callable :func:`dungeonrl.agents.selfplay.league_play` wraps it for
+with :func:`dungeonrl.agents.algos.selfplay.play_match` (seats alternated; the
+callable :func:`dungeonrl.agents.algos.selfplay.league_play` wraps it for
 :meth:`League.run`) and prints and plots this table.
 """
 
@@ -264,7 +264,7 @@ class PlacementLeague:
     ``agents``: ``{name: agent}``; ``play(agents, names, games, seed)``
     plays ``games`` games with one agent per side (``names`` theirs) and
     returns :class:`Placement` results
-    (:func:`dungeonrl.agents.selfplay.table_play` builds it for a game).
+    (:func:`dungeonrl.agents.algos.selfplay.table_play` builds it for a game).
     :meth:`run` plays every lineup of ``sides`` distinct agents (all
     combinations, each rotated so every agent takes every side)."""
 

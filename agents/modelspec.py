@@ -285,7 +285,7 @@ def model_kind(path) -> str:
 
 
 def is_rllib_checkpoint(path) -> bool:
-    """A folder written by :func:`~dungeonrl.agents.rllib.run_rllib_training`
+    """A folder written by :func:`~dungeonrl.agents.algos.rllib.run_rllib_training`
     (an RLlib algorithm checkpoint holding :data:`RLLIB_SPEC_FILE`)."""
     path = os.fspath(path)
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, RLLIB_SPEC_FILE))

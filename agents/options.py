@@ -1,8 +1,8 @@
 """Declaring command-line options as dataclass fields.
 
 The ``dungeonrl`` CLI (:mod:`dungeonrl.cli`), the training and demo commands
-(:mod:`dungeonrl.agents.train`, :mod:`dungeonrl.demo`) and the per-game
-companions (:mod:`dungeonrl.games`) all declare their options with
+(:mod:`dungeonrl.agents.commands.train`, :mod:`dungeonrl.demo`) and the per-game
+play command (:mod:`dungeonrl.play`) all declare their options with
 :func:`option` and the value types below. They live here, below every one of
 those modules and importing nothing of the package, so that the commands
 never import the CLI that loads them. Every name stays importable from
@@ -235,20 +235,23 @@ def core_options_class(
     core_options: Sequence[tuple[str, dict]],
     title: str = "configuration",
     seats: tuple[int, int] | None = None,
+    defaults: dict | None = None,
 ):
     """The option dataclass of a game's core options (``GameHooks.core_options``:
     ``(flag, argparse keywords)`` pairs), for a command built from
-    :func:`option` groups; every default is ``None`` (the core's own
-    default applies). ``seats``: ``(min, max)``, the range a ``num_players``
-    option is checked against when it is read (the spec's seat counts)."""
+    :func:`option` groups; a default is ``defaults[dest]`` if given, else
+    ``None`` (the core's own default applies). ``seats``: ``(min, max)``,
+    the range a ``num_players`` option is checked against when it is read
+    (the spec's seat counts)."""
     fields = []
+    defaults = defaults or {}
     for flag, kw in core_options:
         dest = kw.get("dest") or flag.lstrip("-").replace("-", "_")
         kind = kw.get("type")
         if dest == "num_players" and seats is not None:
             kind = int_range(*seats)
         field = option(
-            None,
+            defaults.get(dest),
             kw.get("help", ""),
             flags=(flag,),
             type=kind,

@@ -11,7 +11,7 @@ agent                  what it is
 =====================  ==================================================
 :class:`RandomAgent`   uniform random legal action (numpy generator)
 heuristic              the game's scripted player (``games.hooks_for``)
-:class:`TorchAgent`    a fast-path PPO network (``agents/ppo.py``, ``.pt``)
+:class:`TorchAgent`    a fast-path PPO network (``agents/algos/ppo.py``, ``.pt``)
 :class:`SB3Agent`      a MaskablePPO model (``.zip``)
 =====================  ==================================================
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..envs.core.batch import Batch
 from ..envs.core.hooks import hooks_for
+from .algos.search import is_search_ref, make_search_agent, prior_name
 from .modelspec import (
     RLLIB_DEFAULT_MODULE,
     SB3_META_NAME,
@@ -53,7 +54,6 @@ from .protocol import (
     is_torch_module,
     pick_actions,
 )
-from .search import is_search_ref, make_search_agent, prior_name
 
 __all__ = [
     "RandomAgent",
@@ -90,7 +90,7 @@ class RandomAgent:
 
 
 class TorchAgent:
-    """A fast-path PPO :class:`~dungeonrl.agents.ppo.ActorCritic`: greedy
+    """A fast-path PPO :class:`~dungeonrl.agents.algos.ppo.ActorCritic`: greedy
     (``deterministic=True``: the most probable legal action) or sampled."""
 
     whole_game = None
@@ -116,7 +116,7 @@ class TorchAgent:
         self.torch = torch
 
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
-        from .ppo import masked_logits, sample_actions
+        from .algos.ppo import masked_logits, sample_actions
 
         torch = self.torch
         with torch.no_grad():
@@ -216,12 +216,14 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
     """An agent for ``core`` from a name: ``"random"``, ``"heuristic"``,
     ``"pretrained:NAME"`` (a shipped reference agent, see
     :mod:`.pretrained`), ``"search[:PRIOR][?key=value&...]"`` (tree search
-    over determinizations, see :mod:`.search`), ``"module:attribute"`` (your own agent, see
+    over determinizations, see :mod:`.algos.search`), ``"module:attribute"`` (your own agent, see
     :mod:`.protocol`) or a saved model path (``.pt``, SB3 ``.zip``, RLlib
     checkpoint). Any other object goes through :func:`as_agent`."""
     if not isinstance(name, (str, os.PathLike)):
         return as_agent(name, core, seed=seed, deterministic=deterministic)
-    if is_search_ref(name):  # search[:PRIOR][?key=value&...]: the search agent (agents/search.py)
+    if is_search_ref(
+        name
+    ):  # search[:PRIOR][?key=value&...]: the search agent (agents/algos/search.py)
         return make_search_agent(name, core, seed=seed, strict=strict, resolve=make_agent)
     if name == "random":
         return RandomAgent(core, seed)
@@ -249,7 +251,7 @@ def make_agent(name, core, *, seed: int = 0, deterministic: bool = True, strict:
         return RLlibAgent(path, core, deterministic=deterministic, seed=seed, strict=strict)
     if model_kind(path) == "sb3":
         return SB3Agent(_load_sb3(path, core, strict), deterministic, name=label)
-    from .ppo import load_model
+    from .algos.ppo import load_model
 
     net, _ = load_model(path, core, strict=strict)
     return TorchAgent(net, deterministic, seed, name=label)
@@ -259,7 +261,7 @@ def model_file(name) -> str | None:
     """The saved-model file an agent name stands for (a path, or the file
     of ``pretrained:NAME``); ``None`` for ``random``, ``heuristic`` and
     ``module:attribute`` agents, which carry no model spec; a search
-    agent's prior network (see :mod:`.search`)."""
+    agent's prior network (see :mod:`.algos.search`)."""
     if not isinstance(name, (str, os.PathLike)) or name in ("random", "heuristic"):
         return None
     if is_search_ref(name):  # a search stands for its prior network (None without one)

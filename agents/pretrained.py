@@ -8,7 +8,7 @@ in Python). ``python -m dungeonrl.agents.zoo list`` shows them.
 Each agent is two files in ``agents/pretrained_models/``:
 
 ``NAME.pt``
-    an ordinary fast-path PPO model file (``agents/ppo.py``'s format, loaded
+    an ordinary fast-path PPO model file (``agents/algos/ppo.py``'s format, loaded
     with its model-spec check, so a shipped agent refuses a game whose
     layout changed), weights stored as float16 to keep the wheel small
     (loaded back into float32; the card's figures are measured on the
@@ -19,7 +19,7 @@ Each agent is two files in ``agents/pretrained_models/``:
     machine and date, its evaluation against the heuristic and random play
     (win rates with 95 % Wilson intervals), its exploitability figure
     (the win rate of a best response trained against it, see
-    :mod:`.exploit`; multi-seat rival games only) and a small seeded
+    :mod:`.commands.exploit`; multi-seat rival games only) and a small seeded
     ``check`` that ``tests/agents/test_pretrained.py`` replays.
 
 ``python -m dungeonrl.agents.zoo retrain`` retrains every agent with its
@@ -60,80 +60,29 @@ CHECK_GAMES = 200
 #: rounding of another CPU's matrix kernels can flip a rare near-tie)
 CHECK_SLACK = 3
 
-_PVP = ["--num-envs", "256", "--hidden", "128,128", "--kickstart", "heuristic"]
-_PVP_POOL = ["--opponents", "heuristic:0.6,self:0.3,random:0.1", "--bc-steps", "100000"]
+#: the recipes, pairs and variants of the shipped agents: data, next to their cards
+RECIPES_FILE = MODELS_DIR / "recipes.json"
+
+
+def _recipes() -> tuple[dict, dict, dict]:
+    with open(RECIPES_FILE, encoding="utf-8") as f:
+        data = json.load(f)
+    recipes = {k: (r["game"], list(r["argv"])) for k, r in data["recipes"].items()}
+    variants = {k: (v["option"], tuple(v["values"])) for k, v in data["variants"].items()}
+    return recipes, dict(data["pairs"]), variants
+
 
 #: name -> (game, ``dungeonrl train GAME`` arguments); the seed is 0 for all
-RECIPES: dict[str, tuple[str, list[str]]] = {
-    "unbroken-normal": (
-        "unbroken",
-        "--algo ppo --minutes 12 --difficulty normal --character random --kickstart heuristic "
-        "--bc-steps 200000 --bc-epochs 2 --dagger-rounds 1 --lr 3e-4".split(),
-    ),
-    "dungeon_crawler-2p": (
-        "dungeon_crawler",
-        ["--players", "2", "--minutes", "10", *_PVP, "--bc-steps", "100000"]
-        + ["--opponents", "heuristic:0.5,self:0.3,random:0.2"],
-    ),
-    "dungeon_crawler-4p": (
-        "dungeon_crawler",
-        ["--players", "4", "--minutes", "75", "--opponents", "heuristic:1", "--gamma", "0.999"],
-    ),
-    "dungeon_crawler-8p": (
-        "dungeon_crawler",
-        [
-            "--players",
-            "8",
-            "--minutes",
-            "45",
-            "--opponents",
-            "heuristic:1",
-            "--init",
-            "pretrained:dungeon_crawler-4p",
-            "--lr",
-            "1e-4",
-            "--gamma",
-            "0.999",
-        ],
-    ),
-    "dungeon_kart-2p": (
-        "dungeon_kart",
-        ["--players", "2", "--minutes", "6", *_PVP, "--bc-steps", "100000"],
-    ),
-    "dungeon_kart-4p": ("dungeon_kart", ["--players", "4", "--minutes", "8", *_PVP, *_PVP_POOL]),
-    "dungeon_kart-8p": ("dungeon_kart", ["--players", "8", "--minutes", "8", *_PVP, *_PVP_POOL]),
-    "dcc_unstoppable-solo": (
-        "dcc_unstoppable",
-        "--algo ppo --minutes 8 --floor 1 --difficulty normal --hidden 256,256 --num-envs 256 "
-        "--minibatches 8 --lr 3e-4 --kickstart heuristic --bc-steps 200000 "
-        "--dagger-rounds 1".split(),
-    ),
-    "dcc_unstoppable-coop": (
-        "dcc_unstoppable",
-        "--players 2 --minutes 20 --floor 1 --difficulty normal --partners heuristic:1 "
-        "--hidden 256,256 --num-envs 256 --minibatches 8 --lr 3e-4".split(),
-    ),
-    "dcc_unstoppable-coop-lead": (
-        "dcc_unstoppable",
-        "--players 2 --minutes 55 --floor 1 --difficulty normal "
-        "--partners pretrained:dcc_unstoppable-coop:1 --hidden 256,256 --num-envs 256 "
-        "--minibatches 8 --lr 3e-4 --kickstart heuristic --bc-steps 300000 --bc-epochs 12 "
-        "--dagger-rounds 1".split(),
-    ),
-}
-
+#: (``agents/pretrained_models/recipes.json``)
+RECIPES: dict[str, tuple[str, list[str]]]
 #: co-op agents trained beside another shipped agent (frozen) as their
 #: teammate: name -> that teammate. The two are a trained pair: the card
 #: evaluates them together and holds the pair to the co-op target.
-PAIRS: dict[str, str] = {
-    "dcc_unstoppable-coop-lead": "dcc_unstoppable-coop",
-}
-
+PAIRS: dict[str, str]
 #: agents trained on a drawn option value, evaluated on each value too:
 #: name -> (option, values)
-VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "unbroken-normal": ("character", ("sneak", "sage", "hunter", "brawler")),
-}
+VARIANTS: dict[str, tuple[str, tuple[str, ...]]]
+RECIPES, PAIRS, VARIANTS = _recipes()
 
 #: exploit budget (minutes) recorded in the cards of the rival multi-seat games
 EXPLOIT_MINUTES = 3.0

@@ -30,7 +30,7 @@ an SB3 model (``predict``)  the SB3 agent (``predict(obs, action_masks=)``)
 a string                    :func:`~dungeonrl.agents.policy.make_agent`:
                             ``random``, ``heuristic``, ``pretrained:NAME``,
                             ``search[:PRIOR][?key=value&...]`` (tree
-                            search, :mod:`~dungeonrl.agents.search`),
+                            search, :mod:`~dungeonrl.agents.algos.search`),
                             ``module:attribute``, a model file (``.pt``,
                             SB3 ``.zip``) or an RLlib checkpoint folder
 ==========================  ================================================

@@ -68,8 +68,8 @@ from ..envs.core.hooks import hooks_for
 from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from ..envs.specs import get_spec
+from .algos.selfplay import SCRIPTED_NAMES, parse_pool
 from .policy import make_agent
-from .selfplay import SCRIPTED_NAMES, parse_pool
 
 __all__ = ["SelfPlayEnv", "make_selfplay_env", "make_selfplay_vector_env", "opponent_pool"]
 

@@ -26,8 +26,12 @@ from ..envs.core.common import resolve_core
 from ..envs.core.hooks import hooks_for
 from ..machine import cpu_model
 from ..registry import get_spec
-from .evaluate import evaluate
-from .exploit import exploit, train_parser
+from .algos.selfplay import play_match, play_team, table_play
+from .commands.evaluate import evaluate
+from .commands.exploit import exploit, train_parser
+from .commands.runs import final_eval
+from .commands.train import is_coop
+from .commands.train import main as train_main
 from .league import PlacementLeague
 from .modelspec import ModelSpecError, ModelSpecWarning, read_model
 from .policy import make_agent
@@ -46,10 +50,6 @@ from .pretrained import (
     card,
     names,
 )
-from .runs import final_eval
-from .selfplay import play_match, play_team, table_play
-from .train import is_coop
-from .train import main as train_main
 
 __all__ = [
     "card_check",
@@ -386,7 +386,7 @@ def restamp_exploit(
     log=print,
 ) -> list:
     """Measure the exploit figure of shipped rival agents again (both best
-    responses, :mod:`.exploit`) and write it into their cards; ``names_``
+    responses, :mod:`.commands.exploit`) and write it into their cards; ``names_``
     ``None``: every card whose exploit applies. Returns the new figures."""
     done = []
     for name in names_ or names():

@@ -53,8 +53,8 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
     its Main Phases besides ending them or handing over, per phase),
     ``passes_per_main_phase`` (hand-overs to the teammate), the team's
     ``win_rate`` and the games' ``mean_turns``."""
+    from ..agents.algos.selfplay import _MatchView
     from ..agents.policy import as_agent
-    from ..agents.selfplay import _MatchView
     from ..envs.core.common import MASK_DTYPE
     from ..envs.dcc_unstoppable import consts as C
 

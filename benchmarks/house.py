@@ -91,7 +91,6 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     # whatever else the game's package holds is rules: consts, state record,
     # row functions and their helpers
     ("rules", ("envs/{g}/*.py", "envs/{g}/**/*.py")),
-    ("CLI companions", ("dungeonrl/games/{g}.py", "dungeonrl/games/{g}/*.py")),
     ("tests", ("tests/*{a}*.py", "tests/**/*{a}*.py", "tests/**/*{a}*/**/*.py")),
 ]
 #: the Markdown files of a game's docs (docstrings are added to them)

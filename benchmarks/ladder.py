@@ -22,7 +22,7 @@ row                   agent
 ``heuristic``         the game's scripted player
 ``shipped``           the shipped agent, greedy (``pretrained:NAME``)
 ``search-heuristic``  ``search?sims=S&rollouts=R&rollout=heuristic``: the
-                      search agent (:mod:`dungeonrl.agents.search`) without
+                      search agent (:mod:`dungeonrl.agents.algos.search`) without
                       a network: its own prior, heuristic rollouts and
                       heuristic players for the other seats
 ``search-prior``      ``search:pretrained:NAME?sims=S&rollouts=R&rollout=heuristic``:
@@ -33,10 +33,10 @@ row                   agent
 
 What a row measures depends on the table:
 
-* solo: the win rate (:func:`dungeonrl.agents.evaluate.evaluate`);
+* solo: the win rate (:func:`dungeonrl.agents.commands.evaluate.evaluate`);
 * Carl co-op (2 seats, one team): the row's agent in seat ``i % 2`` as the
   lead beside ``pretrained:dcc_unstoppable-coop``, the team's win rate
-  (:func:`dungeonrl.agents.selfplay.play_team`); the shipped row is the
+  (:func:`dungeonrl.agents.algos.selfplay.play_team`); the shipped row is the
   trained pair (``dcc_unstoppable-coop-lead`` beside the co-op agent).
   The prior's search models the partner as what it is
   (``opp=pretrained:dcc_unstoppable-coop``);
@@ -47,7 +47,7 @@ What a row measures depends on the table:
 
 Every row of a table plays the same games (game ``i`` from seed ``i``) on
 one setting: the options stored with the shipped agent
-(:func:`dungeonrl.agents.evaluate.common_setting`, ``reward`` aside, so
+(:func:`dungeonrl.agents.commands.evaluate.common_setting`, ``reward`` aside, so
 Unbroken is played on ``character=random difficulty=normal`` and the
 search backs up the win/loss reward), plus the table's own options
 (Carl's hardest setting). Games are played in chunks of :data:`CHUNK`
@@ -383,9 +383,9 @@ def row_agents(table: Table, row: str, budget: Budget | None = None) -> tuple[st
 # --- the setting ----------------------------------------------------------------------------
 def table_setting(table: Table):
     """The one setting every row of ``table`` plays
-    (:func:`~dungeonrl.agents.evaluate.common_setting` of the shipped agent
+    (:func:`~dungeonrl.agents.commands.evaluate.common_setting` of the shipped agent
     and the partner, plus the table's options)."""
-    from ..agents.evaluate import common_setting
+    from ..agents.commands.evaluate import common_setting
     from ..envs.core.hooks import hooks_for
 
     hooks = hooks_for(table.game)
@@ -458,8 +458,8 @@ def play_chunk(job: tuple) -> dict:
     agent, other, lo, n)``. Returns ``lo``, ``by_game`` (a letter per game),
     ``seconds``, ``decisions`` (all seats, summed), ``illegal`` and the
     search agent's counters over the chunk."""
-    from ..agents.evaluate import evaluate
-    from ..agents.selfplay import play_match, play_team
+    from ..agents.algos.selfplay import play_match, play_team
+    from ..agents.commands.evaluate import evaluate
 
     game, core_kwargs, kind, agent, other, lo, n = job
     core, a, b = _build(game, core_kwargs, agent, other)

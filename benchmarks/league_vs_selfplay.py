@@ -8,7 +8,7 @@ Both learners start from the same clone of the heuristic and train for the
 same minutes on Dungeon Crawler (2 seats) against snapshots of themselves
 only: *plain* keeps the last ``--slots`` snapshots and draws them alike;
 *league* keeps up to ``--league-slots`` and draws them by prioritized
-fictitious self-play (``--league``, ``agents/pfsp.py``). Each is then
+fictitious self-play (``--league``, ``agents/algos/pfsp.py``). Each is then
 exploited by ``dungeonrl exploit`` with the same budget and seeds; the
 figure is the best response's win rate (lower: less exploitable), with the
 learners' own win rates against the heuristic beside it.
@@ -22,9 +22,9 @@ import json
 import os
 import sys
 
-from ..agents.exploit import exploit
-from ..agents.train import build_parser as train_parser
-from ..agents.train import main as train_main
+from ..agents.commands.exploit import exploit
+from ..agents.commands.train import build_parser as train_parser
+from ..agents.commands.train import main as train_main
 from ..machine import machine_info
 
 COMMON = [

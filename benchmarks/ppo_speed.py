@@ -1,5 +1,5 @@
 """Env steps per second of training: the fast-path masked PPO
-(``agents/ppo.py``) against sb3-contrib MaskablePPO on ``DungeonSB3VecEnv``,
+(``agents/algos/ppo.py``) against sb3-contrib MaskablePPO on ``DungeonSB3VecEnv``,
 with the same network, on the same game and machine, in one run.
 
 Run: ``python -m dungeonrl.benchmarks.ppo_speed [--seconds 60] [--json PATH]``
@@ -37,7 +37,7 @@ import time
 
 
 def time_fast(seconds, hidden, activation, shared, threads, **kw):
-    from ..agents.ppo import PPOConfig, train
+    from ..agents.algos.ppo import PPOConfig, train
 
     cfg = PPOConfig(
         core_kwargs={"character": "sneak", "difficulty": "normal", "reward": "score"},
@@ -68,8 +68,8 @@ def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, ba
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from ..agents.ppo import set_torch_threads
-    from ..agents.sb3 import policy_kwargs
+    from ..agents.algos.ppo import set_torch_threads
+    from ..agents.algos.sb3 import policy_kwargs
     from ..envs.core.adapters.vector import DungeonSB3VecEnv
 
     set_torch_threads(threads)
@@ -175,7 +175,7 @@ if __name__ == "__main__":
 
 
 LABELS = {
-    "fast_ppo": "fast PPO (agents/ppo.py), its defaults",
+    "fast_ppo": "fast PPO (agents/algos/ppo.py), its defaults",
     "sb3_default": "SB3 MaskablePPO, SB3's PPO defaults",
     "sb3_matched": "SB3 MaskablePPO, the fast path's batch geometry",
 }

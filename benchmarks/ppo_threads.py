@@ -8,7 +8,7 @@ env, the envs step) and an update (two epochs of minibatch gradient steps
 over the rollout). The envs do not step during the update, so its matrix
 products can use every core; during the rollout the network's forward pass
 and the env kernels take turns on the same cores. Configurations (the
-thread counts of :class:`~dungeonrl.agents.ppo.PPOConfig`):
+thread counts of :class:`~dungeonrl.agents.algos.ppo.PPOConfig`):
 
 * ``one_thread``: ``torch_threads=1``;
 * ``update_threads``: the update on every core (``update_threads=cores``),
@@ -64,8 +64,8 @@ SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
 def time_config(setting: str, threads: dict, seconds: float, **overrides) -> dict:
     """Steps/s of whole iterations after a warm-up one, and the mean rollout
     and update seconds per iteration (``overrides``: other PPOConfig fields)."""
-    from ..agents.ppo import PPOConfig, train
-    from ..agents.selfplay import make_view
+    from ..agents.algos.ppo import PPOConfig, train
+    from ..agents.algos.selfplay import make_view
     from ..envs.core.common import resolve_core
 
     game, kwargs = SETTINGS[setting]

@@ -9,8 +9,8 @@
 ``throughput``: env steps per second sampled by 1 and 2 RLlib env runners
 (remote actors of a local Ray) on Unbroken, each runner holding ``--num-envs``
 games either as one Python env per slot (Gymnasium's ``SyncVectorEnv`` of
-:class:`~dungeonrl.agents.rllib.RLlibSingleEnv`) or as our batched env
-(:class:`~dungeonrl.agents.rllib.RLlibVectorEnv`: one numba call per step).
+:class:`~dungeonrl.agents.algos.rllib.RLlibSingleEnv`) or as our batched env
+(:class:`~dungeonrl.agents.algos.rllib.RLlibVectorEnv`: one numba call per step).
 The runners sample in parallel with the exploring RLModule (the PPO
 default network), as in training; a warm-up sample comes first.
 
@@ -60,7 +60,7 @@ def _write(name: str, obj) -> str:
 
 def measure(runners: int, vectorize: str, num_envs: int, steps: int) -> dict:
     """Env steps per second sampled by ``runners`` remote env runners."""
-    from dungeonrl.agents.rllib import init_ray, ppo_config
+    from dungeonrl.agents.algos.rllib import init_ray, ppo_config
 
     init_ray(num_cpus=max(2, runners))
     cfg = ppo_config(
@@ -100,7 +100,7 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
     import gymnasium as gym
     import numpy as np
 
-    from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+    from dungeonrl.agents.algos.rllib import RLlibSingleEnv, RLlibVectorEnv
 
     env: gym.vector.VectorEnv
     if vectorize == "native":
@@ -276,7 +276,7 @@ def plot_curve(res: dict, path: str) -> None:
     fig = Figure(figsize=(15, 4))
     a0, a1, a2 = fig.subplots(1, 3)
     for key, label, color in (
-        ("fast_ppo", "fast PPO (agents/ppo.py)", "tab:blue"),
+        ("fast_ppo", "fast PPO (agents/algos/ppo.py)", "tab:blue"),
         ("rllib_ppo", "RLlib PPO (--backend rllib)", "tab:red"),
     ):
         h = res[key]["history"]

@@ -1,4 +1,4 @@
-"""Speed of search: how fast the search agent (``agents/search.py``) runs,
+"""Speed of search: how fast the search agent (``agents/algos/search.py``) runs,
 and how much of its time is the tree rather than the compiled rollouts.
 
     python -m dungeonrl.benchmarks.search_speed                  # -> results/search_speed.json

@@ -25,15 +25,16 @@ something with another option) and turned into argparse options by
 :func:`add_options`. For command ``C`` and game module ``M`` (see
 :mod:`dungeonrl.registry`) the implementation is
 
-1. ``C(args)`` of the game's companion module: the one its declaration
-   names (``GAME.cli`` in ``envs/<name>/game.py``, e.g.
-   ``dungeonrl.games.unbroken.play``); for a game registered by hand,
-   ``dungeonrl.games.<name>.C`` or ``M.cli.C(args)`` for a game module
-   that ships its own;
-2. otherwise the suite default of :data:`DEFAULTS`.
+1. ``C(args)`` of a companion module, where a game ships one: the one its
+   declaration names (``GAME.cli`` in ``envs/<name>/game.py``); for a game
+   registered by hand, ``dungeonrl.games.<name>.C`` or ``M.cli.C(args)``;
+2. otherwise the suite's command of :data:`DEFAULTS`, written once for
+   every game (the games of the suite ship no companion: ``play`` is
+   :func:`dungeonrl.play.play`, built from the game's spec and hooks;
+   ``bench`` the throughput suite on that game).
 
 and its options come from the function ``C_options(spec)`` (``main_options``
-for ``dungeonrl.agents.train:main``...) next to it: a list of option groups
+for ``dungeonrl.agents.commands.train:main``...) next to it: a list of option groups
 (dataclass types, or ``argparse.ArgumentParser`` objects whose options are
 copied), or ``None`` when the command is not available for that game. An
 implementation without a ``*_options`` function is a plug-in of the old
@@ -68,7 +69,6 @@ from .agents.options import (
     add_options,
     copy_options,
     load_target,
-    nonneg_float,
     option,
     positive_int,
     seed_int,
@@ -109,14 +109,14 @@ COMMANDS: dict[str, str] = {
 #: Suite-wide implementation of each command when the game has none:
 #: ``"module:function"`` (looked up lazily).
 DEFAULTS: dict[str, str] = {
-    "play": "dungeonrl.cli:generic_play",
-    "bench": "dungeonrl.cli:generic_bench",
+    "play": "dungeonrl.play:play",
+    "bench": "dungeonrl.cli:game_bench",
     "demo": "dungeonrl.demo:main",
-    "train": "dungeonrl.agents.train:main",
+    "train": "dungeonrl.agents.commands.train:main",
     "eval": "dungeonrl.cli:eval_command",
-    "dataset": "dungeonrl.agents.dataset:cli_dataset",
-    "record": "dungeonrl.agents.record:cli_record",
-    "exploit": "dungeonrl.agents.exploit:cli_exploit",
+    "dataset": "dungeonrl.agents.commands.dataset:cli_dataset",
+    "record": "dungeonrl.agents.commands.record:cli_record",
+    "exploit": "dungeonrl.agents.commands.exploit:cli_exploit",
 }
 
 SUITE = "dungeonrl.benchmarks.suite"
@@ -125,8 +125,10 @@ SUITE = "dungeonrl.benchmarks.suite"
 GAMELESS = ("list", "serve")
 
 #: commands that may be typed without a game, and the game they then use
-#: (``bench`` runs the suite over every game; every other command needs one)
-GAME_OPTIONAL: dict[str, str | None] = {"demo": "unbroken"}
+#: (None: the suite's first game, :func:`dungeonrl.envs.catalog.default_game`,
+#: the one the demo tours; ``bench`` runs the suite over every game; every
+#: other command needs one)
+GAME_OPTIONAL: dict[str, str | None] = {"demo": None}
 
 
 _load = load_target
@@ -570,13 +572,13 @@ def _bench_suite(rest: list) -> int:
     return EXIT_OK if rc is None else int(rc)
 
 
-# --- eval: the options of agents/evaluate.py in the tree ---------------------------------
+# --- eval: the options of agents/commands/evaluate.py in the tree ---------------------------------
 def eval_command(args) -> int:
     """Win rates with 95% Wilson intervals on seeded games (game i from seed
     seed + i, the same games and one setting for every agent); a round-robin
     league with Elo ratings for multi-seat games. See
-    :mod:`dungeonrl.agents.evaluate`."""
-    from .agents import evaluate
+    :mod:`dungeonrl.agents.commands.evaluate`."""
+    from .agents.commands import evaluate
 
     parser = evaluate.build_parser(_hooks(args.env))
     argv = []
@@ -599,7 +601,7 @@ def eval_command(args) -> int:
 
 
 def eval_command_options(spec):
-    from .agents import evaluate
+    from .agents.commands import evaluate
 
     parser = evaluate.build_parser(_hooks(spec.name))
     multi = getattr(spec, "multi_agent", False)
@@ -637,71 +639,6 @@ def _legal_random(rng, masks):
     u = rng.random(masks.shape)
     u[masks == 0] = -1.0
     return u.argmax(axis=1)
-
-
-@dataclasses.dataclass
-class GenericPlayOptions:
-    """play"""
-
-    random: bool = option(False, "let a uniformly random legal policy play (no prompt)")
-    episodes: int = option(1, "episodes to play (episode i from seed + i)", type=positive_int)
-    max_steps: int | None = option(
-        None,
-        "end each episode after this many decisions",
-        type=positive_int,
-        default_text="the game's own end",
-    )
-    delay: float = option(
-        0.0, "seconds to wait after each decision of --random", type=nonneg_float, requires="random"
-    )
-
-
-def generic_play(args) -> int:
-    """Text play loop: shows the game, lists the legal actions, reads an
-    index or an action name (``q`` quits); ``--random`` plays itself."""
-    import numpy as np
-
-    from .envs.core.adapters.gym_env import DungeonEnv
-
-    env = DungeonEnv(args.env, render_mode="ansi", illegal_action="raise")
-    names = env.game_spec.action_names
-    rng = np.random.default_rng(args.seed)
-    for episode in range(args.episodes):
-        _, info = env.reset(seed=args.seed + episode)
-        total, done, steps = 0.0, False, 0
-        terminated = False
-        while not done:
-            print(env.render())
-            legal = np.flatnonzero(info["action_mask"])
-            print("legal: " + ", ".join(f"{i}={names[i]}" for i in legal))
-            if args.random:
-                action = int(rng.choice(legal))
-                print(f"> {action} ({names[action]})")
-                if args.delay:
-                    time.sleep(args.delay)
-            else:
-                action = _ask(legal, names)
-                if action is None:
-                    return EXIT_OK
-            _, reward, terminated, truncated, info = env.step(action)
-            total += reward
-            steps += 1
-            done = terminated or truncated
-            if not done and args.max_steps is not None and steps >= args.max_steps:
-                print(f"episode {episode}: stopped after {count(steps, 'decision')} (--max-steps)")
-                break
-        if done:
-            print(env.render())
-            extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
-            print(
-                f"episode {episode} over: return {total:.3f}, "
-                f"{'terminated' if terminated else 'truncated'}, {extra}"
-            )
-    return EXIT_OK
-
-
-def generic_play_options(spec):
-    return [GenericPlayOptions]
 
 
 _ask = ask_action
@@ -744,6 +681,37 @@ def generic_bench(args) -> int:
 
 def generic_bench_options(spec):
     return [GenericBenchOptions]
+
+
+def game_bench(args) -> int:
+    """``dungeonrl bench GAME``: the throughput suite
+    (:mod:`dungeonrl.benchmarks.suite`) restricted to a game of the catalog;
+    :func:`generic_bench` for a game registered by hand."""
+    from .envs import catalog
+    from .registry import get_spec
+
+    if get_spec(args.env).name not in catalog.ENTRIES:
+        return generic_bench(args)
+    from .benchmarks.suite import main as suite_main
+
+    return suite_main(["--games", args.env, *args.argv])
+
+
+def game_bench_options(spec):
+    """The suite's options, less ``--games`` (the game) and ``--seed`` (the
+    suite's runs are seeded by their own settings), for a catalog game."""
+    from .envs import catalog
+
+    if spec.name not in catalog.ENTRIES:
+        return generic_bench_options(spec)
+    from .benchmarks import suite
+
+    src = suite.build_parser()
+    keep = argparse.ArgumentParser(add_help=False, description="the suite, on this game")
+    for act in src._actions:
+        if not isinstance(act, argparse._HelpAction) and act.dest not in ("games", "seed"):
+            keep._add_action(act)
+    return [NO_SEED, keep]
 
 
 if __name__ == "__main__":  # pragma: no cover

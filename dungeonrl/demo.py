@@ -1,15 +1,19 @@
-"""``make demo`` / ``dungeonrl demo``: a first look at the suite.
+"""``make demo`` / ``dungeonrl demo``: a first look at the suite, on its
+first game (:func:`dungeonrl.envs.catalog.default_game`: Unbroken) and
+that game's first shipped agent (:data:`.agents.pretrained.RECIPES`:
+``pretrained:unbroken-normal``). Nothing here is written for one game: the
+settings, options and statistics come from the game's hooks.
 
-1. The shipped trained agent (``pretrained:unbroken-normal``, see
-   :mod:`.agents.pretrained`) against the scripted heuristic and random play on the
-   same seeded Unbroken games (game ``i`` from seed ``seed + i``) and the
-   same settings (the agent's own: character drawn at random, Normal),
-   with 95% Wilson intervals: the table of ``dungeonrl eval``, computed by
-   its code (:func:`dungeonrl.agents.evaluate.main`), with the command that
+1. The shipped trained agent (see :mod:`.agents.pretrained`) against the
+   scripted heuristic and random play on the same seeded games (game ``i``
+   from seed ``seed + i``) and the same settings (the agent's own; for
+   Unbroken: character drawn at random, Normal), with 95% Wilson
+   intervals: the table of ``dungeonrl eval``, computed by its code
+   (:func:`dungeonrl.agents.commands.evaluate.main`), with the command that
    reproduces it.
-2. The heuristic and random play on each difficulty (whole games inside
-   numba), then the in-kernel throughput and the native vector env's, for a
-   few seconds.
+2. The heuristic and random play on each difficulty where the game has a
+   ``--difficulty`` option (whole games inside numba), then the in-kernel
+   throughput and the native vector env's, for a few seconds.
 3. A short training with the shipped agent's own recipe
    (:data:`.agents.pretrained.RECIPES`: clone the heuristic, one DAgger round, then
    fast-path masked PPO; the "cloned start" of ``docs/training.md``) for
@@ -28,6 +32,7 @@ parts 10 to 35 s of it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -38,19 +43,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .agents import evaluate
+from .agents.commands import evaluate
+from .agents.commands.train import build_parser, choose_run_folder, run_training
 from .agents.metrics import wilson
-from .agents.options import nonneg_int, option, positive_float, positive_int
+from .agents.options import core_options_class, nonneg_int, option, positive_float, positive_int
 from .agents.pretrained import PREFIX, RECIPES, card
-from .agents.train import build_parser, choose_run_folder, run_training
-from .benchmarks.unbroken_bench import bench_kernel, bench_vector
-from .envs.unbroken.heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
+from .envs import catalog
+from .envs.core.common import resolve_core
+from .envs.core.hooks import core_kwargs_from, hooks_for
 from .registry import get_spec
 
-#: the shipped agent of the first table (``agents/pretrained_models/``)
-SHIPPED = "unbroken-normal"
-#: the game the demo shows
-GAME = "unbroken"
+#: the game the demo shows: the suite's first
+GAME = catalog.default_game()
+#: the shipped agent of the first table (``agents/pretrained_models/``): the
+#: game's first in :data:`RECIPES`
+SHIPPED = next(name for name, (game, _) in RECIPES.items() if game == GAME)
 #: the flags of a recipe that only mean something after ``--kickstart``
 _CLONING = ("--kickstart", "--bc-steps", "--bc-epochs", "--dagger-rounds", "--lr")
 
@@ -70,18 +77,6 @@ class DemoOptions:
         type=positive_float,
     )
     eval_games: int = option(1000, "games of the training's table (0: skip)", type=nonneg_int)
-    difficulty: str | None = option(
-        None,
-        "difficulty of the training",
-        choices=("easy", "normal", "hard"),
-        default_text="the shipped agent's, normal",
-    )
-    character: str | None = option(
-        None,
-        "character of the training",
-        choices=("sneak", "sage", "hunter", "brawler", "random"),
-        default_text="the shipped agent's, random",
-    )
     out: str | None = option(
         None,
         "folder of the training's files; one that holds an "
@@ -97,23 +92,31 @@ class DemoOptions:
     )
 
 
-#: options that only the training reads (refused with --no-train)
-_TRAIN_ONLY = (
-    "train_seconds",
-    "eval_games",
-    "difficulty",
-    "character",
-    "out",
-    "overwrite",
-    "from_scratch",
-)
+def _title() -> str:
+    """The game's name as its environment id spells it (``Unbroken``)."""
+    return get_spec(GAME).env_id.rpartition("/")[2].rpartition("-v")[0]
+
+
+def _game_options() -> list[tuple[str, dict]]:
+    """The game's core options (its hooks) the training may set, but the
+    reward, which the shipped recipe chooses."""
+    return [(f, kw) for f, kw in hooks_for(GAME).core_options if f != "--reward"]
+
+
+def _train_only() -> tuple[str, ...]:
+    """Options that only the training reads (refused with --no-train)."""
+    game = tuple(kw.get("dest") or f.lstrip("-").replace("-", "_") for f, kw in _game_options())
+    return ("train_seconds", "eval_games", "out", "overwrite", "from_scratch", *game)
 
 
 def main_options(spec):
-    """``dungeonrl demo`` is a tour of Unbroken: not available for other games."""
+    """``dungeonrl demo`` is a tour of the suite's first game: not available
+    for other games. Its options, then the game's own for the training (the
+    shipped agent's settings unless set)."""
     if spec.name != GAME:
         return None
-    return [DemoOptions]
+    seats = (spec.min_players, spec.max_players)
+    return [DemoOptions, core_options_class(_game_options(), "the training's game", seats)]
 
 
 def _setting_flags(kwargs: dict) -> list[str]:
@@ -198,8 +201,8 @@ def main(args=None):
         sys.argv = ["dungeonrl", "demo", GAME, *sys.argv[1:]]
         runpy.run_module("dungeonrl", run_name="__main__", alter_sys=True)
     given: set[str] = getattr(args, "given", set())
-    if args.no_train and given & set(_TRAIN_ONLY):
-        bad = sorted("--" + d.replace("_", "-") for d in given & set(_TRAIN_ONLY))
+    if args.no_train and given & set(_train_only()):
+        bad = sorted("--" + d.replace("_", "-") for d in given & set(_train_only()))
         print(
             f"dungeonrl demo: {', '.join(bad)} only apply to the training, which --no-train skips",
             file=sys.stderr,
@@ -220,7 +223,7 @@ def main(args=None):
         )
         return 2
     n, seed = args.games, int(getattr(args, "seed", 0) or 0)
-    print(f"dungeonrl demo: Unbroken (seeds {seed}..{seed + n - 1})")
+    print(f"dungeonrl demo: {_title()} (seeds {seed}..{seed + n - 1})")
     print()
     try:
         shipped_table(n, seed)
@@ -244,52 +247,57 @@ def main(args=None):
     return 0
 
 
-def per_difficulty(n: int, seed: int = 0) -> None:
-    """The heuristic and random play on each difficulty, whole games inside
-    numba, characters drawn at random."""
-    from .envs.unbroken import CHARACTERS, UnbrokenCore
-    from .envs.unbroken import consts as C
+def _shipped_core(**override):
+    """A core of the shipped agent's settings (its reward aside), ``override``
+    on top."""
+    kwargs = {k: v for k, v in card(SHIPPED)["core_kwargs"].items() if k != "reward"}
+    return resolve_core(GAME, {**kwargs, **override})
 
+
+def per_difficulty(n: int, seed: int = 0) -> None:
+    """The heuristic and random play on each difficulty (the game's
+    ``--difficulty`` choices), whole games inside numba (the hooks'
+    ``play_whole_games``), on the shipped agent's other settings; nothing
+    when the game has no such option or no whole-game path."""
+    hooks = hooks_for(GAME)
+    levels = next((kw.get("choices") for f, kw in hooks.core_options if f == "--difficulty"), None)
+    if not levels or hooks.play_whole_games is None:
+        return
     print("The heuristic and random play on each difficulty (whole games inside numba):")
-    core = UnbrokenCore(character="random")
     t0 = time.perf_counter()
-    states = core.alloc(n)
     seeds = np.arange(seed, seed + n, dtype=np.uint64)
-    res = np.zeros(n, np.int8)
-    lv = np.zeros(n, np.int8)
-    sc = np.zeros(n, np.int16)
-    ln = np.zeros(n, np.int32)
-    print(f"{'difficulty':<10} {'agent':<10} {'win rate':>9}  {'95% CI':>13}  {'mean Level':>10}")
-    for d in C.DIFFICULTIES:
-        for name, pol in (("heuristic", POLICY_HEURISTIC), ("random", POLICY_RANDOM)):
-            play_games(
-                core.TR,
-                states,
-                seeds,
-                -1,
-                C.DIFFICULTIES.index(d),
-                pol,
-                np.uint64(2024),
-                res,
-                lv,
-                sc,
-                ln,
-            )
-            wins = int((res == C.O_WIN).sum())
+    head = f"{'difficulty':<10} {'agent':<10} {'win rate':>9}  {'95% CI':>13}"
+    print(head + "".join(f"  {label:>10}" for _, label, _ in hooks.stat_columns))
+    for d in levels:
+        core = _shipped_core(difficulty=d)
+        for name in ("heuristic", "random"):
+            stats = hooks.play_whole_games(core, name, seeds, 2024)
+            if stats is None:
+                return
+            wins = int(np.asarray(stats["win"]).sum())
             lo, hi = wilson(wins, n)
-            print(f"{d:<10} {name:<10} {wins / n:9.1%}  [{lo:5.1%}, {hi:5.1%}]  {lv.mean():10.2f}")
-    print(
-        f"(characters drawn at random among {', '.join(CHARACTERS)}; "
-        f"{time.perf_counter() - t0:.1f} s)"
-    )
+            cols = "".join(
+                f"  {fmt.format(float(np.mean(stats[k]))):>10}" for k, _, fmt in hooks.stat_columns
+            )
+            print(f"{d:<10} {name:<10} {wins / n:9.1%}  [{lo:5.1%}, {hi:5.1%}]{cols}")
+    kwargs = card(SHIPPED)["core_kwargs"]
+    setting = ", ".join(f"{k}={v}" for k, v in kwargs.items() if k not in ("reward", "difficulty"))
+    print(f"({setting}; {time.perf_counter() - t0:.1f} s)")
 
 
 def throughput() -> None:
-    """The in-kernel rollout's and the native vector env's steps per second."""
-    from .envs.unbroken import UnbrokenCore
+    """The in-kernel rollout's and the native vector env's steps per second
+    (the throughput suite's loops, on the shipped agent's settings)."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    k, _ = bench_kernel(UnbrokenCore(character="random"), 1024, 300, 3)
-    v, _ = bench_vector(4096, 30, 3, character="random")
+    from .benchmarks.suite import MODES, RandomLegalSampler, bench_kernel, bench_vector
+
+    settings = dataclasses.replace(MODES["quick"], repeats=3, kernel_envs=1024, threads=(1,))
+    kwargs = {k: v for k, v in card(SHIPPED)["core_kwargs"].items() if k != "reward"}
+    with ThreadPoolExecutor(1) as pool:
+        k = bench_kernel(_shipped_core(), settings, 1, pool)["median"]
+    sampler = RandomLegalSampler(settings.seed)
+    v = bench_vector(get_spec(GAME), 4096, settings, sampler, **kwargs)["median"]
     print(
         f"throughput: {k:,.0f} steps/s in-kernel (1 thread, random legal play with "
         f"observations and masks), {v:,.0f} steps/s through the 4,096-env vector env"
@@ -297,7 +305,7 @@ def throughput() -> None:
 
 
 def recipe_argv(opts) -> list[str]:
-    """The ``dungeonrl train unbroken`` arguments of the demo's training: the
+    """The ``dungeonrl train GAME`` arguments of the demo's training: the
     shipped agent's recipe (:data:`.agents.pretrained.RECIPES`) with the demo's
     budget, settings and evaluation; ``opts.from_scratch`` drops the cloning."""
     game, recipe = RECIPES[SHIPPED]
@@ -305,10 +313,10 @@ def recipe_argv(opts) -> list[str]:
         raise ValueError(f"the recipe of {SHIPPED} is not --flag value pairs: {recipe}")
     flags = dict(zip(recipe[::2], recipe[1::2]))
     flags["--minutes"] = f"{opts.train_seconds / 60.0:g}"
-    if getattr(opts, "character", None):
-        flags["--character"] = opts.character
-    if getattr(opts, "difficulty", None):
-        flags["--difficulty"] = opts.difficulty
+    for flag, kw in _game_options():  # the game's options the user set win over the recipe's
+        value = getattr(opts, kw.get("dest") or flag.lstrip("-").replace("-", "_"), None)
+        if value is not None:
+            flags[flag] = str(value)
     flags["--eval-games"] = str(opts.eval_games)
     flags["--checkpoint-minutes"] = "0"
     if getattr(opts, "from_scratch", False):
@@ -324,8 +332,11 @@ def train_demo(opts, seed: int = 0) -> dict:
     topts.overwrite = bool(getattr(opts, "overwrite", False))
     start = "from a random network" if topts.kickstart is None else "from the cloned start"
     print()
+    chosen = core_kwargs_from(topts, hooks_for(GAME))
+    dests = [kw.get("dest") or f.lstrip("-").replace("-", "_") for f, kw in _game_options()]
+    setting = ", ".join(str(chosen[d]) for d in dests if d in chosen)
     print(
-        f"fast-path masked PPO on Unbroken ({topts.character}, {topts.difficulty}) for "
+        f"fast-path masked PPO on {_title()} ({setting}) for "
         f"{opts.train_seconds:.0f} s {start}, the shipped agent's recipe with a shorter "
         "budget: 1,024 games per numba call, no per-env Python"
     )

@@ -1,15 +1,22 @@
-"""Helpers shared by the ``play`` commands of the per-game companions
-(:mod:`dungeonrl.games`) and the generic play loop of :mod:`dungeonrl.cli`:
-the common play options, the agent choice, reading an action from the
-terminal and printing a game's narration. Every name stays importable from
-:mod:`dungeonrl.cli` too.
+"""``dungeonrl play GAME``, one command for every game (:func:`play`), and
+its helpers: the common play options, the game's own options (from its
+hooks), the agent choice, reading an action from the terminal, printing a
+game's narration and saving its pictures. A game registered by hand may
+still ship its own ``play`` (:mod:`dungeonrl.cli`); the helpers stay
+importable from :mod:`dungeonrl.cli` too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from .agents.options import load_target, nonneg_float, option, positive_int
+from .agents.options import (
+    core_options_class,
+    load_target,
+    nonneg_float,
+    option,
+    positive_int,
+)
 from .agents.words import count
 
 __all__ = [
@@ -25,6 +32,10 @@ __all__ = [
     "seat0_agent",
     "play_aec",
     "print_legal",
+    "play",
+    "play_options",
+    "Pictures",
+    "picture_folder_problem",
 ]
 
 
@@ -242,8 +253,8 @@ def play_aec(
     decision, ``legend(core)`` once per game and ``hand_text(core, state,
     0)`` before a person's decision when the game has them; ``announce`` (a
     word such as ``"teammate"``) prints the other seats' moves too;
-    ``on_turn(episode, state)`` before every decision and ``on_end(episode,
-    state)`` after a finished game (pictures). ``--episodes``,
+    ``on_turn(episode, state, seat)`` before every decision and
+    ``on_end(episode, state)`` after a finished game (pictures). ``--episodes``,
     ``--max-steps``, ``--delay`` and ``--seed`` as every play command."""
     import time
 
@@ -268,7 +279,7 @@ def play_aec(
             seat = int(agent.split("_")[1])
             states = env._states
             if on_turn is not None:
-                on_turn(episode, states[0])
+                on_turn(episode, states[0], seat)
             if seat == 0:
                 if narrate is not None:
                     say(narrate(core, seen, states[0], 0))
@@ -307,4 +318,298 @@ def play_aec(
         print(env.render())
         print("Final rewards: " + ", ".join(f"{a}={r:+.2f}" for a, r in sorted(final.items())))
         print(core.episode_info(env._states[0]))
+    return 0
+
+
+# --- ``dungeonrl play GAME``: one play command for every game ------------------------
+@dataclasses.dataclass
+class TablePlayOptions(PlayOptions):
+    """play"""
+
+    max_steps: int | None = option(
+        None,
+        "end each game after this many decisions (all seats)",
+        flags=("--max-steps", "--max-turns"),
+        type=positive_int,
+        default_text="the game's own end",
+    )
+
+
+@dataclasses.dataclass
+class RivalOptions:
+    """the other seats"""
+
+    opponents: str = option(
+        "heuristic",
+        "the rivals: heuristic, random, pretrained:NAME, module:attribute, a saved model, "
+        "or a comma list, one per rival seat",
+        metavar="KINDS",
+    )
+    watch: bool = option(False, "the heuristic plays seat 0 as well (= --agent heuristic)")
+
+
+@dataclasses.dataclass
+class PictureOptions:
+    """pictures"""
+
+    pictures: str | None = option(
+        None,
+        "save the game's picture (PNG) into this folder at the start of every seat's "
+        "turn (every decision in a one-seat game) and at the end",
+        metavar="DIR",
+        default_text="no pictures",
+    )
+
+
+def play_options(spec):
+    """The option groups of ``dungeonrl play GAME``: the common ones, the
+    game's core options (its hooks, with its ``play_defaults``), the other
+    seats (rival games: ``--opponents``, ``--watch``; a co-op game's
+    teammates are the heuristic) and ``--pictures`` when the game draws."""
+    from .envs.core.hooks import hooks_for
+
+    hooks = hooks_for(spec.name)
+    multi = spec.max_players > 1
+    groups: list = [TablePlayOptions if multi else PlayOptions]
+    if hooks.core_options:
+        seats = (spec.min_players, spec.max_players)
+        groups.append(
+            core_options_class(hooks.core_options, "the game", seats, hooks.play_defaults)
+        )
+    if multi and spec.utility != "team":
+        groups.append(RivalOptions)
+    if "rgb_array" in spec.render_modes:
+        groups.append(PictureOptions)
+    return groups
+
+
+def picture_folder_problem(path: str) -> str | None:
+    """Why ``--pictures PATH`` cannot hold pictures (None when it can): an
+    empty path, a file in the way, or no writable folder above it."""
+    import os
+
+    if not path:
+        return "an empty path"
+    folder = os.path.abspath(path)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        return "it exists and is not a folder"
+    parent = folder
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent!r} is not a writable folder"
+    return None
+
+
+class Pictures:
+    """Saves the ``rgb_array`` picture when a seat's turn starts (a decision
+    of another seat than the last one saved; every decision of a one-seat
+    game) and at the end of a game: ``game<E>_<K>.png``."""
+
+    def __init__(self, folder: str, core, every_decision: bool = False):
+        import os
+
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise NotADirectoryError(20, "it exists and is not a folder", folder)
+        os.makedirs(folder, exist_ok=True)
+        self.folder, self.core, self.every = folder, core, every_decision
+        self.k = 0
+        self.last: tuple | None = None
+
+    def turn(self, episode: int, state, seat: int = 0) -> None:
+        key = (episode, seat)
+        if self.every or key != self.last:
+            self.last = key
+            self.save(episode, state)
+
+    def save(self, episode: int, state) -> None:
+        import os
+
+        from PIL import Image
+
+        path = os.path.join(self.folder, f"game{episode}_{self.k:04d}.png")
+        Image.fromarray(self.core.render_rgb(state)).save(path)
+        self.k += 1
+
+
+def play(args) -> int:
+    """``dungeonrl play GAME``: a person (or ``--agent``) takes seat 0 in the
+    terminal; rivals (``--opponents``) or the heuristic teammates of a co-op
+    game take the others. The game is shown before each decision, with its
+    narration when it has a narrator; legal actions are listed by number,
+    name and label; type a number or a name (``help``, ``q``)."""
+    import sys
+
+    from .envs.core.hooks import core_kwargs_from, hooks_for
+    from .registry import get_spec
+
+    spec = get_spec(args.env)
+    prog = f"dungeonrl play {spec.name}"
+    kwargs = core_kwargs_from(args, hooks_for(spec.name))
+    folder = getattr(args, "pictures", None)
+    if folder is not None:
+        why = picture_folder_problem(folder)
+        if why is not None:
+            print(
+                f"{prog}: error: --pictures {folder!r}: cannot save pictures there ({why})",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        if spec.max_players == 1:
+            return _play_solo(spec, args, kwargs, prog, folder)
+        return _play_table(spec, args, kwargs, prog, folder)
+    except _Refused as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+
+
+class _Refused(Exception):
+    """A play option the game refuses (one line on stderr, exit code 2)."""
+
+
+def _pictures(folder, core, prog, every_decision=False):
+    if folder is None:
+        return None
+    try:
+        return Pictures(folder, core, every_decision)
+    except OSError as e:
+        raise _Refused(
+            f"error: --pictures {folder!r}: cannot make the folder ({e.strerror or e})"
+        ) from None
+
+
+def _play_table(spec, args, kwargs, prog, folder) -> int:
+    from .envs.core.adapters.aec import DungeonAECEnv
+
+    team = spec.utility == "team"
+    try:
+        env = DungeonAECEnv(spec.name, render_mode="ansi", illegal_action="raise", **kwargs)
+    except Exception as e:  # an option the core refuses (unknown track, seat count...)
+        raise _Refused(str(e)) from None
+    n = env.core.num_players
+    try:
+        if team:  # co-op: every other seat is a heuristic teammate
+            me_kind = seat0_agent(args)
+            others = seat_policies(["heuristic"] * (n - 1), env.core, args.seed + 2)
+        else:
+            kinds = rival_kinds(args.opponents, n)
+            me_kind = seat0_agent(args, kinds)
+            others = seat_policies(kinds, env.core, args.seed, args.stochastic)
+        me = (
+            seat_policies([me_kind], env.core, args.seed + 1, args.stochastic)[0]
+            if me_kind is not None
+            else None
+        )
+    except (ValueError, OSError) as e:
+        raise _Refused(str(e)) from None
+    shots = _pictures(folder, env.core, prog)
+    legend, hand_text = narration_extras(spec.name)
+    return play_aec(
+        env,
+        args,
+        me,
+        others,
+        narrate=narrator(spec.name),
+        legend=legend,
+        hand_text=hand_text,
+        announce="teammate" if team else None,
+        on_turn=shots.turn if shots is not None else None,
+        on_end=shots.save if shots is not None else None,
+    )
+
+
+def _labeller(core):
+    """``label(state, a)``: ``core.action_label`` where the game puts its
+    actions in words (a render module with ``describe_action``), else ""."""
+    label = getattr(core, "action_label", None)
+
+    def safe(state, a) -> str:
+        nonlocal label
+        if label is None:
+            return ""
+        try:
+            return label(state, int(a))
+        except (ImportError, AttributeError):  # no render module: names only
+            label = None
+            return ""
+
+    return safe
+
+
+def _play_solo(spec, args, kwargs, prog, folder) -> int:
+    """The one-seat loop (Gymnasium env): the same show, list and prompt."""
+    import time
+
+    import numpy as np
+
+    from .envs.core.adapters.gym_env import DungeonEnv
+
+    try:
+        agent = seat0_agent(args)
+        env = DungeonEnv(spec.name, render_mode="ansi", illegal_action="raise", **kwargs)
+    except Exception as e:  # contradicting options, an option the core refuses
+        raise _Refused(str(e)) from None
+    core = env.core
+    names = spec.action_names
+    label = _labeller(core)
+    try:
+        policy = seat_policies([agent], core, args.seed, args.stochastic)[0] if agent else None
+    except (ValueError, OSError) as e:
+        raise _Refused(str(e)) from None
+    shots = _pictures(folder, core, prog, every_decision=True)
+    narrate = narrator(spec.name)
+    legend, hand_text = narration_extras(spec.name)
+    for episode in range(args.episodes):
+        _, info = env.reset(seed=args.seed + episode)
+        if args.episodes > 1:
+            print(f"\n=== game {episode + 1} of {args.episodes} (seed {args.seed + episode}) ===")
+        total, steps = 0.0, 0
+        if legend is not None and policy is None:
+            say(legend(core))
+        while True:
+            rec = env._buf.states  # the live record (read only here)
+            if shots is not None:
+                shots.turn(episode, rec[0])
+            print()
+            print(env.render())
+            if hand_text is not None and policy is None:
+                say(hand_text(core, rec[0], 0))
+            legal = np.flatnonzero(info["action_mask"])
+            print("Legal actions:")
+            for a in legal:
+                print(f"  {a:3d}  {names[a]:<20s} {label(rec[0], a)}".rstrip())
+            if policy is not None:
+                a = policy(rec)
+                print(f"> {a} ({label(rec[0], a) or names[a]})")
+                if args.delay:
+                    time.sleep(args.delay)
+            else:
+                a = ask_action(legal, names)
+                if a is None:
+                    print("bye")
+                    return 0
+            prev = rec[0].copy() if narrate is not None else None
+            _, r, term, trunc, info = env.step(a)
+            total += r
+            steps += 1
+            if narrate is not None:
+                say(narrate(core, prev, env._buf.states[0], 0))
+            if term or trunc:
+                if shots is not None:
+                    shots.save(episode, env._buf.states[0])
+                print()
+                print(env.render())
+                extra = {k: v for k, v in info.items() if k not in ("action_mask",)}
+                print(
+                    f"Game over ({'terminated' if term else 'truncated'}): "
+                    f"reward {total:+.2f} {extra}"
+                )
+                break
+            if args.max_steps is not None and steps >= args.max_steps:
+                print(
+                    f"stopped after {count(steps, 'decision')} (--max-steps {args.max_steps}); "
+                    f"reward so far {total:+.2f}"
+                )
+                break
     return 0

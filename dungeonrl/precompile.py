@@ -40,6 +40,8 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+from .envs import catalog
+
 __all__ = ["warm", "precompile", "compile_profile", "main"]
 
 
@@ -108,14 +110,14 @@ def _drive_agents(env_id: str) -> None:
     spec = get_spec(env_id)
     core = resolve_core(spec.name, {})
     if getattr(core, "policy_rows", None) is not None and core.num_players == 1:
-        from .agents.evaluate import evaluate
+        from .agents.commands.evaluate import evaluate
 
         evaluate("heuristic", core, 2, seed=0)  # whole games inside numba where offered
         evaluate("heuristic", core, 2, seed=0, fast=False)  # row by row
     if not (spec.multi_agent or spec.max_players > 1):
         return
+    from .agents.algos.selfplay import make_view, play_match
     from .agents.policy import make_agent
-    from .agents.selfplay import make_view, play_match
 
     if getattr(core, "policy_rows", None) is not None:
         heur = make_agent("heuristic", core)
@@ -141,15 +143,12 @@ def _first_legal(obs, info) -> int:
 PARTS = ("envs", "agents")
 
 #: about the seconds each part of a game takes from an empty cache in one
-#: process (Intel Xeon, 2 cores, 2026-12-04; ``NUMBA_CACHE_DIR=$(mktemp -d)
-#: python -m dungeonrl.precompile GAME --jobs 1`` prints them): used only to
-#: start the longest work first; a stale or missing figure costs wall time,
-#: never a kernel
+#: process, by env id, from each game's declaration (``GameEntry.compile_seconds``;
+#: ``NUMBA_CACHE_DIR=$(mktemp -d) python -m dungeonrl.precompile GAME --jobs 1``
+#: prints them): used only to start the longest work first; a stale or missing
+#: figure costs wall time, never a kernel
 PART_SECONDS = {
-    "dungeonrl/DCCUnstoppable-v1": {"envs": 33.8, "agents": 7.3},
-    "dungeonrl/DungeonCrawler-v0": {"envs": 27.8, "agents": 0.5},
-    "dungeonrl/DungeonKart-v1": {"envs": 25.3, "agents": 0.5},
-    "dungeonrl/Unbroken-v0": {"envs": 18.9, "agents": 11.9},
+    g.env_id: dict(g.compile_seconds) for g in catalog.ENTRIES.values() if g.compile_seconds
 }
 
 

@@ -149,14 +149,18 @@ def make_game_env(game: str, **kwargs) -> gymnasium.Env:
     """Gymnasium entry point of a catalog game: the single-agent env, or the
     self-play view of a multi-seat game."""
     multi = get_spec(game).multi_agent
-    return load_env_creator(SELFPLAY_ENTRY_POINT if multi else ENTRY_POINT)(game=game, **kwargs)
+    env = load_env_creator(SELFPLAY_ENTRY_POINT if multi else ENTRY_POINT)(game=game, **kwargs)
+    assert isinstance(env, gymnasium.Env)
+    return env
 
 
 def make_game_vector_env(game: str, **kwargs) -> gymnasium.vector.VectorEnv:
     """Gymnasium vector entry point of a catalog game (see :func:`make_game_env`)."""
     multi = get_spec(game).multi_agent
     creator = load_env_creator(SELFPLAY_VECTOR_ENTRY_POINT if multi else VECTOR_ENTRY_POINT)
-    return creator(game=game, **kwargs)
+    env = creator(game=game, **kwargs)
+    assert isinstance(env, gymnasium.vector.VectorEnv)
+    return env
 
 
 def aec_factory(game):

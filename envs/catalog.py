@@ -89,6 +89,10 @@ class GameEntry:
     ``infostate``, the ``"module:function"`` that resamples what a seat
     cannot see (:mod:`dungeonrl.envs.core.infostate`; ``None``: the core's
     ``resample_from_infostate`` raises ``NotImplementedError``).
+    ``compile_seconds``: ``(part, seconds)`` pairs, about how long each
+    part of ``python -m dungeonrl.precompile`` takes for this game from an
+    empty numba cache (``envs``, ``agents``): used only to start the longest
+    work first (a stale or missing figure costs wall time, never a kernel).
     """
 
     name: str
@@ -99,6 +103,7 @@ class GameEntry:
     cli: str | None = None
     test_hooks: str | None = None
     infostate: str | None = None
+    compile_seconds: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         if not self.name.isidentifier():

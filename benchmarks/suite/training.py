@@ -1,14 +1,14 @@
-"""Training throughput: env-steps/s of the fast PPO (``agents.ppo``) and
+"""Training throughput: env-steps/s of the fast PPO (``agents.algos.ppo``) and
 of sb3-contrib MaskablePPO with the same network and batch shape, and where
 their time goes.
 
 Both paths train with the fast PPO's network (``PPOConfig.hidden``,
 separate actor and critic) and the same batch shape (envs x steps,
 minibatches, epochs), after a tiny warm-up run that pays the one-time costs
-(torch imports, first calls). The fast PPO runs ``agents.ppo.train`` on a
+(torch imports, first calls). The fast PPO runs ``agents.algos.ppo.train`` on a
 ``SingleAgentGame`` whose ``step`` checks every action against the mask;
 SB3 runs ``MaskablePPO`` on ``DungeonSB3VecEnv(..., illegal_action="raise")``,
-with ``agents.sb3.policy_kwargs`` when it exists."""
+with ``agents.algos.sb3.policy_kwargs`` when it exists."""
 
 from __future__ import annotations
 
@@ -48,15 +48,15 @@ def train_shape(settings: Settings) -> dict:
 
 def _fast_ppo_runner(spec, settings: Settings):
     """``(run, None)`` where ``run(total_steps) -> dict`` trains the fast PPO
-    of ``dungeonrl.agents.ppo`` (``PPOConfig`` + ``train``) on a batch whose
+    of ``dungeonrl.agents.algos.ppo`` (``PPOConfig`` + ``train``) on a batch whose
     ``step`` checks every action against the mask before the kernel runs;
     or ``(None, reason)``."""
-    mod = _import_optional("dungeonrl.agents.ppo")
+    mod = _import_optional("dungeonrl.agents.algos.ppo")
     if mod is None:
-        return None, "dungeonrl.agents.ppo is not importable (not written yet)"
+        return None, "dungeonrl.agents.algos.ppo is not importable (not written yet)"
     for attr in ("PPOConfig", "train", "SingleAgentGame"):
         if not hasattr(mod, attr):
-            return None, f"dungeonrl.agents.ppo has no {attr}"
+            return None, f"dungeonrl.agents.algos.ppo has no {attr}"
 
     game_base: Any = mod.SingleAgentGame  # found at run time (checked above)
 
@@ -108,8 +108,8 @@ def _fast_ppo_runner(spec, settings: Settings):
 def _sb3_policy_kwargs(hidden, activation: str, shared: bool) -> dict:
     """SB3 ``policy_kwargs`` of the fast PPO's network (separate actor and
     critic MLPs of ``hidden`` units, orthogonal init): from
-    ``dungeonrl.agents.sb3.policy_kwargs`` when it exists."""
-    mod = _import_optional("dungeonrl.agents.sb3")
+    ``dungeonrl.agents.algos.sb3.policy_kwargs`` when it exists."""
+    mod = _import_optional("dungeonrl.agents.algos.sb3")
     fn = getattr(mod, "policy_kwargs", None) if mod is not None else None
     if fn is not None:
         for args, kw in (
@@ -215,7 +215,7 @@ def bench_training(spec, settings: Settings, log) -> dict:
         }
     out: dict[str, Any] = {}
     net: dict[str, Any] = {"hidden": [256, 256], "activation": "tanh", "shared": False}
-    mod = _import_optional("dungeonrl.agents.ppo")
+    mod = _import_optional("dungeonrl.agents.algos.ppo")
     if mod is not None and hasattr(mod, "PPOConfig"):
         c = mod.PPOConfig()
         net = {

@@ -104,8 +104,8 @@ def _check_agents(agents) -> None:
     :func:`.server.agent_offers`)."""
     import os
 
+    from ..agents.algos.search import is_search_ref
     from ..agents.protocol import is_import_ref
-    from ..agents.search import is_search_ref
 
     for a in agents:
         if not (os.path.exists(a) or is_import_ref(a) or is_search_ref(a)):

@@ -123,9 +123,9 @@ def agent_offers(agents) -> dict[str, list[tuple[str, int]]]:
     reason instead of being offered and then refused when a page picks
     it. Raises :class:`~.session.SessionError` for an agent that is not a
     file or ``module:attribute``, cannot be imported, or loads for no game."""
+    from ..agents.algos.search import is_search_ref
     from ..agents.policy import make_agent
     from ..agents.protocol import AgentError, import_agent, is_import_ref
-    from ..agents.search import is_search_ref
 
     out: dict[str, list[tuple[str, int]]] = {}
     for name in (str(a) for a in agents):

@@ -21,9 +21,13 @@ gives
   numba for the ``"random"`` / ``"heuristic"`` agents (the fast evaluation
   path), or ``None`` to use the generic batched loop;
 * ``core_options``: the game's command-line options for building a core
-  (``--character``, ``--difficulty``...) and ``train_defaults``, the core
+  (``--character``, ``--difficulty``...: argparse keywords, ``choices``
+  included, read by ``train``, ``eval``, ``play``, ``dataset`` and
+  ``demo``, so no command lists a game's options itself) and
+  ``train_defaults``, the core
   options training uses unless told otherwise (Unbroken trains on
-  ``reward="score"``, which also pays for the Levels a lost game reached);
+  ``reward="score"``, which also pays for the Levels a lost game reached),
+  and ``play_defaults``, those ``dungeonrl play`` uses (a table of three);
 * ``stat_columns``: extra per-episode statistics shown in tables;
   ``describe(core)``: the configuration in words, for reports.
 
@@ -83,6 +87,8 @@ class GameHooks:
     core_options: tuple = ()
     #: core options used by ``train`` unless the user sets them
     train_defaults: dict = field(default_factory=dict)
+    #: core options used by ``play`` unless the user sets them
+    play_defaults: dict = field(default_factory=dict)
     #: extra per-episode statistics for tables: ``(key, label, format)``
     stat_columns: tuple = ()
     #: one-line description of a core's configuration, for reports

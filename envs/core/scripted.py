@@ -1,7 +1,8 @@
 """A game's scripted policy (``envs/<game>/policy.py``) as a batched agent,
 written once for every game on the engine: ``act`` runs the generated
-``policy_rows`` kernel, and :func:`scripted_advance` lets the self-play view
-and matches play scripted seats inside numba (``advance_scripted``)."""
+scripted-policy kernel (through the core's batch), and
+:func:`scripted_advance` lets the self-play view and matches play scripted
+seats inside numba (``advance_scripted``)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ class HeuristicAgent:
             for i in range(n):
                 rng_seed(self.prng[i], np.uint64(self.seed), i)
         out = np.zeros(len(rows), np.int64)
-        self.core.policy_rows(view.states, rows, self.prng, out)
+        core_batch(self.core).policy(view.states, rows, self.prng, out)
         return out
 
 

@@ -9,6 +9,7 @@ GAME = GameEntry(
     order=20,
     pettingzoo="dungeonrl.envs.dungeon_crawler_v0",
     agent_hooks="dungeonrl.envs.dungeon_crawler.hooks:HOOKS",
-    cli="dungeonrl.games.dungeon_crawler",
     infostate="dungeonrl.envs.dungeon_crawler.infostate:resample_rows",
+    # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
+    compile_seconds=(("envs", 27.8), ("agents", 0.5)),
 )

@@ -46,6 +46,7 @@ HOOKS = GameHooks(
         ),
     ),
     train_defaults={"num_players": 2},
+    play_defaults={"num_players": 3},
     stat_columns=(("rounds", "mean rounds", "{:.1f}"),),
     describe=describe,
     scripted_advance=scripted_advance,

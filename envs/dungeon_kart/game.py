@@ -9,6 +9,7 @@ GAME = GameEntry(
     order=30,
     pettingzoo="dungeonrl.envs.dungeon_kart_v1",
     agent_hooks="dungeonrl.envs.dungeon_kart.hooks:HOOKS",
-    cli="dungeonrl.games.dungeon_kart",
     infostate="dungeonrl.envs.dungeon_kart.infostate:resample_rows",
+    # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
+    compile_seconds=(("envs", 25.3), ("agents", 0.5)),
 )

@@ -96,6 +96,7 @@ HOOKS = GameHooks(
         ),
     ),
     train_defaults={"num_players": 2},
+    play_defaults={"num_players": 3},
     stat_columns=(("place", "mean place", "{:.2f}"), ("rounds", "mean rounds", "{:.1f}")),
     describe=describe,
     scripted_advance=scripted_advance,

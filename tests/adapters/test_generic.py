@@ -888,7 +888,7 @@ def test_cli_generic_bench_and_play(capsys, monkeypatch):
     assert "steps/s" in capsys.readouterr().out
     assert cli_main(["play", "--env", "race", "--random", "--seed", "3", "--episodes", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.count("episode") == 2 and "legal:" in out
+    assert out.count("Game over") == 2 and "Legal actions:" in out
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("step_1\n9\n1\nq\n"))

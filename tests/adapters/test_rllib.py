@@ -1,4 +1,4 @@
-"""Ray RLlib integration (``dungeonrl.agents.rllib``).
+"""Ray RLlib integration (``dungeonrl.agents.algos.rllib``).
 
 Two layers:
 
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.rllib import (
+from dungeonrl.agents.algos.rllib import (
     LearnerVsFrozen,
     RLlibSingleEnv,
     RLlibVectorEnv,
@@ -178,7 +178,7 @@ def ray_local():
     """A small local Ray for the module (2 CPUs, 300 MB object store)."""
     ray = pytest.importorskip("ray")
     pytest.importorskip("ray.rllib")
-    from dungeonrl.agents.rllib import init_ray
+    from dungeonrl.agents.algos.rllib import init_ray
 
     init_ray()
     yield ray
@@ -196,7 +196,7 @@ def _train_once(cfg):
 
 @pytest.mark.rllib
 def test_multi_agent_env_protocol(ray_local):
-    from dungeonrl.agents.rllib import make_rllib_env
+    from dungeonrl.agents.algos.rllib import make_rllib_env
     from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
 
     env = make_rllib_env({"core_kwargs": {"num_players": 2}}, game="dungeon_crawler")
@@ -227,7 +227,7 @@ def test_multi_agent_env_protocol(ray_local):
 
 @pytest.mark.rllib
 def test_ppo_iteration_unbroken_in_process(ray_local):
-    from dungeonrl.agents.rllib import ppo_config
+    from dungeonrl.agents.algos.rllib import ppo_config
 
     cfg = ppo_config(
         "unbroken",
@@ -249,7 +249,7 @@ def test_ppo_iteration_unbroken_in_process(ray_local):
 
 @pytest.mark.rllib
 def test_ppo_iteration_dungeon_crawler_shared_policy_in_process(ray_local):
-    from dungeonrl.agents.rllib import ppo_config
+    from dungeonrl.agents.algos.rllib import ppo_config
 
     cfg = ppo_config(
         "dungeon_crawler",
@@ -274,7 +274,7 @@ def test_ppo_iteration_dungeon_crawler_shared_policy_in_process(ray_local):
 
 @pytest.mark.rllib
 def test_ppo_iteration_two_env_runners(ray_local):
-    from dungeonrl.agents.rllib import ppo_config
+    from dungeonrl.agents.algos.rllib import ppo_config
 
     cfg = ppo_config(
         "unbroken",
@@ -301,8 +301,8 @@ def test_ppo_iteration_two_env_runners(ray_local):
 def test_cli_train_checkpoint_restored_and_evaluated(ray_local, tmp_path, monkeypatch, capsys):
     import torch
 
+    from dungeonrl.agents.algos.ppo import load_model
     from dungeonrl.agents.policy import TorchAgent, make_agent
-    from dungeonrl.agents.ppo import load_model
     from dungeonrl.cli import main
     from dungeonrl.envs.core.batch import Batch
     from dungeonrl.envs.core.common import resolve_core
@@ -403,7 +403,7 @@ def test_the_module_imports_without_ray():
     import sys
 
     code = (
-        "import sys, dungeonrl.agents.rllib, dungeonrl.agents.train as t; "
+        "import sys, dungeonrl.agents.algos.rllib, dungeonrl.agents.commands.train as t; "
         "from dungeonrl.registry import get_spec; t.main_options(get_spec('unbroken')); "
         "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules)"
     )
@@ -427,7 +427,7 @@ def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.tune.registry import ENV_CREATOR, _global_registry
 
-    from dungeonrl.agents.rllib import env_name, register_envs
+    from dungeonrl.agents.algos.rllib import env_name, register_envs
     from dungeonrl.registry import list_games
 
     names = register_envs()
@@ -455,7 +455,7 @@ def test_every_game_has_a_registered_creator(ray_local, game, core_kwargs):
 def test_learner_vs_frozen_trains_the_learner_and_syncs_the_frozen_copy(ray_local):
     import torch
 
-    from dungeonrl.agents.rllib import ppo_config, sync_frozen
+    from dungeonrl.agents.algos.rllib import ppo_config, sync_frozen
 
     cfg = ppo_config(
         "dungeon_crawler",

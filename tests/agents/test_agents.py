@@ -21,15 +21,8 @@ from helpers import fixture_game as fg
 import dungeonrl  # noqa: F401  (registers the games)
 from dungeonrl import registry
 from dungeonrl.agents import league
-from dungeonrl.agents import ppo as ppo_mod
-from dungeonrl.agents.evaluate import evaluate, wilson
-from dungeonrl.agents.modelspec import (
-    ModelSpecError,
-    ModelSpecWarning,
-    check_model_spec,
-)
-from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent
-from dungeonrl.agents.ppo import (
+from dungeonrl.agents.algos import ppo as ppo_mod
+from dungeonrl.agents.algos.ppo import (
     ActorCritic,
     PPOConfig,
     load_model,
@@ -37,6 +30,13 @@ from dungeonrl.agents.ppo import (
     save_model,
     train,
 )
+from dungeonrl.agents.commands.evaluate import evaluate, wilson
+from dungeonrl.agents.modelspec import (
+    ModelSpecError,
+    ModelSpecWarning,
+    check_model_spec,
+)
+from dungeonrl.agents.policy import RandomAgent, TorchAgent, load_policy, make_agent
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.hooks import hooks_for
 from dungeonrl.envs.unbroken import UnbrokenCore
@@ -113,7 +113,7 @@ def test_ppo_smoke_unbroken_save_load_roundtrip(tmp_path, easy_core):
 
 
 def test_masked_sampling_never_picks_illegal_actions():
-    from dungeonrl.agents.ppo import sample_actions
+    from dungeonrl.agents.algos.ppo import sample_actions
 
     g = torch.Generator().manual_seed(0)
     logits = torch.randn(2000, 7) * 5
@@ -385,7 +385,7 @@ def test_league_without_play_function_keeps_results_and_refuses_run():
 # --- Stable-Baselines3 path -------------------------------------------------------------------
 def test_sb3_smoke_save_and_load_policy(tmp_path, easy_core):
     pytest.importorskip("sb3_contrib")
-    from dungeonrl.agents.sb3 import SB3Config, save_sb3, train_sb3
+    from dungeonrl.agents.algos.sb3 import SB3Config, save_sb3, train_sb3
 
     cfg = SB3Config(
         core_kwargs={"difficulty": "easy"},
@@ -423,7 +423,7 @@ def test_sb3_policy_kwargs_build_the_same_network():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from dungeonrl.agents.sb3 import policy_kwargs
+    from dungeonrl.agents.algos.sb3 import policy_kwargs
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
 
     def n_params(m):
@@ -509,7 +509,7 @@ def test_cli_train_writes_model_metrics_and_curve(tmp_path, capsys):
 
 
 def test_kickstart_clone_and_dagger_smoke(easy_core):
-    from dungeonrl.agents.bc import BCConfig, collect, kickstart
+    from dungeonrl.agents.algos.bc import BCConfig, collect, kickstart
 
     teacher = make_agent("heuristic", easy_core)
     cfg = BCConfig(

@@ -1,4 +1,4 @@
-"""Minari round trip (``agents/dataset.py``): record seeded episodes of an
+"""Minari round trip (``agents/commands/dataset.py``): record seeded episodes of an
 agent, load them back with ``minari.load_dataset`` and check the episode
 count, the shapes, the stored masks and that the recorded actions replay
 the same episode in a fresh env. Skipped when Minari (the ``datasets``
@@ -15,7 +15,7 @@ pytest.importorskip("h5py")
 import gymnasium as gym
 
 import dungeonrl
-from dungeonrl.agents.dataset import default_dataset_id, main, record_dataset
+from dungeonrl.agents.commands.dataset import default_dataset_id, main, record_dataset
 
 
 @pytest.fixture

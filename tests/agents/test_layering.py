@@ -3,7 +3,7 @@
 Read from the source with ``ast`` (nothing is imported):
 
 * no module of ``dungeonrl.agents`` imports ``dungeonrl.cli``,
-  ``dungeonrl.options``, ``dungeonrl.play`` or ``dungeonrl.games`` (the
+  ``dungeonrl.options`` or ``dungeonrl.play`` (the
   command line and the per-game companions sit above the agents and load
   them, never the reverse), at module level or inside a function;
 * the module-level import graph of ``dungeonrl.agents`` is acyclic;
@@ -29,7 +29,6 @@ ABOVE = (
     "dungeonrl.demo",
     "dungeonrl.options",
     "dungeonrl.play",
-    "dungeonrl.games",
 )
 
 #: optional dependencies (extras of pyproject.toml) that are imported where used
@@ -57,10 +56,13 @@ LAZY_OK = {
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the agents layer, its rooms (``algos/``, ``commands/``) included."""
     out = {}
-    for path in sorted(AGENTS.glob("*.py")):
-        name = PKG if path.name == "__init__.py" else f"{PKG}.{path.stem}"
-        out[name] = path
+    for path in sorted(AGENTS.rglob("*.py")):
+        parts = path.relative_to(AGENTS).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join((PKG, *parts))] = path
     return out
 
 

@@ -1,8 +1,8 @@
-"""League training (``agents/pfsp.py``): the pool grows to its size, then
+"""League training (``agents/algos/pfsp.py``): the pool grows to its size, then
 replaces the member the learner beats most; opponents are drawn in
 proportion to their PFSP priority; finished games update the record and
 give openskill ratings; ``dungeonrl train --league`` writes ``league.json``.
-And the exploit command (``agents/exploit.py``) on a tiny budget."""
+And the exploit command (``agents/commands/exploit.py``) on a tiny budget."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.exploit import exploit
-from dungeonrl.agents.pfsp import PFSPLeague, priority
+from dungeonrl.agents.algos.pfsp import PFSPLeague, priority
+from dungeonrl.agents.algos.selfplay import make_view
+from dungeonrl.agents.commands.exploit import exploit
 from dungeonrl.agents.policy import RandomAgent
-from dungeonrl.agents.selfplay import make_view
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.common import resolve_core
 

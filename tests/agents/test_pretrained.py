@@ -141,7 +141,7 @@ def test_pretrained_resolves_in_eval_play_record_and_pools(tmp_path, capsys, mon
     )  # fmt: skip
     assert rc == 0 and gif.stat().st_size > 0
     # an opponent pool with a weight after the name
-    from dungeonrl.agents.selfplay import make_view
+    from dungeonrl.agents.algos.selfplay import make_view
 
     view = make_view(core, 4, f"{name}:0.5,heuristic:0.5", seed=0)
     assert name in view.opponent_names()

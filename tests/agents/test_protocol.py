@@ -12,7 +12,8 @@ import pytest
 from helpers import agent_examples
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.evaluate import evaluate
+from dungeonrl.agents.algos.selfplay import play_match
+from dungeonrl.agents.commands.evaluate import evaluate
 from dungeonrl.agents.policy import as_agent, make_agent, model_file
 from dungeonrl.agents.protocol import (
     AgentError,
@@ -21,7 +22,6 @@ from dungeonrl.agents.protocol import (
     import_agent,
     is_import_ref,
 )
-from dungeonrl.agents.selfplay import play_match
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.batch import Batch
 from dungeonrl.envs.core.common import resolve_core
@@ -76,7 +76,7 @@ def test_object_agent_gets_one_reset_per_game_before_it_acts(dc):
 
 
 def test_agent_reset_sees_autoreset_games_as_new(ub):
-    from dungeonrl.agents.selfplay import make_view  # noqa: F401  (the layer is importable)
+    from dungeonrl.agents.algos.selfplay import make_view  # noqa: F401  (the layer is importable)
 
     policy = agent_examples.LastLegal()
     agent = as_agent(policy)
@@ -117,8 +117,8 @@ def test_fast_path_network_and_sb3_model_go_to_their_agents(ub):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
+    from dungeonrl.agents.algos.ppo import ActorCritic
     from dungeonrl.agents.policy import SB3Agent, TorchAgent
-    from dungeonrl.agents.ppo import ActorCritic
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
 
     spec = ub.spec
@@ -201,7 +201,7 @@ def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, mon
     )
     assert rc == 0
     assert "helpers.agent_examples:LastLegal" in capsys.readouterr().out
-    from dungeonrl.agents.selfplay import make_view
+    from dungeonrl.agents.algos.selfplay import make_view
 
     core = resolve_core("dungeon_crawler", {"num_players": 2})
     view = make_view(core, 4, "helpers.agent_examples:first_legal:1", seed=0)
@@ -209,7 +209,7 @@ def test_module_attribute_in_a_league_and_an_opponent_pool(capsys, tmp_path, mon
 
 
 def test_module_attribute_plays_records_and_replays(tmp_path):
-    from dungeonrl.agents.record import record
+    from dungeonrl.agents.commands.record import record
     from dungeonrl.agents.replay import load_replay, record_replay
     from dungeonrl.play import seat_policies
 

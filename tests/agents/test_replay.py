@@ -372,7 +372,7 @@ def test_seats_are_one_label_per_seat_and_not_proved(tmp_path, won_by_seat_2):
 def test_a_game_on_local_content_is_not_saved_as_a_replay(tmp_path):
     """``content=`` names a folder of the recording machine: ``record``
     refuses the replay before writing anything, ``record_replay`` too."""
-    from dungeonrl.agents.record import record
+    from dungeonrl.agents.commands.record import record
     from dungeonrl.envs.unbroken.content import DATA_DIR
 
     gif, rj = tmp_path / "g.gif", tmp_path / "g.json"

@@ -1,4 +1,4 @@
-"""The search agent (``agents/search.py``, issue 49 item 2): its agent
+"""The search agent (``agents/algos/search.py``, issue 49 item 2): its agent
 string parses and bad ones are refused by name; it is deterministic under
 a seed, runs exactly its simulation budget, plays only legal actions,
 works in all four games (solo, PvP, co-op; with and without a prior
@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dungeonrl.agents.policy import make_agent, model_file
-from dungeonrl.agents.search import (
+from dungeonrl.agents.algos.search import (
     DEFAULT_SIMS,
     KEYS,
     SearchAgent,
@@ -21,7 +20,8 @@ from dungeonrl.agents.search import (
     is_search_ref,
     parse_search_ref,
 )
-from dungeonrl.agents.selfplay import play_match
+from dungeonrl.agents.algos.selfplay import play_match
+from dungeonrl.agents.policy import make_agent, model_file
 from dungeonrl.envs.core.batch import Batch
 from dungeonrl.envs.core.common import resolve_core
 

@@ -2,7 +2,7 @@
 :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView` (seats, opponent pool,
 scripted opponents inside numba, snapshots, episode info), the row-subset
 kernels ``GameCore.step_rows`` / ``observe_rows``, head-to-head matches
-(``agents/selfplay.py``), the adapters on a view, and the ``train`` / ``eval``
+(``agents/algos/selfplay.py``), the adapters on a view, and the ``train`` / ``eval``
 / ``play`` commands for ``dungeon_crawler`` on tiny budgets.
 
 Every view test runs an independent checker after ``reset`` and after every
@@ -23,11 +23,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.league import League
-from dungeonrl.agents.modelspec import ModelSpecError
-from dungeonrl.agents.policy import RandomAgent, make_agent
-from dungeonrl.agents.ppo import ActorCritic, save_model
-from dungeonrl.agents.selfplay import (
+from dungeonrl.agents.algos.ppo import ActorCritic, save_model
+from dungeonrl.agents.algos.selfplay import (
     league_play,
     make_view,
     match_summary,
@@ -35,6 +32,9 @@ from dungeonrl.agents.selfplay import (
     play_match,
     snapshot_agent,
 )
+from dungeonrl.agents.league import League
+from dungeonrl.agents.modelspec import ModelSpecError
+from dungeonrl.agents.policy import RandomAgent, make_agent
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.adapters.selfplay import Opponent, SelfPlayView
 from dungeonrl.envs.core.hooks import hooks_for
@@ -834,7 +834,7 @@ def test_sb3_vec_env_on_a_view():
 
 # --- behaviour cloning on a view ----------------------------------------------------------------
 def test_bc_collect_on_a_view():
-    from dungeonrl.agents.bc import BCConfig, collect
+    from dungeonrl.agents.algos.bc import BCConfig, collect
 
     core = core_for(2)
     cfg = BCConfig(steps=32 * 40, num_envs=32, epochs=1, seed=0, torch_threads=1)
@@ -1300,8 +1300,8 @@ def test_selfplay_ppo_learns_to_beat_random():
     seeds 0-2 after training, 47% untrained)."""
     import torch
 
+    from dungeonrl.agents.algos.ppo import PPOConfig, train
     from dungeonrl.agents.policy import TorchAgent
-    from dungeonrl.agents.ppo import PPOConfig, train
 
     core = core_for(2)
     cfg = PPOConfig(

@@ -138,7 +138,7 @@ REFUSED = [
     (["eval", "unbroken", "--plot", "x.png"], "does not apply to unbroken"),
     (["eval", "dungeon_crawler", "--slow"], "does not apply to dungeon_crawler"),
     (["eval", "unbroken", "--games", "0"], "--games"),
-    (["bench", "unbroken", "--num-envs", "8"], "does not apply to unbroken"),
+    (["bench", "unbroken", "--players", "3"], "unrecognized arguments: --players"),
     (["bench", "unbroken", "--seed", "3"], "--seed does not apply to unbroken"),
     (["demo", "--no-train", "--train-seconds", "5"], "--no-train"),
     (["demo", "unbroken", "--bogus"], "unrecognized"),
@@ -165,7 +165,7 @@ def test_device_cuda_without_one_is_a_clear_error(in_tmp, capsys):
     assert cli_main(["train", "unbroken", "--device", "cuda", "--steps", "64"]) == 2
     assert "no CUDA device" in capsys.readouterr().err
     assert list(in_tmp.iterdir()) == []
-    from dungeonrl.agents.ppo import resolve_device
+    from dungeonrl.agents.algos.ppo import resolve_device
 
     assert resolve_device("auto").type == "cpu" and resolve_device("cpu").type == "cpu"
 
@@ -250,10 +250,9 @@ def test_play_calls_the_narrator_when_the_game_has_one(in_tmp, capsys, monkeypat
         calls.append(seat)
         return [f"narrated {len(calls)}"]
 
-    monkeypatch.setattr(cli, "narrator", lambda game: narrate)
-    import dungeonrl.games.unbroken as ucli
+    import dungeonrl.play as play
 
-    monkeypatch.setattr(ucli, "narrator", lambda game: narrate)
+    monkeypatch.setattr(play, "narrator", lambda game: narrate)
     assert cli_main(["play", "unbroken", "--random", "--max-steps", "2"]) == 0
     assert calls == [0, 0] and "* narrated 2" in capsys.readouterr().out
 
@@ -432,8 +431,8 @@ def test_minutes_bounds_both_algorithms(in_tmp, capsys):
 
 
 def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
-    import dungeonrl.agents.train as train_mod
-    from dungeonrl.agents.ppo import load_model
+    import dungeonrl.agents.commands.train as train_mod
+    from dungeonrl.agents.algos.ppo import load_model
 
     real, calls = train_mod.tb_log, []
 
@@ -473,7 +472,7 @@ def test_ctrl_c_keeps_the_model_and_the_metrics(in_tmp, capsys, monkeypatch):
 
 def test_ctrl_c_keeps_the_sb3_model(in_tmp, capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from dungeonrl.agents import sb3
+    from dungeonrl.agents.algos import sb3
 
     real, calls = sb3.TrainProgress._on_rollout_end, []
 

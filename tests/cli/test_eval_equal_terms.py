@@ -42,7 +42,7 @@ def test_a_models_stored_setting_applies_to_every_agent(in_tmp, capsys):
 
 
 def test_the_same_games_as_a_direct_evaluation_on_that_setting(in_tmp):
-    from dungeonrl.agents.evaluate import evaluate
+    from dungeonrl.agents.commands.evaluate import evaluate
     from dungeonrl.envs.core.common import resolve_core
 
     _, doc = _eval(in_tmp, "unbroken", "--agent", UNBROKEN, "--agent", "heuristic", "--games", "8")
@@ -101,7 +101,7 @@ def test_a_league_writes_no_picture_unless_asked(in_tmp):
 
 
 def test_long_agent_names_are_not_cut(in_tmp, capsys):
-    from dungeonrl.agents.evaluate import format_table
+    from dungeonrl.agents.commands.evaluate import format_table
     from dungeonrl.agents.league import League
 
     name = "pretrained:dcc_unstoppable-coop-lead + pretrained:dcc_unstoppable-coop-lead"

@@ -48,7 +48,7 @@ def _tree(path: Path) -> list:
 # --- saved models --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ub_payload(tmp_path_factory):
-    from dungeonrl.agents.ppo import ActorCritic, save_model
+    from dungeonrl.agents.algos.ppo import ActorCritic, save_model
     from dungeonrl.envs.core.common import resolve_core
 
     core = resolve_core("unbroken", {})
@@ -197,9 +197,9 @@ def test_sb3_model_with_nan_weights_is_refused(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
+    from dungeonrl.agents.algos.sb3 import save_sb3
     from dungeonrl.agents.modelspec import ModelSpecError
     from dungeonrl.agents.policy import make_agent
-    from dungeonrl.agents.sb3 import save_sb3
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from dungeonrl.envs.core.common import resolve_core
 

@@ -20,11 +20,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import dungeonrl  # noqa: F401  (registers the games)
-from dungeonrl.agents.evaluate import evaluate
+from dungeonrl.agents.algos.ppo import ActorCritic
+from dungeonrl.agents.algos.selfplay import make_view, play_team, snapshot_agent
+from dungeonrl.agents.commands.evaluate import evaluate
+from dungeonrl.agents.commands.train import is_coop
 from dungeonrl.agents.policy import RandomAgent, make_agent
-from dungeonrl.agents.ppo import ActorCritic
-from dungeonrl.agents.selfplay import make_view, play_team, snapshot_agent
-from dungeonrl.agents.train import is_coop
 from dungeonrl.cli import main as cli_main
 from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
 from dungeonrl.envs.core.hooks import hooks_for

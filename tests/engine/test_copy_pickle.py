@@ -228,8 +228,8 @@ def _torch_view(game, n, **kw):
     its torch generator in the state) beside the scripted heuristic."""
     import torch
 
+    from dungeonrl.agents.algos.ppo import ActorCritic
     from dungeonrl.agents.policy import TorchAgent
-    from dungeonrl.agents.ppo import ActorCritic
     from dungeonrl.agents.selfplay_env import _core
     from dungeonrl.envs.core.adapters.selfplay import SelfPlayView
     from dungeonrl.envs.core.scripted import HeuristicAgent, scripted_advance
@@ -666,7 +666,7 @@ def test_rllib_envs_copy(how):
     pickle too, and the copy plays the same games. Hooks of a game without
     its own (``GENERIC``) pickle as well (their default ``describe`` was a
     lambda)."""
-    from dungeonrl.agents.rllib import RLlibSingleEnv, RLlibVectorEnv
+    from dungeonrl.agents.algos.rllib import RLlibSingleEnv, RLlibVectorEnv
     from dungeonrl.envs.core.hooks import GENERIC
 
     assert COPIERS[how](GENERIC) == GENERIC

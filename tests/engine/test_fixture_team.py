@@ -329,7 +329,7 @@ def test_self_play_view_partner_is_a_snapshot_of_the_learner():
 
 
 def test_play_match_and_table_with_teams():
-    from dungeonrl.agents.selfplay import play_match, play_table
+    from dungeonrl.agents.algos.selfplay import play_match, play_table
 
     core = _core()
     roll, step = _Fixed(F.ROLL, "roller"), _Fixed(F.STEP, "stepper")
@@ -344,7 +344,7 @@ def test_play_match_and_table_with_teams():
 
 
 def test_play_match_mirror_result_is_from_a_sides_reward():
-    from dungeonrl.agents.selfplay import play_match
+    from dungeonrl.agents.algos.selfplay import play_match
 
     core = _core()
     roll = _Fixed(F.ROLL, "roller")
@@ -419,8 +419,8 @@ def test_placement_league_and_rating_kind():
 
 
 def test_placement_league_plays_the_team_fixture():
+    from dungeonrl.agents.algos.selfplay import table_play
     from dungeonrl.agents.league import PlacementLeague
-    from dungeonrl.agents.selfplay import table_play
 
     core = _core()
     agents = {"roller": _Fixed(F.ROLL, "roller"), "stepper": _Fixed(F.STEP, "stepper")}
@@ -508,7 +508,7 @@ def test_self_play_view_and_its_vector_env_take_reset_options():
 
 
 def test_make_view_with_a_partner_pool():
-    from dungeonrl.agents.selfplay import make_view
+    from dungeonrl.agents.algos.selfplay import make_view
 
     core = _core()
     v = make_view(core, 6, "random", partners="random:2", seed=0, snapshot_slots=0)

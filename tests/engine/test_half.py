@@ -347,7 +347,7 @@ def test_pettingzoo_envs_compact_observation():
 
 
 def test_selfplay_view_compact_observation():
-    from dungeonrl.agents.selfplay import make_view
+    from dungeonrl.agents.algos.selfplay import make_view
 
     core = make_core(get_spec("dungeon_crawler"), 2)
     views = [

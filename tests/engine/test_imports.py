@@ -16,7 +16,7 @@ Layering rules (issue 9, item 8):
   imports;
 * the environment layer (``dungeonrl.envs``, ``dungeonrl.encoders``) imports
   nothing from ``dungeonrl.agents``, ``dungeonrl.benchmarks``,
-  ``dungeonrl.cli``, ``dungeonrl.games`` or ``dungeonrl.registry`` (the
+  ``dungeonrl.cli``, ``dungeonrl.play`` or ``dungeonrl.registry`` (the
   Gymnasium registration; the engine finds games in ``dungeonrl.envs.specs``)
   -- not even inside a function, so
   the engine can be installed and read without the application on top.
@@ -48,7 +48,7 @@ APP_LAYER = (
     "dungeonrl.agents",
     "dungeonrl.benchmarks",
     "dungeonrl.cli",
-    "dungeonrl.games",
+    "dungeonrl.play",
     "dungeonrl.registry",
 )
 
@@ -192,10 +192,10 @@ def test_discovers_the_package():
     for name in (
         "dungeonrl.cli",
         "dungeonrl.envs.core.spec",
-        "dungeonrl.agents.selfplay",
+        "dungeonrl.agents.algos.selfplay",
         "dungeonrl.encoders.unbroken",
         "dungeonrl.benchmarks.suite.runner",
-        "dungeonrl.games.unbroken",
+        "dungeonrl.play",
     ):
         assert name in mods, name
     graph = import_graph()
@@ -290,8 +290,8 @@ def test_env_layer_imports_no_application_code(layer):
 
 
 def _cli_loaded_modules(mods: dict[str, Path]) -> set[str]:
-    """Modules the CLI loads by name (its ``DEFAULTS`` table, the suite, the
-    per-game companions): edges the static graph cannot see."""
+    """Modules the CLI loads by name (its ``DEFAULTS`` table, the suite):
+    edges the static graph cannot see."""
     tree = ast.parse(mods["dungeonrl.cli"].read_text())
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -299,21 +299,20 @@ def _cli_loaded_modules(mods: dict[str, Path]) -> set[str]:
             target = node.value.partition(":")[0]
             if target in mods and target != "dungeonrl.cli":
                 names.add(target)
-    names |= {m for m in mods if m.startswith("dungeonrl.games.")}
     return names
 
 
 def test_commands_the_cli_loads_do_not_import_the_cli():
-    """The CLI loads commands by name (``"dungeonrl.agents.train:main"``); a
+    """The CLI loads commands by name (``"dungeonrl.agents.commands.train:main"``); a
     command importing the CLI back at module level would be a cycle the
     static graph misses. Shared option helpers live in ``dungeonrl.options``
     and ``dungeonrl.play`` instead."""
     mods = discover_modules()
     loaded = _cli_loaded_modules(mods)
     assert {
-        "dungeonrl.agents.train",
+        "dungeonrl.agents.commands.train",
         "dungeonrl.demo",
-        "dungeonrl.games.unbroken",
+        "dungeonrl.play",
     } <= loaded, sorted(loaded)
     graph = import_graph()
     bad = []
@@ -411,7 +410,7 @@ def test_layers_are_assigned_as_documented():
     assert LAYERS[layer_of("dungeonrl.encoders.unbroken")][0] == "encoders"
     assert LAYERS[layer_of("dungeonrl")][0] == "root"
     assert LAYERS[layer_of("dungeonrl.registry")][0] == "root"
-    assert LAYERS[layer_of("dungeonrl.agents.search")][0] == "agents"
+    assert LAYERS[layer_of("dungeonrl.agents.algos.search")][0] == "agents"
     assert LAYERS[layer_of("dungeonrl.benchmarks.suite.cli")][0] == "benchmarks"
     for app in ("dungeonrl.cli", "dungeonrl.demo", "dungeonrl.web.app", "dungeonrl.precompile"):
         assert LAYERS[layer_of(app)][0] == "app", app
@@ -434,14 +433,14 @@ def test_no_import_runs_back_up_a_layer():
 def test_an_arrow_back_up_is_reported():
     # positive control: planted imports back up are found, sideways ones are not
     graph = {
-        "dungeonrl.envs.core.batch": {"dungeonrl.agents.ppo", "dungeonrl.envs.core.spec"},
+        "dungeonrl.envs.core.batch": {"dungeonrl.agents.algos.ppo", "dungeonrl.envs.core.spec"},
         "dungeonrl.registry": {"dungeonrl.agents.selfplay_env"},
         "dungeonrl.agents.zoo": {"dungeonrl.machine", "dungeonrl.benchmarks.suite"},
         "dungeonrl.cli": {"dungeonrl.benchmarks.suite"},
     }
     assert arrows_up(graph) == [
         "dungeonrl.agents.zoo -> dungeonrl.benchmarks.suite",
-        "dungeonrl.envs.core.batch -> dungeonrl.agents.ppo",
+        "dungeonrl.envs.core.batch -> dungeonrl.agents.algos.ppo",
         "dungeonrl.registry -> dungeonrl.agents.selfplay_env",
     ]
 

@@ -1,5 +1,5 @@
 """Pictures: ``render_mode="rgb_array"`` of every game that declares it,
-Gymnasium's ``RecordVideo`` on Unbroken, and ``agents.record`` (GIF/MP4).
+Gymnasium's ``RecordVideo`` on Unbroken, and ``agents.commands.record`` (GIF/MP4).
 
 Frames must be real pictures: a fixed size, ``uint8`` ``(H, W, 3)``, many
 colours, the same picture for the same record, a different one for a
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dungeonrl.agents.record import play_frames, record
+from dungeonrl.agents.commands.record import play_frames, record
 from dungeonrl.envs.core.adapters.aec import DungeonAECEnv
 from dungeonrl.envs.core.adapters.gym_env import DungeonEnv
 from dungeonrl.envs.core.batch import Batch
@@ -177,7 +177,7 @@ def test_record_video_wrapper(tmp_path):
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
 
 
-# --- agents.record -----------------------------------------------------------------------
+# --- agents.commands.record -----------------------------------------------------------------------
 @pytest.mark.parametrize("game", ["unbroken", "dungeon_crawler"])
 def test_record_gif_frame_count(tmp_path, game):
     out = tmp_path / f"{game}.gif"

@@ -290,7 +290,7 @@ def _model_payload():
     if not _MODEL:
         import torch
 
-        from dungeonrl.agents.ppo import ActorCritic, save_model
+        from dungeonrl.agents.algos.ppo import ActorCritic, save_model
         from dungeonrl.envs.core.common import resolve_core
 
         core = resolve_core("unbroken", {})
@@ -454,7 +454,7 @@ def test_fuzz_model_files(data):
         for p in agent.net.parameters():
             assert torch.isfinite(p).all()
         # `dungeonrl eval` builds a core from the options stored with the model
-        from dungeonrl.agents.evaluate import _core_for
+        from dungeonrl.agents.commands.evaluate import _core_for
         from dungeonrl.agents.policy import model_core_kwargs
 
         try:

@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '92398bd3863853c26fea0e3261750c51089f6cf3af580adbad0309ce5a3faf0a'
+SOURCE_DIGEST = 'b3ed5c10088d0ae413e20a2944e6b2415f0d21484c7ddfffdd68276692584ffc'
 ensure_fresh(globals())

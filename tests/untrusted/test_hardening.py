@@ -622,7 +622,7 @@ def sb3_zip(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from dungeonrl.agents.sb3 import save_sb3
+    from dungeonrl.agents.algos.sb3 import save_sb3
     from dungeonrl.envs.core.adapters.vector import DungeonSB3VecEnv
     from dungeonrl.envs.core.common import resolve_core
 
@@ -695,7 +695,7 @@ def test_eval_with_another_games_model_is_clean(sb3_zip, capsys):
     ModelSpecError message as ``play``, not a TypeError about num_players."""
     from types import SimpleNamespace
 
-    from dungeonrl.agents import evaluate
+    from dungeonrl.agents.commands import evaluate
     from dungeonrl.agents.modelspec import ModelSpecError, check_model_file
 
     path, _ = sb3_zip

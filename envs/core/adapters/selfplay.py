@@ -10,7 +10,7 @@ back at the learner's turn (or the game is over), resets finished games in
 place (same-step autoreset) and writes the learner's next observation and
 legal mask. To the trainer it is a 1-player batch: the attribute names and
 shapes are those of :class:`~dungeonrl.envs.core.batch.Batch`, so the
-native vector env, the SB3 VecEnv and ``agents/ppo.py`` drive it unchanged.
+native vector env, the SB3 VecEnv and ``agents/algos/ppo.py`` drive it unchanged.
 
 Seats
     ``seats="rotate"`` (default): row ``i`` starts in seat ``i % P`` and
@@ -405,7 +405,7 @@ class SelfPlayView(Copyable):
             self._start(done)
         batch.observe_some(self.states, rows, self.seat, self.obs, self.masks)
 
-    # ``step``: the SingleAgentGame name used by agents/ppo.py; ``step_autoreset``:
+    # ``step``: the SingleAgentGame name used by agents/algos/ppo.py; ``step_autoreset``:
     # the first name of this method
     step = step_autoreset = fused_step
 

@@ -1,7 +1,7 @@
 """Run folders and what a training run does after it trains.
 
-Shared by the native trainers (:mod:`dungeonrl.agents.train`) and the RLlib
-backend (:mod:`dungeonrl.agents.rllib`): choosing and opening the run folder,
+Shared by the native trainers (:mod:`dungeonrl.agents.commands.train`) and the RLlib
+backend (:mod:`dungeonrl.agents.algos.rllib`): choosing and opening the run folder,
 TensorBoard scalars, the ``--hidden`` sizes, the seeded evaluation after
 training (solo, PvP or co-op) and the learning-curve picture.
 """
@@ -12,12 +12,12 @@ import math
 import os
 import shutil
 
-from ..envs.core.common import resolve_core
+from ...envs.core.common import resolve_core
+from ..algos.selfplay import match_summary, play_match, play_team
+from ..metrics import plot_learning_curve
+from ..policy import make_agent
+from ..words import count
 from .evaluate import evaluate, format_table
-from .metrics import plot_learning_curve
-from .policy import make_agent
-from .selfplay import match_summary, play_match, play_team
-from .words import count
 
 __all__ = [
     "RUN_FILES",

@@ -36,14 +36,14 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from ..envs.catalog import default_game
-from ..envs.core.adapters import (
+from ...envs.catalog import default_game
+from ...envs.core.adapters import (
     vector,
 )  # its DungeonSB3VecEnv is built on first use (it imports SB3)
-from ..envs.core.hooks import hooks_for
-from .metrics import RecentRate
-from .modelspec import model_spec
-from .policy import SB3_META_NAME
+from ...envs.core.hooks import hooks_for
+from ..metrics import RecentRate
+from ..modelspec import model_spec
+from ..policy import SB3_META_NAME
 from .ppo import ACTIVATIONS, mlp, resolve_device, set_torch_threads
 from .selfplay import snapshot_agent
 
@@ -124,7 +124,7 @@ class MLPTrunk(BaseFeaturesExtractor):
 
 def policy_kwargs(hidden=(256, 256), activation: str = "tanh", shared: bool = False) -> dict:
     """``policy_kwargs`` for ``MaskablePPO("MlpPolicy", ...)`` that build the
-    network of :class:`dungeonrl.agents.ppo.ActorCritic`."""
+    network of :class:`dungeonrl.agents.algos.ppo.ActorCritic`."""
     act = ACTIVATIONS[activation]
     if shared:
         return dict(
@@ -306,7 +306,7 @@ def train_sb3(
     otherwise); without it the interrupt propagates.
 
     Multi-seat games: ``make_view(n, seed, opponents=None)`` builds a
-    self-play view (:func:`dungeonrl.agents.selfplay.make_view`) that the
+    self-play view (:func:`dungeonrl.agents.algos.selfplay.make_view`) that the
     VecEnv wraps; the evaluation env plays against the heuristic (random if
     the game has none) and ``snapshot_every`` > 0 feeds snapshots of the
     policy to the pool's ``self`` share."""

@@ -13,7 +13,7 @@ Env creators
 ``dungeonrl.registry.GAMES`` with Ray Tune's registry under
 ``dungeonrl-rllib/<game>`` (:func:`env_name`)::
 
-    from dungeonrl.agents.rllib import register_envs, env_name, ppo_config
+    from dungeonrl.agents.algos.rllib import register_envs, env_name, ppo_config
     register_envs()
     config = PPOConfig().environment(env_name("unbroken"), env_config={"core_kwargs": {...}})
 
@@ -75,7 +75,7 @@ with ``--num-envs`` games (default 256 native, 16 Python) stepped by the
 batched env (``--vectorize native``) or one Python env per slot
 (``--vectorize python``), and writes what the other trainers write:
 ``model.pt`` (the trained policy exported to the fast path's
-:class:`~dungeonrl.agents.ppo.ActorCritic`, with the model spec: ``play``,
+:class:`~dungeonrl.agents.algos.ppo.ActorCritic`, with the model spec: ``play``,
 ``eval`` and ``--init`` read it without Ray), ``checkpoint/`` (the RLlib
 algorithm checkpoint, with ``dungeonrl_model_spec.json``), ``metrics.csv``,
 ``metrics.json`` and ``learning_curve.png``, then the same seeded final
@@ -101,10 +101,10 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..envs.core.adapters.aec import DungeonAECEnv
-from ..envs.core.adapters.gym_env import DungeonEnv
-from ..envs.core.batch import Batch
-from ..envs.core.common import (
+from ...envs.core.adapters.aec import DungeonAECEnv
+from ...envs.core.adapters.gym_env import DungeonEnv
+from ...envs.core.batch import Batch
+from ...envs.core.common import (
     action_batch,
     check_legal_batch,
     check_policy,
@@ -112,21 +112,21 @@ from ..envs.core.common import (
     resolve_core,
     seed_batch,
 )
-from ..envs.core.errors import ResetNeededError
-from ..envs.core.hooks import core_kwargs_from, hooks_for
-from ..envs.core.spec import check_unknown_reset_options
-from ..registry import get_spec, list_games
-from .metrics import write_csv, write_json
-from .modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
-from .modelspec import RLLIB_SPEC_FILE as SPEC_FILE
-from .modelspec import (
+from ...envs.core.errors import ResetNeededError
+from ...envs.core.hooks import core_kwargs_from, hooks_for
+from ...envs.core.spec import check_unknown_reset_options
+from ...registry import get_spec, list_games
+from ..commands.runs import choose_run_folder, final_eval, hidden_sizes, open_run_folder, plot_run
+from ..metrics import write_csv, write_json
+from ..modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
+from ..modelspec import RLLIB_SPEC_FILE as SPEC_FILE
+from ..modelspec import (
     is_rllib_checkpoint,
     model_spec,
     read_checkpoint_spec,
 )
-from .options import nonneg_int, option
-from .policy import RLlibAgent, TorchAgent
-from .runs import choose_run_folder, final_eval, hidden_sizes, open_run_folder, plot_run
+from ..options import nonneg_int, option
+from ..policy import RLlibAgent, TorchAgent
 
 __all__ = [
     "ENV_PREFIX",
@@ -707,7 +707,7 @@ def _linears(*mods) -> list:
 
 
 def export_actor_critic(module, spec, hidden=(256, 256), activation: str = "tanh"):
-    """The fast path's :class:`~dungeonrl.agents.ppo.ActorCritic` with the
+    """The fast path's :class:`~dungeonrl.agents.algos.ppo.ActorCritic` with the
     weights of a (full, not inference-only) action-masking PPO RLModule
     built by :func:`rl_module_spec`: the same logits and values for every
     observation (the mask is applied the same way by both)."""

@@ -32,7 +32,7 @@ PvP games (Dungeon Crawler) get a round-robin league instead::
 
 Every pair of agents plays ``--games`` seeded games (game ``i`` from seed
 ``seed + i``, agent A in seat ``i % players``, agent B in every other seat;
-the scripted agents run inside numba, see :mod:`dungeonrl.agents.selfplay`).
+the scripted agents run inside numba, see :mod:`dungeonrl.agents.algos.selfplay`).
 A single ``--agent`` meets the heuristic and random play. The command
 prints each pairing's win rates with 95% Wilson intervals and
 the Elo table fitted to all results (:func:`dungeonrl.agents.league.fit_elo`);
@@ -47,7 +47,7 @@ model trained co-op) are evaluated as teams instead::
 Each agent plays ``--games`` seeded games (its seat alternated, game ``i``
 from seed ``seed + i``) with the heuristic as teammate and with itself in
 both seats; the table gives the team's win rate
-(:func:`dungeonrl.agents.selfplay.play_team`).
+(:func:`dungeonrl.agents.algos.selfplay.play_team`).
 
 The game's declared facts choose the rating, not its name
 (:func:`dungeonrl.agents.league.rating_kind`): a game of two single-seat
@@ -70,18 +70,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core.batch import Batch
-from ..envs.core.common import resolve_core
-from ..envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
-from ..registry import get_spec
-from .league import League, MatchResult, PlacementLeague, rating_kind
-from .metrics import wilson
-from .modelspec import ModelSpecError, check_model_game
-from .options import writable_file
-from .policy import make_agent, model_core_kwargs, model_file
-from .replay import save_league_replays
-from .selfplay import match_summary, play_match, play_team, table_play
-from .words import count
+from ...envs.core.batch import Batch
+from ...envs.core.common import resolve_core
+from ...envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
+from ...registry import get_spec
+from ..algos.selfplay import match_summary, play_match, play_team, table_play
+from ..league import League, MatchResult, PlacementLeague, rating_kind
+from ..metrics import wilson
+from ..modelspec import ModelSpecError, check_model_game
+from ..options import writable_file
+from ..policy import make_agent, model_core_kwargs, model_file
+from ..replay import save_league_replays
+from ..words import count
 
 __all__ = ["wilson", "evaluate", "EvalResult", "summarize", "format_table", "main"]
 
@@ -110,7 +110,7 @@ def evaluate(
     fast: bool = True,
 ) -> EvalResult:
     """Play ``games`` games (game ``i`` from seed ``seed + i``) with a batched
-    ``agent`` (see :mod:`.policy`; the names ``"random"``/``"heuristic"`` are
+    ``agent`` (see :mod:`..policy`; the names ``"random"``/``"heuristic"`` are
     accepted too). ``fast``: let random/heuristic play whole games in numba
     when the game offers it."""
     if core.num_players != 1:

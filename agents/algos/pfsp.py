@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .league import Placement, fit_openskill
+from ..league import Placement, fit_openskill
 
 __all__ = ["WEIGHTINGS", "priority", "PFSPLeague"]
 

@@ -9,8 +9,8 @@ Opponent pools are written as ``NAME[:WEIGHT],...``, e.g.
   play by sampling their policy, so they are varied opponents);
 * ``random`` or ``heuristic``: the scripted agents (played inside numba);
 * a saved model path (``.pt`` or SB3 ``.zip``), checked against the game;
-* ``pretrained:NAME`` (a shipped reference agent, :mod:`.pretrained`) or
-  ``module:attribute`` (your own agent, :mod:`.protocol`); a weight after
+* ``pretrained:NAME`` (a shipped reference agent, :mod:`..pretrained`) or
+  ``module:attribute`` (your own agent, :mod:`..protocol`); a weight after
   them still reads as ``pretrained:NAME:0.5``.
 
 :func:`make_view` builds the :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
@@ -28,13 +28,13 @@ import copy
 
 import numpy as np
 
-from ..envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
-from ..envs.core.common import MASK_DTYPE
-from ..envs.core.hooks import hooks_for
-from ..envs.core.kernel.rng import rng_seed
-from .league import Placement
-from .metrics import wilson
-from .policy import TorchAgent, make_agent
+from ...envs.core.adapters.selfplay import Opponent, SelfPlayView, placements
+from ...envs.core.common import MASK_DTYPE
+from ...envs.core.hooks import hooks_for
+from ...envs.core.kernel.rng import rng_seed
+from ..league import Placement
+from ..metrics import wilson
+from ..policy import TorchAgent, make_agent
 
 __all__ = [
     "parse_pool",
@@ -378,7 +378,7 @@ def _table_batch(core, agents, side, seeds, policy_seed) -> dict:
 
 
 def match_summary(res: dict, name: str, opponent: str, seed: int = 0) -> dict:
-    """An evaluation row (as :func:`dungeonrl.agents.evaluate.summarize`):
+    """An evaluation row (as :func:`dungeonrl.agents.commands.evaluate.summarize`):
     A's win rate with its 95% Wilson interval, draws, mean decisions."""
     result = res["result"]
     n = len(result)

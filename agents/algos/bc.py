@@ -27,8 +27,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..envs.core.common import draw_seeds
-from .policy import TorchAgent
+from ...envs.core.common import draw_seeds
+from ..policy import TorchAgent
 from .ppo import ActorCritic, SingleAgentGame, masked_logits, set_torch_threads
 
 __all__ = ["BCConfig", "collect", "clone", "kickstart"]

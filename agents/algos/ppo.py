@@ -25,7 +25,7 @@ One iteration::
 
 The network (:class:`ActorCritic`) is an MLP with separate actor and critic
 (or a shared trunk, ``shared=True``), orthogonal init as in CleanRL and SB3.
-:func:`dungeonrl.agents.sb3.policy_kwargs` builds the same network for
+:func:`dungeonrl.agents.algos.sb3.policy_kwargs` builds the same network for
 sb3-contrib's MaskablePPO, so the two paths are comparable.
 
 Models are saved by :func:`save_model` as a ``torch.save`` dict that carries
@@ -48,7 +48,7 @@ interface (``obs``, ``masks``, ``actions`` numpy buffers; ``reset(seeds)``;
 (:class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`: learner in one seat,
 opponents from a pool stepped inside ``step()``) is one:
 ``train(cfg, game=make_view(core, n, "self:0.5,heuristic:0.5"), net=net)``
-(see :mod:`dungeonrl.agents.selfplay` and ``dungeonrl train dungeon_crawler``).
+(see :mod:`dungeonrl.agents.algos.selfplay` and ``dungeonrl train dungeon_crawler``).
 """
 
 from __future__ import annotations
@@ -62,12 +62,12 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from ..envs.catalog import default_game
-from ..envs.core.batch import Batch
-from ..envs.core.common import draw_seeds, require_single_agent, resolve_core
-from ..envs.core.hooks import hooks_for
-from ..version import __version__
-from .modelspec import (
+from ...envs.catalog import default_game
+from ...envs.core.batch import Batch
+from ...envs.core.common import draw_seeds, require_single_agent, resolve_core
+from ...envs.core.hooks import hooks_for
+from ...version import __version__
+from ..modelspec import (
     ACTIVATION_NAMES,
     MODEL_FORMAT,
     MODEL_FORMAT_VERSION,

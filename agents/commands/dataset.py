@@ -7,7 +7,7 @@ collected without its jax dependency) and writes a local Minari dataset
 (nothing is uploaded), loadable with ``minari.load_dataset(dataset_id)``::
 
     import dungeonrl
-    from dungeonrl.agents.dataset import record_dataset
+    from dungeonrl.agents.commands.dataset import record_dataset
     ds = record_dataset("unbroken", agent="heuristic", episodes=100, seed=0)
     ds = minari.load_dataset("dungeonrl/unbroken/heuristic-v0")   # later, same thing
 
@@ -35,7 +35,7 @@ Datasets go where Minari keeps local datasets: ``$MINARI_DATASETS_PATH``
 (default ``~/.minari/datasets``); ``root=`` sets that variable for this
 process. An existing dataset id raises unless ``overwrite=True``.
 
-Command line (``python -m dungeonrl.agents.dataset GAME --agent heuristic
+Command line (``python -m dungeonrl.agents.commands.dataset GAME --agent heuristic
 --episodes N [--dataset-id ID] [--seed S] [--root DIR] [--overwrite]
 [--players P] [--opponents POOL] [--character C] [--difficulty D]``).
 """
@@ -55,17 +55,18 @@ from typing import TYPE_CHECKING, cast
 import gymnasium as gym
 import numpy as np
 
-from .. import registry
-from ..envs.core.errors import DungeonRLError
-from ..envs.core.hooks import core_kwargs_from, hooks_for
-from ..registry import get_spec
-from .options import core_options_class, option, positive_int
-from .policy import make_agent
-from .words import count
+from ... import registry
+from ...envs import catalog
+from ...envs.core.errors import DungeonRLError
+from ...envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
+from ...registry import get_spec
+from ..options import core_options_class, option, positive_int
+from ..policy import make_agent
+from ..words import count
 
 if TYPE_CHECKING:
-    from ..envs.core.adapters.gym_env import DungeonEnv
-    from .selfplay_env import SelfPlayEnv
+    from ...envs.core.adapters.gym_env import DungeonEnv
+    from ..selfplay_env import SelfPlayEnv
 
 __all__ = ["record_dataset", "default_dataset_id", "check_dataset_id", "build_parser", "main"]
 
@@ -420,39 +421,40 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing dataset id")
     p.add_argument(
-        "--players",
-        dest="num_players",
-        type=int,
-        default=None,
-        help="multi-seat games: seats at the table",
-    )
-    p.add_argument(
         "--opponents",
         default=None,
         help="multi-seat games: the other seats' pool, e.g. heuristic:0.5,random:0.5",
     )
-    p.add_argument("--character", default=None, help="Unbroken: character")
-    p.add_argument("--difficulty", default=None, help="Unbroken: difficulty")
     return p
 
 
 def main(argv=None) -> int:
+    """``python -m dungeonrl.agents.commands.dataset GAME [options]``: the
+    game's own core options (its hooks) are added once the game is known."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("game", nargs="?")
+    first, _ = pre.parse_known_args(argv)
+    if first.game is None or first.game.startswith("-"):
+        parser.parse_args(argv)  # --help, or the usage error naming the game
     try:
-        spec = get_spec(args.game)
+        spec = get_spec(first.game)
     except KeyError as e:
         parser.error(str(e.args[0] if e.args else e))
-    env_kwargs = {
-        k: getattr(args, k)
-        for k in ("num_players", "opponents", "character", "difficulty")
-        if getattr(args, k) is not None
-    }
-    wrong = ("character", "difficulty") if spec.multi_agent else ("num_players", "opponents")
-    given = [k for k in wrong if k in env_kwargs]
-    if given:
-        flags = ", ".join("--players" if k == "num_players" else f"--{k}" for k in given)
-        parser.error(f"{flags} does not apply to {spec.name}")
+    hooks = hooks_for(spec.name)
+    add_core_options(parser.add_argument_group(f"{spec.name} options"), hooks)
+    args, unknown = parser.parse_known_args(argv)
+    flags = [t.split("=", 1)[0] for t in unknown if t.startswith("--")]
+    elsewhere = {f for g in catalog.GAMES for f, _ in hooks_for(g).core_options}
+    if flags and all(f in elsewhere for f in flags):
+        parser.error(f"{', '.join(flags)} does not apply to {spec.name}")
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    env_kwargs = core_kwargs_from(args, hooks)
+    if args.opponents is not None:
+        if not spec.multi_agent:
+            parser.error(f"--opponents does not apply to {spec.name}")
+        env_kwargs["opponents"] = args.opponents
     try:
         ds = record_dataset(
             args.game,

@@ -8,7 +8,7 @@
     dungeonrl train dcc_unstoppable --floor 1 --difficulty normal --minutes 12
     dungeonrl train dcc_unstoppable --players 2 --partners self:0.5,heuristic:0.5 --minutes 12
 
-``--algo ppo`` (default) is the fast path (:mod:`dungeonrl.agents.ppo`: the
+``--algo ppo`` (default) is the fast path (:mod:`dungeonrl.agents.algos.ppo`: the
 numba batch stepped directly, 1,024 envs by default); ``--algo sb3`` is
 sb3-contrib MaskablePPO on ``DungeonSB3VecEnv`` (64 envs by default), with
 its evaluation callback, checkpoints and TensorBoard logs. Both use the same
@@ -60,7 +60,7 @@ Dungeon Crawler: ``--players``) come from :mod:`dungeonrl.envs.core.hooks`;
 Unbroken trains on ``reward="score"`` unless told otherwise.
 
 Multi-seat games (Dungeon Crawler) train by self-play on the single-agent
-view of :mod:`dungeonrl.agents.selfplay`: the learner takes one seat
+view of :mod:`dungeonrl.agents.algos.selfplay`: the learner takes one seat
 (rotating between episodes) and the other seats are drawn from the
 ``--opponents`` pool (``NAME[:WEIGHT],...``: ``self`` = frozen snapshots of
 the learner, refreshed every ``--snapshot-every`` iterations into
@@ -98,14 +98,22 @@ import time
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
-from ..envs.catalog import default_game
-from ..envs.core.common import resolve_core
-from ..envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
-from ..registry import get_spec
-from . import rllib
-from .evaluate import evaluate
-from .metrics import RecentRate, write_csv, write_json
-from .options import (
+from ...envs.catalog import default_game
+from ...envs.core.common import resolve_core
+from ...envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
+from ...registry import get_spec
+from ..algos import rllib
+from ..algos.pfsp import PFSPLeague
+from ..algos.selfplay import (
+    make_view,
+    match_summary,
+    parse_pool,
+    play_match,
+    play_team,
+    snapshot_agent,
+)
+from ..metrics import RecentRate, write_csv, write_json
+from ..options import (
     add_options,
     copy_options,
     nonneg_float,
@@ -115,10 +123,11 @@ from .options import (
     positive_int,
     seed_int,
 )
-from .pfsp import PFSPLeague
-from .policy import SB3Agent, TorchAgent, make_agent
-from .pretrained import is_pretrained_ref
-from .pretrained import model_path as pretrained_path
+from ..policy import SB3Agent, TorchAgent, make_agent
+from ..pretrained import is_pretrained_ref
+from ..pretrained import model_path as pretrained_path
+from ..words import count
+from .evaluate import evaluate
 from .runs import (
     RUN_FILES,
     check_eval_partners,
@@ -130,8 +139,6 @@ from .runs import (
     tb_log,
     tb_writer,
 )
-from .selfplay import make_view, match_summary, parse_pool, play_match, play_team, snapshot_agent
-from .words import count
 
 __all__ = [
     "main",
@@ -156,7 +163,8 @@ class TrainOptions:
 
     algo: str = option(
         "ppo",
-        "ppo: the fast path (agents/ppo.py); sb3: sb3-contrib MaskablePPO on the native VecEnv",
+        "ppo: the fast path (agents/algos/ppo.py); "
+        "sb3: sb3-contrib MaskablePPO on the native VecEnv",
         choices=("ppo", "sb3"),
     )
     steps: int | None = option(
@@ -249,7 +257,8 @@ class FastPathOptions:
     )
     kickstart: str | None = option(
         None,
-        "clone AGENT (e.g. heuristic) before PPO (agents/bc.py); its time counts in --minutes",
+        "clone AGENT (e.g. heuristic) before PPO (agents/algos/bc.py); "
+        "its time counts in --minutes",
         metavar="AGENT",
         algos=("ppo",),
         default_text="no cloning",
@@ -313,7 +322,7 @@ class SelfPlayOptions:
     league: bool = option(
         False,
         "league training: the 'self' share becomes a growing pool of past "
-        "checkpoints drawn by prioritized fictitious self-play (agents/pfsp.py); "
+        "checkpoints drawn by prioritized fictitious self-play (agents/algos/pfsp.py); "
         "league.json in the run folder rates them with openskill",
         algos=("ppo",),
     )
@@ -378,11 +387,11 @@ def main_options(spec) -> list:
     """The option groups of ``dungeonrl train GAME`` (see :mod:`dungeonrl.cli`);
     the per-algo defaults shown come from :class:`PPOConfig` and
     :class:`SB3Config`."""
-    from .ppo import PPOConfig
+    from ..algos.ppo import PPOConfig
 
     ppo = {f.name: f.default for f in dataclasses.fields(PPOConfig)}
     try:
-        from .sb3 import SB3Config
+        from ..algos.sb3 import SB3Config
 
         sb3 = {f.name: f.default for f in dataclasses.fields(SB3Config)}
     except ImportError:  # pragma: no cover - stable-baselines3 missing
@@ -468,7 +477,7 @@ def _start_pool(view, net, opts, seed: int):
 def _init_network(init: str, core, cfg):
     """The network ``--init`` names (a model file or a shipped agent,
     ``pretrained:NAME``), in training mode; ``cfg`` takes its architecture."""
-    from .ppo import load_model  # torch: imported when training
+    from ..algos.ppo import load_model  # torch: imported when training
 
     path = pretrained_path(init) if is_pretrained_ref(init) else init
     net, _ = load_model(path, core, strict=False)
@@ -491,7 +500,7 @@ def _train_ppo(r, log) -> tuple:
     import torch
     from tqdm.auto import tqdm
 
-    from .ppo import PPOConfig, resolve_device, save_model, train
+    from ..algos.ppo import PPOConfig, resolve_device, save_model, train
 
     resolve_device(device)
     cfg = PPOConfig(
@@ -539,7 +548,7 @@ def _train_ppo(r, log) -> tuple:
         if cfg.max_seconds:
             cfg.max_seconds = max(0.0, cfg.max_seconds - (time.perf_counter() - t0))
     if multi:
-        from .ppo import ActorCritic
+        from ..algos.ppo import ActorCritic
 
         if net is None:
             torch.manual_seed(seed)
@@ -634,8 +643,8 @@ def _train_sb3(r, log) -> tuple:
     game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
     core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
     multi, pool, overwrite = r.multi, r.pool, r.overwrite
-    from .ppo import resolve_device
-    from .sb3 import SB3Config, config_dict, save_sb3, train_sb3
+    from ..algos.ppo import resolve_device
+    from ..algos.sb3 import SB3Config, config_dict, save_sb3, train_sb3
 
     resolve_device(device)
     cfg = SB3Config(
@@ -842,8 +851,8 @@ def _kickstart(opts, cfg, core, game, seed, log, pool=None) -> dict:
     """Behaviour cloning of ``opts.kickstart`` into a fresh network."""
     import torch
 
-    from .bc import BCConfig, kickstart
-    from .ppo import ActorCritic
+    from ..algos.bc import BCConfig, kickstart
+    from ..algos.ppo import ActorCritic
 
     t = time.perf_counter()
     torch.manual_seed(seed)
@@ -945,7 +954,7 @@ def main(args) -> int:
         return 2
     if args.device != "cpu":
         try:
-            from .ppo import resolve_device
+            from ..algos.ppo import resolve_device
 
             resolve_device(args.device)
         except ValueError as e:

@@ -19,7 +19,7 @@ reset and one after each decision (every ``stride``-th decision when
 The same seed and agent give the same frames (agents are seeded from
 ``seed``). Example::
 
-    from dungeonrl.agents.record import record
+    from dungeonrl.agents.commands.record import record
     record("unbroken", "heuristic", seed=3, out="unbroken.gif", fps=4)
 
 Command line (once wired): ``dungeonrl record unbroken --agent heuristic
@@ -36,14 +36,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.core.batch import Batch
-from ..envs.core.common import seed_batch
-from ..envs.core.errors import DungeonRLError
-from ..registry import get_spec
-from .options import option, positive_int
-from .policy import make_agent
-from .replay import LOCAL_OPTIONS, make_replay, save_replay
-from .words import count
+from ...envs.core.batch import Batch
+from ...envs.core.common import seed_batch
+from ...envs.core.errors import DungeonRLError
+from ...registry import get_spec
+from ..options import option, positive_int
+from ..policy import make_agent
+from ..replay import LOCAL_OPTIONS, make_replay, save_replay
+from ..words import count
 
 __all__ = ["record", "play_frames", "Recording", "FORMATS"]
 
@@ -243,7 +243,7 @@ def record(
       ``max_steps``: stop after this many decisions;
     * ``scale``: resize frames (0.5 halves width and height: smaller files);
     * ``replay``: also save the game as a replay file (``.json``, see
-      :mod:`.replay`) at this path;
+      :mod:`..replay`) at this path;
     * ``**core_kwargs``: game options (``character="hunter"``...).
 
     Returns a :class:`Recording`. Bad arguments raise ``ValueError`` before
@@ -333,10 +333,10 @@ def record(
 
 
 def main(argv=None) -> int:
-    """``python -m dungeonrl.agents.record GAME --agent A --seed S --out F``
+    """``python -m dungeonrl.agents.commands.record GAME --agent A --seed S --out F``
     (the same arguments ``dungeonrl record`` takes)."""
     p = argparse.ArgumentParser(
-        prog="python -m dungeonrl.agents.record",
+        prog="python -m dungeonrl.agents.commands.record",
         description="Record a seeded game as a GIF or MP4.",
     )
     p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")

@@ -135,10 +135,10 @@ from typing import Any, TypeGuard
 import numpy as np
 from numba import njit
 
-from ..envs.core.batch import Batch, core_batch
-from ..envs.core.infostate import resample_chance
-from ..envs.core.kernel.header import O_PLAYING
-from .protocol import AgentError
+from ...envs.core.batch import Batch, core_batch
+from ...envs.core.infostate import resample_chance
+from ...envs.core.kernel.header import O_PLAYING
+from ..protocol import AgentError
 
 __all__ = [
     "PREFIX",
@@ -375,7 +375,7 @@ class SearchAgent:
         self.name = config.text
         self.num_actions = int(core.spec.num_actions)
         self.P = int(core.num_players)
-        self.net: Any = None  # the prior's ActorCritic (agents/ppo.py), if any
+        self.net: Any = None  # the prior's ActorCritic (agents/algos/ppo.py), if any
         prior = None
         if (config.prior is not None or config.opp not in ("prior", *_CODE)) and resolve is None:
             raise SearchError(f"agent {config.text!r}: no resolver to build the agents it names")
