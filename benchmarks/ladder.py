@@ -339,6 +339,13 @@ NOTES: dict[str, str] = {
         "play the heuristic in every seat, a weaker field than the real one. Not tried yet: "
         "a larger budget, `rollout=value`."
     ),
+    "dungeon_crawler-8p": (
+        "the prior's search at the stated budget (10 simulations, 2 heuristic rollouts a "
+        "leaf: an 8-seat game is the longest of the suite, so 100 games allow little) with "
+        "the shipped agent's greedy play in the other seven seats, modelled in the tree; "
+        "the rollouts play the heuristic in every seat, a weaker field than the real one. "
+        "Not tried yet: a larger budget, `rollout=value`."
+    ),
     "dungeon_kart-2p": (
         "the prior's search at the stated budget (24 simulations, 8 heuristic rollouts a "
         "leaf) against the shipped agent playing its greedy policy; inside the tree the "
