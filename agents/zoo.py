@@ -54,6 +54,7 @@ from .pretrained import (
 __all__ = [
     "card_check",
     "restamp",
+    "reevaluate",
     "ship",
     "retrain",
     "main",
@@ -238,6 +239,46 @@ def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
         rows.append({"name": name, "from": old, "to": live, "restamped": True})
         log(f"{name}: {old} -> {live} (seeded check: {got['wins']} wins, as on the card)")
     return rows
+
+
+def reevaluate(names_: list[str], *, reason: str, log=print) -> list[dict]:
+    """Measure shipped agents' cards again with today's evaluation code, the
+    model untouched: the evaluation rows, the seeded check and (tables of
+    three or more) the league, on the card's own games and seeds; the old
+    figures go into a ``reevaluated`` entry (date, reason, old check). For a
+    fix of how games are scored, not of how agents play (the exploit
+    figures: ``python -m dungeonrl.agents.zoo exploit NAME``)."""
+    out = []
+    for name in names_:
+        c = card(name)
+        core, hooks, multi, coop = _setting(c["game"], c["core_kwargs"])
+        agent = make_agent(str(MODELS_DIR / f"{name}.pt"), core)
+        agent.name = PREFIX + name
+        games = int(c["evaluation"]["games"])
+        ev: dict = {}
+        final_eval(
+            ev, agent, c["game"], c["core_kwargs"], _eval_opts(games, name), hooks, multi, log, coop
+        )
+        old = {"check": c["check"], "evaluation_rows": c["evaluation"]["rows"]}
+        c["evaluation"] = {"games": games, "rows": ev.get("final_eval", [])}
+        c["check"] = _check_run(agent, core, hooks, multi, coop, int(c["check"]["games"]))
+        if "league" in c:
+            c["league"] = table_league(core, agent, PREFIX + name)
+        c.setdefault("reevaluated", []).append(
+            {
+                "date": datetime.date.today().isoformat(),
+                "reason": reason,
+                "command": f"python -m dungeonrl.agents.zoo reevaluate {name}",
+                "old_check": old["check"],
+                "old_win_rates": {r["agent"]: r["win_rate"] for r in old["evaluation_rows"]},
+            }
+        )
+        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
+            json.dump(c, f, indent=1)
+            f.write("\n")
+        log(f"{name}: check {old['check']['wins']} -> {c['check']['wins']} wins")
+        out.append(c)
+    return out
 
 
 # --- shipping a run ------------------------------------------------------------------
@@ -589,6 +630,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--games", type=int, default=0, help="rl evaluation games (0: the card's)")
     s.add_argument("--search-games", type=int, default=0, help="0: the exploit default")
     s = sub.add_parser(
+        "reevaluate",
+        help="measure cards again with today's evaluation code (the models untouched)",
+    )
+    s.add_argument("names", nargs="+", metavar="NAME")
+    s.add_argument("--reason", required=True, help="what changed in the measurement")
+    s = sub.add_parser(
         "restamp",
         help="after an edit that keeps the rules' behaviour: re-stamp the agents whose "
         "seeded check replays exactly (default: every agent)",
@@ -624,6 +671,12 @@ def main(argv: list[str] | None = None) -> int:
             games=a.games or None,
             search_games=a.search_games or None,
         )
+        return 0
+    if a.cmd == "reevaluate":
+        unknown = [n for n in a.names if n not in names()]
+        if unknown:
+            p.error(f"no shipped agent {unknown}: any of {', '.join(names())}")
+        reevaluate(a.names, reason=a.reason)
         return 0
     if a.cmd == "restamp":
         unknown = [n for n in a.names if n not in names()]

@@ -346,6 +346,21 @@ NOTES: dict[str, str] = {
         "the rollouts play the heuristic in every seat, a weaker field than the real one. "
         "Not tried yet: a larger budget, `rollout=value`."
     ),
+    "dungeon_kart-4p": (
+        "the prior's search at the stated budget (16 simulations, 8 heuristic rollouts a "
+        "leaf) with the shipped agent's greedy play in the other three seats, modelled in "
+        "the tree; the rollouts play the heuristic in every seat. Scored as a positive "
+        "return this row read 48.5 % and counted as met; a win is first place (the best "
+        "return: Kart pays second place too), which it takes less often. Not tried yet: a "
+        "larger budget, `rollout=value`."
+    ),
+    "dungeon_kart-8p": (
+        "the prior's search at the stated budget (20 simulations, 8 heuristic rollouts a "
+        "leaf) with the shipped agent's greedy play in the other seven seats, modelled in "
+        "the tree; the rollouts play the heuristic in every seat. Scored as a positive "
+        "return (the top half of the field) this row read 59.0 % and counted as met; a win "
+        "is first place. Not tried yet: a larger budget, `rollout=value`."
+    ),
     "dungeon_kart-2p": (
         "the prior's search at the stated budget (24 simulations, 8 heuristic rollouts a "
         "leaf) against the shipped agent playing its greedy policy; inside the tree the "

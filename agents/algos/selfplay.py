@@ -41,6 +41,7 @@ __all__ = [
     "make_view",
     "snapshot_agent",
     "play_match",
+    "table_result",
     "play_team",
     "play_table",
     "match_summary",
@@ -199,8 +200,9 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
     seed), so results do not depend on ``batch``; agents sampling in Python
     (``RandomAgent`` without the numba path, stochastic networks) draw per
     batch call. Returns per-game arrays:
-    ``seat_a``, ``result`` (1 A's side won, shared wins included; -1 a rival
-    side won; 0 nobody: a tie, truncated or illegal), ``length`` (decisions,
+    ``seat_a``, ``result`` (1 A's seat took first place, shared first
+    included; -1 a rival seat did; 0 nobody: a tie, truncated or illegal;
+    :func:`table_result`), ``length`` (decisions,
     all seats) and ``illegal`` counts."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -219,13 +221,27 @@ def play_match(core, agent_a, agent_b, games: int, seed: int = 0, *, batch: int 
             np.arange(seed + lo, seed + lo + n, dtype=np.uint64),
             seed,
         )
-        ret = r["returns"]
-        rows = np.arange(n)
-        mine = ret[rows, seat_a]
-        others = np.where(side == 1, ret, 0.0)
-        result = np.where(mine > 0, 1, np.where((others > 0).any(axis=1), -1, 0))
+        result = table_result(r["returns"], side, seat_a)
         illegal += _add_chunk(out, seat_a, result, r)
     return _results(out, illegal)
+
+
+def table_result(returns, side, seat_a) -> np.ndarray:
+    """Per game, ``1`` when seat ``seat_a`` holds the table's best return and
+    it is positive (first place, shared first included), ``-1`` when a seat
+    of side 1 does instead, ``0`` when no seat does (a tie, a truncated
+    game). A positive return alone is not a win: a ranking game such as
+    Dungeon Kart pays every place above the middle (second of four gets
+    +1/3), so only the best return is first place; in games that pay the
+    winner alone (two seats, Dungeon Crawler) the two readings agree."""
+    ret = np.asarray(returns, np.float64)
+    n = len(ret)
+    mine = ret[np.arange(n), np.asarray(seat_a)]
+    best = ret.max(axis=1)
+    rival = np.where(np.asarray(side) == 1, ret, -np.inf).max(axis=1)
+    won = (mine > 0) & (mine >= best)
+    lost = ~won & (rival > 0) & (rival >= best)
+    return np.where(won, 1, np.where(lost, -1, 0))
 
 
 def _add_chunk(out: dict, seat_a, result, r) -> int:

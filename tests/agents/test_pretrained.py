@@ -280,3 +280,36 @@ def test_restamp_refuses_an_agent_that_plays_differently(tmp_path, monkeypatch):
     with pytest.raises(ModelSpecError, match="retrain"):
         zoo.restamp([name], log=lambda *_: None)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_reevaluate_measures_again_and_keeps_the_old_figures(tmp_path, monkeypatch):
+    """``zoo reevaluate``: the card's evaluation and check measured again with
+    today's code on the card's games, the model file untouched, the old
+    figures in a ``reevaluated`` entry."""
+    import shutil
+
+    name = "dungeon_crawler-2p"
+    for ext in (".pt", ".json"):
+        shutil.copy(pretrained.MODELS_DIR / f"{name}{ext}", tmp_path / f"{name}{ext}")
+    monkeypatch.setattr(pretrained, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    c = json.loads((tmp_path / f"{name}.json").read_text())
+    c["check"] = dict(c["check"], wins=c["check"]["wins"] - 5)  # an old scoring's figure
+    (tmp_path / f"{name}.json").write_text(json.dumps(c))
+    model = (tmp_path / f"{name}.pt").read_bytes()
+    seen = {}
+
+    def fake_final_eval(ev, agent, game, core_kwargs, opts, *a):
+        seen["games"] = opts.eval_games
+        ev["final_eval"] = [{"agent": "x", "win_rate": 0.5}]
+
+    monkeypatch.setattr(zoo, "final_eval", fake_final_eval)
+    zoo.reevaluate([name], reason="a test", log=lambda *_: None)
+    new = pretrained.card(name)
+    assert seen["games"] == c["evaluation"]["games"]
+    assert new["evaluation"]["rows"] == [{"agent": "x", "win_rate": 0.5}]
+    assert new["check"]["wins"] == zoo.card_check(name)["measured"]  # measured, not copied
+    assert new["check"]["wins"] != c["check"]["wins"]
+    entry = new["reevaluated"][-1]
+    assert entry["reason"] == "a test" and entry["old_check"] == c["check"]
+    assert (tmp_path / f"{name}.pt").read_bytes() == model
