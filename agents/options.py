@@ -250,9 +250,12 @@ def core_options_class(
         kind = kw.get("type")
         if dest == "num_players" and seats is not None:
             kind = int_range(*seats)
+        text = kw.get("help", "")
+        if defaults.get(dest) is not None:
+            text += f" (this command's default: {defaults[dest]})"
         field = option(
             defaults.get(dest),
-            kw.get("help", ""),
+            text,
             flags=(flag,),
             type=kind,
             choices=kw.get("choices"),
