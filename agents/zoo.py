@@ -233,9 +233,7 @@ def restamp(names_: list[str] | None = None, *, log=print) -> list[dict]:
         c.setdefault("restamped", []).append(
             {"from": old, "to": live, "date": datetime.date.today().isoformat(), "check": got}
         )
-        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
-            json.dump(c, f, indent=1)
-            f.write("\n")
+        _write_card(name, c)
         rows.append({"name": name, "from": old, "to": live, "restamped": True})
         log(f"{name}: {old} -> {live} (seeded check: {got['wins']} wins, as on the card)")
     return rows
@@ -273,15 +271,20 @@ def reevaluate(names_: list[str], *, reason: str, log=print) -> list[dict]:
                 "old_win_rates": {r["agent"]: r["win_rate"] for r in old["evaluation_rows"]},
             }
         )
-        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
-            json.dump(c, f, indent=1)
-            f.write("\n")
+        _write_card(name, c)
         log(f"{name}: check {old['check']['wins']} -> {c['check']['wins']} wins")
         out.append(c)
     return out
 
 
 # --- shipping a run ------------------------------------------------------------------
+def _write_card(name: str, c: dict) -> None:
+    """Write ``name``'s card (the one format every command of the zoo writes)."""
+    with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
+        json.dump(c, f, indent=1)
+        f.write("\n")
+
+
 def _write_half(src: str, dst) -> None:
     import torch
 
@@ -377,9 +380,7 @@ def ship(
             if coop
             else "solo game: there is no opponent to exploit",
         }
-    with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    _write_card(name, out)
     return out
 
 
@@ -459,9 +460,7 @@ def restamp_exploit(
         x["date"] = datetime.date.today().isoformat()
         x["machine"] = machine_line()
         c["exploit"] = x
-        with open(MODELS_DIR / f"{name}.json", "w", encoding="utf-8") as f:
-            json.dump(c, f, indent=1)
-            f.write("\n")
+        _write_card(name, c)
         log(f"{name}: {exploit_line(x)}")
         done.append(x)
     return done

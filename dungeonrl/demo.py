@@ -247,11 +247,14 @@ def main(args=None):
     return 0
 
 
+def _shipped_setting() -> dict:
+    """The shipped agent's settings, its reward (a training choice) aside."""
+    return {k: v for k, v in card(SHIPPED)["core_kwargs"].items() if k != "reward"}
+
+
 def _shipped_core(**override):
-    """A core of the shipped agent's settings (its reward aside), ``override``
-    on top."""
-    kwargs = {k: v for k, v in card(SHIPPED)["core_kwargs"].items() if k != "reward"}
-    return resolve_core(GAME, {**kwargs, **override})
+    """A core of the shipped agent's settings, ``override`` on top."""
+    return resolve_core(GAME, {**_shipped_setting(), **override})
 
 
 def per_difficulty(n: int, seed: int = 0) -> None:
@@ -280,8 +283,7 @@ def per_difficulty(n: int, seed: int = 0) -> None:
                 f"  {fmt.format(float(np.mean(stats[k]))):>10}" for k, _, fmt in hooks.stat_columns
             )
             print(f"{d:<10} {name:<10} {wins / n:9.1%}  [{lo:5.1%}, {hi:5.1%}]{cols}")
-    kwargs = card(SHIPPED)["core_kwargs"]
-    setting = ", ".join(f"{k}={v}" for k, v in kwargs.items() if k not in ("reward", "difficulty"))
+    setting = ", ".join(f"{k}={v}" for k, v in _shipped_setting().items() if k != "difficulty")
     print(f"({setting}; {time.perf_counter() - t0:.1f} s)")
 
 
@@ -293,7 +295,7 @@ def throughput() -> None:
     from .benchmarks.suite import MODES, RandomLegalSampler, bench_kernel, bench_vector
 
     settings = dataclasses.replace(MODES["quick"], repeats=3, kernel_envs=1024, threads=(1,))
-    kwargs = {k: v for k, v in card(SHIPPED)["core_kwargs"].items() if k != "reward"}
+    kwargs = _shipped_setting()
     with ThreadPoolExecutor(1) as pool:
         k = bench_kernel(_shipped_core(), settings, 1, pool)["median"]
     sampler = RandomLegalSampler(settings.seed)

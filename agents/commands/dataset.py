@@ -428,6 +428,15 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
     return p
 
 
+def _env_kwargs(args, hooks) -> dict:
+    """The env's keywords a parsed command line sets: the game's core
+    options (its hooks) and, for a multi-seat game, ``opponents``."""
+    out = core_kwargs_from(args, hooks)
+    if getattr(args, "opponents", None) is not None:
+        out["opponents"] = args.opponents
+    return out
+
+
 def main(argv=None) -> int:
     """``python -m dungeonrl.agents.commands.dataset GAME [options]``: the
     game's own core options (its hooks) are added once the game is known."""
@@ -450,11 +459,9 @@ def main(argv=None) -> int:
         parser.error(f"{', '.join(flags)} does not apply to {spec.name}")
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    env_kwargs = core_kwargs_from(args, hooks)
-    if args.opponents is not None:
-        if not spec.multi_agent:
-            parser.error(f"--opponents does not apply to {spec.name}")
-        env_kwargs["opponents"] = args.opponents
+    if args.opponents is not None and not spec.multi_agent:
+        parser.error(f"--opponents does not apply to {spec.name}")
+    env_kwargs = _env_kwargs(args, hooks)
     try:
         ds = record_dataset(
             args.game,
@@ -541,9 +548,7 @@ def cli_dataset(args) -> int:
     """Record a Minari dataset; a bad agent, model file, option or an
     existing id is one line on stderr and exit code 2, nothing written."""
 
-    env_kwargs = core_kwargs_from(args, hooks_for(get_spec(args.env).name))
-    if getattr(args, "opponents", None) is not None:
-        env_kwargs["opponents"] = args.opponents
+    env_kwargs = _env_kwargs(args, hooks_for(get_spec(args.env).name))
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
         ds = record_dataset(
