@@ -21,6 +21,7 @@ the entry points up again.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -35,6 +36,7 @@ from .validate import check_num_envs, check_num_threads, check_obs_dtype
 
 __all__ = [
     "Batch",
+    "FUSED_ARRAYS",
     "KERNEL_ARGS",
     "KERNEL_NAMES",
     "MASK_DTYPE",
@@ -66,34 +68,41 @@ def _step_observe_args(
     return (states, c.TR, actions, players, obs, masks, rewards, terminated, truncated, illegal)
 
 
-def _step_autoreset_args(
-    c,
-    states,
-    actions,
-    players,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    illegal,
-    final_obs,
-    final_states,
-):
-    return (
-        states,
-        c.TR,
-        actions,
-        players,
-        kernel_view(obs),
-        masks,
-        rewards,
-        terminated,
-        truncated,
-        illegal,
-        kernel_view(final_obs),
-        final_states,
-    )
+#: the fused hot-loop step's arrays (``step_autoreset``), in the kernel's
+#: argument order, declared once: the game's content tables go in after
+#: ``states``; ``players`` receives the seat to act next in every row.
+#: :meth:`Batch.fused_step` and :meth:`Batch.fused_step_states` read this
+#: list; the engine template's kernel and :meth:`~.spec.GameCore.step_autoreset`
+#: spell it, and tests/engine/test_batch.py checks they agree
+FUSED_ARRAYS = (
+    "states",
+    "actions",
+    "players",
+    "obs",
+    "masks",
+    "rewards",
+    "terminated",
+    "truncated",
+    "illegal",
+    "final_obs",
+    "final_states",
+)
+#: the observation arrays among them (a float16 one goes in as its kernel_view)
+OBS_ARRAYS = frozenset({"obs", "final_obs"})
+#: a :class:`Batch`'s own buffer for each (where the names differ)
+_FUSED_BUFFER = {"players": "players_out"}
+#: the fused step's kernel arguments read off a :class:`Batch` in one C call
+_fused_kernel_args = operator.attrgetter(
+    FUSED_ARRAYS[0], "core.TR", *(_FUSED_BUFFER.get(n, n) for n in FUSED_ARRAYS[1:])
+)
+#: positions of the observation arrays in those arguments
+_FUSED_OBS_AT = tuple(1 + i for i, n in enumerate(FUSED_ARRAYS) if n in OBS_ARRAYS)
+
+
+def _step_autoreset_args(c, *arrays):
+    args = [arrays[0], c.TR]
+    args += [kernel_view(a) if n in OBS_ARRAYS else a for n, a in zip(FUSED_ARRAYS[1:], arrays[1:])]
+    return tuple(args)
 
 
 def _advance_scripted_args(c, states, rows, learner, codes, prng, returns, terminated, truncated):
@@ -343,20 +352,9 @@ class Batch(Copyable):
         )
 
     def _fused_arrays(self) -> tuple:
-        """The buffers of the fused step (``step_autoreset``)."""
-        return (
-            self.states,
-            self.actions,
-            self.players_out,
-            self.obs,
-            self.masks,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.illegal,
-            self.final_obs,
-            self.final_states,
-        )
+        """The buffers of the fused step (``step_autoreset``), in
+        :data:`FUSED_ARRAYS` order."""
+        return tuple(getattr(self, _FUSED_BUFFER.get(n, n)) for n in FUSED_ARRAYS)
 
     def step(self) -> None:
         """Step with ``actions``, then observe (seats ``players``) and mask;
@@ -377,25 +375,12 @@ class Batch(Copyable):
         if fn is None:  # first call: look the entry point up through KERNEL_ARGS
             self._call("step_autoreset", *self._fused_arrays())
             return
-        # the hot path: KERNEL_ARGS["step_autoreset"] spelled out (no argument
-        # builder per call; tests/engine/test_batch.py checks the two agree)
-        obs, final_obs = self.obs, self.final_obs
+        # the hot path: the kernel's arguments in one C-level read
+        # (_fused_kernel_args, from FUSED_ARRAYS; tests/engine/test_batch.py
+        # checks it against KERNEL_ARGS["step_autoreset"])
+        args = _fused_kernel_args(self)
         if self._half:
-            obs, final_obs = obs.view(np.uint16), final_obs.view(np.uint16)
-        args = (
-            self.states,
-            self.core.TR,
-            self.actions,
-            self.players_out,
-            obs,
-            self.masks,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.illegal,
-            final_obs,
-            self.final_states,
-        )
+            args = tuple(a.view(np.uint16) if i in _FUSED_OBS_AT else a for i, a in enumerate(args))
         if self._split is None:
             fn(*args)
         else:  # every thread its own rows (argument 1, the tables, is shared)
@@ -443,6 +428,7 @@ class Batch(Copyable):
         )
 
     def step_states(self, states, actions, rewards, terminated, truncated, illegal) -> None:
+        """Step every row of ``states`` with ``actions`` (no observation)."""
         kernel_call(
             self.core, "step_batch", states, _i64(actions), rewards, terminated, truncated, illegal
         )
@@ -450,6 +436,7 @@ class Batch(Copyable):
     def step_observe_states(
         self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
     ) -> None:
+        """Step every row, then observe it from ``players`` and mask it."""
         kernel_call(
             self.core,
             "step_observe",
@@ -465,9 +452,11 @@ class Batch(Copyable):
         )
 
     def mask_states(self, states, masks) -> None:
+        """Legal masks of every row into ``masks``."""
         kernel_call(self.core, "mask_batch", states, masks)
 
     def observe_states(self, states, players, obs) -> None:
+        """Observation of every row from seat ``players[i]`` into ``obs``."""
         kernel_call(self.core, "observe_batch", states, _i64(players), obs)
 
     def step_some(self, states, rows, actions, rewards, terminated, truncated, illegal) -> None:
@@ -506,21 +495,10 @@ class Batch(Copyable):
         optional) receives the seat to act in every row (returned)."""
         if players is None:
             players = np.zeros(len(states), np.int64)
-        kernel_call(
-            self.core,
-            "step_autoreset",
-            states,
-            _i64(actions),
-            players,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            illegal,
-            final_obs,
-            final_states,
-        )
+        given = locals()  # the parameters, taken in the kernel's order
+        arrays = [given[n] for n in FUSED_ARRAYS]
+        arrays[FUSED_ARRAYS.index("actions")] = _i64(actions)
+        kernel_call(self.core, "step_autoreset", *arrays)
         return players
 
     def rollout(self, states, n_steps, policy_seed, obs, masks, stats) -> None:

@@ -2,9 +2,10 @@
 
 A game's generated kernel module (``envs/<game>/kernels.py``, see
 :mod:`.kernel.codegen`) has the same kernels for every game, so the batched
-calls of the GameCore contract are written once: each method hands its
-arrays to the core's shared :class:`~.batch.Batch` (:func:`~.batch.core_batch`),
-the only code that names the kernels and their arguments. A game subclasses
+calls of the GameCore contract are written once, in the core's shared
+:class:`~.batch.Batch` (:func:`~.batch.core_batch`, ``core.batch``), the only
+code that names the kernels and their arguments: on a core, ``core.step`` and
+the other batched calls (:class:`BatchCall`) are the batch's own methods. A game subclasses
 :class:`KernelCore` only to parse its own constructor arguments (into the
 config vector its ``configure_row`` reads) and for the non-hot helpers
 (``episode_info``, rendering, names).
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .batch import core_batch
+from .batch import Batch, core_batch
 from .errors import CorruptStateError
 from .kernel.header import O_PLAYING
 from .spec import GameCore
@@ -55,6 +56,26 @@ def choice_arg(value, choices, name: str, allow_random: bool = False) -> int:
     raise ValueError(f"unknown {name} {value!r}: expected one of {list(choices)}{extra}")
 
 
+class BatchCall:
+    """A :class:`~.spec.GameCore` call that the core's shared batch makes:
+    on a core it is the batch's own method (its signature and meaning are
+    written once, in :class:`~.batch.Batch`), so the core forwards nothing."""
+
+    def __init__(self, method: str):
+        self.method = method
+
+    def __set_name__(self, owner, name: str) -> None:
+        # the contract's words for the call (help(core.step)), else the batch's
+        contract = next((vars(k)[name] for k in owner.__mro__[1:] if name in vars(k)), None)
+        self.name = name
+        self.__doc__ = getattr(contract, "__doc__", None) or getattr(Batch, self.method).__doc__
+
+    def __get__(self, core, owner=None) -> Any:
+        if core is None:
+            return self
+        return getattr(core_batch(core), self.method)
+
+
 class KernelCore(GameCore):
     """Batched calls over a game's generated kernels.
 
@@ -77,75 +98,31 @@ class KernelCore(GameCore):
         self.reward_mode = int(reward_mode)
         self.cfg = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64).reshape(-1))
 
-    # --- batched kernels: through the core's shared batch (envs/core/batch.py) ---
-    def reset(self, states, seeds, num_players=None):
-        core_batch(self).reset_states(states, seeds, num_players)
+    # --- batched kernels: the core's shared batch (envs/core/batch.py) says them ---
+    @property
+    def batch(self) -> Batch:
+        """The core's shared :class:`~.batch.Batch` (kernel calls on the
+        caller's arrays): :func:`~.batch.core_batch`."""
+        return core_batch(self)
 
-    def step(self, states, actions, rewards, terminated, truncated, illegal):
-        core_batch(self).step_states(states, actions, rewards, terminated, truncated, illegal)
-
-    def step_observe(
-        self, states, actions, players, obs, masks, rewards, terminated, truncated, illegal
-    ):
-        core_batch(self).step_observe_states(
-            states, actions, players, obs, masks, rewards, terminated, truncated, illegal
-        )
-
-    def legal_mask(self, states, masks):
-        core_batch(self).mask_states(states, masks)
-
-    def observe(self, states, players, obs):
-        core_batch(self).observe_states(states, players, obs)
-
-    def step_rows(self, states, rows, actions, rewards, terminated, truncated, illegal):
-        core_batch(self).step_some(states, rows, actions, rewards, terminated, truncated, illegal)
-
-    def observe_rows(self, states, rows, players, obs, masks):
-        core_batch(self).observe_some(states, rows, players, obs, masks)
+    reset = BatchCall("reset_states")
+    step = BatchCall("step_states")
+    step_observe = BatchCall("step_observe_states")
+    legal_mask = BatchCall("mask_states")
+    observe = BatchCall("observe_states")
+    step_rows = BatchCall("step_some")
+    observe_rows = BatchCall("observe_some")
+    step_autoreset = BatchCall("fused_step_states")
+    random_rollout = BatchCall("rollout")
+    random_rollout_rules = BatchCall("rollout_rules")
 
     def to_play(self, states):
         return np.where(states["outcome"] != O_PLAYING, -1, states["actor"]).astype(np.int64)
 
-    def step_autoreset(
-        self,
-        states,
-        actions,
-        obs,
-        masks,
-        rewards,
-        terminated,
-        truncated,
-        illegal,
-        final_obs,
-        final_states,
-        players=None,
-    ):
-        """The fused hot loop; ``players`` (int64, optional) receives the seat
-        to act next in every row (returned)."""
-        return core_batch(self).fused_step_states(
-            states,
-            actions,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            illegal,
-            final_obs,
-            final_states,
-            players,
-        )
-
-    def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats):
-        core_batch(self).rollout(states, n_steps, policy_seed, obs, masks, stats)
-
-    def random_rollout_rules(self, states, n_steps, policy_seed, masks, stats):
-        core_batch(self).rollout_rules(states, n_steps, policy_seed, masks, stats)
-
     def recompute_mask(self, states):
         """Legal masks recomputed from the other fields (uint8, (n, A))."""
         out = np.zeros((len(states), self.spec.num_actions), np.uint8)
-        core_batch(self).recompute_masks(states, out)
+        self.batch.recompute_masks(states, out)
         return out
 
     def refresh(self, states):
@@ -164,10 +141,9 @@ class KernelCore(GameCore):
 
     def policy_rows(self, states, rows, prng, out):
         """The game's scripted policy on ``rows`` (``out[r]`` = its action)."""
-        batch = core_batch(self)
-        if not batch.has_policy():
+        if not self.batch.has_policy():
             raise NotImplementedError(f"{self.spec.name} has no scripted policy")
-        batch.policy(states, rows, prng, out)
+        self.batch.policy(states, rows, prng, out)
 
     # --- words and pictures (not hot): the game's ``consts`` and ``render`` ----
     def game_module(self, name: str):

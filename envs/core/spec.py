@@ -270,6 +270,7 @@ class GameCore:
         raise NotImplementedError
 
     def legal_mask(self, states, masks) -> None:
+        """Write row i's legal actions (the seat to act's) into ``masks[i]``."""
         raise NotImplementedError
 
     def observe(self, states, players, obs) -> None:
@@ -292,10 +293,13 @@ class GameCore:
         illegal,
         final_obs,
         final_states,
-    ) -> None:
+        players=None,
+    ) -> np.ndarray:
         """Fused hot-loop step (see module doc). For a game that finished on
         this step, ``final_obs[i]`` receives its last observation and
-        ``final_states[i]`` a copy of its final record (for episode info)."""
+        ``final_states[i]`` a copy of its final record (for episode info).
+        ``players`` (int64, optional) receives the seat to act next in every
+        row; returned."""
         raise NotImplementedError
 
     def random_rollout(self, states, n_steps, policy_seed, obs, masks, stats) -> None:

@@ -190,28 +190,56 @@ def test_a_bad_num_envs_is_refused_naming_it(n):
         DungeonVectorEnv(fg.make_core(), num_envs=n)
 
 
-def test_the_fused_steps_hot_path_passes_kernel_args_order():
-    """``fused_step`` after its first call passes the arguments inline: the
-    same tuple as ``KERNEL_ARGS["step_autoreset"]``."""
-    b = Batch(fg.make_core(), 2)
+@pytest.mark.parametrize("obs_dtype", ["float32", "float16"])
+def test_the_fused_steps_hot_path_passes_kernel_args_order(obs_dtype):
+    """``fused_step`` after its first call reads its arguments in one call:
+    the same tuple as ``KERNEL_ARGS["step_autoreset"]`` (a float16
+    observation as its uint16 view)."""
+    b = Batch(fg.make_core(), 2, obs_dtype)
     b.reset(np.arange(2, dtype=np.uint64))
     b.fused_step()  # binds the entry point
     seen = []
     b._fns["step_autoreset"] = lambda *a: seen.append(a)
     b.fused_step()
-    want = batch_mod.KERNEL_ARGS["step_autoreset"](
-        b.core,
-        b.states,
-        b.actions,
-        b.players_out,
-        b.obs,
-        b.masks,
-        b.rewards,
-        b.terminated,
-        b.truncated,
-        b.illegal,
-        b.final_obs,
-        b.final_states,
-    )
-    assert len(seen) == 1 and len(seen[0]) == len(want)
-    assert all(x is y for x, y in zip(seen[0], want))
+    want = batch_mod.KERNEL_ARGS["step_autoreset"](b.core, *b._fused_arrays())
+    assert len(seen) == 1 and len(seen[0]) == len(want) == len(batch_mod.FUSED_ARRAYS) + 1
+    for x, y in zip(seen[0], want):
+        assert x is y or (x.base is y.base and x.dtype == y.dtype == np.uint16)
+    assert b._fused_arrays()[2] is b.players_out and seen[0][1] is b.core.TR
+
+
+def test_the_hot_loops_arrays_are_declared_once():
+    """The engine template's ``step_autoreset`` and the GameCore contract
+    spell :data:`~dungeonrl.envs.core.batch.FUSED_ARRAYS` in its order (the
+    kernel takes the content tables after ``states``; the contract's
+    ``players`` is optional, last), and the shared batch's call takes them
+    by those names."""
+    import inspect
+
+    from dungeonrl.envs.core.kernel import template
+    from dungeonrl.envs.core.spec import GameCore
+
+    names = list(batch_mod.FUSED_ARRAYS)
+    kernel = list(inspect.signature(template.step_autoreset.py_func).parameters)
+    assert kernel == names[:1] + ["tabs"] + names[1:]
+    contract = [n for n in names if n != "players"] + ["players"]
+    assert list(inspect.signature(GameCore.step_autoreset).parameters)[1:] == contract
+    assert list(inspect.signature(Batch.fused_step_states).parameters)[1:] == contract
+    core = fg.make_core()
+    assert core.step_autoreset.__func__ is Batch.fused_step_states
+
+
+def test_a_cores_batched_calls_are_its_shared_batchs_methods():
+    """``KernelCore`` forwards nothing: ``core.step`` and the other batched
+    calls are the methods of the core's shared batch (``core.batch``)."""
+    from dungeonrl.envs.core.batch import core_batch
+    from dungeonrl.envs.core.kernel_core import BatchCall, KernelCore
+
+    core = fg.make_core()
+    assert core.batch is core_batch(core)
+    calls = {n: v for n, v in vars(KernelCore).items() if isinstance(v, BatchCall)}
+    assert {"reset", "step", "step_autoreset", "observe", "legal_mask"} <= set(calls)
+    for name, call in calls.items():
+        bound = getattr(core, name)
+        assert bound.__self__ is core.batch and bound.__func__ is getattr(Batch, call.method)
+        assert KernelCore.__dict__[name].__doc__, name  # the contract's words (help)

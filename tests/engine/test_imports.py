@@ -350,35 +350,23 @@ def test_a_games_own_modules_import_first(module):
 #: the package's layers, lowest first: a module may import its own layer and
 #: the ones below it, never one above (late imports included). The engine's
 #: game table and catalog (``envs/specs.py``, ``envs/catalog.py``) are the
-#: engine's, though they sit at ``envs/``'s root; a game's rules and its
-#: encoder are the next two layers; the package root's small modules (its
-#: ``__init__``, the version, the Gymnasium registry, the machine record) sit
-#: below the agents, the commands and the web app above the benchmarks.
+#: engine's, though they sit at ``envs/``'s root. A game is one layer with
+#: all its places: ``envs/<game>/``, ``envs/<game>_vN.py`` and its encoder
+#: ``encoders/<game>.py`` (the encoder reads the game's constants and rules,
+#: and the game's composition compiles the encoder into its step, as pgx's
+#: games carry their ``observe``); the games are siblings, none imports
+#: another (:func:`test_no_game_imports_another`). The package root's small
+#: modules (its ``__init__``, the version, the Gymnasium registry, the
+#: machine record) sit below the agents, the commands and the web app above
+#: the benchmarks.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("dungeonrl.envs.core", "dungeonrl.envs.catalog", "dungeonrl.envs.specs")),
-    ("games", ("dungeonrl.envs",)),
-    ("encoders", ("dungeonrl.encoders",)),
+    ("games", ("dungeonrl.envs", "dungeonrl.encoders")),
     ("root", ("dungeonrl", "dungeonrl.version", "dungeonrl.registry", "dungeonrl.machine")),
     ("agents", ("dungeonrl.agents",)),
     ("benchmarks", ("dungeonrl.benchmarks",)),
-    ("app", ("dungeonrl.",)),  # every other module: cli, demo, play, games, web, precompile
+    ("app", ("dungeonrl.",)),  # every other module: cli, demo, play, web, precompile
 )
-
-#: arrows back up that remain, each with its reason: a game's composition
-#: (its core and the generated kernels, which compile the encoder into the
-#: step; Kart's and Carl's content, which derive the encoder's tables) imports
-#: the game's encoder, which imports the game's constants. Issue 48 (t2)
-#: keeps this list; anything not on it fails.
-KNOWN_ARROWS_UP = {
-    f"dungeonrl.envs.{g}.{m} -> dungeonrl.encoders.{g}"
-    for g, mods in (
-        ("unbroken", ("core", "kernels")),
-        ("dungeon_crawler", ("core", "kernels")),
-        ("dungeon_kart", ("core", "kernels", "content")),
-        ("dcc_unstoppable", ("core", "kernels", "content")),
-    )
-    for m in mods
-}
 
 
 def layer_of(module: str) -> int:
@@ -395,6 +383,21 @@ def layer_of(module: str) -> int:
     return best
 
 
+def game_of(module: str) -> str | None:
+    """The game whose places hold ``module`` (``envs/<game>/``,
+    ``envs/<game>_vN.py``, ``encoders/<game>.py``), else ``None``."""
+    if LAYERS[layer_of(module)][0] != "games":
+        return None
+    parts = module.split(".")
+    if len(parts) < 3:
+        return None  # the ``envs`` and ``encoders`` packages themselves
+    name = parts[2]
+    if parts[1] == "envs":
+        stem, _, version = name.rpartition("_v")
+        name = stem if stem and version.isdigit() else name
+    return name
+
+
 def arrows_up(graph: dict[str, set[str]]) -> list[str]:
     """Every import (late ones included) of a module in a higher layer."""
     return sorted(
@@ -407,27 +410,61 @@ def test_layers_are_assigned_as_documented():
     assert LAYERS[layer_of("dungeonrl.envs.catalog")][0] == "engine"
     assert LAYERS[layer_of("dungeonrl.envs.unbroken.rules")][0] == "games"
     assert LAYERS[layer_of("dungeonrl.envs.dungeon_kart_v1")][0] == "games"
-    assert LAYERS[layer_of("dungeonrl.encoders.unbroken")][0] == "encoders"
+    assert LAYERS[layer_of("dungeonrl.encoders.unbroken")][0] == "games"
     assert LAYERS[layer_of("dungeonrl")][0] == "root"
     assert LAYERS[layer_of("dungeonrl.registry")][0] == "root"
     assert LAYERS[layer_of("dungeonrl.agents.algos.search")][0] == "agents"
     assert LAYERS[layer_of("dungeonrl.benchmarks.suite.cli")][0] == "benchmarks"
     for app in ("dungeonrl.cli", "dungeonrl.demo", "dungeonrl.web.app", "dungeonrl.precompile"):
         assert LAYERS[layer_of(app)][0] == "app", app
+    assert game_of("dungeonrl.envs.dungeon_kart_v1") == "dungeon_kart"
+    assert game_of("dungeonrl.envs.dungeon_kart.rules") == "dungeon_kart"
+    assert game_of("dungeonrl.encoders.dungeon_kart") == "dungeon_kart"
+    assert game_of("dungeonrl.envs.core.batch") is None
+    assert game_of("dungeonrl.envs") is None
 
 
 def test_no_import_runs_back_up_a_layer():
     """Every import, late ones included, points down or sideways: no module
-    imports one of a higher layer (:data:`LAYERS`), but for the arrows of
-    :data:`KNOWN_ARROWS_UP`, each of which must still exist (a mended one is
-    struck off the list)."""
-    found = set(arrows_up(import_graph(module_level=False)))
-    assert found - KNOWN_ARROWS_UP == set(), "imports back up a layer:\n" + "\n".join(
-        sorted(found - KNOWN_ARROWS_UP)
+    imports one of a higher layer (:data:`LAYERS`)."""
+    found = arrows_up(import_graph(module_level=False))
+    assert found == [], "imports back up a layer:\n" + "\n".join(found)
+
+
+def cross_game_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from one game's places into another game's."""
+    return sorted(
+        f"{a} -> {b}"
+        for a, deps in graph.items()
+        for b in deps
+        if game_of(a) is not None and game_of(b) is not None and game_of(a) != game_of(b)
     )
-    assert KNOWN_ARROWS_UP - found == set(), "no longer there (strike them off):\n" + "\n".join(
-        sorted(KNOWN_ARROWS_UP - found)
-    )
+
+
+def test_no_game_imports_another():
+    """The games are siblings: a game's modules (its encoder included)
+    import the engine and their own game, never another game, so a game can
+    be added, changed or left out alone."""
+    found = cross_game_imports(import_graph(module_level=False))
+    assert found == [], "a game imports another:\n" + "\n".join(found)
+
+
+def test_a_cross_game_import_is_reported():
+    # positive control: another game's encoder or rules is found; the game's
+    # own encoder, its versioned module and the engine are not
+    graph = {
+        "dungeonrl.envs.unbroken.core": {
+            "dungeonrl.encoders.unbroken",
+            "dungeonrl.envs.core.batch",
+            "dungeonrl.encoders.dungeon_kart",
+        },
+        "dungeonrl.envs.unbroken_v1": {"dungeonrl.envs.unbroken.core"},
+        "dungeonrl.encoders.dungeon_crawler": {"dungeonrl.envs.dcc_unstoppable.rules"},
+    }
+    assert cross_game_imports(graph) == [
+        "dungeonrl.encoders.dungeon_crawler -> dungeonrl.envs.dcc_unstoppable.rules",
+        "dungeonrl.envs.unbroken.core -> dungeonrl.encoders.dungeon_kart",
+    ]
 
 
 def test_an_arrow_back_up_is_reported():
@@ -446,23 +483,25 @@ def test_an_arrow_back_up_is_reported():
 
 
 def test_no_loop_between_the_packages():
-    """Reachability between the package's folders (a game, an encoder, the
-    engine, agents, benchmarks...; late imports included, the known arrows
-    up left out): no two reach each other."""
+    """Reachability between the package's parts (a game with its encoder,
+    the engine, agents, benchmarks...; late imports included): no two reach
+    each other."""
 
     def unit(m: str) -> str:
         parts = m.split(".")
-        if m.startswith(("dungeonrl.envs.catalog", "dungeonrl.envs.specs")):
+        if LAYERS[layer_of(m)][0] == "engine":
             return "dungeonrl.envs.core"
-        if len(parts) >= 3 and parts[1] in ("envs", "encoders", "benchmarks", "agents"):
-            game = parts[2].rsplit("_v", 1)[0] if parts[1] == "envs" else parts[2]
-            return ".".join(parts[:2] + [game]) if parts[1] in ("envs", "encoders") else parts[1]
+        game = game_of(m)
+        if game is not None:
+            return f"game {game}"
+        if len(parts) >= 3 and parts[1] in ("benchmarks", "agents"):
+            return ".".join(parts[:2])
         return m if len(parts) < 2 else ".".join(parts[:2])
 
     graph: dict[str, set[str]] = {}
     for a, deps in import_graph(module_level=False).items():
         for b in deps:
-            if f"{a} -> {b}" not in KNOWN_ARROWS_UP and unit(a) != unit(b):
+            if unit(a) != unit(b):
                 graph.setdefault(unit(a), set()).add(unit(b))
     loops = find_cycles(graph)
     assert not loops, "packages that reach each other:\n" + "\n".join(

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '7f05fda89e631fb98f0cf3ccfd26339c0da884296f3f5e691a2b7c85a4ede377'
+SOURCE_DIGEST = 'd84937a2aeb1a60e762835774406db17de055dfb537b61bab8f1bc9fa19b17e5'
 ensure_fresh(globals())

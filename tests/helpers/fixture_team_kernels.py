@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b3ed5c10088d0ae413e20a2944e6b2415f0d21484c7ddfffdd68276692584ffc'
+SOURCE_DIGEST = '5a319651154b247355272967ab1cdaa109df7c5652cd79a59e0a5c40fde3c074'
 ensure_fresh(globals())
