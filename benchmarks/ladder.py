@@ -193,15 +193,37 @@ TITLES = {
 @dataclass(frozen=True)
 class Budget:
     """The search's budget per decision: ``sims`` simulations, each new
-    leaf valued by ``rollouts`` heuristic rollouts."""
+    leaf valued by ``rollouts`` heuristic rollouts, or (``rollout="value"``)
+    by the prior network's value head, which needs no rollout."""
 
     sims: int
-    rollouts: int
+    rollouts: int = 0
+    rollout: str = "heuristic"
+
+    def __post_init__(self) -> None:
+        if self.rollout not in ("heuristic", "value"):
+            raise ValueError(f"rollout must be heuristic or value, got {self.rollout!r}")
+        if self.sims < 1 or (self.rollout == "heuristic" and self.rollouts < 1):
+            raise ValueError(f"a budget needs sims >= 1 and rollouts >= 1: {self}")
 
     @property
     def query(self) -> str:
         """The budget as the keys of a search agent string."""
+        if self.rollout == "value":
+            return f"sims={self.sims}&rollout=value"
         return f"sims={self.sims}&rollouts={self.rollouts}&rollout=heuristic"
+
+    def words(self) -> str:
+        """The budget in the docs' words."""
+        if self.rollout == "value":
+            return f"{self.sims} simulations a decision, leaves valued by the network's value head"
+        return f"{self.sims} simulations a decision, {self.rollouts} heuristic rollouts a leaf"
+
+    def replace(
+        self, sims: int | None = None, rollouts: int | None = None, rollout: str | None = None
+    ) -> Budget:
+        """This budget with the given parts overridden (``None`` keeps one)."""
+        return Budget(sims or self.sims, rollouts or self.rollouts, rollout or self.rollout)
 
 
 #: the stated decision budget per game and seat count (see the module doc),
@@ -219,6 +241,15 @@ BUDGETS: dict[str, dict[int, Budget]] = {
     "dcc_unstoppable": {1: Budget(16, 8), 2: Budget(8, 8)},
     "dungeon_crawler": {2: Budget(16, 8), 4: Budget(8, 4), 8: Budget(10, 2)},
     "dungeon_kart": {2: Budget(48, 8), 4: Budget(16, 8), 8: Budget(32, 8)},
+}
+
+#: the search-with-prior row's budget where it is not :data:`BUDGETS`' (the
+#: search without a network has no value head, so its row keeps rollouts):
+#: leaves valued by the shipped network's value head, which is cheaper than
+#: rollouts, and the simulations that fit the same ~20 minutes a row
+PRIOR_BUDGETS: dict[str, dict[int, Budget]] = {
+    # 40 games at 32 simulations with value leaves: 3.2 CPU minutes (39 won)
+    "dcc_unstoppable": {2: Budget(32, rollout="value")},
 }
 
 
@@ -255,7 +286,18 @@ class Table:
 
     @property
     def budget(self) -> Budget:
+        """The search rows' budget (:data:`BUDGETS`)."""
         return BUDGETS[self.game][self.players]
+
+    @property
+    def prior_budget(self) -> Budget:
+        """The search-with-prior row's budget (:data:`PRIOR_BUDGETS`, else
+        :attr:`budget`)."""
+        return PRIOR_BUDGETS.get(self.game, {}).get(self.players, self.budget)
+
+    def row_budget(self, row: str) -> Budget:
+        """The budget a search row plays at."""
+        return self.prior_budget if row == TARGET_ROW else self.budget
 
     def title(self) -> str:
         seats = {
@@ -389,7 +431,6 @@ def row_agents(table: Table, row: str, budget: Budget | None = None) -> tuple[st
     """The agent string a row plays and the one beside or against it (the
     co-op partner, or the shipped agent in every other seat; ``None``
     solo)."""
-    budget = budget or table.budget
     if row not in ROWS:
         raise ValueError(f"unknown row {row!r}; rows: {', '.join(ROWS)}")
     if row in ("random", "heuristic"):
@@ -397,9 +438,9 @@ def row_agents(table: Table, row: str, budget: Budget | None = None) -> tuple[st
     elif row == "shipped":
         agent = table.shipped
     elif row == "search-heuristic":
-        agent = f"search?{budget.query}"
+        agent = f"search?{(budget or table.budget).query}"
     else:
-        agent = f"search:{table.shipped}?{budget.query}"
+        agent = f"search:{table.shipped}?{(budget or table.prior_budget).query}"
         if table.partner is not None:  # the partner inside the tree: the real one
             agent += f"&opp={table.partner}"
     other = None if table.kind == "solo" else (table.partner or table.shipped)
@@ -574,7 +615,7 @@ def play_row(
     """Play one row of ``table`` (games ``0 .. games-1``) and return its
     record (see the module doc)."""
     setting = setting or table_setting(table)
-    budget = budget or table.budget
+    budget = budget or table.row_budget(row)
     agent, other = row_agents(table, row, budget)
     kw = dict(setting.core_kwargs)
     todo = [(table.game, kw, table.kind, agent, other, lo, n) for lo, n in _chunks(games)]
@@ -656,6 +697,7 @@ def table_header(table: Table, setting) -> dict:
         "core_kwargs": dict(setting.core_kwargs),
         "setting_source": setting.source,
         "budget": {"sims": table.budget.sims, "rollouts": table.budget.rollouts},
+        "prior_budget": table.prior_budget.query,
         "command": table.command(),
     }
 
@@ -711,6 +753,7 @@ def run_table(
     games: int | None = None,
     sims: int | None = None,
     rollouts: int | None = None,
+    rollout: str | None = None,
     jobs: int = 1,
     out: str = RESULTS,
     force: bool = False,
@@ -723,14 +766,15 @@ def run_table(
     from ..machine import cpu_model, loadavg
 
     games = games or table.games
-    budget = table.budget
-    if sims is not None or rollouts is not None:
-        budget = Budget(sims or budget.sims, rollouts or budget.rollouts)
     setting = table_setting(table)
     header = table_header(table, setting)
     path = result_path(table, out)
     doc = load_results(path)
     for row in rows:
+        # a leaf evaluation override is the prior row's (the other has no network)
+        budget = table.row_budget(row).replace(
+            sims, rollouts, rollout if row == TARGET_ROW else None
+        )
         agent, other = row_agents(table, row, budget)
         want = {
             "agent": agent,
@@ -798,31 +842,33 @@ def calibrate(
     row would take, and the simulations that would fit a row into
     :data:`ROW_SECONDS` (the time of a decision grows about linearly
     with its simulations)."""
-    b = table.budget
-    budget = Budget(sims or b.sims, rollouts or b.rollouts)
+    budget = table.budget.replace(sims, rollouts)
     setting = table_setting(table)
     out: dict = {"sims": budget.sims, "rollouts": budget.rollouts, "games": games, "rows": {}}
     for row in ("search-heuristic", "search-prior"):
-        rec = play_row(table, row, games, budget=budget, setting=setting)
+        row_budget = table.row_budget(row).replace(sims, rollouts)
+        rec = play_row(table, row, games, budget=row_budget, setting=setting)
         per_game = rec["cpu_seconds"] / games
         row_s = per_game * table.games
         out["rows"][row] = {
             "cpu_seconds_per_game": round(per_game, 3),
             "row_minutes": round(row_s / 60, 1),
             "mean_decisions": rec["mean_decisions"],
+            "budget": row_budget.query,
             "search": rec.get("search"),
             "by_game": rec["by_game"],
         }
         log(
-            f"{table.key} {row} at sims={budget.sims} rollouts={budget.rollouts}: "
+            f"{table.key} {row} at {row_budget.query}: "
             f"{per_game:.2f} CPU s a game, a row of {table.games} in {row_s / 60:.1f} min"
         )
-    slowest = max(r["cpu_seconds_per_game"] for r in out["rows"].values()) * table.games
-    out["fitting_sims"] = max(1, int(budget.sims * ROW_SECONDS / max(slowest, 1e-9)))
-    log(
-        f"{table.key}: about {out['fitting_sims']} simulations fit a row "
-        f"into {ROW_SECONDS // 60} min"
-    )
+        fit = max(1, int(row_budget.sims * ROW_SECONDS / max(row_s, 1e-9)))
+        out["rows"][row]["fitting_sims"] = fit
+        log(f"{table.key} {row}: about {fit} simulations fit a row into {ROW_SECONDS // 60} min")
+    # the shared budget's: the slower row's, where both rows play it
+    same = table.prior_budget == table.budget
+    rows = out["rows"].values() if same else [out["rows"]["search-heuristic"]]
+    out["fitting_sims"] = min(r["fitting_sims"] for r in rows)
     return out
 
 
@@ -965,7 +1011,8 @@ def table_markdown(table: Table, doc: dict) -> str:
     """The docs' section of one table from its result file (``{}``: not
     run yet)."""
     rows = doc.get("rows", {})
-    b = table.budget
+    b, pb = table.budget, table.prior_budget
+    budget = b.words() if pb == b else f"{b.words()}; with the prior, {pb.words()}"
     lines = [f"### {table.title()}", ""]
     setting = doc.get("setting")
     if setting is None:
@@ -978,8 +1025,7 @@ def table_markdown(table: Table, doc: dict) -> str:
         lines += [table.about, ""]
     lines.append(
         f"Setting: {setting}{src}. Figure: {FIGURE_WORDS[table.kind]}, games 0..{table.games - 1}"
-        f" (seed i for game i). Search budget: {b.sims} simulations a decision, {b.rollouts} "
-        f"heuristic rollouts a leaf. Played by `{table.command()}`."
+        f" (seed i for game i). Search budget: {budget}. Played by `{table.command()}`."
     )
     lines += [
         "",
@@ -1110,6 +1156,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=None, help="games per row (default 200; 100 at 8)")
     p.add_argument("--sims", type=int, default=None, help="override the budget's simulations")
     p.add_argument("--rollouts", type=int, default=None, help="override the budget's rollouts")
+    p.add_argument(
+        "--rollout",
+        choices=("heuristic", "value"),
+        default=None,
+        help="override the leaf evaluation of the search-prior row (value: the network's "
+        "value head; the search-heuristic row has no network and keeps its rollouts)",
+    )
     p.add_argument("--jobs", type=int, default=1, help="processes of one core each (default 1)")
     p.add_argument("--out", default=None, help=f"result folder (default {RESULTS})")
     p.add_argument("--force", action="store_true", help="play rows already in the result file")
@@ -1158,10 +1211,8 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.list:
         for t in TABLES:
-            b = t.budget
-            print(
-                f"{t.key:28s} {t.kind:5s} {t.games:4d} games  sims={b.sims} rollouts={b.rollouts}"
-            )
+            print(f"{t.key:28s} {t.kind:5s} {t.games:4d} games  {t.budget.query}", end="")
+            print("" if t.prior_budget == t.budget else f"  prior: {t.prior_budget.query}")
         return 0
     for name in ("games", "sims", "rollouts", "jobs"):
         v = getattr(a, name)
@@ -1204,6 +1255,7 @@ def main(argv: list[str] | None = None) -> int:
             games=games,
             sims=sims,
             rollouts=rollouts,
+            rollout=a.rollout,
             jobs=a.jobs,
             out=out,
             force=a.force,

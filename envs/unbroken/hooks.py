@@ -1,6 +1,7 @@
 """Unbroken's entry in :mod:`dungeonrl.envs.core.hooks`: episode statistics
 from the final records, the scripted heuristic (``envs/unbroken/policy.py``)
-as a batched agent, and whole-game numba evaluation through the generated
+as the engine's batched agent (its tie-break generator goes unused: the
+policy has no ties), and whole-game numba evaluation through the generated
 loops re-exported by ``envs/unbroken/heuristic.py``."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.hooks import GameHooks
+from ..core.scripted import HeuristicAgent
 from . import consts as C
 from .core import CHARACTERS, REWARDS
 from .heuristic import POLICY_HEURISTIC, POLICY_RANDOM, play_games
@@ -21,25 +23,6 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
         "level": rec["level"].astype(np.float64),
         "score": np.where(win, rec["score"], 0).astype(np.float64),
     }
-
-
-class Heuristic:
-    """The scripted Unbroken player as a batched agent: one numba call per
-    step for all the active rows."""
-
-    name = "heuristic"
-    whole_game = "heuristic"  # evaluate() may play whole games in numba instead
-
-    def __init__(self, core):
-        self.core = core
-        self.prng = np.zeros((0, 2), np.uint64)
-
-    def act(self, buf, rows: np.ndarray) -> np.ndarray:
-        out = np.empty(len(rows), np.int64)
-        if len(self.prng) < len(buf.states):  # unused by this policy (no ties)
-            self.prng = np.zeros((len(buf.states), 2), np.uint64)
-        self.core.policy_rows(buf.states, rows, self.prng, out)
-        return out
 
 
 def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict | None:
@@ -85,7 +68,7 @@ def describe(core) -> str:
 
 HOOKS = GameHooks(
     episode_stats=episode_stats,
-    heuristic=Heuristic,
+    heuristic=HeuristicAgent,
     play_whole_games=play_whole_games,
     core_options=(
         (

@@ -159,6 +159,24 @@ def test_a_second_run_skips_the_rows_already_there(smoke):
     assert not L.same_row(stored, {**stored, "core_kwargs": {"character": "sneak"}})
 
 
+def test_a_value_budget_names_no_rollouts_and_applies_to_the_prior_row(monkeypatch):
+    value = L.Budget(24, rollout="value")
+    assert value.query == "sims=24&rollout=value"
+    assert "value head" in value.words() and "rollouts" not in value.query
+    assert L.Budget(5, 3).replace(sims=7).query == "sims=7&rollouts=3&rollout=heuristic"
+    assert L.Budget(5, 3).replace(rollout="value").query == "sims=5&rollout=value"
+    for bad in (dict(sims=0, rollouts=2), dict(sims=4), dict(sims=4, rollouts=2, rollout="mcts")):
+        with pytest.raises(ValueError):
+            L.Budget(**bad)
+    t = L.find_table("dungeon_kart", 4)
+    monkeypatch.setitem(L.PRIOR_BUDGETS, "dungeon_kart", {4: value})
+    assert t.row_budget("search-prior") == value and t.row_budget("search-heuristic") == t.budget
+    assert L.row_agents(t, "search-prior")[0] == "search:pretrained:dungeon_kart-4p?" + value.query
+    assert L.row_agents(t, "search-heuristic")[0] == f"search?{t.budget.query}"
+    text = L.table_markdown(t, {})
+    assert "with the prior, 24 simulations a decision, leaves valued by" in text
+
+
 # --- the docs ------------------------------------------------------------------------------------
 def test_a_table_not_run_yet_says_so():
     table = L.find_table("dungeon_crawler", 8)
