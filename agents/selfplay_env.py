@@ -50,13 +50,14 @@ import numpy as np
 from gymnasium import spaces
 
 from ..envs import catalog
-from ..envs.core.adapters.gym_env import RenderModeError, observation_spaces
+from ..envs.core.adapters.gym_env import observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from ..envs.core.adapters.vector import DungeonVectorEnv
 from ..envs.core.common import (
     MASK_DTYPE,
     action_index,
     check_policy,
+    check_render_mode,
     draw_seeds,
     illegal_message,
     resolve_core,
@@ -141,12 +142,7 @@ class SelfPlayEnv(Copyable, gym.Env):
         self.core = _core(game, core_kwargs)
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
-        if render_mode is not None and render_mode not in spec.render_modes:
-            raise RenderModeError(
-                f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {list(spec.render_modes)} or None"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(spec, render_mode)
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         P = self.num_players = int(self.core.num_players)

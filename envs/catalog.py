@@ -93,6 +93,11 @@ class GameEntry:
     part of ``python -m dungeonrl.precompile`` takes for this game from an
     empty numba cache (``envs``, ``agents``): used only to start the longest
     work first (a stale or missing figure costs wall time, never a kernel).
+    ``cold_start_seconds``: the game's first ``gym.make`` + ``reset`` +
+    ``step`` from an empty numba cache on the reference machine, rounded (the
+    ``cold`` figure of ``benchmarks/results/cold_start.json``; a test keeps
+    the two equal), which the compile notice gives
+    (:mod:`~dungeonrl.envs.core.kernel.compile_notice`).
     """
 
     name: str
@@ -104,6 +109,7 @@ class GameEntry:
     test_hooks: str | None = None
     infostate: str | None = None
     compile_seconds: tuple[tuple[str, float], ...] = ()
+    cold_start_seconds: int | None = None
 
     def __post_init__(self):
         if not self.name.isidentifier():

@@ -124,7 +124,7 @@ def check_dataset_id(dataset_id, what: str = "dataset_id") -> str:
     form = (
         "[NAMESPACE/]NAME-vN: letters, digits, '_' and '-', parts separated by '/', "
         "a namespace of 2 characters or more, a version number (e.g. "
-        "dungeonrl/unbroken/heuristic-v0)"
+        "dungeonrl/mygame/heuristic-v0)"
     )
     if not isinstance(dataset_id, str):
         raise ValueError(f"{what} must be a string {form}, got {dataset_id!r}")
@@ -402,7 +402,7 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
         "an agent (loadable with minari.load_dataset).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
+    p.add_argument("game", help=f"game name or env id ({', '.join(catalog.GAMES)})")
     p.add_argument(
         "--agent",
         default="heuristic",

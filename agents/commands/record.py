@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...envs import catalog
 from ...envs.core.batch import Batch
 from ...envs.core.common import seed_batch
 from ...envs.core.errors import DungeonRLError
@@ -339,7 +340,7 @@ def main(argv=None) -> int:
         prog="python -m dungeonrl.agents.commands.record",
         description="Record a seeded game as a GIF or MP4.",
     )
-    p.add_argument("game", help="game name or env id (unbroken, dungeon_crawler)")
+    p.add_argument("game", help=f"game name or env id ({', '.join(catalog.GAMES)})")
     p.add_argument(
         "--agent",
         default="heuristic",

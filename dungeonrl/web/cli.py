@@ -54,7 +54,7 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="AGENT",
         help="offer this agent too (a saved model, module:attribute or a search agent "
-        "such as 'search:pretrained:unbroken-normal?sims=200'); repeat for more",
+        "such as 'search:pretrained:NAME?sims=200'); repeat for more",
     )
     p.add_argument(
         "--replay-dir",

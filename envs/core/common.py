@@ -30,7 +30,7 @@ import numbers
 
 import numpy as np
 
-from .errors import IllegalActionError, InvalidActionError
+from .errors import IllegalActionError, InvalidActionError, RenderModeError
 from .spec import GameCore, GameSpec
 from .validate import check_seed, check_seed_list
 
@@ -274,3 +274,16 @@ def scatter_columns(cols: dict, rows: np.ndarray, n: int) -> dict:
         flag[rs] = True
         out[key], out[f"_{key}"] = arr, flag
     return out
+
+
+def check_render_mode(spec: GameSpec, render_mode, modes=None):
+    """``render_mode`` if it is one of ``modes`` (default: the game's
+    ``spec.render_modes``) or None, else :class:`~.errors.RenderModeError`
+    naming them."""
+    modes = list(spec.render_modes if modes is None else modes)
+    if render_mode is not None and render_mode not in modes:
+        raise RenderModeError(
+            f"render_mode {render_mode!r} not supported by {spec.name}; "
+            f"choose from {modes} or None"
+        )
+    return render_mode

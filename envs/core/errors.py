@@ -35,3 +35,11 @@ class UnknownGameError(DungeonRLError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class RenderModeError(DungeonRLError, ValueError, TypeError):
+    """A ``render_mode`` the game does not support. Also a ``TypeError``, the
+    error an env constructor gives for an argument it does not take: tools
+    that ask for a render mode on the user's behalf and retry without it on
+    ``TypeError`` (Stable-Baselines3's ``make_vec_env`` asks for
+    ``"rgb_array"``) then build the env without rendering."""

@@ -11,4 +11,6 @@ GAME = GameEntry(
     infostate="dungeonrl.envs.unbroken.infostate:resample_rows",
     # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
     compile_seconds=(("envs", 18.9), ("agents", 11.9)),
+    # first step from an empty cache, 2 cores (benchmarks/results/cold_start.json)
+    cold_start_seconds=17,
 )

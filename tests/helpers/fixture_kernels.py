@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd84937a2aeb1a60e762835774406db17de055dfb537b61bab8f1bc9fa19b17e5'
+SOURCE_DIGEST = '9fb543b08d8d3c273575ce672cf70e0809a3aed3b2ae831fe0e02b0f9e83f774'
 ensure_fresh(globals())

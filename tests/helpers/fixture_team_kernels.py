@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5a319651154b247355272967ab1cdaa109df7c5652cd79a59e0a5c40fde3c074'
+SOURCE_DIGEST = 'f622968406cf41450521de0d2a913661f0a33954ac6698eae49a4f14e8ddafeb'
 ensure_fresh(globals())

@@ -60,6 +60,7 @@ from ..common import (
     MASK_DTYPE,
     action_index,
     check_policy,
+    check_render_mode,
     draw_seeds,
     illegal_message,
     resolve_core,
@@ -129,12 +130,7 @@ class DungeonAECEnv(Copyable, AECEnv):
             "is_parallelizable": False,
             "render_fps": 4,
         }
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(
-                f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {modes} or None"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(spec, render_mode, modes)
         self.illegal_action = check_policy(illegal_action)
         n = self.num_seats = int(self.core.num_players)
         self.possible_agents = [f"player_{i}" for i in range(n)]

@@ -22,6 +22,7 @@ from ..common import (
     MASK_DTYPE,
     action_index,
     check_policy,
+    check_render_mode,
     draw_seeds,
     illegal_message,
     require_single_agent,
@@ -29,20 +30,12 @@ from ..common import (
     seed_batch,
 )
 from ..copying import Copyable
-from ..errors import IllegalActionError, ResetNeededError
+from ..errors import IllegalActionError, RenderModeError, ResetNeededError
 from ..snapshot import Snapshot, restore_record
 from ..spec import check_unknown_reset_options
 from ..validate import check_flag, check_obs_dtype, check_seed
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
-
-
-class RenderModeError(ValueError, TypeError):
-    """A ``render_mode`` the game does not support. Also a ``TypeError``, the
-    error an env constructor gives for an argument it does not take: tools
-    that ask for a render mode on the user's behalf and retry without it on
-    ``TypeError`` (Stable-Baselines3's ``make_vec_env`` asks for
-    ``"rgb_array"``) then build the env without rendering."""
 
 
 def observation_spaces(spec, dict_obs: bool, obs_dtype="float32") -> spaces.Space:
@@ -203,12 +196,7 @@ class DungeonEnv(Copyable, gym.Env):
         require_single_agent(self.core, type(self).__name__)
         spec = self.game_spec = self.core.spec
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
-        if render_mode is not None and render_mode not in spec.render_modes:
-            raise RenderModeError(
-                f"render_mode {render_mode!r} not supported by {spec.name}; "
-                f"choose from {list(spec.render_modes)} or None"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(spec, render_mode)
         self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.action_space = spaces.Discrete(spec.num_actions)

@@ -42,6 +42,7 @@ from ..common import (
     MASK_DTYPE,
     EpisodeTracker,
     check_policy,
+    check_render_mode,
     draw_seeds,
     require_single_agent,
     resolve_core,
@@ -94,16 +95,6 @@ class _ArrayPool:
         if len(arrays) > self.MAX:
             del arrays[0]
         return a
-
-
-def check_render_mode(spec, render_mode):
-    """``render_mode`` if the game supports it (or None), else ``ValueError``."""
-    if render_mode is not None and render_mode not in spec.render_modes:
-        raise ValueError(
-            f"render_mode {render_mode!r} not supported by {spec.name}; "
-            f"choose from {list(spec.render_modes)} or None"
-        )
-    return render_mode
 
 
 class _Runner(Copyable):

@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         description="Print a game's action / observation tables (markdown), or write "
         "them into a README between <!-- layout:... --> markers.",
     )
-    p.add_argument("--markdown", metavar="GAME", required=True, help="the game, e.g. unbroken")
+    p.add_argument("--markdown", metavar="GAME", required=True, help="the game's short name")
     p.add_argument("--what", choices=("actions", "observation", "both"), default="both")
     p.add_argument("--write", metavar="README", help="replace the marked tables in this file")
     p.add_argument(

@@ -4,7 +4,7 @@ Every kernel is compiled with ``cache=True`` (:mod:`dungeonrl.envs.core.kernel.j
 the first process on a machine compiles a game's kernels, every later one
 loads them from numba's on-disk cache in under a second. The first step of
 a game from an empty cache took 17 to 32 s on the 2-core reference machine
-(:data:`COLD_START_SECONDS`, per game); without a word, that looks like a
+(each game's ``cold_start_seconds``, declared with it); without a word, that looks like a
 hang. :func:`notice_if_cold` is called once per core construction (by
 :func:`~dungeonrl.envs.core.common.resolve_core`, which every adapter goes
 through) and prints one line to stderr, once per game and process, when
@@ -29,20 +29,25 @@ import glob
 import os
 import sys
 
-__all__ = ["notice_if_cold", "cache_is_cold", "cold_start_text", "MESSAGE", "COLD_START_SECONDS"]
+from ... import catalog
 
-#: seconds of a game's first ``gym.make`` + ``reset`` + ``step`` from an empty
-#: numba cache on the reference machine (2 cores), rounded: the ``cold`` figures
-#: of ``benchmarks/results/cold_start.json`` (``python -m
-#: dungeonrl.benchmarks.cold_start`` remeasures them; a test keeps the two equal)
-COLD_START_SECONDS: dict[str, int] = {
-    "unbroken": 17,
-    "dungeon_crawler": 27,
-    "dungeon_kart": 24,
-    "dcc_unstoppable": 32,
-}
+__all__ = ["notice_if_cold", "cache_is_cold", "cold_start_text", "MESSAGE", "cold_start_seconds"]
 
-#: the machine :data:`COLD_START_SECONDS` was measured on, as the line says it
+
+def cold_start_seconds() -> dict[str, int]:
+    """Each game's first ``gym.make`` + ``reset`` + ``step`` from an empty
+    numba cache on the reference machine (2 cores), rounded, as its
+    declaration states it (``GameEntry.cold_start_seconds``: the ``cold``
+    figures of ``benchmarks/results/cold_start.json``, which ``python -m
+    dungeonrl.benchmarks.cold_start`` remeasures); games without one left out."""
+    return {
+        name: e.cold_start_seconds
+        for name, e in catalog.ENTRIES.items()
+        if e.cold_start_seconds is not None
+    }
+
+
+#: the machine the cold starts were measured on, as the line says it
 REFERENCE_MACHINE = "a 2-core machine"
 
 #: the line printed (``{name}``: the game's name, ``{took}``: its measured
@@ -105,10 +110,11 @@ def cold_start_text(name: str) -> str:
     """What a first step of game ``name`` costs on an empty cache, as the
     notice says it: the game's measured figure, or the shipped games' range
     for a game that was not measured."""
-    secs = COLD_START_SECONDS.get(name)
+    measured = cold_start_seconds()
+    secs = measured.get(name)
     if secs is not None:
         return f"about {secs} s (measured on {REFERENCE_MACHINE})"
-    lo, hi = min(COLD_START_SECONDS.values()), max(COLD_START_SECONDS.values())
+    lo, hi = min(measured.values()), max(measured.values())
     return f"{lo} to {hi} s for each shipped game (measured on {REFERENCE_MACHINE})"
 
 
