@@ -126,12 +126,15 @@ from dataclasses import dataclass
 __all__ = [
     "BUDGETS",
     "Budget",
+    "DATA",
     "NOTES",
+    "PRIOR_BUDGETS",
     "ROWS",
     "TABLES",
     "Table",
     "docs_section",
     "find_table",
+    "load_data",
     "load_results",
     "main",
     "play_chunk",
@@ -182,13 +185,6 @@ TABLE_FACTOR = 1.5
 #: a result letter per game: won (first place), lost, no result
 WON, LOST, NONE = "W", "L", "-"
 
-TITLES = {
-    "unbroken": "Unbroken",
-    "dcc_unstoppable": "Dungeon Crawler Carl: Unstoppable",
-    "dungeon_crawler": "Dungeon Crawler",
-    "dungeon_kart": "Dungeon Kart",
-}
-
 
 @dataclass(frozen=True)
 class Budget:
@@ -224,33 +220,6 @@ class Budget:
     ) -> Budget:
         """This budget with the given parts overridden (``None`` keeps one)."""
         return Budget(sims or self.sims, rollouts or self.rollouts, rollout or self.rollout)
-
-
-#: the stated decision budget per game and seat count (see the module doc),
-#: from ``--calibrate`` (CPU seconds per game of both search rows on 8
-#: games, in ``results/ladder/calibration.json``) with a margin: the 8
-#: games understate a row (Unbroken's search-heuristic row took 12.8 CPU
-#: minutes at 40 simulations where its 8 games gave 8.0: longer games
-#: once the search wins more, and a loaded machine), so each budget is
-#: about 60 % of the simulations the calibration says would fit. Dungeon
-#: Kart at 2 and 8 seats was raised once its rows had run (2 seats: 24
-#: simulations, whose prior row took 6.9 CPU minutes, to 48; 8 seats: 20,
-#: 11.5 minutes, to 32), both rows still about 20 minutes or less
-BUDGETS: dict[str, dict[int, Budget]] = {
-    "unbroken": {1: Budget(40, 8)},
-    "dcc_unstoppable": {1: Budget(16, 8), 2: Budget(8, 8)},
-    "dungeon_crawler": {2: Budget(16, 8), 4: Budget(8, 4), 8: Budget(10, 2)},
-    "dungeon_kart": {2: Budget(48, 8), 4: Budget(16, 8), 8: Budget(32, 8)},
-}
-
-#: the search-with-prior row's budget where it is not :data:`BUDGETS`' (the
-#: search without a network has no value head, so its row keeps rollouts):
-#: leaves valued by the shipped network's value head, which is cheaper than
-#: rollouts, and the simulations that fit the same ~20 minutes a row
-PRIOR_BUDGETS: dict[str, dict[int, Budget]] = {
-    # 40 games at 32 simulations with value leaves: 3.2 CPU minutes (39 won)
-    "dcc_unstoppable": {2: Budget(32, rollout="value")},
-}
 
 
 @dataclass(frozen=True)
@@ -316,105 +285,62 @@ class Table:
         return cmd + (" --hardest" if self.hardest else "")
 
 
-#: Carl's hardest setting: Floor 3 on the unbeatable difficulty, where the
-#: heuristic wins least of every floor and difficulty (3.4 %, the balance
-#: table on the Carl page); the solo agent (trained on Floor 1 normal)
-#: accepts it (:func:`hardest_accepted` checks)
-CARL_HARDEST = (("floor", 3), ("difficulty", "unbeatable"))
+#: the ladder's data (budgets, tables, what was tried): see the file's header
+DATA = os.path.join(HERE, "data", "ladder.toml")
 
-#: every (game, seats) with a shipped agent; the tests check that each
-#: shipped card has its table
-TABLES: tuple[Table, ...] = (
-    Table("unbroken", 1, "pretrained:unbroken-normal"),
-    Table("dcc_unstoppable", 1, "pretrained:dcc_unstoppable-solo"),
-    Table(
-        "dcc_unstoppable",
-        1,
-        "pretrained:dcc_unstoppable-solo",
-        options=CARL_HARDEST,
-        hardest=True,
-        about="The shipped solo agent wins over 85% on its own setting (93.1% on its card), "
-        "so the 10 points apply here: the hardest setting it accepts, Floor 3 on the "
-        "unbeatable difficulty "
-        "(the heuristic wins least there of every floor and difficulty, 3.4% in the "
-        "balance table of the Carl page).",
-    ),
-    Table(
-        "dcc_unstoppable",
-        2,
-        "pretrained:dcc_unstoppable-coop-lead",
-        partner="pretrained:dcc_unstoppable-coop",
-    ),
-    Table("dungeon_crawler", 2, "pretrained:dungeon_crawler-2p"),
-    Table("dungeon_crawler", 4, "pretrained:dungeon_crawler-4p"),
-    Table("dungeon_crawler", 8, "pretrained:dungeon_crawler-8p"),
-    Table("dungeon_kart", 2, "pretrained:dungeon_kart-2p"),
-    Table("dungeon_kart", 4, "pretrained:dungeon_kart-4p"),
-    Table("dungeon_kart", 8, "pretrained:dungeon_kart-8p"),
-)
 
-#: what was tried where a target is missed (table key -> text), shown
-#: under the table when its verdict is "missed"
-NOTES: dict[str, str] = {
-    "unbroken-1p": (
-        "the prior's search at the stated budget (40 simulations, 8 heuristic rollouts a "
-        "leaf; the row takes about 20 CPU minutes). Before it: the search without a network "
-        "but with the heuristic as its prior (the row above), and, before the heuristic "
-        "prior, a uniform prior, which lost its first 16 games at 30-40 simulations. Not "
-        "tried yet for want of machine time: a larger budget, the network's value head at "
-        "the leaves (`rollout=value`), a lower exploration constant `c`."
-    ),
-    "dcc_unstoppable-2p": (
-        "the prior's search as lead (8 simulations, 8 heuristic rollouts a leaf) beside the "
-        "shipped partner, which it models inside the tree (`opp=`, the partner's greedy "
-        "policy); in the rollouts both seats play the heuristic, a weaker partner than the "
-        "real one, so the leaves undervalue the team. Not tried yet: a larger budget, "
-        "`rollout=value`."
-    ),
-    "dungeon_crawler-2p": (
-        "the prior's search at the stated budget (16 simulations, 8 heuristic rollouts a "
-        "leaf) against the shipped agent's greedy play, which it models in the tree; in the "
-        "rollouts the heuristic plays both seats. Not tried yet: a larger budget, "
-        "`rollout=value`."
-    ),
-    "dungeon_crawler-4p": (
-        "the prior's search at the stated budget (8 simulations, 4 heuristic rollouts a "
-        "leaf: a 4-seat game is long, so a row of 200 games allows little) with the shipped "
-        "agent's greedy play in the other three seats, modelled in the tree; the rollouts "
-        "play the heuristic in every seat, a weaker field than the real one. Not tried yet: "
-        "a larger budget, `rollout=value`."
-    ),
-    "dungeon_crawler-8p": (
-        "the prior's search at the stated budget (10 simulations, 2 heuristic rollouts a "
-        "leaf: an 8-seat game is the longest of the suite, so 100 games allow little) with "
-        "the shipped agent's greedy play in the other seven seats, modelled in the tree; "
-        "the rollouts play the heuristic in every seat, a weaker field than the real one. "
-        "Not tried yet: a larger budget, `rollout=value`."
-    ),
-    "dungeon_kart-4p": (
-        "the prior's search at the stated budget (16 simulations, 8 heuristic rollouts a "
-        "leaf) with the shipped agent's greedy play in the other three seats, modelled in "
-        "the tree; the rollouts play the heuristic in every seat. Scored as a positive "
-        "return this row read 48.5 % and counted as met; a win is first place (the best "
-        "return: Kart pays second place too), which it takes less often. Not tried yet: a "
-        "larger budget, `rollout=value`."
-    ),
-    "dungeon_kart-8p": (
-        "the prior's search with the shipped agent's greedy play in the other seven "
-        "seats, modelled in the tree; the rollouts play the heuristic in every seat. "
-        "Scored as a positive return (the top half of the field) the 20-simulation row "
-        "read 59.0 %; scored as first places, 18.0 % at 20 simulations and 20.0 % at the "
-        "stated 32. Not tried yet: `rollout=value`."
-    ),
-    "dungeon_kart-2p": (
-        "the prior's search against the shipped agent playing its greedy policy; inside "
-        "the tree the rival is that same network (the search's `opp` default), in the "
-        "rollouts the heuristic (a network cannot play inside the compiled rollouts). At "
-        "24 simulations and 8 heuristic rollouts a leaf it won 55.0 %; doubling the "
-        "simulations to the stated 48 gave 57.5 %. Not tried yet: `rollout=value`, a "
-        "lower exploration constant `c`."
-    ),
-}
+def _budget(spec: dict) -> Budget:
+    return Budget(int(spec["sims"]), int(spec.get("rollouts", 0)), spec.get("rollout", "heuristic"))
+
+
+def load_data(path: str = DATA) -> tuple:
+    """``(TITLES, BUDGETS, PRIOR_BUDGETS, TABLES, NOTES)`` from the ladder's
+    data file (``benchmarks/data/ladder.toml``); a table without a budget
+    for its seat count, or a note for no table, is a ``ValueError``."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    games = data.get("games", {})
+    titles = {g: str(v.get("title", g)) for g, v in games.items()}
+
+    def budgets(kind: str) -> dict[str, dict[int, Budget]]:
+        return {
+            g: {int(p): _budget(b) for p, b in v.get(kind, {}).items()}
+            for g, v in games.items()
+            if v.get(kind)
+        }
+
+    main_budgets, prior_budgets = budgets("budgets"), budgets("prior_budgets")
+    tables = tuple(
+        Table(
+            t["game"],
+            int(t["players"]),
+            t["shipped"],
+            partner=t.get("partner"),
+            options=tuple(t.get("options", {}).items()),
+            hardest=bool(t.get("hardest", False)),
+            about=t.get("about", ""),
+        )
+        for t in data.get("tables", [])
+    )
+    for t in tables:
+        if t.players not in main_budgets.get(t.game, {}):
+            raise ValueError(f"{path}: table {t.key} has no budget for {t.players} seats")
+    notes = {str(k): str(v) for k, v in data.get("notes", {}).items()}
+    unknown = set(notes) - {t.key for t in tables}
+    if unknown:
+        raise ValueError(f"{path}: notes for no table: {sorted(unknown)}")
+    return titles, main_budgets, prior_budgets, tables, notes
+
+
+#: game -> its title in the docs; the search rows' budget per game and seat
+#: count; the search-with-prior row's where it differs; every (game, seats)
+#: with a shipped agent (the tests check that each shipped card has its
+#: table) plus Carl's hardest setting; what was tried where a target is
+#: missed (table key -> text, shown under the table when its verdict is
+#: "missed"). All from :data:`DATA`.
+TITLES, BUDGETS, PRIOR_BUDGETS, TABLES, NOTES = load_data()
 
 
 def find_table(game: str, players: int, hardest: bool = False) -> Table:
@@ -1060,7 +986,7 @@ def docs_section(out: str = RESULTS) -> str:
         "agent, the search agent with heuristic rollouts and no network anywhere, and the "
         "same search with the shipped agent's policy as its prior (and its greedy "
         "play for the other seats). Solo: win rate; Carl co-op: the row's agent "
-        "as lead beside `pretrained:dcc_unstoppable-coop`; 2 seats: head to head "
+        "as lead beside the shipped co-op partner; 2 seats: head to head "
         "against the shipped agent, seats alternated; 4 and 8 seats: first places "
         "with the shipped agent in every other seat. 95% Wilson intervals; "
         "minutes of play on one core of the 2-core reference machine. The "
@@ -1237,7 +1163,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.smoke:
         out = out or tempfile.mkdtemp(prefix="ladder-smoke-")
-        tables = selected_tables(a.game or "unbroken", a.players, a.hardest)[:1]
+        tables = selected_tables(a.game or TABLES[0].game, a.players, a.hardest)[:1]
         games, sims, rollouts = a.games or 2, a.sims or 2, a.rollouts or 2
     else:
         out = out or RESULTS

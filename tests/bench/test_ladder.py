@@ -226,3 +226,28 @@ def test_the_committed_docs_are_what_the_results_give():
         assert L.replace_between(text, begin, end, body) == text, (
             f"{rel} is stale: run python -m dungeonrl.benchmarks.ladder --write-docs"
         )
+
+
+def test_the_ladder_data_loads_and_refuses_what_it_cannot_play(tmp_path):
+    """Tables, budgets and notes come from benchmarks/data/ladder.toml; a
+    table without a budget for its seats, or a note for no table, is named."""
+    titles, budgets, prior, tables, notes = L.load_data()
+    assert tables == L.TABLES and budgets == L.BUDGETS and notes == L.NOTES
+    assert set(titles) == {t.game for t in tables}
+    assert all(t.key in {x.key for x in tables} for t in tables)
+    hard = L.find_table("dcc_unstoppable", 1, hardest=True)
+    assert dict(hard.options) == {"floor": 3, "difficulty": "unbeatable"}
+    good = '[games.g]\ntitle = "G"\nbudgets = { 2 = { sims = 4, rollouts = 2 } }\n'
+    table = '[[tables]]\ngame = "g"\nplayers = 4\nshipped = "heuristic"\n'
+    bad = tmp_path / "no_budget.toml"
+    bad.write_text(good + table)
+    with pytest.raises(ValueError, match="g-4p has no budget for 4 seats"):
+        L.load_data(str(bad))
+    stray = tmp_path / "stray_note.toml"
+    stray.write_text(good + table.replace("4", "2") + '[notes]\n"g-8p" = "tried"\n')
+    with pytest.raises(ValueError, match="notes for no table"):
+        L.load_data(str(stray))
+    ok = tmp_path / "ok.toml"
+    ok.write_text(good.replace("}", "}, 4 = { sims = 9, rollout = \"value\" }", 1) + table)
+    _, b, _, t, _ = L.load_data(str(ok))
+    assert b["g"][4].query == "sims=9&rollout=value" and t[0].key == "g-4p"
