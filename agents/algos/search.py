@@ -136,6 +136,7 @@ import numpy as np
 from numba import njit
 
 from ...envs.core.batch import Batch, core_batch
+from ...envs.core.common import copy_records
 from ...envs.core.infostate import resample_chance
 from ...envs.core.kernel.header import O_PLAYING
 from ..protocol import AgentError
@@ -458,6 +459,7 @@ class SearchAgent:
                 codes[:] = self.opp_code
                 codes[:, s] = self.rollout_code
             self._rollout_codes.append(codes)
+        self._bind_kernels(has_policy)
         self.last_simulations = 0
         #: the root's visit count per action at the last decision
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
@@ -467,6 +469,50 @@ class SearchAgent:
         self.rollout_seconds = 0.0
         self.inference_seconds = 0.0
         self.opp_seconds = 0.0
+
+    def _bind_kernels(self, has_policy: bool) -> None:
+        """The simulation's record ``_st`` (one row, the determinization being
+        played) and the kernel calls on it and the other fixed buffers, each
+        typed once (:meth:`~dungeonrl.envs.core.batch.Batch.bound_call`: no
+        dispatch per call)."""
+        b = core_batch(self.core)
+        st = self._st = self.core.alloc(1)
+        # byte views of the records copied every simulation (numpy copies a
+        # record field by field, tens of microseconds; a byte copy, one)
+        self._st_bytes = st.view(np.uint8)
+        self._leaf_bytes = self._leaf_rows.view(np.uint8).reshape(len(self._leaf_rows), -1)
+        self._sim_bytes = self._sim.states.view(np.uint8)
+        self._act1 = np.zeros(1, np.int64)
+        self._seat1 = np.zeros(1, np.int64)
+        self._back = np.zeros((1, self.P), np.float32)
+        self._prng_adv = np.zeros((1, 2), np.uint64)
+        te, tr, il = self._flags
+        self._step_st = b.bound_call("step_rows", st, self._row0, self._act1, self._rew, te, tr, il)
+        self._observe_st = b.bound_call("observe_batch", st, self._seat1, self._obs1)
+        self._policy_st = (
+            b.bound_call("policy_rows", st, self._row0, self._prng1, self._out1)
+            if has_policy
+            else None
+        )
+        self._advance_st = None
+        if self.opp_agent is None and self.opp_code >= 0:
+            self._advance_st = b.bound_call(
+                "advance_scripted",
+                st,
+                self._row0,
+                self._seat1,
+                self._codes,
+                self._prng_adv,
+                self._back,
+                te,
+                tr,
+            )
+        self._play_leaf = [
+            b.bound_call(
+                "play_rows", self._leaf_rows, codes, self._prng, self._returns, self._length
+            )
+            for codes in self._rollout_codes
+        ]
 
     # --- the batched agent ----------------------------------------------------------
     def act(self, buf, rows: np.ndarray) -> np.ndarray:
@@ -497,16 +543,16 @@ class SearchAgent:
             self.last_simulations = 0
             self.last_root_visits = np.zeros(self.num_actions, np.float64)
             return int(legal[0])
-        obs = self._observe(root_state, seat)
+        copy_records(self._st, root_state)
+        obs = self._observe(seat)
         rng = self._decision_rng(obs, root_state["legal"][0], seat)
-        root = self._new_node(
-            seat, obs, core.resample_from_infostate(root_state, seat, rng)[:1], None, rng
-        )
+        copy_records(self._st, core.resample_from_infostate(root_state, seat, rng)[:1])
+        root = self._new_node(seat, obs, None, rng)
         bounds = [math.inf, -math.inf]
         cfg = self.cfg
         t_end = None if cfg.ms is None else time.perf_counter() + cfg.ms / 1000.0
         n = 0
-        pool = np.zeros(0, dtype=core.state_dtype)
+        pool_bytes = np.zeros((0, 0), np.uint8)
         while True:
             if cfg.sims is not None and n >= cfg.sims:
                 break
@@ -514,7 +560,9 @@ class SearchAgent:
                 break
             if n % _DRAW == 0:  # the next determinizations, drawn in one call
                 pool = core.resample_from_infostate(np.repeat(root_state, _DRAW), seat, rng)
-            self._simulate(root, pool[n % _DRAW : n % _DRAW + 1].copy(), seat, rng, bounds)
+                pool_bytes = pool.view(np.uint8).reshape(len(pool), -1)
+            self._st_bytes[:] = pool_bytes[n % _DRAW]
+            self._simulate(root, seat, rng, bounds)
             n += 1
         self.last_simulations = n
         self.last_root_visits = root.n.copy()
@@ -527,25 +575,27 @@ class SearchAgent:
         return int(legal[best])
 
     # --- one simulation ---------------------------------------------------------------
-    def _simulate(self, root: _Node, st: np.ndarray, seat: int, rng, bounds: list) -> None:
+    def _simulate(self, root: _Node, seat: int, rng, bounds: list) -> None:
+        """One simulation from the determinization in ``_st`` (played in place)."""
+        st = self._st
         ret = np.zeros(self.P, np.float64)  # each seat's rewards from the root decision on
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
             a = self._select(node, st["legal"][0], bounds)
             path.append((node, a))
-            self._step(st, a, ret)
+            self._step(a, ret)
             if int(st["outcome"][0]) == O_PLAYING:
-                self._advance_others(st, seat, ret, rng)
+                self._advance_others(seat, ret, rng)
             if int(st["outcome"][0]) != O_PLAYING:
                 value = ret  # a finished game: its exact returns (no node below)
                 break
-            obs = self._observe(st, seat)
+            obs = self._observe(seat)
             key = (a, obs.tobytes() + st["legal"][0].tobytes())
             child = node.children.get(key)
             if child is None:
-                value = ret + self._evaluate(st, seat, obs, rng)
-                node.children[key] = self._new_node(seat, obs, st, float(value[seat]), rng)
+                value = ret + self._evaluate(seat, obs, rng)
+                node.children[key] = self._new_node(seat, obs, float(value[seat]), rng)
                 break
             node = child
         for nd, a in path:  # each node backs up the return of the seat acting there
@@ -564,39 +614,40 @@ class SearchAgent:
             _puct(legal, node.n, node.w, node.avail, node.logits, fpu, bounds[0], bounds[1], self.c)
         )
 
-    def _step(self, st: np.ndarray, a: int, ret: np.ndarray) -> None:
-        te, tr, il = self._flags
+    def _step(self, a: int, ret: np.ndarray) -> None:
+        """Action ``a`` in ``_st``; each seat's reward added to ``ret``."""
+        self._act1[0] = a
         self._rew[:] = 0.0
-        self.core.step_rows(st, self._row0, np.array([a], np.int64), self._rew, te, tr, il)
+        self._step_st()
         ret += self._rew[0, : len(ret)]
 
-    def _advance_others(self, st: np.ndarray, seat: int, ret: np.ndarray, rng) -> None:
-        """The other seats play (the ``opp`` model) until ``seat`` is to act
-        or the game ends."""
+    def _advance_others(self, seat: int, ret: np.ndarray, rng) -> None:
+        """The other seats of ``_st`` play (the ``opp`` model) until ``seat``
+        is to act or the game ends."""
+        st = self._st
         if int(st["actor"][0]) == seat:
             return
-        if self.opp_agent is None:  # scripted: inside the compiled loop
-            te, tr, _ = self._flags
-            prng = np.zeros((1, 2), np.uint64)
-            prng[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
-            back = np.zeros((1, self.P), np.float32)
-            core_batch(self.core).scripted_advance(
-                st, self._row0, np.array([seat], np.int64), self._codes, prng, back, te, tr
-            )
-            ret += back[0]
+        if self._advance_st is not None:  # scripted: inside the compiled loop
+            self._seat1[0] = seat
+            self._prng_adv[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
+            self._prng_adv[0, 1] = 0
+            self._back[:] = 0.0
+            self._advance_st()
+            ret += self._back[0]
             return
         sim = self._sim
         while int(st["outcome"][0]) == O_PLAYING and int(st["actor"][0]) != seat:
-            sim.states[:1] = st
+            self._sim_bytes[:] = self._st_bytes
             sim.players[0] = int(st["actor"][0])
             sim.refresh()
             t0 = time.perf_counter()
             if self.opp_net is None:
+                assert self.opp_agent is not None  # a scripted opp advanced above
                 a = int(self.opp_agent.act(sim, self._row0)[0])
             else:
                 a = self._opp_sample(sim, rng)
             self.opp_seconds += time.perf_counter() - t0
-            self._step(st, a, ret)
+            self._step(a, ret)
 
     def _opp_sample(self, sim, rng) -> int:
         """A draw from the opp network's masked softmax (Gumbel-max with the
@@ -608,8 +659,8 @@ class SearchAgent:
         return int(legal[int(np.argmax(g))])
 
     # --- evaluation -----------------------------------------------------------------------
-    def _evaluate(self, st: np.ndarray, seat: int, obs: np.ndarray, rng) -> np.ndarray:
-        """Each seat's expected return from the leaf ``st`` on (seat ``seat``
+    def _evaluate(self, seat: int, obs: np.ndarray, rng) -> np.ndarray:
+        """Each seat's expected return from the leaf ``_st`` on (seat ``seat``
         to act): the mean of ``rollouts`` compiled rollouts, each from a
         fresh draw of what ``seat`` cannot see, or the network's value."""
         if self.rollout == "value":
@@ -618,17 +669,16 @@ class SearchAgent:
             return out
         k = self.cfg.rollouts
         rows = self._leaf_rows  # the simulation's determinization, k futures of it
-        rows[:] = st[0]
+        self._leaf_bytes[:] = self._st_bytes
         resample_chance(rows, rng)
-        codes = self._rollout_codes[seat]
         prng, returns, length = self._prng, self._returns, self._length
         prng[:, 0] = rng.integers(0, 2**64, size=k, dtype=np.uint64)
         returns[:] = 0.0
         length[:] = 0
         t0 = time.perf_counter()
-        core_batch(self.core).play_whole(rows, codes, prng, returns, length)
+        self._play_leaf[seat]()
         self.rollout_seconds += time.perf_counter() - t0
-        return returns.astype(np.float64).mean(axis=0)
+        return returns.sum(axis=0, dtype=np.float64) / k
 
     def _net_value(self, obs: np.ndarray) -> float:
         t0 = time.perf_counter()
@@ -637,12 +687,11 @@ class SearchAgent:
         self.inference_seconds += time.perf_counter() - t0
         return v
 
-    def _new_node(
-        self, seat: int, obs: np.ndarray, st: np.ndarray, value: float | None, rng=None
-    ) -> _Node:
+    def _new_node(self, seat: int, obs: np.ndarray, value: float | None, rng=None) -> _Node:
+        """A node for ``seat`` seeing ``obs`` in ``_st``, with its prior."""
         logits = None
         if self.net is None and self.heuristic_prior:
-            logits = self._heuristic_logits(st, rng)
+            logits = self._heuristic_logits(rng)
         elif self.net is not None:
             t0 = time.perf_counter()
             with self.torch.no_grad():
@@ -651,23 +700,26 @@ class SearchAgent:
             self.inference_seconds += time.perf_counter() - t0
         return _Node(seat, self.num_actions, logits, value)
 
-    def _heuristic_logits(self, st: np.ndarray, rng) -> np.ndarray:
-        """Logits that give the game's scripted choice in ``st`` (a
+    def _heuristic_logits(self, rng) -> np.ndarray:
+        """Logits that give the game's scripted choice in ``_st`` (a
         determinization) half the prior and spread the rest evenly over
         the other legal actions."""
         prng, out = self._prng1, self._out1
         prng[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
         prng[0, 1] = 0
-        core_batch(self.core).policy(st, self._row0, prng, out)
+        assert self._policy_st is not None  # heuristic_prior: the game has a policy
+        self._policy_st()
         logits = np.zeros(self.num_actions, np.float64)
-        n = int(np.count_nonzero(st["legal"][0]))
+        n = int(np.count_nonzero(self._st["legal"][0]))
         # mass m on the heuristic's action, (1 - m) / (n - 1) on each other one
         m = HEURISTIC_PRIOR
         logits[int(out[0])] = math.log(m * max(1, n - 1) / (1.0 - m))
         return logits
 
-    def _observe(self, st: np.ndarray, seat: int) -> np.ndarray:
-        self.core.observe(st, np.array([seat], np.int64), self._obs1)
+    def _observe(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees in ``_st`` (a copy)."""
+        self._seat1[0] = seat
+        self._observe_st()
         return self._obs1[0].copy()
 
     def _decision_rng(self, obs: np.ndarray, legal: np.ndarray, seat: int):

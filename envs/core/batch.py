@@ -326,6 +326,14 @@ class Batch(Copyable):
         args = KERNEL_ARGS[name](self.core, *arrays)
         return partial(entry_point(getattr(self.core.kernels, name), args), *args)
 
+    def bound_call(self, name: str, *arrays) -> Callable[[], None]:
+        """A no-argument call of kernel ``name`` (a :data:`KERNEL_ARGS` key)
+        on ``arrays``, captured: typed once, so each call skips numba's type
+        dispatch. For a caller that refills the same arrays between calls
+        (the search agent's simulation record); ``arrays`` must keep the
+        types the kernel's other callers pass (int64 row and seat indices)."""
+        return self._bound(name, *arrays)
+
     def reset(self, seeds: np.ndarray) -> None:
         """Start a new game in every row, then observe and mask."""
         self.seeds[:] = seeds

@@ -283,7 +283,24 @@ def check_render_mode(spec: GameSpec, render_mode, modes=None):
     modes = list(spec.render_modes if modes is None else modes)
     if render_mode is not None and render_mode not in modes:
         raise RenderModeError(
-            f"render_mode {render_mode!r} not supported by {spec.name}; "
-            f"choose from {modes} or None"
+            f"render_mode {render_mode!r} not supported by {spec.name}; choose from {modes} or None"
         )
     return render_mode
+
+
+def _record_bytes(a: np.ndarray) -> np.ndarray:
+    if not (isinstance(a, np.ndarray) and a.ndim == 1 and a.flags.c_contiguous):
+        raise ValueError("records must be a C-contiguous 1-D array")
+    return a.view(np.uint8).reshape(len(a), a.dtype.itemsize)
+
+
+def copy_records(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` for two 1-D, C-contiguous arrays of one record dtype
+    (``src`` one row, copied into every row of ``dst``, or as many rows), as
+    one byte copy: numpy copies a structured array field by field, which for
+    the games' records costs 50 to 100 times more (tens of microseconds a
+    row). Padding bytes are copied too, so a zeroed source keeps the target
+    byte-equal to it."""
+    if dst.dtype != src.dtype:
+        raise TypeError(f"record dtypes differ: {dst.dtype} and {src.dtype}")
+    _record_bytes(dst)[:] = _record_bytes(src)

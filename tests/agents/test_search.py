@@ -232,9 +232,8 @@ def test_one_simulation_plays_the_heuristics_choice():
     want = heur.act(buf, rows)
     got = [agent.decide(buf.states[r : r + 1]) for r in rows]
     assert got == want.tolist()
-    node_logits = agent._heuristic_logits(
-        buf.states[rows[0] : rows[0] + 1], np.random.default_rng(0)
-    )
+    agent._st[:] = buf.states[rows[0] : rows[0] + 1]  # the simulation's record
+    node_logits = agent._heuristic_logits(np.random.default_rng(0))
     legal = np.flatnonzero(buf.masks[rows[0]])
     p = np.exp(node_logits[legal] - node_logits[legal].max())
     p /= p.sum()

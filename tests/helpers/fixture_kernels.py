@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9fb543b08d8d3c273575ce672cf70e0809a3aed3b2ae831fe0e02b0f9e83f774'
+SOURCE_DIGEST = '689adb4e7b42d8030e280a152f53cda467a74846471f19c12e2f832d246d5340'
 ensure_fresh(globals())

@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f622968406cf41450521de0d2a913661f0a33954ac6698eae49a4f14e8ddafeb'
+SOURCE_DIGEST = '6fac3bba15f8bbceb18429b0edf8c88b6eb2d29eacf137296a1f024695431015'
 ensure_fresh(globals())
