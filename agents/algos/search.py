@@ -629,7 +629,7 @@ class SearchAgent:
             return
         if self._advance_st is not None:  # scripted: inside the compiled loop
             self._seat1[0] = seat
-            self._prng_adv[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
+            self._prng_adv[0, 0] = rng.bit_generator.random_raw()
             self._prng_adv[0, 1] = 0
             self._back[:] = 0.0
             self._advance_st()
@@ -672,7 +672,7 @@ class SearchAgent:
         self._leaf_bytes[:] = self._st_bytes
         resample_chance(rows, rng)
         prng, returns, length = self._prng, self._returns, self._length
-        prng[:, 0] = rng.integers(0, 2**64, size=k, dtype=np.uint64)
+        prng[:, 0] = rng.bit_generator.random_raw(k)
         returns[:] = 0.0
         length[:] = 0
         t0 = time.perf_counter()
@@ -705,7 +705,7 @@ class SearchAgent:
         determinization) half the prior and spread the rest evenly over
         the other legal actions."""
         prng, out = self._prng1, self._out1
-        prng[0, 0] = rng.integers(0, 2**64, dtype=np.uint64)
+        prng[0, 0] = rng.bit_generator.random_raw()
         prng[0, 1] = 0
         assert self._policy_st is not None  # heuristic_prior: the game has a policy
         self._policy_st()

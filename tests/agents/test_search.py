@@ -269,3 +269,15 @@ def test_resample_chance_changes_only_the_future():
     core.observe(rows, seats, obs_a)
     core.observe(before, seats, obs_b)
     assert np.array_equal(obs_a, obs_b)
+
+
+def test_the_raw_draws_are_the_generators_full_range_integers():
+    """The search (and ``infostate.seed_key``) take 64-bit draws as the bit
+    generator's raw output, which is what ``integers(0, 2**64,
+    dtype=np.uint64)`` returns: the same decisions as before, faster."""
+    a, b = np.random.default_rng([7, 1]), np.random.default_rng([7, 1])
+    one = [int(a.integers(0, 2**64, dtype=np.uint64)) for _ in range(4)]
+    one += [int(x) for x in a.integers(0, 2**64, size=5, dtype=np.uint64)]
+    two = [int(b.bit_generator.random_raw()) for _ in range(4)]
+    two += [int(x) for x in b.bit_generator.random_raw(5)]
+    assert one == two and a.random() == b.random()
