@@ -25,10 +25,13 @@ row                   agent
                       search agent (:mod:`dungeonrl.agents.algos.search`) without
                       a network: its own prior, heuristic rollouts and
                       heuristic players for the other seats
-``search-prior``      ``search:pretrained:NAME?sims=S&rollouts=R&rollout=heuristic``:
+``search-prior``      ``search:pretrained:NAME?sims=S&rollouts=R&rollout=heuristic``
+                      (or ``search:pretrained:NAME?sims=S&rollout=value``):
                       the same search with the shipped agent's policy as
                       its prior and (by default) its greedy play for the
-                      other seats, which in these tables *is* how they play
+                      other seats, which in these tables *is* how they play;
+                      where the table says so, its leaves valued by the
+                      network's value head instead of rollouts
 ====================  ========================================================
 
 What a row measures depends on the table:
@@ -75,8 +78,13 @@ network also plays the other seats inside the tree) plays a row of 200
 games (100 at 8 seats) in about 20 minutes on one core of the 2-core
 reference machine. A decision at 8 seats costs several times one at 2
 (more seats to play between the searcher's turns, longer rollouts), so
-each seat count has its own budget. ``--sims`` overrides the simulations
-for a run; the row records the budget string it played.
+each seat count has its own budget. :data:`PRIOR_BUDGETS` gives the
+search-with-prior row its own budget where its leaves are valued by the
+network's value head (cheaper than rollouts, so more simulations fit the
+same time; the search without a network keeps its rollouts). Both live in
+``benchmarks/data/ladder.toml`` with the tables and the notes.
+``--sims`` / ``--rollouts`` / ``--rollout`` override them for a run; the
+row records the budget string it played.
 
 Targets
 -------

@@ -113,49 +113,31 @@ class GameConfig:
         return int(self.core_kwargs.get("num_players", 1))
 
 
+#: the configurations and their stated budgets: data
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "search_speed.toml")
+
+
+def load_configs(path: str = DATA) -> tuple[GameConfig, ...]:
+    """The measured configurations of ``benchmarks/data/search_speed.toml``."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    return tuple(
+        GameConfig(
+            c["key"],
+            c["game"],
+            dict(c.get("core_kwargs", {})),
+            c.get("prior"),
+            int(c.get("sims", 100)),
+            c.get("why", ""),
+        )
+        for c in data.get("configs", [])
+    )
+
+
 #: the configurations and their stated budgets (simulations per decision)
-CONFIGS = (
-    GameConfig(
-        "unbroken",
-        "unbroken",
-        {"character": "random", "difficulty": "normal"},
-        "pretrained:unbroken-normal",
-        50,
-        "issue 49's ladder budget for Unbroken (short games, ~80 decisions)",
-    ),
-    GameConfig(
-        "dungeon_crawler-2p",
-        "dungeon_crawler",
-        {"num_players": 2},
-        "pretrained:dungeon_crawler-2p",
-        100,
-        "the budget docs/evaluation.md serves a search with (dungeon_kart-2p, sims=100)",
-    ),
-    GameConfig(
-        "dungeon_kart-2p",
-        "dungeon_kart",
-        {"num_players": 2},
-        "pretrained:dungeon_kart-2p",
-        100,
-        "the budget docs/evaluation.md serves a search with (dungeon_kart-2p, sims=100)",
-    ),
-    GameConfig(
-        "dcc_unstoppable",
-        "dcc_unstoppable",
-        {"floor": 1, "difficulty": "normal"},
-        "pretrained:dcc_unstoppable-solo",
-        100,
-        "the budget docs/evaluation.md serves a search with (dungeon_kart-2p, sims=100)",
-    ),
-    GameConfig(
-        "dcc_unstoppable-coop",
-        "dcc_unstoppable",
-        {"num_players": 2, "floor": 1, "difficulty": "normal"},
-        "pretrained:dcc_unstoppable-coop",
-        100,
-        "the budget docs/evaluation.md serves a search with (dungeon_kart-2p, sims=100)",
-    ),
-)
+CONFIGS = load_configs()
 CONFIG_KEYS = tuple(c.key for c in CONFIGS)
 
 
