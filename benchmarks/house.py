@@ -22,7 +22,7 @@ What is counted:
 
 Files are found by glob patterns per kind (:data:`KINDS`, ``{g}`` is the
 game's short name, ``{a}`` any of its names in file names: the short name
-and :data:`ALIASES`), never by a list of files; the first kind whose
+and its declared aliases), never by a list of files; the first kind whose
 pattern matches a file takes it. A file under ``envs/<game>/`` that no
 kind takes is listed under the table, so a restructured tree shows what
 the patterns miss. Nothing here imports a game.
@@ -41,7 +41,7 @@ import tokenize
 from dungeonrl.envs import catalog
 
 __all__ = [
-    "ALIASES",
+    "aliases",
     "KINDS",
     "BEGIN",
     "END",
@@ -59,12 +59,14 @@ README = os.path.join("envs", "README.md")
 BEGIN = "<!-- house:begin -->"
 END = "<!-- house:end -->"
 
-#: other names a game goes by in file names (tests, agents): a file matches
-#: when one of the game's names is a run of its ``_``-separated words
-ALIASES: dict[str, tuple[str, ...]] = {
-    "dungeon_kart": ("kart",),
-    "dcc_unstoppable": ("dcc", "carl"),
-}
+
+def aliases(game: str) -> tuple[str, ...]:
+    """Other names a game goes by in file names (tests, agents), as its
+    declaration states them (``GameEntry.aliases``): a file matches when
+    one of the game's names is a run of its ``_``-separated words."""
+    entry = catalog.ENTRIES.get(game)
+    return tuple(entry.aliases) if entry is not None else ()
+
 
 #: (kind, patterns), in the order files are claimed. ``{g}``: the short
 #: name; ``{a}``: a pattern tried with each of the game's names.
@@ -158,7 +160,7 @@ def _read(root: str, rel: str) -> str:
 
 
 def _names(game: str) -> tuple[str, ...]:
-    return (game, *ALIASES.get(game, ()))
+    return (game, *aliases(game))
 
 
 def _has_name(path: str, names: tuple[str, ...]) -> bool:

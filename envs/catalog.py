@@ -97,7 +97,10 @@ class GameEntry:
     ``step`` from an empty numba cache on the reference machine, rounded (the
     ``cold`` figure of ``benchmarks/results/cold_start.json``; a test keeps
     the two equal), which the compile notice gives
-    (:mod:`~dungeonrl.envs.core.kernel.compile_notice`).
+    (:mod:`~dungeonrl.envs.core.kernel.compile_notice`). ``aliases``: other
+    short names the game goes by in file names (``kart`` in
+    ``tests/test_kart_*.py``), which the house table's globs take as the
+    game's (``benchmarks/house.py``).
     """
 
     name: str
@@ -110,6 +113,7 @@ class GameEntry:
     infostate: str | None = None
     compile_seconds: tuple[tuple[str, float], ...] = ()
     cold_start_seconds: int | None = None
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.name.isidentifier():
