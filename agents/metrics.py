@@ -20,6 +20,30 @@ __all__ = [
 ]
 
 
+def run_metrics(
+    *, algo, core, core_kwargs, seed, hooks, config, steps, seconds, model, interrupted, history
+) -> dict:
+    """The head of a training run's ``metrics.json``, the same keys for every
+    backend: the algorithm, the game (its id and short name), the seed and
+    setting, the configuration, the steps and seconds it took (and steps
+    per second), the model file, whether it was interrupted, the history."""
+    return {
+        "algo": algo,
+        "env_id": core.spec.env_id,
+        "game": core.spec.name,
+        "seed": seed,
+        "core_kwargs": core_kwargs,
+        "setting": hooks.describe(core),
+        "config": config,
+        "steps": steps,
+        "train_seconds": seconds,
+        "sps": steps / seconds if seconds else None,
+        "model": model,
+        "interrupted": interrupted,
+        "history": history,
+    }
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``k / n`` (95% for
     ``z=1.96``); ``(0, 0)`` for ``n == 0``."""

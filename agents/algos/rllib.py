@@ -117,7 +117,7 @@ from ...envs.core.hooks import core_kwargs_from, hooks_for
 from ...envs.core.spec import check_unknown_reset_options
 from ...registry import get_spec, list_games
 from ..commands.runs import choose_run_folder, final_eval, hidden_sizes, open_run_folder, plot_run
-from ..metrics import write_csv, write_json
+from ..metrics import run_metrics, write_csv, write_json
 from ..modelspec import RLLIB_DEFAULT_MODULE as DEFAULT_MODULE
 from ..modelspec import RLLIB_SPEC_FILE as SPEC_FILE
 from ..modelspec import (
@@ -957,24 +957,22 @@ def run_rllib_training(
     algo.stop()
     seconds = time.perf_counter() - t0
     steps_done = history[-1]["global_step"] if history else 0
-    metrics = {
-        "algo": "rllib-ppo",
-        "backend": "rllib",
-        "env_id": spec.env_id,
-        "game": spec.name,
-        "seed": seed,
-        "core_kwargs": core_kwargs,
-        "setting": hooks.describe(core),
-        "config": config,
-        "steps": steps_done,
-        "train_seconds": seconds,
-        "sps": steps_done / seconds if seconds else None,
-        "model": model_path,
-        "checkpoint": ckpt,
-        "interrupted": interrupted,
-        "history": history,
-        "illegal_actions": sum(h["illegal_actions"] for h in history),
-    }
+    metrics = run_metrics(
+        algo="rllib-ppo",
+        core=core,
+        core_kwargs=core_kwargs,
+        seed=seed,
+        hooks=hooks,
+        config=config,
+        steps=steps_done,
+        seconds=seconds,
+        model=model_path,
+        interrupted=interrupted,
+        history=history,
+    )
+    metrics["backend"] = "rllib"
+    metrics["checkpoint"] = ckpt
+    metrics["illegal_actions"] = sum(h["illegal_actions"] for h in history)
     write_csv(history, os.path.join(out, "metrics.csv"))
     write_json(metrics, os.path.join(out, "metrics.json"))
     refs = {}

@@ -112,7 +112,7 @@ from ..algos.selfplay import (
     play_team,
     snapshot_agent,
 )
-from ..metrics import RecentRate, write_csv, write_json
+from ..metrics import RecentRate, run_metrics, write_csv, write_json
 from ..options import (
     add_options,
     copy_options,
@@ -772,21 +772,19 @@ def run_training(
         (core, model_path, config, agent, steps_done, interrupted, history) = _train_sb3(r, log)
 
     seconds = time.perf_counter() - t0
-    metrics = {
-        "algo": algo,
-        "env_id": core.spec.env_id,
-        "game": game,
-        "seed": seed,
-        "core_kwargs": core_kwargs,
-        "setting": hooks.describe(core),
-        "config": config,
-        "steps": steps_done,
-        "train_seconds": seconds,
-        "sps": steps_done / seconds if seconds else None,
-        "model": model_path,
-        "interrupted": interrupted,
-        "history": history,
-    }
+    metrics = run_metrics(
+        algo=algo,
+        core=core,
+        core_kwargs=core_kwargs,
+        seed=seed,
+        hooks=hooks,
+        config=config,
+        steps=steps_done,
+        seconds=seconds,
+        model=model_path,
+        interrupted=interrupted,
+        history=history,
+    )
     if multi:
         assert pool is not None  # parsed above for every multi-seat run
         metrics["selfplay"] = {
