@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6fac3bba15f8bbceb18429b0edf8c88b6eb2d29eacf137296a1f024695431015'
+SOURCE_DIGEST = '4850648df5bfbe19602edc49c449e880f4ebdcf8e242b27f622f9ca98b0fe1b4'
 ensure_fresh(globals())
