@@ -75,6 +75,10 @@ class BatchCall:
             return self
         return getattr(core_batch(core), self.method)
 
+    def __call__(self, core, *args, **kwargs):
+        """Called on the class, as a method is (``KernelCore.step(core, ...)``)."""
+        return getattr(core_batch(core), self.method)(*args, **kwargs)
+
 
 class KernelCore(GameCore):
     """Batched calls over a game's generated kernels.

@@ -137,7 +137,8 @@ def test_a_run_writes_every_row_with_sound_intervals(smoke):
         assert row["cpu_seconds"] >= 0 and row["command"]
     budget = "sims=2&rollouts=2&rollout=heuristic"
     assert saved["rows"]["search-heuristic"]["budget"] == budget
-    assert saved["rows"]["search-prior"]["agent"] == f"search:{table.shipped}?{budget}"
+    prior = table.prior_budget.replace(sims=2, rollouts=2).query  # its own leaf evaluation
+    assert saved["rows"]["search-prior"]["agent"] == f"search:{table.shipped}?{prior}"
     assert saved["rows"]["search-prior"]["search"]["simulations"] > 0
     assert saved["rows"]["random"]["budget"] is None
     assert saved["verdict"] == L.verdict("solo", 1, saved["rows"])
@@ -248,6 +249,6 @@ def test_the_ladder_data_loads_and_refuses_what_it_cannot_play(tmp_path):
     with pytest.raises(ValueError, match="notes for no table"):
         L.load_data(str(stray))
     ok = tmp_path / "ok.toml"
-    ok.write_text(good.replace("}", "}, 4 = { sims = 9, rollout = \"value\" }", 1) + table)
+    ok.write_text(good.replace("}", '}, 4 = { sims = 9, rollout = "value" }', 1) + table)
     _, b, _, t, _ = L.load_data(str(ok))
     assert b["g"][4].query == "sims=9&rollout=value" and t[0].key == "g-4p"

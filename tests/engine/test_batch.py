@@ -243,3 +243,9 @@ def test_a_cores_batched_calls_are_its_shared_batchs_methods():
         bound = getattr(core, name)
         assert bound.__self__ is core.batch and bound.__func__ is getattr(Batch, call.method)
         assert KernelCore.__dict__[name].__doc__, name  # the contract's words (help)
+    # called on the class, as a method is: the same call
+    states = core.alloc(2)
+    type(core).reset(core, states, np.arange(2, dtype=np.uint64))
+    masks = np.zeros((2, core.spec.num_actions), np.uint8)
+    type(core).legal_mask(core, states, masks)
+    assert masks.any(axis=1).all() and (masks == core.recompute_mask(states)).all()

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '689adb4e7b42d8030e280a152f53cda467a74846471f19c12e2f832d246d5340'
+SOURCE_DIGEST = 'ab9ec848a4c0738afeeb8b74beba49f0e26e2e4a303f2f0e109d1c57c14f081e'
 ensure_fresh(globals())

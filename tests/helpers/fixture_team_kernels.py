@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4850648df5bfbe19602edc49c449e880f4ebdcf8e242b27f622f9ca98b0fe1b4'
+SOURCE_DIGEST = '90ec9ea7e16b941b4c7da01425f319aa20e8c8820c38f06d21162bdb64a18a6f'
 ensure_fresh(globals())
