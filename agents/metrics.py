@@ -10,6 +10,8 @@ import math
 import os
 from collections import deque
 
+from ..envs.core.hooks import hooks_for
+
 __all__ = [
     "RecentRate",
     "write_csv",
@@ -21,12 +23,14 @@ __all__ = [
 
 
 def run_metrics(
-    *, algo, core, core_kwargs, seed, hooks, config, steps, seconds, model, interrupted, history
+    *, algo, core, core_kwargs, seed, config, steps, seconds, model, interrupted, history
 ) -> dict:
     """The head of a training run's ``metrics.json``, the same keys for every
     backend: the algorithm, the game (its id and short name), the seed and
-    setting, the configuration, the steps and seconds it took (and steps
-    per second), the model file, whether it was interrupted, the history."""
+    setting (in the game's own words, its hooks' ``describe``), the
+    configuration, the steps and seconds it took (and steps per second), the
+    model file, whether it was interrupted, the history."""
+    hooks = hooks_for(core.spec.name)
     return {
         "algo": algo,
         "env_id": core.spec.env_id,

@@ -962,7 +962,6 @@ def run_rllib_training(
         core=core,
         core_kwargs=core_kwargs,
         seed=seed,
-        hooks=hooks,
         config=config,
         steps=steps_done,
         seconds=seconds,

@@ -459,7 +459,7 @@ class SearchAgent:
                 codes[:] = self.opp_code
                 codes[:, s] = self.rollout_code
             self._rollout_codes.append(codes)
-        self._bind_kernels(has_policy)
+        self._bind_kernels()
         self.last_simulations = 0
         #: the root's visit count per action at the last decision
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
@@ -470,15 +470,42 @@ class SearchAgent:
         self.inference_seconds = 0.0
         self.opp_seconds = 0.0
 
-    def _bind_kernels(self, has_policy: bool) -> None:
+    #: what :meth:`_bind_kernels` makes: views of other buffers and calls bound
+    #: to them, which a copy or a pickle would sever from what they view;
+    #: made again instead (:meth:`__setstate__`)
+    _BOUND = (
+        "_st",
+        "_st_bytes",
+        "_leaf_bytes",
+        "_sim_bytes",
+        "_act1",
+        "_seat1",
+        "_back",
+        "_prng_adv",
+        "_step_st",
+        "_observe_st",
+        "_policy_st",
+        "_advance_st",
+        "_play_leaf",
+    )
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._BOUND}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_kernels()
+
+    def _bind_kernels(self) -> None:
         """The simulation's record ``_st`` (one row, the determinization being
         played) and the kernel calls on it and the other fixed buffers, each
         typed once (:meth:`~dungeonrl.envs.core.batch.Batch.bound_call`: no
         dispatch per call)."""
         b = core_batch(self.core)
+        has_policy = b.has_policy()
         st = self._st = self.core.alloc(1)
         # byte views of the records copied every simulation (numpy copies a
-        # record field by field, tens of microseconds; a byte copy, one)
+        # record field by field; a byte copy is one copy)
         self._st_bytes = st.view(np.uint8)
         self._leaf_bytes = self._leaf_rows.view(np.uint8).reshape(len(self._leaf_rows), -1)
         self._sim_bytes = self._sim.states.view(np.uint8)

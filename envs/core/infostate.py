@@ -138,8 +138,8 @@ def seed_key(rng) -> np.uint64:
     ``numpy.random.Generator``. Anything else raises ``TypeError``."""
     if isinstance(rng, np.random.Generator):
         # the bit generator's next 64 bits: what rng.integers(0, 2**64,
-        # dtype=np.uint64) returns (its full range takes them as they are), in
-        # a tenth of the time
+        # dtype=np.uint64) returns (its full range takes them as they are),
+        # without its argument handling
         return np.uint64(rng.bit_generator.random_raw())
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
         raise TypeError(

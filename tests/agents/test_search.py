@@ -281,3 +281,22 @@ def test_the_raw_draws_are_the_generators_full_range_integers():
     two = [int(b.bit_generator.random_raw()) for _ in range(4)]
     two += [int(x) for x in b.bit_generator.random_raw(5)]
     assert one == two and a.random() == b.random()
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_search_agent_decides_as_the_original(how):
+    """A copy or a pickle of the agent binds its kernels to its own buffers
+    again (views and bound calls are not carried over, so none of them is
+    left pointing at a buffer the copy does not use): the same decisions."""
+    import copy
+    import pickle
+
+    core = _core("dungeon_kart", 2)
+    buf = _started(core, n=4, seed=3)
+    agent = make_agent("search?sims=6&rollouts=2", core, seed=5)
+    twin = copy.deepcopy(agent) if how == "deepcopy" else pickle.loads(pickle.dumps(agent))
+    assert np.shares_memory(twin._st_bytes, twin._st)
+    assert not np.shares_memory(twin._st, agent._st)
+    rows = np.flatnonzero(buf.masks.sum(axis=1) > 1)
+    want = [agent.decide(buf.states[r : r + 1]) for r in rows]
+    assert [twin.decide(buf.states[r : r + 1]) for r in rows] == want

@@ -249,3 +249,22 @@ def test_a_cores_batched_calls_are_its_shared_batchs_methods():
     masks = np.zeros((2, core.spec.num_actions), np.uint8)
     type(core).legal_mask(core, states, masks)
     assert masks.any(axis=1).all() and (masks == core.recompute_mask(states)).all()
+
+
+def test_copy_records_copies_bytes_and_refuses_what_it_cannot():
+    """``copy_records`` is ``dst[:] = src`` as one byte copy: one row into
+    every row, or row for row; another dtype or a strided view is refused."""
+    from dungeonrl.envs.core.common import copy_records
+
+    core = fg.make_core()
+    src = core.alloc(3)
+    core.reset(src, np.arange(3, dtype=np.uint64))
+    dst = core.alloc(3)
+    copy_records(dst, src)
+    assert dst.tobytes() == src.tobytes()
+    copy_records(dst, src[1:2])
+    assert all(dst[i].tobytes() == src[1].tobytes() for i in range(3))
+    with pytest.raises(TypeError, match="dtypes differ"):
+        copy_records(dst, np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        copy_records(dst[::2], src[:2])

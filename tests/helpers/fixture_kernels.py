@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ab9ec848a4c0738afeeb8b74beba49f0e26e2e4a303f2f0e109d1c57c14f081e'
+SOURCE_DIGEST = 'b2c55502405bb86412f6c86cb561c9c5d238fe6f6c76ad6aab41d0e889ef1250'
 ensure_fresh(globals())

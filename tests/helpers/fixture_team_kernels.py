@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '90ec9ea7e16b941b4c7da01425f319aa20e8c8820c38f06d21162bdb64a18a6f'
+SOURCE_DIGEST = '458442dab3e225a4c0d69f7e86e58f5e8dfa2cf9626b46ac24e0fdde26eaf3a7'
 ensure_fresh(globals())
