@@ -21,7 +21,6 @@ the entry points up again.
 
 from __future__ import annotations
 
-import operator
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -71,9 +70,10 @@ def _step_observe_args(
 #: the fused hot-loop step's arrays (``step_autoreset``), in the kernel's
 #: argument order, declared once: the game's content tables go in after
 #: ``states``; ``players`` receives the seat to act next in every row.
-#: :meth:`Batch.fused_step` and :meth:`Batch.fused_step_states` read this
-#: list; the engine template's kernel and :meth:`~.spec.GameCore.step_autoreset`
-#: spell it, and tests/engine/test_batch.py checks they agree
+#: :data:`KERNEL_ARGS` and :meth:`Batch.fused_step_states` read this list;
+#: the engine template's kernel, :meth:`~.spec.GameCore.step_autoreset` and
+#: the hot path of :meth:`Batch.fused_step` spell it, and
+#: tests/engine/test_batch.py checks they agree
 FUSED_ARRAYS = (
     "states",
     "actions",
@@ -91,12 +91,6 @@ FUSED_ARRAYS = (
 OBS_ARRAYS = frozenset({"obs", "final_obs"})
 #: a :class:`Batch`'s own buffer for each (where the names differ)
 _FUSED_BUFFER = {"players": "players_out"}
-#: the fused step's kernel arguments read off a :class:`Batch` in one C call
-_fused_kernel_args = operator.attrgetter(
-    FUSED_ARRAYS[0], "core.TR", *(_FUSED_BUFFER.get(n, n) for n in FUSED_ARRAYS[1:])
-)
-#: positions of the observation arrays in those arguments
-_FUSED_OBS_AT = tuple(1 + i for i, n in enumerate(FUSED_ARRAYS) if n in OBS_ARRAYS)
 
 
 def _step_autoreset_args(c, *arrays):
@@ -383,12 +377,27 @@ class Batch(Copyable):
         if fn is None:  # first call: look the entry point up through KERNEL_ARGS
             self._call("step_autoreset", *self._fused_arrays())
             return
-        # the hot path: the kernel's arguments in one C-level read
-        # (_fused_kernel_args, from FUSED_ARRAYS; tests/engine/test_batch.py
-        # checks it against KERNEL_ARGS["step_autoreset"])
-        args = _fused_kernel_args(self)
+        # the hot path: KERNEL_ARGS["step_autoreset"] (FUSED_ARRAYS) spelled
+        # out: faster than reading the names at small batches (a paired A/B,
+        # benchmarks/ab.py --batch 16); tests/engine/test_batch.py checks the
+        # two agree
+        obs, final_obs = self.obs, self.final_obs
         if self._half:
-            args = tuple(a.view(np.uint16) if i in _FUSED_OBS_AT else a for i, a in enumerate(args))
+            obs, final_obs = obs.view(np.uint16), final_obs.view(np.uint16)
+        args = (
+            self.states,
+            self.core.TR,
+            self.actions,
+            self.players_out,
+            obs,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.illegal,
+            final_obs,
+            self.final_states,
+        )
         if self._split is None:
             fn(*args)
         else:  # every thread its own rows (argument 1, the tables, is shared)

@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b2c55502405bb86412f6c86cb561c9c5d238fe6f6c76ad6aab41d0e889ef1250'
+SOURCE_DIGEST = '2bb4a513f3bf2d56497173c591f7982af77c4ce40aac11ebbfed61061bda64e8'
 ensure_fresh(globals())

@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '458442dab3e225a4c0d69f7e86e58f5e8dfa2cf9626b46ac24e0fdde26eaf3a7'
+SOURCE_DIGEST = 'f63e083311689944efc57245e9ee86042a2c1131bf5c09612746a3d684994de9'
 ensure_fresh(globals())
