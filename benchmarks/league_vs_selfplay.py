@@ -20,18 +20,22 @@ import argparse
 import datetime
 import json
 import os
+import shlex
 import sys
 
 from ..agents.commands.exploit import exploit
 from ..agents.commands.train import build_parser as train_parser
 from ..agents.commands.train import main as train_main
 from ..machine import machine_info
+from . import datafile
 
-COMMON = [
-    "--players", "2", "--num-envs", "256", "--hidden", "128,128", "--kickstart", "heuristic",
-    "--bc-steps", "100000", "--opponents", "self:1", "--snapshot-every", "10",
-    "--eval-opponents", "heuristic,random", "--progress", "none", "--overwrite",
-]  # fmt: skip
+#: the game and the arms' shared ``dungeonrl train`` arguments
+#: (``benchmarks/data/league_vs_selfplay.toml``)
+_DATA = datafile.check_keys(
+    datafile.load("league_vs_selfplay"), "league_vs_selfplay.toml", ("game", "args")
+)
+GAME = _DATA["game"]
+COMMON = shlex.split(_DATA["args"])
 
 
 def run(
@@ -44,14 +48,14 @@ def run(
     ):
         folder = os.path.join(root, arm)
         argv = [*COMMON, *extra, "--minutes", f"{minutes:g}", "--eval-games", str(games)]
-        ns = train_parser(game="dungeon_crawler").parse_args([*argv, "--out", folder])
-        ns.env, ns.given = "dungeon_crawler", {"out", "overwrite"}
+        ns = train_parser(game=GAME).parse_args([*argv, "--out", folder])
+        ns.env, ns.given = GAME, {"out", "overwrite"}
         if train_main(ns):
             raise SystemExit(f"training {arm} failed")
         with open(os.path.join(folder, "metrics.json"), encoding="utf-8") as f:
             m = json.load(f)
         x = exploit(
-            "dungeon_crawler",
+            GAME,
             os.path.join(folder, "model.pt"),
             minutes=exploit_minutes,
             games=games,
@@ -61,7 +65,7 @@ def run(
             from_agent=False,
         )
         out[arm] = {
-            "command": "dungeonrl train dungeon_crawler " + " ".join(argv),
+            "command": f"dungeonrl train {GAME} " + " ".join(argv),
             "steps": m["steps"],
             "train_minutes": round(m["train_seconds"] / 60, 2),
             "final_eval": m.get("final_eval"),
