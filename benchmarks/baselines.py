@@ -24,7 +24,6 @@ on the machine and its load; the recorded figures say which machine.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -33,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from . import datafile
+from . import cmdline, datafile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "baselines.json")
@@ -203,9 +202,7 @@ def markdown(data: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m dungeonrl.benchmarks.baselines", description=__doc__.split("\n\n")[0]
-    )
+    p = cmdline.parser("baselines", __doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the baselines and their commands")
     r = sub.add_parser("run", help="train a baseline, then record it")

@@ -29,7 +29,6 @@ the machine and its load.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -39,7 +38,7 @@ import sys
 import time
 from typing import Any
 
-from . import datafile
+from . import cmdline, datafile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "coop_ablation.json")
@@ -197,9 +196,7 @@ def record(runs: str = RUNS, path: str | None = RESULTS) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m dungeonrl.benchmarks.coop_ablation", description=__doc__.split("\n")[0]
-    )
+    ap = cmdline.parser("coop_ablation", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the arms and their commands")
     r = sub.add_parser("run", help="train arms (all by default)")

@@ -16,7 +16,6 @@ learners' own win rates against the heuristic beside it.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -27,7 +26,7 @@ from ..agents.commands.exploit import exploit
 from ..agents.commands.train import build_parser as train_parser
 from ..agents.commands.train import main as train_main
 from ..machine import machine_info
-from . import datafile
+from . import cmdline, datafile
 
 #: the game and the arms' shared ``dungeonrl train`` arguments
 #: (``benchmarks/data/league_vs_selfplay.toml``)
@@ -121,7 +120,7 @@ def markdown(doc: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = cmdline.parser("league_vs_selfplay", __doc__)
     p.add_argument("--minutes", type=float, default=8.0)
     p.add_argument("--exploit-minutes", type=float, default=4.0)
     p.add_argument("--games", type=int, default=1000)
@@ -147,9 +146,7 @@ def main(argv=None) -> int:
             f"{arm}: {r['steps']:,} steps; best response wins {br['win_rate']:.1%} "
             f"({br['ci_low']:.1%}-{br['ci_high']:.1%})"
         )
-    if a.json:
-        with open(a.json, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
+    cmdline.save_json(doc, a.json)
     return 0
 
 

@@ -29,15 +29,13 @@ rollout and update seconds per iteration.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import time
 from typing import Any
 
 from ..machine import loadavg, machine_info
-from . import datafile
+from . import cmdline, datafile
 
 
 def configs(cores: int, multi: bool) -> dict:
@@ -163,7 +161,7 @@ def markdown(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.ppo_threads")
+    p = cmdline.parser("ppo_threads")
     p.add_argument("--seconds", type=float, default=40.0, help="timed seconds per configuration")
     p.add_argument("--rounds", type=int, default=2, help="rounds of every configuration")
     p.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated")
@@ -175,9 +173,7 @@ def main(argv=None) -> int:
         p.error(f"unknown setting {bad}; choose from {sorted(SETTINGS)}")
     res = run(a.seconds, a.rounds, names)
     print(markdown(res))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(res, f, indent=1)
+    cmdline.save_json(res, a.json)
     return 0
 
 

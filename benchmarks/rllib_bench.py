@@ -368,21 +368,11 @@ def cmd_scaleout(args) -> int:
     for v, color in (("python", "tab:orange"), ("native", "tab:blue")):
         pts = [t for t in out["table"] if t["vectorize"] == v and t["runners_per_machine"] == 8]
         x = [8 * t["machines"] for t in pts]
-        ax.plot(
-            x,
-            [t["sampling_steps_per_s"] for t in pts],
-            "--",
-            color=color,
-            label=f"{v} envs: sampling",
-        )
+        lines = [("sampling_steps_per_s", "--", "sampling")]
         if learner_sps:
-            ax.plot(
-                x,
-                [t["trained_steps_per_s"] for t in pts],
-                "-",
-                color=color,
-                label=f"{v} envs: PPO iterations (1 CPU learner)",
-            )
+            lines.append(("trained_steps_per_s", "-", "PPO iterations (1 CPU learner)"))
+        for key, style, what in lines:
+            ax.plot(x, [t[key] for t in pts], style, color=color, label=f"{v} envs: {what}")
     if learner_sps:
         ax.axhline(learner_sps, color="gray", ls=":", label=f"learner {learner_sps:,.0f} steps/s")
     ax.set_xscale("log", base=2)
