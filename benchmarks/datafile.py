@@ -17,7 +17,7 @@ from typing import Any
 try:
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover  (Python 3.10)
-    import tomli as tomllib  # type: ignore[no-redef]
+    import tomli as tomllib
 
 #: the folder of the data files
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

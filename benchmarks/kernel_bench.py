@@ -102,10 +102,12 @@ def _timed(fn, *args) -> tuple[float, float]:
 
 def measure(game, players=1, envs=64, steps=2000, repeats=5, split=False, blocks=False):
     """The figures of ``game`` at ``players`` seats (see the module's text)."""
-    from ..envs.catalog import package
     from ..envs.core.common import resolve_core
+    from ..envs.core.kernel_core import KernelCore
 
     core = resolve_core(game, {"num_players": players} if players > 1 else {})
+    if not isinstance(core, KernelCore) or core.kernels is None:
+        raise SystemExit(f"{game}: its core has no generated kernels to time")
     st = core.alloc(envs)
     core.reset(st, np.arange(envs, dtype=np.uint64))
     obs = np.zeros((envs, core.spec.obs_size), np.float32)
@@ -120,8 +122,7 @@ def measure(game, players=1, envs=64, steps=2000, repeats=5, split=False, blocks
         snaps = _snapshots(core)
         seats = np.maximum(np.asarray(snaps["actor"], np.int64), 0) % max(players, 1)
         one = np.zeros(core.spec.obs_size, np.float32)
-        kernels = importlib.import_module(f"{package(game)}.kernels")
-        timers["encoder"] = _make_encoder_timer(kernels.encode_row)
+        timers["encoder"] = _make_encoder_timer(core.kernels.encode_row)
         for dotted in BLOCKS.get(game, []) if blocks else ():
             timers[dotted.rpartition(":")[2]] = _make_encoder_timer(_function(dotted))
         for run in timers.values():

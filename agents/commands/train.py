@@ -500,22 +500,14 @@ def _config(cls, r, which: int, same: tuple[str, ...], **extra):
 
     resolve_device(r.device)
     opts = r.opts
-    cfg = cls(
-        env=r.game,
-        core_kwargs=r.core_kwargs,
-        seed=r.seed,
-        hidden=r.hidden,
-        torch_threads=opts.torch_threads,
-        shared=opts.shared,
-        device=r.device,
-        **extra,
-    )
+    same_names = {k: getattr(r, k) for k in ("core_kwargs", "seed", "hidden", "device")}
+    threads = {"torch_threads": opts.torch_threads, "shared": opts.shared}
+    cfg = cls(env=r.game, **same_names, **threads, **extra)
     if r.num_envs:
         cfg.num_envs = r.num_envs
-    named = [(k, fields[which]) for k, fields in _ALGO_FIELDS.items() if fields[which]]
-    for src, dst in named + [(k, k) for k in same]:
+    for src, dst in [(k, f[which]) for k, f in _ALGO_FIELDS.items()] + [(k, k) for k in same]:
         v = getattr(opts, src, None)
-        if v is not None:
+        if dst is not None and v is not None:
             setattr(cfg, dst, v)
     return cfg
 

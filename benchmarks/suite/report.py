@@ -305,8 +305,8 @@ def targets_markdown(targets: list) -> list:
 
 
 #: the versions the section names (of those every result records, ``machine.VERSIONED``)
-VERSIONS_SHOWN = ("python", "numpy", "numba", "gymnasium", "pettingzoo", "torch")
-VERSIONS_SHOWN += ("open_spiel", "envpool")
+VERSIONS_SHOWN: tuple[str, ...] = ("python", "numpy", "numba", "gymnasium", "pettingzoo")
+VERSIONS_SHOWN += ("torch", "open_spiel", "envpool")
 
 
 def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 from .. import datafile
 
@@ -83,9 +84,10 @@ def load_modes(name: str = "suite_modes") -> dict[str, Settings]:
     modes = {"full": Settings()}
     for mode, changes in datafile.load(name).items():
         datafile.check_keys(changes, f"{name}.toml [{mode}]", (), fields)
-        modes[mode] = Settings(
-            mode=mode, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
-        )
+        values: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()
+        }
+        modes[mode] = Settings(mode=mode, **values)
     return modes
 
 
