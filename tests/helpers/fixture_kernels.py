@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2bb4a513f3bf2d56497173c591f7982af77c4ce40aac11ebbfed61061bda64e8'
+SOURCE_DIGEST = '4d6d3e338cd3389ee7ed8e22ac18a5b977476d3aae40ce000546862222902f43'
 ensure_fresh(globals())

@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f63e083311689944efc57245e9ee86042a2c1131bf5c09612746a3d684994de9'
+SOURCE_DIGEST = 'add8941d4ed767957d3be7669d4b517891d8b7e8267ba6c5793244246c513baa'
 ensure_fresh(globals())
