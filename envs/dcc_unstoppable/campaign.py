@@ -60,7 +60,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.adapters.gym_env import DungeonEnv
 from ..core.adapters.series import SeriesEnv, register_series, series_vector_env
 from . import consts as C
 from .config import make_config
@@ -113,22 +112,20 @@ class DCCCampaignEnv(SeriesEnv):
         dict_obs: bool = False,
         unknown_reset_options: str = "warn",
     ):
-        super().__init__(unknown_reset_options)
+        env_kwargs = dict(render_mode=render_mode, illegal_action=illegal_action, dict_obs=dict_obs)
+        super().__init__(unknown_reset_options, **env_kwargs)
         cfg = make_config(  # validates
             floor=3, difficulty=difficulty, mode="campaign", crawler=crawler, race=race, klass=klass
         )
         ids = int(cfg[C.CFG_DIFFICULTY]), int(cfg[C.CFG_CRAWLER])
         self.series = Campaign(*ids, race, klass, buy, max_attempts)
         self._core_kwargs = dict(difficulty=difficulty, crawler=crawler, max_steps=max_steps)
-        self._env_kwargs = dict(render_mode=render_mode, illegal_action=illegal_action)
-        self._env_kwargs["dict_obs"] = dict_obs
-        self.render_mode = render_mode
         self._open(floor_choices(1, race, klass))  # validates the env arguments too
 
-    def _make_game(self, key) -> DungeonEnv:
+    def _make_core(self, key) -> DCCCore:
         floor, race, klass = key
         kw = dict(floor=floor, race=race, klass=klass, mode="campaign", **self._core_kwargs)
-        return DungeonEnv(DCCCore(num_players=1, **kw), **self._env_kwargs)
+        return DCCCore(num_players=1, **kw)
 
     @property
     def sheet(self) -> dict | None:

@@ -51,8 +51,8 @@ class TourEnv(SeriesEnv):
         self.series = Tour()
         self._open(fg.MAX_STEPS)
 
-    def _make_game(self, key):
-        return DungeonEnv(fg.make_core(max_steps=key))
+    def _make_core(self, key):
+        return fg.make_core(max_steps=key)
 
 
 def play(env, seed, games=3):
@@ -74,6 +74,7 @@ def test_games_follow_one_another_and_the_series_ends_after_the_last():
     assert len(handovers) == 2 and not any(t[3] or t[4] for t in handovers)
     # one env per configuration, each game's own step cap
     assert sorted(env._envs) == [fg.MAX_STEPS - 2, fg.MAX_STEPS - 1, fg.MAX_STEPS]
+    assert all(isinstance(e, DungeonEnv) for e in env._envs.values())
     assert play(TourEnv(), seed=1)[0] == trace  # a seeded reset replays the series
 
 

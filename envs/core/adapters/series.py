@@ -11,9 +11,12 @@ the series' ``np_random``, so a seeded reset replays the whole series),
 stepping, masks, rendering, closing and copying; one env per configuration
 is built on first use and kept. What the series is comes from two places:
 
-* the subclass: ``env_id`` (for messages) and ``_make_game(key)``, the env
-  of the configuration ``key``; it sets ``series`` in its ``__init__`` and
-  calls :meth:`SeriesEnv._open` with the first game's key;
+* the subclass: ``env_id`` (for messages) and ``_make_core(key)``, the core
+  of the configuration ``key`` (each game is a
+  :class:`~.gym_env.DungeonEnv` of it, with the series' ``env_kwargs``:
+  ``render_mode``, ``illegal_action``, ``dict_obs``...); it sets ``series``
+  in its ``__init__`` and calls :meth:`SeriesEnv._open` with the first
+  game's key;
 * ``series``, the series' own record and rules (:class:`Series`).
 
 The step that ends a game returns that game's reward; when the series goes
@@ -31,7 +34,7 @@ import gymnasium as gym
 
 from ..copying import Copyable
 from ..errors import ResetNeededError
-from ..spec import check_unknown_reset_options
+from ..spec import GameCore, check_unknown_reset_options
 from ..validate import check_num_envs, check_seed
 from .gym_env import DungeonEnv
 
@@ -67,9 +70,11 @@ class SeriesEnv(Copyable, gym.Env):
     env_id = "series"
     series: Series
 
-    def __init__(self, unknown_reset_options: str = "warn"):
+    def __init__(self, unknown_reset_options: str = "warn", **env_kwargs):
         self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
         self._warned_reset_keys: set = set()  # unknown reset options warned about
+        self._env_kwargs = env_kwargs  # of every game's DungeonEnv (checked by the first)
+        self.render_mode = env_kwargs.get("render_mode")
         self._envs: dict = {}
         self._started = False
 
@@ -81,14 +86,14 @@ class SeriesEnv(Copyable, gym.Env):
         self.observation_space = self._env.observation_space
         self.metadata = dict(self._env.metadata)
 
-    def _make_game(self, key: Hashable) -> DungeonEnv:
-        """The env of the configuration ``key`` (the subclass's)."""
+    def _make_core(self, key: Hashable) -> GameCore:
+        """The core of the configuration ``key`` (the subclass's)."""
         raise NotImplementedError
 
     # --- games --------------------------------------------------------------------
     def _game(self, key: Hashable) -> DungeonEnv:
         if key not in self._envs:
-            self._envs[key] = self._make_game(key)
+            self._envs[key] = DungeonEnv(self._make_core(key), **self._env_kwargs)
         return self._envs[key]
 
     @property
