@@ -409,5 +409,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2b54928cf235f3e0f044ac94fc81ccf062141c1aef9815d152f259ccc65ddc72'
+SOURCE_DIGEST = '0b597d7b08939a3bf4b0c48dec9338f5bf899da36192542299d6a567ec4ffad1'
 ensure_fresh(globals())

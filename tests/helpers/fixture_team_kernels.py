@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9b92dcb64bd168d500b6bfb956e7bbae21ee6f3247175e1da35ec68362e4e203'
+SOURCE_DIGEST = '9f15c6a68a77e4e7797f8725eb94493137c2d40ab035e3951ace9b57d53b454f'
 ensure_fresh(globals())
