@@ -129,8 +129,9 @@ determinizations, the rollouts' tie-breaks and chance, the scripted
 what the seat sees (its observation and legal mask), never by the record's
 hidden fields, so the same seed and the same game give the same actions in
 any batch and order.
-``last_simulations`` holds the simulations the last decision ran and
-``last_root_visits`` its root's visits per action; ``simulations`` and
+``last_simulations`` holds the simulations the last decision ran,
+``last_root_visits`` its root's visits per action and ``last_root_values``
+their summed backed-up values; ``simulations`` and
 ``decisions`` count them all. ``search_seconds`` sums the wall time of all
 decisions, ``rollout_seconds`` the part spent inside the compiled rollout
 calls (in the compiled tree: the kernel's time in its rollouts, read on
@@ -476,8 +477,10 @@ class SearchAgent:
         self._pool = core.alloc(_DRAW)
         self._obs_row = np.zeros(core.spec.obs_size, np.float32)
         self.last_simulations = 0
-        #: the root's visit count per action at the last decision
+        #: the root's visit count and summed backed-up value per action at the
+        #: last decision
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
+        self.last_root_values = np.zeros(self.num_actions, np.float64)
         self.simulations = 0
         self.decisions = 0
         self.search_seconds = 0.0
@@ -593,6 +596,7 @@ class SearchAgent:
         if len(legal) == 1:
             self.last_simulations = 0
             self.last_root_visits = np.zeros(self.num_actions, np.float64)
+            self.last_root_values = np.zeros(self.num_actions, np.float64)
             return int(legal[0])
         copy_records(self._st, root_state)
         obs = self._observe(seat)
@@ -607,6 +611,7 @@ class SearchAgent:
             visits_all, w_all = root.n, root.w
         self.last_simulations = n
         self.last_root_visits = visits_all.copy()
+        self.last_root_values = w_all.copy()
         self.simulations += n
         visits = visits_all[legal]
         q = np.where(visits > 0, w_all[legal] / np.maximum(visits, 1), -math.inf)

@@ -51,6 +51,7 @@ def _same_trees(core, text: str, states: np.ndarray, seed: int = 3) -> None:
         b = python.decide(states[r : r + 1])
         assert a == b, (text, r)
         assert np.array_equal(compiled.last_root_visits, python.last_root_visits), (text, r)
+        assert np.array_equal(compiled.last_root_values, python.last_root_values), (text, r)
     assert compiled.simulations == python.simulations
 
 
@@ -89,13 +90,14 @@ def test_a_tree_that_grows_mid_decision_keeps_its_nodes():
     ref.compiled = False
     ref.decide(states[:1])
     assert np.array_equal(agent.last_root_visits, ref.last_root_visits)
+    assert np.array_equal(agent.last_root_values, ref.last_root_values)
 
 
 def test_a_decision_does_not_depend_on_the_decisions_before_it():
     """Each rollout's generator starts its stream afresh: an agent that
     searched other decisions first makes the same tree as a fresh one
     (before, a rollout's stream went on from the previous leaf's)."""
-    core, states = _decisions("dungeon_kart", 2, 4)
+    core, states = _decisions("dungeon_crawler", 2, 4)
     for compiled in (True, False):
         busy = make_agent("search?sims=30&rollouts=3&rollout=random", core, seed=9)
         fresh = make_agent("search?sims=30&rollouts=3&rollout=random", core, seed=9)
@@ -105,6 +107,8 @@ def test_a_decision_does_not_depend_on_the_decisions_before_it():
         fresh.decide(states[3:4])
         busy.decide(states[3:4])
         assert np.array_equal(busy.last_root_visits, fresh.last_root_visits), compiled
+        # the values backed up: the rollouts' returns themselves
+        assert np.array_equal(busy.last_root_values, fresh.last_root_values), compiled
 
 
 def test_a_network_search_stays_in_python():
