@@ -360,7 +360,8 @@ class SearchAgent:
     record ``buf.states[row]``."""
 
     whole_game = None  # never replaced by a numba fast path
-    #: the compiled tree's first size under a time budget (it doubles when full)
+    #: the compiled tree's first size (nodes; at most the budget's simulations
+    #: + 1); it doubles when full
     initial_nodes = 256
     scripted = None  # not a scripted seat of the compiled loops
 
@@ -649,7 +650,8 @@ class SearchAgent:
         sums per action and the number of simulations."""
         cfg = self.cfg
         k = cfg.rollouts
-        self._ensure_tree(cfg.sims + 1 if cfg.sims is not None else self.initial_nodes)
+        first = self.initial_nodes
+        self._ensure_tree(first if cfg.sims is None else min(cfg.sims + 1, first))
         tr = self._tree
         T.tree_clear(tr["hval"])
         tr["stats"][0] = 0.0

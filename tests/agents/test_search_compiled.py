@@ -77,20 +77,28 @@ def test_the_compiled_tree_is_the_python_tree(game, players, text):
 
 
 def test_a_tree_that_grows_mid_decision_keeps_its_nodes():
-    """Under a time budget the tree starts small and doubles (its children
-    table rehashed); the simulations it ran give the same tree as the
-    Python simulations under that many simulations."""
+    """The tree starts small and doubles when full (its children table
+    rehashed): the same tree as the Python simulations, under a budget of
+    simulations and under a time budget (the simulations it ran)."""
     core, states = _decisions("unbroken", None, 2)
-    agent = make_agent("search?ms=150&rollout=random&rollouts=1", core, seed=2)
+    agent = make_agent("search?sims=60&rollout=random&rollouts=1", core, seed=2)
     agent.initial_nodes = 4
-    agent.decide(states[:1])
-    n = agent.last_simulations
+    ref = make_agent("search?sims=60&rollout=random&rollouts=1", core, seed=2)
+    ref.compiled = False
+    for r in range(2):
+        agent.decide(states[r : r + 1])
+        ref.decide(states[r : r + 1])
+        assert np.array_equal(agent.last_root_visits, ref.last_root_visits)
+        assert np.array_equal(agent.last_root_values, ref.last_root_values)
     assert len(agent._tree["stats"]) > 4 and agent._ctl[T.C_NODES] > 4  # it grew
+    timed = make_agent("search?ms=100&rollout=random&rollouts=1", core, seed=2)
+    timed.initial_nodes = 2
+    timed.decide(states[:1])
+    n = timed.last_simulations
     ref = make_agent(f"search?sims={n}&rollout=random&rollouts=1", core, seed=2)
     ref.compiled = False
     ref.decide(states[:1])
-    assert np.array_equal(agent.last_root_visits, ref.last_root_visits)
-    assert np.array_equal(agent.last_root_values, ref.last_root_values)
+    assert np.array_equal(timed.last_root_visits, ref.last_root_visits)
 
 
 def test_a_decision_does_not_depend_on_the_decisions_before_it():
