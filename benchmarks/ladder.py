@@ -965,18 +965,18 @@ def table_markdown(table: Table, doc: dict) -> str:
     )
     lines += [
         "",
-        "| row | agent | figure (95% CI) | games | CPU minutes |",
-        "|---|---|---|---|---|",
+        "| row | agent | figure (95% CI) | games | CPU minutes | played at |",
+        "|---|---|---|---|---|---|",
     ]
     for row in ROWS:
         rec = rows.get(row)
         agent = _agent_cell(table, rec, row)
         if rec is None:
-            lines.append(f"| {ROW_WORDS[row]} | {agent} | not run yet | | |")
+            lines.append(f"| {ROW_WORDS[row]} | {agent} | not run yet | | | |")
             continue
         lines.append(
             f"| {ROW_WORDS[row]} | {agent} | {_figure(rec)} | {rec['games']} | "
-            f"{rec['cpu_seconds'] / 60:.1f} |"
+            f"{rec['cpu_seconds'] / 60:.1f} | {_commit_cell(rec.get('commit'))} |"
         )
     v = verdict(table.kind, table.players, rows, table.hardest)
     target = f"Target (search with the prior): {v['target']}"
@@ -986,6 +986,14 @@ def table_markdown(table: Table, doc: dict) -> str:
     if v["status"] == "missed" and NOTES.get(table.key):
         lines += ["", f"What was tried: {NOTES[table.key]}"]
     return "\n".join(lines)
+
+
+def _commit_cell(commit) -> str:
+    """A row's commit, short (``+dirty``: played from an uncommitted tree)."""
+    if not commit:
+        return "unknown"
+    head, plus, rest = str(commit).partition("+")
+    return f"`{head[:8]}`" + (f" ({rest})" if plus else "")
 
 
 def docs_section(out: str = RESULTS) -> str:
@@ -1001,7 +1009,9 @@ def docs_section(out: str = RESULTS) -> str:
         "2 seats: head to head "
         "against the shipped agent, seats alternated; 4 and 8 seats: first places "
         "with the shipped agent in every other seat. 95% Wilson intervals; "
-        "minutes of play on one core of the 2-core reference machine. The "
+        "minutes of play on one core of the 2-core reference machine; the commit "
+        "each row was played at, where it replays exactly (`git checkout` it and "
+        "run the table's command with `--rows ROW --force`). The "
         "module doc of `dungeonrl.benchmarks.ladder` has the details; "
         f"`{PROG} --write-docs` regenerates this section from "
         "`benchmarks/results/ladder/`."
