@@ -230,8 +230,9 @@ def _prepare(core, state, seat) -> tuple:
 def _padding(dtype: np.dtype) -> np.ndarray:
     """The byte offsets of a record dtype that no field covers."""
     covered = np.zeros(dtype.itemsize, np.bool_)
-    for name in dtype.names:
-        sub, off = dtype.fields[name][:2]
+    fields: dict = dict(dtype.fields or {})
+    for name in dtype.names or ():
+        sub, off = fields[name][:2]
         covered[off : off + sub.itemsize] = True
     return np.flatnonzero(~covered)
 
