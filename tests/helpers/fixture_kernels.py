@@ -391,5 +391,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2bb4a513f3bf2d56497173c591f7982af77c4ce40aac11ebbfed61061bda64e8'
+SOURCE_DIGEST = 'ee5dd42acbaed96a50f011e31bb04ce7ecda5190336e351f40c96539f01c7550'
 ensure_fresh(globals())

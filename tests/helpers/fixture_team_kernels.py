@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f63e083311689944efc57245e9ee86042a2c1131bf5c09612746a3d684994de9'
+SOURCE_DIGEST = '2c5b6ffd85f9c869d6a43f2df5f3af0b6e91ca89d389c242626a5f9e3218dbb2'
 ensure_fresh(globals())
