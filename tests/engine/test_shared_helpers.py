@@ -32,3 +32,31 @@ def test_players_option_builds_the_argparse_entry_of_num_players():
     add_core_options(parser, GameHooks(core_options=(players_option("seats"),)))
     assert parser.parse_args(["--players", "3"]).num_players == 3
     assert parser.parse_args([]).num_players is None
+
+
+def test_a_game_names_only_the_companions_that_lie_off_their_conventional_places():
+    from dungeonrl.envs import catalog
+
+    assert catalog.conventional_companions("no_such_game_xyz", 0) == {}
+    for name, game in catalog.ENTRIES.items():
+        found = catalog.conventional_companions(name, game.version)
+        assert found["agent_hooks"] == f"dungeonrl.envs.{name}.hooks:HOOKS"
+        for field, target in found.items():
+            assert getattr(game, field) == target, (name, field)
+        pz = found.get("pettingzoo")
+        assert pz in (None, f"dungeonrl.envs.{name}_v{game.version}")
+
+
+def test_take_snapshot_refuses_an_env_not_reset_and_keeps_row_zero():
+    from types import SimpleNamespace
+
+    from dungeonrl.envs.core.errors import ResetNeededError
+    from dungeonrl.envs.core.snapshot import take_snapshot
+
+    spec = SimpleNamespace(name="probe", layout_version="v1")
+    states = np.arange(6, dtype=np.int32)
+    with pytest.raises(ResetNeededError):
+        take_snapshot(spec, states, False, 0, 0.0, False)
+    snap = take_snapshot(spec, states, True, 3, 1.5, True)
+    assert (snap.game, snap.step_count, snap.episode_return, snap.done) == ("probe", 3, 1.5, True)
+    assert snap.state == states[:1].tobytes()

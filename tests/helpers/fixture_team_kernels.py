@@ -392,5 +392,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2c5b6ffd85f9c869d6a43f2df5f3af0b6e91ca89d389c242626a5f9e3218dbb2'
+SOURCE_DIGEST = 'd692d4ab07f052ca06292bbe08c3d426b046286db462d2c1058422016d017398'
 ensure_fresh(globals())
