@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     ContentCache,
     Ctx,
     check_fields,
@@ -29,8 +30,6 @@ from ..core.authoring.content import (
     read_list,
     read_str,
     read_table,
-    tables_digest,
-    tables_record,
 )
 from . import consts as C
 
@@ -125,11 +124,7 @@ SLOT_STATS = {
 
 
 @dataclass
-class CrawlerContent:
-    tables: Tables
-    record: np.ndarray
-    folder: str
-    digest: str
+class CrawlerContent(CompiledContent):
     item_names: tuple
     card_names: tuple
     mob_names: tuple  # NMOB, floor-major
@@ -381,11 +376,9 @@ def load_content(folder=None) -> CrawlerContent:
 
 def _compile_folder(folder) -> CrawlerContent:
     tables, names, out = compile_content(_read(folder))
-    content = CrawlerContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(tables),
+    content = CrawlerContent.compiled(
+        tables,
+        folder,
         item_names=tuple(names["items"]),
         card_names=tuple(names["cards"]),
         mob_names=tuple(out["mob_names"]),

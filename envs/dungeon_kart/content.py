@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     Ctx,
     check_fields,
     check_folder,
@@ -56,8 +57,6 @@ from ..core.authoring.content import (
     read_int,
     read_list,
     read_str,
-    tables_digest,
-    tables_record,
 )
 from ..core.errors import ContentError
 from . import consts as C
@@ -161,11 +160,7 @@ class Track:
 
 
 @dataclass
-class KartContent:
-    tables: Tables
-    record: np.ndarray
-    folder: str
-    digest: str
+class KartContent(CompiledContent):
     faces: dict
     tracks: tuple
     track_names: tuple
@@ -1045,11 +1040,9 @@ def load_content(folder=None, boards=()) -> KartContent:
         return _CACHE[key]
     raw = {name: load_toml(folder, name) for name in FILES}
     tables, faces, tracks, o = compile_content(raw, tuple(boards))
-    content = KartContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(tables),
+    content = KartContent.compiled(
+        tables,
+        folder,
         faces=faces,
         tracks=tuple(tracks),
         track_names=tuple(t.name for t in tracks),

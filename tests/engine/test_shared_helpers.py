@@ -60,3 +60,23 @@ def test_take_snapshot_refuses_an_env_not_reset_and_keeps_row_zero():
     snap = take_snapshot(spec, states, True, 3, 1.5, True)
     assert (snap.game, snap.step_count, snap.episode_return, snap.done) == ("probe", 3, 1.5, True)
     assert snap.state == states[:1].tobytes()
+
+
+def test_compiled_content_packs_the_record_and_digests_the_given_tables():
+    from collections import namedtuple
+    from dataclasses import dataclass
+
+    from dungeonrl.envs.core.authoring.content import CompiledContent, tables_digest
+
+    @dataclass
+    class ProbeContent(CompiledContent):
+        names: tuple
+
+    Tables = namedtuple("Tables", "a n")
+    base = Tables(np.arange(3, dtype=np.int16), 2)
+    c = ProbeContent.compiled(base, "/data", names=("x",))
+    assert c.names == ("x",) and c.folder == "/data" and c.tables is base
+    assert c.digest == tables_digest(base) and not c.record.flags.writeable
+    assert list(c.record[0]["a"]) == [0, 1, 2] and int(c.record[0]["n"]) == 2
+    more = Tables(base.a * 2, 2)
+    assert ProbeContent.compiled(more, "/data", digest_of=base, names=()).digest == c.digest

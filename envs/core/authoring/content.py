@@ -15,14 +15,17 @@
   record: kernels receive ``record[0]``, which numba passes by reference
   (a namedtuple of dozens of arrays is copied into every call and made the
   first game compile 5x slower and run 30x slower);
-* ``tables_digest`` hashes the tables (for layout versions of snapshots).
+* ``tables_digest`` hashes the tables (for layout versions of snapshots);
+* :class:`CompiledContent` is the start of every game's compiled content
+  (tables, their record, folder, digest), built by ``compiled``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from typing import NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -230,6 +233,25 @@ def folder_digest(folder, names) -> str:
         except OSError:
             h.update(b"\0missing")
     return h.hexdigest()
+
+
+@dataclass
+class CompiledContent:
+    """What every game's compiled content holds first; a game's content
+    class is a dataclass on this one that adds its names and texts."""
+
+    tables: Any  #: the game's namedtuple of tables (Python side)
+    record: np.ndarray  #: the same tables as ONE read-only structured record (kernels)
+    folder: str  #: the content folder, absolute
+    digest: str  #: ``tables_digest`` of the tables (layout versions of snapshots)
+
+    @classmethod
+    def compiled(cls, tables, folder: str, digest_of=None, **names):
+        """The content of ``tables`` compiled from ``folder``: their record
+        and digest (of ``digest_of`` when given: tables before derived
+        ones were added) made here, the game's own fields in ``names``."""
+        digest = tables_digest(tables if digest_of is None else digest_of)
+        return cls(tables, tables_record(tables), folder, digest, **names)
 
 
 class ContentCache:
