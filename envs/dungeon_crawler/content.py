@@ -364,16 +364,6 @@ def compile_content(raw):
     return Tables(**t), names, out
 
 
-_CACHE = ContentCache(FILES)
-
-
-def load_content(folder=None) -> CrawlerContent:
-    """Load and compile a content folder (default: the shipped data). Compiled
-    content is cached by the digest of the files' bytes, so an edited folder
-    is always compiled and validated again."""
-    return _CACHE.load(folder, DATA_DIR, _compile_folder)
-
-
 def _compile_folder(folder) -> CrawlerContent:
     tables, names, out = compile_content(_read(folder))
     content = CrawlerContent.compiled(
@@ -388,3 +378,8 @@ def _compile_folder(folder) -> CrawlerContent:
         layouts=tuple(out["layouts"]),
     )
     return content
+
+
+#: ``load_content(folder=None)``: the content of ``folder`` (default: the
+#: shipped data), compiled once per digest of its files' bytes
+load_content = ContentCache(FILES).loader(DATA_DIR, _compile_folder)

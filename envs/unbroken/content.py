@@ -762,16 +762,6 @@ class _Compiler:
         t.update(trig_ab=trig_ab, trig_n=trig_n, mod_ab=mod_ab, mod_n=mod_n)
 
 
-_CACHE = ContentCache(FILES)
-
-
-def load_content(folder=None) -> UnbrokenContent:
-    """Load and compile a content folder (default: the shipped data). Compiled
-    content is cached by the digest of the files' bytes, so an edited folder
-    is always compiled and validated again."""
-    return _CACHE.load(folder, DATA_DIR, _compile_folder)
-
-
 def _compile_folder(folder) -> UnbrokenContent:
     comp = _Compiler(folder)
     tables = comp.compile()
@@ -792,3 +782,8 @@ def _compile_folder(folder) -> UnbrokenContent:
         char_ability_names=tuple(comp.char_ability_names),
     )
     return content
+
+
+#: ``load_content(folder=None)``: the content of ``folder`` (default: the
+#: shipped data), compiled once per digest of its files' bytes
+load_content = ContentCache(FILES).loader(DATA_DIR, _compile_folder)

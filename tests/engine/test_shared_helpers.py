@@ -80,3 +80,14 @@ def test_compiled_content_packs_the_record_and_digests_the_given_tables():
     assert list(c.record[0]["a"]) == [0, 1, 2] and int(c.record[0]["n"]) == 2
     more = Tables(base.a * 2, 2)
     assert ProbeContent.compiled(more, "/data", digest_of=base, names=()).digest == c.digest
+
+
+def test_content_cache_loader_compiles_a_folder_once_per_digest(tmp_path):
+    from dungeonrl.envs.core.authoring.content import ContentCache
+
+    (tmp_path / "cards.toml").write_text("n = 1\n")
+    built = []
+    load = ContentCache(("cards",)).loader(str(tmp_path), lambda f: built.append(f) or len(built))
+    assert load() == 1 and load(str(tmp_path)) == 1 and built == [str(tmp_path)]
+    (tmp_path / "cards.toml").write_text("n = 2\n")  # an edited folder is compiled again
+    assert load() == 2

@@ -267,6 +267,18 @@ class ContentCache:
         folder = os.path.abspath(check_folder(folder, default))
         return self.get(folder, build)
 
+    def loader(self, default: str, build):
+        """A game's ``load_content(folder=None)``: the content of
+        ``folder`` (``default``, the shipped data, when None) compiled by
+        ``build(folder)`` through this cache, so an edited folder is
+        always compiled and validated again."""
+
+        def load_content(folder=None):
+            return self.load(folder, default, build)
+
+        load_content.__doc__ = self.loader.__doc__
+        return load_content
+
     def get(self, folder, build):
         key = (folder, folder_digest(folder, self.names))
         if key not in self._d:
