@@ -24,6 +24,21 @@ def _mon_name(core, s, f, q):
     return ""
 
 
+def _opponent(core, s, hero_hp: bool, article: str) -> str:
+    """Whom the combat's hero fights, in words: a rival (with its HP when
+    ``hero_hp``), a summoned monster (after ``article``) or the square's
+    monster, each monster with its HP."""
+    kind = int(s["cb_kind"])
+    if kind == C.OPP_HERO:
+        b = int(s["cb_b"])
+        return f"player_{b} (HP {int(s['hp'][b])})" if hero_hp else f"player_{b}"
+    if kind == C.OPP_SUMMON:
+        mob = core.content.mob_names[int(s["cb_mob"])]
+        return f"{article}summoned {mob} (HP {int(s['cb_mhp'])})"
+    f, q = int(s["cb_f"]), int(s["cb_sq"])
+    return f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
+
+
 def render_text(core, s):
     ct, T = core.content, core.T
     n = int(s["num_players"])
@@ -81,13 +96,7 @@ def render_text(core, s):
         out.append(f"creation roll to lock into a stat: {int(s['cr_roll'])}")
     if int(s["cb_kind"]) != C.OPP_NONE:
         a = int(s["cb_a"])
-        if int(s["cb_kind"]) == C.OPP_HERO:
-            opp = f"player_{int(s['cb_b'])}"
-        elif int(s["cb_kind"]) == C.OPP_SUMMON:
-            opp = f"summoned {ct.mob_names[int(s['cb_mob'])]} (HP {int(s['cb_mhp'])})"
-        else:
-            f, q = int(s["cb_f"]), int(s["cb_sq"])
-            opp = f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
+        opp = _opponent(core, s, hero_hp=False, article="")
         out.append(f"combat: player_{a} vs {opp}, round {int(s['cb_round'])}")
     return "\n".join(out)
 
@@ -328,13 +337,7 @@ def _status_line(core, s):
     who = f"player_{actor}"
     if int(s["cb_kind"]) != C.OPP_NONE:
         a = int(s["cb_a"])
-        if int(s["cb_kind"]) == C.OPP_HERO:
-            opp = f"player_{int(s['cb_b'])} (HP {int(s['hp'][int(s['cb_b'])])})"
-        elif int(s["cb_kind"]) == C.OPP_SUMMON:
-            opp = f"a summoned {ct.mob_names[int(s['cb_mob'])]} (HP {int(s['cb_mhp'])})"
-        else:
-            f, q = int(s["cb_f"]), int(s["cb_sq"])
-            opp = f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
+        opp = _opponent(core, s, hero_hp=True, article="a ")
         return (
             f"Combat, round {int(s['cb_round']) + 1}: player_{a} (HP {int(s['hp'][a])}) "
             f"vs {opp}; {who} decides"
