@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '96fec5cdff5312145fff6a7c70550f0cbc82283588f4324dd28c68907f12a79f'
+SOURCE_DIGEST = 'bbd669eb6165ae297ff74c6afa2e2a25afdcf08f41632336f3da88df518ac206'
 ensure_fresh(globals())

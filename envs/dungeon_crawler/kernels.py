@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'df59572b5ff6c8d7db7c0fd17f6d29781c1a5f1219047cce979d978d07fffba2'
+SOURCE_DIGEST = '1fbd5bc860f8501959581ce71e20ca5c58b1300940a9d586e9ed2fcaeb5e33b5'
 ensure_fresh(globals())

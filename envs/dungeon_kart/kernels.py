@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f08fa38dd416c6c907a4c5450cea62f3425670f4e225c95cfcf9feb0b5704772'
+SOURCE_DIGEST = '33b1c5608adc88ec6a701c242c1fc763eab65cda17dd4f2abc2eaa5c8d9c1918'
 ensure_fresh(globals())

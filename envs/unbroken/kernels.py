@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a164a9fce21c53d4bf37f2e3ae09cb150f6079f6e42fc08d01ac3626b134164c'
+SOURCE_DIGEST = '784f63ce1d51d29adf1c805e4dd42c84b7a75da70f749faf1d2187e135daf232'
 ensure_fresh(globals())

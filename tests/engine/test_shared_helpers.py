@@ -91,3 +91,20 @@ def test_content_cache_loader_compiles_a_folder_once_per_digest(tmp_path):
     assert load() == 1 and load(str(tmp_path)) == 1 and built == [str(tmp_path)]
     (tmp_path / "cards.toml").write_text("n = 2\n")  # an edited folder is compiled again
     assert load() == 2
+
+
+def test_action_and_observation_layouts_share_one_end_to_end_shape():
+    from dungeonrl.envs.core.layout import ActionLayout, ObsLayout, act, block
+
+    acts = ActionLayout("probe", [act("pick", 3, "pick K"), act("pass", 1, "pass")])
+    obs = ObsLayout("probe", [block("hp", 2, "hit points"), block("seat", (2, 3), "seats")])
+    assert (len(acts), acts.start("pass"), acts.decode(2)) == (4, 3, ("pick", 2))
+    assert (len(obs), obs.offset("seat"), list(obs)) == (8, 2, list(obs.blocks))
+    assert repr(acts) == "ActionLayout('probe', 2 ranges, 4 actions)"
+    assert repr(obs) == "ObsLayout('probe', 2 blocks, 8 columns)"
+    with pytest.raises(KeyError, match="no feature block 'x'; blocks"):
+        obs.offset("x")
+    with pytest.raises(ValueError, match="action range 'pick' declared twice"):
+        ActionLayout("probe", [act("pick", 1, "a"), act("pick", 1, "b")])
+    with pytest.raises(TypeError, match=r"expected FeatureBlock entries \(use block\(\)\)"):
+        ObsLayout("probe", [act("pick", 1, "a")])
