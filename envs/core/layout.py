@@ -73,12 +73,19 @@ def _check_name(kind: str, name: str) -> None:
 class ActionRange:
     """One named range of a flat action space (see the module doc)."""
 
+    MAKER, WHAT = "act", "action range"  # the function that makes one; one, in words
+
     name: str
     count: int
     doc: str
     items: tuple | None = None  #: item names (``name:ITEM``), one per action
     first: int = 0  #: number of the first action (``name_K``)
     content: str | None = None  #: content attribute listing the item names
+
+    @property
+    def width(self) -> int:
+        """Actions held (its place in an :class:`ActionLayout`)."""
+        return self.count
 
     def names(self, content=None) -> tuple:
         """The name of every action of the range (``content`` is the game's
@@ -146,30 +153,29 @@ class _EndToEnd:
     columns) share. A subclass names its part type, the function that makes
     one, the attribute holding a part's width and its words."""
 
-    PART: type
-    MAKER: str  # the function that makes a part, named in errors
-    WIDTH: str  # the part's attribute holding its width
-    WHAT: str  # a part, in words ("action range")
-    PARTS: str  # the parts, in words ("ranges")
-    UNITS: str  # what the parts hold, in words ("actions")
+    PART: type  # ActionRange / FeatureBlock (naming its maker and itself in words)
+    PARTS: str  # the parts, in words ("ranges"): also the attribute holding them
+    UNIT: str  # one index, in words ("action")
 
     def __init__(self, game: str, parts: Iterable):
         self.game = game
         self.parts = tuple(parts)
+        setattr(self, self.PARTS, self.parts)
         self._first: dict[str, int] = {}
         off = 0
         for p in self.parts:
             if not isinstance(p, self.PART):
                 raise TypeError(
-                    f"{game}: expected {self.PART.__name__} entries (use {self.MAKER}()), got {p!r}"
+                    f"{game}: expected {self.PART.__name__} entries (use {self.PART.MAKER}()), "
+                    f"got {p!r}"
                 )
             if p.name in self._first:
-                raise ValueError(f"{game}: {self.WHAT} {p.name!r} declared twice")
+                raise ValueError(f"{game}: {self.PART.WHAT} {p.name!r} declared twice")
             self._first[p.name] = off
-            off += getattr(p, self.WIDTH)
+            off += p.width
         self.size = off
         # the part of each index
-        self._owner = [i for i, p in enumerate(self.parts) for _ in range(getattr(p, self.WIDTH))]
+        self._owner = [i for i, p in enumerate(self.parts) for _ in range(p.width)]
 
     def __len__(self) -> int:
         return self.size
@@ -178,42 +184,48 @@ class _EndToEnd:
         return iter(self.parts)
 
     def __repr__(self) -> str:
-        kind = type(self).__name__
-        return f"{kind}({self.game!r}, {len(self.parts)} {self.PARTS}, {self.size} {self.UNITS})"
+        kind, n = type(self).__name__, len(self.parts)
+        return f"{kind}({self.game!r}, {n} {self.PARTS}, {self.size} {self.UNIT}s)"
 
     def _part(self, name: str):
         if name not in self._first:
             raise KeyError(
-                f"{self.game} has no {self.WHAT} {name!r}; {self.PARTS}: "
+                f"{self.game} has no {self.PART.WHAT} {name!r}; {self.PARTS}: "
                 f"{[p.name for p in self.parts]}"
             )
         return self.parts[list(self._first).index(name)]
+
+    def _start(self, name: str) -> int:
+        self._part(name)
+        return self._first[name]
+
+    def range_of(self, name: str) -> range:
+        """The indices of part ``name``."""
+        return range(self._first[name], self._first[name] + self._part(name).width)
+
+    def decode(self, index: int) -> tuple:
+        """``(part name, k)``: the part holding ``index`` and its flat
+        position there (from 0)."""
+        if isinstance(index, bool) or not 0 <= int(index) < self.size:
+            raise IndexError(f"{self.game}: {self.UNIT} {index!r} is outside 0..{self.size - 1}")
+        p = self.parts[self._owner[int(index)]]
+        return p.name, int(index) - self._first[p.name]
 
 
 class ActionLayout(_EndToEnd):
     """An ordered list of action ranges laid end to end from index 0."""
 
-    PART, MAKER, WIDTH = ActionRange, "act", "count"
-    WHAT, PARTS, UNITS = "action range", "ranges", "actions"
-
-    def __init__(self, game: str, ranges: Iterable[ActionRange]):
-        super().__init__(game, ranges)
-        self.ranges = self.parts
+    PART, PARTS, UNIT = ActionRange, "ranges", "action"
+    ranges: tuple[ActionRange, ...]
 
     def start(self, name: str) -> int:
         """First index of range ``name`` (a plain int, for an ``A_*`` constant)."""
-        self._part(name)
-        return self._first[name]
+        return self._start(name)
 
     def starts(self) -> tuple:
         """First index of every range, in declaration order (to unpack into
         the ``A_*`` constants in one statement)."""
         return tuple(self._first.values())
-
-    def range_of(self, name: str) -> range:
-        """The indices of range ``name``."""
-        r = self._part(name)
-        return range(self._first[name], self._first[name] + r.count)
 
     def index(self, name: str, k: int = 0) -> int:
         """Index of the ``k``-th action (from 0) of range ``name``."""
@@ -223,14 +235,6 @@ class ActionLayout(_EndToEnd):
                 f"{self.game}: action range {name!r} holds {len(rg)} actions, not {k + 1}"
             )
         return rg[k]
-
-    def decode(self, index: int) -> tuple:
-        """``(range name, k)``: which range index ``index`` lies in and its
-        position there (from 0)."""
-        if isinstance(index, bool) or not 0 <= int(index) < self.size:
-            raise IndexError(f"{self.game}: action {index!r} is outside 0..{self.size - 1}")
-        r = self.ranges[self._owner[int(index)]]
-        return r.name, int(index) - self._first[r.name]
 
     def doc(self, index: int) -> str:
         """The documentation line of the range holding ``index``."""
@@ -276,6 +280,8 @@ class ActionLayout(_EndToEnd):
 class FeatureBlock:
     """One named block of consecutive observation columns."""
 
+    MAKER, WHAT = "block", "feature block"  # the function that makes one; one, in words
+
     name: str
     shape: tuple
     doc: str
@@ -287,6 +293,11 @@ class FeatureBlock:
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+    @property
+    def width(self) -> int:
+        """Columns held (its place in an :class:`ObsLayout`)."""
+        return self.size
 
     def names(self) -> tuple:
         if self.labels is None:
@@ -344,31 +355,15 @@ def block(
 
 
 class ObsLayout(_EndToEnd):
-    """An ordered list of feature blocks laid end to end from column 0."""
+    """An ordered list of feature blocks laid end to end from column 0
+    (``decode(column)``: the block holding a column)."""
 
-    PART, MAKER, WIDTH = FeatureBlock, "block", "size"
-    WHAT, PARTS, UNITS = "feature block", "blocks", "columns"
-
-    def __init__(self, game: str, blocks: Iterable[FeatureBlock]):
-        super().__init__(game, blocks)
-        self.blocks = self.parts
+    PART, PARTS, UNIT = FeatureBlock, "blocks", "column"
+    blocks: tuple[FeatureBlock, ...]
 
     def offset(self, name: str) -> int:
         """First column of block ``name`` (a plain int, for an ``O_*`` constant)."""
-        self._part(name)
-        return self._first[name]
-
-    def range_of(self, name: str) -> range:
-        b = self._part(name)
-        return range(self._first[name], self._first[name] + b.size)
-
-    def decode(self, column: int) -> tuple:
-        """``(block name, k)``: the block holding ``column`` and its flat
-        position there (from 0)."""
-        if isinstance(column, bool) or not 0 <= int(column) < self.size:
-            raise IndexError(f"{self.game}: column {column!r} is outside 0..{self.size - 1}")
-        b = self.blocks[self._owner[int(column)]]
-        return b.name, int(column) - self._first[b.name]
+        return self._start(name)
 
     @property
     def features(self) -> tuple:

@@ -467,5 +467,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'bbd669eb6165ae297ff74c6afa2e2a25afdcf08f41632336f3da88df518ac206'
+SOURCE_DIGEST = 'bbb10c04753b1be1c0e2075462cf8cab82a1c29b38336a3ea823847b0f14a4d3'
 ensure_fresh(globals())

@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1fbd5bc860f8501959581ce71e20ca5c58b1300940a9d586e9ed2fcaeb5e33b5'
+SOURCE_DIGEST = 'f1351542475d56510e95a550d817c664f1155232f2a224fb90aa9c6708aa317e'
 ensure_fresh(globals())

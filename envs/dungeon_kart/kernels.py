@@ -468,5 +468,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '33b1c5608adc88ec6a701c242c1fc763eab65cda17dd4f2abc2eaa5c8d9c1918'
+SOURCE_DIGEST = 'efc0d3beb2f08089bf4ad2ae636407fb4b94c98cc9f9d0124dc9fe25edaab4f7'
 ensure_fresh(globals())

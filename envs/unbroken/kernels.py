@@ -470,5 +470,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '784f63ce1d51d29adf1c805e4dd42c84b7a75da70f749faf1d2187e135daf232'
+SOURCE_DIGEST = '77d4133da82b8daff2080d1df16098336faa507be69925b31435621b407e6001'
 ensure_fresh(globals())
