@@ -9,7 +9,7 @@ drawn: hands and offers appear as counts, never the decks' order."""
 from __future__ import annotations
 
 from . import consts as C
-from .rules_py import hero_view
+from .rules_py import hero_statuses, hero_view
 
 
 def _mon_name(core, s, f, q):
@@ -76,16 +76,7 @@ def render_text(core, s):
     for h in range(n):
         v = hero_view(core, s, h)
         gear = ",".join(C.TIER_NAMES[t][0].upper() if t >= 0 else "-" for t in v["tiers"])
-        flags = "".join(
-            x
-            for x, on in (
-                ("P", v["poison"]),
-                ("W", v["weak"]),
-                ("C", v["curse"]),
-                ("E", v["enchant"]),
-            )
-            if on
-        )
+        flags = "".join(word[0].upper() for word in hero_statuses(v))
         mark = ">" if int(s["actor"]) == h else " "
         out.append(
             f"{mark}player_{h}: F{v['floor'] + 1} sq{v['pos']:>2} HP {v['hp']}/{v['max_hp']} "
