@@ -33,7 +33,12 @@ __all__ = [
     "core_options_class",
     "NO_SEED",
     "load_target",
+    "AGENT_HELP",
+    "add_game_and_agent",
 ]
+
+#: what an ``--agent`` option takes, as the commands' help says it
+AGENT_HELP = "heuristic, random, pretrained:NAME, module:attribute or a saved model"
 
 
 def option(
@@ -174,6 +179,14 @@ def _type_of(f: dataclasses.Field) -> Callable:
     if "float" in ann:
         return float
     return str
+
+
+def add_game_and_agent(parser: argparse.ArgumentParser, games: Sequence[str], model: str):
+    """The positional ``game`` (one of ``games`` or an env id) and ``--agent``
+    (default ``heuristic``; ``model`` ends its help) of a command that plays
+    one agent."""
+    parser.add_argument("game", help=f"game name or env id ({', '.join(games)})")
+    parser.add_argument("--agent", default="heuristic", help=f"{AGENT_HELP} {model}")
 
 
 def add_options(parser: argparse.ArgumentParser, cls, title: str | None = None):

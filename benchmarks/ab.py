@@ -39,6 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..envs.catalog import GAMES
+
 #: what both measuring scripts start with (this one and perf_profile's):
 #: argv[1:4] = game, players, mode: "0" random legal play with observations
 #: and masks inside numba (``random_rollout``), "1" the same with
@@ -335,8 +337,9 @@ def main(argv=None) -> int:
     src.add_argument("--base-ref", help="a git revision of this checkout to compare against")
     ap.add_argument(
         "--games",
-        default="unbroken,dungeon_crawler:4,dungeon_kart:4,dcc_unstoppable",
-        help="NAME or NAME:PLAYERS, comma-separated",
+        default=",".join(GAMES),
+        help="NAME or NAME:PLAYERS, comma-separated (default: every game of the catalog, "
+        "each at its default seats)",
     )
     ap.add_argument("--rounds", type=int, default=40, help="turns of each side per game")
     ap.add_argument("--turn-seconds", type=float, default=0.15)

@@ -24,7 +24,6 @@ on the machine and its load; the recorded figures say which machine.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -33,201 +32,36 @@ import sys
 import time
 from typing import Any
 
+from . import cmdline, datafile
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "baselines.json")
 
-#: name -> game, ``dungeonrl train`` arguments (``--out`` added), targets
-BASELINES: dict[str, dict[str, Any]] = {
-    "unbroken-ppo": {
-        "game": "unbroken",
-        "args": [
-            "--algo",
-            "ppo",
-            "--minutes",
-            "25",
-            "--difficulty",
-            "normal",
-            "--character",
-            "sneak",
-            "--seed",
-            "0",
-            "--eval-games",
-            "2000",
-        ],
-        "about": "fast-path masked PPO from a random network, Normal, Sneak",
-        # the agent beats the scripted heuristic on the same seeded games
-        "targets": [
-            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic")
-        ],
-    },
-    "unbroken-ppo-kickstart": {
-        "game": "unbroken",
-        "args": [
-            "--algo",
-            "ppo",
-            "--minutes",
-            "25",
-            "--difficulty",
-            "normal",
-            "--character",
-            "sneak",
-            "--kickstart",
-            "heuristic",
-            "--bc-steps",
-            "200000",
-            "--bc-epochs",
-            "2",
-            "--dagger-rounds",
-            "1",
-            "--lr",
-            "3e-4",
-            "--seed",
-            "0",
-            "--eval-games",
-            "2000",
-        ],
-        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-        "PPO; the same 25-minute wall-clock budget as unbroken-ppo, cloning "
-        "included, and the same 2,000 seeded games, Normal, Sneak",
-        # issue #12's second PPO target, with the heuristic as the starting point
-        "targets": [
-            (">= 65% greedy win rate after 25 min", "ppo (greedy)", 0.65, None),
-            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic"),
-        ],
-    },
-    "dungeon_crawler-selfplay": {
-        "game": "dungeon_crawler",
-        "args": [
-            "--players",
-            "2",
-            "--minutes",
-            "40",
-            "--opponents",
-            "heuristic:0.5,self:0.3,random:0.2",
-            "--seed",
-            "0",
-            "--eval-games",
-            "1000",
-        ],
-        "about": "fast-path masked PPO by self-play from a random network; evaluation "
-        "games alternate the seats",
-        "targets": [
-            (">= 90% against random", "ppo (greedy) vs random", 0.90, None),
-            (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None),
-        ],
-    },
-    "dungeon_kart-selfplay": {
-        "game": "dungeon_kart",
-        "args": [
-            "--players",
-            "2",
-            "--minutes",
-            "8",
-            "--num-envs",
-            "256",
-            "--hidden",
-            "128,128",
-            "--kickstart",
-            "heuristic",
-            "--bc-steps",
-            "100000",
-            "--seed",
-            "0",
-            "--eval-games",
-            "1000",
-        ],
-        "about": "behaviour cloning of the heuristic, then self-play PPO (the same 8-minute "
-        "wall-clock budget, cloning included); evaluation games alternate the seats",
-        "targets": [
-            (">= 90% against random", "ppo (greedy) vs random", 0.90, None),
-            (">= 60% against the heuristic", "ppo (greedy) vs heuristic", 0.60, None),
-        ],
-    },
-    "dcc_unstoppable-ppo": {
-        "game": "dcc_unstoppable",
-        "args": [
-            "--algo",
-            "ppo",
-            "--minutes",
-            "12",
-            "--floor",
-            "1",
-            "--difficulty",
-            "normal",
-            "--hidden",
-            "256,256",
-            "--num-envs",
-            "256",
-            "--minibatches",
-            "8",
-            "--lr",
-            "3e-4",
-            "--kickstart",
-            "heuristic",
-            "--bc-steps",
-            "200000",
-            "--dagger-rounds",
-            "1",
-            "--seed",
-            "0",
-            "--eval-games",
-            "1000",
-        ],
-        "about": "behaviour cloning of the heuristic (one DAgger round), then fast-path masked "
-        "PPO (256x256 MLPs, 256 games; the same 12-minute wall-clock budget, cloning "
-        "included), solo Floor 1 Normal, arcade, Carl",
-        # as unbroken-ppo: the agent beats the scripted heuristic on the same seeded games
-        "targets": [
-            ("win rate above the heuristic's (same games)", "ppo (greedy)", None, "heuristic")
-        ],
-    },
-    "dcc_unstoppable-coop": {
-        "game": "dcc_unstoppable",
-        "args": [
-            "--players",
-            "2",
-            "--minutes",
-            "20",
-            "--floor",
-            "1",
-            "--difficulty",
-            "normal",
-            "--partners",
-            "heuristic:1",
-            "--hidden",
-            "256,256",
-            "--num-envs",
-            "256",
-            "--minibatches",
-            "8",
-            "--lr",
-            "3e-4",
-            "--seed",
-            "0",
-            "--eval-games",
-            "1000",
-        ],
-        "about": "fast-path masked PPO from a random network (256x256 MLPs, 256 games, 20 "
-        "minutes), 2-player co-op Floor 1 Normal: the learner takes one seat (alternating "
-        "between games), the scripted heuristic the other; shared team reward; evaluation "
-        "alternates the seats",
-        # team win rates, each against the team of two heuristics on the same games
-        "targets": [
-            (
-                "with the heuristic as teammate: above two heuristics' team win rate",
-                "ppo (greedy) + heuristic",
-                None,
-                "heuristic + heuristic",
-            ),
-            (
-                "with itself as teammate: above two heuristics' team win rate",
-                "ppo (greedy) + ppo (greedy)",
-                None,
-                "heuristic + heuristic",
-            ),
-        ],
-    },
-}
+
+def load_baselines(name: str = "baselines") -> dict[str, dict[str, Any]]:
+    """name -> game, ``dungeonrl train`` arguments (``--out`` added), what it
+    is, targets ``(what, agent, goal, versus)``: ``benchmarks/data/<name>.toml``."""
+    where = f"{name}.toml"
+    out: dict[str, dict[str, Any]] = {}
+    for b in datafile.rows(
+        datafile.load(name), "baselines", where, ("name", "game", "args", "about", "targets")
+    ):
+        targets = datafile.rows(
+            b, "targets", f"{where} {b['name']}", ("what", "agent"), ("goal", "versus")
+        )
+        if any(("goal" in t) == ("versus" in t) for t in targets):
+            raise ValueError(f"{where} {b['name']}: each target has a goal or a versus, not both")
+        out[b["name"]] = {
+            "game": b["game"],
+            "args": shlex.split(b["args"]),
+            "about": b["about"],
+            "targets": [(t["what"], t["agent"], t.get("goal"), t.get("versus")) for t in targets],
+        }
+    return out
+
+
+#: the baselines (:func:`load_baselines`)
+BASELINES = load_baselines()
 
 
 def command(name: str, out: str) -> list:
@@ -368,9 +202,7 @@ def markdown(data: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m dungeonrl.benchmarks.baselines", description=__doc__.split("\n\n")[0]
-    )
+    p = cmdline.parser("baselines", __doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the baselines and their commands")
     r = sub.add_parser("run", help="train a baseline, then record it")

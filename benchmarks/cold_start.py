@@ -24,7 +24,6 @@ records the commit of the code it measured.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -34,6 +33,7 @@ import tempfile
 import time
 
 from ..machine import loadavg, machine_info
+from . import cmdline
 
 FIRST_STEP = """
 import time, numpy as np
@@ -177,7 +177,7 @@ def markdown(doc: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = cmdline.parser("cold_start", __doc__)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default=None)
     p.add_argument("--python", default=sys.executable, help="the interpreter to measure")
@@ -202,9 +202,7 @@ def main(argv=None) -> int:
         **({"before": before} if before else {}),
     }
     print(markdown(doc))
-    if a.json:
-        with open(a.json, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
+    cmdline.save_json(doc, a.json)
     return 0
 
 

@@ -37,11 +37,12 @@ This is run by hand (or by the lead before a merge), not as a timed test.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from typing import Any, TypeGuard
+
+from . import cmdline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BASE = os.path.join(HERE, "results", "suite.json")
@@ -233,10 +234,10 @@ def _load(path: str) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m dungeonrl.benchmarks.compare",
-        description="name every figure of a new benchmark run that "
-        "dropped by more than a threshold; exit 1 if any",
+    p = cmdline.parser(
+        "compare",
+        description="name every figure of a new benchmark run that dropped by more than a "
+        "threshold; exit 1 if any",
     )
     p.add_argument(
         "new", help="the new run's JSON (dungeonrl bench writes bench-results/suite.json)"
@@ -252,12 +253,13 @@ def main(argv=None) -> int:
         default=0.15,
         help="relative drop that counts (default 0.15 = 15%%)",
     )
-    p.add_argument("--all", action="store_true", help="also list improved and unchanged figures")
-    p.add_argument(
-        "--cpu",
-        action="store_true",
-        help="compare steps per CPU-second of the benchmark process (less disturbed "
-        "by other load) instead of wall-clock steps/s",
+    cmdline.add_flags(
+        p,
+        {
+            "--all": "also list improved and unchanged figures",
+            "--cpu": "compare steps per CPU-second of the benchmark process (less disturbed "
+            "by other load) instead of wall-clock steps/s",
+        },
     )
     a = p.parse_args(argv)
     if a.base == DEFAULT_BASE and not os.path.exists(DEFAULT_BASE):

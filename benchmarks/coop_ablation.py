@@ -29,7 +29,6 @@ the machine and its load.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -39,60 +38,38 @@ import sys
 import time
 from typing import Any
 
+from . import cmdline, datafile
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "coop_ablation.json")
 RUNS = os.path.join("runs", "coop_ablation")
-GAME = "dcc_unstoppable"
-
+#: the game, the shared and cloning arguments, the baseline and the arms
+#: (``benchmarks/data/coop_ablation.toml``)
+_DATA = datafile.check_keys(
+    datafile.load("coop_ablation"),
+    "coop_ablation.toml",
+    ("game", "baseline", "common", "clone", "about", "arms"),
+)
+GAME = _DATA["game"]
 #: what every arm shares
-COMMON = (
-    "--players 2 --floor 1 --difficulty normal --hidden 256,256 --num-envs 256 "
-    "--minibatches 8 --seed 0 --eval-games 1000"
-).split()
+COMMON = shlex.split(_DATA["common"])
 #: a clone of the heuristic (behaviour cloning, one DAgger round) before PPO
-CLONE = "--kickstart heuristic --bc-steps 200000 --dagger-rounds 1".split()
+CLONE = shlex.split(_DATA["clone"])
 #: the network arm e7 continues (the baseline's run of arm e4's command)
-BASELINE_MODEL = os.path.join("runs", "baselines", "dcc_unstoppable-coop", "model.pt")
-
+BASELINE = _DATA["baseline"]
+BASELINE_MODEL = os.path.join("runs", "baselines", BASELINE, "model.pt")
 #: key -> (what the arm tries, its arguments after COMMON)
 ARMS: dict[str, tuple[str, list[str]]] = {
-    "e1": (
-        "clone, then PPO beside the heuristic (12 min, lr 3e-4)",
-        CLONE + "--minutes 12 --lr 3e-4 --partners heuristic:1".split(),
-    ),
-    "e2": (
-        "clone, then PPO beside itself (12 min, lr 3e-4)",
-        CLONE + "--minutes 12 --lr 3e-4 --partners self:1".split(),
-    ),
-    "e3": (
-        "clone, then PPO beside the heuristic (20 min, lr 1e-4)",
-        CLONE + "--minutes 20 --lr 1e-4 --partners heuristic:1".split(),
-    ),
-    "e4": (
-        "PPO from a random network beside the heuristic (20 min; the baseline)",
-        "--minutes 20 --lr 3e-4 --partners heuristic:1".split(),
-    ),
-    "e5": (
-        "PPO from a random network beside itself (20 min)",
-        "--minutes 20 --lr 3e-4 --partners self:1".split(),
-    ),
-    "e6": (
-        "PPO from a random network, teammate itself or the heuristic (20 min)",
-        "--minutes 20 --lr 3e-4 --partners self:0.5,heuristic:0.5".split(),
-    ),
-    "e7": (
-        "the baseline's network, then PPO with itself or the heuristic (20 min, lr 1e-4)",
-        ["--minutes", "20", "--lr", "1e-4", "--init", BASELINE_MODEL]
-        + "--partners self:0.5,heuristic:0.5".split(),
-    ),
+    arm["key"]: (
+        arm["about"],
+        (CLONE if arm.get("clone") else [])
+        + [x.format(baseline_model=BASELINE_MODEL) for x in shlex.split(arm["args"])],
+    )
+    for arm in datafile.rows(
+        _DATA, "arms", "coop_ablation.toml", ("key", "about", "args"), ("clone",)
+    )
 }
-
-ABOUT = (
-    "2-player co-op Floor 1 Normal: what the training recipe does to the team "
-    "win rates; each arm one command (seed 0), evaluated on the same 1,000 "
-    "seeded team games (the agent's seat alternated), greedy play; arms ran "
-    "two at a time on the 2 cores"
-)
+ABOUT = _DATA["about"]
 
 
 def args_of(key: str) -> list[str]:
@@ -121,7 +98,7 @@ def _check_inputs(key: str) -> None:
         if not os.path.exists(path):
             raise FileNotFoundError(
                 f"arm {key} continues the network in {path}, which does not exist: "
-                "run `python -m dungeonrl.benchmarks.baselines run dcc_unstoppable-coop` first"
+                f"run `python -m dungeonrl.benchmarks.baselines run {BASELINE}` first"
             )
 
 
@@ -219,9 +196,7 @@ def record(runs: str = RUNS, path: str | None = RESULTS) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m dungeonrl.benchmarks.coop_ablation", description=__doc__.split("\n")[0]
-    )
+    ap = cmdline.parser("coop_ablation", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the arms and their commands")
     r = sub.add_parser("run", help="train arms (all by default)")

@@ -25,20 +25,20 @@ import sys
 
 import numpy as np
 
+from . import datafile
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "coop_behaviour.json")
-#: the co-op setting of the shipped co-op agent
-CORE_KWARGS = {"num_players": 2, "floor": 1, "difficulty": "normal"}
-#: (agent, teammate) pairs the result file holds
-PAIRS = (
-    ("pretrained:dcc_unstoppable-coop", "heuristic"),
-    ("pretrained:dcc_unstoppable-coop", "self"),
-    ("pretrained:dcc_unstoppable-solo", "self"),
-    ("heuristic", "heuristic"),
-    # the trained pair: the lead agent trained beside the frozen co-op agent
-    ("pretrained:dcc_unstoppable-coop-lead", "pretrained:dcc_unstoppable-coop"),
-    ("pretrained:dcc_unstoppable-coop", "pretrained:dcc_unstoppable-coop-lead"),
+_DATA = datafile.check_keys(
+    datafile.load("coop_behaviour"),
+    "coop_behaviour.toml",
+    ("game", "core_kwargs", "setting", "pairs"),
 )
+#: the game, and the co-op setting of the shipped co-op agent
+#: (``benchmarks/data/coop_behaviour.toml``)
+GAME, CORE_KWARGS = _DATA["game"], dict(_DATA["core_kwargs"])
+#: (agent, teammate) pairs the result file holds
+PAIRS = tuple((str(a), str(b)) for a, b in _DATA["pairs"])
 
 
 def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int = 0) -> dict:
@@ -121,7 +121,7 @@ def measure(pairs=PAIRS, games: int = 1000, seed: int = 0) -> dict:
     from ..machine import machine_info
     from ..registry import get_spec
 
-    core = resolve_core(get_spec("dcc_unstoppable"), dict(CORE_KWARGS))
+    core = resolve_core(get_spec(GAME), dict(CORE_KWARGS))
     rows = []
     for a, b in pairs:
         agent = make_agent(a, core)
@@ -132,7 +132,7 @@ def measure(pairs=PAIRS, games: int = 1000, seed: int = 0) -> dict:
     return {
         "date": datetime.date.today().isoformat(),
         "machine": machine_info(),
-        "setting": "2-player co-op, Floor 1 normal, arcade; greedy play",
+        "setting": _DATA["setting"],
         "command": f"python -m dungeonrl.benchmarks.coop_behaviour --games {games} --seed {seed}",
         "rows": rows,
     }

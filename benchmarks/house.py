@@ -115,17 +115,12 @@ _SKIP_TOKENS = {
 # --------------------------------------------------------------------------------
 def _docstring_lines(tree: ast.AST, lines: list[str]) -> set[int]:
     out: set[int] = set()
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if (
-                body
-                and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)
-            ):
-                first, last = body[0].lineno, body[0].end_lineno or body[0].lineno
-                out.update(i for i in range(first, last + 1) if lines[i - 1].strip())
+        if isinstance(node, owners) and ast.get_docstring(node, clean=False) is not None:
+            doc = node.body[0]
+            first, last = doc.lineno, doc.end_lineno or doc.lineno
+            out.update(i for i in range(first, last + 1) if lines[i - 1].strip())
     return out
 
 
@@ -303,13 +298,13 @@ def markdown(root: str = ROOT) -> str:
 
 def readme_block(text: str) -> str | None:
     """The text between the markers (None if the README has none)."""
-    i = text.find(BEGIN)
-    if i < 0:
+    _, opened, rest = text.partition(BEGIN)
+    if not opened:
         return None
-    j = text.find(END, i)
-    if j < 0:
+    block, closed, _ = rest.partition(END)
+    if not closed:
         raise ValueError(f"marker {BEGIN!r} is not closed by {END!r}")
-    return text[i + len(BEGIN) : j].strip("\n")
+    return block.strip("\n")
 
 
 def replace_block(text: str, table: str) -> str:

@@ -131,6 +131,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from . import cmdline
+
 __all__ = [
     "BUDGETS",
     "Budget",
@@ -1101,26 +1103,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--jobs", type=int, default=1, help="processes of one core each (default 1)")
     p.add_argument("--out", default=None, help=f"result folder (default {RESULTS})")
-    p.add_argument("--force", action="store_true", help="play rows already in the result file")
-    p.add_argument(
-        "--smoke",
-        action="store_true",
-        help="a quick check: 2 games a row, sims=2, rollouts=2, into a temporary folder "
-        "(unless --out), one table (Unbroken unless --game)",
-    )
-    p.add_argument(
-        "--write-docs",
-        action="store_true",
-        help="regenerate the ladder section of docs/evaluation.md and the README rows "
-        "(alone: plays nothing)",
-    )
     p.add_argument("--root", default=ROOT, help="the repository (README.md and docs/)")
-    p.add_argument("--list", action="store_true", help="list the tables and budgets, play nothing")
-    p.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="time the search rows on --games games (default 8) at the budget (or --sims, "
-        "--rollouts) and record it in calibration.json of the result folder",
+    cmdline.add_flags(
+        p,
+        {
+            "--force": "play rows already in the result file",
+            "--smoke": "a quick check: 2 games a row, sims=2, rollouts=2, into a temporary "
+            "folder (unless --out), one table (Unbroken unless --game)",
+            "--write-docs": "regenerate the ladder section of docs/evaluation.md and the "
+            "README rows (alone: plays nothing)",
+            "--list": "list the tables and budgets, play nothing",
+            "--calibrate": "time the search rows on --games games (default 8) at the budget "
+            "(or --sims, --rollouts) and record it in calibration.json of the result folder",
+        },
     )
     return p
 

@@ -16,22 +16,25 @@ learners' own win rates against the heuristic beside it.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
+import shlex
 import sys
 
 from ..agents.commands.exploit import exploit
 from ..agents.commands.train import build_parser as train_parser
 from ..agents.commands.train import main as train_main
 from ..machine import machine_info
+from . import cmdline, datafile
 
-COMMON = [
-    "--players", "2", "--num-envs", "256", "--hidden", "128,128", "--kickstart", "heuristic",
-    "--bc-steps", "100000", "--opponents", "self:1", "--snapshot-every", "10",
-    "--eval-opponents", "heuristic,random", "--progress", "none", "--overwrite",
-]  # fmt: skip
+#: the game and the arms' shared ``dungeonrl train`` arguments
+#: (``benchmarks/data/league_vs_selfplay.toml``)
+_DATA = datafile.check_keys(
+    datafile.load("league_vs_selfplay"), "league_vs_selfplay.toml", ("game", "args")
+)
+GAME = _DATA["game"]
+COMMON = shlex.split(_DATA["args"])
 
 
 def run(
@@ -44,14 +47,14 @@ def run(
     ):
         folder = os.path.join(root, arm)
         argv = [*COMMON, *extra, "--minutes", f"{minutes:g}", "--eval-games", str(games)]
-        ns = train_parser(game="dungeon_crawler").parse_args([*argv, "--out", folder])
-        ns.env, ns.given = "dungeon_crawler", {"out", "overwrite"}
+        ns = train_parser(game=GAME).parse_args([*argv, "--out", folder])
+        ns.env, ns.given = GAME, {"out", "overwrite"}
         if train_main(ns):
             raise SystemExit(f"training {arm} failed")
         with open(os.path.join(folder, "metrics.json"), encoding="utf-8") as f:
             m = json.load(f)
         x = exploit(
-            "dungeon_crawler",
+            GAME,
             os.path.join(folder, "model.pt"),
             minutes=exploit_minutes,
             games=games,
@@ -61,7 +64,7 @@ def run(
             from_agent=False,
         )
         out[arm] = {
-            "command": "dungeonrl train dungeon_crawler " + " ".join(argv),
+            "command": f"dungeonrl train {GAME} " + " ".join(argv),
             "steps": m["steps"],
             "train_minutes": round(m["train_seconds"] / 60, 2),
             "final_eval": m.get("final_eval"),
@@ -117,7 +120,7 @@ def markdown(doc: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = cmdline.parser("league_vs_selfplay", __doc__)
     p.add_argument("--minutes", type=float, default=8.0)
     p.add_argument("--exploit-minutes", type=float, default=4.0)
     p.add_argument("--games", type=int, default=1000)
@@ -143,9 +146,7 @@ def main(argv=None) -> int:
             f"{arm}: {r['steps']:,} steps; best response wins {br['win_rate']:.1%} "
             f"({br['ci_low']:.1%}-{br['ci_high']:.1%})"
         )
-    if a.json:
-        with open(a.json, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
+    cmdline.save_json(doc, a.json)
     return 0
 
 

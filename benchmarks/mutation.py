@@ -597,20 +597,14 @@ def write_docs(data: dict, doc: Path = DOC) -> bool:
 
 
 def commit_of(root: Path) -> str:
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+        run.check_returncode()
+        return run.stdout.strip()
+
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "-uno"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        return out + ("+" if dirty else "")
+        dirty = git("status", "--porcelain", "-uno")
+        return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "?"
 

@@ -16,8 +16,9 @@ of the timed iterations / their wall time. Configurations:
   (1,024 envs x 32 steps, minibatch 2,048, 2 epochs).
 
 Network for all: separate actor and critic MLPs 2 x 256 tanh
-(``--hidden``, ``--activation``, ``--shared`` to change). Unbroken, Normal,
-Sneak. Torch threads: ``--threads`` (default 0 = 1 thread).
+(``--hidden``, ``--activation``, ``--shared`` to change). The game and its
+options: ``benchmarks/data/ppo_speed.toml`` (Unbroken, Normal, Sneak).
+Torch threads: ``--threads`` (default 0 = 1 thread).
 
 The headline ratio compares each at its own defaults, as people run them
 (a comparison, not a target: the targets live in
@@ -35,12 +36,20 @@ import json
 import os
 import time
 
+from . import datafile
+
+#: the game, its core options and its title (``benchmarks/data/ppo_speed.toml``)
+SETTING = datafile.check_keys(
+    datafile.load("ppo_speed"), "ppo_speed.toml", ("game", "core_kwargs", "title")
+)
+
 
 def time_fast(seconds, hidden, activation, shared, threads, **kw):
     from ..agents.algos.ppo import PPOConfig, train
 
     cfg = PPOConfig(
-        core_kwargs={"character": "sneak", "difficulty": "normal", "reward": "score"},
+        env=SETTING["game"],
+        core_kwargs=dict(SETTING["core_kwargs"]),
         total_steps=10**12,
         hidden=hidden,
         activation=activation,
@@ -74,13 +83,7 @@ def time_sb3(seconds, hidden, activation, shared, threads, num_envs, n_steps, ba
 
     set_torch_threads(threads)
     venv = DungeonSB3VecEnv(
-        "unbroken",
-        num_envs=num_envs,
-        seed=0,
-        character="sneak",
-        difficulty="normal",
-        reward="score",
-        episode_info=True,
+        SETTING["game"], num_envs=num_envs, seed=0, episode_info=True, **SETTING["core_kwargs"]
     )
     marks = []
 
@@ -194,7 +197,7 @@ def markdown(data: dict) -> str:
         f"Measured by `python -m dungeonrl.benchmarks.ppo_speed --json "
         f"benchmarks/results/ppo_speed.json` ({data.get('date', '?')}, {m['cpu']}, "
         f"{m['cores']} cores, {data.get('seconds', '?')} s timed per configuration, "
-        f"load {data['load_avg_1m_at_end']:.1f} at the end). Unbroken Normal/Sneak; "
+        f"load {data['load_avg_1m_at_end']:.1f} at the end). {SETTING['title']}; "
         f"network: separate actor and critic MLPs {net['hidden']} {net['activation']}, "
         "1 torch thread.",
         "",

@@ -29,14 +29,13 @@ rollout and update seconds per iteration.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import time
 from typing import Any
 
 from ..machine import loadavg, machine_info
+from . import cmdline, datafile
 
 
 def configs(cores: int, multi: bool) -> dict:
@@ -55,10 +54,28 @@ def configs(cores: int, multi: bool) -> dict:
     return out
 
 
-SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
-    "unbroken": ("unbroken", {"character": "sneak", "difficulty": "normal", "reward": "score"}),
-    "dungeon_crawler-8p": ("dungeon_crawler", {"num_players": 8}),
-}
+def load_settings(name: str = "ppo_threads") -> dict[str, dict[str, Any]]:
+    """key -> ``{"game", "core_kwargs", "partners"}`` of ``benchmarks/data/<name>.toml``
+    (``partners``: the self-play view's other seats, ``None`` for a one-seat setting)."""
+    rows = datafile.rows(
+        datafile.load(name),
+        "settings",
+        f"{name}.toml",
+        ("key", "game"),
+        ("core_kwargs", "partners"),
+    )
+    return {
+        r["key"]: {
+            "game": r["game"],
+            "core_kwargs": dict(r.get("core_kwargs", {})),
+            "partners": r.get("partners"),
+        }
+        for r in rows
+    }
+
+
+#: the measured settings (:func:`load_settings`)
+SETTINGS = load_settings()
 
 
 def time_config(setting: str, threads: dict, seconds: float, **overrides) -> dict:
@@ -68,11 +85,11 @@ def time_config(setting: str, threads: dict, seconds: float, **overrides) -> dic
     from ..agents.algos.selfplay import make_view
     from ..envs.core.common import resolve_core
 
-    game, kwargs = SETTINGS[setting]
+    game, kwargs, partners = (SETTINGS[setting][k] for k in ("game", "core_kwargs", "partners"))
     cfg = PPOConfig(env=game, core_kwargs=kwargs, total_steps=10**12, **threads, **overrides)
     view = None
-    if setting != "unbroken":
-        view = make_view(resolve_core(game, dict(kwargs)), cfg.num_envs, "heuristic:1", seed=0)
+    if partners is not None:
+        view = make_view(resolve_core(game, dict(kwargs)), cfg.num_envs, partners, seed=0)
     marks, parts = [], []
 
     def cb(m, net):
@@ -102,7 +119,7 @@ def run(seconds: float, rounds: int, settings: list) -> dict:
         "settings": {},
     }
     for setting in settings:
-        confs = configs(cores, setting != "unbroken")
+        confs = configs(cores, SETTINGS[setting]["partners"] is not None)
         per: dict = {name: [] for name in confs}
         for r in range(rounds):
             names = list(confs)
@@ -144,7 +161,7 @@ def markdown(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dungeonrl.benchmarks.ppo_threads")
+    p = cmdline.parser("ppo_threads")
     p.add_argument("--seconds", type=float, default=40.0, help="timed seconds per configuration")
     p.add_argument("--rounds", type=int, default=2, help="rounds of every configuration")
     p.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated")
@@ -156,9 +173,7 @@ def main(argv=None) -> int:
         p.error(f"unknown setting {bad}; choose from {sorted(SETTINGS)}")
     res = run(a.seconds, a.rounds, names)
     print(markdown(res))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(res, f, indent=1)
+    cmdline.save_json(res, a.json)
     return 0
 
 

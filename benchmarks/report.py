@@ -12,8 +12,9 @@ markers of an unknown name.
 
 Sections and the results they are made from:
 
-* ``unbroken-balance``: ``unbroken_balance.json``, written by ``python -m
-  dungeonrl.benchmarks.unbroken_balance --json``;
+* a game's own tools' sections, named in ``benchmarks/data/report.toml``
+  (``unbroken-balance``: ``unbroken_balance.json``, written by ``python -m
+  dungeonrl.benchmarks.unbroken_balance --json``);
 * ``bench-suite``: ``suite.json``, written by ``dungeonrl bench --out
   benchmarks/results`` (the throughput suite over every game with its peers
   and the speed targets); ``readme-speed`` is its headline (one row per
@@ -46,10 +47,13 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib
 import json
 import os
 import re
 import sys
+
+from . import datafile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
@@ -68,23 +72,26 @@ def relink(body: str, base: str) -> str:
     return RELATIVE_LINK.sub(lambda m: f"{m.group(1)}{base}/{m.group(2)}", body)
 
 
-def balance_section(data):
-    from .unbroken_balance import markdown
+def _markdown_of(module: str, attr: str = "markdown", takes_data: bool = True):
+    """A section made by ``attr`` of ``module`` (relative to this package),
+    imported when the section is rendered; ``takes_data``: it is called with
+    the section's results (else with nothing)."""
 
-    return (
-        f"Seeds 0..{data['games'] - 1} per cell ({data['games']:,} games per agent, "
-        f"character and difficulty); 95% Wilson intervals.\n\n" + markdown(data["rows"])
-    )
+    def section(data):
+        fn = getattr(importlib.import_module(module, __package__), attr)
+        return fn(data) if takes_data else fn()
 
-
-def suite_section(data):
-    from .suite import markdown
-
-    return markdown(data)
+    return section
 
 
-#: the README's speed headline: one configuration per game
-HEADLINE_CONFIGS = {"dungeon_crawler": "4", "dungeon_kart": "4"}
+#: the report's data (``benchmarks/data/report.toml``): the sections of a
+#: game's own tools, and the configuration of each game in the README's speed
+#: headline (one per game; a game not named: its first measured)
+_DATA = datafile.load("report")
+GAME_SECTIONS = datafile.rows(
+    _DATA, "game_sections", "report.toml", ("name", "results", "module", "function")
+)
+HEADLINE_CONFIGS = {str(k): str(v) for k, v in _DATA.get("headline", {}).items()}
 
 
 def readme_speed_section(data):
@@ -111,24 +118,6 @@ def readme_speed_section(data):
     )
 
 
-def layers_section(data):
-    from .suite.breakdown import markdown
-
-    return markdown(data)
-
-
-def training_speed_section(data):
-    from .ppo_speed import markdown
-
-    return markdown(data)
-
-
-def baselines_section(data):
-    from .baselines import markdown
-
-    return markdown(data)
-
-
 def readme_baselines_section(data):
     """One row per recorded baseline: budget and the greedy agent's results."""
     rows = [
@@ -148,78 +137,27 @@ def readme_baselines_section(data):
     return "\n".join(rows)
 
 
-def pretrained_section(_data):
-    from ..agents.zoo import markdown
-
-    return markdown()
-
-
-def pretrained_targets_section(_data):
-    from ..agents.zoo import targets_markdown
-
-    return targets_markdown()
-
-
-def cold_start_section(data):
-    from .cold_start import markdown
-
-    return markdown(data)
-
-
-def compile_profile_section(data):
-    from .compile_profile import markdown
-
-    return markdown(data)
-
-
-def web_load_section(data):
-    from .web_load import markdown
-
-    return markdown(data)
-
-
-def league_section(data):
-    from .league_vs_selfplay import markdown
-
-    return markdown(data)
-
-
-def mutation_section(data):
-    from .mutation import markdown
-
-    return markdown(data)
-
-
-def exploit_check_section(data):
-    from .exploit_check import markdown
-
-    return markdown(data)
-
-
-def search_speed_section(data):
-    from .search_speed import markdown
-
-    return markdown(data)
-
-
 SECTIONS = {
-    "unbroken-balance": ("unbroken_balance.json", balance_section),
-    "bench-suite": ("suite.json", suite_section),
+    **{
+        g["name"]: (g["results"], _markdown_of(f".{g['module']}", g["function"]))
+        for g in GAME_SECTIONS
+    },
+    "bench-suite": ("suite.json", _markdown_of(".suite")),
     "readme-speed": ("suite.json", readme_speed_section),
-    "bench-layers": ("layers.json", layers_section),
-    "baselines": ("baselines.json", baselines_section),
+    "bench-layers": ("layers.json", _markdown_of(".suite.breakdown")),
+    "baselines": ("baselines.json", _markdown_of(".baselines")),
     "readme-baselines": ("baselines.json", readme_baselines_section),
-    "training-speed": ("ppo_speed.json", training_speed_section),
+    "training-speed": ("ppo_speed.json", _markdown_of(".ppo_speed")),
     # the shipped agents' cards (agents/pretrained_models/*.json), no results file
-    "pretrained": (None, pretrained_section),
-    "readme-pretrained-targets": (None, pretrained_targets_section),
-    "league-vs-selfplay": ("league_vs_selfplay.json", league_section),
-    "cold-start": ("cold_start.json", cold_start_section),
-    "compile-profile": ("compile_profile.json", compile_profile_section),
-    "web-load": ("web_load.json", web_load_section),
-    "mutation": ("mutation.json", mutation_section),
-    "exploit-check": ("exploit_check.json", exploit_check_section),
-    "search-speed": ("search_speed.json", search_speed_section),
+    "pretrained": (None, _markdown_of("..agents.zoo", takes_data=False)),
+    "readme-pretrained-targets": (None, _markdown_of("..agents.zoo", "targets_markdown", False)),
+    "league-vs-selfplay": ("league_vs_selfplay.json", _markdown_of(".league_vs_selfplay")),
+    "cold-start": ("cold_start.json", _markdown_of(".cold_start")),
+    "compile-profile": ("compile_profile.json", _markdown_of(".compile_profile")),
+    "web-load": ("web_load.json", _markdown_of(".web_load")),
+    "mutation": ("mutation.json", _markdown_of(".mutation")),
+    "exploit-check": ("exploit_check.json", _markdown_of(".exploit_check")),
+    "search-speed": ("search_speed.json", _markdown_of(".search_speed")),
 }
 
 

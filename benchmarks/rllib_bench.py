@@ -7,8 +7,9 @@
     python -m dungeonrl.benchmarks.rllib_bench envonly      # adds the envs alone to throughput
 
 ``throughput``: env steps per second sampled by 1 and 2 RLlib env runners
-(remote actors of a local Ray) on Unbroken, each runner holding ``--num-envs``
-games either as one Python env per slot (Gymnasium's ``SyncVectorEnv`` of
+(remote actors of a local Ray) on the catalog's default game (Unbroken),
+each runner holding ``--num-envs`` games either as one Python env per slot
+(Gymnasium's ``SyncVectorEnv`` of
 :class:`~dungeonrl.agents.algos.rllib.RLlibSingleEnv`) or as our batched env
 (:class:`~dungeonrl.agents.algos.rllib.RLlibVectorEnv`: one numba call per step).
 The runners sample in parallel with the exploring RLModule (the PPO
@@ -33,8 +34,14 @@ import sys
 import time
 from typing import Any
 
+from ..envs.catalog import ENV_IDS, default_game
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
+
+#: the game measured: the catalog's default (the first in the suite's order), and its title
+GAME = default_game()
+TITLE = ENV_IDS[GAME].rpartition("/")[2].rpartition("-v")[0]
 
 
 def _machine() -> dict:
@@ -63,9 +70,7 @@ def measure(runners: int, vectorize: str, num_envs: int, steps: int) -> dict:
     from dungeonrl.agents.algos.rllib import init_ray, ppo_config
 
     init_ray(num_cpus=max(2, runners))
-    cfg = ppo_config(
-        "unbroken", env_runners=runners, num_envs=num_envs, vectorize=vectorize, seed=0
-    )
+    cfg = ppo_config(GAME, env_runners=runners, num_envs=num_envs, vectorize=vectorize, seed=0)
     algo = cfg.build_algo()
     group = algo.env_runner_group
     try:
@@ -104,9 +109,9 @@ def env_only(vectorize: str, num_envs: int, steps: int) -> dict:
 
     env: gym.vector.VectorEnv
     if vectorize == "native":
-        env = RLlibVectorEnv("unbroken", num_envs=num_envs)
+        env = RLlibVectorEnv(GAME, num_envs=num_envs)
     else:
-        env = gym.vector.SyncVectorEnv([lambda: RLlibSingleEnv("unbroken")] * num_envs)
+        env = gym.vector.SyncVectorEnv([lambda: RLlibSingleEnv(GAME)] * num_envs)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
 
@@ -173,7 +178,7 @@ def cmd_throughput(args) -> int:
         "rllib_throughput.json",
         {
             "what": "env steps/s sampled by RLlib env runners on "
-            "Unbroken (PPO's exploring RLModule, 256x256)",
+            f"{TITLE} (PPO's exploring RLModule, 256x256)",
             "loadavg_before": list(load0),
             "machine": _machine(),
             "rows": rows,
@@ -209,12 +214,12 @@ def cmd_curve(args) -> int:
         "--overwrite",
     ]
     load0 = os.getloadavg()
-    fast = _train(["train", "unbroken", *common, "--out", f"{runs}/fast"], f"{runs}/fast.log")
+    fast = _train(["train", GAME, *common, "--out", f"{runs}/fast"], f"{runs}/fast.log")
     load1 = os.getloadavg()
     rl = _train(
         [
             "train",
-            "unbroken",
+            GAME,
             "--backend",
             "rllib",
             "--env-runners",
@@ -257,7 +262,7 @@ def cmd_curve(args) -> int:
         }
 
     res = {
-        "what": f"Unbroken, {args.minutes} min of training each, one after the other",
+        "what": f"{TITLE}, {args.minutes} min of training each, one after the other",
         "loadavg": {"before": list(load0), "between": list(load1), "after": list(load2)},
         "machine": _machine(),
         "fast_ppo": brief(fast),
@@ -300,7 +305,7 @@ def plot_curve(res: dict, path: str) -> None:
     a2.grid(alpha=0.3)
     la = res["loadavg"]
     fig.suptitle(
-        f"Unbroken, same wall time; load average {la['before'][0]:.1f} / "
+        f"{TITLE}, same wall time; load average {la['before'][0]:.1f} / "
         f"{la['between'][0]:.1f} / {la['after'][0]:.1f} "
         f"({res['machine']['cores']} cores)"
     )
@@ -363,21 +368,11 @@ def cmd_scaleout(args) -> int:
     for v, color in (("python", "tab:orange"), ("native", "tab:blue")):
         pts = [t for t in out["table"] if t["vectorize"] == v and t["runners_per_machine"] == 8]
         x = [8 * t["machines"] for t in pts]
-        ax.plot(
-            x,
-            [t["sampling_steps_per_s"] for t in pts],
-            "--",
-            color=color,
-            label=f"{v} envs: sampling",
-        )
+        lines = [("sampling_steps_per_s", "--", "sampling")]
         if learner_sps:
-            ax.plot(
-                x,
-                [t["trained_steps_per_s"] for t in pts],
-                "-",
-                color=color,
-                label=f"{v} envs: PPO iterations (1 CPU learner)",
-            )
+            lines.append(("trained_steps_per_s", "-", "PPO iterations (1 CPU learner)"))
+        for key, style, what in lines:
+            ax.plot(x, [t[key] for t in pts], style, color=color, label=f"{v} envs: {what}")
     if learner_sps:
         ax.axhline(learner_sps, color="gray", ls=":", label=f"learner {learner_sps:,.0f} steps/s")
     ax.set_xscale("log", base=2)

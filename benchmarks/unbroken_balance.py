@@ -79,6 +79,14 @@ def markdown(rows):
     return "\n".join(lines)
 
 
+def section(data):
+    """The docs' section of a ``--json`` result (``python -m dungeonrl.benchmarks.report``)."""
+    return (
+        f"Seeds 0..{data['games'] - 1} per cell ({data['games']:,} games per agent, "
+        f"character and difficulty); 95% Wilson intervals.\n\n" + markdown(data["rows"])
+    )
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=10000)

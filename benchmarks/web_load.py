@@ -51,13 +51,15 @@ import time
 from dataclasses import dataclass, field
 
 from ..machine import loadavg, machine_info
+from . import datafile
 
 #: (title, registered game, seats): the titles the clients take in turn
-TITLES = (
-    ("Carl solo", "dcc_unstoppable", ["human"]),
-    ("Unbroken", "unbroken", ["human"]),
-    ("Kart 2 seats", "dungeon_kart", ["human", "heuristic"]),
-    ("Dungeon Crawler 2 seats", "dungeon_crawler", ["human", "heuristic"]),
+#: (``benchmarks/data/web_load.toml``)
+TITLES = tuple(
+    (t["title"], t["game"], list(t["seats"]))
+    for t in datafile.rows(
+        datafile.load("web_load"), "titles", "web_load.toml", ("title", "game", "seats")
+    )
 )
 DEFAULT_GAMES = (1, 8, 32)
 DEFAULT_SECONDS = 15.0

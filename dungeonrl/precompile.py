@@ -114,6 +114,10 @@ def _drive_agents(env_id: str) -> None:
 
         evaluate("heuristic", core, 2, seed=0)  # whole games inside numba where offered
         evaluate("heuristic", core, 2, seed=0, fast=False)  # row by row
+    if getattr(core, "policy_rows", None) is not None:
+        from .agents.policy import make_agent
+
+        make_agent("search?sims=2&rollouts=1", core).warm()  # the search's compiled tree
     if not (spec.multi_agent or spec.max_players > 1):
         return
     from .agents.algos.selfplay import make_view, play_match

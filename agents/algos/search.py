@@ -105,8 +105,23 @@ policy in the searching seat; in the other seats the ``opp`` agent where
 it is scripted, ``heuristic`` or ``random``, else the ``rollout`` policy:
 a network ``opp`` plays only in the tree), and their mean return is the
 leaf's value; or the network's value of the leaf (``rollout=value``).
+Without a network, a node's heuristic prior is drawn at the node's first
+selection, from the determinization played then (most leaves are never
+selected from, so most never pay for it); the root's at the start of the
+decision. Each rollout's generator starts its stream afresh, so a
+decision does not depend on what the agent searched before it.
 The decision is the most visited root action (ties: the higher prior,
 then the higher mean value, then the lower index).
+
+Where no network takes part (no PRIOR, a scripted ``opp``, rollout
+leaves) the simulations run in the game's compiled ``search_run`` kernel
+(``envs/core/kernel/template.py``; the tree's arrays, the PUCT rule and
+the children table keyed bit for bit by what the seat sees are in
+``envs/core/kernel/tree.py``): one call runs many simulations, taking the
+decision generator's raw draws from a buffer filled ahead in their order,
+so it builds the very tree the Python simulations build
+(``tests/agents/test_search_compiled.py``). With a network the same
+algorithm runs in Python, the network's calls between its steps.
 
 Deterministic under a ``sims`` budget: a decision's random numbers (its
 determinizations, the rollouts' tie-breaks and chance, the scripted
@@ -118,7 +133,9 @@ any batch and order.
 ``last_root_visits`` its root's visits per action; ``simulations`` and
 ``decisions`` count them all. ``search_seconds`` sums the wall time of all
 decisions, ``rollout_seconds`` the part spent inside the compiled rollout
-calls and ``inference_seconds`` the part spent in the prior network (its
+calls (in the compiled tree: the kernel's time in its rollouts, read on
+the processor's cycle counter, which x86-64 offers; elsewhere 0) and
+``inference_seconds`` the part spent in the prior network (its
 logits and values) and ``opp_seconds`` the part spent in an ``opp`` agent
 that is not scripted (a network playing the other seats): the search's
 overhead is ``search_seconds / rollout_seconds``.
@@ -133,11 +150,12 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 import numpy as np
-from numba import njit
+from numba import config as numba_config
 
 from ...envs.core.batch import Batch, core_batch
 from ...envs.core.common import copy_records
-from ...envs.core.infostate import resample_chance
+from ...envs.core.infostate import resample_chance, resample_with_key
+from ...envs.core.kernel import tree as T
 from ...envs.core.kernel.header import O_PLAYING
 from ..protocol import AgentError
 
@@ -310,43 +328,17 @@ def make_search_agent(
     return SearchAgent(core, parse_search_ref(text), seed=seed, strict=strict, resolve=resolve)
 
 
-@njit(cache=True, nogil=True)
-def _puct(legal, n, w, avail, logits, fpu, lo, hi, c):
-    """The PUCT choice among the legal actions (``legal`` nonzero); counts
-    their availability. Prior: the softmax of ``logits`` over them."""
-    zmax = -np.inf
-    for a in range(legal.shape[0]):
-        if legal[a] != 0:
-            avail[a] += 1.0
-            if logits[a] > zmax:
-                zmax = logits[a]
-    tot = 0.0
-    for a in range(legal.shape[0]):
-        if legal[a] != 0:
-            tot += math.exp(logits[a] - zmax)
-    best = -1
-    best_s = -np.inf
-    for a in range(legal.shape[0]):
-        if legal[a] == 0:
-            continue
-        q = w[a] / n[a] if n[a] > 0 else fpu
-        q = (q - lo) / (hi - lo) if hi > lo else 0.5
-        s = q + c * (math.exp(logits[a] - zmax) / tot) * math.sqrt(avail[a]) / (1.0 + n[a])
-        if s > best_s:
-            best_s = s
-            best = a
-    return best
-
-
 class _Node:
     """One information set of the searching seat: per action its visits
     ``n``, summed values ``w`` and availability count ``avail``; the prior
     logits (``None``: uniform); children keyed by (action, what the seat
     sees next)."""
 
-    __slots__ = ("seat", "n", "w", "avail", "logits", "children", "v_sum", "v_n")
+    __slots__ = ("seat", "n", "w", "avail", "logits", "children", "v_sum", "v_n", "pending")
 
-    def __init__(self, seat: int, num_actions: int, logits, value: float | None):
+    def __init__(
+        self, seat: int, num_actions: int, logits, value: float | None, pending: bool = False
+    ):
         self.seat = seat
         self.n = np.zeros(num_actions, np.float64)
         self.w = np.zeros(num_actions, np.float64)
@@ -357,6 +349,8 @@ class _Node:
         # the node's own value (none at the root) and everything backed up through it
         self.v_sum = 0.0 if value is None else float(value)
         self.v_n = 0.0 if value is None else 1.0
+        #: the heuristic prior is drawn at the node's first selection
+        self.pending = pending
 
 
 class SearchAgent:
@@ -365,6 +359,8 @@ class SearchAgent:
     record ``buf.states[row]``."""
 
     whole_game = None  # never replaced by a numba fast path
+    #: the compiled tree's first size under a time budget (it doubles when full)
+    initial_nodes = 256
     scripted = None  # not a scripted seat of the compiled loops
 
     def __init__(
@@ -460,6 +456,25 @@ class SearchAgent:
                 codes[:, s] = self.rollout_code
             self._rollout_codes.append(codes)
         self._bind_kernels()
+        #: whether decisions run in the game's compiled tree (``search_run``:
+        #: selection, steps, the other seats and the rollouts in one call):
+        #: no network anywhere, a scripted ``opp``, rollout leaves and the
+        #: JIT on; else the same algorithm in Python (the network's calls
+        #: sit between its steps)
+        self.compiled = (
+            self.net is None
+            and self.opp_agent is None
+            and self.rollout != "value"
+            and has_policy
+            and not numba_config.DISABLE_JIT
+        )
+        self._tree: dict = {}
+        self._raw = np.zeros(0, np.uint64)
+        self._ctl = np.zeros(T.CTL_SIZE, np.int64)
+        self._params = np.zeros(4, np.float64)
+        self._cycles = np.zeros(2, np.int64)
+        self._pool = core.alloc(_DRAW)
+        self._obs_row = np.zeros(core.spec.obs_size, np.float32)
         self.last_simulations = 0
         #: the root's visit count per action at the last decision
         self.last_root_visits = np.zeros(self.num_actions, np.float64)
@@ -476,6 +491,7 @@ class SearchAgent:
     _BOUND = (
         "_st",
         "_st_bytes",
+        "_st_legal",
         "_leaf_bytes",
         "_sim_bytes",
         "_act1",
@@ -487,6 +503,7 @@ class SearchAgent:
         "_policy_st",
         "_advance_st",
         "_play_leaf",
+        "_runs",
     )
 
     def __getstate__(self) -> dict:
@@ -507,6 +524,7 @@ class SearchAgent:
         # byte views of the records copied every simulation (numpy copies a
         # record field by field; a byte copy is one copy)
         self._st_bytes = st.view(np.uint8)
+        self._st_legal = st["legal"][0]
         self._leaf_bytes = self._leaf_rows.view(np.uint8).reshape(len(self._leaf_rows), -1)
         self._sim_bytes = self._sim.states.view(np.uint8)
         self._act1 = np.zeros(1, np.int64)
@@ -534,6 +552,8 @@ class SearchAgent:
                 te,
                 tr,
             )
+        #: the compiled tree's call per searching seat (made on first use)
+        self._runs: dict = {}
         self._play_leaf = [
             b.bound_call(
                 "play_rows", self._leaf_rows, codes, self._prng, self._returns, self._length
@@ -560,7 +580,11 @@ class SearchAgent:
 
     def _decide(self, state) -> int:
         core = self.core
-        root_state = np.array(state, dtype=core.state_dtype).reshape(-1)[:1].copy()
+        root_state = core.alloc(1)
+        if isinstance(state, np.ndarray) and state.dtype == core.state_dtype and state.size:
+            copy_records(root_state, np.ascontiguousarray(state.reshape(-1)[:1]))
+        else:
+            root_state[:] = np.array(state, dtype=core.state_dtype).reshape(-1)[:1]
         if int(root_state["outcome"][0]) != O_PLAYING or int(root_state["actor"][0]) < 0:
             raise SearchError(f"agent {self.name!r}: the game is over, there is no decision")
         seat = int(root_state["actor"][0])
@@ -575,9 +599,27 @@ class SearchAgent:
         rng = self._decision_rng(obs, root_state["legal"][0], seat)
         copy_records(self._st, core.resample_from_infostate(root_state, seat, rng)[:1])
         root = self._new_node(seat, obs, None, rng)
+        t_end = None if self.cfg.ms is None else time.perf_counter() + self.cfg.ms / 1000.0
+        if self.compiled:
+            visits_all, w_all, n = self._search_compiled(root_state, seat, rng, root.logits, t_end)
+        else:
+            n = self._search_python(root, root_state, seat, rng, t_end)
+            visits_all, w_all = root.n, root.w
+        self.last_simulations = n
+        self.last_root_visits = visits_all.copy()
+        self.simulations += n
+        visits = visits_all[legal]
+        q = np.where(visits > 0, w_all[legal] / np.maximum(visits, 1), -math.inf)
+        # most visits, then the higher prior (at a tiny budget the prior's
+        # choice, not one noisy rollout, settles a tie), then the higher mean value
+        best = np.lexsort((-q, -root.logits[legal], -visits))[0]
+        return int(legal[best])
+
+    def _search_python(self, root: _Node, root_state, seat: int, rng, t_end) -> int:
+        """The simulations in Python (a network prior, value or ``opp``);
+        the number run."""
         bounds = [math.inf, -math.inf]
         cfg = self.cfg
-        t_end = None if cfg.ms is None else time.perf_counter() + cfg.ms / 1000.0
         n = 0
         pool_bytes = np.zeros((0, 0), np.uint8)
         while True:
@@ -586,20 +628,154 @@ class SearchAgent:
             if t_end is not None and n > 0 and time.perf_counter() >= t_end:
                 break
             if n % _DRAW == 0:  # the next determinizations, drawn in one call
-                pool = core.resample_from_infostate(np.repeat(root_state, _DRAW), seat, rng)
+                pool = self.core.resample_from_infostate(np.repeat(root_state, _DRAW), seat, rng)
                 pool_bytes = pool.view(np.uint8).reshape(len(pool), -1)
             self._st_bytes[:] = pool_bytes[n % _DRAW]
             self._simulate(root, seat, rng, bounds)
             n += 1
-        self.last_simulations = n
-        self.last_root_visits = root.n.copy()
-        self.simulations += n
-        visits = root.n[legal]
-        q = np.where(visits > 0, root.w[legal] / np.maximum(visits, 1), -math.inf)
-        # most visits, then the higher prior (at a tiny budget the prior's
-        # choice, not one noisy rollout, settles a tie), then the higher mean value
-        best = np.lexsort((-q, -root.logits[legal], -visits))[0]
-        return int(legal[best])
+        return n
+
+    # --- the compiled tree ------------------------------------------------------------------
+    def _search_compiled(self, root_state, seat: int, rng, logits, t_end) -> tuple:
+        """The simulations in the game's ``search_run`` kernel: the same
+        algorithm, the same random numbers in the same order (the
+        generator's raw draws, taken ahead into a buffer), so the same
+        tree as :meth:`_search_python`. Returns the root's visits and value
+        sums per action and the number of simulations."""
+        cfg = self.cfg
+        k = cfg.rollouts
+        self._ensure_tree(cfg.sims + 1 if cfg.sims is not None else self.initial_nodes)
+        tr = self._tree
+        T.tree_clear(tr["hval"])
+        tr["stats"][0] = 0.0
+        tr["stats"][0, 3] = logits
+        tr["vals"][0] = 0.0
+        ctl, params, cycles = self._ctl, self._params, self._cycles
+        ctl[:] = 0
+        ctl[T.C_SEAT] = seat
+        ctl[T.C_ROLLOUTS] = k
+        ctl[T.C_HEURISTIC] = int(self.heuristic_prior)
+        ctl[T.C_NODES] = 1
+        params[:] = (self.c, HEURISTIC_PRIOR, math.inf, -math.inf)
+        cycles[:] = 0
+        run = self._run(seat)
+        pool_bytes = self._pool.view(np.uint8).reshape(_DRAW, -1)
+        n, block, wall = 0, -1, 0.0
+        while True:
+            if cfg.sims is not None and n >= cfg.sims:
+                break
+            if t_end is not None and n > 0 and time.perf_counter() >= t_end:
+                break
+            if n // _DRAW != block:  # the next determinizations, drawn in one call
+                block = n // _DRAW
+                key = self._take_raw(rng)
+                # only the rows the budget reaches: row i of a sample is drawn
+                # from its own stream, whatever the number of rows
+                rows = _DRAW if cfg.sims is None else min(_DRAW, cfg.sims - n)
+                pool = resample_with_key(self.core, np.repeat(root_state, rows), seat, key)
+                pool_bytes[:rows] = pool.view(np.uint8).reshape(rows, -1)
+            want = _DRAW - n % _DRAW
+            if cfg.sims is not None:
+                want = min(want, cfg.sims - n)
+            if t_end is not None:
+                want = 1  # the clock is read between simulations
+            if ctl[T.C_NODES] >= len(tr["stats"]):
+                self._ensure_tree(2 * len(tr["stats"]))
+                tr = self._tree
+                run = self._run(seat)
+            if ctl[T.C_RAW_LEN] - ctl[T.C_RAW_POS] < 2 * ctl[T.C_NODES] + k + 3:
+                self._refill(rng)
+            ctl[T.C_START] = n % _DRAW
+            ctl[T.C_COUNT] = want
+            t0 = time.perf_counter()
+            run()
+            wall += time.perf_counter() - t0
+            n += int(ctl[T.C_DONE])
+        if cycles[0] > 0:  # the rollouts' share of the kernel's time, by its clock
+            self.rollout_seconds += wall * float(cycles[1]) / float(cycles[0])
+        return tr["stats"][0, 0].copy(), tr["stats"][0, 1].copy(), n
+
+    def _ensure_tree(self, cap: int) -> None:
+        """A tree of at least ``cap`` nodes (grown: the nodes and children
+        kept) and a raw-draw buffer to match."""
+        old = self._tree
+        if old and len(old["stats"]) >= cap:
+            return
+        new = T.tree_arrays(cap, self.num_actions, int(self.core.spec.obs_size))
+        if old:
+            m = len(old["stats"])
+            for name in ("stats", "vals", "key_obs", "key_legal"):
+                new[name][:m] = old[name]
+            T.rehash(old["hkey"], old["hval"], new["hkey"], new["hval"])
+        self._tree = new
+        self._runs.clear()  # the calls were bound to the old arrays
+        size = 2 * (2 * cap + self.cfg.rollouts + 8) + 64
+        if len(self._raw) < size:
+            raw = np.zeros(size, np.uint64)
+            pos, ln = int(self._ctl[T.C_RAW_POS]), int(self._ctl[T.C_RAW_LEN])
+            raw[: ln - pos] = self._raw[pos:ln]
+            self._raw = raw
+            self._ctl[T.C_RAW_POS], self._ctl[T.C_RAW_LEN] = 0, ln - pos
+
+    def _refill(self, rng) -> None:
+        """The unused raw draws moved to the front, the rest of the buffer
+        filled with the generator's next ones (the order of the draws kept)."""
+        ctl, raw = self._ctl, self._raw
+        pos, ln = int(ctl[T.C_RAW_POS]), int(ctl[T.C_RAW_LEN])
+        tail = ln - pos
+        raw[:tail] = raw[pos:ln].copy()
+        raw[tail:] = rng.bit_generator.random_raw(len(raw) - tail)
+        ctl[T.C_RAW_POS], ctl[T.C_RAW_LEN] = 0, len(raw)
+
+    def _take_raw(self, rng) -> np.uint64:
+        """The next raw draw (from the buffer, refilled when empty)."""
+        ctl = self._ctl
+        if ctl[T.C_RAW_POS] >= ctl[T.C_RAW_LEN]:
+            self._refill(rng)
+        v = self._raw[ctl[T.C_RAW_POS]]
+        ctl[T.C_RAW_POS] += 1
+        return np.uint64(v)
+
+    def warm(self) -> None:
+        """Compile (or load from numba's cache) the game's search kernel
+        for this agent's arrays, without searching (``dungeonrl
+        precompile``)."""
+        if self.compiled:
+            self._ensure_tree(self.cfg.sims + 1 if self.cfg.sims is not None else 2)
+            self._run(0)
+
+    def _run(self, seat: int):
+        """The ``search_run`` call on this agent's arrays for ``seat``,
+        typed once (typing a record array costs milliseconds)."""
+        run = self._runs.get(seat)
+        if run is None:
+            run = self._runs[seat] = self._bind_run(seat)
+        return run
+
+    def _bind_run(self, seat: int):
+        tr = self._tree
+        return core_batch(self.core).bound_call(
+            "search_run",
+            self._pool,
+            self._ctl,
+            self._params,
+            self._raw,
+            tr["stats"],
+            tr["vals"],
+            tr["key_obs"],
+            tr["key_legal"],
+            tr["hkey"],
+            tr["hval"],
+            self._st,
+            self._leaf_rows,
+            self._rollout_codes[seat],
+            self._codes,
+            self._prng,
+            self._returns,
+            self._length,
+            self._obs_row,
+            self._cycles,
+        )
 
     # --- one simulation ---------------------------------------------------------------
     def _simulate(self, root: _Node, seat: int, rng, bounds: list) -> None:
@@ -609,6 +785,9 @@ class SearchAgent:
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
+            if node.pending:  # the node's heuristic prior, drawn at its first selection
+                node.logits = self._heuristic_logits(rng)
+                node.pending = False
             a = self._select(node, st["legal"][0], bounds)
             path.append((node, a))
             self._step(a, ret)
@@ -622,7 +801,7 @@ class SearchAgent:
             child = node.children.get(key)
             if child is None:
                 value = ret + self._evaluate(seat, obs, rng)
-                node.children[key] = self._new_node(seat, obs, float(value[seat]), rng)
+                node.children[key] = self._new_node(seat, obs, float(value[seat]), rng, lazy=True)
                 break
             node = child
         for nd, a in path:  # each node backs up the return of the seat acting there
@@ -638,7 +817,9 @@ class SearchAgent:
         """The PUCT choice among the actions legal in this determinization."""
         fpu = node.v_sum / node.v_n if node.v_n else 0.0
         return int(
-            _puct(legal, node.n, node.w, node.avail, node.logits, fpu, bounds[0], bounds[1], self.c)
+            T.puct(
+                legal, node.n, node.w, node.avail, node.logits, fpu, bounds[0], bounds[1], self.c
+            )
         )
 
     def _step(self, a: int, ret: np.ndarray) -> None:
@@ -700,6 +881,7 @@ class SearchAgent:
         resample_chance(rows, rng)
         prng, returns, length = self._prng, self._returns, self._length
         prng[:, 0] = rng.bit_generator.random_raw(k)
+        prng[:, 1] = 0  # each rollout's stream from its start: no history carried over
         returns[:] = 0.0
         length[:] = 0
         t0 = time.perf_counter()
@@ -714,10 +896,17 @@ class SearchAgent:
         self.inference_seconds += time.perf_counter() - t0
         return v
 
-    def _new_node(self, seat: int, obs: np.ndarray, value: float | None, rng=None) -> _Node:
-        """A node for ``seat`` seeing ``obs`` in ``_st``, with its prior."""
+    def _new_node(
+        self, seat: int, obs: np.ndarray, value: float | None, rng=None, lazy: bool = False
+    ) -> _Node:
+        """A node for ``seat`` seeing ``obs`` in ``_st``, with its prior (a
+        heuristic prior with ``lazy``: drawn at the node's first selection,
+        from the determinization played then; most leaves are never
+        selected from)."""
         logits = None
         if self.net is None and self.heuristic_prior:
+            if lazy:
+                return _Node(seat, self.num_actions, None, value, pending=True)
             logits = self._heuristic_logits(rng)
         elif self.net is not None:
             t0 = time.perf_counter()
@@ -737,7 +926,7 @@ class SearchAgent:
         assert self._policy_st is not None  # heuristic_prior: the game has a policy
         self._policy_st()
         logits = np.zeros(self.num_actions, np.float64)
-        n = int(np.count_nonzero(self._st["legal"][0]))
+        n = int(np.count_nonzero(self._st_legal))
         # mass m on the heuristic's action, (1 - m) / (n - 1) on each other one
         m = HEURISTIC_PRIOR
         logits[int(out[0])] = math.log(m * max(1, n - 1) / (1.0 - m))

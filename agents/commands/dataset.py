@@ -60,7 +60,7 @@ from ...envs import catalog
 from ...envs.core.errors import DungeonRLError
 from ...envs.core.hooks import add_core_options, core_kwargs_from, hooks_for
 from ...registry import get_spec
-from ..options import core_options_class, option, positive_int
+from ..options import AGENT_HELP, add_game_and_agent, core_options_class, option, positive_int
 from ..policy import make_agent
 from ..words import count
 
@@ -402,13 +402,7 @@ def build_parser(prog: str = "dungeonrl dataset") -> argparse.ArgumentParser:
         "an agent (loadable with minari.load_dataset).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("game", help=f"game name or env id ({', '.join(catalog.GAMES)})")
-    p.add_argument(
-        "--agent",
-        default="heuristic",
-        help="heuristic, random, pretrained:NAME, module:attribute or a saved model "
-        "file (.pt / .zip)",
-    )
+    add_game_and_agent(p, catalog.GAMES, "file (.pt / .zip)")
     p.add_argument("--episodes", type=int, default=100, help="episodes to record")
     p.add_argument(
         "--dataset-id", default=None, help="Minari dataset id (default dungeonrl/GAME/AGENT-v0)"
@@ -461,23 +455,33 @@ def main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.opponents is not None and not spec.multi_agent:
         parser.error(f"--opponents does not apply to {spec.name}")
-    env_kwargs = _env_kwargs(args, hooks)
     try:
-        ds = record_dataset(
-            args.game,
-            args.agent,
-            args.episodes,
-            dataset_id=args.dataset_id,
-            seed=args.seed,
-            root=args.root,
-            overwrite=args.overwrite,
-            **env_kwargs,
-        )
+        ds = _record(args, args.game, args.seed, _env_kwargs(args, hooks))
     except (ValueError, OSError, ImportError) as e:  # ModelSpecError is a ValueError
         parser.error(str(e))
+    return _wrote(ds)
+
+
+def _record(args, game: str, seed: int, env_kwargs: dict):
+    """:func:`record_dataset` of a parsed command line (either form)."""
+    return record_dataset(
+        game,
+        args.agent,
+        args.episodes,
+        dataset_id=args.dataset_id,
+        seed=seed,
+        root=args.root,
+        overwrite=args.overwrite,
+        **env_kwargs,
+    )
+
+
+def _wrote(ds) -> int:
+    """Say what was written; the exit code 0."""
+    where = os.environ.get("MINARI_DATASETS_PATH", "~/.minari/datasets")
     print(
         f"wrote Minari dataset {ds.spec.dataset_id!r}: {count(ds.total_episodes, 'episode')}, "
-        f"{ds.total_steps} steps, in {os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
+        f"{ds.total_steps} steps, in {where}"
     )
     return 0
 
@@ -509,11 +513,7 @@ def cli_dataset_options(spec):
     class DatasetOptions:
         """dataset"""
 
-        agent: str = option(
-            "heuristic",
-            "heuristic, random, pretrained:NAME, module:attribute or a saved model "
-            "file (.pt / .zip)",
-        )
+        agent: str = option("heuristic", f"{AGENT_HELP} file (.pt / .zip)")
         episodes: int = option(
             100, "episodes to record (episode k plays seed SEED + k)", type=positive_int
         )
@@ -551,16 +551,7 @@ def cli_dataset(args) -> int:
     env_kwargs = _env_kwargs(args, hooks_for(get_spec(args.env).name))
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
-        ds = record_dataset(
-            args.env,
-            args.agent,
-            args.episodes,
-            dataset_id=args.dataset_id,
-            seed=seed,
-            root=args.root,
-            overwrite=args.overwrite,
-            **env_kwargs,
-        )
+        ds = _record(args, args.env, seed, env_kwargs)
     except FileExistsError as e:
         why = str(e).replace("overwrite=True (--overwrite)", "--overwrite")
         print(f"dungeonrl dataset {args.env}: error: {why}", file=sys.stderr)
@@ -568,9 +559,4 @@ def cli_dataset(args) -> int:
     except (ValueError, OSError, ImportError, DungeonRLError) as e:
         print(f"dungeonrl dataset {args.env}: error: {e}", file=sys.stderr)
         return 2
-    print(
-        f"wrote Minari dataset {ds.spec.dataset_id!r}: {count(ds.total_episodes, 'episode')}, "
-        f"{ds.total_steps} steps, in "
-        f"{os.environ.get('MINARI_DATASETS_PATH', '~/.minari/datasets')}"
-    )
-    return 0
+    return _wrote(ds)

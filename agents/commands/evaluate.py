@@ -373,6 +373,19 @@ def _setting_lines(setting: Setting) -> list:
     ]
 
 
+def _make(name: str, core, args, opts):
+    """The agent ``name`` on ``core`` as the command line asks (seed, greedy
+    unless ``--stochastic``, strict about content unless
+    ``--allow-content-change``)."""
+    return make_agent(
+        name,
+        core,
+        seed=args.seed,
+        deterministic=not opts.stochastic,
+        strict=not opts.allow_content_change,
+    )
+
+
 def main(args) -> int:
     game = args.env
     hooks = hooks_for(game)
@@ -406,13 +419,7 @@ def main(args) -> int:
     coop_rows = []
     for name in agents:
         try:
-            agent = make_agent(
-                name,
-                core,
-                seed=args.seed,
-                deterministic=not opts.stochastic,
-                strict=not opts.allow_content_change,
-            )
+            agent = _make(name, core, args, opts)
         except (ValueError, OSError) as e:
             print(f"dungeonrl eval: {e}", file=sys.stderr)
             return 2
@@ -543,13 +550,7 @@ def _league_main(args, opts, hooks, agents, games, given) -> int:
         core, kw = setting.core, dict(setting.core_kwargs)
         built, labels = {}, []
         for name in agents:
-            agent = make_agent(
-                name,
-                core,
-                seed=args.seed,
-                deterministic=not opts.stochastic,
-                strict=not opts.allow_content_change,
-            )
+            agent = _make(name, core, args, opts)
             label = name if name in ("random", "heuristic") else agent.name
             while label in built:
                 label += "'"

@@ -41,7 +41,7 @@ from ...envs.core.batch import Batch
 from ...envs.core.common import seed_batch
 from ...envs.core.errors import DungeonRLError
 from ...registry import get_spec
-from ..options import option, positive_int
+from ..options import AGENT_HELP, add_game_and_agent, option, positive_int
 from ..policy import make_agent
 from ..replay import LOCAL_OPTIONS, make_replay, save_replay
 from ..words import count
@@ -195,7 +195,9 @@ def _write_gif(frames, path, fps, hold):
     )
 
 
-def _write_mp4(frames, path, fps, hold):
+def _mp4_writer():
+    """``imageio.v2`` once its MP4 writer backend (imageio-ffmpeg) imports;
+    a ``RuntimeError`` saying what to install otherwise."""
     try:
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the writer backend)
@@ -204,6 +206,11 @@ def _write_mp4(frames, path, fps, hold):
             "writing MP4 needs imageio and imageio-ffmpeg (pip install imageio "
             "imageio-ffmpeg); or record to a .gif, which needs only Pillow"
         ) from e
+    return imageio
+
+
+def _write_mp4(frames, path, fps, hold):
+    imageio = _mp4_writer()
     extra = max(0, int(round(hold * fps)) - 1)
     with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=8) as w:
         for f in frames:
@@ -272,14 +279,7 @@ def record(
                 "replay (replays re-simulate on the game's shipped content)"
             )
     if ext == ".mp4":
-        try:
-            import imageio  # noqa: F401
-            import imageio_ffmpeg  # noqa: F401
-        except ImportError as e:
-            raise RuntimeError(
-                "writing MP4 needs imageio and imageio-ffmpeg (pip install imageio "
-                "imageio-ffmpeg); or record to a .gif, which needs only Pillow"
-            ) from e
+        _mp4_writer()  # before the game is played
     steps: list = []
     gen = play_frames(
         game,
@@ -340,13 +340,7 @@ def main(argv=None) -> int:
         prog="python -m dungeonrl.agents.commands.record",
         description="Record a seeded game as a GIF or MP4.",
     )
-    p.add_argument("game", help=f"game name or env id ({', '.join(catalog.GAMES)})")
-    p.add_argument(
-        "--agent",
-        default="heuristic",
-        help="heuristic, random, pretrained:NAME, module:attribute or a saved model "
-        "path (default: heuristic)",
-    )
+    add_game_and_agent(p, catalog.GAMES, "path (default: heuristic)")
     p.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
     p.add_argument(
         "--out",
@@ -376,20 +370,32 @@ def main(argv=None) -> int:
         help="resize frames, e.g. 0.5 for half size (default: 1)",
     )
     a = p.parse_args(argv)
+    a.replay = ""  # (only `dungeonrl record` saves a replay beside)
     try:
-        rec = record(
-            a.game,
-            a.agent,
-            a.seed,
-            a.out,
-            players=a.players,
-            fps=a.fps,
-            max_frames=a.max_frames or None,
-            stride=a.stride,
-            scale=a.scale,
-        )
+        rec = _record(a, a.game, a.seed, a.players)
     except (ValueError, RuntimeError, OSError) as e:
         p.exit(2, f"{p.prog}: error: {e}\n")
+    return _wrote(rec)
+
+
+def _record(args, game: str, seed: int, players: int | None):
+    """:func:`record` of a parsed command line (either form)."""
+    return record(
+        game,
+        args.agent,
+        seed,
+        args.out,
+        players=players,
+        fps=args.fps,
+        max_frames=args.max_frames or None,
+        stride=args.stride,
+        scale=args.scale,
+        replay=args.replay or None,
+    )
+
+
+def _wrote(rec) -> int:
+    """Say what was written; the exit code 0."""
     end = f"game over {rec.info}" if rec.finished else "cut short"
     print(
         f"wrote {rec.path}: {count(rec.frames, 'frame')} of {rec.size[1]}x{rec.size[0]}, "
@@ -421,10 +427,7 @@ def cli_record_options(spec):
     class RecordOptions:
         """recording"""
 
-        agent: str = option(
-            "heuristic",
-            "heuristic, random, pretrained:NAME, module:attribute or a saved model path",
-        )
+        agent: str = option("heuristic", f"{AGENT_HELP} path")
         out: str = option("game.gif", ".gif, .mp4 or .png (last frame only) path")
         fps: float = option(4.0, "frames per second")
         max_frames: int = option(
@@ -456,26 +459,8 @@ def cli_record_options(spec):
 def cli_record(args) -> int:
     seed = args.seed if getattr(args, "seed", None) is not None else 0
     try:
-        rec = record(
-            args.env,
-            args.agent,
-            seed,
-            args.out,
-            players=getattr(args, "players", None),
-            fps=args.fps,
-            max_frames=args.max_frames or None,
-            stride=args.stride,
-            scale=args.scale,
-            replay=args.replay or None,
-        )
+        rec = _record(args, args.env, seed, getattr(args, "players", None))
     except (ValueError, RuntimeError, OSError, DungeonRLError) as e:
         print(f"dungeonrl record {args.env}: error: {e}", file=sys.stderr)
         return 2
-    end = f"game over {rec.info}" if rec.finished else "cut short"
-    print(
-        f"wrote {rec.path}: {count(rec.frames, 'frame')} of {rec.size[1]}x{rec.size[0]}, "
-        f"{count(rec.decisions, 'decision')}, {end}"
-    )
-    if rec.replay:
-        print(f"wrote {rec.replay}: the replay ({count(rec.decisions, 'decision')})")
-    return 0
+    return _wrote(rec)

@@ -490,37 +490,42 @@ def _init_network(init: str, core, cfg):
     return net
 
 
+def _config(cls, r, which: int, same: tuple[str, ...], **extra):
+    """A ``cls`` (:class:`PPOConfig` or :class:`SB3Config`) of the run's
+    settings ``r`` (the game and its options, the seed, the network, the
+    threads, the device; ``extra``), then each option the command line gave
+    of :data:`_ALGO_FIELDS` (``which``: 0 for PPOConfig's fields, 1 for
+    SB3Config's) and of ``same`` (options named as their field)."""
+    from ..algos.ppo import resolve_device
+
+    resolve_device(r.device)
+    opts = r.opts
+    same_names = {k: getattr(r, k) for k in ("core_kwargs", "seed", "hidden", "device")}
+    threads = {"torch_threads": opts.torch_threads, "shared": opts.shared}
+    cfg = cls(env=r.game, **same_names, **threads, **extra)
+    if r.num_envs:
+        cfg.num_envs = r.num_envs
+    for src, dst in [(k, f[which]) for k, f in _ALGO_FIELDS.items()] + [(k, k) for k in same]:
+        v = getattr(opts, src, None)
+        if dst is not None and v is not None:
+            setattr(cfg, dst, v)
+    return cfg
+
+
 def _train_ppo(r, log) -> tuple:
     """The fast-path PPO part of :func:`run_training` (``r``: its settings);
     returns ``(core, model_path, config, agent, steps_done, interrupted,
     history, writer)``."""
-    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
-    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
+    game, steps, seed, out, opts = r.game, r.steps, r.seed, r.out, r.opts
+    core_kwargs, device, minutes = r.core_kwargs, r.device, r.minutes
     multi, pool, overwrite, bar_on, t0 = r.multi, r.pool, r.overwrite, r.bar_on, r.t0
     import torch
     from tqdm.auto import tqdm
 
-    from ..algos.ppo import PPOConfig, resolve_device, save_model, train
+    from ..algos.ppo import PPOConfig, save_model, train
 
-    resolve_device(device)
-    cfg = PPOConfig(
-        env=game,
-        core_kwargs=core_kwargs,
-        seed=seed,
-        hidden=hidden,
-        torch_threads=opts.torch_threads,
-        shared=opts.shared,
-        device=device,
-    )
-    if num_envs:
-        cfg.num_envs = num_envs
-    same: tuple[str, ...] = ("num_steps", "ent_coef", "gamma", "activation", "obs_dtype")
-    same += ("env_threads", "update_threads")  # (threads of the env step, of the update)
-    renamed = (("epochs", "update_epochs"), ("minibatches", "num_minibatches"))
-    for src, dst in (*renamed, ("lr", "learning_rate"), *((k, k) for k in same)):
-        v = getattr(opts, src, None)
-        if v is not None:
-            setattr(cfg, dst, v)
+    # (and the threads of the env step, of the update)
+    cfg = _config(PPOConfig, r, 0, ("activation", "obs_dtype", "env_threads", "update_threads"))
     if opts.kickstart:  # fine-tuning a cloned policy: gentler defaults
         cfg.learning_rate = opts.lr if opts.lr is not None else 1e-4
         cfg.ent_coef = opts.ent_coef if opts.ent_coef is not None else 0.001
@@ -640,38 +645,18 @@ def _train_sb3(r, log) -> tuple:
     """The sb3-contrib MaskablePPO part of :func:`run_training` (``r``: its
     settings); returns ``(core, model_path, config, agent, steps_done,
     interrupted, history)``."""
-    game, steps, seed, out, opts, num_envs = r.game, r.steps, r.seed, r.out, r.opts, r.num_envs
-    core_kwargs, hidden, device, minutes = r.core_kwargs, r.hidden, r.device, r.minutes
-    multi, pool, overwrite = r.multi, r.pool, r.overwrite
-    from ..algos.ppo import resolve_device
+    game, steps, seed, out, opts = r.game, r.steps, r.seed, r.out, r.opts
+    core_kwargs, minutes, multi, pool, overwrite = (
+        r.core_kwargs,
+        r.minutes,
+        r.multi,
+        r.pool,
+        r.overwrite,
+    )
     from ..algos.sb3 import SB3Config, config_dict, save_sb3, train_sb3
 
-    resolve_device(device)
-    cfg = SB3Config(
-        env=game,
-        core_kwargs=core_kwargs,
-        seed=seed,
-        hidden=hidden,
-        torch_threads=opts.torch_threads,
-        shared=opts.shared,
-        progress=None if opts.progress == "none" else opts.progress,
-        device=device,
-    )
-    if num_envs:
-        cfg.num_envs = num_envs
-    for src, dst in (
-        ("num_steps", "n_steps"),
-        ("epochs", "n_epochs"),
-        ("batch_size", "batch_size"),
-        ("lr", "learning_rate"),
-        ("ent_coef", "ent_coef"),
-        ("gamma", "gamma"),
-        ("activation", "activation"),
-        ("obs_dtype", "obs_dtype"),
-    ):
-        v = getattr(opts, src, None)
-        if v is not None:
-            setattr(cfg, dst, v)
+    progress = None if opts.progress == "none" else opts.progress
+    cfg = _config(SB3Config, r, 1, ("activation", "obs_dtype"), progress=progress)
     if minutes:
         cfg.max_seconds = 60.0 * minutes
     cfg.total_steps = steps if steps else (10**12 if minutes else 200_000)

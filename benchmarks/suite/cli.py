@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .. import cmdline
 from .checks import IllegalActionInBenchmark
 from .games import unknown_game_error
 from .plots import plot
@@ -91,18 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="profile where the time goes (default in the full run)",
     )
     p.add_argument("--no-profile", dest="profile", action="store_false")
-    p.add_argument(
-        "--layers",
-        action="store_true",
-        help="only the per-layer profile table (where each microsecond goes, and "
-        "the memory-bandwidth limit); takes --quick, --games, --seed, --out",
-    )
-    p.add_argument(
-        "--search",
-        action="store_true",
-        help="only the search agent's speed (simulations/s, search time over rollout "
-        "time, OpenSpiel's MCTS beside it: python -m dungeonrl.benchmarks.search_speed); "
-        "takes --quick, --games, --seed, --out, --json, --no-peers",
+    cmdline.add_flags(
+        p,
+        {
+            "--layers": "only the per-layer profile table (where each microsecond goes, and "
+            "the memory-bandwidth limit); takes --quick, --games, --seed, --out",
+            "--search": "only the search agent's speed (simulations/s, search time over "
+            "rollout time, OpenSpiel's MCTS beside it: python -m "
+            "dungeonrl.benchmarks.search_speed); takes --quick, --games, --seed, --out, "
+            "--json, --no-peers",
+        },
     )
     return p
 

@@ -33,9 +33,8 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import statistics
 
-from .measure import ok
+from .measure import ok, spread
 from .settings import RESULTS
 
 #: where the references are kept
@@ -69,16 +68,8 @@ def ns_per_column(cfg: dict) -> dict | None:
     full, rules = rates.get("kernel"), rates.get("kernel_rules")
     if not full or not rules:
         return None
-    per = [(1e9 / f - 1e9 / r) / cols for f, r in zip(full, rules) if f > 0 and r > 0]
-    if not per:
-        return None
-    return {
-        "value": float(statistics.median(per)),
-        "min": float(min(per)),
-        "max": float(max(per)),
-        "rounds": len(per),
-        "columns": cols,
-    }
+    fig = spread([(1e9 / f - 1e9 / r) / cols for f, r in zip(full, rules) if f > 0 and r > 0])
+    return None if fig is None else {**fig, "columns": cols}
 
 
 def load_references(path: str | None = None) -> dict:

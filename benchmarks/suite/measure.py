@@ -29,6 +29,19 @@ def median_of(fig) -> float | None:
     return float(fig["median"]) if ok(fig) else None
 
 
+def spread(values: list) -> dict | None:
+    """The median of per-round ``values`` (``value``), the smallest and the
+    largest, and how many rounds; None without any."""
+    if not values:
+        return None
+    return {
+        "value": float(statistics.median(values)),
+        "min": float(min(values)),
+        "max": float(max(values)),
+        "rounds": len(values),
+    }
+
+
 def measure(
     run: Callable[[int], int], repeats: int, min_time: float, max_units: int = 1 << 30
 ) -> dict:

@@ -20,11 +20,10 @@ the targets name, unless peers are off), and :func:`interleave` times them.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 
-from .measure import guarded, unavailable
+from .measure import guarded, spread, unavailable
 from .settings import Settings
 
 #: target id -> (numerator loop, denominator loop)
@@ -86,15 +85,7 @@ def interleave(
 def paired_ratio(num: list, den: list) -> dict | None:
     """The median over rounds of ``num[i] / den[i]``, with the smallest and
     largest per-round ratio; None without rounds."""
-    per_round = [a / b for a, b in zip(num, den) if b]
-    if not per_round:
-        return None
-    return {
-        "value": float(statistics.median(per_round)),
-        "min": float(min(per_round)),
-        "max": float(max(per_round)),
-        "rounds": len(per_round),
-    }
+    return spread([a / b for a, b in zip(num, den) if b])
 
 
 def ratios(timed: dict) -> dict:

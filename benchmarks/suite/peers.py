@@ -38,15 +38,11 @@ def peer_cartpole_single(settings: Settings, sampler) -> dict:
     return fig
 
 
-def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
-    import gymnasium as gym
-
-    env = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="vector_entry_point")
-    env.reset(seed=settings.seed)
-    assert isinstance(env.single_action_space, gym.spaces.Discrete)  # push left or right
-    masks = np.ones((num_envs, env.single_action_space.n), np.int8)
-    actions = np.zeros(num_envs, np.int64)
-    where = f"CartPole-v1 vector ({num_envs} envs)"
+def _measure_vector(env, masks, actions, where: str, settings: Settings, sampler) -> dict:
+    """The figure of a vector env's loop: ``sampler`` draws every env's
+    action from ``masks`` (checked legal), one ``env.step`` a batch; the env
+    is closed after."""
+    num_envs = len(actions)
 
     def run(k):
         for _ in range(k):
@@ -56,8 +52,20 @@ def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
         return k * num_envs
 
     fig = measure(run, settings.repeats, settings.min_time)
-    fig["num_envs"] = num_envs
     env.close()
+    return fig
+
+
+def peer_cartpole_vector(num_envs: int, settings: Settings, sampler) -> dict:
+    import gymnasium as gym
+
+    env = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="vector_entry_point")
+    env.reset(seed=settings.seed)
+    assert isinstance(env.single_action_space, gym.spaces.Discrete)  # push left or right
+    masks = np.ones((num_envs, env.single_action_space.n), np.int8)
+    where = f"CartPole-v1 vector ({num_envs} envs)"
+    fig = _measure_vector(env, masks, np.zeros(num_envs, np.int64), where, settings, sampler)
+    fig["num_envs"] = num_envs
     return fig
 
 
@@ -142,19 +150,9 @@ def peer_envpool_cartpole(num_envs: int, threads: int, settings: Settings, sampl
         )
         env.reset()
         masks = np.ones((num_envs, env.action_space.n), np.int8)
-    actions = np.zeros(num_envs, np.int32)
     where = f"EnvPool CartPole-v1 ({num_envs} envs, {threads} threads)"
-
-    def run(k):
-        for _ in range(k):
-            sampler.batch(masks, actions)
-            check_batch(masks, actions, where)
-            env.step(actions)
-        return k * num_envs
-
-    fig = measure(run, settings.repeats, settings.min_time)
+    fig = _measure_vector(env, masks, np.zeros(num_envs, np.int32), where, settings, sampler)
     fig.update(num_envs=num_envs, threads=threads)
-    env.close()
     return fig
 
 

@@ -304,26 +304,18 @@ def targets_markdown(targets: list) -> list:
     return lines
 
 
+#: the versions the section names (of those every result records, ``machine.VERSIONED``)
+VERSIONS_SHOWN: tuple[str, ...] = ("python", "numpy", "numba", "gymnasium", "pettingzoo")
+VERSIONS_SHOWN += ("torch", "open_spiel", "envpool")
+
+
 def markdown(res: dict, image_dir: str = "benchmarks/results") -> str:
     """The README's speed section: the targets row by row, then every
     figure, the cited references and the plots."""
     m = res["machine"]
     v = m["versions"]
     s = res["settings"]
-    vers = ", ".join(
-        f"{k} {v[k]}"
-        for k in (
-            "python",
-            "numpy",
-            "numba",
-            "gymnasium",
-            "pettingzoo",
-            "torch",
-            "open_spiel",
-            "envpool",
-        )
-        if v.get(k)
-    )
+    vers = ", ".join(f"{k} {v[k]}" for k in VERSIONS_SHOWN if v.get(k))
     lines = [
         f"Measured by `dungeonrl bench` ({res['mode']} run, {res['created'][:10]}, "
         f"{res['elapsed_s'] / 60:.1f} min) on {m['cpu']}, {m['cores']} cores; {vers}. "

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
+
+from .. import datafile
 
 #: the checked-in reference results (the README's figures); a run writes
 #: there only when asked (``--out benchmarks/results``)
@@ -74,42 +77,19 @@ class Settings:
         return tuple(out)
 
 
-MODES = {
-    "full": Settings(),
-    "quick": Settings(
-        mode="quick",
-        repeats=3,
-        min_time=0.25,
-        num_envs=(1, 256, 4096),
-        sweep_batch=False,
-        kernel_envs=1024,
-        train_steps_sb3=1024,
-        train_steps_fast=2048,
-        start_cold=False,
-        start_repeats=1,
-        memory_all_configs=False,
-        profile=False,
-        paired_rounds=5,
-        paired_time=0.15,
-    ),
-    # for the tests: every code path, tiny budgets, no meaningful figures
-    "tiny": Settings(
-        mode="tiny",
-        repeats=1,
-        min_time=0.01,
-        num_envs=(1, 32),
-        sweep_batch=True,
-        kernel_envs=32,
-        train_steps_sb3=64,
-        train_steps_fast=128,
-        start_cold=False,
-        start_repeats=1,
-        memory_envs=256,
-        memory_all_configs=False,
-        profile=True,
-        max_configs=1,
-        envpool_envs=(1, 32),
-        paired_rounds=2,
-        paired_time=0.005,
-    ),
-}
+def load_modes(name: str = "suite_modes") -> dict[str, Settings]:
+    """The run modes: ``full`` (the defaults of :class:`Settings`), then each
+    table of ``benchmarks/data/<name>.toml``: the fields that differ."""
+    fields = [f.name for f in dataclasses.fields(Settings)]
+    modes = {"full": Settings()}
+    for mode, changes in datafile.load(name).items():
+        datafile.check_keys(changes, f"{name}.toml [{mode}]", (), fields)
+        values: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()
+        }
+        modes[mode] = Settings(mode=mode, **values)
+    return modes
+
+
+#: mode name -> its budgets (:func:`load_modes`)
+MODES = load_modes()

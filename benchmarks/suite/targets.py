@@ -1,9 +1,9 @@
 """The speed targets, guards and reported figures, stated once, and their
 evaluation against one run.
 
-:data:`TARGETS` is the only place a row is written: the terminal table,
-the docs section and the JSON (``targets_spec``) all read it. Each row is
-of one ``kind``:
+:data:`TARGETS` (read from ``benchmarks/data/targets.toml``) is the only
+place a row is written: the terminal table, the docs section and the JSON
+(``targets_spec``) all read it. Each row is of one ``kind``:
 
 * ``"target"``: a goal; a game's row is *met* or *MISSED*;
 * ``"guard"``: a limit that must not be exceeded (a speed that must not get
@@ -41,6 +41,7 @@ import dataclasses
 import json
 import os
 
+from .. import datafile
 from .guards import load_references, ns_per_column, reference_basis, reference_value
 from .measure import cpu_of, median_of, ok
 from .settings import REF_ENVS, RESULTS
@@ -91,163 +92,39 @@ class Target:
         return self.goal.get(game, self.goal.get("*"))
 
 
-TARGETS = (
-    Target(
-        "step_vs_rules",
-        "step / rules-only",
-        "time of the full step in the kernel (rules, mask and observation: "
-        "random_rollout) / the same games with the observation off "
-        "(random_rollout_rules), 1 thread",
-        "1.74x Dungeon Crawler 4 seats",
-        {},
-        "<=",
-        kind="guard",
-        relative=0.15,
-        decision="The 1.5x target is retired, since the encoders already write about one "
-        "observation column per CPU cycle and the float32 default stays bit-identical; "
-        "a guard fails instead when a configuration's ratio grows more than 15 % over "
-        "its reference recorded in `benchmarks/results/guard_reference.json`.",
-    ),
-    Target(
-        "obs_ns_per_column",
-        "observation ns / column",
-        "nanoseconds per observation column: the full in-kernel step less the rules-only "
-        "step (the same paired rounds), over the observation's float32 columns",
-        "about one column per CPU cycle",
-        {},
-        "<=",
-        "ns",
-        kind="reported",
-        decision="Reported beside the ratio, without a target, so that the encoders' cost "
-        "per column can be followed from run to run.",
-    ),
-    Target(
-        "kernel_vs_leduc",
-        "kernel / OpenSpiel leduc",
-        "kernel, 1 thread, random legal play with observations and masks / "
-        "OpenSpiel leduc_poker with observation tensor",
-        "7.2x Unbroken, 5.5-6.5x Dungeon Crawler",
-        {},
-        kind="reported",
-        decision="Reported without a target, since leduc_poker is a far smaller game whose "
-        "speed moves with the CPU while the kernels' does not.",
-    ),
-    Target(
-        "vector_vs_kernel",
-        "vector 4,096 / kernel",
-        f"vector env at {REF_ENVS:,} envs / the same game's kernel",
-        "~0.42 (Unbroken)",
-        {},
-        kind="reported",
-        decision="The 0.8x target (missed by every game at 0.38-0.68x) is retired and the "
-        "ratio reported, since the vector env writes every observation row out to memory "
-        "while the in-kernel rollout keeps its one row in cache.",
-    ),
-    Target(
-        "compact_vs_kernel",
-        "compact vector 4,096 / kernel",
-        f"vector env at {REF_ENVS:,} envs with the compact observation "
-        "(obs_dtype float16) / the same game's kernel",
-        "0.47-0.55x Dungeon Kart, 0.41x Carl (float32 observation)",
-        {},
-        kind="reported",
-        decision="The 0.8x target for Dungeon Kart and Carl is retired, since even the "
-        "float16 bytes at this machine's write bandwidth exceed what 0.8x leaves; the "
-        "float16 option stays with its rows reported, and no uint8 format is built.",
-    ),
-    Target(
-        "single_vs_cartpole",
-        "single env / CartPole",
-        "gymnasium.make single-env step / CartPole-v1",
-        "0.74x (AMD) to 1.5x (Intel)",
-        {"*": 1.3},
-        decision="A target, kept: the Python step of a single env against the "
-        "Gymnasium env people know best.",
-    ),
-    Target(
-        "aec_vs_connect_four",
-        "AEC / connect_four",
-        "PettingZoo AEC loop (env.last + step, masks used) / connect_four_v3",
-        "1.5-1.8x",
-        {"*": 4.0},
-        decision="A target, kept: the PettingZoo AEC loop against PettingZoo's own connect_four.",
-    ),
-    Target(
-        "ppo_minutes_to_heuristic",
-        "PPO: minutes to heuristic",
-        "fast PPO on Unbroken Normal: wall time until its win rate first reaches the heuristic's",
-        "~5 min",
-        {"unbroken": 2.5},
-        "<=",
-        "min",
-        "baselines",
-        variants=("cloned start",),
-        decision="A target of the recipe, the cloned start (cloning included); plain PPO "
-        "from a random network is reported.",
-    ),
-    Target(
-        "ppo_win_rate_25min",
-        "PPO: win rate at 25 min",
-        "fast PPO on Unbroken Normal: greedy win rate after 25 min, same 2,000 seeded games",
-        "57.5 %",
-        {"unbroken": 0.65},
-        ">=",
-        "%",
-        "baselines",
-        variants=("cloned start",),
-        decision="The 65 % target for plain PPO is retired, since the cloned start "
-        "(70.9 %) is the recipe; it applies to the cloned start, and plain PPO is reported.",
-    ),
-    Target(
-        "warm_start_s",
-        "warm start",
-        "warm start (numba cache filled) to the first step",
-        "1.3-1.5 s",
-        {"*": 1.5},
-        "<=",
-        "s",
-        kind="guard",
-        decision="The 1 s target becomes a guard at 1.5 s, since imports and numba's first "
-        "cache load take most of it (Dungeon Kart 1.25 s, Carl 1.19 s when decided).",
-    ),
-    Target(
-        "cold_first_step_s",
-        "first step, empty cache",
-        "gym.make + reset + one step in a fresh process from an empty numba cache "
-        f"(`python -m dungeonrl.benchmarks.cold_start`), {REFERENCE_CORES}-core reference machine",
-        "16.9-32.1 s",
-        {"*": 35.0},
-        "<=",
-        "s",
-        "cold_start",
-        kind="guard",
-        reference_machine=True,
-        decision="The 15 s target is retired for a guard at 35 s per game, since numba "
-        "compiles about 130 s of work for the four games and a per-platform compiled "
-        "build is not worth its maintenance.",
-    ),
-    Target(
-        "precompile_s",
-        "precompile, 2 processes",
-        f"`python -m dungeonrl.precompile --jobs {PRECOMPILE_JOBS}` of every game into an "
-        f"empty numba cache, {REFERENCE_CORES}-core reference machine",
-        "70.8 s",
-        {"*": 100.0},
-        "<=",
-        "s",
-        "cold_start",
-        kind="guard",
-        reference_machine=True,
-        decision="The 60 s target is retired for a guard at 100 s, since two processes "
-        "cannot split that ~130 s of compile work under ~65 s.",
-    ),
-)
+def load_targets(name: str = "targets") -> tuple[tuple[Target, ...], str, dict[str, str]]:
+    """``(TARGETS, BASELINE_RUN, BASELINE_VARIANTS)`` from
+    ``benchmarks/data/<name>.toml`` (each field of a row as :class:`Target`
+    names it; ``label`` may name ``{REF_ENVS}``, ``{REFERENCE_CORES}`` and
+    ``{PRECOMPILE_JOBS}``)."""
+    data = datafile.load(name)
+    fields = [f.name for f in dataclasses.fields(Target)]
+    values = {"REF_ENVS": REF_ENVS, "REFERENCE_CORES": REFERENCE_CORES}
+    values["PRECOMPILE_JOBS"] = PRECOMPILE_JOBS
+    rows = datafile.rows(data, "targets", f"{name}.toml", fields[:5], fields[5:])
+    targets = tuple(
+        Target(
+            **{
+                **r,
+                "label": r["label"].format(**values),
+                "goal": {str(g): float(x) for g, x in r["goal"].items()},
+                "variants": tuple(r["variants"]) if "variants" in r else None,
+            }
+        )
+        for r in rows
+    )
+    runs = datafile.check_keys(
+        data.get("baselines"), f"{name}.toml [baselines]", ("run", "variants")
+    )
+    return targets, str(runs["run"]), {str(k): str(v) for k, v in runs["variants"].items()}
+
+
+#: the rows (``benchmarks/data/targets.toml``); the baseline run the training
+#: targets are read from; further recorded runs read against the same
+#: targets, each in its own row: run name -> the row's ``variant`` (shown
+#: after the game's name)
+TARGETS, BASELINE_RUN, BASELINE_VARIANTS = load_targets()
 TARGET_BY_ID = {t.id: t for t in TARGETS}
-#: the baseline run the training targets are read from
-BASELINE_RUN = "unbroken-ppo"
-#: further recorded runs read against the same targets, each in its own row:
-#: run name -> the row's ``variant`` (shown after the game's name)
-BASELINE_VARIANTS = {"unbroken-ppo-kickstart": "cloned start"}
 #: the row of the precompile, which covers every game at once
 ALL_GAMES = "all games"
 
@@ -480,6 +357,8 @@ def baseline_targets(baselines: dict) -> list:
     random network), then from each recorded run of
     :data:`BASELINE_VARIANTS` (rows named after the variant). A target's
     ``variants`` say which rows it applies to; the others are reported."""
+    from ..baselines import BASELINES
+
     rows = []
     runs: list[tuple[str, str | None]] = [(BASELINE_RUN, None)]
     runs += [(k, label) for k, label in BASELINE_VARIANTS.items() if k in baselines]
@@ -503,8 +382,8 @@ def baseline_targets(baselines: dict) -> list:
             ("ppo_win_rate_25min", greedy),
         ):
             t = TARGET_BY_ID[tid]
-            goal = t.goal_for("unbroken", who)
-            rows.append(_row(t, "unbroken", None, value, goal, basis, variant=who))
+            game = BASELINES[run]["game"]
+            rows.append(_row(t, game, None, value, t.goal_for(game, who), basis, variant=who))
     return rows
 
 

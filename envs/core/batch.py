@@ -177,6 +177,9 @@ KERNEL_ARGS: dict[str, Callable[..., tuple]] = {
         returns,
         length,
     ),
+    # the search agent's compiled tree: the pool of determinizations, then
+    # the tree's and the simulation's arrays (core.kernel.tree)
+    "search_run": lambda c, pool, *arrays: (pool, c.TR, *arrays),
 }
 
 #: the names of the kernel entry points (only this module spells them)

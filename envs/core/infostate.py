@@ -74,13 +74,15 @@ declare.
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import numpy as np
+from numba.core import config
 
+from .kernel.chance import redraw_chance, redraw_chance_rows, row_stream, shuffle_prefix
 from .kernel.header import O_PLAYING
-from .kernel.jit import JIT, njit
-from .kernel.rng import mix64, rng_next, rng_seed, rng_shuffle
+from .kernel.rng import mix64
 
 #: draws of one row before it keeps its hidden cards (see the module doc)
 MAX_REDRAWS = 64
@@ -88,6 +90,7 @@ _GOLDEN = 0x9E3779B97F4A7C15
 
 __all__ = [
     "resample_from_infostate",
+    "resample_with_key",
     "sampler_of",
     "seed_key",
     "check_seat",
@@ -100,35 +103,9 @@ __all__ = [
 
 
 # =====================================================================================
-# kernel helpers (called from each game's sampler kernel)
-# =====================================================================================
-@njit(**JIT)
-def row_stream(r, key, row):
-    """Seed the scratch generator ``r`` (uint64[2]) for batch row ``row`` of
-    the sample drawn from ``key``."""
-    rng_seed(r, key, row)
-
-
-@njit(**JIT)
-def redraw_chance(st, r):
-    """A fresh future for record ``st``: a new generator key (counter 0), a
-    new stream seed, and the forced-chance queue emptied."""
-    st.rng[0] = rng_next(r)
-    st.rng[1] = np.uint64(0)
-    st.seed = rng_next(r)
-    for k in range(st.forced.shape[0]):
-        st.forced[k] = 0
-    st.forced_n = 0
-    st.forced_i = 0
-
-
-@njit(**JIT)
-def shuffle_prefix(r, arr, n):
-    """Shuffle ``arr[:n]`` in place (``n`` clipped to ``[0, len(arr)]``)."""
-    m = min(max(n, 0), arr.shape[0])
-    rng_shuffle(r, arr, m)
-
-
+# kernel helpers (called from each game's sampler kernel): row_stream,
+# redraw_chance, redraw_chance_rows and shuffle_prefix live in core.kernel.chance
+# (the search's compiled rollouts redraw chance too) and are named here
 # =====================================================================================
 # Python side: arguments, declaration, the call
 # =====================================================================================
@@ -208,6 +185,21 @@ def _find_sampler(core):
 
 def resample_from_infostate(core, state, seat, rng) -> np.ndarray:
     """See the module doc (``core.resample_from_infostate`` calls this)."""
+    fn, src, states, s = _prepare(core, state, seat)
+    return _sample(core, fn, src, states, s, seed_key(rng))
+
+
+def resample_with_key(core, state, seat, key) -> np.ndarray:
+    """:func:`resample_from_infostate` drawn from ``key``, a uint64 taken as
+    it is (not mixed): the sample a generator whose next raw draw is ``key``
+    gives. For a caller that draws its generator's raw output ahead (the
+    search agent's compiled tree)."""
+    fn, src, states, s = _prepare(core, state, seat)
+    return _sample(core, fn, src, states, s, np.uint64(key))
+
+
+def _prepare(core, state, seat) -> tuple:
+    """The sampler, the input rows, their fresh copy and the seat, checked."""
     fn = sampler_of(core)
     if not (isinstance(state, np.void) or (isinstance(state, np.ndarray) and state.ndim <= 1)):
         raise TypeError(
@@ -218,13 +210,33 @@ def resample_from_infostate(core, state, seat, rng) -> np.ndarray:
         raise TypeError(
             f"state has dtype {state.dtype}, not the {core.spec.name} record dtype of this core"
         )
-    # zeroed, then filled field by field: the padding bytes of the aligned
-    # record stay zero, so equal samples have equal ``tobytes()``
+    # the padding bytes of the aligned record are zero in the copy, so equal
+    # samples have equal ``tobytes()``
     src = state.reshape(-1) if isinstance(state, np.ndarray) else np.array([state])
-    states = np.zeros(len(src), dtype=core.state_dtype)
-    states[:] = src
-    s = check_seat(core, states, seat)
-    key = seed_key(rng)
+    if src.flags.c_contiguous:  # one byte copy (numpy copies records field by field)
+        states = np.empty(len(src), dtype=core.state_dtype)
+        raw = states.view(np.uint8).reshape(len(states), -1)
+        raw[:] = src.view(np.uint8).reshape(len(src), -1)
+        pad = _padding(core.state_dtype)
+        if len(pad):
+            raw[:, pad] = 0
+    else:
+        states = np.zeros(len(src), dtype=core.state_dtype)
+        states[:] = src
+    return fn, src, states, check_seat(core, states, seat)
+
+
+@functools.lru_cache(maxsize=64)
+def _padding(dtype: np.dtype) -> np.ndarray:
+    """The byte offsets of a record dtype that no field covers."""
+    covered = np.zeros(dtype.itemsize, np.bool_)
+    for name in dtype.names:
+        sub, off = dtype.fields[name][:2]
+        covered[off : off + sub.itemsize] = True
+    return np.flatnonzero(~covered)
+
+
+def _sample(core, fn, src, states, s, key) -> np.ndarray:
     if len(states):
         before = states["rng"].copy()
         fn(core, _kernel_view(states), s, key)
@@ -242,8 +254,6 @@ def _kernel_view(states: np.ndarray) -> np.ndarray:
     """``states`` as the samplers take it: the array itself, or with
     ``NUMBA_DISABLE_JIT=1`` a record-array view of it (the kernels read
     fields as attributes, as numba's records allow)."""
-    from numba.core import config
-
     return states.view(np.recarray) if config.DISABLE_JIT else states
 
 
@@ -256,21 +266,13 @@ def _least_legal(rows) -> np.ndarray:
     return np.minimum(least, rows["legal"].sum(axis=1))
 
 
-@njit(**JIT)
-def redraw_chance_rows(states, key):
-    """Redraw only the chance of every row (generator, stream seed, forced
-    queue): the whole sampler of a game whose only hidden part is chance."""
-    r = np.zeros(2, np.uint64)
-    for i in range(states.shape[0]):
-        row_stream(r, key, i)
-        redraw_chance(states[i], r)
-
-
 def _redraw_unreachable(core, fn, src, states, seat, key) -> None:
     """Draw again the rows whose other seat to act was left with too few
     legal actions for the game to wait on it (see the module doc)."""
-    least = _least_legal(src)
     other = (states["actor"] != seat) & (states["outcome"] == O_PLAYING)
+    if not other.any():  # every row waits on the seat itself (solo games always)
+        return
+    least = _least_legal(src)
     bad = np.flatnonzero(other & (states["legal"].sum(axis=1) < least))
     for i in bad:
         row = np.zeros(1, dtype=states.dtype)

@@ -185,13 +185,19 @@ class KernelCore(GameCore):
         reach: the field rules (``FIELD_RULES``, ``PARAMS``) and cross-field
         rules (``CROSS_RULES``) of the game's ``validate`` module, then the
         stored legal mask against a fresh recompute (only for a record that
-        passed every rule, so the kernel never reads out of bounds)."""
+        passed every rule, so the kernel never reads out of bounds), then,
+        where the module has one, ``check_config(record, core)``: a record
+        made under another configuration than this core's raises
+        ``SnapshotError`` (:func:`.options.check_config_fields`)."""
         from .validate import check_record
 
         V = self.game_module("validate")
         s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
         check_record(s, V.FIELD_RULES, V.CROSS_RULES, tables=self.T, params=V.PARAMS, game=V.GAME)
         self.check_mask(s, V.GAME)
+        check_config = getattr(V, "check_config", None)
+        if check_config is not None:  # the record against this core's configuration
+            check_config(s, self)
 
     def check_mask(self, state, what: str) -> None:
         """Raise CorruptStateError when the stored mask is not the rules' mask."""

@@ -2,9 +2,13 @@
 written once for every game on the engine: ``act`` runs the generated
 scripted-policy kernel (through the core's batch), and
 :func:`scripted_advance` lets the self-play view and matches play scripted
-seats inside numba (``advance_scripted``)."""
+seats inside numba (``advance_scripted``); :func:`play_whole_games` plays
+whole games of the scripted policy or random play inside numba (the
+generated ``play_rows`` loop), for a game's ``play_whole_games`` hook."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -64,3 +68,38 @@ def scripted_advance(core) -> ScriptedAdvance:
     """``advance`` callable of :class:`~dungeonrl.envs.core.adapters.selfplay.SelfPlayView`
     for any core whose game has a scripted policy (see :class:`ScriptedAdvance`)."""
     return ScriptedAdvance(core)
+
+
+#: whole-game agents of :func:`play_whole_games` -> seat code of the generated loops
+WHOLE_GAME_CODES = {"heuristic": SCRIPTED_POLICY, "random": 0}
+
+
+def play_whole_games(
+    core, policy: str, seeds: np.ndarray, policy_seed: int, stats: Callable
+) -> dict | None:
+    """Games ``seeds`` played to the end inside numba by ``policy``
+    (``"heuristic"``: the game's scripted policy, ``"random"``: random
+    play) in every seat; game ``s`` is the one ``core.reset`` starts from
+    seed ``s``, and its scripted generator is seeded from ``(policy_seed,
+    s)``, so the result of a game does not depend on the batch it is played
+    in. Returns ``stats(core, final_states, rows, last_reward)`` (the game's
+    ``episode_stats``) plus seat 0's ``return`` and the ``length`` of each
+    game; ``None`` for an agent without a numba path."""
+    code = WHOLE_GAME_CODES.get(policy)
+    if code is None:
+        return None
+    n, seats = len(seeds), core.spec.max_players  # a reward row's width (the kernels' MAX_SEATS)
+    seeds = np.ascontiguousarray(seeds, np.uint64)
+    states = core.alloc(n)
+    core.reset(states, seeds)
+    codes = np.full((n, seats), code, np.int8)
+    prng = np.zeros((n, 2), np.uint64)
+    for i in range(n):
+        rng_seed(prng[i], np.uint64(policy_seed), np.uint64(seeds[i]))
+    returns = np.zeros((n, seats), np.float32)
+    length = np.zeros(n, np.int64)
+    core_batch(core).play_whole(states, codes, prng, returns, length)
+    out = stats(core, states, np.arange(n), returns[:, 0])
+    out["return"] = returns[:, 0].astype(np.float64)
+    out["length"] = length
+    return out

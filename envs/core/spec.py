@@ -74,6 +74,12 @@ def _solo_teams(n: int) -> tuple:
     return tuple((p,) for p in range(n))
 
 
+def one_team(n: int) -> tuple:
+    """Every seat in one team (a co-op game's :attr:`GameSpec.teams`; a
+    named function, so a spec, and an env holding it, can be pickled)."""
+    return (tuple(range(n)),)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Facts about one game, declared once.

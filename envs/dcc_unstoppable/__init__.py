@@ -37,7 +37,7 @@ Rewards
 -------
 ``reward="winloss"`` (default): +1 to every seat when the team wins, -1 when
 it loses (a team reward); ``"score"``: a win pays the game's XP unscaled
-(``xp``, the arcade score / 100; at most ``core.max_score_reward(content)``,
+(``xp``, the arcade score / 100; at most ``progression.max_score_reward(content)``,
 the top of ``spec.reward_range``), a loss -1. 0 on other steps and on
 truncation; an illegal action ends the game with -1 for the acting seat.
 

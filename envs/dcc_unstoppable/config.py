@@ -1,306 +1,20 @@
-"""Build and validate the config vector that ``rules.configure_row`` reads
-(layout: ``consts.CFG_*``). Env adapters call :func:`make_config` with the
-user's keyword arguments / reset options; bad values raise ``ValueError``
-naming the argument.
-
-The campaign sheet (the ``campaign`` argument / reset option) is checked
-whole by :func:`check_campaign` before anything is written: real ints only
-(a bool, string or float is refused), ranges from the record's fields and
-the rules, card and upgrade names resolved against the content, and every
-physical card and upgrade in exactly one place."""
+"""Build the config vector that ``rules.configure_row`` reads (layout:
+``consts.CFG_*``) from a core's keyword arguments; bad values raise
+``ValueError`` naming the argument. The campaign sheet in it (the
+``campaign`` argument / reset option) is checked and laid out by
+``sheet.py`` (its names are importable from here too)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import numpy as np
 
+from ..core.options import name_arg
 from . import consts as C
+from .sheet import SHEET_KEYS, XP_MAX, check_campaign, check_sheet_option, write_sheet
 
-#: keys of a campaign sheet
-SHEET_KEYS = ("xp", "benefits", "achievements", "decks", "upgrades")
-#: the XP box is the int16 record field ``camp_xp``
-XP_MAX = 2**15 - 1
-_CUT = ("top", "bottom")
-_TYPE = ("a tactic", "an ally")
-
-
-def _choice(name, value, names):
-    if isinstance(value, str):
-        if value not in names:
-            raise ValueError(f"{name} must be one of {list(names)}, got {value!r}")
-        return names.index(value)
-    if (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
-        and 0 <= value < len(names)
-    ):
-        return int(value)
-    raise ValueError(f"{name} must be one of {list(names)}, got {value!r}")
-
-
-def _rc(name, value, names, content):
-    if value in ("draft", None):
-        return C.RC_DRAFT
-    if value == "preset":
-        return C.RC_PRESET
-    if value == "none":
-        return C.RC_NONE
-    return _choice(name, value, names)
-
-
-# --- the campaign sheet --------------------------------------------------------------
-def _bad(field, msg):
-    return ValueError(f"campaign sheet: {field} {msg}")
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _int(field, v, lo, hi) -> int:
-    if not _is_int(v):
-        raise _bad(field, f"must be an int in [{lo}, {hi}], got {type(v).__name__} {v!r}")
-    if not lo <= int(v) <= hi:
-        raise _bad(field, f"must be in [{lo}, {hi}], got {int(v)}")
-    return int(v)
-
-
-def _list(field, v, most=None, exactly=None) -> list:
-    if not isinstance(v, (list, tuple, np.ndarray)) or (isinstance(v, np.ndarray) and v.ndim == 0):
-        raise _bad(field, f"must be a list, got {type(v).__name__} {v!r}")
-    v = list(v)
-    if exactly is not None and len(v) != exactly:
-        raise _bad(field, f"must have {exactly} entries, got {len(v)}")
-    if most is not None and len(v) > most:
-        raise _bad(field, f"takes at most {most} entries, got {len(v)}")
-    return v
-
-
-def _resolve(
-    field: str,
-    v: object,
-    names: Sequence[str],
-    what: str,
-    rule: tuple[Callable[[int], bool], str],
-    used: dict[int, str],
-    pending: list[tuple[str, str, list[int]]],
-) -> int | None:
-    """A card / upgrade entry: an id (kept for the second pass) or a name
-    (resolved in the second pass to a free copy of that name). ``rule``: which
-    ids the entry may hold, and why another is refused."""
-    eligible, why = rule
-    if isinstance(v, str):
-        ids = [i for i, n in enumerate(names) if n == v]
-        if not ids:
-            raise _bad(field, f"is {v!r}, which is no {what} of the content")
-        ok = [i for i in ids if eligible(i)]
-        if not ok:
-            raise _bad(field, f"is {v!r}, {why}")
-        pending.append((field, v, ok))
-        return None
-    i = _int(field, v, 0, len(names) - 1) if _is_int(v) else None
-    if i is None:
-        raise _bad(field, f"must be a {what} name or id, got {type(v).__name__} {v!r}")
-    if not eligible(i):
-        raise _bad(field, f"is {what} {i} ({names[i]!r}), {why}")
-    if i in used:
-        raise _bad(field, f"is {what} {i} ({names[i]!r}), already listed as {used[i]}")
-    used[i] = field
-    return i
-
-
-def _slot(lst: list, k: int) -> Callable[[int], None]:
-    """Where the second pass writes a name's id: ``lst[k]``."""
-
-    def put(i: int) -> None:
-        lst[k] = i
-
-    return put
-
-
-def _assign(
-    pending: list[tuple[str, str, list[int]]],
-    used: dict[int, str],
-    slots: list[Callable[[int], None]],
-    names: Sequence[str],
-    what: str,
-) -> None:
-    """Second pass: each name takes the lowest copy no earlier entry holds."""
-    for (field, v, ok), slot in zip(pending, slots):
-        free = [i for i in ok if i not in used]
-        if not free:
-            raise _bad(
-                field,
-                f"is {v!r}: the content has {len(ok)} such {what}(s) and "
-                f"every one is already listed ({', '.join(used[i] for i in ok)})",
-            )
-        used[free[0]] = field
-        slot(free[0])
-
-
-def check_sheet_option(value) -> dict:
-    """The ``campaign`` reset option's type, as every entry point checks it
-    (solo, vector, SB3, co-op AEC and Parallel, the campaign wrapper): a
-    dict, else ``ValueError`` naming what it got (``None`` too: leave the
-    key out for no sheet)."""
-    if not isinstance(value, dict):
-        raise ValueError(
-            "reset option 'campaign' must be a dict (xp, benefits, "
-            f"achievements, decks, upgrades), got {type(value).__name__}"
-        )
-    return value
-
-
-def seat_crawlers(num_players, crawler) -> tuple:
-    """The crawler of each seat: solo the configured one, co-op Carl and Donut."""
-    return (int(crawler),) if num_players == 1 else (0, 1)
-
-
-def check_campaign(camp, content, num_players=None, crawler=0) -> dict:
-    """The validated campaign sheet, normalised: ``xp`` an int, ``benefits``
-    a circle count per benefit, ``achievements`` 3 x 4 flags (0 / 1),
-    ``decks`` per seat a list of core ids (each a physical card listed once
-    over every seat), ``upgrades`` per seat a list of (entry, upgrade id)
-    pairs (each physical upgrade once, one per cutout of an entry, fitting
-    the card's type). ``num_players`` (None: 1 or 2, as the sheet has decks)
-    sets the seats and the benefit circles (DCC-253); ``crawler`` (solo)
-    which starting and character cards a deck may hold. Anything else
-    raises ``ValueError`` naming the field and the allowed range."""
-    if camp is None:
-        camp = {}
-    if not isinstance(camp, dict):
-        raise ValueError(
-            "campaign sheet must be a dict (xp, benefits, achievements, decks, "
-            f"upgrades), got {type(camp).__name__}"
-        )
-    unknown = [k for k in camp if k not in SHEET_KEYS]
-    if unknown:
-        raise ValueError(
-            f"unknown campaign keys {sorted(map(str, unknown))}; accepted: {list(SHEET_KEYS)}"
-        )
-    T = content.tables
-    xp = _int("xp", camp.get("xp", 0), 0, XP_MAX)
-    # benefits: circles filled, at most the benefit's circles for the table size
-    nb = len(content.benefit_names)
-    ben = _list("benefits", camp.get("benefits", []), most=nb)
-    seats_for_circles = (1, 2) if num_players is None else (num_players,)
-    out_ben = [0] * nb
-    for b, v in enumerate(ben):
-        hi = max(int(T.be_circles[b, n - 1]) for n in seats_for_circles)
-        out_ben[b] = _int(f"benefits[{b}] ({content.benefit_names[b]})", v, 0, hi)
-    # achievements: 3 x 4 flags
-    ach = _list(
-        "achievements",
-        camp.get("achievements", [[0] * C.ACH_PER_FLOOR] * C.NFLOOR),
-        exactly=C.NFLOOR,
-    )
-    out_ach = []
-    for fl, row in enumerate(ach):
-        row = _list(f"achievements[{fl}]", row, exactly=C.ACH_PER_FLOOR)
-        flags = []
-        for j, v in enumerate(row):
-            if not (isinstance(v, (bool, np.bool_)) or _is_int(v)) or int(v) not in (0, 1):
-                raise _bad(
-                    f"achievements[{fl}][{j}]",
-                    f"must be a flag (0, 1, False or True), got {type(v).__name__} {v!r}",
-                )
-            flags.append(int(v))
-        out_ach.append(flags)
-    # decks: per seat a deck list; each physical card in one place
-    seats = 2 if num_players is None else int(num_players)
-    decks = _list("decks", camp.get("decks", []), most=seats)
-    if num_players is None:
-        seats = max(1, len(decks))
-    crawlers = seat_crawlers(seats, crawler)
-    names = content.core_names
-    used: dict[int, str] = {}
-    out_decks = []
-    # names resolved in the second pass: (field, name, eligible ids) and the
-    # slot each one's id is written to
-    pending: list[tuple[str, str, list[int]]] = []
-    slots: list[Callable[[int], None]] = []
-    for p, deck in enumerate(decks):
-        deck = _list(f"decks[{p}]", deck, most=C.CAMP_DECK)
-        cr = crawlers[p]
-        crname = content.crawler_names[cr]
-
-        def eligible(i: int, cr: int = cr) -> bool:
-            return int(T.c_crawler[i]) in (-1, cr)
-
-        why = f"a starting or character card of another crawler (seat {p} plays {crname})"
-        ids = [-1] * len(deck)
-        for k, card in enumerate(deck):
-            i = _resolve(
-                f"decks[{p}][{k}]", card, names, "core card", (eligible, why), used, pending
-            )
-            if i is None:
-                slots.append(_slot(ids, k))
-            else:
-                ids[k] = i
-        out_decks.append(ids)
-    _assign(pending, used, slots, names, "core card")
-    # upgrades: per seat (entry, upgrade); each physical upgrade once, one per cutout
-    ups = _list("upgrades", camp.get("upgrades", []), most=seats)
-    unames = content.upgrade_names
-    uused: dict[int, str] = {}
-    out_ups = []
-    pending, slots = [], []
-
-    def any_upgrade(i: int) -> bool:
-        return True
-
-    any_seat = (any_upgrade, "")  # every upgrade fits any seat's deck: no refusal to explain
-
-    taken: dict = {}
-    for p, lst in enumerate(ups):
-        lst = _list(f"upgrades[{p}]", lst, most=2 * C.CAMP_DECK)
-        n = len(out_decks[p]) if p < len(out_decks) else 0
-        rows = []
-        for j, pair in enumerate(lst):
-            f = f"upgrades[{p}][{j}]"
-            pair = _list(f, pair, exactly=2)
-            if n == 0:
-                raise _bad(
-                    f,
-                    f"upgrades a deck entry of seat {p}, which has no deck list "
-                    f"(decks[{p}] is empty or missing)",
-                )
-            k = _int(f + "[0] (deck entry)", pair[0], 0, n - 1)
-            u = _resolve(f + "[1]", pair[1], unames, "upgrade", any_seat, uused, pending)
-            row = [k, u]
-            rows.append(row)
-            if u is None:
-                slots.append(_slot(row, 1))
-        out_ups.append(rows)
-    _assign(pending, uused, slots, unames, "upgrade")
-    for p, rows in enumerate(out_ups):
-        for j, (k, u) in enumerate(rows):
-            f = f"upgrades[{p}][{j}]"
-            c = out_decks[p][k]
-            cut = int(T.u_cutout[u])
-            if (p, k, cut) in taken:
-                raise _bad(
-                    f,
-                    f"puts {unames[u]!r} in the {_CUT[cut]} cutout of deck entry {k}, "
-                    f"which {taken[p, k, cut]} already fills",
-                )
-            taken[p, k, cut] = f
-            req = int(T.u_req[u])
-            typ = int(T.c_type[c])
-            if (req == 1 and typ != C.TACTIC) or (req == 2 and typ != C.ALLY):
-                raise _bad(
-                    f,
-                    f"puts {unames[u]!r} (needs {_TYPE[req - 1]}) on deck entry {k} "
-                    f"{names[c]!r}, {_TYPE[typ]}",
-                )
-    return {
-        "xp": xp,
-        "benefits": out_ben,
-        "achievements": out_ach,
-        "decks": out_decks,
-        "upgrades": [[tuple(r) for r in rows] for rows in out_ups],
-    }
+__all__ = ["make_config", "SHEET_KEYS", "XP_MAX", "check_campaign", "check_sheet_option"]
+#: the words a race / class value may be besides a name or an id
+RACE_CLASS_WORDS = {None: C.RC_DRAFT, "draft": C.RC_DRAFT, "preset": C.RC_PRESET, "none": C.RC_NONE}
 
 
 def make_config(
@@ -319,7 +33,7 @@ def make_config(
     ``race`` / ``klass``: a name or id, ``"draft"`` (draw 3 and choose, the
     arcade default), ``"preset"`` (the portrait's pair) or ``"none"`` (the
     campaign default before Floor 3); a single value or a pair (per seat).
-    ``campaign``: None, or a campaign sheet (:func:`check_campaign`): a dict
+    ``campaign``: None, or a campaign sheet (``sheet.check_campaign``): a dict
     with ``xp`` (int), ``benefits`` (list of circle counts per benefit),
     ``achievements`` (3 x 4 flags), ``decks`` (per seat a list of core names
     or ids, at most 24; a name takes the next copy of that card no earlier
@@ -335,10 +49,9 @@ def make_config(
         raise ValueError(f"floor must be 1, 2 or 3, got {floor!r}")
     c = np.zeros(C.CFG_SIZE, np.int64)
     c[C.CFG_FLOOR] = floor
-    c[C.CFG_DIFFICULTY] = _choice("difficulty", difficulty, C.DIFFICULTIES)
-    m = _choice("mode", mode, C.MODES)
-    c[C.CFG_MODE] = m
-    c[C.CFG_CRAWLER] = _choice("crawler", crawler, cc.crawler_names)
+    c[C.CFG_DIFFICULTY] = name_arg(difficulty, C.DIFFICULTIES, "difficulty")
+    c[C.CFG_MODE] = m = name_arg(mode, C.MODES, "mode")
+    c[C.CFG_CRAWLER] = name_arg(crawler, cc.crawler_names, "crawler")
     default = "draft" if m == C.M_ARCADE else "none"
     for key, val, names, base in (
         ("race", race, cc.race_names, C.CFG_RACE0),
@@ -349,17 +62,6 @@ def make_config(
         if len(pair) != 2:
             raise ValueError(f"{key} takes one value or a pair, got {val!r}")
         for p in range(2):
-            c[base + p] = _rc(key, pair[p], names, cc)
-    c[C.CFG_DECK0 :] = -1
-    sheet = check_campaign(campaign, cc, num_players, int(c[C.CFG_CRAWLER]))
-    c[C.CFG_XP] = sheet["xp"]
-    c[C.CFG_BEN0 : C.CFG_BEN0 + len(sheet["benefits"])] = sheet["benefits"]
-    c[C.CFG_ACH0 : C.CFG_ACH0 + C.NFLOOR * C.ACH_PER_FLOOR] = np.ravel(sheet["achievements"])
-    for p, deck in enumerate(sheet["decks"]):
-        for k, core in enumerate(deck):
-            c[C.CFG_DECK0 + p * C.CAMP_DECK + k] = core
-    for p, ups in enumerate(sheet["upgrades"]):
-        for k, u in ups:
-            cut = int(cc.tables.u_cutout[u])
-            c[C.CFG_UPG0 + (p * C.CAMP_DECK + k) * 2 + cut] = u
+            c[base + p] = name_arg(pair[p], names, key, RACE_CLASS_WORDS)
+    write_sheet(c, check_campaign(campaign, cc, num_players, int(c[C.CFG_CRAWLER])), cc.tables)
     return c

@@ -3,36 +3,25 @@ kernels (``kernels.py``); everything hot is the engine's."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...encoders import dcc_unstoppable as enc
-from ..core.batch import core_batch
-from ..core.errors import CorruptStateError, SnapshotError
-from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
-from ..core.spec import GameSpec, game_spec
+from ..core.options import ConfigOption, config_option, reset_with_config
+from ..core.spec import GameSpec, game_spec, one_team  # one_team: the crawlers' team
+from ..core.summary import field_summary
 from . import consts as C
 from . import kernels, rules, state
 from .config import check_sheet_option, make_config
 from .content import default_content, load_content
 from .game import GAME
+from .progression import max_score_reward
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
 VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
-OUTCOME_NAMES = {
-    O_PLAYING: "playing",
-    O_TRUNCATED: "truncated",
-    O_ILLEGAL: "illegal_action",
-    C.O_WIN: "win",
-    C.O_LOSS_HEALTH: "loss_health",
-    C.O_LOSS_SKULL: "loss_skull",
-}
-_OUTCOME_LUT = np.array(
-    [OUTCOME_NAMES.get(k, "?") for k in range(max(OUTCOME_NAMES) + 1)], dtype=object
-)
+#: outcome code -> name
+OUTCOME_NAMES = dict(enumerate(C.OUTCOME_NAMES))
 
 
 def _campaign(value):
@@ -44,42 +33,8 @@ def _campaign(value):
     return value
 
 
-class CampaignOption:
-    """A campaign sheet checked by a core (``owner``): the config vector its
-    reset uses."""
-
-    __slots__ = ("cfg", "owner")
-
-    def __init__(self, cfg, owner=None):
-        self.cfg = cfg
-        self.owner = owner
-
-
-#: record fields that hold the configuration, with the names of their values
-_CONFIG_NAMES = {
-    "cfg_difficulty": C.DIFFICULTIES,
-    "cfg_mode": C.MODES,
-    "reward_mode": C.REWARD_MODES,
-}
-
-
-def max_score_reward(content) -> float:
-    """An upper bound of the XP a won game can pay with ``reward="score"``
-    (``rules.compute_xp``): every floor's achievements (the best floor),
-    every boss and quest of the box, the top difficulty bonus, every space
-    of the longest track left, every end extra."""
-    T = content.tables
-    ach = int(np.asarray(T.ach_xp, np.int64).sum(axis=1).max())
-    bosses = int(np.asarray(T.t_xp, np.int64).sum())
-    quests = int(np.asarray(T.q_xp, np.int64).sum())
-    spaces = int(np.asarray(T.tr_len, np.int64).max())
-    return float(ach + bosses + quests + max(C.DIFF_XP) + spaces + sum(C.EXTRA_XP))
-
-
-def one_team(n: int) -> tuple:
-    """The crawlers' one team (co-op): every seat plays together (a named
-    function, so a spec, and an env holding it, can be pickled)."""
-    return (tuple(range(n)),)
+#: a campaign sheet checked by a core: the config vector its reset uses
+CampaignOption = ConfigOption
 
 
 def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameSpec:
@@ -104,15 +59,12 @@ def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameS
         max_players=C.NPLAYERS_MAX,
         max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, high),
-        multi_agent=False,
         make_core=make_core,
         reset_options={"campaign": campaign_check},
         utility="team",
         teams=one_team,
-        ties=False,
         turn_order="state",
-        chance="explicit",
-        information="imperfect",
+        # the defaults: not multi-agent, no ties, explicit chance, imperfect information
     )
 
 
@@ -163,21 +115,15 @@ class DCCCore(KernelCore):
     def check_campaign_option(self, value) -> CampaignOption:
         """The ``campaign`` reset option checked whole for this core (its
         seats, crawler and content) before the adapters reset anything:
-        ``ValueError`` naming the field, or the config its reset uses. A
-        sheet this core checked already (its own :class:`CampaignOption`)
-        is returned as it is: an adapter that hands validated options on
-        to another never sees its own output refused."""
-        if isinstance(value, CampaignOption) and value.owner is self:
-            return value
-        return CampaignOption(
-            make_config(
-                campaign=check_sheet_option(value),
-                content=self.content,
-                num_players=self.num_players,
-                **self.options,
-            ),
-            owner=self,
-        )
+        ``ValueError`` naming the field, or the config its reset uses
+        (``core.options.config_option``: a sheet this core checked already
+        is returned as it is)."""
+        return config_option(self, value, self._campaign_config)
+
+    def _campaign_config(self, value):
+        sheet = check_sheet_option(value)
+        kw = dict(content=self.content, num_players=self.num_players, **self.options)
+        return make_config(campaign=sheet, **kw)
 
     def apply_reset_options(self, states, options) -> None:
         """``campaign``: restart these games with the carried-over deck list,
@@ -185,86 +131,14 @@ class DCCCore(KernelCore):
         whole before (:meth:`check_campaign_option`); the first reset record
         is then checked by the game's own rules as well (``check_state``), so
         a sheet the checks let through by mistake fails here, loudly."""
-        if "campaign" not in options:
-            return
-        opt = options["campaign"]
-        if not isinstance(opt, CampaignOption):
-            opt = self.check_campaign_option(opt)
-        core_batch(self).reset_states(states, states["seed"], states["num_players"], cfg=opt.cfg)
-        if len(states):
-            try:
-                self.check_state(states[0])
-            except CorruptStateError as e:
-                raise CorruptStateError(
-                    f"the campaign sheet was accepted, but the game it "
-                    f"set up breaks the rules (a bug): {e}"
-                ) from e
+        if "campaign" in options:
+            value = options["campaign"]
+            reset_with_config(self, states, value, self._campaign_config, "campaign sheet")
 
-    def check_state(self, state) -> None:
-        """The game's rules (``validate.py``, see ``KernelCore.check_state``),
-        then the configuration: a record made under another floor,
-        difficulty, mode, crawler, race / class setting, reward mode, step
-        cap or auto-advance setting than this core's raises
-        ``SnapshotError`` naming the field and both values."""
-        super().check_state(state)
-        s = state.reshape(-1)[0] if isinstance(state, np.ndarray) else state
-        want = {
-            "cfg_floor": self.cfg[C.CFG_FLOOR],
-            "cfg_difficulty": self.cfg[C.CFG_DIFFICULTY],
-            "cfg_mode": self.cfg[C.CFG_MODE],
-            "cfg_crawler": self.cfg[C.CFG_CRAWLER],
-            "reward_mode": self.reward_mode,
-            "max_steps": self.max_steps,
-            "auto_advance": self.auto_advance,
-        }
-        for p in range(C.NPLAYERS_MAX):
-            want[f"cfg_race[{p}]"] = self.cfg[C.CFG_RACE0 + p]
-            want[f"cfg_class[{p}]"] = self.cfg[C.CFG_CLASS0 + p]
-        for key, env_value in want.items():
-            field, _, idx = key.partition("[")
-            got = s[field][int(idx[:-1])] if idx else s[field]
-            if int(got) != int(env_value):
-                raise SnapshotError(
-                    f"snapshot made under another configuration: {key} is "
-                    f"{self._config_word(field, int(got))} in the record, "
-                    f"{self._config_word(field, int(env_value))} in this env"
-                )
-
-    def _config_word(self, field, v) -> str:
-        names = _CONFIG_NAMES.get(field)
-        if field == "cfg_crawler":
-            names = self.content.crawler_names
-        elif field in ("cfg_race", "cfg_class"):
-            rc = {C.RC_DRAFT: "draft", C.RC_PRESET: "preset", C.RC_NONE: "none"}
-            if v in rc:
-                return f"{v} ({rc[v]})"
-            names = self.content.race_names if field == "cfg_race" else self.content.class_names
-        if names is not None and 0 <= v < len(names):
-            return f"{v} ({names[v]})"
-        return str(v)
-
-    # -- helpers (not hot) ------------------------------------------------------
-    def episode_info(self, state) -> dict:
-        return {
-            "outcome": OUTCOME_NAMES.get(int(state["outcome"]), "?"),
-            "floor": int(state["cfg_floor"]),
-            "xp": int(state["xp"]),
-            "score": int(state["score"]),
-        }
-
-    def episode_info_batch(self, states, rows):
-        """:meth:`episode_info` of the rows ``rows`` of ``states`` at once (the
-        vector env's finished rows), as ``{key: (values, None)}`` columns in
-        the same key order; reads single fields, never copies whole records."""
-        out = states["outcome"][rows].astype(np.int64)
-        known = (out >= 0) & (out < len(_OUTCOME_LUT))
-        names = np.where(known, _OUTCOME_LUT[np.where(known, out, 0)], "?").astype(object)
-        return {
-            "outcome": (names, None),
-            "floor": (states["cfg_floor"][rows].astype(np.int64), None),
-            "xp": (states["xp"][rows].astype(np.int64), None),
-            "score": (states["score"][rows].astype(np.int64), None),
-        }
+    # the summary of a finished game (not hot)
+    episode_info, episode_info_batch = field_summary(
+        C.OUTCOME_NAMES, floor="cfg_floor", xp="xp", score="score"
+    )
 
 
 def make_core(**kwargs) -> DCCCore:

@@ -25,17 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.batch import core_batch
 from ..core.hooks import GameHooks, players_option
 from ..core.kernel.header import O_TRUNCATED
-from ..core.kernel.rng import rng_seed
-from ..core.scripted import SCRIPTED_POLICY, HeuristicAgent, scripted_advance
+from ..core.scripted import HeuristicAgent, scripted_advance
+from ..core.scripted import play_whole_games as play_whole
 from . import consts as C
 
 __all__ = ["HOOKS", "episode_stats", "play_whole_games", "describe"]
-
-#: whole-game agents of :func:`play_whole_games` -> seat code of the generated loops
-_CODES = {"heuristic": SCRIPTED_POLICY, "random": 0}
 
 
 def episode_stats(core, final_states, rows, last_reward) -> dict:
@@ -56,28 +52,8 @@ def episode_stats(core, final_states, rows, last_reward) -> dict:
 def play_whole_games(core, policy: str, seeds: np.ndarray, policy_seed: int) -> dict | None:
     """Solo games ``seeds`` played to the end inside numba by the heuristic
     or random play (every seat, so a co-op core gives the team of two
-    heuristics); game ``s`` is the one ``core.reset`` starts from seed
-    ``s``, and its scripted generator is seeded from ``(policy_seed, s)``,
-    so the result of a game does not depend on the batch it is played in.
-    ``None`` for an agent without a numba path."""
-    code = _CODES.get(policy)
-    if code is None:
-        return None
-    n = len(seeds)
-    seeds = np.ascontiguousarray(seeds, np.uint64)
-    states = core.alloc(n)
-    core.reset(states, seeds)
-    codes = np.full((n, core.kernels.MAX_SEATS), code, np.int8)
-    prng = np.zeros((n, 2), np.uint64)
-    for i in range(n):
-        rng_seed(prng[i], np.uint64(policy_seed), np.uint64(seeds[i]))
-    returns = np.zeros((n, core.kernels.MAX_SEATS), np.float32)
-    length = np.zeros(n, np.int64)
-    core_batch(core).play_whole(states, codes, prng, returns, length)
-    stats = episode_stats(core, states, np.arange(n), returns[:, 0])
-    stats["return"] = returns[:, 0].astype(np.float64)
-    stats["length"] = length
-    return stats
+    heuristics): :func:`~dungeonrl.envs.core.scripted.play_whole_games`."""
+    return play_whole(core, policy, seeds, policy_seed, episode_stats)
 
 
 def describe(core) -> str:

@@ -10,13 +10,15 @@ for them (:data:`PARAMS`) and its own fields (:data:`FIELD_RULES`). Zones:
 every sleeve lies in exactly the pile its ``sl_zone`` / ``sl_owner`` name,
 every core side in exactly one place (box, a core deck, the draft reveal or
 one sleeve), every upgrade in the deck, the market or one sleeve's cutout.
-Used at ``set_state`` time only, never per step.
+:func:`check_config`: a record belongs to the configuration of the core
+that loads it. Used at ``set_state`` time only, never per step.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.options import check_config_fields
 from ..core.validate import FLAG, OneOf, Prefix, R, turn_flow
 from . import consts as C
 
@@ -490,3 +492,34 @@ def quests(ctx):
 
 
 CROSS_RULES = (flow, seats, zones, pending, campaign, scoring, quests)
+
+
+#: record fields that hold the configuration (the config vector's entries)
+CONFIG_FIELDS = (
+    ("cfg_floor", C.CFG_FLOOR),
+    ("cfg_difficulty", C.CFG_DIFFICULTY),
+    ("cfg_mode", C.CFG_MODE),
+    ("cfg_crawler", C.CFG_CRAWLER),
+)
+#: the names of the configuration values (races, classes and crawlers: the content's)
+CONFIG_NAMES = {"cfg_difficulty": C.DIFFICULTIES, "cfg_mode": C.MODES}
+CONFIG_NAMES["reward_mode"] = C.REWARD_MODES
+RC_WORDS = {C.RC_DRAFT: "draft", C.RC_PRESET: "preset", C.RC_NONE: "none"}
+
+
+def check_config(s, core) -> None:
+    """A record made under another floor, difficulty, mode, crawler, race /
+    class setting, reward mode, step cap or auto-advance setting than
+    ``core``'s raises ``SnapshotError`` naming the field and both values
+    (``KernelCore.check_state`` calls it after the rules)."""
+    cfg, content = core.cfg, core.content
+    want = {f: cfg[i] for f, i in CONFIG_FIELDS}
+    want.update(reward_mode=core.reward_mode, max_steps=core.max_steps)
+    want["auto_advance"] = core.auto_advance
+    for p in range(C.NPLAYERS_MAX):
+        want[f"cfg_race[{p}]"] = cfg[C.CFG_RACE0 + p]
+        want[f"cfg_class[{p}]"] = cfg[C.CFG_CLASS0 + p]
+    names = dict(CONFIG_NAMES, cfg_crawler=content.crawler_names)
+    names["cfg_race"] = {**dict(enumerate(content.race_names)), **RC_WORDS}
+    names["cfg_class"] = {**dict(enumerate(content.class_names)), **RC_WORDS}
+    check_config_fields(s, want, names)

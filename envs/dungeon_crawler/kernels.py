@@ -8,7 +8,9 @@ The engine's loops over this game's row functions (see
 
 import numpy as np
 
+from dungeonrl.envs.core.kernel import tree as search_tree
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.chance import redraw_chance, row_stream
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.half import encode_target, obs_scratch, store_obs, stream_row
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
@@ -37,6 +39,21 @@ WIN_OUTCOME = 3
 AUTO_LIMIT = 100000
 AUTO_COUNTS_STEPS = False
 STREAM_OBS = False
+
+# the slots of the search tree's control array (core.kernel.tree)
+C_START, C_COUNT, C_SEAT, C_ROLLOUTS = (
+    search_tree.C_START,
+    search_tree.C_COUNT,
+    search_tree.C_SEAT,
+    search_tree.C_ROLLOUTS,
+)
+C_NODES, C_RAW_POS, C_RAW_LEN, C_DONE = (
+    search_tree.C_NODES,
+    search_tree.C_RAW_POS,
+    search_tree.C_RAW_LEN,
+    search_tree.C_DONE,
+)
+P_PRIOR = search_tree.P_PRIOR
 
 
 @njit(**JIT_INLINE)
@@ -444,6 +461,154 @@ def play_rows(states, tabs, codes, prng, returns, length):
         length[i] = n
 
 
+@njit(**JIT)
+def search_run(
+    pool,
+    tabs,
+    ctl,
+    params,
+    raw,
+    stats,
+    vals,
+    key_obs,
+    key_legal,
+    hkey,
+    hval,
+    sim,
+    leaf,
+    leaf_codes,
+    opp_codes,
+    leaf_prng,
+    leaf_ret,
+    leaf_len,
+    obs_row,
+    cycles,
+):
+    """Simulations of the search agent's compiled tree (the tree's arrays:
+    ``core.kernel.tree``; the algorithm: ``dungeonrl.agents.algos.search``).
+    Simulation ``j`` plays the determinization ``pool[ctl[C_START] + j]`` in
+    ``sim[0]``: PUCT down the tree (a node's heuristic prior drawn at its
+    first selection), the other seats played by their scripted codes
+    ``opp_codes[0]``, to a finished game or a new node, valued by
+    ``ctl[C_ROLLOUTS]`` rollouts (copies of the leaf with their chance
+    redrawn, played by ``leaf_codes``), then backed up. Random numbers are
+    the raw draws ``raw[ctl[C_RAW_POS]:ctl[C_RAW_LEN]]``, taken in order.
+    Runs up to ``ctl[C_COUNT]`` simulations and stops early when the tree is
+    full or fewer draws are left than one more may take; ``ctl[C_DONE]``
+    receives how many ran, ``cycles`` the clock ticks of the call and of
+    its rollouts."""
+    t_call = search_tree.cycles_now()
+    T = tabs[0]
+    seat = ctl[C_SEAT]
+    k = ctl[C_ROLLOUTS]
+    P = leaf_ret.shape[1]
+    cap = stats.shape[0]
+    rew = scratch_f32(MAX_SEATS)
+    ret = np.zeros(P, np.float64)
+    value = np.zeros(P, np.float64)
+    path_node = np.zeros(cap + 1, np.int64)
+    path_action = np.zeros(cap + 1, np.int64)
+    obs_bits = obs_row.view(np.uint32)
+    row0 = np.zeros(1, np.int64)
+    learner = np.zeros(1, np.int64)
+    learner[0] = seat
+    adv_prng = np.zeros((1, 2), np.uint64)
+    back = np.zeros((1, P), np.float32)
+    te = np.zeros(1, np.bool_)
+    tr = np.zeros(1, np.bool_)
+    draw = np.zeros(2, np.uint64)
+    pol = np.zeros(2, np.uint64)
+    st = sim[0]
+    ctl[C_DONE] = 0
+    for j in range(ctl[C_COUNT]):
+        # a simulation draws at most: per tree move an advance of the other
+        # seats and a node's prior, then a leaf's rollouts
+        if ctl[C_NODES] >= cap or ctl[C_RAW_LEN] - ctl[C_RAW_POS] < 2 * ctl[C_NODES] + k + 3:
+            break
+        sim[0] = pool[ctl[C_START] + j]
+        for p in range(P):
+            ret[p] = 0.0
+        node = np.int64(0)
+        length = 0
+        while True:
+            if vals[node, 2] != 0.0:  # the node's prior, drawn at its first selection
+                pol[0] = raw[ctl[C_RAW_POS]]
+                pol[1] = 0
+                ctl[C_RAW_POS] += 1
+                search_tree.heuristic_logits(
+                    stats[node, 3], st.legal, policy_row(st, T, pol), params[P_PRIOR]
+                )
+                vals[node, 2] = 0.0
+            a = search_tree.select(stats, vals, node, st.legal, params)
+            path_node[length] = node
+            path_action[length] = a
+            length += 1
+            step_row(st, T, a, rew)
+            for p in range(P):
+                ret[p] += rew[p]
+            if st.outcome == O_PLAYING and st.actor != seat:  # the other seats
+                adv_prng[0, 0] = raw[ctl[C_RAW_POS]]
+                adv_prng[0, 1] = 0
+                ctl[C_RAW_POS] += 1
+                for p in range(P):
+                    back[0, p] = 0.0
+                advance_scripted(sim, tabs, row0, learner, opp_codes, adv_prng, back, te, tr)
+                for p in range(P):
+                    ret[p] += back[0, p]
+            if st.outcome != O_PLAYING:  # a finished game: its exact returns
+                for p in range(P):
+                    value[p] = ret[p]
+                break
+            encode_row(st, T, seat, obs_row)
+            child, slot = search_tree.find_child(
+                hkey, hval, key_obs, key_legal, node, a, obs_bits, st.legal
+            )
+            if child >= 0:
+                node = child
+                continue
+            # a new node: its rollouts, then its prior
+            for i in range(k):
+                leaf[i] = st
+            key = raw[ctl[C_RAW_POS]]
+            ctl[C_RAW_POS] += 1
+            for i in range(k):
+                row_stream(draw, key, i)
+                redraw_chance(leaf[i], draw)
+            for i in range(k):
+                leaf_prng[i, 0] = raw[ctl[C_RAW_POS]]
+                leaf_prng[i, 1] = 0
+                ctl[C_RAW_POS] += 1
+                leaf_len[i] = 0
+                for p in range(P):
+                    leaf_ret[i, p] = 0.0
+            t_roll = search_tree.cycles_now()
+            play_rows(leaf, tabs, leaf_codes, leaf_prng, leaf_ret, leaf_len)
+            cycles[1] += search_tree.cycles_now() - t_roll
+            for p in range(P):
+                s = 0.0
+                for i in range(k):
+                    s += leaf_ret[i, p]
+                value[p] = ret[p] + s / k
+            search_tree.add_node(
+                stats,
+                vals,
+                key_obs,
+                key_legal,
+                hval,
+                ctl,
+                slot,
+                node,
+                a,
+                obs_bits,
+                st.legal,
+                value[seat],
+            )
+            break
+        search_tree.backup(stats, vals, params, path_node, path_action, length, value[seat])
+        ctl[C_DONE] += 1
+    cycles[0] += search_tree.cycles_now() - t_call
+
+
 # --- freshness (dungeonrl.envs.core.kernel.freshness) ---------------------------------
 #: the code generator's name of this game (its KernelFacts)
 KERNEL_KEY = 'dungeon_crawler'
@@ -451,6 +616,7 @@ KERNEL_KEY = 'dungeon_crawler'
 #: imported above, the facts, and all they import within dungeonrl
 SOURCE_MODULES = (
     'dungeonrl.encoders.dungeon_crawler',
+    'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
@@ -468,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'f1351542475d56510e95a550d817c664f1155232f2a224fb90aa9c6708aa317e'
+SOURCE_DIGEST = 'ab566e155b07183746e4c06d680b9c246e8532736a956330380a6c8b83d883b4'
 ensure_fresh(globals())

@@ -143,8 +143,8 @@ def test_floor3_completion_score_and_race_kept():
             if "game" in info and not (te or tr) and info["floor"] == 3:
                 # a retry of Floor 3 keeps the race and class of the first attempt
                 st = e.state
-                assert int(st["cfg_race"][0]) == e._race3 >= 0
-                assert int(st["cfg_class"][0]) == e._klass3 >= 0
+                assert int(st["cfg_race"][0]) == e.series.race3 >= 0
+                assert int(st["cfg_class"][0]) == e.series.klass3 >= 0
             if te or tr:
                 break
         if info["campaign_over"] == "complete":

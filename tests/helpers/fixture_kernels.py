@@ -8,7 +8,9 @@ The engine's loops over this game's row functions (see
 
 import numpy as np
 
+from dungeonrl.envs.core.kernel import tree as search_tree
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.chance import redraw_chance, row_stream
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.half import encode_target, obs_scratch, store_obs, stream_row
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
@@ -35,6 +37,21 @@ WIN_OUTCOME = 3
 AUTO_LIMIT = 1000000
 AUTO_COUNTS_STEPS = True
 STREAM_OBS = False
+
+# the slots of the search tree's control array (core.kernel.tree)
+C_START, C_COUNT, C_SEAT, C_ROLLOUTS = (
+    search_tree.C_START,
+    search_tree.C_COUNT,
+    search_tree.C_SEAT,
+    search_tree.C_ROLLOUTS,
+)
+C_NODES, C_RAW_POS, C_RAW_LEN, C_DONE = (
+    search_tree.C_NODES,
+    search_tree.C_RAW_POS,
+    search_tree.C_RAW_LEN,
+    search_tree.C_DONE,
+)
+P_PRIOR = search_tree.P_PRIOR
 
 
 @njit(**JIT_INLINE)
@@ -374,6 +391,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.common',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
+    'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
@@ -391,5 +409,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ee5dd42acbaed96a50f011e31bb04ce7ecda5190336e351f40c96539f01c7550'
+SOURCE_DIGEST = '3401700b5b68c272a0423cd058fbe21842e74c8c76d28706676f66d665c5ca6a'
 ensure_fresh(globals())

@@ -8,7 +8,9 @@ The engine's loops over this game's row functions (see
 
 import numpy as np
 
+from dungeonrl.envs.core.kernel import tree as search_tree
 from dungeonrl.envs.core.kernel.borrow import borrow, scratch_f32, scratch_u64
+from dungeonrl.envs.core.kernel.chance import redraw_chance, row_stream
 from dungeonrl.envs.core.kernel.freshness import ensure_fresh
 from dungeonrl.envs.core.kernel.half import encode_target, obs_scratch, store_obs, stream_row
 from dungeonrl.envs.core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
@@ -35,6 +37,21 @@ WIN_OUTCOME = 3
 AUTO_LIMIT = 1000000
 AUTO_COUNTS_STEPS = True
 STREAM_OBS = False
+
+# the slots of the search tree's control array (core.kernel.tree)
+C_START, C_COUNT, C_SEAT, C_ROLLOUTS = (
+    search_tree.C_START,
+    search_tree.C_COUNT,
+    search_tree.C_SEAT,
+    search_tree.C_ROLLOUTS,
+)
+C_NODES, C_RAW_POS, C_RAW_LEN, C_DONE = (
+    search_tree.C_NODES,
+    search_tree.C_RAW_POS,
+    search_tree.C_RAW_LEN,
+    search_tree.C_DONE,
+)
+P_PRIOR = search_tree.P_PRIOR
 
 
 @njit(**JIT_INLINE)
@@ -375,6 +392,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.common',
     'dungeonrl.envs.core.copying',
     'dungeonrl.envs.core.errors',
+    'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
     'dungeonrl.envs.core.kernel.facts',
@@ -392,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'd692d4ab07f052ca06292bbe08c3d426b046286db462d2c1058422016d017398'
+SOURCE_DIGEST = 'b3eff44303779e1565a02a1430ee36f11db110cf0075db57e80dbdddd2b684af'
 ensure_fresh(globals())

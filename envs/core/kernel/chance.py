@@ -51,7 +51,7 @@ import numpy as np
 
 from .header import FORCED_CAP
 from .jit import JIT, njit
-from .rng import rng_below, rng_shuffle
+from .rng import rng_below, rng_next, rng_seed, rng_shuffle
 
 #: the most positions one forced order can list (its marker takes a slot)
 ORDER_CAP = FORCED_CAP - 1
@@ -137,6 +137,45 @@ def shuffle(st, arr, n):
         _forced_shuffle(st, arr, np.int64(n))
     else:
         rng_shuffle(st.rng, arr, n)
+
+
+# --- redrawn chance (the information-state samplers, core.infostate; the search's
+# rollouts, core.kernel.tree) -------------------------------------------------------
+@njit(**JIT)
+def row_stream(r, key, row):
+    """Seed the scratch generator ``r`` (uint64[2]) for batch row ``row`` of
+    the sample drawn from ``key``."""
+    rng_seed(r, key, row)
+
+
+@njit(**JIT)
+def redraw_chance(st, r):
+    """A fresh future for record ``st``: a new generator key (counter 0), a
+    new stream seed, and the forced-chance queue emptied."""
+    st.rng[0] = rng_next(r)
+    st.rng[1] = np.uint64(0)
+    st.seed = rng_next(r)
+    for k in range(st.forced.shape[0]):
+        st.forced[k] = 0
+    st.forced_n = 0
+    st.forced_i = 0
+
+
+@njit(**JIT)
+def shuffle_prefix(r, arr, n):
+    """Shuffle ``arr[:n]`` in place (``n`` clipped to ``[0, len(arr)]``)."""
+    m = min(max(n, 0), arr.shape[0])
+    rng_shuffle(r, arr, m)
+
+
+@njit(**JIT)
+def redraw_chance_rows(states, key):
+    """Redraw only the chance of every row (generator, stream seed, forced
+    queue): the whole sampler of a game whose only hidden part is chance."""
+    r = np.zeros(2, np.uint64)
+    for i in range(states.shape[0]):
+        row_stream(r, key, i)
+        redraw_chance(states[i], r)
 
 
 def _is_order(item) -> bool:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
+
 __all__ = ["bind", "entry_point"]
 
 
@@ -32,7 +34,7 @@ def entry_point(dispatcher, args: tuple) -> Callable:
     if overloads is None or typeof is None:
         return dispatcher  # not a numba dispatcher (pure Python)
     try:
-        sig = tuple(typeof(a) for a in args)
+        sig = tuple(_typeof(typeof, a) for a in args)
         fn = getattr(overloads.get(sig), "entry_point", None)
         if not callable(fn):
             # not compiled yet, or compiled only for a caller (jit.lazycode):
@@ -42,6 +44,23 @@ def entry_point(dispatcher, args: tuple) -> Callable:
     except Exception:  # pragma: no cover - any numba internals mismatch: stay correct
         return dispatcher
     return fn if callable(fn) else dispatcher
+
+
+#: numba's type of a record array, by what it depends on: numba builds a
+#: record type field by field on every ``typeof`` (milliseconds for the
+#: games' records), so each array kind is typed once
+_RECORD_TYPES: dict = {}
+
+
+def _typeof(typeof, a):
+    if type(a) is np.ndarray and a.dtype.names is not None:
+        f = a.flags
+        key = (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
+        t = _RECORD_TYPES.get(key)
+        if t is None:
+            t = _RECORD_TYPES[key] = typeof(a)
+        return t
+    return typeof(a)
 
 
 def bind(dispatcher, *args) -> Callable[[], None]:
