@@ -150,16 +150,17 @@ def act(
 class _EndToEnd:
     """Named parts laid end to end from 0: the shape :class:`ActionLayout`
     (ranges of actions) and :class:`ObsLayout` (blocks of observation
-    columns) share. A subclass names its part type, the function that makes
-    one, the attribute holding a part's width and its words."""
+    columns) share. A subclass names its part type (which names its maker
+    and itself in words and says its width), the attribute holding the
+    parts and the word for one index."""
 
-    PART: type  # ActionRange / FeatureBlock (naming its maker and itself in words)
+    PART: type[ActionRange] | type[FeatureBlock]
     PARTS: str  # the parts, in words ("ranges"): also the attribute holding them
     UNIT: str  # one index, in words ("action")
 
     def __init__(self, game: str, parts: Iterable):
         self.game = game
-        self.parts = tuple(parts)
+        self.parts: tuple[ActionRange | FeatureBlock, ...] = tuple(parts)
         setattr(self, self.PARTS, self.parts)
         self._first: dict[str, int] = {}
         off = 0

@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ab566e155b07183746e4c06d680b9c246e8532736a956330380a6c8b83d883b4'
+SOURCE_DIGEST = 'ae7fd1809e99f85f2da5e8766e0894424310f162b9d41f0fc1eaaa4372484b12'
 ensure_fresh(globals())

@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '56da45657bd445a09a1d89d88f0b38a7ed8242ad1561229ffd87546900ae0478'
+SOURCE_DIGEST = '1a548dc3589b3781c6949ef4b0e9ef383557a2bf662883ed2bc70f0444329aa3'
 ensure_fresh(globals())

@@ -636,5 +636,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ea42154864eae23ed8b673abfc5824d8c07a2466753bb68fa8da29e3e3a7c2e4'
+SOURCE_DIGEST = '6893f979195d922237809502bea77716c0d998fda8cbdc102d95be272fecf17e'
 ensure_fresh(globals())
