@@ -14,18 +14,21 @@ short name, env id, version, order              ``envs/<name>/game.py`` ``GAME``
 spec and core factory (Gymnasium registration,  ``dungeonrl.envs.<name>``: ``SPEC``,
 the self-play view of a multi-seat game)        ``make_core`` (:mod:`dungeonrl.registry`)
 PettingZoo registration (multi-seat games)      ``GAME.pettingzoo`` (a module with ``env``,
-                                                ``raw_env``, ``parallel_env``)
+                                                ``raw_env``, ``parallel_env``; found as
+                                                ``envs/<name>_v<version>.py``)
 kernel facts, generated kernels                 ``envs/<name>/consts.py`` ``KERNEL_FACTS``,
                                                 ``envs/<name>/kernels.py``
                                                 (:mod:`dungeonrl.envs.core.kernel.codegen`)
 content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DATA_DIR``, ``FILES``
 outside-input rules and fuzzed configurations   ``envs/<name>/validate.py`` (``FUZZ_CONFIGS``)
-agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (default: generic hooks)
+agent hooks (train / eval; optional)            ``GAME.agent_hooks`` (found as ``HOOKS`` in
+                                                ``envs/<name>/hooks.py``; else generic hooks)
 CLI companions (play / bench; optional)         ``GAME.cli`` (default: the suite's commands)
 conformance-suite hooks                         ``tests/helpers/hooks_<name>.py``, or
                                                 ``GAME.test_hooks``
-information-state sampler (search, best         ``GAME.infostate``
-responses; optional)                            (:mod:`dungeonrl.envs.core.infostate`)
+information-state sampler (search, best         ``GAME.infostate`` (found as ``resample_rows``
+responses; optional)                            in ``envs/<name>/infostate.py``;
+                                                :mod:`dungeonrl.envs.core.infostate`)
 packaging                                       automatic (``pyproject.toml`` finds packages)
 ==============================================  ========================================
 
@@ -63,6 +66,7 @@ __all__ = [
     "version",
     "pettingzoo_module",
     "discover",
+    "conventional_companions",
     "GAMES_PATH_VAR",
 ]
 
@@ -88,7 +92,11 @@ class GameEntry:
     conformance hooks when they are not ``tests/helpers/hooks_<name>.py``;
     ``infostate``, the ``"module:function"`` that resamples what a seat
     cannot see (:mod:`dungeonrl.envs.core.infostate`; ``None``: the core's
-    ``resample_from_infostate`` raises ``NotImplementedError``).
+    ``resample_from_infostate`` raises ``NotImplementedError``). Left
+    ``None``, ``pettingzoo``, ``agent_hooks`` and ``infostate`` are filled
+    in from the files at their conventional places
+    (:func:`conventional_companions`), so a game names only what lies
+    elsewhere.
     ``compile_seconds``: ``(part, seconds)`` pairs, about how long each
     part of ``python -m dungeonrl.precompile`` takes for this game from an
     empty numba cache (``envs``, ``agents``): used only to start the longest
@@ -121,6 +129,9 @@ class GameEntry:
         head, sep, tail = self.env_id.rpartition("-v")
         if not (head and sep and tail.isdigit()):
             raise ValueError(f"env id {self.env_id!r} does not end in -v<version>")
+        for field, target in conventional_companions(self.name, self.version).items():
+            if getattr(self, field) is None:
+                object.__setattr__(self, field, target)
 
     @property
     def version(self) -> int:
@@ -134,6 +145,35 @@ class GameEntry:
 
 
 _ENVS = __name__.rpartition(".")[0]  # "dungeonrl.envs"
+
+#: the companions a game need not name: field -> (file in the game's
+#: folder, or ``{module}`` beside it, and the dotted target it stands for)
+CONVENTIONS = {
+    "pettingzoo": ("../{name}_v{version}.py", "{envs}.{name}_v{version}"),
+    "agent_hooks": ("hooks.py", "{envs}.{name}.hooks:HOOKS"),
+    "infostate": ("infostate.py", "{envs}.{name}.infostate:resample_rows"),
+}
+
+
+def conventional_companions(name: str, version: int) -> dict[str, str]:
+    """The companions of the game ``name`` found at their conventional
+    places (:data:`CONVENTIONS`): its PettingZoo module
+    ``envs/<name>_v<version>.py``, its agent hooks ``HOOKS`` in
+    ``envs/<name>/hooks.py``, its information-state sampler
+    ``resample_rows`` in ``envs/<name>/infostate.py``. A declaration that
+    leaves one of them ``None`` gets it from here, so a game names only
+    what lies elsewhere. Read from the game package's folder while its
+    ``game.py`` is imported (empty for a name whose package is not)."""
+    pkg = sys.modules.get(f"{_ENVS}.{name}")
+    folders = list(getattr(pkg, "__path__", ()))
+    if not folders:
+        return {}
+    found = {}
+    for field, (where, target) in CONVENTIONS.items():
+        path = os.path.join(folders[0], where.format(name=name, version=version))
+        if os.path.isfile(os.path.normpath(path)):
+            found[field] = target.format(envs=_ENVS, name=name, version=version)
+    return found
 
 
 def _folders() -> list[str]:

@@ -50,15 +50,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..agents.replay import MAX_BYTES
 from .export import export_html
 from .server import Connection, LiveGame, Server, ServerConfig
-from .session import (
-    AtLimit,
-    NotNow,
-    SessionError,
-    TokenNeeded,
-    TokenRefused,
-    TooLarge,
-    UnknownId,
-)
+from .session import SessionError, TooLarge
 
 __all__ = ["make_app", "STATIC", "STATUS"]
 
@@ -71,24 +63,11 @@ def _error(e: Exception, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": str(e)}, status_code=status)
 
 
-#: the HTTP status of each kind of refusal (any other SessionError: 400)
-STATUS: dict[type, int] = {
-    TokenNeeded: 401,
-    TokenRefused: 403,
-    UnknownId: 404,
-    NotNow: 409,
-    TooLarge: 413,
-    AtLimit: 429,
-}
+#: the HTTP status of each kind of refusal, as each declares it (any other
+#: SessionError: 400)
+STATUS: dict[type, int] = {kind: kind.status for kind in SessionError.__subclasses__()}
 #: largest JSON body of a request (a new game)
 MAX_JSON = 65536
-
-
-def _status_of(e: SessionError) -> int:
-    for kind in type(e).__mro__:
-        if kind in STATUS:
-            return STATUS[kind]
-    return 400
 
 
 async def _body(request: Request, limit: int, what: str) -> bytes:
@@ -128,7 +107,7 @@ def _api(fn):
         try:
             return await fn(self, request)
         except SessionError as e:
-            status = _status_of(e)
+            status = e.status
             reply = _error(e, status)
             if status == 401:
                 reply.headers["WWW-Authenticate"] = 'Bearer realm="dungeonrl game"'

@@ -64,12 +64,17 @@ AGENT_BURST = 64
 class SessionError(DungeonRLError, ValueError):
     """A request the game cannot take: its message is shown to the player.
     This class is a bad request (a malformed or refused value); the
-    subclasses below name the other kinds, which :mod:`.app` maps onto
-    HTTP statuses (never by reading the message)."""
+    subclasses below name the other kinds, each with its HTTP status
+    (``status``, which :mod:`.app` replies with, never reading the
+    message)."""
+
+    status = 400
 
 
 class UnknownId(SessionError):
     """No game or replay of that id or name (HTTP 404)."""
+
+    status = 404
 
 
 class NotNow(SessionError):
@@ -77,23 +82,33 @@ class NotNow(SessionError):
     still being played, a choice for a decision that is no longer the
     current one (HTTP 409)."""
 
+    status = 409
+
 
 class TooLarge(SessionError):
     """A body or message over its size limit (HTTP 413)."""
 
+    status = 413
+
 
 class AtLimit(SessionError):
     """A server limit reached: games or pages held (HTTP 429)."""
+
+    status = 429
 
 
 class TokenNeeded(SessionError):
     """A request only the page that created the game may make, sent
     without the game's token (HTTP 401)."""
 
+    status = 401
+
 
 class TokenRefused(SessionError):
     """A request only the page that created the game may make, sent with
     a token that is not the game's (HTTP 403)."""
+
+    status = 403
 
 
 def game_title(game: str) -> str:

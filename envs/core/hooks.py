@@ -64,6 +64,7 @@ __all__ = [
     "generic_episode_stats",
     "core_kwargs_from",
     "add_core_options",
+    "players_option",
 ]
 
 
@@ -151,6 +152,14 @@ def core_kwargs_from(opts, hooks: GameHooks) -> dict:
         if value is not None:
             out[key] = value
     return out
+
+
+def players_option(help: str) -> tuple:
+    """The ``--players`` core option of a game of several seats (an int,
+    ``num_players`` of the core; unset: the command's or the game's
+    default), described by ``help`` (the game's seat range and defaults):
+    one entry of :attr:`GameHooks.core_options`."""
+    return ("--players", dict(dest="num_players", type=int, default=None, help=help))
 
 
 def add_core_options(parser, hooks: GameHooks) -> None:

@@ -73,12 +73,19 @@ def _check_name(kind: str, name: str) -> None:
 class ActionRange:
     """One named range of a flat action space (see the module doc)."""
 
+    MAKER, WHAT = "act", "action range"  # the function that makes one; one, in words
+
     name: str
     count: int
     doc: str
     items: tuple | None = None  #: item names (``name:ITEM``), one per action
     first: int = 0  #: number of the first action (``name_K``)
     content: str | None = None  #: content attribute listing the item names
+
+    @property
+    def width(self) -> int:
+        """Actions held (its place in an :class:`ActionLayout`)."""
+        return self.count
 
     def names(self, content=None) -> tuple:
         """The name of every action of the range (``content`` is the game's
@@ -140,54 +147,86 @@ def act(
     return ActionRange(name, count, doc, items, int(first), content)
 
 
-class ActionLayout:
-    """An ordered list of action ranges laid end to end from index 0."""
+class _EndToEnd:
+    """Named parts laid end to end from 0: the shape :class:`ActionLayout`
+    (ranges of actions) and :class:`ObsLayout` (blocks of observation
+    columns) share. A subclass names its part type (which names its maker
+    and itself in words and says its width), the attribute holding the
+    parts and the word for one index."""
 
-    def __init__(self, game: str, ranges: Iterable[ActionRange]):
+    PART: type[ActionRange] | type[FeatureBlock]
+    PARTS: str  # the parts, in words ("ranges"): also the attribute holding them
+    UNIT: str  # one index, in words ("action")
+
+    def __init__(self, game: str, parts: Iterable):
         self.game = game
-        self.ranges = tuple(ranges)
-        self._start: dict[str, int] = {}
+        self.parts: tuple[ActionRange | FeatureBlock, ...] = tuple(parts)
+        setattr(self, self.PARTS, self.parts)
+        self._first: dict[str, int] = {}
         off = 0
-        for r in self.ranges:
-            if not isinstance(r, ActionRange):
-                raise TypeError(f"{game}: expected ActionRange entries (use act()), got {r!r}")
-            if r.name in self._start:
-                raise ValueError(f"{game}: action range {r.name!r} declared twice")
-            self._start[r.name] = off
-            off += r.count
+        for p in self.parts:
+            if not isinstance(p, self.PART):
+                raise TypeError(
+                    f"{game}: expected {self.PART.__name__} entries (use {self.PART.MAKER}()), "
+                    f"got {p!r}"
+                )
+            if p.name in self._first:
+                raise ValueError(f"{game}: {self.PART.WHAT} {p.name!r} declared twice")
+            self._first[p.name] = off
+            off += p.width
         self.size = off
-        self._by_index = [i for i, r in enumerate(self.ranges) for _ in range(r.count)]
+        # the part of each index
+        self._owner = [i for i, p in enumerate(self.parts) for _ in range(p.width)]
 
     def __len__(self) -> int:
         return self.size
 
     def __iter__(self):
-        return iter(self.ranges)
+        return iter(self.parts)
 
     def __repr__(self) -> str:
-        return f"ActionLayout({self.game!r}, {len(self.ranges)} ranges, {self.size} actions)"
+        kind, n = type(self).__name__, len(self.parts)
+        return f"{kind}({self.game!r}, {n} {self.PARTS}, {self.size} {self.UNIT}s)"
 
-    def _range(self, name: str) -> ActionRange:
-        if name not in self._start:
+    def _part(self, name: str):
+        if name not in self._first:
             raise KeyError(
-                f"{self.game} has no action range {name!r}; ranges: {[r.name for r in self.ranges]}"
+                f"{self.game} has no {self.PART.WHAT} {name!r}; {self.PARTS}: "
+                f"{[p.name for p in self.parts]}"
             )
-        return self.ranges[list(self._start).index(name)]
+        return self.parts[list(self._first).index(name)]
+
+    def _start(self, name: str) -> int:
+        self._part(name)
+        return self._first[name]
+
+    def range_of(self, name: str) -> range:
+        """The indices of part ``name``."""
+        return range(self._first[name], self._first[name] + self._part(name).width)
+
+    def decode(self, index: int) -> tuple:
+        """``(part name, k)``: the part holding ``index`` and its flat
+        position there (from 0)."""
+        if isinstance(index, bool) or not 0 <= int(index) < self.size:
+            raise IndexError(f"{self.game}: {self.UNIT} {index!r} is outside 0..{self.size - 1}")
+        p = self.parts[self._owner[int(index)]]
+        return p.name, int(index) - self._first[p.name]
+
+
+class ActionLayout(_EndToEnd):
+    """An ordered list of action ranges laid end to end from index 0."""
+
+    PART, PARTS, UNIT = ActionRange, "ranges", "action"
+    ranges: tuple[ActionRange, ...]
 
     def start(self, name: str) -> int:
         """First index of range ``name`` (a plain int, for an ``A_*`` constant)."""
-        self._range(name)
-        return self._start[name]
+        return self._start(name)
 
     def starts(self) -> tuple:
         """First index of every range, in declaration order (to unpack into
         the ``A_*`` constants in one statement)."""
-        return tuple(self._start.values())
-
-    def range_of(self, name: str) -> range:
-        """The indices of range ``name``."""
-        r = self._range(name)
-        return range(self._start[name], self._start[name] + r.count)
+        return tuple(self._first.values())
 
     def index(self, name: str, k: int = 0) -> int:
         """Index of the ``k``-th action (from 0) of range ``name``."""
@@ -198,24 +237,16 @@ class ActionLayout:
             )
         return rg[k]
 
-    def decode(self, index: int) -> tuple:
-        """``(range name, k)``: which range index ``index`` lies in and its
-        position there (from 0)."""
-        if isinstance(index, bool) or not 0 <= int(index) < self.size:
-            raise IndexError(f"{self.game}: action {index!r} is outside 0..{self.size - 1}")
-        r = self.ranges[self._by_index[int(index)]]
-        return r.name, int(index) - self._start[r.name]
-
     def doc(self, index: int) -> str:
         """The documentation line of the range holding ``index``."""
-        return self._range(self.decode(index)[0]).doc
+        return self._part(self.decode(index)[0]).doc
 
     def label(self, index: int, content=None) -> str:
         """A readable line for action ``index``: its range's documentation
         with ``K`` replaced by the action's item (``stat atk``), content name
         (``use Skill Daring``) or number (``walk forward 3 squares``)."""
         name, k = self.decode(index)
-        r = self._range(name)
+        r = self._part(name)
         if r.items is not None:
             what = r.items[k]
         elif r.content is not None and content is not None:
@@ -238,7 +269,7 @@ class ActionLayout:
         """The action table of the game's doc (one row per range)."""
         lines = ["| index | actions | meaning |", "|---|---|---|"]
         for r in self.ranges:
-            s = self._start[r.name]
+            s = self._first[r.name]
             lines.append(f"| {_span(s, s + r.count)} | {r.pattern()} | {r.doc} |")
         return "\n".join(lines)
 
@@ -249,6 +280,8 @@ class ActionLayout:
 @dataclass(frozen=True)
 class FeatureBlock:
     """One named block of consecutive observation columns."""
+
+    MAKER, WHAT = "block", "feature block"  # the function that makes one; one, in words
 
     name: str
     shape: tuple
@@ -261,6 +294,11 @@ class FeatureBlock:
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+    @property
+    def width(self) -> int:
+        """Columns held (its place in an :class:`ObsLayout`)."""
+        return self.size
 
     def names(self) -> tuple:
         if self.labels is None:
@@ -317,62 +355,21 @@ def block(
     return FeatureBlock(name, shp, doc, float(low), float(high), labels, bool(prefix))
 
 
-class ObsLayout:
-    """An ordered list of feature blocks laid end to end from column 0."""
+class ObsLayout(_EndToEnd):
+    """An ordered list of feature blocks laid end to end from column 0
+    (``decode(column)``: the block holding a column)."""
 
-    def __init__(self, game: str, blocks: Iterable[FeatureBlock]):
-        self.game = game
-        self.blocks = tuple(blocks)
-        self._off: dict[str, int] = {}
-        off = 0
-        for b in self.blocks:
-            if not isinstance(b, FeatureBlock):
-                raise TypeError(f"{game}: expected FeatureBlock entries (use block()), got {b!r}")
-            if b.name in self._off:
-                raise ValueError(f"{game}: feature block {b.name!r} declared twice")
-            self._off[b.name] = off
-            off += b.size
-        self.size = off
-        self._by_col = [i for i, b in enumerate(self.blocks) for _ in range(b.size)]
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __iter__(self):
-        return iter(self.blocks)
-
-    def __repr__(self) -> str:
-        return f"ObsLayout({self.game!r}, {len(self.blocks)} blocks, {self.size} columns)"
-
-    def _block(self, name: str) -> FeatureBlock:
-        if name not in self._off:
-            raise KeyError(
-                f"{self.game} has no feature block {name!r}; blocks: "
-                f"{[b.name for b in self.blocks]}"
-            )
-        return self.blocks[list(self._off).index(name)]
+    PART, PARTS, UNIT = FeatureBlock, "blocks", "column"
+    blocks: tuple[FeatureBlock, ...]
 
     def offset(self, name: str) -> int:
         """First column of block ``name`` (a plain int, for an ``O_*`` constant)."""
-        self._block(name)
-        return self._off[name]
-
-    def range_of(self, name: str) -> range:
-        b = self._block(name)
-        return range(self._off[name], self._off[name] + b.size)
-
-    def decode(self, column: int) -> tuple:
-        """``(block name, k)``: the block holding ``column`` and its flat
-        position there (from 0)."""
-        if isinstance(column, bool) or not 0 <= int(column) < self.size:
-            raise IndexError(f"{self.game}: column {column!r} is outside 0..{self.size - 1}")
-        b = self.blocks[self._by_col[int(column)]]
-        return b.name, int(column) - self._off[b.name]
+        return self._start(name)
 
     @property
     def features(self) -> tuple:
         """``(name, offset, size)`` of every block."""
-        return tuple((b.name, self._off[b.name], b.size) for b in self.blocks)
+        return tuple((b.name, self._first[b.name], b.size) for b in self.blocks)
 
     @property
     def low(self) -> float:
@@ -406,7 +403,7 @@ class ObsLayout:
         what the compact observation is (:data:`COMPACT_NOTE`)."""
         lines = ["| columns | block | shape | range | meaning |", "|---|---|---|---|---|"]
         for b in self.blocks:
-            o = self._off[b.name]
+            o = self._first[b.name]
             shape = " × ".join(str(x) for x in b.shape)
             lines.append(
                 f"| {_span(o, o + b.size)} | `{b.name}` | {shape} | {b.value_range()} | {b.doc} |"

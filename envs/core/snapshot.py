@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .errors import SnapshotError
+from .errors import ResetNeededError, SnapshotError
 from .validate import snapshot_fields
 
 _MAGIC = b"DRLSNAP1"
@@ -109,6 +109,26 @@ class Snapshot:
             raise
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             raise SnapshotError(f"malformed snapshot header: {e}") from e
+
+
+def take_snapshot(
+    spec, states, started: bool, step_count: int, episode_return: float, done: bool
+) -> Snapshot:
+    """What an adapter's ``get_state`` returns, written once: the
+    :class:`Snapshot` of row 0 of ``states`` (the env's record) for the game
+    of ``spec``, with the adapter's episode counters. Raises
+    :class:`ResetNeededError` while the env is not ``started`` (no
+    ``reset`` yet)."""
+    if not started:
+        raise ResetNeededError("get_state() called before reset()")
+    return Snapshot(
+        game=spec.name,
+        layout_version=spec.layout_version,
+        state=states[:1].tobytes(),
+        step_count=step_count,
+        episode_return=episode_return,
+        done=done,
+    )
 
 
 def restore_record(snapshot, core, seats: int, env: str = "this env") -> tuple:

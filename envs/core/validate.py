@@ -153,6 +153,17 @@ class Ctx:
             f"corrupt {self.game} state: field '{field}' = {_fmt(value)}: {why}"
         )
 
+    def seats_left_empty(self, empty: dict, n: int) -> None:
+        """Seats ``n`` and up are not at the table: each per-seat field of
+        ``empty`` (a field name -> the value an empty seat holds; the
+        field's first axis is the seat) must hold its value there, or
+        :meth:`fail` names the first field that does not."""
+        for f, v in empty.items():
+            rest = self.a(f)[n:]
+            if (rest != v).any():
+                last = n + len(rest) - 1
+                self.fail(f, rest, f"seats {n}..{last} are not at the table and must be {v}")
+
 
 def _fmt(v):
     a = np.asarray(v)

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     Ctx,
     check_fields,
     check_folder,
     load_toml,
     read_int,
     read_str,
-    tables_digest,
     tables_record,
 )
 from ..core.errors import ContentError
@@ -132,11 +132,7 @@ else:
 
 
 @dataclass
-class DCCContent:
-    tables: Tables
-    record: np.ndarray  # ONE structured record; kernels get record[0]
-    folder: str
-    digest: str
+class DCCContent(CompiledContent):
     core_names: tuple
     threat_names: tuple
     quest_names: tuple  # per quest card: "quest: part name"
@@ -851,11 +847,10 @@ def load_content(folder=None) -> DCCContent:
     folder = check_folder(folder, DATA_DIR)
     base, names = _Compiler(folder).compile()
     tables = _derive(base)
-    return DCCContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(base),
+    return DCCContent.compiled(
+        tables,
+        folder,
+        digest_of=base,
         core_names=names["core"],
         threat_names=names["threat"],
         quest_names=names["quest"],

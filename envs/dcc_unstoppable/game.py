@@ -1,5 +1,4 @@
-"""Dungeon Crawler Carl: Unstoppable in the suite: the one declaration every layer reads
-(:mod:`dungeonrl.envs.catalog`)."""
+"""Dungeon Crawler Carl: Unstoppable: its one declaration (:mod:`dungeonrl.envs.catalog`)."""
 
 from ..catalog import GameEntry
 
@@ -7,9 +6,6 @@ GAME = GameEntry(
     name="dcc_unstoppable",
     env_id="dungeonrl/DCCUnstoppable-v1",
     order=40,
-    pettingzoo="dungeonrl.envs.dcc_unstoppable_v1",
-    agent_hooks="dungeonrl.envs.dcc_unstoppable.hooks:HOOKS",
-    infostate="dungeonrl.envs.dcc_unstoppable.infostate:resample_rows",
     # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
     compile_seconds=(("envs", 33.8), ("agents", 7.3)),
     # first step from an empty cache, 2 cores (benchmarks/results/cold_start.json)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.hooks import GameHooks
+from ..core.hooks import GameHooks, players_option
 from ..core.kernel.header import O_TRUNCATED
 from ..core.scripted import HeuristicAgent, scripted_advance
 from ..core.scripted import play_whole_games as play_whole
@@ -68,15 +68,8 @@ HOOKS = GameHooks(
     heuristic=HeuristicAgent,
     play_whole_games=play_whole_games,
     core_options=(
-        (
-            "--players",
-            dict(
-                dest="num_players",
-                type=int,
-                default=None,
-                help="1 (solo, default) or 2 (co-op: one learner seat, its "
-                "teammate drawn from --partners)",
-            ),
+        players_option(
+            "1 (solo, default) or 2 (co-op: one learner seat, its teammate drawn from --partners)"
         ),
         (
             "--floor",

@@ -633,5 +633,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '134502f28adbfc513e1b6e86a72c92739d430d63e0c3bfecff32c47aec51616c'
+SOURCE_DIGEST = '041883f0cbdcb43d4e72cf1d775ffc5bc873d8886e95cf99024f6ba43602417f'
 ensure_fresh(globals())

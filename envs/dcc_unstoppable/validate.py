@@ -254,10 +254,7 @@ def seats(ctx):
         "levels_after_stairs": 0,
         "fresh": 0,
     }
-    for f, v in empty.items():
-        rest = ctx.a(f)[n:]
-        if (rest != v).any():
-            ctx.fail(f, rest, f"seats {n}..{P - 1} are not at the table and must be {v}")
+    ctx.seats_left_empty(empty, n)
     cr = ctx.a("crawler")[:n]
     if (cr < 0).any() or (n == 2 and sorted(cr.tolist()) != [0, 1]):
         ctx.fail("crawler", cr, "each seat plays its own crawler")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     ContentCache,
     Ctx,
     check_fields,
@@ -29,8 +30,6 @@ from ..core.authoring.content import (
     read_list,
     read_str,
     read_table,
-    tables_digest,
-    tables_record,
 )
 from . import consts as C
 
@@ -125,11 +124,7 @@ SLOT_STATS = {
 
 
 @dataclass
-class CrawlerContent:
-    tables: Tables
-    record: np.ndarray
-    folder: str
-    digest: str
+class CrawlerContent(CompiledContent):
     item_names: tuple
     card_names: tuple
     mob_names: tuple  # NMOB, floor-major
@@ -369,23 +364,11 @@ def compile_content(raw):
     return Tables(**t), names, out
 
 
-_CACHE = ContentCache(FILES)
-
-
-def load_content(folder=None) -> CrawlerContent:
-    """Load and compile a content folder (default: the shipped data). Compiled
-    content is cached by the digest of the files' bytes, so an edited folder
-    is always compiled and validated again."""
-    return _CACHE.load(folder, DATA_DIR, _compile_folder)
-
-
 def _compile_folder(folder) -> CrawlerContent:
     tables, names, out = compile_content(_read(folder))
-    content = CrawlerContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(tables),
+    content = CrawlerContent.compiled(
+        tables,
+        folder,
         item_names=tuple(names["items"]),
         card_names=tuple(names["cards"]),
         mob_names=tuple(out["mob_names"]),
@@ -395,3 +378,8 @@ def _compile_folder(folder) -> CrawlerContent:
         layouts=tuple(out["layouts"]),
     )
     return content
+
+
+#: ``load_content(folder=None)``: the content of ``folder`` (default: the
+#: shipped data), compiled once per digest of its files' bytes
+load_content = ContentCache(FILES).loader(DATA_DIR, _compile_folder)

@@ -1,5 +1,4 @@
-"""Dungeon Crawler in the suite: the one declaration every layer reads
-(:mod:`dungeonrl.envs.catalog`)."""
+"""Dungeon Crawler: its one declaration (:mod:`dungeonrl.envs.catalog`)."""
 
 from ..catalog import GameEntry
 
@@ -7,9 +6,6 @@ GAME = GameEntry(
     name="dungeon_crawler",
     env_id="dungeonrl/DungeonCrawler-v0",
     order=20,
-    pettingzoo="dungeonrl.envs.dungeon_crawler_v0",
-    agent_hooks="dungeonrl.envs.dungeon_crawler.hooks:HOOKS",
-    infostate="dungeonrl.envs.dungeon_crawler.infostate:resample_rows",
     # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
     compile_seconds=(("envs", 27.8), ("agents", 0.5)),
     # first step from an empty cache, 2 cores (benchmarks/results/cold_start.json)

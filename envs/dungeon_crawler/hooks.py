@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.hooks import GameHooks
+from ..core.hooks import GameHooks, players_option
 from . import consts as C
 from .heuristic import HeuristicAgent, scripted_advance
 
@@ -34,17 +34,7 @@ def describe(core) -> str:
 HOOKS = GameHooks(
     episode_stats=episode_stats,
     heuristic=HeuristicAgent,
-    core_options=(
-        (
-            "--players",
-            dict(
-                dest="num_players",
-                type=int,
-                default=None,
-                help="seats at the table, 2..8 (train default: 2)",
-            ),
-        ),
-    ),
+    core_options=(players_option("seats at the table, 2..8 (train default: 2)"),),
     train_defaults={"num_players": 2},
     play_defaults={"num_players": 3},
     stat_columns=(("rounds", "mean rounds", "{:.1f}"),),

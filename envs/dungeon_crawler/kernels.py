@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2aabe037771f663c1b93d7c4e3bdd4189a556015cac0436947082b24be27acf8'
+SOURCE_DIGEST = 'ae7fd1809e99f85f2da5e8766e0894424310f162b9d41f0fc1eaaa4372484b12'
 ensure_fresh(globals())

@@ -20,7 +20,7 @@ decks, and rivals' hands are never named.
 from __future__ import annotations
 
 from . import consts as C
-from .rules_py import hero_view
+from .rules_py import hero_statuses, hero_view
 
 __all__ = ["narrate", "hand_text", "legend", "card_text"]
 
@@ -137,16 +137,7 @@ def hand_text(core, state, seat) -> list:
             gear.append(f"  {C.SLOT_NAMES[sl]}: -{lock}")
     out.append("Your gear:")
     out += gear
-    flags = [
-        f
-        for f, on in (
-            ("poisoned", v["poison"]),
-            ("weakened", v["weak"]),
-            ("cursed", v["curse"]),
-            ("enchanted", v["enchant"]),
-        )
-        if on
-    ]
+    flags = hero_statuses(v)
     if flags:
         out.append("Status: " + ", ".join(flags))
     if int(s["offer_kind"]) != C.OF_NONE and int(s["offer_seat"]) == seat:

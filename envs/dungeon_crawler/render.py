@@ -9,7 +9,7 @@ drawn: hands and offers appear as counts, never the decks' order."""
 from __future__ import annotations
 
 from . import consts as C
-from .rules_py import hero_view
+from .rules_py import hero_statuses, hero_view
 
 
 def _mon_name(core, s, f, q):
@@ -22,6 +22,21 @@ def _mon_name(core, s, f, q):
     if k == C.SQ_LAIR:
         return ct.final_names[int(s["final_boss"])]
     return ""
+
+
+def _opponent(core, s, hero_hp: bool, article: str) -> str:
+    """Whom the combat's hero fights, in words: a rival (with its HP when
+    ``hero_hp``), a summoned monster (after ``article``) or the square's
+    monster, each monster with its HP."""
+    kind = int(s["cb_kind"])
+    if kind == C.OPP_HERO:
+        b = int(s["cb_b"])
+        return f"player_{b} (HP {int(s['hp'][b])})" if hero_hp else f"player_{b}"
+    if kind == C.OPP_SUMMON:
+        mob = core.content.mob_names[int(s["cb_mob"])]
+        return f"{article}summoned {mob} (HP {int(s['cb_mhp'])})"
+    f, q = int(s["cb_f"]), int(s["cb_sq"])
+    return f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
 
 
 def render_text(core, s):
@@ -61,16 +76,7 @@ def render_text(core, s):
     for h in range(n):
         v = hero_view(core, s, h)
         gear = ",".join(C.TIER_NAMES[t][0].upper() if t >= 0 else "-" for t in v["tiers"])
-        flags = "".join(
-            x
-            for x, on in (
-                ("P", v["poison"]),
-                ("W", v["weak"]),
-                ("C", v["curse"]),
-                ("E", v["enchant"]),
-            )
-            if on
-        )
+        flags = "".join(word[0].upper() for word in hero_statuses(v))
         mark = ">" if int(s["actor"]) == h else " "
         out.append(
             f"{mark}player_{h}: F{v['floor'] + 1} sq{v['pos']:>2} HP {v['hp']}/{v['max_hp']} "
@@ -81,13 +87,7 @@ def render_text(core, s):
         out.append(f"creation roll to lock into a stat: {int(s['cr_roll'])}")
     if int(s["cb_kind"]) != C.OPP_NONE:
         a = int(s["cb_a"])
-        if int(s["cb_kind"]) == C.OPP_HERO:
-            opp = f"player_{int(s['cb_b'])}"
-        elif int(s["cb_kind"]) == C.OPP_SUMMON:
-            opp = f"summoned {ct.mob_names[int(s['cb_mob'])]} (HP {int(s['cb_mhp'])})"
-        else:
-            f, q = int(s["cb_f"]), int(s["cb_sq"])
-            opp = f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
+        opp = _opponent(core, s, hero_hp=False, article="")
         out.append(f"combat: player_{a} vs {opp}, round {int(s['cb_round'])}")
     return "\n".join(out)
 
@@ -328,13 +328,7 @@ def _status_line(core, s):
     who = f"player_{actor}"
     if int(s["cb_kind"]) != C.OPP_NONE:
         a = int(s["cb_a"])
-        if int(s["cb_kind"]) == C.OPP_HERO:
-            opp = f"player_{int(s['cb_b'])} (HP {int(s['hp'][int(s['cb_b'])])})"
-        elif int(s["cb_kind"]) == C.OPP_SUMMON:
-            opp = f"a summoned {ct.mob_names[int(s['cb_mob'])]} (HP {int(s['cb_mhp'])})"
-        else:
-            f, q = int(s["cb_f"]), int(s["cb_sq"])
-            opp = f"{_mon_name(core, s, f, q)} (HP {int(s['sq_hp'][f, q])})"
+        opp = _opponent(core, s, hero_hp=True, article="a ")
         return (
             f"Combat, round {int(s['cb_round']) + 1}: player_{a} (HP {int(s['hp'][a])}) "
             f"vs {opp}; {who} decides"

@@ -57,3 +57,17 @@ def hero_view(core, s, h):
         "curse": int(s["curse"][h]),
         "enchant": int(s["enchant"][h]),
     }
+
+
+#: a hero's statuses: the word for each and the field of :func:`hero_view` holding it
+STATUSES = (
+    ("poisoned", "poison"),
+    ("weakened", "weak"),
+    ("cursed", "curse"),
+    ("enchanted", "enchant"),
+)
+
+
+def hero_statuses(view) -> list:
+    """The statuses a hero bears (a :func:`hero_view`), in words."""
+    return [word for word, field in STATUSES if view[field]]

@@ -274,10 +274,7 @@ def seats(ctx):
         "kills": 0,
         "boss_dmg": 0,
     }
-    for f, v in empty.items():
-        rest = ctx.a(f)[n:]
-        if (rest != v).any():
-            ctx.fail(f, rest, f"seats {n}..{P - 1} are not at the table and must be {v}")
+    ctx.seats_left_empty(empty, n)
     started = ctx.i("turn") >= 0
     fl, pos = ctx.a("floor"), ctx.a("pos")
     for h in range(n):

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     Ctx,
     check_fields,
     check_folder,
@@ -56,8 +57,6 @@ from ..core.authoring.content import (
     read_int,
     read_list,
     read_str,
-    tables_digest,
-    tables_record,
 )
 from ..core.errors import ContentError
 from . import consts as C
@@ -161,11 +160,7 @@ class Track:
 
 
 @dataclass
-class KartContent:
-    tables: Tables
-    record: np.ndarray
-    folder: str
-    digest: str
+class KartContent(CompiledContent):
     faces: dict
     tracks: tuple
     track_names: tuple
@@ -390,6 +385,22 @@ def _check_track_tiles(ctx: Ctx, faces: Mapping[str, Face], face_ids: Sequence[s
     return first
 
 
+def _join_roads(joins: set, out_lanes, out_place, in_lanes, in_place) -> list:
+    """Add to ``joins`` both sides of every edge where an exit lane of one
+    tile (its hexes placed by ``out_place``) meets an entry lane of the
+    next (placed by ``in_place``); returns the exit side of each, ``(hex,
+    d)``."""
+    found = []
+    for a in out_lanes:
+        for b in in_lanes:
+            d = H.dir_between(out_place(a), in_place(b))
+            if d is not None:
+                joins.add((out_place(a), d))
+                joins.add((in_place(b), H.opposite(d)))
+                found.append((out_place(a), d))
+    return found
+
+
 def build_track(
     name: str,
     kind: int,
@@ -448,12 +459,7 @@ def build_track(
                         f"of hex {list(b)}) does not meet tile {pf.face}'s "
                         f"exit edge",
                     )
-            for a in pf.out_lanes:
-                for b in f.in_lanes:
-                    d = H.dir_between(ptr(a), tr(b))
-                    if d is not None:
-                        joins.add((ptr(a), d))
-                        joins.add((tr(b), H.opposite(d)))
+            _join_roads(joins, pf.out_lanes, ptr, f.in_lanes, tr)
         for p, ch in f.cells.items():
             g = tr(p)
             if g in cells:
@@ -488,13 +494,8 @@ def build_track(
                 f"({H.DIR_NAMES[ldir]}) does not join back onto tile "
                 f"{f0.face}'s entry edge, so the circuit is not closed",
             )
-        for a in lf.out_lanes:
-            for b in f0.in_lanes:
-                d = H.dir_between(ltr(a), tr0(b))
-                if d is not None:
-                    joins.add((ltr(a), d))
-                    joins.add((tr0(b), H.opposite(d)))
-                    finish.add((ltr(a)[0], ltr(a)[1], d))
+        for (q, r), d in _join_roads(joins, lf.out_lanes, ltr, f0.in_lanes, tr0):
+            finish.add((q, r, d))
     else:
         for a in lf.out_lanes:
             for d in (ldir, H.left(ldir)):
@@ -1045,11 +1046,9 @@ def load_content(folder=None, boards=()) -> KartContent:
         return _CACHE[key]
     raw = {name: load_toml(folder, name) for name in FILES}
     tables, faces, tracks, o = compile_content(raw, tuple(boards))
-    content = KartContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(tables),
+    content = KartContent.compiled(
+        tables,
+        folder,
         faces=faces,
         tracks=tuple(tracks),
         track_names=tuple(t.name for t in tracks),

@@ -1,5 +1,4 @@
-"""Dungeon Kart in the suite: the one declaration every layer reads
-(:mod:`dungeonrl.envs.catalog`)."""
+"""Dungeon Kart: its one declaration (:mod:`dungeonrl.envs.catalog`)."""
 
 from ..catalog import GameEntry
 
@@ -7,9 +6,6 @@ GAME = GameEntry(
     name="dungeon_kart",
     env_id="dungeonrl/DungeonKart-v1",
     order=30,
-    pettingzoo="dungeonrl.envs.dungeon_kart_v1",
-    agent_hooks="dungeonrl.envs.dungeon_kart.hooks:HOOKS",
-    infostate="dungeonrl.envs.dungeon_kart.infostate:resample_rows",
     # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
     compile_seconds=(("envs", 25.3), ("agents", 0.5)),
     # first step from an empty cache, 2 cores (benchmarks/results/cold_start.json)

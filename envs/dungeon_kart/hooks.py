@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.hooks import GameHooks
+from ..core.hooks import GameHooks, players_option
 from ..core.kernel.header import O_TRUNCATED
 from ..core.scripted import HeuristicAgent, scripted_advance
 from .kernels import (  # noqa: F401  (re-exported)
@@ -80,12 +80,7 @@ HOOKS = GameHooks(
     episode_stats=episode_stats,
     heuristic=HeuristicAgent,
     core_options=(
-        (
-            "--players",
-            dict(
-                dest="num_players", type=int, default=None, help="racers, 2..8 (train default: 2)"
-            ),
-        ),
+        players_option("racers, 2..8 (train default: 2)"),
         (
             "--track",
             dict(

@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '61ce5fae359b6cd4498b7fda6624ed8616945d1d1c7b6e5c1c6cefcf5cd4e308'
+SOURCE_DIGEST = '1a548dc3589b3781c6949ef4b0e9ef383557a2bf662883ed2bc70f0444329aa3'
 ensure_fresh(globals())

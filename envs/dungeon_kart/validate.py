@@ -314,10 +314,7 @@ def seats(ctx):
         "place": 0,
         "pw_used": 0,
     }
-    for f, v in empty.items():
-        rest = ctx.a(f)[n:]
-        if (rest != v).any():
-            ctx.fail(f, rest, f"seats {n}..{P - 1} are not at the table and must be {v}")
+    ctx.seats_left_empty(empty, n)
     ph = ctx.i("phase")
     T, tk = ctx.T, ctx.i("track")
     racer, dash = ctx.a("racer")[:n], ctx.a("dash")[:n]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.authoring.content import (
+    CompiledContent,
     ContentCache,
     Ctx,
     check_fields,
@@ -28,8 +29,6 @@ from ..core.authoring.content import (
     read_int,
     read_str,
     read_text,
-    tables_digest,
-    tables_record,
 )
 from . import consts as C
 
@@ -115,11 +114,7 @@ Tables = namedtuple("Tables", TABLE_FIELDS)  # type: ignore[misc]
 
 
 @dataclass
-class UnbrokenContent:
-    tables: Tables  # the tables as named numpy arrays (Python side)
-    record: np.ndarray  # the same tables as ONE structured record (kernels)
-    folder: str
-    digest: str
+class UnbrokenContent(CompiledContent):
     character_names: tuple
     character_blurbs: tuple
     weapon_names: tuple
@@ -767,24 +762,12 @@ class _Compiler:
         t.update(trig_ab=trig_ab, trig_n=trig_n, mod_ab=mod_ab, mod_n=mod_n)
 
 
-_CACHE = ContentCache(FILES)
-
-
-def load_content(folder=None) -> UnbrokenContent:
-    """Load and compile a content folder (default: the shipped data). Compiled
-    content is cached by the digest of the files' bytes, so an edited folder
-    is always compiled and validated again."""
-    return _CACHE.load(folder, DATA_DIR, _compile_folder)
-
-
 def _compile_folder(folder) -> UnbrokenContent:
     comp = _Compiler(folder)
     tables = comp.compile()
-    content = UnbrokenContent(
-        tables=tables,
-        record=tables_record(tables),
-        folder=folder,
-        digest=tables_digest(tables),
+    content = UnbrokenContent.compiled(
+        tables,
+        folder,
         character_names=tuple(comp.character_names),
         character_blurbs=tuple(comp.character_blurbs),
         weapon_names=tuple(comp.weapon_names),
@@ -799,3 +782,8 @@ def _compile_folder(folder) -> UnbrokenContent:
         char_ability_names=tuple(comp.char_ability_names),
     )
     return content
+
+
+#: ``load_content(folder=None)``: the content of ``folder`` (default: the
+#: shipped data), compiled once per digest of its files' bytes
+load_content = ContentCache(FILES).loader(DATA_DIR, _compile_folder)

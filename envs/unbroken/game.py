@@ -1,5 +1,4 @@
-"""Unbroken in the suite: the one declaration every layer reads
-(:mod:`dungeonrl.envs.catalog`)."""
+"""Unbroken: its one declaration (:mod:`dungeonrl.envs.catalog`)."""
 
 from ..catalog import GameEntry
 
@@ -7,8 +6,6 @@ GAME = GameEntry(
     name="unbroken",
     env_id="dungeonrl/Unbroken-v0",
     order=10,
-    agent_hooks="dungeonrl.envs.unbroken.hooks:HOOKS",
-    infostate="dungeonrl.envs.unbroken.infostate:resample_rows",
     # precompile from an empty cache, Intel Xeon, 2 cores, 2026-12-04 (ordering only)
     compile_seconds=(("envs", 18.9), ("agents", 11.9)),
     # first step from an empty cache, 2 cores (benchmarks/results/cold_start.json)

@@ -636,5 +636,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'bba6d6066d4c1d175034bb8d3714c46df4e2478bfa98bc85e03ce20b8b2f1f1a'
+SOURCE_DIGEST = '6893f979195d922237809502bea77716c0d998fda8cbdc102d95be272fecf17e'
 ensure_fresh(globals())

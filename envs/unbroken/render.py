@@ -67,6 +67,15 @@ def _ops_text(content, ops):
     return "; ".join(out)
 
 
+def _conditions(s):
+    """``(condition, state, tokens, rounds)`` of each condition held
+    (state 1 active, 2 for the next Level, 3 both)."""
+    for c in range(C.NCOND):
+        v = int(s["cond"][c])
+        if v:
+            yield c, v, int(s["cond_tokens"][c]), int(s["cond_rounds"][c])
+
+
 def render_text(core, s):
     ct = core.content
     T = core.T
@@ -101,16 +110,12 @@ def render_text(core, s):
     skills = [ct.skill_names[i] for i in range(len(ct.skill_names)) if s["skill_owned"][i]]
     lines.append("Skills: " + (", ".join(skills) if skills else "none"))
     conds = []
-    for c in range(C.NCOND):
-        v = int(s["cond"][c])
-        if v:
-            tag = {1: "active", 2: "next Level", 3: "active+next"}[v]
-            extra = ""
-            if int(s["cond_tokens"][c]):
-                extra += f" [{int(s['cond_tokens'][c])} tokens]"
-            if int(s["cond_rounds"][c]):
-                extra += f" ({int(s['cond_rounds'][c])} rounds)"
-            conds.append(f"{ct.condition_names[c]} ({tag}){extra}")
+    for c, v, tokens, rounds in _conditions(s):
+        tag = {1: "active", 2: "next Level", 3: "active+next"}[v]
+        extra = (f" [{tokens} tokens]" if tokens else "") + (
+            f" ({rounds} rounds)" if rounds else ""
+        )
+        conds.append(f"{ct.condition_names[c]} ({tag}){extra}")
     lines.append("Conditions: " + (", ".join(conds) if conds else "none"))
     if int(s["m_revealed"]):
         m = int(s["monster"])
@@ -364,16 +369,9 @@ def _draw_skills_conditions(cv, core, s, x0, y0):
     y1 = y0 + 68
     _panel(cv, x0, y1, x0 + 460, y1 + 62, "CONDITIONS")
     conds = []
-    for c in range(C.NCOND):
-        v = int(s["cond"][c])
-        if not v:
-            continue
+    for c, v, tokens, rounds in _conditions(s):
         tag = {1: "", 2: " (next Level)", 3: " (+ next Level)"}[v]
-        extra = ""
-        if int(s["cond_tokens"][c]):
-            extra += f" [{int(s['cond_tokens'][c])}]"
-        if int(s["cond_rounds"][c]):
-            extra += f" {int(s['cond_rounds'][c])} rnd"
+        extra = (f" [{tokens}]" if tokens else "") + (f" {rounds} rnd" if rounds else "")
         col = (222, 110, 110) if v & 1 else (150, 120, 150)
         conds.append((ct.condition_names[c] + tag + extra, col))
     if conds:

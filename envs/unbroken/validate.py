@@ -226,11 +226,22 @@ def encounter_zones(ctx):
             f"encounter card {k} is in {have[k]} zone slots, the deck "
             f"has {want[k]} copies (every card in exactly one zone)",
         )
-    rn, ph = ctx.i("revealed_n"), ctx.i("phase")
-    if rn and ph not in (C.PH_EXPLORE, C.PH_OVER):
-        ctx.fail("revealed_n", rn, "revealed cards outside the Exploration Step")
-    if ph == C.PH_EXPLORE and rn < 1:
-        ctx.fail("revealed_n", rn, "an Exploration Step with no revealed card")
+    outside, none = (
+        "revealed cards outside the Exploration Step",
+        "an Exploration Step with no revealed card",
+    )
+    _shown_in_phase(ctx, "revealed_n", C.PH_EXPLORE, outside, none)
+
+
+def _shown_in_phase(ctx, field: str, phase: int, outside: str, none: str) -> None:
+    """Cards counted by ``field`` lie on the table in ``phase`` (at least
+    one: else ``none``) and only then or once the game is over (else
+    ``outside``)."""
+    n, ph = ctx.i(field), ctx.i("phase")
+    if n and ph not in (phase, C.PH_OVER):
+        ctx.fail(field, n, outside)
+    if ph == phase and n < 1:
+        ctx.fail(field, n, none)
 
 
 def skill_zones(ctx):
@@ -253,11 +264,11 @@ def skill_zones(ctx):
             f"skill {k} is in {places[k]} places (every skill in "
             "exactly one of deck, discard, offer, owned)",
         )
-    ko, ph = ctx.i("skill_offer_n"), ctx.i("phase")
-    if ko and ph not in (C.PH_SKILLPICK, C.PH_OVER):
-        ctx.fail("skill_offer_n", ko, "skills offered outside the skill choice")
-    if ph == C.PH_SKILLPICK and ko < 1:
-        ctx.fail("skill_offer_n", ko, "a skill choice with no skill offered")
+    outside, none = (
+        "skills offered outside the skill choice",
+        "a skill choice with no skill offered",
+    )
+    _shown_in_phase(ctx, "skill_offer_n", C.PH_SKILLPICK, outside, none)
 
 
 def weapons(ctx):

@@ -409,5 +409,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '0b597d7b08939a3bf4b0c48dec9338f5bf899da36192542299d6a567ec4ffad1'
+SOURCE_DIGEST = '3401700b5b68c272a0423cd058fbe21842e74c8c76d28706676f66d665c5ca6a'
 ensure_fresh(globals())

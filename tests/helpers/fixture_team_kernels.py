@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9f15c6a68a77e4e7797f8725eb94493137c2d40ab035e3951ace9b57d53b454f'
+SOURCE_DIGEST = 'b3eff44303779e1565a02a1430ee36f11db110cf0075db57e80dbdddd2b684af'
 ensure_fresh(globals())

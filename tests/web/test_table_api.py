@@ -150,7 +150,7 @@ def test_status_comes_from_the_kind_not_the_message(client, server):
     assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
     # the message never decides: words that once chose a status are plain bad requests
     for text in ["no game here", "limit", "too many", "still being played"]:
-        assert app_module._status_of(SessionError(text)) == 400
+        assert SessionError(text).status == 400
     assert sorted(app_module.STATUS.values()) == [401, 403, 404, 409, 413, 429]
     assert len(server.games) == 0
 

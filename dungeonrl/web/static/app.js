@@ -31,11 +31,12 @@ function page(which) {
   for (const id of ["lobby", "table-page", "viewer"]) $(id).hidden = id !== which;
 }
 
-function list(ul, items) {
+// fill the list ul with one item per x of items (fill(li, x); default: its text)
+function list(ul, items, fill = (li, x) => { li.textContent = x; }) {
   ul.textContent = "";
   for (const x of items) {
     const li = document.createElement("li");
-    li.textContent = x;
+    fill(li, x);
     ul.appendChild(li);
   }
 }
@@ -190,24 +191,20 @@ async function refreshGames() {
   const ul = $("live-games");
   ul.textContent = "";
   const { games } = await api("/api/games");
-  for (const g of games) {
-    const li = document.createElement("li");
+  if (!games.length) return list(ul, ["none yet"]);
+  list(ul, games, (li, g) => {
     const a = document.createElement("a");
     a.href = "#" + new URLSearchParams({ game: g.id, view: "public" });
     a.textContent = `${g.title}${g.seed === null ? "" : ", seed " + g.seed}: ${g.seats.map(seatLabel).join(" vs ")}`;
-    li.appendChild(a);
-    li.append(` (${g.decisions} decision${g.decisions === 1 ? "" : "s"}${g.over ? ", over" : ""})`);
-    ul.appendChild(li);
-  }
-  if (!games.length) list(ul, ["none yet"]);
+    li.append(a, ` (${g.decisions} decision${g.decisions === 1 ? "" : "s"}${g.over ? ", over" : ""})`);
+  });
 }
 
 async function refreshReplayFiles() {
   const ul = $("replay-files");
   ul.textContent = "";
   const { files } = await api("/api/replays/files");
-  for (const name of files) {
-    const li = document.createElement("li");
+  list(ul, files, (li, name) => {
     const b = document.createElement("button");
     b.textContent = name;
     b.onclick = async () => {
@@ -219,8 +216,7 @@ async function refreshReplayFiles() {
       }
     };
     li.appendChild(b);
-    ul.appendChild(li);
-  }
+  });
 }
 
 async function uploadReplay(ev) {

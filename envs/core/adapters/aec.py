@@ -68,7 +68,7 @@ from ..common import (
 )
 from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError
-from ..snapshot import Snapshot, restore_record
+from ..snapshot import Snapshot, restore_record, take_snapshot
 from ..spec import check_unknown_reset_options
 from ..validate import check_obs_dtype, check_seed
 from .gym_env import observation_spaces
@@ -197,16 +197,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.batch.reset_states(self._states, seeds)
         if opts:
             self.core.apply_reset_options(self._states, opts)
-        self._started = True
-        self._done = False
-        self._step_count = 0
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._live = [(a, i) for i, a in enumerate(self.agents)]
+        self._start_episode(False, 0)
         self._select()
         self._fill_cache()
 
@@ -355,23 +346,30 @@ class DungeonAECEnv(Copyable, AECEnv):
 
     # --- snapshots ---------------------------------------------------------------------
     def get_state(self) -> Snapshot:
-        if not self._started:
-            raise ResetNeededError("get_state() called before reset()")
-        spec = self.game_spec
-        return Snapshot(
-            game=spec.name,
-            layout_version=spec.layout_version,
-            state=self._states[:1].tobytes(),
-            step_count=self._step_count,
-            episode_return=0.0,
-            done=self._done,
-        )
+        # the seats' returns live in _cumulative_rewards: the snapshot keeps 0.0
+        args = (self._started, self._step_count, 0.0, self._done)
+        return take_snapshot(self.game_spec, self._states, *args)
 
     def set_state(self, snapshot) -> None:
         record, step_count, _, done = restore_record(snapshot, self.core, self.num_seats)
         if self._observe_call is None:
             self._bind_kernels()
         self._states[:] = record
+        self._start_episode(done, step_count)
+        if self._done:
+            info = dict(self.core.episode_info(self._states[0]))
+            trunc = info.get("outcome") == "truncated"
+            for a in self.agents:
+                self.terminations[a] = not trunc
+                self.truncations[a] = trunc
+                self.infos[a] = dict(info)
+        self._select()
+        self._fill_cache()
+
+    # --- helpers -----------------------------------------------------------------------
+    def _start_episode(self, done: bool, step_count: int) -> None:
+        """The bookkeeping of a fresh (``reset``) or restored (``set_state``)
+        episode: every agent back in, no reward, nothing ended yet."""
         self._started = True
         self._done = done
         self._step_count = step_count
@@ -381,18 +379,8 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        if self._done:
-            info = dict(self.core.episode_info(self._states[0]))
-            trunc = info.get("outcome") == "truncated"
-            for a in self.agents:
-                self.terminations[a] = not trunc
-                self.truncations[a] = trunc
-                self.infos[a] = dict(info)
         self._live = [(a, i) for i, a in enumerate(self.agents)]
-        self._select()
-        self._fill_cache()
 
-    # --- helpers -----------------------------------------------------------------------
     def action_mask(self, agent=None) -> np.ndarray:
         """int8 mask of ``agent`` (default: the selected one)."""
         return self.observe(agent or self.agent_selection)["action_mask"]
@@ -447,21 +435,9 @@ class CheckedAECEnv(DungeonAECEnv):
       two agents fails its assertion.
     """
 
-    def __init__(
-        self,
-        game,
-        render_mode: str | None = None,
-        illegal_action: str = "penalize",
-        unknown_reset_options: str = "warn",
-        **core_kwargs,
-    ):
-        super().__init__(
-            game,
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-            unknown_reset_options=unknown_reset_options,
-            **core_kwargs,
-        )
+    def __init__(self, game, **kwargs):
+        # arguments as for DungeonAECEnv
+        super().__init__(game, **kwargs)
         self._has_reset = False
         self._has_updated = False
         for name in (

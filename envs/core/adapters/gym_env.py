@@ -31,7 +31,7 @@ from ..common import (
 )
 from ..copying import Copyable
 from ..errors import IllegalActionError, RenderModeError, ResetNeededError
-from ..snapshot import Snapshot, restore_record
+from ..snapshot import Snapshot, restore_record, take_snapshot
 from ..spec import check_unknown_reset_options
 from ..validate import check_flag, check_obs_dtype, check_seed
 
@@ -310,17 +310,8 @@ class DungeonEnv(Copyable, gym.Env):
 
     def get_state(self) -> Snapshot:
         """Snapshot of the current game and episode bookkeeping."""
-        if not self._started:
-            raise ResetNeededError("get_state() called before reset()")
-        spec = self.game_spec
-        return Snapshot(
-            game=spec.name,
-            layout_version=spec.layout_version,
-            state=self._buf.states[:1].tobytes(),
-            step_count=self._step_count,
-            episode_return=self._episode_return,
-            done=self._needs_reset,
-        )
+        args = (self._started, self._step_count, self._episode_return, self._needs_reset)
+        return take_snapshot(self.game_spec, self._buf.states, *args)
 
     def set_state(self, snapshot: Snapshot | bytes) -> None:
         """Restore a snapshot from :meth:`get_state` (or its ``to_bytes``)."""

@@ -60,28 +60,13 @@ class DungeonParallelEnv(Copyable, ParallelEnv):
     ``"raise"``: ``ValueError``), ``obs_dtype`` (``"float32"`` or
     ``"float16"``, the compact observation), ``**core_kwargs``."""
 
-    def __init__(
-        self,
-        game,
-        render_mode: str | None = None,
-        illegal_action: str = "penalize",
-        unknown_reset_options: str = "warn",
-        obs_dtype: str = "float32",
-        **core_kwargs,
-    ):
-        self._aec = DungeonAECEnv(
-            game,
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-            unknown_reset_options=unknown_reset_options,
-            obs_dtype=obs_dtype,
-            **core_kwargs,
-        )
+    def __init__(self, game, **kwargs):
+        self._aec = DungeonAECEnv(game, **kwargs)
         self.unknown_reset_options = self._aec.unknown_reset_options
         self.core = self._aec.core
         self.game_spec = self._aec.game_spec
         self.metadata = dict(self._aec.metadata)
-        self.render_mode = render_mode
+        self.render_mode = self._aec.render_mode
         self.possible_agents = self._aec.possible_agents[:]
         self.observation_spaces = self._aec.observation_spaces
         self.action_spaces = self._aec.action_spaces

@@ -15,14 +15,17 @@
   record: kernels receive ``record[0]``, which numba passes by reference
   (a namedtuple of dozens of arrays is copied into every call and made the
   first game compile 5x slower and run 30x slower);
-* ``tables_digest`` hashes the tables (for layout versions of snapshots).
+* ``tables_digest`` hashes the tables (for layout versions of snapshots);
+* :class:`CompiledContent` is the start of every game's compiled content
+  (tables, their record, folder, digest), built by ``compiled``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from typing import NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -232,6 +235,25 @@ def folder_digest(folder, names) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class CompiledContent:
+    """What every game's compiled content holds first; a game's content
+    class is a dataclass on this one that adds its names and texts."""
+
+    tables: Any  #: the game's namedtuple of tables (Python side)
+    record: np.ndarray  #: the same tables as ONE read-only structured record (kernels)
+    folder: str  #: the content folder, absolute
+    digest: str  #: ``tables_digest`` of the tables (layout versions of snapshots)
+
+    @classmethod
+    def compiled(cls, tables, folder: str, digest_of=None, **names):
+        """The content of ``tables`` compiled from ``folder``: their record
+        and digest (of ``digest_of`` when given: tables before derived
+        ones were added) made here, the game's own fields in ``names``."""
+        digest = tables_digest(tables if digest_of is None else digest_of)
+        return cls(tables, tables_record(tables), folder, digest, **names)
+
+
 class ContentCache:
     """Compiled content keyed by (folder, digest of the files' bytes): an
     unchanged folder is not compiled twice, an edited one always is."""
@@ -244,6 +266,18 @@ class ContentCache:
         absolute, through the cache: a game's ``load_content``."""
         folder = os.path.abspath(check_folder(folder, default))
         return self.get(folder, build)
+
+    def loader(self, default: str, build):
+        """A game's ``load_content(folder=None)``: the content of
+        ``folder`` (``default``, the shipped data, when None) compiled by
+        ``build(folder)`` through this cache, so an edited folder is
+        always compiled and validated again."""
+
+        def load_content(folder=None):
+            return self.load(folder, default, build)
+
+        load_content.__doc__ = self.loader.__doc__
+        return load_content
 
     def get(self, folder, build):
         key = (folder, folder_digest(folder, self.names))
