@@ -1,13 +1,14 @@
-"""What the training recipe does to Carl's 2-player co-op team: the
-ablation behind the recipe of the ``dcc_unstoppable-coop`` baseline.
+"""What the training recipe does to a co-op team: the ablation behind the
+recipe of a co-op baseline (the game, the baseline and the arms:
+``benchmarks/data/coop_ablation.toml``).
 
     python -m dungeonrl.benchmarks.coop_ablation list
     python -m dungeonrl.benchmarks.coop_ablation run              # every arm, two at a time
     python -m dungeonrl.benchmarks.coop_ablation run e4 e5 --jobs 1
     python -m dungeonrl.benchmarks.coop_ablation record           # -> results/coop_ablation.json
 
-Each arm is one ``dungeonrl train dcc_unstoppable --players 2`` command
-(:data:`ARMS`, seed 0, Floor 1 Normal) that differs from the others in how
+Each arm is one ``dungeonrl train GAME`` command (:data:`ARMS`, the
+arguments every arm shares, seed 0 among them) that differs from the others in how
 the network starts (a random network, a clone of the scripted heuristic,
 or an earlier run's network) and who its teammate is during training (the
 heuristic, itself, or either). ``run`` trains the arms into
@@ -18,11 +19,11 @@ the heuristic, with itself, and for two heuristics. ``record`` reads those
 run folders into ``benchmarks/results/coop_ablation.json``: per arm its
 command, steps, minutes, the final evaluation, how many training
 iterations saw a team win, and for a cloned start the clone's decision
-accuracy and team win rate. The Carl page quotes that file.
+accuracy and team win rate. The game's page quotes that file.
 
-Arm ``e7`` continues the baseline's own network: run ``python -m
-dungeonrl.benchmarks.baselines run dcc_unstoppable-coop`` first (its model
-lands in ``runs/baselines/dcc_unstoppable-coop/model.pt``). Training is
+An arm whose arguments name ``{baseline_model}`` continues the baseline's
+own network: run ``python -m dungeonrl.benchmarks.baselines run BASELINE``
+first (its model lands in ``runs/baselines/BASELINE/model.pt``). Training is
 wall-clock bounded, so the steps an arm reaches, and its figures, depend on
 the machine and its load.
 """

@@ -1,18 +1,22 @@
-"""How much a Carl co-op agent plays on its own turns: the measurement
-behind the "lazy teammate" finding on the Carl page.
+"""How much a co-op agent plays on its own turns: the measurement behind
+the "lazy teammate" finding on the co-op game's page.
 
     python -m dungeonrl.benchmarks.coop_behaviour                 # -> results/coop_behaviour.json
     python -m dungeonrl.benchmarks.coop_behaviour --games 100 --out -
 
 In 2-player co-op each seat has its own Main Phase every turn, in which it
-plays cards, buys, casts and attacks monsters (its own or its teammate's)
+plays (cards, buys, spells, attacks on its own or its teammate's threats)
 until it ends the phase. :func:`main_phase_activity` plays seeded team
 games of an agent beside a teammate (the agent in seat ``i % 2`` of game
 ``i``) and counts, for the agent's seat only, its Main Phases (each ends
-with "end your Main Phase"), the decisions it made in them besides ending
+with the phase's end action), the decisions it made in them besides ending
 them or handing the turn to its teammate, and the *idle* ones: Main Phases
 in which it played nothing.
 A teammate that leaves every fight to its partner has an idle share near 1.
+
+The game, its co-op setting, the name of its Main Phase (``core.phase_name``)
+and the names of the end and hand-over actions (``spec.action_names``) are
+data: ``benchmarks/data/coop_behaviour.toml``.
 """
 
 from __future__ import annotations
@@ -32,13 +36,18 @@ RESULTS = os.path.join(HERE, "results", "coop_behaviour.json")
 _DATA = datafile.check_keys(
     datafile.load("coop_behaviour"),
     "coop_behaviour.toml",
-    ("game", "core_kwargs", "setting", "pairs"),
+    ("game", "core_kwargs", "setting", "pairs", "main_phase", "end_action", "pass_action"),
 )
 #: the game, and the co-op setting of the shipped co-op agent
 #: (``benchmarks/data/coop_behaviour.toml``)
 GAME, CORE_KWARGS = _DATA["game"], dict(_DATA["core_kwargs"])
 #: (agent, teammate) pairs the result file holds
 PAIRS = tuple((str(a), str(b)) for a, b in _DATA["pairs"])
+#: the phase measured (a ``core.phase_name``), and the names of the actions that
+#: end it and that hand the turn to the teammate (``spec.action_names``)
+MAIN_PHASE, END_ACTION, PASS_ACTION = (
+    str(_DATA[k]) for k in ("main_phase", "end_action", "pass_action")
+)
 
 
 def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int = 0) -> dict:
@@ -52,11 +61,12 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
     teammate), ``idle_share``, ``decisions_per_main_phase`` (decisions in
     its Main Phases besides ending them or handing over, per phase),
     ``passes_per_main_phase`` (hand-overs to the teammate), the team's
-    ``win_rate`` and the games' ``mean_turns``."""
+    ``win_rate`` and the games' ``mean_turns`` (the ``turns`` of the game's
+    ``episode_stats``)."""
     from ..agents.algos.selfplay import _MatchView
     from ..agents.policy import as_agent
     from ..envs.core.common import MASK_DTYPE
-    from ..envs.dcc_unstoppable import consts as C
+    from ..envs.core.hooks import hooks_for
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -65,6 +75,7 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
     agent = as_agent(agent, core)
     partner = agent if partner is None else as_agent(partner, core)
     n, spec = games, core.spec
+    a_end, a_pass = (spec.action_names.index(a) for a in (END_ACTION, PASS_ACTION))
     states = core.alloc(n)
     core.reset(states, np.arange(seed, seed + n, dtype=np.uint64))
     view = _MatchView(
@@ -88,9 +99,9 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
         for who, sel in ((agent, mine), (partner, ~mine)):
             if sel.any():
                 acts[rows[sel]] = who.act(view, rows[sel])
-        main = mine & (states["phase"][rows] == C.PH_MAIN)
-        ends = main & (acts[rows] == C.A_END)
-        hand_over = main & (acts[rows] == C.A_PASS)
+        main = mine & np.array([core.phase_name(states[r]) == MAIN_PHASE for r in rows], bool)
+        ends = main & (acts[rows] == a_end)
+        hand_over = main & (acts[rows] == a_pass)
         plays = main & ~ends & ~hand_over
         phases += int(ends.sum())
         idle += int((ends & ~acted[rows]).sum())
@@ -101,6 +112,9 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
         core.step_rows(states, rows, acts, rew, te, tr, il)
         ret[rows] += rew[rows]
     won = ret[np.arange(n), seat_a] > 0
+    stats = hooks_for(spec.name).episode_stats(
+        core, states, np.arange(n), ret[np.arange(n), seat_a]
+    )
     return {
         "games": n,
         "main_phases": phases,
@@ -109,7 +123,7 @@ def main_phase_activity(core, agent, partner=None, games: int = 200, seed: int =
         "decisions_per_main_phase": busy / phases if phases else None,
         "passes_per_main_phase": passes / phases if phases else None,
         "win_rate": float(won.mean()),
-        "mean_turns": float(states["turn"].mean()),
+        "mean_turns": float(np.mean(stats["turns"])),
     }
 
 

@@ -17,10 +17,6 @@ in cache as the row being stepped does in the rollout (ns per observation).
 The encoder's share is the difference of the first two. ``--blocks`` (with
 ``--split``) times each block of the encoder alone too: the blocks a game
 names in ``benchmarks/data/kernel_bench.toml``.
-
-``python -m dungeonrl.benchmarks.<alias>`` for each alias of that file (for
-example ``kart_kernel_bench``) is this command with the alias's game and
-defaults.
 """
 
 from __future__ import annotations
@@ -41,24 +37,17 @@ ROWS = (("with_obs", "with the observation", "steps"),)
 SPLIT_ROWS = (("no_obs", "rules + mask alone", "steps"), ("encoder", "encoder alone", "ns"))
 
 
-def load_aliases(name: str = "kernel_bench") -> tuple[dict, dict]:
-    """``(aliases, blocks)`` of the data file: alias command -> its game and
-    defaults; game -> the ``"module:function"`` of each block of its encoder."""
-    data = datafile.load(name)
-    aliases = {
-        k: datafile.check_keys(
-            v, f"{name}.toml [aliases.{k}]", ("game",), ("players", "repeats", "split", "about")
-        )
-        for k, v in data.get("aliases", {}).items()
-    }
-    blocks = {
+def load_blocks(name: str = "kernel_bench") -> dict:
+    """Game -> the ``"module:function"`` of each block of its encoder (the
+    data file's ``[blocks]``)."""
+    data = datafile.check_keys(datafile.load(name), f"{name}.toml", (), ("blocks",))
+    return {
         datafile.check_game(g, f"{name}.toml [blocks]"): [str(b) for b in v]
         for g, v in data.get("blocks", {}).items()
     }
-    return aliases, blocks
 
 
-ALIASES, BLOCKS = load_aliases()
+BLOCKS = load_blocks()
 
 
 def _make_encoder_timer(fn):
@@ -155,28 +144,26 @@ def measure(game, players=1, envs=64, steps=2000, repeats=5, split=False, blocks
     return out
 
 
-def parser(alias: dict | None = None) -> argparse.ArgumentParser:
-    alias = alias or {}
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    if "game" not in alias:
-        p.add_argument("game", help="a game of the catalog")
-    p.add_argument("--players", type=int, default=int(alias.get("players", 1)))
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m dungeonrl.benchmarks.kernel_bench", description=__doc__.splitlines()[0]
+    )
+    p.add_argument("game", help="a game of the catalog")
+    p.add_argument("--players", type=int, default=1)
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--steps", type=int, default=2000)
-    p.add_argument("--repeats", type=int, default=int(alias.get("repeats", 5)))
+    p.add_argument("--repeats", type=int, default=5)
     p.add_argument(
         "--split",
         action="store_true",
-        default=bool(alias.get("split", False)),
         help="also time rules + mask alone and the encoder alone",
     )
     p.add_argument("--blocks", action="store_true", help="also time each block of the encoder")
-    p.set_defaults(**({"game": alias["game"]} if "game" in alias else {}))
     return p
 
 
-def main(argv=None, alias: str | None = None) -> int:
-    a = parser(ALIASES[alias] if alias else None).parse_args(argv)
+def main(argv=None) -> int:
+    a = parser().parse_args(argv)
     r = measure(a.game, a.players, a.envs, a.steps, a.repeats, a.split, a.blocks)
     la = ", ".join(f"{x:.2f}" for x in r["loadavg"])
     print(

@@ -12,9 +12,9 @@ markers of an unknown name.
 
 Sections and the results they are made from:
 
-* a game's own tools' sections, named in ``benchmarks/data/report.toml``
-  (``unbroken-balance``: ``unbroken_balance.json``, written by ``python -m
-  dungeonrl.benchmarks.unbroken_balance --json``);
+* a game's sections, named in ``benchmarks/data/report.toml`` (the
+  balance tables, ``<marker>``: ``balance_<game>.json``, written by
+  ``python -m dungeonrl.benchmarks.balance GAME --json``);
 * ``bench-suite``: ``suite.json``, written by ``dungeonrl bench --out
   benchmarks/results`` (the throughput suite over every game with its peers
   and the speed targets); ``readme-speed`` is its headline (one row per

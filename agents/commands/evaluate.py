@@ -5,8 +5,8 @@
     dungeonrl eval unbroken --agent model.pt --games 2000 --json results.json
 
 Game ``i`` is started from seed ``seed + i`` (``--seed``, default 0), so every
-agent meets the same games (the same ones as the balance table of
-``benchmarks/unbroken_balance.py`` for seed 0), and results are exactly
+agent meets the same games (the same ones as a game's balance table,
+``python -m dungeonrl.benchmarks.balance GAME``, for seed 0), and results are exactly
 reproducible. Batched: all games run together, one numba step and one
 network call per decision for the unfinished games; ``random`` and
 ``heuristic`` play whole games inside numba when the game provides that

@@ -343,21 +343,6 @@ def test_cli_bench_with_a_game_runs_the_suite_on_that_game(monkeypatch):
     assert calls == [["--games", "unbroken", "--quick"]]
 
 
-def test_unbroken_bench_compat_names(single_game):
-    """The names other modules import from the former Unbroken bench still
-    work, measured by the suite's loops."""
-    if "unbroken" not in suite_games():
-        pytest.skip("unbroken not registered")
-    from dungeonrl.benchmarks import unbroken_bench
-    from dungeonrl.envs.unbroken import UnbrokenCore
-
-    assert unbroken_bench.sample_from_masks is suite.sample_from_masks
-    median, rates = unbroken_bench.bench_kernel(UnbrokenCore(character="random"), 16, 10, 1)
-    assert median > 0 and len(rates) == 1
-    median, rates = unbroken_bench.bench_vector(16, 10, 1, character="random")
-    assert median > 0 and len(rates) == 1
-
-
 def test_results_go_outside_the_package_unless_asked(tmp_path, monkeypatch):
     """Without --out/--json a run writes to ./bench-results, never into the
     installed package's checked-in results."""

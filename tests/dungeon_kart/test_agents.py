@@ -1,8 +1,8 @@
 """Dungeon Kart in the agents layer and the CLI (tiny budgets): the hooks of
 ``envs/dungeon_kart/hooks.py`` (heuristic agent, scripted opponents inside
 numba, episode statistics with the finishing place), ``dungeonrl train`` /
-``dungeonrl eval`` / ``dungeonrl play`` on the race, and the
-heuristic-vs-random table of ``benchmarks/kart_table.py``."""
+``dungeonrl eval`` / ``dungeonrl play`` on the race (its heuristic-vs-random
+table: ``tests/bench/test_balance.py``)."""
 
 from __future__ import annotations
 
@@ -220,19 +220,6 @@ def test_cli_play_person_quits_and_bad_track(monkeypatch, capsys):
     assert rc == 0 and "Your legal actions" in out and "bye" in out
     rc = cli_main(["play", "dungeon_kart", "--players", "2", "--track", "Nowhere"])
     assert rc == 2 and "unknown track" in capsys.readouterr().err
-
-
-def test_kart_table_script():
-    from dungeonrl.benchmarks.kart_table import markdown, run
-
-    rows = run(players=(2, 4), games=40)
-    for r in rows:
-        assert r["games"] == 40
-        assert r["heuristic_win_rate"] > r["random_seat_win_rate"]
-        assert r["heuristic_mean_place"] < r["random_seat_mean_place"]
-        lo, hi = r["win_ci95"]
-        assert lo <= r["heuristic_win_rate"] <= hi
-    assert "| 4 | 40 |" in markdown(rows)
 
 
 @pytest.mark.parametrize("n", [2, 8])
