@@ -115,7 +115,7 @@ def play_cell(core, arm: str, games: int, seed: int = 0, policy_seed: int = 1234
     secs = time.perf_counter() - t0
     stats = hooks_for(core.spec.name).episode_stats(core, states, rows, returns[rows, seat])
     win = np.asarray(stats["win"], bool)
-    out = {k: _stat(v, win) for k, v in stats.items()}
+    out: dict[str, object] = {k: _stat(v, win) for k, v in stats.items()}
     out["decisions"] = _stat(length, win)
     out["seconds"] = secs
     return out

@@ -27,7 +27,12 @@ at the fraction ``(i + 0.5) / N`` of its states with more than one legal
 action (so the set runs from openings to end games, and no decision is a
 forced move the search would skip). Every agent is warmed up on the first
 decision (numba's cache loaded, the network read) by a copy of its own,
-then a fresh agent searches all ``N``; its counters give the figures:
+then fresh agents search all ``N``, pass after pass (the same work each
+time), until ``--min-seconds`` of search time (2 by default: a pass of a
+cheap configuration lasts hundredths of a second, and one such reading of
+the clock swings by a tenth); their counters, summed, give the figures
+(``passes`` says how many; ``overhead_quartiles``, the spread of the
+passes' own ratios):
 
 * ``sims_per_s``: simulations / ``search_seconds`` (the wall time of its
   ``decide`` calls); ``decisions_per_s`` likewise;
@@ -90,6 +95,20 @@ PEER_GAMES = ("tic_tac_toe", "connect_four", "breakthrough")
 PEER_SIMS = 1000
 PEER_UCT_C = 2.0
 DEFAULT_DECISIONS = 24
+#: each agent's passes over the decisions go on until this much search time
+#: (a pass of a cheap configuration lasts a few hundredths of a second, too
+#: short for one reading of the clock to settle a ratio)
+MIN_SECONDS = 2.0
+MAX_PASSES = 200
+#: the agent's counters a measurement sums over its passes
+_COUNTERS = (
+    "search_seconds",
+    "rollout_seconds",
+    "inference_seconds",
+    "opp_seconds",
+    "simulations",
+    "decisions",
+)
 #: decisions per game of ``dungeonrl bench --search --quick``
 QUICK_DECISIONS = 6
 #: a heuristic game longer than this is a bug of the game, not a decision
@@ -216,39 +235,60 @@ def _ratio(a: float, b: float) -> float | None:
     return a / b if b > 0 else None
 
 
-def measure_agent(core, text: str, states: np.ndarray, seed: int = 0) -> dict:
+def measure_agent(
+    core, text: str, states: np.ndarray, seed: int = 0, min_seconds: float = MIN_SECONDS
+) -> dict:
     """One agent string searching every record of ``states``: a warm-up
-    decision by a copy, then the figures of a fresh agent (see the module
-    doc)."""
+    decision by a copy, then passes of a fresh agent each over all of them
+    (the same work every pass) until ``min_seconds`` of search time (at
+    most :data:`MAX_PASSES`); the figures sum the passes, and
+    ``overhead_quartiles`` are the quartiles of the passes' own ratios (see
+    the module doc)."""
     from ..agents.policy import make_agent
 
     make_agent(text, core, seed=seed).decide(states[:1])  # numba's cache, the network
-    agent = make_agent(text, core, seed=seed)
-    t0 = time.perf_counter()
-    for r in range(len(states)):
-        agent.decide(states[r : r + 1])
-    wall = time.perf_counter() - t0
-    s = agent.search_seconds
-    tree = s - agent.rollout_seconds - agent.inference_seconds - agent.opp_seconds
+    sums = dict.fromkeys(_COUNTERS, 0.0)
+    per_pass: list[float] = []
+    passes, wall = 0, 0.0
+    while passes < 1 or (sums["search_seconds"] < min_seconds and passes < MAX_PASSES):
+        agent = make_agent(text, core, seed=seed)
+        t0 = time.perf_counter()
+        for r in range(len(states)):
+            agent.decide(states[r : r + 1])
+        wall += time.perf_counter() - t0
+        passes += 1
+        for name in _COUNTERS:
+            sums[name] += float(getattr(agent, name))
+        ov = _ratio(agent.search_seconds, agent.rollout_seconds)
+        if ov is not None:
+            per_pass.append(ov)
+    s = sums["search_seconds"]
+    roll, inf, opp = sums["rollout_seconds"], sums["inference_seconds"], sums["opp_seconds"]
+    n_sims, n_dec = int(sums["simulations"]), int(sums["decisions"])
+    tree = s - roll - inf - opp
     fig: dict[str, Any] = {
         "agent": text,
         "rollout": agent.rollout,
         "rollouts_per_leaf": int(agent.cfg.rollouts),
         "prior": agent.cfg.prior,
-        "decisions": int(agent.decisions),
-        "simulations": int(agent.simulations),
+        "passes": passes,
+        "decisions": n_dec,
+        "simulations": n_sims,
         "search_seconds": s,
-        "rollout_seconds": agent.rollout_seconds,
-        "inference_seconds": agent.inference_seconds,
-        "opp_seconds": agent.opp_seconds,
+        "rollout_seconds": roll,
+        "inference_seconds": inf,
+        "opp_seconds": opp,
         "wall_seconds": wall,
-        "sims_per_s": _ratio(agent.simulations, s),
-        "decisions_per_s": _ratio(agent.decisions, s),
-        "overhead": _ratio(s, agent.rollout_seconds),
-        "tree_us_per_sim": _ratio(tree * 1e6, agent.simulations),
-        "rollout_share": _ratio(agent.rollout_seconds, s),
-        "inference_share": _ratio(agent.inference_seconds, s),
-        "opp_share": _ratio(agent.opp_seconds, s),
+        "sims_per_s": _ratio(n_sims, s),
+        "decisions_per_s": _ratio(n_dec, s),
+        "overhead": _ratio(s, roll),
+        "overhead_quartiles": (
+            [float(q) for q in np.percentile(per_pass, [25, 50, 75])] if per_pass else None
+        ),
+        "tree_us_per_sim": _ratio(tree * 1e6, n_sims),
+        "rollout_share": _ratio(roll, s),
+        "inference_share": _ratio(inf, s),
+        "opp_share": _ratio(opp, s),
     }
     return fig
 
@@ -268,6 +308,7 @@ def measure_game(
     seed: int = 0,
     variants=None,
     log=print,
+    min_seconds: float = MIN_SECONDS,
 ) -> dict:
     """Every variant of :data:`VARIANTS` (``variants``: their keys, default
     all) on the decisions of one configuration."""
@@ -290,7 +331,7 @@ def measure_game(
         if key == "prior" and cfg.prior is None:
             continue
         text = pattern.format(sims=budget, prior=cfg.prior)
-        fig = measure_agent(core, text, states, seed)
+        fig = measure_agent(core, text, states, seed, min_seconds)
         fig["target"] = verdict(key, fig)
         out["variants"][key] = fig
         log(f"  {cfg.key} {key:9s} {_row_text(fig)}")
@@ -383,6 +424,7 @@ def run(
     peers: bool = True,
     peer_sims: int = PEER_SIMS,
     log=print,
+    min_seconds: float = MIN_SECONDS,
 ) -> dict:
     """The whole measurement: every configuration (``games``: their keys,
     default all), then OpenSpiel's MCTS; returns the result dict that
@@ -396,7 +438,12 @@ def run(
         "command": "python -m dungeonrl.benchmarks.search_speed " + " ".join(sys.argv[1:]),
         "machine": machine_info(),
         "load_before": loadavg(),
-        "settings": {"decisions": int(decisions), "sims": sims, "seed": int(seed)},
+        "settings": {
+            "decisions": int(decisions),
+            "sims": sims,
+            "seed": int(seed),
+            "min_seconds": float(min_seconds),
+        },
         "target": {
             "overhead_max": TARGET_OVERHEAD,
             "applies_to": list(TARGETED),
@@ -414,7 +461,9 @@ def run(
     for key in keys:
         cfg = config(key)
         log(f"{key} ({cfg.seats} seat{'s' if cfg.seats > 1 else ''})")
-        res["games"][key] = measure_game(cfg, decisions, sims, seed, log=log)
+        res["games"][key] = measure_game(
+            cfg, decisions, sims, seed, log=log, min_seconds=min_seconds
+        )
     if peers:
         log("peer: OpenSpiel MCTSBot")
         res["open_spiel"] = measure_openspiel(PEER_GAMES, peer_sims, decisions, seed)
@@ -503,10 +552,26 @@ def _summary(res: dict) -> str:
     return (
         f"`python -m dungeonrl.benchmarks.search_speed` ({res['created'][:10]}, "
         f"{res['elapsed_s'] / 60:.1f} min) on {m['cpu']}, {m['cores']} cores, torch threads "
-        f"{res.get('torch_threads')}; {res['settings']['decisions']} seeded decisions per game; "
+        f"{res.get('torch_threads')}; {res['settings']['decisions']} seeded decisions per game"
+        f"{_passes_text(res)}; "
         f"load {res['load_before']} before, {res['load_after']} after{tail}. The OpenSpiel rows' "
         "'tree us/sim' column is its whole time per simulation (rollout included)."
     )
+
+
+def _passes_text(res: dict) -> str:
+    """How the passes went: the minimum search time and each agent's count."""
+    ms = res["settings"].get("min_seconds")
+    counts = [
+        int(f["passes"])
+        for g in res["games"].values()
+        for f in g["variants"].values()
+        if "passes" in f
+    ]
+    if ms is None or not counts:
+        return ""
+    lo, hi = min(counts), max(counts)
+    return f", searched pass after pass until {ms:g} s of search ({lo}-{hi} passes)"
 
 
 def table(res: dict) -> str:
@@ -551,6 +616,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated configurations (default all: {','.join(CONFIG_KEYS)})",
     )
     p.add_argument("--seed", type=int, default=0, help="first game seed of the decisions")
+    p.add_argument(
+        "--min-seconds",
+        type=float,
+        default=MIN_SECONDS,
+        help="each agent's passes over the decisions go on until this much search time "
+        f"(default {MIN_SECONDS:g}; 0: one pass)",
+    )
     p.add_argument("--peer-sims", type=int, default=PEER_SIMS, help="OpenSpiel's max_simulations")
     p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
     p.add_argument("--out", default=RESULTS, help=f"JSON path (default {RESULTS}); 'none' to skip")
@@ -563,12 +635,23 @@ def main(argv=None) -> int:
     if a.decisions < 1 or (a.sims is not None and a.sims < 1) or a.peer_sims < 1:
         print("search_speed: --decisions, --sims and --peer-sims must be >= 1", file=sys.stderr)
         return 2
+    if not a.min_seconds >= 0:
+        print("search_speed: --min-seconds must be >= 0", file=sys.stderr)
+        return 2
     try:
         games = select(x for x in (a.games or "").split(",") if x) or None
     except ValueError as e:
         print(f"search_speed: {e}", file=sys.stderr)
         return 2
-    res = run(a.decisions, a.sims, games, a.seed, not a.no_peers, a.peer_sims)
+    res = run(
+        a.decisions,
+        a.sims,
+        games,
+        a.seed,
+        not a.no_peers,
+        a.peer_sims,
+        min_seconds=a.min_seconds,
+    )
     print()
     print(table(res))
     if a.markdown:

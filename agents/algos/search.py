@@ -107,8 +107,8 @@ a network ``opp`` plays only in the tree), and their mean return is the
 leaf's value; or the network's value of the leaf (``rollout=value``).
 Without a network, a node's heuristic prior is drawn at the node's first
 selection, from the determinization played then (most leaves are never
-selected from, so most never pay for it); the root's at the start of the
-decision. Each rollout's generator starts its stream afresh, so a
+selected from, so most never pay for it), the root's too, in the first
+simulation's determinization. Each rollout's generator starts its stream afresh, so a
 decision does not depend on what the agent searched before it.
 The decision is the most visited root action (ties: the higher prior,
 then the higher mean value, then the lower index).
@@ -155,7 +155,7 @@ from numba import config as numba_config
 
 from ...envs.core.batch import Batch, core_batch
 from ...envs.core.common import copy_records
-from ...envs.core.infostate import resample_chance, resample_with_key
+from ...envs.core.infostate import resample_chance, resample_into
 from ...envs.core.kernel import tree as T
 from ...envs.core.kernel.header import O_PLAYING
 from ..protocol import AgentError
@@ -602,11 +602,13 @@ class SearchAgent:
         copy_records(self._st, root_state)
         obs = self._observe(seat)
         rng = self._decision_rng(obs, root_state["legal"][0], seat)
-        copy_records(self._st, core.resample_from_infostate(root_state, seat, rng)[:1])
-        root = self._new_node(seat, obs, None, rng)
+        # the root's prior: the network's from what the seat sees, or the
+        # heuristic's drawn like every node's at its first selection (in the
+        # first simulation's determinization)
+        root = self._new_node(seat, obs, None, rng, lazy=True)
         t_end = None if self.cfg.ms is None else time.perf_counter() + self.cfg.ms / 1000.0
         if self.compiled:
-            visits_all, w_all, n = self._search_compiled(root_state, seat, rng, root.logits, t_end)
+            visits_all, w_all, n = self._search_compiled(root_state, seat, rng, root, t_end)
         else:
             n = self._search_python(root, root_state, seat, rng, t_end)
             visits_all, w_all = root.n, root.w
@@ -642,7 +644,7 @@ class SearchAgent:
         return n
 
     # --- the compiled tree ------------------------------------------------------------------
-    def _search_compiled(self, root_state, seat: int, rng, logits, t_end) -> tuple:
+    def _search_compiled(self, root_state, seat: int, rng, root: _Node, t_end) -> tuple:
         """The simulations in the game's ``search_run`` kernel: the same
         algorithm, the same random numbers in the same order (the
         generator's raw draws, taken ahead into a buffer), so the same
@@ -655,8 +657,9 @@ class SearchAgent:
         tr = self._tree
         T.tree_clear(tr["hval"])
         tr["stats"][0] = 0.0
-        tr["stats"][0, 3] = logits
+        tr["stats"][0, 3] = root.logits
         tr["vals"][0] = 0.0
+        tr["vals"][0, 2] = 1.0 if root.pending else 0.0
         ctl, params, cycles = self._ctl, self._params, self._cycles
         ctl[:] = 0
         ctl[T.C_SEAT] = seat
@@ -666,7 +669,6 @@ class SearchAgent:
         params[:] = (self.c, HEURISTIC_PRIOR, math.inf, -math.inf)
         cycles[:] = 0
         run = self._run(seat)
-        pool_bytes = self._pool.view(np.uint8).reshape(_DRAW, -1)
         n, block, wall = 0, -1, 0.0
         while True:
             if cfg.sims is not None and n >= cfg.sims:
@@ -679,8 +681,7 @@ class SearchAgent:
                 # only the rows the budget reaches: row i of a sample is drawn
                 # from its own stream, whatever the number of rows
                 rows = _DRAW if cfg.sims is None else min(_DRAW, cfg.sims - n)
-                pool = resample_with_key(self.core, np.repeat(root_state, rows), seat, key)
-                pool_bytes[:rows] = pool.view(np.uint8).reshape(rows, -1)
+                resample_into(self.core, root_state, self._pool[:rows], seat, key)
             want = _DRAW - n % _DRAW
             if cfg.sims is not None:
                 want = min(want, cfg.sims - n)
@@ -700,6 +701,8 @@ class SearchAgent:
             n += int(ctl[T.C_DONE])
         if cycles[0] > 0:  # the rollouts' share of the kernel's time, by its clock
             self.rollout_seconds += wall * float(cycles[1]) / float(cycles[0])
+        root.logits = tr["stats"][0, 3].copy()  # drawn in the kernel where it was pending
+        root.pending = False
         return tr["stats"][0, 0].copy(), tr["stats"][0, 1].copy(), n
 
     def _ensure_tree(self, cap: int) -> None:
@@ -716,7 +719,7 @@ class SearchAgent:
             T.rehash(old["hkey"], old["hval"], new["hkey"], new["hval"])
         self._tree = new
         self._runs.clear()  # the calls were bound to the old arrays
-        size = 2 * (2 * cap + self.cfg.rollouts + 8) + 64
+        size = max(4096, 2 * (2 * cap + self.cfg.rollouts + 8) + 64)
         if len(self._raw) < size:
             raw = np.zeros(size, np.uint64)
             pos, ln = int(self._ctl[T.C_RAW_POS]), int(self._ctl[T.C_RAW_LEN])

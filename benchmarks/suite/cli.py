@@ -188,6 +188,8 @@ def search_main(argv) -> int:
     a, rest = p.parse_known_args(argv)
     if a.quick and "--decisions" not in rest:
         rest += ["--decisions", str(search_speed.QUICK_DECISIONS)]
+    if a.quick and "--min-seconds" not in rest:
+        rest += ["--min-seconds", "0"]
     rest += ["--out", a.json or os.path.join(a.out or default_out_dir(), "search_speed.json")]
     return search_speed.main(rest)
 

@@ -198,6 +198,22 @@ def resample_with_key(core, state, seat, key) -> np.ndarray:
     return _sample(core, fn, src, states, s, np.uint64(key))
 
 
+def resample_into(core, root, out, seat, key) -> None:
+    """``len(out)`` samples of the one record ``root`` (a 1-row record
+    array, checked by the caller) for ``seat``, written into ``out`` (a
+    record array of the core's dtype): the rows :func:`resample_with_key`
+    gives for ``np.repeat(root, len(out))`` and ``key``, without its fresh
+    arrays (the search agent's compiled tree fills its pool with it)."""
+    fn = sampler_of(core)
+    raw = out.view(np.uint8).reshape(len(out), -1)
+    raw[:] = root.view(np.uint8).reshape(1, -1)
+    pad = _padding(core.state_dtype)
+    if len(pad):
+        raw[:, pad] = 0
+    src = np.broadcast_to(root.reshape(-1)[:1], (len(out),))
+    _sample(core, fn, src, out, int(seat), np.uint64(key))
+
+
 def _prepare(core, state, seat) -> tuple:
     """The sampler, the input rows, their fresh copy and the seat, checked."""
     fn = sampler_of(core)

@@ -626,6 +626,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.dcc_unstoppable.consts',
     'dungeonrl.envs.dcc_unstoppable.policy',
@@ -633,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '041883f0cbdcb43d4e72cf1d775ffc5bc873d8886e95cf99024f6ba43602417f'
+SOURCE_DIGEST = 'de3bd42a2e6174c73c3f01b1116301efc8647b07ccb80910bcad6142081e825d'
 ensure_fresh(globals())

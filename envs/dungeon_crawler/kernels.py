@@ -626,6 +626,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.kernel.zones',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.dungeon_crawler.consts',
@@ -634,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ae7fd1809e99f85f2da5e8766e0894424310f162b9d41f0fc1eaaa4372484b12'
+SOURCE_DIGEST = '6d25254d2938acd9b0ec4aac2b660bb36b5253eb15874246f896f256241c2b3d'
 ensure_fresh(globals())

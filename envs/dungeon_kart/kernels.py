@@ -626,6 +626,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.dungeon_kart.consts',
     'dungeonrl.envs.dungeon_kart.hexgeo',
@@ -634,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '1a548dc3589b3781c6949ef4b0e9ef383557a2bf662883ed2bc70f0444329aa3'
+SOURCE_DIGEST = '5e454fb8224bd2817e9ae2e71a71135cbebf8bc45029d5acf3ae862230097bf3'
 ensure_fresh(globals())

@@ -626,6 +626,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.kernel.zones',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.unbroken.consts',
@@ -636,5 +637,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6893f979195d922237809502bea77716c0d998fda8cbdc102d95be272fecf17e'
+SOURCE_DIGEST = '2afceaa3986c82378f85fcc79eba58159a4a8eca969639adf029b9c8bb5986ab'
 ensure_fresh(globals())

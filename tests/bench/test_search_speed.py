@@ -42,6 +42,7 @@ def test_verdict_reads_the_overhead_target():
 def test_a_tiny_run_writes_every_field(tmp_path, capsys):
     out = tmp_path / "search_speed.json"
     argv = ["--decisions", "2", "--sims", "4", "--games", "unbroken", "--peer-sims", "4"]
+    argv += ["--min-seconds", "0"]  # one pass each
     assert ss.main([*argv, "--out", str(out)]) == 0
     res = json.loads(out.read_text())
     assert res["machine"]["cpu"] and res["machine"]["cores"] >= 1
@@ -50,6 +51,7 @@ def test_a_tiny_run_writes_every_field(tmp_path, capsys):
     assert g["sims"] == 4 and g["decisions"] == 2
     assert set(g["variants"]) == {"heuristic", "random", "prior"}
     for key, fig in g["variants"].items():
+        assert fig["passes"] == 1 and fig["overhead_quartiles"][1] == pytest.approx(fig["overhead"])
         assert fig["decisions"] == 2 and fig["simulations"] == 8, key  # no decision skipped
         assert fig["agent"].endswith("sims=4" if key == "prior" else f"rollout={key}")
         s = fig["search_seconds"]
@@ -106,5 +108,19 @@ def test_the_suite_runs_it_with_its_own_words(monkeypatch, tmp_path, capsys):
     # never into the checked-in results unless asked
     assert quick[-2:] == ["--out", str(tmp_path / "bench-results" / "search_speed.json")]
     assert quick[quick.index("--decisions") + 1] == str(ss.QUICK_DECISIONS)
+    assert quick[quick.index("--min-seconds") + 1] == "0"
     assert "--decisions" not in out and out[-2:] == ["--out", "x/search_speed.json"]
     assert "--no-peers" in out and none[-2:] == ["--out", "none"]
+
+
+def test_passes_go_on_until_the_minimum_search_time():
+    """Cheap configurations are searched again (fresh agents, the same
+    decisions) until ``min_seconds``: the figures sum every pass."""
+    core = ss.make_core(ss.config("unbroken"))
+    states = ss.decision_states(core, 2, seed=0)
+    fig = ss.measure_agent(core, "search?sims=4&rollout=random", states, min_seconds=0.05)
+    assert fig["passes"] > 1 and fig["search_seconds"] >= 0.05
+    assert fig["decisions"] == 2 * fig["passes"] and fig["simulations"] == 8 * fig["passes"]
+    q1, med, q3 = fig["overhead_quartiles"]
+    assert 1.0 <= q1 <= med <= q3
+    assert ss.main(["--min-seconds", "-1", "--out", "none"]) == 2

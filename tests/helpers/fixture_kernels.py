@@ -402,6 +402,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.kernel_core',
     'dungeonrl.envs.core.spec',
     'dungeonrl.envs.core.validate',
@@ -409,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '3401700b5b68c272a0423cd058fbe21842e74c8c76d28706676f66d665c5ca6a'
+SOURCE_DIGEST = '6de8e260ee0c0e8c94ae4041ba06f18355130ce4a63a4a4b2f695c7ea36cef99'
 ensure_fresh(globals())

@@ -403,6 +403,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.lazycode',
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
+    'dungeonrl.envs.core.kernel.tree',
     'dungeonrl.envs.core.kernel_core',
     'dungeonrl.envs.core.spec',
     'dungeonrl.envs.core.validate',
@@ -410,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b3eff44303779e1565a02a1430ee36f11db110cf0075db57e80dbdddd2b684af'
+SOURCE_DIGEST = 'bf0188d654827f09c10774e0320eacac41f888b217516d6321b5b3dbda8f3075'
 ensure_fresh(globals())

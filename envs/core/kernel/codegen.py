@@ -252,11 +252,17 @@ def _replace_once(src: str, old: str, new: str) -> str:
 
 
 def _imports_of(src: str) -> list[str]:
-    """Modules named by the import statements of a generated source."""
+    """Modules named by the import statements of a generated source:
+    ``from M import x`` names ``M`` and, where it is a module, ``M.x``."""
     out = []
     for node in ast.parse(src).body:
         if isinstance(node, ast.ImportFrom) and node.module:
             out.append(node.module)
+            out += [
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if a.name != "*" and sources.module_file(f"{node.module}.{a.name}")
+            ]
         elif isinstance(node, ast.Import):
             out.extend(a.name for a in node.names)
     return out

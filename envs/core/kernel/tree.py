@@ -221,11 +221,32 @@ def select(stats, vals, node, legal, params):
 # --- the children table -------------------------------------------------------------------
 @njit(**JIT_INLINE)
 def _key_hash(parent, action, obs_bits, legal):
-    h = _BASIS
-    for i in range(obs_bits.shape[0]):
-        h = (h ^ np.uint64(obs_bits[i])) * _FNV
-    for i in range(legal.shape[0]):
-        h = (h ^ np.uint64(np.uint8(legal[i]))) * _FNV
+    # FNV-1a in four lanes (words i, i+1, i+2, i+3 each into its own): four
+    # independent multiply chains instead of one, about 4x faster on the
+    # observations of a few hundred floats the tree hashes at every step
+    h0 = _BASIS
+    h1 = _BASIS ^ np.uint64(1)
+    h2 = _BASIS ^ np.uint64(2)
+    h3 = _BASIS ^ np.uint64(3)
+    n = obs_bits.shape[0]
+    m = n - n % 4
+    for i in range(0, m, 4):
+        h0 = (h0 ^ np.uint64(obs_bits[i])) * _FNV
+        h1 = (h1 ^ np.uint64(obs_bits[i + 1])) * _FNV
+        h2 = (h2 ^ np.uint64(obs_bits[i + 2])) * _FNV
+        h3 = (h3 ^ np.uint64(obs_bits[i + 3])) * _FNV
+    for i in range(m, n):
+        h0 = (h0 ^ np.uint64(obs_bits[i])) * _FNV
+    n = legal.shape[0]
+    m = n - n % 4
+    for i in range(0, m, 4):
+        h0 = (h0 ^ np.uint64(np.uint8(legal[i]))) * _FNV
+        h1 = (h1 ^ np.uint64(np.uint8(legal[i + 1]))) * _FNV
+        h2 = (h2 ^ np.uint64(np.uint8(legal[i + 2]))) * _FNV
+        h3 = (h3 ^ np.uint64(np.uint8(legal[i + 3]))) * _FNV
+    for i in range(m, n):
+        h0 = (h0 ^ np.uint64(np.uint8(legal[i]))) * _FNV
+    h = mix64(h0) ^ mix64(h1 + np.uint64(0x9E3779B97F4A7C15)) ^ mix64(h2 ^ mix64(h3))
     return mix64(h ^ mix64(np.uint64(parent) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(action)))
 
 
