@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib
 import json
 import os
 import sys
@@ -501,39 +502,40 @@ def layout_version(state_dtype, content_digest: str, version: int, rules_digest:
     return h.hexdigest()[:16]
 
 
-def game_spec(
-    *,
-    name: str,
-    title: str,
-    version: int,
-    consts,
-    encoder,
-    state_dtype,
-    content,
-    sources: Sequence,
-    action_names: Sequence[str],
-    **facts,
-) -> GameSpec:
-    """A game's :class:`GameSpec` from its modules: ``env_id``
-    ``dungeonrl/<title>-v<version>``, the action count and illegal penalty of
-    ``consts`` (``NUM_ACTIONS``, ``ILLEGAL_PENALTY``), the observation size
-    and feature names of ``encoder`` (``OBS_SIZE``, ``feature_names()``),
-    and the layout version over ``state_dtype``, the content's digest and
-    the code of ``sources`` (the rules, constants, state and encoder
-    modules). ``facts``: every other field (players, rewards, utility...);
-    ``render_modes`` defaults to ``("ansi", "rgb_array")``."""
+def game_spec(game, content, sources: Sequence, **facts) -> GameSpec:
+    """A game's :class:`GameSpec`: what its declaration and modules already
+    say, and ``facts``, what only the game can say (episode cap, reward
+    range, players, utility...; every field left out keeps its default).
+
+    ``game``: the game's declaration (the ``GameEntry`` of its ``game.py``),
+    which gives the name, the env id and its version. Its package's modules,
+    at the places the code generator reads them too, give the rest:
+    ``consts`` (``NUM_ACTIONS``, ``ILLEGAL_PENALTY``, the action names of
+    ``ACTIONS`` for ``content``, and ``KERNEL_FACTS.max_seats`` as the
+    default ``max_players``), the encoder ``KERNEL_FACTS`` names
+    (``OBS_SIZE``, ``feature_names()``) and ``state`` (``STATE_DTYPE``).
+    The layout version hashes the state dtype, the content's digest, the
+    version and the code of ``sources`` (the rules, constants, state and
+    encoder modules). ``min_players`` defaults to 1 and ``render_modes`` to
+    ``("ansi", "rgb_array")``."""
+    consts = importlib.import_module(f"{game.package}.consts")
+    encoder = importlib.import_module(consts.KERNEL_FACTS.module("encoder"))
+    state_dtype = importlib.import_module(f"{game.package}.state").STATE_DTYPE
+    facts.setdefault("action_names", consts.ACTIONS.names(content))
+    facts.setdefault("min_players", 1)
+    facts.setdefault("max_players", consts.KERNEL_FACTS.max_seats)
     facts.setdefault("render_modes", ("ansi", "rgb_array"))
+    facts["action_names"] = tuple(facts["action_names"])
     return GameSpec(
-        name=name,
-        env_id=f"dungeonrl/{title}-v{version}",
-        version=version,
+        name=game.name,
+        env_id=game.env_id,
+        version=game.version,
         num_actions=consts.NUM_ACTIONS,
-        action_names=tuple(action_names),
         obs_size=encoder.OBS_SIZE,
         feature_names=tuple(encoder.feature_names()),
         illegal_penalty=consts.ILLEGAL_PENALTY,
         layout_version=layout_version(
-            state_dtype, content.digest, version, source_digest(*sources)
+            state_dtype, content.digest, game.version, source_digest(*sources)
         ),
         **facts,
     )

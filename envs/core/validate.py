@@ -153,6 +153,18 @@ class Ctx:
             f"corrupt {self.game} state: field '{field}' = {_fmt(value)}: {why}"
         )
 
+    def each_in_one_place(self, field, places, what: str, where: str) -> None:
+        """Every ``what`` (card, item...) lies in exactly one place:
+        ``places[k]`` counts where ``what`` ``k`` lies (one of ``where``,
+        in words), or :meth:`fail` names the first that is not in one."""
+        if (places != 1).any():
+            k = int(np.flatnonzero(places != 1)[0])
+            self.fail(
+                field,
+                places[k],
+                f"{what} {k} is in {places[k]} places (every {what} in exactly one of {where})",
+            )
+
     def seats_left_empty(self, empty: dict, n: int) -> None:
         """Seats ``n`` and up are not at the table: each per-seat field of
         ``empty`` (a field name -> the value an empty seat holds; the

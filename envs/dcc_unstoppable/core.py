@@ -17,7 +17,6 @@ from .progression import max_score_reward
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
-VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 #: outcome code -> name
@@ -46,17 +45,9 @@ def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameS
     mode = choice_arg(reward, C.REWARD_MODES, "reward")
     high = 1.0 if mode == C.RM_WINLOSS else max(1.0, max_score_reward(content))
     return game_spec(
-        name=GAME.name,
-        title="DCCUnstoppable",
-        version=VERSION,
-        consts=C,
-        encoder=enc,
-        state_dtype=STATE_DTYPE,
-        content=content,
-        sources=RULES_SOURCES,
-        action_names=C.ACTIONS.names(),
-        min_players=1,
-        max_players=C.NPLAYERS_MAX,
+        GAME,
+        content,
+        RULES_SOURCES,
         max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, high),
         make_core=make_core,

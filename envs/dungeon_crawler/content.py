@@ -28,6 +28,7 @@ from ..core.authoring.content import (
     load_toml,
     read_int,
     read_list,
+    read_named,
     read_str,
     read_table,
 )
@@ -153,7 +154,7 @@ def _items(raw, t, names):
     ctx = _Ctx("items")
     for k in ("item_slot", "item_tier", "item_atk", "item_def", "item_hp", "item_spd"):
         t[k] = np.zeros(C.NITEM, np.int8)
-    seen = set()
+    seen: set[str] = set()
     i = 0
     for s, slot in enumerate(C.SLOT_NAMES):
         ctx.entry = None
@@ -161,14 +162,8 @@ def _items(raw, t, names):
         counts = [0] * C.NTIER
         prev_best = [0] * C.NTIER
         for j, it in enumerate(lst):
-            ctx.entry = f"{slot} #{j + 1}"
-            if not isinstance(it, dict):
-                ctx.err("item", "must be a table")
-            _unknown(ctx, it, ("name", "tier") + SLOT_STATS[slot])  # unknown keys first
-            name = _str(ctx, it, "name")
-            ctx.entry = f"{slot} '{name}'"
-            if name in seen:
-                ctx.err("name", "duplicate item name")
+            # unknown keys first
+            name = read_named(ctx, it, j, "item", ("name", "tier") + SLOT_STATS[slot], seen, slot)
             seen.add(name)
             tier = C.TIER_NAMES.index(_str(ctx, it, "tier", C.TIER_NAMES))
             counts[tier] += 1
@@ -197,14 +192,8 @@ def _cards(raw, t, names):
         t[k] = np.zeros(C.MAX_CARDS, np.int8)
     deck = []
     for c, cd in enumerate(lst):
-        ctx.entry = f"card #{c + 1}"
-        if not isinstance(cd, dict):
-            ctx.err("card", "must be a table")
-        _unknown(ctx, cd, CARD_KEYS)  # unknown keys first (the effect's own, below)
-        name = _str(ctx, cd, "name")
-        ctx.entry = f"card '{name}'"
-        if name in names:
-            ctx.err("name", "duplicate card name")
+        # unknown keys first (the effect's own, below)
+        name = read_named(ctx, cd, c, "card", CARD_KEYS, names)
         eff = _str(ctx, cd, "effect", C.EFFECT_NAMES)
         args = EFFECT_ARGS.get(eff, ())
         _unknown(ctx, cd, ("name", "family", "kind", "copies", "effect") + args)

@@ -14,36 +14,27 @@ from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 5000
-VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None):
-    content = content or load_content()
+    """The game's spec: its own facts here, the rest from its declaration
+    and modules (``core.spec.game_spec``). One winner (the boss's killer),
+    every other seat loses; rivals act out of turn (combat replies, the
+    killer's loot pick); hidden hands (the defaults: no ties, explicit
+    chance, imperfect information)."""
     return game_spec(
-        name=GAME.name,
-        title="DungeonCrawler",
-        version=VERSION,
-        consts=C,
-        encoder=enc,
-        state_dtype=STATE_DTYPE,
-        content=content,
-        sources=RULES_SOURCES,
-        action_names=C.ACTIONS.names(content),
+        GAME,
+        content or load_content(),
+        RULES_SOURCES,
         min_players=C.MIN_P,
-        max_players=C.MAX_P,
         max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0),
         multi_agent=True,
         make_core=make_core,
-        # one winner (the boss's killer), every other seat loses; rivals act
-        # out of turn (combat replies, the killer's loot pick); hidden hands
         utility="zero_sum_ranking",
-        ties=False,
         turn_order="state",
-        chance="explicit",
-        information="imperfect",
     )
 
 

@@ -373,14 +373,7 @@ def item_zones(ctx):
     if kind in (C.OF_DRAFT, C.OF_ARMORY, C.OF_CHEST):
         ids.append(off)
     cnt = np.bincount(np.concatenate(ids), minlength=C.NITEM)
-    if (cnt != 1).any():
-        k = int(np.flatnonzero(cnt != 1)[0])
-        ctx.fail(
-            "item_deck",
-            cnt[k],
-            f"item {k} is in {cnt[k]} places (every item in exactly "
-            "one of deck, discard, worn, offer)",
-        )
+    ctx.each_in_one_place("item_deck", cnt, "item", "deck, discard, worn, offer")
 
 
 def card_zones(ctx):

@@ -56,6 +56,7 @@ from ..core.authoring.content import (
     load_toml,
     read_int,
     read_list,
+    read_named,
     read_str,
 )
 from ..core.errors import ContentError
@@ -602,12 +603,7 @@ def _tracks(raw, faces, boards):
     lst = read_list(ctx, raw, "track")
     tracks: list[Track] = []
     for i, d in enumerate(lst):
-        ctx.entry = f"track #{i + 1}"
-        if not isinstance(d, dict):
-            ctx.err("track", "must be a table")
-        check_fields(ctx, d, ("name", "kind", "tiles", "rot"))
-        name = read_str(ctx, d, "name")
-        ctx.entry = f"track '{name}'"
+        name = read_named(ctx, d, i, "track", ("name", "kind", "tiles", "rot"))
         kind = C.TRACK_KINDS.index(read_str(ctx, d, "kind", C.TRACK_KINDS))
         ids = read_list(ctx, d, "tiles")
         if not 1 <= len(ids) <= C.MAX_TILES or not all(isinstance(x, str) for x in ids):
@@ -714,14 +710,7 @@ def _dashboards(raw, t, names, texts):
     t["dash_pen"] = np.zeros((C.NDASH, C.NTERR), np.int8)
     t["dash_abil"] = np.zeros(C.NDASH, np.int8)
     for i, d in enumerate(lst):
-        ctx.entry = f"dashboard #{i + 1}"
-        if not isinstance(d, dict):
-            ctx.err("dashboard", "must be a table")
-        check_fields(ctx, d, ("name", "mp", "penalty", "abilities"))
-        name = read_str(ctx, d, "name")
-        ctx.entry = f"dashboard '{name}'"
-        if name in names:
-            ctx.err("name", "duplicate dashboard name")
+        name = read_named(ctx, d, i, "dashboard", ("name", "mp", "penalty", "abilities"), names)
         mp = read_list(ctx, d, "mp", C.NSET)
         for v in mp:
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 20:
@@ -787,14 +776,7 @@ def _racers(raw, t, names, texts):
     t["pw_cost"] = np.zeros((C.NRACER, 2), np.int8)
     t["pw_amount"] = np.zeros((C.NRACER, 2), np.int8)
     for i, d in enumerate(lst):
-        ctx.entry = f"racer #{i + 1}"
-        if not isinstance(d, dict):
-            ctx.err("racer", "must be a table")
-        check_fields(ctx, d, ("name", "upper", "lower"))
-        name = read_str(ctx, d, "name")
-        ctx.entry = f"racer '{name}'"
-        if name in names:
-            ctx.err("name", "duplicate racer name")
+        name = read_named(ctx, d, i, "racer", ("name", "upper", "lower"), names)
         tx = []
         for w, key in enumerate(("upper", "lower")):
             p = d.get(key)
@@ -843,15 +825,9 @@ def _spells(raw, t, names, texts):
     t["card_deck"] = np.full(C.MAX_CARDS, -1, np.int8)
     t["deck_size"] = np.zeros(C.NDECK, np.int8)
     n = 0
+    fields = ("name", "effect", "amount", "timing", "target", "text", "copies")
     for i, d in enumerate(lst):
-        ctx.entry = f"spell #{i + 1}"
-        if not isinstance(d, dict):
-            ctx.err("spell", "must be a table")
-        check_fields(ctx, d, ("name", "effect", "amount", "timing", "target", "text", "copies"))
-        name = read_str(ctx, d, "name")
-        ctx.entry = f"spell '{name}'"
-        if name in names:
-            ctx.err("name", "duplicate spell name")
+        name = read_named(ctx, d, i, "spell", fields, names)
         eff = read_str(ctx, d, "effect", C.SPELL_EFFECTS)
         e = C.SPELL_EFFECTS.index(eff)
         amt = read_int(ctx, d, "amount", default=None if eff in C.SPELL_AMOUNT else 0, lo=0, hi=9)
@@ -965,15 +941,9 @@ def _heroes(raw, t, names, texts):
     lst = read_list(ctx, raw, "hero", C.NEPIC)
     for k in ("epic_hit", "epic_amt", "epic_remove", "epic_round", "epic_setup"):
         t[k] = np.zeros(C.NEPIC, np.int8)
+    fields = ("name", "hit", "amount", "remove", "round_end", "setup", "text")
     for i, d in enumerate(lst):
-        ctx.entry = f"hero #{i + 1}"
-        if not isinstance(d, dict):
-            ctx.err("hero", "must be a table")
-        check_fields(ctx, d, ("name", "hit", "amount", "remove", "round_end", "setup", "text"))
-        name = read_str(ctx, d, "name")
-        ctx.entry = f"hero '{name}'"
-        if name in names:
-            ctx.err("name", "duplicate hero name")
+        name = read_named(ctx, d, i, "hero", fields, names)
         hit = C.EPIC_HIT.index(read_str(ctx, d, "hit", C.EPIC_HIT))
         need = hit in (C.EH_ROB, C.EH_GIFT)
         t["epic_amt"][i] = read_int(ctx, d, "amount", default=None if need else 0, lo=0, hi=5)

@@ -17,7 +17,6 @@ from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
-VERSION = GAME.version  # declared once, in game.py
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {
     O_PLAYING: "playing",
@@ -31,28 +30,21 @@ RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None) -> GameSpec:
-    content = content or load_content()
+    """The game's spec: its own facts here, the rest from its declaration
+    and modules (``core.spec.game_spec``). Racers are ranked and can share
+    a place (the defaults: fixed turns, explicit chance, imperfect
+    information)."""
     return game_spec(
-        name=GAME.name,
-        title="DungeonKart",
-        version=VERSION,
-        consts=C,
-        encoder=enc,
-        state_dtype=STATE_DTYPE,
-        content=content,
-        sources=RULES_SOURCES,
-        action_names=C.ACTIONS.names(),
+        GAME,
+        content or load_content(),
+        RULES_SOURCES,
         min_players=C.MIN_P,
-        max_players=C.MAX_P,
         max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 1.0),
         multi_agent=True,
         make_core=make_core,
         utility="zero_sum_ranking",
         ties=True,
-        turn_order="fixed",
-        chance="explicit",
-        information="imperfect",
     )
 
 

@@ -17,37 +17,24 @@ from .state import NAB_MAX, STATE_DTYPE
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
 MAX_EPISODE_STEPS = 3000
-VERSION = GAME.version  # declared once, in game.py
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None):
-    content = content or load_content()
+    """The game's spec: its own facts here, the rest from its declaration
+    and modules (``core.spec.game_spec``). One seat against the dungeon;
+    undrawn decks and monsters are hidden (the defaults: general utility,
+    no ties, fixed turns, explicit chance, imperfect information)."""
     return game_spec(
-        name=GAME.name,
-        title="Unbroken",
-        version=VERSION,
-        consts=C,
-        encoder=enc,
-        state_dtype=STATE_DTYPE,
-        content=content,
-        sources=RULES_SOURCES,
-        action_names=C.ACTIONS.names(content),
-        min_players=1,
-        max_players=1,
+        GAME,
+        content or load_content(),
+        RULES_SOURCES,
         max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, 2.0),
         obs_low=enc.OBS_LOW,
         obs_high=enc.OBS_HIGH,
-        multi_agent=False,
         make_core=make_core,
-        # one seat against the dungeon; undrawn decks and monsters are hidden
-        utility="general",
-        ties=False,
-        turn_order="fixed",
-        chance="explicit",
-        information="imperfect",
     )
 
 

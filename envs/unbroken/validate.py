@@ -256,14 +256,7 @@ def skill_zones(ctx):
         + _count(ctx.a("skill_offer"), ctx.i("skill_offer_n"), ns)
         + owned[:ns]
     )
-    if (places != 1).any():
-        k = int(np.flatnonzero(places != 1)[0])
-        ctx.fail(
-            "skill_deck",
-            places[k],
-            f"skill {k} is in {places[k]} places (every skill in "
-            "exactly one of deck, discard, offer, owned)",
-        )
+    ctx.each_in_one_place("skill_deck", places, "skill", "deck, discard, offer, owned")
     outside, none = (
         "skills offered outside the skill choice",
         "a skill choice with no skill offered",

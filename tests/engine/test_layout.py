@@ -717,7 +717,10 @@ def test_constants_and_names_are_unchanged(name):
 
     game = __import__(f"dungeonrl.envs.{name}", fromlist=["state", "core"])
     content = game.core.load_content()
-    assert layout_version(game.state.STATE_DTYPE, content.digest, game.core.VERSION) == old_version
+    assert (
+        layout_version(game.state.STATE_DTYPE, content.digest, game.core.GAME.version)
+        == old_version
+    )
 
 
 def test_unbroken_observation_bounds_are_unchanged():

@@ -67,9 +67,11 @@ def test_every_game_digests_its_rules_constants_state_and_encoder():
         spec = core.make_spec()
         content = core.load_content()
         assert spec.layout_version == layout_version(
-            core.STATE_DTYPE, content.digest, core.VERSION, source_digest(*core.RULES_SOURCES)
+            core.STATE_DTYPE, content.digest, core.GAME.version, source_digest(*core.RULES_SOURCES)
         )
-        assert spec.layout_version != layout_version(core.STATE_DTYPE, content.digest, core.VERSION)
+        assert spec.layout_version != layout_version(
+            core.STATE_DTYPE, content.digest, core.GAME.version
+        )
 
 
 def test_source_digest_errors_and_order(tmp_path):

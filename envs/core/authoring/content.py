@@ -191,6 +191,25 @@ def check_fields(ctx, d, allowed):
             ctx.err(k, f"unknown field (allowed: {sorted(allowed)})")
 
 
+def read_named(ctx, d, i, what, fields, names=None, label=None):
+    """Entry ``i`` (0-based) of a list of ``what`` tables: it must be a
+    table with no field outside ``fields``; returns its ``name``.
+    ``ctx.entry`` names the entry for the errors, ``"<label> #<i + 1>"``
+    until its name is read, ``"<label> '<name>'"`` after (``label``: default
+    ``what``). ``names``: the names read before it (a repeated one raises);
+    ``None``: names may repeat."""
+    label = what if label is None else label
+    ctx.entry = f"{label} #{i + 1}"
+    if not isinstance(d, dict):
+        ctx.err(what, "must be a table")
+    check_fields(ctx, d, fields)
+    name = read_str(ctx, d, "name")
+    ctx.entry = f"{label} '{name}'"
+    if names is not None and name in names:
+        ctx.err("name", f"duplicate {what} name")
+    return name
+
+
 def tables_record(tables):
     """Pack a namedtuple of arrays / ints into a read-only 1-element
     structured array (see the module doc)."""
