@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6de8e260ee0c0e8c94ae4041ba06f18355130ce4a63a4a4b2f695c7ea36cef99'
+SOURCE_DIGEST = '4757d6f8a69e55fc5fbb277658e2c40357d09ab9bbb4ede11ab6d149fb7ac2dc'
 ensure_fresh(globals())

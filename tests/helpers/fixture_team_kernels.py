@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'bf0188d654827f09c10774e0320eacac41f888b217516d6321b5b3dbda8f3075'
+SOURCE_DIGEST = '34da27a442c8663d53cd4d2dac4c87d6f7146b4dda87833443625ca5683bd0c2'
 ensure_fresh(globals())
