@@ -170,9 +170,8 @@ class SelfPlayEnv(Copyable, GameAdapter, gym.Env):
             self._seat = (self._seat + 1) % self.num_players
         v = self._view
         v.seat[0] = self._seat
-        v.reset(
-            game_seeds(seed, self.np_random, 1), options=options, checked=True
-        )  # validated above
+        seeds = game_seeds(seed, self.np_random, 1)
+        v.reset(seeds, options=options, checked=True)  # validated above
         self._started = True
         self._done = False
         self._final = None

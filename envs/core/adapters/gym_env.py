@@ -166,6 +166,9 @@ class DungeonEnv(Copyable, GameAdapter, gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    _no_render_mode = (  # render()'s warning without a render mode
+        "render() called without a render_mode; pass render_mode='ansi' when making the env"
+    )
     # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
     _derived = ("_obs_row", "_mask_row", "_step_call")
     _step_call: Callable[[], None] | None  # the bound step (see _bind_step)
@@ -268,10 +271,6 @@ class DungeonEnv(Copyable, GameAdapter, gym.Env):
         super()._after_copy()
         self._obs_row, self._mask_row = self._buf.obs[0], self._buf.masks[0]
         self._step_call = None
-
-    _no_render_mode = (
-        "render() called without a render_mode; pass render_mode='ansi' when making the env"
-    )
 
     def _shown_state(self):
         return self._buf.states[0]
