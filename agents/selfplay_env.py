@@ -50,23 +50,15 @@ import numpy as np
 from gymnasium import spaces
 
 from ..envs import catalog
+from ..envs.core.adapters.base import GameAdapter, game_seeds
 from ..envs.core.adapters.gym_env import observation_spaces
 from ..envs.core.adapters.selfplay import Opponent, SelfPlayView
 from ..envs.core.adapters.vector import DungeonVectorEnv
-from ..envs.core.common import (
-    MASK_DTYPE,
-    action_index,
-    check_policy,
-    check_render_mode,
-    draw_seeds,
-    illegal_message,
-    resolve_core,
-    seed_batch,
-)
+from ..envs.core.common import MASK_DTYPE, action_index, draw_seeds, illegal_message, resolve_core
 from ..envs.core.copying import Copyable
 from ..envs.core.errors import IllegalActionError, ResetNeededError
 from ..envs.core.hooks import hooks_for
-from ..envs.core.spec import GameCore, GameSpec, check_unknown_reset_options
+from ..envs.core.spec import GameCore, GameSpec
 from ..envs.core.validate import check_flag, check_num_envs, check_seed
 from ..envs.specs import get_spec
 from .algos.selfplay import SCRIPTED_NAMES, parse_pool
@@ -108,7 +100,7 @@ def opponent_pool(core, opponents: str, seed: int = 0) -> tuple[list, Any]:
     return pool, advance
 
 
-class SelfPlayEnv(Copyable, gym.Env):
+class SelfPlayEnv(Copyable, GameAdapter, gym.Env):
     """One seat of a multi-seat game against an opponent pool, as a
     ``gymnasium.Env`` (see the module doc).
 
@@ -135,15 +127,12 @@ class SelfPlayEnv(Copyable, gym.Env):
         unknown_reset_options: str = "warn",
         **core_kwargs,
     ):
-        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()  # unknown reset options warned about
         if game is None:  # the suite's first multi-seat game
             game = catalog.default_game(multi_seat=True)
-        self.core = _core(game, core_kwargs)
-        spec = self.game_spec = self.core.spec
+        spec = self._setup(
+            game, core_kwargs, render_mode, illegal_action, unknown_reset_options, resolve=_core
+        )
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
-        self.render_mode = check_render_mode(spec, render_mode)
-        self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         P = self.num_players = int(self.core.num_players)
         if seat != "rotate" and (
@@ -181,7 +170,7 @@ class SelfPlayEnv(Copyable, gym.Env):
             self._seat = (self._seat + 1) % self.num_players
         v = self._view
         v.seat[0] = self._seat
-        seeds = seed_batch(seed, 1) if seed is not None else draw_seeds(self.np_random, 1)
+        seeds = game_seeds(seed, self.np_random, 1)
         v.reset(seeds, options=options, checked=True)  # validated above
         self._started = True
         self._done = False
@@ -221,17 +210,9 @@ class SelfPlayEnv(Copyable, gym.Env):
         info["action_mask"] = mask
         return obs, reward, terminated, truncated, info
 
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode")
-            return None
-        if not self._started:
-            raise ResetNeededError("render() called before reset()")
+    def _shown_state(self):
         assert self._view is not None  # made by reset
-        state = self._final[0] if self._final is not None else self._view.states[0]
-        if self.render_mode == "rgb_array":
-            return self.core.render_rgb(state)
-        return self.core.render_ansi(state)
+        return self._final[0] if self._final is not None else self._view.states[0]
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (bool; all False once the episode has ended)."""

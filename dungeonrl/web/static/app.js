@@ -106,6 +106,17 @@ function resultTable(div, v) {
   div.appendChild(table);
 }
 
+// The views of a game in the select vs: public, every seat, then one per seat (refilled only
+// when the number of seats changed, so the chosen option stays).
+function viewOptions(vs, seats) {
+  if (vs.options.length !== seats.length + 2) {
+    vs.textContent = "";
+    vs.add(new Option("public", "public"));
+    vs.add(new Option("every seat", "all"));
+    seats.forEach((s, i) => vs.add(new Option("player_" + i, String(i))));
+  }
+}
+
 // A wide picture (Dungeon Kart's track) takes the whole width of the page, above the columns.
 function fitPicture(img) {
   img.onload = () => {
@@ -379,12 +390,7 @@ function drawTable(v) {
   if (v.watched) {
     drawControls(v);
     const vs = $("view-select");
-    if (vs.options.length !== v.seats.length + 2) {
-      vs.textContent = "";
-      vs.add(new Option("public", "public"));
-      vs.add(new Option("every seat", "all"));
-      v.seats.forEach((s, i) => vs.add(new Option("player_" + i, String(i))));
-    }
+    viewOptions(vs, v.seats);
     vs.value = String(v.view);
   }
 }
@@ -433,12 +439,7 @@ async function showFrame(k) {
     if (v.over) resultTable($("v-result"), v);
     else $("v-result").textContent = "";
     const vs = $("v-view");
-    if (vs.options.length !== v.seats.length + 2) {
-      vs.textContent = "";
-      vs.add(new Option("public", "public"));
-      vs.add(new Option("every seat", "all"));
-      v.seats.forEach((s, i) => vs.add(new Option("player_" + i, String(i))));
-    }
+    viewOptions(vs, v.seats);
     vs.value = replay.view;
     $("export").href = `/api/replays/${replay.id}/export?view=${encodeURIComponent(replay.view)}`;
   } catch (e) {

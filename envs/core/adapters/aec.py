@@ -56,21 +56,12 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from ..batch import Batch
-from ..common import (
-    MASK_DTYPE,
-    action_index,
-    check_policy,
-    check_render_mode,
-    draw_seeds,
-    illegal_message,
-    resolve_core,
-    seed_batch,
-)
+from ..common import MASK_DTYPE, action_index, illegal_message
 from ..copying import Copyable
 from ..errors import IllegalActionError, InvalidActionError, ResetNeededError
 from ..snapshot import Snapshot, restore_record, take_snapshot
-from ..spec import check_unknown_reset_options
 from ..validate import check_obs_dtype, check_seed
+from .base import GameAdapter, game_seeds
 from .gym_env import observation_spaces
 from .multi import global_state_space, observe_seats
 
@@ -88,7 +79,7 @@ class OutOfBoundsActionError(InvalidActionError, AssertionError):
     ``AssertOutOfBoundsWrapper``)."""
 
 
-class DungeonAECEnv(Copyable, AECEnv):
+class DungeonAECEnv(Copyable, GameAdapter, AECEnv):
     """A dungeonrl multi-agent game as a PettingZoo AEC environment (see the
     module doc for the conventions; the game's module doc for its actions,
     observation columns and rewards)."""
@@ -117,21 +108,13 @@ class DungeonAECEnv(Copyable, AECEnv):
     ):
         super().__init__()
         self.obs_dtype = check_obs_dtype(obs_dtype).name
-        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()  # unknown reset options warned about
-        self.core = resolve_core(game, core_kwargs)
-        spec = self.game_spec = self.core.spec
-        modes = list(spec.render_modes)
-        if "ansi" in modes:
-            modes.append("human")
+        spec = self._setup(game, core_kwargs, render_mode, illegal_action, unknown_reset_options)
         self.metadata = {
-            "render_modes": modes,
+            "render_modes": self._render_modes(spec),
             "name": spec.env_id.split("/")[-1],
             "is_parallelizable": False,
             "render_fps": 4,
         }
-        self.render_mode = check_render_mode(spec, render_mode, modes)
-        self.illegal_action = check_policy(illegal_action)
         n = self.num_seats = int(self.core.num_players)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -174,6 +157,13 @@ class DungeonAECEnv(Copyable, AECEnv):
         self.infos: dict[str, dict[str, Any]] = {}
         self.agent_selection: str | None = None  # a seat's name once reset
 
+    def _render_modes(self, spec) -> list:
+        """The game's render modes, and ``"human"`` where it has ``"ansi"``."""
+        modes = list(spec.render_modes)
+        if "ansi" in modes:
+            modes.append("human")
+        return modes
+
     # --- spaces ------------------------------------------------------------------------
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -189,9 +179,7 @@ class DungeonAECEnv(Copyable, AECEnv):
         )
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-            seeds = seed_batch(seed, 1)
-        else:
-            seeds = draw_seeds(self.np_random, 1)
+        seeds = game_seeds(seed, self.np_random, 1)
         if self._observe_call is None:
             self._bind_kernels()
         self.batch.reset_states(self._states, seeds)
@@ -323,20 +311,14 @@ class DungeonAECEnv(Copyable, AECEnv):
         self._select()
 
     def render(self):
-        if self.render_mode is None:
-            import gymnasium
+        out = super().render()
+        if self.render_mode == "human":  # the ansi text, printed
+            print(out)
+            return None
+        return out
 
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        if not self._started:
-            raise ResetNeededError("render() called before reset()")
-        if self.render_mode == "rgb_array":
-            return self.core.render_rgb(self._states[0])
-        text = self.core.render_ansi(self._states[0])
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _shown_state(self):
+        return self._states[0]
 
     def close(self):
         pass

@@ -18,22 +18,12 @@ import numpy as np
 from gymnasium import spaces
 
 from ..batch import Batch
-from ..common import (
-    MASK_DTYPE,
-    action_index,
-    check_policy,
-    check_render_mode,
-    draw_seeds,
-    illegal_message,
-    require_single_agent,
-    resolve_core,
-    seed_batch,
-)
+from ..common import MASK_DTYPE, action_index, illegal_message
 from ..copying import Copyable
 from ..errors import IllegalActionError, RenderModeError, ResetNeededError
 from ..snapshot import Snapshot, restore_record, take_snapshot
-from ..spec import check_unknown_reset_options
 from ..validate import check_flag, check_obs_dtype, check_seed
+from .base import GameAdapter, game_seeds
 
 __all__ = ["DungeonEnv", "make_env", "observation_spaces", "RenderModeError"]
 
@@ -55,7 +45,7 @@ def observation_spaces(spec, dict_obs: bool, obs_dtype="float32") -> spaces.Spac
     return spaces.Dict({"observation": box, "action_mask": mask})
 
 
-class DungeonEnv(Copyable, gym.Env):
+class DungeonEnv(Copyable, GameAdapter, gym.Env):
     """A dungeonrl game as a single-agent Gymnasium environment.
 
     ## Description
@@ -176,6 +166,9 @@ class DungeonEnv(Copyable, gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    _no_render_mode = (  # render()'s warning without a render mode
+        "render() called without a render_mode; pass render_mode='ansi' when making the env"
+    )
     # rebuilt on a copy (see .copying): row views of the buffers, the bound kernel
     _derived = ("_obs_row", "_mask_row", "_step_call")
     _step_call: Callable[[], None] | None  # the bound step (see _bind_step)
@@ -190,14 +183,10 @@ class DungeonEnv(Copyable, gym.Env):
         obs_dtype: str = "float32",
         **core_kwargs,
     ):
-        self.unknown_reset_options = check_unknown_reset_options(unknown_reset_options)
-        self._warned_reset_keys: set = set()  # unknown reset options warned about
-        self.core = resolve_core(game, core_kwargs)
-        require_single_agent(self.core, type(self).__name__)
-        spec = self.game_spec = self.core.spec
+        spec = self._setup(
+            game, core_kwargs, render_mode, illegal_action, unknown_reset_options, single_agent=True
+        )
         self.metadata = {"render_modes": list(spec.render_modes), "render_fps": 4}
-        self.render_mode = check_render_mode(spec, render_mode)
-        self.illegal_action = check_policy(illegal_action)
         self.dict_obs = check_flag(dict_obs, "dict_obs")
         self.action_space = spaces.Discrete(spec.num_actions)
         self._buf = buf = Batch(self.core, 1, obs_dtype)
@@ -222,11 +211,7 @@ class DungeonEnv(Copyable, gym.Env):
             options, self.unknown_reset_options, self._warned_reset_keys
         )
         super().reset(seed=seed)
-        if seed is None:
-            seeds = draw_seeds(self.np_random, 1)
-        else:
-            seeds = seed_batch(seed, 1)
-        self._buf.reset(seeds)
+        self._buf.reset(game_seeds(seed, self.np_random, 1))
         if opts:
             self.core.apply_reset_options(self._buf.states, opts)
             self._buf.refresh()
@@ -287,17 +272,8 @@ class DungeonEnv(Copyable, gym.Env):
         self._obs_row, self._mask_row = self._buf.obs[0], self._buf.masks[0]
         self._step_call = None
 
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi' when making the env"
-            )
-            return None
-        if not self._started:
-            raise ResetNeededError("render() called before reset()")
-        if self.render_mode == "rgb_array":
-            return self.core.render_rgb(self._buf.states[0])
-        return self.core.render_ansi(self._buf.states[0])
+    def _shown_state(self):
+        return self._buf.states[0]
 
     def close(self):
         self._closed = True

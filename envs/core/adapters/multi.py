@@ -79,17 +79,11 @@ import numpy as np
 from gymnasium import spaces
 
 from ..batch import Batch, core_batch
-from ..common import (
-    action_batch,
-    check_legal_batch,
-    check_policy,
-    draw_seeds,
-    resolve_core,
-    seed_batch,
-)
+from ..common import action_batch, check_legal_batch, check_policy, resolve_core
 from ..copying import Copyable
 from ..errors import ResetNeededError
 from ..spec import check_unknown_reset_options
+from .base import game_seeds
 
 __all__ = ["BatchedMultiAgentEnv", "observe_seats", "global_state_space", "OBSERVE_MODES"]
 
@@ -193,10 +187,8 @@ class BatchedMultiAgentEnv(Copyable):
         opts = self.core.spec.check_reset_options(
             options, self.unknown_reset_options, self._warned_reset_keys
         )
-        if seed is None:
-            seeds = draw_seeds(self.np_random, self.num_envs)
-        else:
-            seeds = seed_batch(seed, self.num_envs)
+        seeds = game_seeds(seed, self.np_random, self.num_envs)
+        if seed is not None:
             self.np_random = np.random.default_rng(int(seeds[0]))
         self.seeds[:] = seeds
         self.batch.reset_states(self.states, self.seeds)

@@ -51,7 +51,7 @@ from ..common import (
 )
 from ..copying import Copyable
 from ..errors import ResetNeededError
-from ..spec import check_unknown_reset_options
+from ..spec import GameSpec, check_unknown_reset_options
 from ..validate import UINT64_SPAN, check_flag, check_num_threads, check_obs_dtype, check_seed
 from .gym_env import observation_spaces
 
@@ -261,7 +261,53 @@ def batch_infos(infos: list, rows: list, n: int) -> dict:
     return out
 
 
-class DungeonVectorEnv(Copyable, VectorEnv):
+#: the adapters' constructor arguments that their _Runner takes, by name
+_RUNNER_ARGS = (
+    "game",
+    "num_envs",
+    "illegal_action",
+    "dict_obs",
+    "episode_info",
+    "core_kwargs",
+    "unknown_reset_options",
+    "obs_dtype",
+    "num_threads",
+)
+
+
+class _Batched:
+    """What both batched adapter classes share on top of their
+    :class:`_Runner`: its construction and the read-only extras."""
+
+    _run: _Runner
+
+    def _start(self, args: dict) -> GameSpec:
+        """Build the runner from the constructor's arguments (``locals()``:
+        ``game``, ``num_envs``, ``render_mode``, the :class:`_Runner`
+        options and ``core_kwargs``); set ``game_spec``, ``core`` and
+        ``render_mode`` (checked); return the spec."""
+        self._run = _Runner(
+            **{name: args[name] for name in _RUNNER_ARGS}, adapter=type(self).__name__
+        )
+        spec = self.game_spec = self._run.spec
+        self.core = self._run.core
+        self.render_mode = check_render_mode(spec, args["render_mode"])
+        return spec
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of every env, bool ``(num_envs, num_actions)``."""
+        return self._run.buf.masks.astype(bool)
+
+    @property
+    def illegal_action(self) -> str:
+        return self._run.illegal_action
+
+    @property
+    def unknown_reset_options(self) -> str:
+        return self._run.unknown_reset_options
+
+
+class DungeonVectorEnv(Copyable, _Batched, VectorEnv):
     """A batch of ``num_envs`` games of one configuration as a native
     ``gymnasium.vector.VectorEnv`` (see the module doc for seeding, actions
     and autoreset).
@@ -311,21 +357,7 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         num_threads: int = 1,
         **core_kwargs,
     ):
-        self._run = _Runner(
-            game,
-            num_envs,
-            illegal_action,
-            dict_obs,
-            episode_info,
-            core_kwargs,
-            type(self).__name__,
-            unknown_reset_options,
-            obs_dtype,
-            num_threads,
-        )
-        spec = self.game_spec = self._run.spec
-        self.core = self._run.core
-        self.render_mode = check_render_mode(spec, render_mode)
+        spec = self._start(locals())
         self.metadata = {
             "render_modes": list(spec.render_modes),
             "render_fps": 4,
@@ -336,14 +368,6 @@ class DungeonVectorEnv(Copyable, VectorEnv):
         self.single_action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-    @property
-    def illegal_action(self) -> str:
-        return self._run.illegal_action
-
-    @property
-    def unknown_reset_options(self) -> str:
-        return self._run.unknown_reset_options
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -428,10 +452,6 @@ class DungeonVectorEnv(Copyable, VectorEnv):
             final_obs[done_idx] = np.fromiter(fo, dtype=object, count=len(done_idx))
         return final_obs
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of every env, bool ``(num_envs, num_actions)``."""
-        return self._run.buf.masks.astype(bool)
-
     def render(self):
         if self.render_mode is None:
             return None
@@ -472,7 +492,7 @@ def _build_sb3_class():
     """Define ``DungeonSB3VecEnv`` (imports stable_baselines3 on first use)."""
     from stable_baselines3.common.vec_env import VecEnv
 
-    class DungeonSB3VecEnv(Copyable, VecEnv):
+    class DungeonSB3VecEnv(Copyable, _Batched, VecEnv):
         """A batch of ``num_envs`` games as a native Stable-Baselines3 ``VecEnv``,
         ready for sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")``).
 
@@ -509,22 +529,8 @@ def _build_sb3_class():
             num_threads: int = 1,
             **core_kwargs,
         ):
-            self._run = _Runner(
-                game,
-                num_envs,
-                illegal_action,
-                dict_obs,
-                episode_info,
-                core_kwargs,
-                type(self).__name__,
-                unknown_reset_options,
-                obs_dtype,
-                num_threads,
-            )
-            spec = self.game_spec = self._run.spec
-            self.core = self._run.core
-            # read by VecEnv.__init__ via get_attr
-            self.render_mode = check_render_mode(spec, render_mode)
+            # sets render_mode, read by VecEnv.__init__ via get_attr
+            spec = self._start(locals())
             self._closed = False
             seed = check_seed(seed)
             self._seed_rng = np.random.default_rng(seed)
@@ -606,7 +612,7 @@ def _build_sb3_class():
         def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
             idx = list(self._get_indices(indices))
             if method_name == "action_masks":
-                masks = self._run.buf.masks.astype(bool)
+                masks = self.action_masks()
                 return [masks[i] for i in idx]
             if method_name == "render":
                 views = self._run.render_all(self.render_mode or "ansi")
@@ -619,19 +625,7 @@ def _build_sb3_class():
         def env_is_wrapped(self, wrapper_class, indices=None) -> list:
             return [False for _ in self._get_indices(indices)]
 
-        # --- extras -------------------------------------------------------------
-        def action_masks(self) -> np.ndarray:
-            """Legal actions of every env, bool ``(num_envs, num_actions)``."""
-            return self._run.buf.masks.astype(bool)
-
-        @property
-        def illegal_action(self) -> str:
-            return self._run.illegal_action
-
-        @property
-        def unknown_reset_options(self) -> str:
-            return self._run.unknown_reset_options
-
+        # --- extras (action_masks, illegal_action: _Batched) ---------------------
         def get_images(self) -> list:
             """One ``rgb_array`` frame per env (SB3's ``render`` and
             ``VecVideoRecorder`` call this); ``None`` per env in other modes."""
