@@ -93,6 +93,13 @@ class KernelCore(GameCore):
     TR: np.ndarray  # content tables as a 1-row record array
     num_players: int = 1
 
+    def _set_content(self, content) -> None:
+        """The core's content and the two forms of its compiled tables the
+        kernels read (``T``, ``TR``)."""
+        self.content = content
+        self.T = content.tables
+        self.TR = content.record
+
     def _configure(
         self, num_players: int, max_steps: int, auto_advance: bool, reward_mode: int, cfg=()
     ) -> None:

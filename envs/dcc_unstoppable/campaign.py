@@ -142,11 +142,6 @@ class DCCCampaignEnv(SeriesEnv):
         self.series.buy_benefit(b)
 
 
-def make_campaign_env(**kwargs) -> DCCCampaignEnv:
-    """Gymnasium entry point of :data:`CAMPAIGN_ENV_ID`."""
-    return DCCCampaignEnv(**kwargs)
-
-
 def make_campaign_vector_env(num_envs: int = 1, **kwargs):
     """Gymnasium vector entry point of :data:`CAMPAIGN_ENV_ID`: ``num_envs``
     campaigns in a ``SyncVectorEnv``."""
@@ -155,5 +150,5 @@ def make_campaign_vector_env(num_envs: int = 1, **kwargs):
 
 def register_campaign() -> str:
     """Register :data:`CAMPAIGN_ENV_ID` with Gymnasium (idempotent); returns the id."""
-    entry, vector = f"{__name__}:make_campaign_env", f"{__name__}:make_campaign_vector_env"
+    entry, vector = f"{__name__}:DCCCampaignEnv", f"{__name__}:make_campaign_vector_env"
     return register_series(CAMPAIGN_ENV_ID, entry, vector)

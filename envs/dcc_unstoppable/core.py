@@ -19,8 +19,6 @@ from .state import STATE_DTYPE
 MAX_EPISODE_STEPS = 3000
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
-#: outcome code -> name
-OUTCOME_NAMES = dict(enumerate(C.OUTCOME_NAMES))
 
 
 def _campaign(value):
@@ -30,10 +28,6 @@ def _campaign(value):
     before its reset changes anything."""
     make_config(campaign=check_sheet_option(value))  # validates every key and value
     return value
-
-
-#: a campaign sheet checked by a core: the config vector its reset uses
-CampaignOption = ConfigOption
 
 
 def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameSpec:
@@ -88,9 +82,7 @@ class DCCCore(KernelCore):
         max_steps=MAX_EPISODE_STEPS,
         content=None,
     ):
-        self.content = default_content() if content is None else load_content(content)
-        self.T = self.content.tables
-        self.TR = self.content.record
+        self._set_content(default_content() if content is None else load_content(content))
         self.spec = make_spec(self.content, reward, campaign_check=self.check_campaign_option)
         players = int_arg(num_players, "num_players", 1, C.NPLAYERS_MAX)
         self.options = dict(
@@ -103,7 +95,7 @@ class DCCCore(KernelCore):
             players, max_steps, auto_advance, choice_arg(reward, C.REWARD_MODES, "reward"), cfg=cfg
         )
 
-    def check_campaign_option(self, value) -> CampaignOption:
+    def check_campaign_option(self, value) -> ConfigOption:
         """The ``campaign`` reset option checked whole for this core (its
         seats, crawler and content) before the adapters reset anything:
         ``ValueError`` naming the field, or the config its reset uses

@@ -61,9 +61,7 @@ class DungeonCrawlerCore(KernelCore):
         max_steps=MAX_EPISODE_STEPS,
         content=None,
     ):
-        self.content = load_content(content)
-        self.T = self.content.tables
-        self.TR = self.content.record
+        self._set_content(load_content(content))
         self.spec = make_spec(self.content)
         players = int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
         if reward not in C.REWARD_MODES:

@@ -82,9 +82,7 @@ class DungeonKartCore(KernelCore):
                 f"custom board (several lines), got {type(track).__name__} "
                 f"{track!r}"[:200]
             )
-        self.content = load_content(content, boards=boards)
-        self.T = self.content.tables
-        self.TR = self.content.record
+        self._set_content(load_content(content, boards=boards))
         self.spec = make_spec(self.content)
         players = int_arg(num_players, "num_players", C.MIN_P, C.MAX_P)
         self.track = (

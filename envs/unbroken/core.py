@@ -61,14 +61,12 @@ class UnbrokenCore(KernelCore):
         max_steps=MAX_EPISODE_STEPS,
         content=None,
     ):
-        self.content = load_content(content)
+        self._set_content(load_content(content))
         if len(self.content.ability_names) > NAB_MAX:
             raise ContentError(
                 f"content defines {len(self.content.ability_names)} "
                 f"abilities; at most {NAB_MAX} are supported"
             )
-        self.T = self.content.tables
-        self.TR = self.content.record
         self.spec = make_spec(self.content)
         self.character = choice_arg(character, CHARACTERS, "character", allow_random=True)
         self.difficulty = choice_arg(difficulty, C.DIFFICULTIES, "difficulty")

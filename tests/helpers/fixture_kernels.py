@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4757d6f8a69e55fc5fbb277658e2c40357d09ab9bbb4ede11ab6d149fb7ac2dc'
+SOURCE_DIGEST = '626e71630319c2c8023580a44678db5027fa9694d6f2dbd3e7314d63ea8aab44'
 ensure_fresh(globals())

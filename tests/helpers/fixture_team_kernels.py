@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '34da27a442c8663d53cd4d2dac4c87d6f7146b4dda87833443625ca5683bd0c2'
+SOURCE_DIGEST = '2e109a3232d2a3fd372a389998a202be04fa8112729f57179cf16980e27bdbf3'
 ensure_fresh(globals())
