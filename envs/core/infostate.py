@@ -205,11 +205,7 @@ def resample_into(core, root, out, seat, key) -> None:
     gives for ``np.repeat(root, len(out))`` and ``key``, without its fresh
     arrays (the search agent's compiled tree fills its pool with it)."""
     fn = sampler_of(core)
-    raw = out.view(np.uint8).reshape(len(out), -1)
-    raw[:] = root.view(np.uint8).reshape(1, -1)
-    pad = _padding(core.state_dtype)
-    if len(pad):
-        raw[:, pad] = 0
+    _copy_bytes(out, root.reshape(-1)[:1])
     src = np.broadcast_to(root.reshape(-1)[:1], (len(out),))
     _sample(core, fn, src, out, int(seat), np.uint64(key))
 
@@ -231,15 +227,22 @@ def _prepare(core, state, seat) -> tuple:
     src = state.reshape(-1) if isinstance(state, np.ndarray) else np.array([state])
     if src.flags.c_contiguous:  # one byte copy (numpy copies records field by field)
         states = np.empty(len(src), dtype=core.state_dtype)
-        raw = states.view(np.uint8).reshape(len(states), -1)
-        raw[:] = src.view(np.uint8).reshape(len(src), -1)
-        pad = _padding(core.state_dtype)
-        if len(pad):
-            raw[:, pad] = 0
+        _copy_bytes(states, src)
     else:
         states = np.zeros(len(src), dtype=core.state_dtype)
         states[:] = src
     return fn, src, states, check_seat(core, states, seat)
+
+
+def _copy_bytes(out: np.ndarray, src: np.ndarray) -> None:
+    """The records ``src`` (one row, or as many as ``out``; contiguous)
+    copied into ``out`` as bytes, the padding bytes zeroed, so equal
+    samples have equal ``tobytes()``."""
+    raw = out.view(np.uint8).reshape(len(out), -1)
+    raw[:] = src.view(np.uint8).reshape(len(src), -1)
+    pad = _padding(out.dtype)
+    if len(pad):
+        raw[:, pad] = 0
 
 
 @functools.lru_cache(maxsize=64)

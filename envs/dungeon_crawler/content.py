@@ -162,7 +162,7 @@ def _items(raw, t, names):
         counts = [0] * C.NTIER
         prev_best = [0] * C.NTIER
         for j, it in enumerate(lst):
-            # unknown keys first
+            # read_named checks the unknown keys first
             name = read_named(ctx, it, j, "item", ("name", "tier") + SLOT_STATS[slot], seen, slot)
             seen.add(name)
             tier = C.TIER_NAMES.index(_str(ctx, it, "tier", C.TIER_NAMES))
@@ -192,7 +192,7 @@ def _cards(raw, t, names):
         t[k] = np.zeros(C.MAX_CARDS, np.int8)
     deck = []
     for c, cd in enumerate(lst):
-        # unknown keys first (the effect's own, below)
+        # read_named checks the unknown keys first (the effect's own below)
         name = read_named(ctx, cd, c, "card", CARD_KEYS, names)
         eff = _str(ctx, cd, "effect", C.EFFECT_NAMES)
         args = EFFECT_ARGS.get(eff, ())
