@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.authoring.draw import Palette
 from . import consts as C
 from .content import default_content
 
@@ -217,11 +218,8 @@ def render_ansi(st, content=None):
 
 # --- picture ------------------------------------------------------------------
 _W, _H = 1100, 720
-BG = (30, 34, 32)
-PANEL = (44, 50, 47)
-EDGE = (86, 96, 90)
-INK = (236, 234, 226)
-DIM = (160, 166, 160)
+#: background, panel fill, panel edge, ink, dim ink
+PAL = Palette((30, 34, 32), (44, 50, 47), (86, 96, 90), (236, 234, 226), (160, 166, 160))
 GOLD = (244, 208, 120)
 #: danger-track cell colour by border (none, green, yellow, red)
 TRACK = {0: (190, 190, 190), 1: (96, 186, 96), 2: (228, 204, 80), 3: (212, 84, 70)}
@@ -235,9 +233,7 @@ CARD_W, GAP = 92, 4
 
 
 def _panel(cv, x0, y0, x1, y1, title=None):
-    cv.box(x0, y0, x1, y1, fill=PANEL, outline=EDGE, radius=8)
-    if title:
-        cv.text((x0 + 10, y0 + 5), title, 12, DIM)
+    cv.panel(x0, y0, x1, y1, PAL, title, size=12, title_dy=5)
 
 
 def _card(cv, x, y, h, fill, title, lines, edge=(20, 20, 20), width=2, reserve=0):
@@ -303,16 +299,16 @@ def _core_card(st, cc, s):
 def _row(cv, x0, y, h, label, slots, draw, right=1084):
     """``label`` then one card per slot (``draw(slot, x)``), as many as fit
     before ``right``."""
-    cv.text((x0, y + h // 2 - 7), label, 11, DIM)
+    cv.text((x0, y + h // 2 - 7), label, 11, PAL.dim)
     x = x0 + 62
     shown = slots[: (right - x) // (CARD_W + GAP)]
     for s in shown:
         draw(s, x)
         x += CARD_W + GAP
     if len(slots) > len(shown):
-        cv.text((1084, y + h - 14), f"+{len(slots) - len(shown)} more", 11, DIM, anchor="ra")
+        cv.text((1084, y + h - 14), f"+{len(slots) - len(shown)} more", 11, PAL.dim, anchor="ra")
     if not len(slots):
-        cv.text((x0 + 62, y + h // 2 - 7), "(none)", 11, DIM)
+        cv.text((x0 + 62, y + h // 2 - 7), "(none)", 11, PAL.dim)
 
 
 def _seat(cv, st, cc, p, y0, y1):
@@ -322,7 +318,7 @@ def _seat(cv, st, cc, p, y0, y1):
     turn = " (to act)" if st["actor"] == p else ""
     _panel(cv, 12, y0, 1088, y1)
     w = cv.text((22, y0 + 6), f"{cc.crawler_names[cr] if cr >= 0 else '?'}{turn}", 16, GOLD)
-    cv.text((34 + w, y0 + 9), f"{race} / {kl}", 13, INK, 420 - w)
+    cv.text((34 + w, y0 + 9), f"{race} / {kl}", 13, PAL.ink, 420 - w)
     hp = int(st["health"][p])
     cv.bar(460, y0 + 8, 150, 14, hp, max(hp, 10), (200, 50, 50), label=f"health {hp}", size=11)
     stats = (
@@ -330,7 +326,7 @@ def _seat(cv, st, cc, p, y0, y1):
         f"{st['level'][p]}   deck {st['deck_n'][p]}   discard {st['disc_n'][p]}"
         + ("   DOWN THE STAIRS" if st["descended"][p] else "")
     )
-    cv.text((622, y0 + 9), stats, 12, INK, 460)
+    cv.text((622, y0 + 9), stats, 12, PAL.ink, 460)
     room = y1 - y0 - 30
     h_bf = max(58, min(84, room * 2 // 5))
     h_card = max(44, min(70, (room - h_bf - 8) // 2))
@@ -342,11 +338,11 @@ def _seat(cv, st, cc, p, y0, y1):
         _threat_card(cv, st, cc, s, x, y, h_bf)
 
     _row(cv, 22, y, h_bf, "battlefield", bf, threat, right=ondeck - 56)
-    cv.text((ondeck - 8, y + h_bf // 2 - 7), "on deck", 11, DIM, anchor="ra")
+    cv.text((ondeck - 8, y + h_bf // 2 - 7), "on deck", 11, PAL.dim, anchor="ra")
     if st["deck_n"][p]:
         threat(int(st["deck"][p][st["deck_n"][p] - 1]), ondeck)
     else:
-        cv.text((ondeck + 4, y + h_bf // 2 - 7), "(empty)", 11, DIM)
+        cv.text((ondeck + 4, y + h_bf // 2 - 7), "(empty)", 11, PAL.dim)
     for label, zone, n in (("play area", "play", "play_n"), ("hand", "hand", "hand_n")):
         y += (h_bf if label == "play area" else h_card) + 4
         slots = [int(x) for x in st[zone][p][: st[n][p]]]
@@ -381,9 +377,9 @@ def _footer(cv, st, cc, y0):
         if x + w > 1076:
             x, y = 24, y + 18
             if y > _H - 22:
-                cv.text((1076, y - 18), f"+{len(labels) - i} more", 11, DIM, anchor="ra")
+                cv.text((1076, y - 18), f"+{len(labels) - i} more", 11, PAL.dim, anchor="ra")
                 break
-        cv.chip(x, y, lab, 11, (72, 92, 110), fg=INK, max_w=340)
+        cv.chip(x, y, lab, 11, (72, 92, 110), fg=PAL.ink, max_w=340)
         x += w + 5
 
 
@@ -398,7 +394,7 @@ def render_rgb(st, content=None):
 
     cc = _c(content)
     T = cc.tables
-    cv = Canvas(_W, _H, BG)
+    cv = Canvas(_W, _H, PAL.bg)
     cv.box(0, 0, _W, 36, fill=(40, 58, 50))
     cv.text((14, 7), "DUNGEON CRAWLER CARL: UNSTOPPABLE", 17, GOLD)
     cv.text(
@@ -406,10 +402,10 @@ def render_rgb(st, content=None):
         f"floor {st['cfg_floor']}  |  {C.MODES[st['cfg_mode']]}  |  "
         f"{C.DIFFICULTIES[st['cfg_difficulty']]}  |  turn {st['turn']}",
         14,
-        INK,
+        PAL.ink,
         480,
     )
-    cv.text((_W - 14, 10), f"step {int(st['steps'])}", 13, DIM, anchor="ra")
+    cv.text((_W - 14, 10), f"step {int(st['steps'])}", 13, PAL.dim, anchor="ra")
     # the danger track
     f, m = st["cfg_floor"] - 1, st["cfg_mode"]
     n = int(T.tr_len[f, m])
@@ -421,7 +417,7 @@ def render_rgb(st, content=None):
         fill = (30, 30, 30) if last else TRACK[int(T.tr_border[f, m, i])]
         cv.box(x, 52, x + cw - 4, 84, fill=fill, outline=(10, 10, 10), radius=4)
         tok = "skull" if last else str(int(T.tr_level[f, m, i]))
-        cv.text((x + (cw - 4) // 2, 60), tok, 11, INK if last else (20, 20, 20), anchor="ma")
+        cv.text((x + (cw - 4) // 2, 60), tok, 11, PAL.ink if last else (20, 20, 20), anchor="ma")
         if i == st["danger"]:
             cv.box(x - 2, 50, x + cw - 2, 86, outline=(190, 60, 230), radius=5, width=3)
     # the market
@@ -432,16 +428,16 @@ def render_rgb(st, content=None):
             side = "top" if T.u_cutout[u] == 0 else "bottom"
             _card(cv, x, 120, 78, UPGRADE, cc.upgrade_names[u], [f"{T.u_cost[u]} gold, {side}"])
         else:
-            cv.text((x + 4, 150), "(empty)", 11, DIM)
+            cv.text((x + 4, 150), "(empty)", 11, PAL.dim)
     # decks, quest, draft
     _panel(cv, 708, 100, 1088, 204, "DECKS AND QUEST")
     decks = "  ".join(f"L{d + 1}: {st['cdeck_n'][d]}" for d in range(C.MAX_LEVEL_DECK))
-    cv.text((718, 120), f"core decks  {decks}", 12, INK, 360)
+    cv.text((718, 120), f"core decks  {decks}", 12, PAL.ink, 360)
     beaten = ", ".join(
         f"{C.BOSS_KIND_NAMES[k]} {st['bosses'][k]}" for k in range(C.NBK) if st["bosses"][k]
     )
     line = f"threat deck {st['tdeck_n']}   bosses defeated: {beaten or 'none'}"
-    cv.text((718, 136), line, 12, INK, 360)
+    cv.text((718, 136), line, 12, PAL.ink, 360)
     if st["quest"] >= 0:
         card = T.quest_first[st["quest"]] + st["quest_part"]
         q = (
@@ -451,7 +447,7 @@ def render_rgb(st, content=None):
         cv.wrap((718, 154), q, 12, 360, 2, fill=GOLD)
     if st["phase"] == C.PH_DRAFT:
         offer = ", ".join(cc.core_names[c] for c in st["reveal"] if c >= 0)
-        cv.wrap((718, 172), "draft on offer: " + offer, 12, 360, 2, fill=INK)
+        cv.wrap((718, 172), "draft on offer: " + offer, 12, 360, 2, fill=PAL.ink)
     # the seats
     P = int(st["num_players"])
     top, bottom = 210, 640

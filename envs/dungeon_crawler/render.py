@@ -8,6 +8,7 @@ drawn: hands and offers appear as counts, never the decks' order."""
 
 from __future__ import annotations
 
+from ..core.authoring.draw import Palette
 from . import consts as C
 from .rules_py import hero_statuses, hero_view
 
@@ -96,11 +97,8 @@ def render_text(core, s):
 # rgb_array: the dungeon as a picture
 # ---------------------------------------------------------------------------
 FRAME_W, FRAME_H = 960, 640
-BG = (22, 22, 28)
-PANEL = (38, 38, 48)
-EDGE = (74, 74, 92)
-INK = (236, 234, 228)
-DIM = (160, 160, 172)
+#: background, panel fill, panel edge, ink, dim ink
+PAL = Palette((22, 22, 28), (38, 38, 48), (74, 74, 92), (236, 234, 228), (160, 160, 172))
 SQ_COLORS = {
     C.SQ_EMPTY: (70, 68, 74),
     C.SQ_START: (84, 140, 84),
@@ -162,12 +160,12 @@ def _draw_floor(cv, core, s, f, y0):
     boss = _mon_name(core, s, f, boss_q)
     bstate = f"HP {int(s['sq_hp'][f, boss_q])}" if s["sq_alive"][f, boss_q] else "slain"
     mobs = ", ".join(ct.mob_names[f * C.MOBS_PER_FLOOR + k] for k in range(C.MOBS_PER_FLOOR))
-    cv.text((x0, y0), f"FLOOR {f + 1}  {ct.floor_names[f]}", 14, INK, 330)
+    cv.text((x0, y0), f"FLOOR {f + 1}  {ct.floor_names[f]}", 14, PAL.ink, 330)
     cv.text(
         (x0 + 330, y0 + 1),
         f"{'final boss' if f == C.NFLOOR - 1 else 'boss'}: {boss} ({bstate})    monsters: {mobs}",
         12,
-        DIM,
+        PAL.dim,
         FRAME_W - 360,
     )
     top = y0 + 18
@@ -185,9 +183,9 @@ def _draw_floor(cv, core, s, f, y0):
             radius=4,
             outline=(255, 255, 255) if k == C.SQ_LAIR else None,
         )
-        fg = (20, 20, 24) if live and k in (C.SQ_CHEST, C.SQ_STAIRS) else INK
-        cv.text((x + 3, top + 1), C.SQ_CHARS[k], 11, fg if live else DIM)
-        cv.text((x + CELL_W - 3, top + 1), str(q), 9, fg if live else DIM, anchor="ra")
+        fg = (20, 20, 24) if live and k in (C.SQ_CHEST, C.SQ_STAIRS) else PAL.ink
+        cv.text((x + 3, top + 1), C.SQ_CHARS[k], 11, fg if live else PAL.dim)
+        cv.text((x + CELL_W - 3, top + 1), str(q), 9, fg if live else PAL.dim, anchor="ra")
         if k in (C.SQ_MOB, C.SQ_BOSS, C.SQ_LAIR):
             if live:
                 cv.text(
@@ -200,10 +198,15 @@ def _draw_floor(cv, core, s, f, y0):
             elif k == C.SQ_MOB:
                 back = int(s["sq_back"][f, q]) - int(s["round"])
                 cv.text(
-                    (x + CELL_W / 2, top + 18), f"back {max(back, 0)}", 9, DIM, CELL_W, anchor="ma"
+                    (x + CELL_W / 2, top + 18),
+                    f"back {max(back, 0)}",
+                    9,
+                    PAL.dim,
+                    CELL_W,
+                    anchor="ma",
                 )
         elif k == C.SQ_CHEST and not live:
-            cv.text((x + CELL_W / 2, top + 18), "open", 9, DIM, anchor="ma")
+            cv.text((x + CELL_W / 2, top + 18), "open", 9, PAL.dim, anchor="ma")
         here = [h for h in range(n) if int(s["floor"][h]) == f and int(s["pos"][h]) == q]
         for j, h in enumerate(here):
             r = 7
@@ -221,12 +224,11 @@ def _draw_floor(cv, core, s, f, y0):
 def _draw_heroes(cv, core, s, y0, y1):
     ct, T = core.content, core.T
     n = int(s["num_players"])
-    cv.box(8, y0, FRAME_W - 8, y1, fill=PANEL, outline=EDGE, radius=8)
-    cv.text((18, y0 + 4), "HEROES", 12, DIM)
-    cv.text((300, y0 + 4), "HP", 12, DIM)
-    cv.text((430, y0 + 4), "ATK DEF SPD", 12, DIM)
-    cv.text((540, y0 + 4), "gold  cards", 12, DIM)
-    cv.text((640, y0 + 4), "gear (colour = tier)", 12, DIM)
+    cv.panel(8, y0, FRAME_W - 8, y1, PAL, "HEROES", size=12, title_dy=4)
+    cv.text((300, y0 + 4), "HP", 12, PAL.dim)
+    cv.text((430, y0 + 4), "ATK DEF SPD", 12, PAL.dim)
+    cv.text((540, y0 + 4), "gold  cards", 12, PAL.dim)
+    cv.text((640, y0 + 4), "gear (colour = tier)", 12, PAL.dim)
     rh = min(52, (y1 - y0 - 22) // n)
     two = rh >= 40
     for h in range(n):
@@ -244,8 +246,8 @@ def _draw_heroes(cv, core, s, y0, y1):
         cv.circle(26, y + 11, 8, HERO_COLORS[h], outline=(20, 20, 24))
         cv.text((26, y + 11), str(h), 10, (10, 10, 14), anchor="mm")
         tag = "  < to act" if int(s["actor"]) == h else ("  (turn)" if int(s["turn"]) == h else "")
-        cv.text((40, y + 3), f"player_{h}{tag}", 14, INK, 150)
-        cv.text((195, y + 4), f"F{v['floor'] + 1} sq {v['pos']}", 12, DIM)
+        cv.text((40, y + 3), f"player_{h}{tag}", 14, PAL.ink, 150)
+        cv.text((195, y + 4), f"F{v['floor'] + 1} sq {v['pos']}", 12, PAL.dim)
         hp_col = (80, 200, 90) if v["hp"] * 2 > v["max_hp"] else (230, 80, 60)
         cv.bar(
             258,
@@ -258,7 +260,7 @@ def _draw_heroes(cv, core, s, y0, y1):
             label=f"{v['hp']}/{v['max_hp']}",
             size=11,
         )
-        cv.text((430, y + 3), f"{v['atk']:>3} {v['def']:>3} {v['spd']:>3}", 14, INK)
+        cv.text((430, y + 3), f"{v['atk']:>3} {v['def']:>3} {v['spd']:>3}", 14, PAL.ink)
         cv.text((540, y + 3), f"{v['gold']:>3}   {v['hand_n']}", 14, (250, 215, 60))
         flags = [
             (n_, c)
@@ -274,38 +276,22 @@ def _draw_heroes(cv, core, s, y0, y1):
         for sl in range(C.NSLOT):
             it = int(s["equip"][h, sl])
             vaulted = (int(s["vault"][h]) >> sl) & 1
-            if two:
-                col = TIER_COLORS[int(T.item_tier[it])] if it >= 0 else (60, 60, 68)
-                name = ct.item_names[it] if it >= 0 else "-"
+            col = TIER_COLORS[int(T.item_tier[it])] if it >= 0 else (60, 60, 68)
+            if two:  # a small tier box with the item's name, three slots a line
                 slot_w = (FRAME_W - 24 - 640) // 3
                 xx = 640 + (sl % 3) * slot_w
                 yy = y + 2 + (sl // 3) * 18
-                cv.box(
-                    xx,
-                    yy + 1,
-                    xx + 13,
-                    yy + 14,
-                    fill=col,
-                    radius=2,
-                    outline=(255, 255, 255) if vaulted else None,
-                )
-                cv.text((xx + 7, yy + 8), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14), anchor="mm")
-                cv.text((xx + 17, yy), name, 11, INK if it >= 0 else DIM, slot_w - 20)
-            else:
-                col = TIER_COLORS[int(T.item_tier[it])] if it >= 0 else (60, 60, 68)
-                cv.box(
-                    gx,
-                    y + 4,
-                    gx + 24,
-                    y + 18,
-                    fill=col,
-                    radius=2,
-                    outline=(255, 255, 255) if vaulted else None,
-                )
-                cv.text(
-                    (gx + 12, y + 11), C.SLOT_NAMES[sl][0].upper(), 9, (10, 10, 14), anchor="mm"
-                )
+                bx, by, bw, bh = xx, yy + 1, 13, 13
+            else:  # a wider tier box only, all slots on one line
+                bx, by, bw, bh = gx, y + 4, 24, 14
                 gx += 28
+            outline = (255, 255, 255) if vaulted else None
+            cv.box(bx, by, bx + bw, by + bh, fill=col, radius=2, outline=outline)
+            letter = C.SLOT_NAMES[sl][0].upper()
+            cv.text((bx + (bw + 1) // 2, by + 7), letter, 9, (10, 10, 14), anchor="mm")
+            if two:
+                name = ct.item_names[it] if it >= 0 else "-"
+                cv.text((xx + 17, yy), name, 11, PAL.ink if it >= 0 else PAL.dim, slot_w - 20)
         if two:
             x = 195
             for name, col in flags:
@@ -360,28 +346,28 @@ def _status_line(core, s):
 
 
 def _draw_legend(cv, y0):
-    cv.box(8, y0, FRAME_W - 8, FRAME_H - 6, fill=PANEL, outline=EDGE, radius=8)
+    cv.panel(8, y0, FRAME_W - 8, FRAME_H - 6, PAL)
     x = 18
     for k in range(C.NSQKIND):
         cv.box(x, y0 + 7, x + 16, y0 + 23, fill=SQ_COLORS[k], radius=3)
-        fg = (20, 20, 24) if k in (C.SQ_CHEST, C.SQ_STAIRS) else INK
+        fg = (20, 20, 24) if k in (C.SQ_CHEST, C.SQ_STAIRS) else PAL.ink
         cv.text((x + 8, y0 + 15), C.SQ_CHARS[k], 10, fg, anchor="mm")
-        x += 20 + cv.text((x + 20, y0 + 8), SQ_LABELS[k], 11, DIM) + 10
+        x += 20 + cv.text((x + 20, y0 + 8), SQ_LABELS[k], 11, PAL.dim) + 10
     cv.box(x, y0 + 7, x + 16, y0 + 23, fill=SPENT, radius=3)
-    cv.text((x + 20, y0 + 8), "slain / opened", 11, DIM)
+    cv.text((x + 20, y0 + 8), "slain / opened", 11, PAL.dim)
     y = y0 + 28
     x = 18
     for t in range(C.NTIER):
         cv.box(x, y + 3, x + 10, y + 13, fill=TIER_COLORS[t], radius=2)
-        x += 14 + cv.text((x + 14, y), C.TIER_NAMES[t], 11, DIM) + 10
+        x += 14 + cv.text((x + 14, y), C.TIER_NAMES[t], 11, PAL.dim) + 10
     x += 10
     cv.circle(x + 6, y + 8, 6, HERO_COLORS[0], outline=(255, 60, 60), width=2)
-    x += 16 + cv.text((x + 16, y), "hero token (red ring: to act)", 11, DIM) + 12
+    x += 16 + cv.text((x + 16, y), "hero token (red ring: to act)", 11, PAL.dim) + 12
     cv.text(
         (x, y),
         "gear slots W G H C P B (white edge: vaulted); cells: square no., monster + HP",
         11,
-        DIM,
+        PAL.dim,
         FRAME_W - 20 - x,
     )
 
@@ -395,7 +381,7 @@ def render_rgb(core, s):
     from ..core.authoring.draw import Canvas
 
     n = int(s["num_players"])
-    cv = Canvas(FRAME_W, FRAME_H, BG)
+    cv = Canvas(FRAME_W, FRAME_H, PAL.bg)
     cv.box(0, 0, FRAME_W, 48, fill=(36, 44, 66))
     cv.text((14, 4), "DUNGEON CRAWLER", 18, (250, 220, 160))
     cv.text(
@@ -404,14 +390,14 @@ def render_rgb(core, s):
         f"phase: {C.PHASE_NAMES[int(s['phase'])].replace('_', ' ')}  |  decision "
         f"{int(s['steps'])}",
         14,
-        INK,
+        PAL.ink,
         560,
     )
     cv.text(
         (FRAME_W - 14, 6),
         f"cards in deck {int(s['card_deck_n'])}  items in deck {int(s['item_deck_n'])}",
         12,
-        DIM,
+        PAL.dim,
         anchor="ra",
     )
     cv.text((14, 27), _status_line(core, s), 14, (255, 210, 120), FRAME_W - 28)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.authoring.draw import Palette
 from . import consts as C
 
 RES_SHORT = ("S", "M", "L", "Cun", "Food", "Wood", "Metal", "Tres")
@@ -233,11 +234,8 @@ def describe_action(core, s, a):
 # rgb_array: the table as a picture
 # ---------------------------------------------------------------------------
 FRAME_W, FRAME_H = 960, 640
-BG = (26, 24, 30)
-PANEL = (40, 38, 48)
-EDGE = (78, 74, 92)
-INK = (236, 232, 224)
-DIM = (160, 156, 170)
+#: background, panel fill, panel edge, ink, dim ink
+PAL = Palette((26, 24, 30), (40, 38, 48), (78, 74, 92), (236, 232, 224), (160, 156, 170))
 RES_COLORS = (
     (250, 204, 92),
     (240, 146, 56),
@@ -278,23 +276,17 @@ def _short(vec, with_time=False):
     return " ".join(parts) if parts else "-"
 
 
-def _panel(cv, x0, y0, x1, y1, title=None):
-    cv.box(x0, y0, x1, y1, fill=PANEL, outline=EDGE, radius=8)
-    if title:
-        cv.text((x0 + 10, y0 + 6), title, 13, DIM)
-
-
 def _draw_resources(cv, core, s, x0, y0):
     T = core.T
-    _panel(cv, x0, y0, x0 + 460, y0 + 180, "RESOURCES")
+    cv.panel(x0, y0, x0 + 460, y0 + 180, PAL, "RESOURCES")
     for r in range(C.NRES):
         y = y0 + 24 + r * 19
         v, mx = int(s["res"][r]), int(T.bars[r])
-        cv.text((x0 + 12, y - 1), C.RES_NAMES[r].capitalize(), 14, INK)
+        cv.text((x0 + 12, y - 1), C.RES_NAMES[r].capitalize(), 14, PAL.ink)
         pip = 11 if mx <= 14 else 10
         gap = 3 if mx <= 14 else 2
         cv.pips(x0 + 96, y + 1, v, mx, RES_COLORS[r], pip=pip, gap=gap)
-        cv.text((x0 + 448, y - 1), f"{v}/{mx}", 14, INK, anchor="ra")
+        cv.text((x0 + 448, y - 1), f"{v}/{mx}", 14, PAL.ink, anchor="ra")
 
 
 def _draw_time(cv, core, s, x0, y0):
@@ -302,28 +294,35 @@ def _draw_time(cv, core, s, x0, y0):
     track = int(T.time_track)
     t = int(s["time"])
     lvl = int(s["level"])
-    _panel(cv, x0, y0, x0 + 460, y0 + 60, "TIME TRACK")
+    cv.panel(x0, y0, x0 + 460, y0 + 60, PAL, "TIME TRACK")
     paid = "  (Level 4 combat: paid in Small Effort)" if lvl == 4 and int(s["combat"]) else ""
-    cv.text((x0 + 448, y0 + 6), f"{t} left{paid}", 13, INK, 300, anchor="ra")
+    cv.text((x0 + 448, y0 + 6), f"{t} left{paid}", 13, PAL.ink, 300, anchor="ra")
     bw = min(26, (440 - 2 * track) // max(1, track))
     for i in range(track):
         x = x0 + 12 + i * (bw + 2)
         cv.box(x, y0 + 26, x + bw, y0 + 48, fill=TIME_COLOR if i < t else (58, 58, 68), radius=3)
         if i + 1 == int(T.time_start[lvl - 1]):
-            cv.box(x, y0 + 50, x + bw, y0 + 53, fill=INK)
-        cv.text((x + bw / 2, y0 + 37), str(i + 1), 10, (20, 20, 26) if i < t else DIM, anchor="mm")
+            cv.box(x, y0 + 50, x + bw, y0 + 53, fill=PAL.ink)
+        cv.text(
+            (x + bw / 2, y0 + 37), str(i + 1), 10, (20, 20, 26) if i < t else PAL.dim, anchor="mm"
+        )
 
 
 def _draw_weapon(cv, core, s, x0, y0):
     ct, T = core.content, core.T
     n = int(s["wstack_n"])
     w = int(s["wstack"][n - 1])
-    _panel(cv, x0, y0, x0 + 460, y0 + 108, "WEAPON")
+    cv.panel(x0, y0, x0 + 460, y0 + 108, PAL, "WEAPON")
     cv.text((x0 + 80, y0 + 4), ct.weapon_names[w], 17, (250, 220, 160), 220)
     below = " < ".join(ct.weapon_names[int(x)] for x in s["wstack"][: n - 1][::-1])
     aside = f"  set aside: {int(s['waside_n'])}" if int(s["waside_n"]) else ""
     cv.text(
-        (x0 + 448, y0 + 8), (f"over {below}" if below else "") + aside, 11, DIM, 150, anchor="ra"
+        (x0 + 448, y0 + 8),
+        (f"over {below}" if below else "") + aside,
+        11,
+        PAL.dim,
+        150,
+        anchor="ra",
     )
     for k in range(int(T.w_natk[w])):
         y = y0 + 28 + k * 19
@@ -337,8 +336,10 @@ def _draw_weapon(cv, core, s, x0, y0):
             col,
             max_w=90,
         )
-        cv.text((x0 + 104, y + 2), ct.attack_names[w][k], 14, INK, 190)
-        cv.text((x0 + 448, y + 2), "cost " + _short(T.w_atk_cost[w, k]), 13, DIM, 150, anchor="ra")
+        cv.text((x0 + 104, y + 2), ct.attack_names[w][k], 14, PAL.ink, 190)
+        cv.text(
+            (x0 + 448, y + 2), "cost " + _short(T.w_atk_cost[w, k]), 13, PAL.dim, 150, anchor="ra"
+        )
 
 
 def _chips(cv, x0, y0, w, items, size=12, rows=2):
@@ -349,14 +350,16 @@ def _chips(cv, x0, y0, w, items, size=12, rows=2):
             x = x0
             y += size + 10
             if y >= y0 + rows * (size + 10):
-                cv.text((x0 + w, y0 + rows * (size + 10) - size - 6), "...", size, DIM, anchor="ra")
+                cv.text(
+                    (x0 + w, y0 + rows * (size + 10) - size - 6), "...", size, PAL.dim, anchor="ra"
+                )
                 return
         x += cv.chip(x, y, text, size, col, max_w=w) + 5
 
 
 def _draw_skills_conditions(cv, core, s, x0, y0):
     ct = core.content
-    _panel(cv, x0, y0, x0 + 460, y0 + 62, "SKILLS")
+    cv.panel(x0, y0, x0 + 460, y0 + 62, PAL, "SKILLS")
     owned = [
         (ct.skill_names[i], (200, 190, 120))
         for i in range(len(ct.skill_names))
@@ -365,9 +368,9 @@ def _draw_skills_conditions(cv, core, s, x0, y0):
     if owned:
         _chips(cv, x0 + 12, y0 + 22, 440, owned, size=11)
     else:
-        cv.text((x0 + 12, y0 + 26), "none yet", 13, DIM)
+        cv.text((x0 + 12, y0 + 26), "none yet", 13, PAL.dim)
     y1 = y0 + 68
-    _panel(cv, x0, y1, x0 + 460, y1 + 62, "CONDITIONS")
+    cv.panel(x0, y1, x0 + 460, y1 + 62, PAL, "CONDITIONS")
     conds = []
     for c, v, tokens, rounds in _conditions(s):
         tag = {1: "", 2: " (next Level)", 3: " (+ next Level)"}[v]
@@ -377,17 +380,19 @@ def _draw_skills_conditions(cv, core, s, x0, y0):
     if conds:
         _chips(cv, x0 + 12, y1 + 22, 440, conds, size=11)
     else:
-        cv.text((x0 + 12, y1 + 26), "none", 13, DIM)
+        cv.text((x0 + 12, y1 + 26), "none", 13, PAL.dim)
 
 
 def _draw_monster(cv, core, s, x0, y0):
     ct, T = core.content, core.T
     lvl = int(s["level"])
-    _panel(cv, x0, y0, x0 + 460, y0 + 250, f"MONSTER OF LEVEL {lvl}")
+    cv.panel(x0, y0, x0 + 460, y0 + 250, PAL, f"MONSTER OF LEVEL {lvl}")
     if not int(s["m_revealed"]):
-        cv.box(x0 + 150, y0 + 40, x0 + 310, y0 + 230, fill=(58, 44, 66), outline=EDGE, radius=10)
+        cv.box(
+            x0 + 150, y0 + 40, x0 + 310, y0 + 230, fill=(58, 44, 66), outline=PAL.edge, radius=10
+        )
         cv.text((x0 + 230, y0 + 120), "?", 64, (120, 100, 140), anchor="mm")
-        cv.text((x0 + 230, y0 + 200), "not yet revealed", 13, DIM, anchor="mm")
+        cv.text((x0 + 230, y0 + 200), "not yet revealed", 13, PAL.dim, anchor="mm")
         return
     m = int(s["monster"])
     cv.text((x0 + 12, y0 + 22), ct.monster_names[m], 20, (250, 200, 170), 300)
@@ -395,14 +400,14 @@ def _draw_monster(cv, core, s, x0, y0):
         (x0 + 448, y0 + 26),
         f"Level {int(T.m_level[m])}  #{int(T.m_number[m])}",
         13,
-        DIM,
+        PAL.dim,
         anchor="ra",
     )
     am, hm = int(s["m_armor_max"]), int(s["m_health_max"])
     a, h = int(s["m_armor"]), int(s["m_health"])
-    cv.text((x0 + 12, y0 + 54), "Armor", 13, INK)
+    cv.text((x0 + 12, y0 + 54), "Armor", 13, PAL.ink)
     cv.bar(x0 + 70, y0 + 53, 160, 16, a, max(am, 1), (120, 150, 200), label=f"{a}/{am}")
-    cv.text((x0 + 244, y0 + 54), "Health", 13, INK)
+    cv.text((x0 + 244, y0 + 54), "Health", 13, PAL.ink)
     cv.bar(x0 + 300, y0 + 53, 148, 16, h, max(hm, 1), (214, 72, 52), label=f"{h}/{hm}")
     flags = []
     if int(s["defend"]):
@@ -420,21 +425,21 @@ def _draw_monster(cv, core, s, x0, y0):
         ftype = C.FACE_TYPES[int(T.m_face_type[m, f])]
         hi = roll == f + 1
         cv.box(x0 + 10, y, x0 + 450, y + 22, fill=(78, 60, 50) if hi else (50, 48, 58), radius=4)
-        cv.box(x0 + 14, y + 3, x0 + 32, y + 19, fill=INK, radius=3)
+        cv.box(x0 + 14, y + 3, x0 + 32, y + 19, fill=PAL.ink, radius=3)
         cv.text((x0 + 23, y + 11), str(f + 1), 13, (20, 20, 26), anchor="mm")
-        cv.chip(x0 + 38, y + 2, ftype, 11, FACE_COLORS.get(ftype, DIM), max_w=80)
+        cv.chip(x0 + 38, y + 2, ftype, 11, FACE_COLORS.get(ftype, PAL.dim), max_w=80)
         txt = _ops_text(ct, T.m_face_ops[m, f]) or "nothing"
         if T.m_face_has_alt[m, f]:
             txt += "  [else " + _ops_text(ct, T.m_face_alt[m, f]) + "]"
-        cv.text((x0 + 122, y + 4), txt, 12, INK, 322)
+        cv.text((x0 + 122, y + 4), txt, 12, PAL.ink, 322)
 
 
 def _draw_cards(cv, core, s, x0, y0):
     ct, T = core.content, core.T
-    _panel(cv, x0, y0, x0 + 460, y0 + 230)
+    cv.panel(x0, y0, x0 + 460, y0 + 230, PAL)
     n_off = int(s["skill_offer_n"])
     if n_off:
-        cv.text((x0 + 10, y0 + 6), "SKILL OFFER", 13, DIM)
+        cv.text((x0 + 10, y0 + 6), "SKILL OFFER", 13, PAL.dim)
         for i in range(n_off):
             sk = int(s["skill_offer"][i])
             y = y0 + 28 + i * 100
@@ -442,16 +447,16 @@ def _draw_cards(cv, core, s, x0, y0):
                 x0 + 10, y, x0 + 450, y + 94, fill=(62, 58, 44), outline=(200, 190, 120), radius=6
             )
             cv.text((x0 + 20, y + 6), ct.skill_names[sk], 16, (250, 230, 160), 420)
-            cv.wrap((x0 + 20, y + 30), ct.skill_texts[sk], 12, 420, 4, INK)
+            cv.wrap((x0 + 20, y + 30), ct.skill_texts[sk], 12, 420, 4, PAL.ink)
         return
     n = int(s["revealed_n"])
     bonus = (
         f"   next exploration {int(s['reveal_bonus']):+d} cards" if int(s["reveal_bonus"]) else ""
     )
     commit = "   committed" if int(s["commit"]) or int(s["commit_now"]) else ""
-    cv.text((x0 + 10, y0 + 6), f"REVEALED ENCOUNTERS ({n}){bonus}{commit}", 13, DIM, 440)
+    cv.text((x0 + 10, y0 + 6), f"REVEALED ENCOUNTERS ({n}){bonus}{commit}", 13, PAL.dim, 440)
     if not n:
-        cv.text((x0 + 230, y0 + 120), "no encounter card on the table", 13, DIM, anchor="mm")
+        cv.text((x0 + 230, y0 + 120), "no encounter card on the table", 13, PAL.dim, anchor="mm")
         return
     rh = min(48, 202 // n)
     for i in range(n):
@@ -459,21 +464,21 @@ def _draw_cards(cv, core, s, x0, y0):
         y = y0 + 26 + i * rh
         cv.box(x0 + 10, y, x0 + 450, y + rh - 4, fill=(52, 62, 56), radius=5)
         cv.box(x0 + 10, y, x0 + 16, y + rh - 4, fill=(112, 196, 92), radius=2)
-        cv.text((x0 + 22, y + 2), ct.encounter_names[card], 14, INK, 230)
+        cv.text((x0 + 22, y + 2), ct.encounter_names[card], 14, PAL.ink, 230)
         cv.text((x0 + 444, y + 2), f"time {int(T.e_time[card])}", 12, TIME_COLOR, anchor="ra")
         line = f"spend {_short(T.e_spend[card], True)}  ->  gain {_short(T.e_gain[card])}"
         extra = _ops_text(ct, T.e_ops[card])
         if extra:
             line += "; " + extra
         if rh >= 34:
-            cv.text((x0 + 22, y + 19), line, 12, DIM, 420)
+            cv.text((x0 + 22, y + 19), line, 12, PAL.dim, 420)
         else:
-            cv.text((x0 + 260, y + 3), line, 11, DIM, 130)
+            cv.text((x0 + 260, y + 3), line, 11, PAL.dim, 130)
 
 
 def _draw_footer(cv, core, s, x0, y0):
     ph = C.PHASE_NAMES[int(s["phase"])]
-    _panel(cv, x0, y0, FRAME_W - 12, FRAME_H - 8)
+    cv.panel(x0, y0, FRAME_W - 12, FRAME_H - 8, PAL)
     if ph == "game_over":
         out = C.OUTCOME_NAMES[int(s["outcome"])]
         msg = f"Game over: {out}"
@@ -496,9 +501,11 @@ def _draw_footer(cv, core, s, x0, y0):
             x = x0 + 12
             y += 20
             if y > FRAME_H - 28:
-                cv.text((FRAME_W - 24, y - 20), f"+{len(labels) - i} more", 12, DIM, anchor="ra")
+                cv.text(
+                    (FRAME_W - 24, y - 20), f"+{len(labels) - i} more", 12, PAL.dim, anchor="ra"
+                )
                 break
-        cv.chip(x, y, lab, 12, (70, 86, 110), fg=INK, max_w=300)
+        cv.chip(x, y, lab, 12, (70, 86, 110), fg=PAL.ink, max_w=300)
         x += w + 6
 
 
@@ -507,7 +514,7 @@ def render_rgb(core, s):
     from ..core.authoring.draw import Canvas
 
     ct = core.content
-    cv = Canvas(FRAME_W, FRAME_H, BG)
+    cv = Canvas(FRAME_W, FRAME_H, PAL.bg)
     ph = int(s["phase"])
     cv.box(0, 0, FRAME_W, 40, fill=(58, 40, 40))
     cv.text((14, 8), "UNBROKEN", 20, (250, 220, 160))
@@ -517,14 +524,14 @@ def render_rgb(core, s):
         f"{C.DIFFICULTIES[int(s['difficulty'])]}  |  Level {int(s['level'])} of 4  |  "
         f"{C.PHASE_NAMES[ph].replace('_', ' ')}",
         16,
-        INK,
+        PAL.ink,
         640,
     )
     cv.text(
         (FRAME_W - 14, 11),
         f"ability uses {int(s['uses'])}   step {int(s['steps'])}",
         14,
-        DIM,
+        PAL.dim,
         anchor="ra",
     )
     _draw_resources(cv, core, s, 12, 48)

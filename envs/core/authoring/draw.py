@@ -13,10 +13,11 @@ bitmap font is used instead (smaller text, same layout).
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["require_pillow", "font", "Canvas", "mix"]
+__all__ = ["require_pillow", "font", "Canvas", "Palette", "mix"]
 
 
 def require_pillow():
@@ -41,6 +42,17 @@ def font(size: int):
 def mix(c1, c2, t: float):
     """Colour ``t`` of the way from ``c1`` to ``c2``."""
     return tuple(int(round(a + (b - a) * t)) for a, b in zip(c1, c2))
+
+
+class Palette(NamedTuple):
+    """A renderer's house colours (RGB tuples): the frame's background, a
+    panel's fill and edge, ink for text and a dim ink for labels."""
+
+    bg: tuple
+    panel: tuple
+    edge: tuple
+    ink: tuple
+    dim: tuple
 
 
 class Canvas:
@@ -157,6 +169,13 @@ class Canvas:
         self.box(x, y, x + w, y + size + 6, fill=fill, radius=5)
         self.text((x + pad, y + 3), t, size, fg)
         return w
+
+    def panel(self, x0, y0, x1, y1, palette: Palette, title=None, size=13, title_dy=6):
+        """A rounded panel in ``palette``'s fill and edge, with ``title`` in
+        its dim ink ``title_dy`` pixels below the top, 10 in from the left."""
+        self.box(x0, y0, x1, y1, fill=palette.panel, outline=palette.edge, radius=8)
+        if title:
+            self.text((x0 + 10, y0 + title_dy), title, size, palette.dim)
 
     def array(self) -> np.ndarray:
         """The picture as a fresh C-contiguous ``uint8`` array ``(H, W, 3)``."""
