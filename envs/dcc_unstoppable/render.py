@@ -371,16 +371,7 @@ def _footer(cv, st, cc, y0):
     who = cc.crawler_names[st["crawler"][p]] if p >= 0 and st["crawler"][p] >= 0 else f"seat {p}"
     cv.text((24, y0 + 5), f"{who} to act: {what.replace('_', ' ')}", 13, GOLD, 1050)
     labels = [describe_action(st, int(a), cc) for a in np.flatnonzero(st["legal"])]
-    x, y = 24, y0 + 24
-    for i, lab in enumerate(labels):
-        w = min(cv.text_width(lab, 11) + 12, 340)
-        if x + w > 1076:
-            x, y = 24, y + 18
-            if y > _H - 22:
-                cv.text((1076, y - 18), f"+{len(labels) - i} more", 11, PAL.dim, anchor="ra")
-                break
-        cv.chip(x, y, lab, 11, (72, 92, 110), fg=PAL.ink, max_w=340)
-        x += w + 5
+    cv.chip_rows(labels, (24, y0 + 24), (1076, _H - 22), PAL, 11, (72, 92, 110), 340, 18, 5)
 
 
 def render_rgb(st, content=None):

@@ -494,19 +494,8 @@ def _draw_footer(cv, core, s, x0, y0):
     cv.text((x0 + 12, y0 + 6), ask, 15, (250, 220, 160), FRAME_W - 50)
     legal = [int(a) for a in np.flatnonzero(s["legal"])]
     labels = [describe_action(core, s, a) for a in legal]
-    x, y = x0 + 12, y0 + 28
-    for i, lab in enumerate(labels):
-        w = min(cv.text_width(lab, 12) + 12, 300)
-        if x + w > FRAME_W - 24:
-            x = x0 + 12
-            y += 20
-            if y > FRAME_H - 28:
-                cv.text(
-                    (FRAME_W - 24, y - 20), f"+{len(labels) - i} more", 12, PAL.dim, anchor="ra"
-                )
-                break
-        cv.chip(x, y, lab, 12, (70, 86, 110), fg=PAL.ink, max_w=300)
-        x += w + 6
+    corner = (FRAME_W - 24, FRAME_H - 28)
+    cv.chip_rows(labels, (x0 + 12, y0 + 28), corner, PAL, 12, (70, 86, 110), 300, 20, 6)
 
 
 def render_rgb(core, s):

@@ -177,6 +177,24 @@ class Canvas:
         if title:
             self.text((x0 + 10, y0 + title_dy), title, size, palette.dim)
 
+    def chip_rows(self, labels, xy, corner, palette: Palette, size, fill, max_w, row_h, gap):
+        """``labels`` as chips (``fill``, ink text, each at most ``max_w``
+        wide, ``gap`` apart) in rows ``row_h`` apart from ``xy``, within
+        ``corner`` (the right edge and the last row's top): where they run
+        out of room, "+N more" (dim, right-aligned) names what was left."""
+        x, y = xy
+        right, bottom = corner
+        for i, lab in enumerate(labels):
+            w = min(self.text_width(lab, size) + 12, max_w)
+            if x + w > right:
+                x, y = xy[0], y + row_h
+                if y > bottom:
+                    more = f"+{len(labels) - i} more"
+                    self.text((right, y - row_h), more, size, palette.dim, anchor="ra")
+                    break
+            self.chip(x, y, lab, size, fill, fg=palette.ink, max_w=max_w)
+            x += w + gap
+
     def array(self) -> np.ndarray:
         """The picture as a fresh C-contiguous ``uint8`` array ``(H, W, 3)``."""
         return np.array(self.img, dtype=np.uint8, order="C")  # writable, owned
