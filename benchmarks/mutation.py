@@ -209,19 +209,9 @@ def load_catalogue(path: Path) -> list[Mutant]:
         tests = tuple(m.get("tests", default_tests))
         if not tests:
             raise CatalogueError(f"{where}: no tests to run")
-        out.append(
-            Mutant(
-                id=m["id"],
-                game=game,
-                rule=m["rule"],
-                family=m["family"],
-                file=m["file"],
-                original=m["original"],
-                replacement=m["replacement"],
-                tests=tests,
-                equivalent=m.get("equivalent", ""),
-            )
-        )
+        # every key of ``m`` is a Mutant field (checked above); the file's game
+        # and the tests (the mutant's own, else the file's) complete it
+        out.append(Mutant(**{**m, "game": game, "tests": tests}))
     return out
 
 

@@ -15,17 +15,10 @@ importing the games themselves (each loads on first use), so after
 need Stable-Baselines3.
 """
 
+from .envs.core import errors as _errors
 from .envs.core.adapters.gym_env import DungeonEnv, make_env
 from .envs.core.adapters.vector import DungeonVectorEnv, make_vector_env
-from .envs.core.errors import (
-    CorruptStateError,
-    DungeonRLError,
-    IllegalActionError,
-    InvalidActionError,
-    ResetNeededError,
-    SnapshotError,
-    UnknownGameError,
-)
+from .envs.core.errors import *  # noqa: F403
 from .envs.core.snapshot import Snapshot
 from .envs.core.spec import GameCore, GameSpec
 from .registry import GAMES, get_spec, list_games, register_all, register_catalog, register_game
@@ -33,16 +26,9 @@ from .version import __version__
 
 __all__ = [
     "__version__",
-    "CorruptStateError",
-    "DungeonRLError",
-    "IllegalActionError",
-    "InvalidActionError",
-    "ResetNeededError",
-    "SnapshotError",
-    "UnknownGameError",
     "DungeonEnv",
     "DungeonVectorEnv",
-    "DungeonSB3VecEnv",
+    "DungeonSB3VecEnv",  # noqa: F405 (made on first access: __getattr__ below)
     "Snapshot",
     "GameCore",
     "GameSpec",
@@ -55,6 +41,7 @@ __all__ = [
     "register_catalog",
     "register_game",
 ]
+__all__ += _errors.__all__
 
 register_catalog()  # ids only: a game's package is imported when first used
 

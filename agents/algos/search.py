@@ -147,6 +147,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -226,25 +227,23 @@ def _accepted() -> str:
     )
 
 
-def _int(key: str, value: str, text: str) -> int:
+def _parse(kind: Callable[[str], Any], noun: str, key: str, value: str, text: str) -> Any:
+    """``kind(value)``, or a SearchError saying that ``key`` is not ``noun``."""
     try:
-        v = int(value)
+        return kind(value)
     except ValueError:
-        raise SearchError(
-            f"agent {text!r}: {key}={value!r} is not an integer; {_accepted()}"
-        ) from None
+        raise SearchError(f"agent {text!r}: {key}={value!r} is not {noun}; {_accepted()}") from None
+
+
+def _int(key: str, value: str, text: str) -> int:
+    v = _parse(int, "an integer", key, value, text)
     if v < 1:
         raise SearchError(f"agent {text!r}: {key} must be >= 1, got {v}; {_accepted()}")
     return v
 
 
 def _pos(key: str, value: str, text: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise SearchError(
-            f"agent {text!r}: {key}={value!r} is not a number; {_accepted()}"
-        ) from None
+    v = _parse(float, "a number", key, value, text)
     if not (math.isfinite(v) and v > 0):
         raise SearchError(f"agent {text!r}: {key} must be a number > 0, got {value}; {_accepted()}")
     return v

@@ -15,26 +15,9 @@ The adapters are not imported here, so a rules module can import
 ``dungeonrl.envs.core.kernel.rng`` without pulling in Gymnasium.
 """
 
-from .errors import (
-    CorruptStateError,
-    DungeonRLError,
-    IllegalActionError,
-    InvalidActionError,
-    ResetNeededError,
-    SnapshotError,
-    UnknownGameError,
-)
+from . import errors
+from .errors import *  # noqa: F403
 from .spec import GameCore, GameSpec, action_name_table
 
-__all__ = [
-    "CorruptStateError",
-    "DungeonRLError",
-    "GameCore",
-    "GameSpec",
-    "IllegalActionError",
-    "InvalidActionError",
-    "ResetNeededError",
-    "SnapshotError",
-    "UnknownGameError",
-    "action_name_table",
-]
+__all__ = ["GameCore", "GameSpec", "action_name_table"]
+__all__ += errors.__all__

@@ -1,5 +1,17 @@
 """Exceptions shared by every game and adapter."""
 
+#: the errors a user of the package catches, re-exported by ``dungeonrl`` and
+#: ``dungeonrl.envs.core`` (a game's authoring errors stay here)
+__all__ = [
+    "CorruptStateError",
+    "DungeonRLError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "ResetNeededError",
+    "SnapshotError",
+    "UnknownGameError",
+]
+
 
 class DungeonRLError(Exception):
     """Base class of every error raised by dungeonrl."""

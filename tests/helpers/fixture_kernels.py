@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '626e71630319c2c8023580a44678db5027fa9694d6f2dbd3e7314d63ea8aab44'
+SOURCE_DIGEST = '425baf73fe4f34ff5884d7e72c1d06bbe13ded5df6054a2541898cfd7d90c932'
 ensure_fresh(globals())

@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2e109a3232d2a3fd372a389998a202be04fa8112729f57179cf16980e27bdbf3'
+SOURCE_DIGEST = '83e6a7451a229ffd78bd72c12a25844c91f0a492d1d5b899eddb65f42271a3a0'
 ensure_fresh(globals())
