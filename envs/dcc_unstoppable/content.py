@@ -31,7 +31,7 @@ from ..core.authoring.content import (
     Ctx,
     check_fields,
     check_folder,
-    load_toml,
+    read_files,
     read_int,
     read_str,
     tables_record,
@@ -247,7 +247,7 @@ def _table_entry(ctx, e, i, field):
 class _Compiler:
     def __init__(self, folder):
         self.folder = folder
-        self.raw = {f: load_toml(folder, f) for f in FILES}
+        self.raw = read_files(folder, FILES)
 
     def compile(self):
         t: dict[str, Any] = {}  # table name -> numpy array (or a size)
