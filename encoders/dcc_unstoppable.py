@@ -35,6 +35,8 @@ encoder (``tests/dcc_unstoppable/test_encoder_speed.py``).
 from __future__ import annotations
 
 
+import numpy as np
+
 from ..envs.core.kernel.jit import JIT, njit
 from ..envs.core.kernel.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
@@ -48,6 +50,8 @@ UPG_F = 26
 AHEAD = 8  # danger spaces shown ahead of the marker
 TRACK_F = 3 + 4 * AHEAD  # danger_pos, danger_level, spaces_left, ahead_*
 
+#: the columns :func:`_ops_summary` adds to, but its last (other effects)
+OPS_NAMES = ["damage", "gold", "health", "mana", "ap", "spell"]
 CORE_NAMES = [
     "present",
     "level",
@@ -56,12 +60,7 @@ CORE_NAMES = [
     "ally",
     "tough",
     "nexh",
-    "damage",
-    "gold",
-    "health",
-    "mana",
-    "ap",
-    "spell",
+    *OPS_NAMES,
     "train_or_other",
     "up_top",
     "up_bottom",
@@ -88,12 +87,7 @@ UPG_NAMES = (
         "def",
         "ap_cost",
         "tough",
-        "damage",
-        "gold",
-        "health",
-        "mana",
-        "ap",
-        "spell",
+        *OPS_NAMES,
         "other",
         "kw_fast",
         "kw_other",
@@ -295,16 +289,15 @@ def _ops_summary(ops, out, o):
 
 
 @njit(**JIT)
-def core_feats(st, T, s, out, o):
-    """Core side of sleeve s (or nothing if s < 0) into out[o:o+CORE_F]."""
-    if s < 0 or st.sl_core[s] < 0:
-        return
-    c = st.sl_core[s]
+def _core_side(T, c, ups, out, o):
+    """Core side c with the upgrades ``ups`` (top, bottom; -1: none) slid
+    in, into out[o:o+CORE_F]. The upgrades' effects are summed before the
+    card's own (the float32 sums depend on the order)."""
     out[o] = 1.0
     out[o + 1] = T.c_level[c] / 6.0
     cost = T.c_cost[c]
     for k in range(2):
-        u = st.sl_up[s, k]
+        u = ups[k]
         if u >= 0:
             cost += T.u_ap[u]
             _ops_summary(T.u_ops[u], out, o + 7)
@@ -322,21 +315,24 @@ def core_feats(st, T, s, out, o):
 
 
 @njit(**JIT)
+def core_feats(st, T, s, out, o):
+    """Core side of sleeve s (or nothing if s < 0) into out[o:o+CORE_F]."""
+    if s < 0 or st.sl_core[s] < 0:
+        return
+    _core_side(T, st.sl_core[s], st.sl_up[s], out, o)
+
+
+#: the upgrades of an unsleeved core side: none
+_NO_UPGRADES = np.full(2, -1, np.int8)
+
+
+@njit(**JIT)
 def core_id_feats(T, c, out, o):
-    """An unsleeved core side (draft reveal, core deck top)."""
+    """An unsleeved core side (draft reveal, core deck top): costs are
+    never negative, so the cost column is ``c_cost / 3`` as it is."""
     if c < 0:
         return
-    out[o] = 1.0
-    out[o + 1] = T.c_level[c] / 6.0
-    out[o + 2] = T.c_cost[c] / 3.0
-    out[o + 3 + T.c_type[c]] = 1.0
-    out[o + 5] = T.c_tough[c]
-    out[o + 6] = T.c_nexh[c] / 2.0
-    _ops_summary(T.c_play[c], out, o + 7)
-    for j in range(T.c_nexh[c]):
-        _ops_summary(T.c_exh[c, j], out, o + 7)
-    if T.c_stat[c] < 4:
-        out[o + 16 + T.c_stat[c]] = 1.0
+    _core_side(T, c, _NO_UPGRADES, out, o)
 
 
 @njit(**JIT)

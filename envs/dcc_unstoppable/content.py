@@ -31,7 +31,7 @@ from ..core.authoring.content import (
     Ctx,
     check_fields,
     check_folder,
-    load_toml,
+    read_files,
     read_int,
     read_str,
     tables_record,
@@ -47,15 +47,11 @@ G_CARL, G_DONUT, G_FLOOR1, G_FLOOR2, G_FLOOR3, G_EXTRA, G_BOSS = range(7)
 CK_LEVELLED, CK_STARTING, CK_CHARACTER = 0, 1, 2
 SIMPLE_OPS = ("gold", "ap", "health", "mana", "train")  # bonus / flip / setup
 
+#: the cores' int8 tables of one value per core side (``c_nexh``, listed
+#: after the op tables ``c_play`` and ``c_exh``, is one too)
+CORE_INT8 = ("c_level", "c_cost", "c_stat", "c_type", "c_crawler", "c_kind", "c_tough", "c_strike")
 TABLE_FIELDS = (
-    "c_level",
-    "c_cost",
-    "c_stat",
-    "c_type",
-    "c_crawler",
-    "c_kind",
-    "c_tough",
-    "c_strike",
+    *CORE_INT8,
     "c_play",
     "c_exh",
     "c_nexh",
@@ -251,7 +247,7 @@ def _table_entry(ctx, e, i, field):
 class _Compiler:
     def __init__(self, folder):
         self.folder = folder
-        self.raw = {f: load_toml(folder, f) for f in FILES}
+        self.raw = read_files(folder, FILES)
 
     def compile(self):
         t: dict[str, Any] = {}  # table name -> numpy array (or a size)
@@ -304,17 +300,7 @@ class _Compiler:
             + [(e, CK_CHARACTER) for e in chars if e.get("crawler") != "carl"]
         )
         n = C.NCORE
-        for k in (
-            "c_level",
-            "c_cost",
-            "c_stat",
-            "c_type",
-            "c_crawler",
-            "c_kind",
-            "c_tough",
-            "c_strike",
-            "c_nexh",
-        ):
+        for k in (*CORE_INT8, "c_nexh"):
             t[k] = np.zeros(n, np.int8)
         t["c_play"] = np.zeros((n, C.CARD_OPS, C.OPW), np.int16)
         t["c_exh"] = np.zeros((n, C.NEXH, C.CARD_OPS, C.OPW), np.int16)

@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'de3bd42a2e6174c73c3f01b1116301efc8647b07ccb80910bcad6142081e825d'
+SOURCE_DIGEST = '0fd8c7aa42daef5df79ba967a12206e539956dea80a354d69c19ab8afe1cbe95'
 ensure_fresh(globals())

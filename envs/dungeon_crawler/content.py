@@ -25,7 +25,7 @@ from ..core.authoring.content import (
     Ctx,
     check_fields,
     check_unique,
-    load_toml,
+    read_files,
     read_int,
     read_list,
     read_named,
@@ -141,13 +141,6 @@ _str = read_str
 _table = read_table
 _list = read_list
 _unknown = check_fields
-
-
-def _read(folder):
-    raw = {name: load_toml(folder, name) for name in FILES}
-    for name in FILES:
-        _unknown(_Ctx(name), raw[name], TOP_KEYS[name])
-    return raw
 
 
 def _items(raw, t, names):
@@ -341,32 +334,23 @@ def _board(raw, t, out):
 
 
 def compile_content(raw):
+    """The tables of the files ``raw`` and the name lists of the content,
+    by :class:`CrawlerContent` field."""
     t: dict[str, Any] = {}  # table name -> array (or int for a size)
-    names: dict[str, list[str]] = {"items": [], "cards": []}
+    names: dict[str, list[str]] = {"item_names": [], "card_names": []}
     out: dict[str, list[str]] = {
         k: [] for k in ("mob_names", "boss_names", "final_names", "floor_names", "layouts")
     }
-    _items(raw["items"], t, names["items"])
-    _cards(raw["cards"], t, names["cards"])
+    _items(raw["items"], t, names["item_names"])
+    _cards(raw["cards"], t, names["card_names"])
     _monsters(raw["monsters"], t, out)
     _board(raw["board"], t, out)
-    return Tables(**t), names, out
+    return Tables(**t), names | out
 
 
 def _compile_folder(folder) -> CrawlerContent:
-    tables, names, out = compile_content(_read(folder))
-    content = CrawlerContent.compiled(
-        tables,
-        folder,
-        item_names=tuple(names["items"]),
-        card_names=tuple(names["cards"]),
-        mob_names=tuple(out["mob_names"]),
-        boss_names=tuple(out["boss_names"]),
-        final_names=tuple(out["final_names"]),
-        floor_names=tuple(out["floor_names"]),
-        layouts=tuple(out["layouts"]),
-    )
-    return content
+    tables, out = compile_content(read_files(folder, FILES, TOP_KEYS))
+    return CrawlerContent.compiled(tables, folder, **{k: tuple(v) for k, v in out.items()})
 
 
 #: ``load_content(folder=None)``: the content of ``folder`` (default: the

@@ -53,7 +53,7 @@ from ..core.authoring.content import (
     check_fields,
     check_folder,
     folder_digest,
-    load_toml,
+    read_files,
     read_int,
     read_list,
     read_named,
@@ -976,14 +976,25 @@ def compile_content(raw, boards=()):
     faces = _tiles(raw["tiles"])
     tracks = _tracks(raw["tracks"], faces, boards)
     _compile_tracks(tracks, t)
-    # names and texts of the dashboards, racers, spells and heroes
-    out: dict[str, list[str]] = {k: [] for k in ("dn", "dt", "rn", "rt", "sn", "st")}
-    _dashboards(raw["dashboards"], t, out["dn"], out["dt"])
-    _racers(raw["racers"], t, out["rn"], out["rt"])
-    _spells(raw["spells"], t, out["sn"], out["st"])
+    # names and texts of the dashboards, racers, spells and heroes, by KartContent field
+    out: dict[str, list[str]] = {
+        k: []
+        for k in (
+            "dashboard_names",
+            "dashboard_text",
+            "racer_names",
+            "power_text",
+            "spell_names",
+            "spell_text",
+            "hero_names",
+            "hero_text",
+        )
+    }
+    _dashboards(raw["dashboards"], t, out["dashboard_names"], out["dashboard_text"])
+    _racers(raw["racers"], t, out["racer_names"], out["power_text"])
+    _spells(raw["spells"], t, out["spell_names"], out["spell_text"])
     _chance(raw["chance"], t)
-    out["hn"], out["ht"] = [], []
-    _heroes(raw["heroes"], t, out["hn"], out["ht"])
+    _heroes(raw["heroes"], t, out["hero_names"], out["hero_text"])
     hz = max(int(t["tr_haz"][i].sum()) for i in range(len(tracks)))
     if hz > t["bag_size"]:
         raise ContentError(
@@ -1014,22 +1025,14 @@ def load_content(folder=None, boards=()) -> KartContent:
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    raw = {name: load_toml(folder, name) for name in FILES}
-    tables, faces, tracks, o = compile_content(raw, tuple(boards))
+    tables, faces, tracks, o = compile_content(read_files(folder, FILES), tuple(boards))
     content = KartContent.compiled(
         tables,
         folder,
         faces=faces,
         tracks=tuple(tracks),
         track_names=tuple(t.name for t in tracks),
-        dashboard_names=tuple(o["dn"]),
-        dashboard_text=tuple(o["dt"]),
-        racer_names=tuple(o["rn"]),
-        power_text=tuple(o["rt"]),
-        spell_names=tuple(o["sn"]),
-        spell_text=tuple(o["st"]),
-        hero_names=tuple(o["hn"]),
-        hero_text=tuple(o["ht"]),
+        **{k: tuple(v) for k, v in o.items()},
     )
     _CACHE[key] = content
     while len(_CACHE) > CACHE_SIZE:

@@ -24,8 +24,8 @@ from ..core.authoring.content import (
     Ctx,
     check_fields,
     check_unique,
-    load_toml,
     read_bool,
+    read_files,
     read_int,
     read_str,
     read_text,
@@ -191,9 +191,7 @@ def _restable(ctx, d, key, allow_time=False):
 class _Compiler:
     def __init__(self, folder):
         self.folder = folder
-        self.raw = {name: load_toml(folder, name) for name in FILES}
-        for name in FILES:
-            _fields(_Ctx(name + ".toml"), self.raw[name], FILE_KEYS[name])
+        self.raw = read_files(folder, FILES, FILE_KEYS)
         self.abilities = []  # list of dicts (compiled rows)
         self.ability_names = []
 

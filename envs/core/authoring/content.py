@@ -10,6 +10,7 @@
 * :class:`ContentCache` keeps compiled content by the digest of the files'
   bytes, so an edited folder is compiled (and validated) again;
 * ``load_toml`` reads a file with a clear error for bad TOML;
+  ``read_files`` reads a game's files (and checks their top-level keys);
 * ``check_folder`` refuses a ``content`` argument that is not a path;
 * ``tables_record`` packs a namedtuple of arrays into ONE structured numpy
   record: kernels receive ``record[0]``, which numba passes by reference
@@ -93,6 +94,18 @@ def load_toml(folder, name):
         raise ContentError(f"{name}.toml: not UTF-8 text: {e}") from None
     except OSError as e:
         raise ContentError(f"{name}.toml: cannot be read: {e}") from None
+
+
+def read_files(folder, names, top_keys=None) -> dict:
+    """Every file of ``names`` in ``folder`` (``load_toml``), by name, all
+    read before any is checked; with ``top_keys`` (file name -> the keys
+    its top level may hold), an unknown key raises naming the file and
+    the key (files in the order of ``names``)."""
+    raw = {name: load_toml(folder, name) for name in names}
+    if top_keys is not None:
+        for name in names:
+            check_fields(Ctx(name), raw[name], top_keys[name])
+    return raw
 
 
 def _entry(ctx, d):
