@@ -4,6 +4,7 @@ kernels (``kernels.py``); everything hot is the engine's."""
 from __future__ import annotations
 
 from ...encoders import dcc_unstoppable as enc
+from ..catalog import entry
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.options import ConfigOption, config_option, reset_with_config
 from ..core.spec import GameSpec, game_spec, one_team  # one_team: the crawlers' team
@@ -12,11 +13,12 @@ from . import consts as C
 from . import kernels, rules, state
 from .config import check_sheet_option, make_config
 from .content import default_content, load_content
-from .game import GAME
 from .progression import max_score_reward
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 3000
+#: the game's declaration (envs/dcc_unstoppable/game.toml)
+GAME = entry("dcc_unstoppable")
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 

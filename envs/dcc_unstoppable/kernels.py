@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -631,8 +630,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.dcc_unstoppable.consts',
     'dungeonrl.envs.dcc_unstoppable.policy',
     'dungeonrl.envs.dcc_unstoppable.rules',
+    'dungeonrl.envs.dcc_unstoppable/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'de3bd42a2e6174c73c3f01b1116301efc8647b07ccb80910bcad6142081e825d'
+SOURCE_DIGEST = '8e020c64f9b979f545c5075a98782e90453a8261d01ce33e370c80e6849f2e5d'
 ensure_fresh(globals())

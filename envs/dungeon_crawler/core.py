@@ -5,15 +5,17 @@ the batch kernels themselves accept a different size per row."""
 from __future__ import annotations
 
 from ...encoders import dungeon_crawler as enc
+from ..catalog import entry
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 5000
+#: the game's declaration (envs/dungeon_crawler/game.toml)
+GAME = entry("dungeon_crawler")
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 

@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -632,8 +631,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.dungeon_crawler.consts',
     'dungeonrl.envs.dungeon_crawler.policy',
     'dungeonrl.envs.dungeon_crawler.rules',
+    'dungeonrl.envs.dungeon_crawler/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6d25254d2938acd9b0ec4aac2b660bb36b5253eb15874246f896f256241c2b3d'
+SOURCE_DIGEST = 'ba2399a911e16d40406d60f11796c4a830d75612a72584b1ae21968d1a4775b7'
 ensure_fresh(globals())

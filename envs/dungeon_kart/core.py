@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...encoders import dungeon_kart as enc
+from ..catalog import entry
 from ..core.errors import ContentError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
@@ -13,7 +14,6 @@ from ..core.spec import GameSpec, game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import STATE_DTYPE
 
 MAX_EPISODE_STEPS = 10_000
@@ -25,6 +25,8 @@ OUTCOME_NAMES = {
     C.O_RACE_OVER: "finished",
 }
 
+#: the game's declaration (envs/dungeon_kart/game.toml)
+GAME = entry("dungeon_kart")
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 

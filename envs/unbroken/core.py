@@ -5,18 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from ...encoders import unbroken as enc
+from ..catalog import entry
 from ..core.errors import ContentError
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE
 
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
 MAX_EPISODE_STEPS = 3000
+#: the game's declaration (envs/unbroken/game.toml)
+GAME = entry("unbroken")
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 

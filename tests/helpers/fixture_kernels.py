@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '626e71630319c2c8023580a44678db5027fa9694d6f2dbd3e7314d63ea8aab44'
+SOURCE_DIGEST = '4789f55195bd01619e5fd0933cec55e69a94ae63b081729d5641b3ecf9251b97'
 ensure_fresh(globals())

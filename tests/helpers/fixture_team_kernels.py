@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2e109a3232d2a3fd372a389998a202be04fa8112729f57179cf16980e27bdbf3'
+SOURCE_DIGEST = '9c1c63083a3ad84ad371db8697baee6d25083a5e86de863bc25a39f98fd32634'
 ensure_fresh(globals())
