@@ -4,8 +4,10 @@ A game is a package ``dungeonrl.envs.<name>`` whose ``game.toml`` declares
 it as data (:func:`read_declaration`; a :class:`GameEntry`): its short name,
 environment id (and so its version), its place in the suite's order, where
 its optional companions live, named by dotted strings (so the engine never
-imports them), and its kernel facts (the ``[kernel]`` table, read by the
-code generator: :func:`dungeonrl.envs.core.kernel.facts.declared_facts`).
+imports them), its kernel facts (the ``[kernel]`` table, read by the
+code generator: :func:`dungeonrl.envs.core.kernel.facts.declared_facts`)
+and the plain facts of its spec (``[spec]``, read by
+:func:`dungeonrl.envs.core.spec.game_spec`).
 A package may declare itself in Python instead, ``GAME = GameEntry(...)``
 in a ``game.py`` (a game written in one module, a test's drop-in). Every
 layer reads this catalog, which finds the games by scanning the folders of
@@ -14,7 +16,8 @@ layer reads this catalog, which finds the games by scanning the folders of
 ==============================================  ========================================
 what                                            where (``<name>`` = the game's short name)
 ==============================================  ========================================
-short name, env id, version, order              ``envs/<name>/game.toml``
+short name, env id, version, order; the spec's  ``envs/<name>/game.toml`` (``[spec]``: the
+plain facts (cap, rewards, players, utility)    spec's facts, :mod:`dungeonrl.envs.core.spec`)
 spec and core factory (Gymnasium registration,  ``dungeonrl.envs.<name>``: ``SPEC``,
 the self-play view of a multi-seat game)        ``make_core`` (:mod:`dungeonrl.registry`)
 PettingZoo registration (multi-seat games)      ``GAME.pettingzoo`` (a module with ``env``,
@@ -33,7 +36,8 @@ conformance-suite hooks                         ``tests/helpers/hooks_<name>.py`
 information-state sampler (search, best         ``GAME.infostate`` (found as ``resample_rows``
 responses; optional)                            in ``envs/<name>/infostate.py``;
                                                 :mod:`dungeonrl.envs.core.infostate`)
-packaging                                       automatic (``pyproject.toml`` finds packages)
+packaging                                       automatic (``setup.py`` finds packages;
+                                                ``game.toml`` ships as package data)
 ==============================================  ========================================
 
 Games outside the source tree join the same way: every folder of the
@@ -126,7 +130,11 @@ class GameEntry:
     game states (the ``[kernel]`` table of ``game.toml``; a string value of
     a number names a constant of the game's ``consts``, e.g.
     ``max_seats = "MAX_P"``), read by
-    :func:`~dungeonrl.envs.core.kernel.facts.declared_facts`.
+    :func:`~dungeonrl.envs.core.kernel.facts.declared_facts`. ``spec``:
+    the same for the facts of its
+    :class:`~dungeonrl.envs.core.spec.GameSpec` that are plain values (the
+    ``[spec]`` table: episode cap, reward range, players, utility...),
+    read by :func:`~dungeonrl.envs.core.spec.game_spec`.
     """
 
     name: str
@@ -141,6 +149,7 @@ class GameEntry:
     cold_start_seconds: int | None = None
     aliases: tuple[str, ...] = ()
     kernel: tuple[tuple[str, Any], ...] = ()
+    spec: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self):
         if not self.name.isidentifier():
@@ -216,14 +225,20 @@ def read_declaration(path: str) -> GameEntry:
             table = tomllib.load(f)
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"{path}: {e}") from None
-    fields = {
-        k: tuple(v.items()) if isinstance(v, dict) else tuple(v) if isinstance(v, list) else v
-        for k, v in table.items()
-    }
     try:
-        return GameEntry(**fields)
+        return GameEntry(**{k: _frozen(v) for k, v in table.items()})
     except TypeError as e:
         raise TypeError(f"{path}: {e}") from None
+
+
+def _frozen(value):
+    """A TOML value as a field holds it: tables as ``(key, value)`` pairs,
+    lists as tuples (so a declaration stays hashable)."""
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def _declared(sub: str, name: str) -> GameEntry | None:

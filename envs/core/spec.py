@@ -511,7 +511,10 @@ def game_spec(game, content, sources: Sequence, **facts) -> GameSpec:
     ``envs/<name>/game.toml``); it gives
     the name, the env id and its version, and its kernel facts
     (:func:`~.kernel.facts.declared_facts`) the illegal-action penalty,
-    the action count and ``max_seats`` as the default ``max_players``. Its
+    the action count and ``max_seats`` as the default ``max_players``, and
+    its ``spec`` pairs (the ``[spec]`` table; ``facts`` given here win; a
+    string for a number of players or the episode cap names a constant of
+    the game's ``consts``, ``min_players = "MIN_P"``) the plain facts. Its
     package's modules, at the places the code generator reads them too,
     give the rest: ``consts`` (the action names of ``ACTIONS`` for
     ``content``), the encoder the facts name (``OBS_SIZE``,
@@ -520,9 +523,11 @@ def game_spec(game, content, sources: Sequence, **facts) -> GameSpec:
     version and the code of ``sources`` (the rules, constants, state and
     encoder modules). ``min_players`` defaults to 1 and ``render_modes`` to
     ``("ansi", "rgb_array")``."""
-    from .kernel.facts import declared_facts
+    from .kernel.facts import declared_facts, named_constants
 
     kernel = declared_facts(game)
+    numbers = ("min_players", "max_players", "max_episode_steps")
+    facts = {**named_constants(dict(game.spec), game, numbers), **facts}
     consts = importlib.import_module(f"{game.package}.consts")
     encoder = importlib.import_module(kernel.module("encoder"))
     state_dtype = importlib.import_module(f"{game.package}.state").STATE_DTYPE

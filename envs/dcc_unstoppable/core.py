@@ -16,9 +16,9 @@ from .content import default_content, load_content
 from .progression import max_score_reward
 from .state import STATE_DTYPE
 
-MAX_EPISODE_STEPS = 3000
 #: the game's declaration (envs/dcc_unstoppable/game.toml)
 GAME = entry("dcc_unstoppable")
+MAX_EPISODE_STEPS = dict(GAME.spec)["max_episode_steps"]
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
@@ -33,7 +33,9 @@ def _campaign(value):
 
 
 def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameSpec:
-    """The game's spec. ``reward_range`` is true for the reward mode: (-1, 1)
+    """The game's spec, from its declaration (``game.toml``, its facts in
+    ``[spec]``) and modules (``core.spec.game_spec``) and what only code
+    gives here. ``reward_range`` is true for the reward mode: (-1, 1)
     for ``"winloss"``, (-1, :func:`max_score_reward`) for ``"score"`` (a won
     game pays its XP, which can exceed 1). ``campaign_check``: the validator
     of the ``campaign`` reset option (a core passes its own)."""
@@ -44,14 +46,10 @@ def make_spec(content=None, reward="winloss", campaign_check=_campaign) -> GameS
         GAME,
         content,
         RULES_SOURCES,
-        max_episode_steps=MAX_EPISODE_STEPS,
         reward_range=(-1.0, high),
         make_core=make_core,
         reset_options={"campaign": campaign_check},
-        utility="team",
         teams=one_team,
-        turn_order="state",
-        # the defaults: not multi-agent, no ties, explicit chance, imperfect information
     )
 
 

@@ -634,5 +634,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '8e020c64f9b979f545c5075a98782e90453a8261d01ce33e370c80e6849f2e5d'
+SOURCE_DIGEST = 'a5d0a5c13b0261ee3e189e14c0fdf6c7da33b323219ca48a8223630fed0d1c3c'
 ensure_fresh(globals())

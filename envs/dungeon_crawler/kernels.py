@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'ba2399a911e16d40406d60f11796c4a830d75612a72584b1ae21968d1a4775b7'
+SOURCE_DIGEST = '39694e407824e51636328f1d619c286d27c34a52186c3b41340ac6caf9ea1476'
 ensure_fresh(globals())

@@ -16,7 +16,6 @@ from . import kernels, rules, state
 from .content import load_content
 from .state import STATE_DTYPE
 
-MAX_EPISODE_STEPS = 10_000
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {
     O_PLAYING: "playing",
@@ -27,26 +26,21 @@ OUTCOME_NAMES = {
 
 #: the game's declaration (envs/dungeon_kart/game.toml)
 GAME = entry("dungeon_kart")
+MAX_EPISODE_STEPS = dict(GAME.spec)["max_episode_steps"]
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None) -> GameSpec:
-    """The game's spec: its own facts here, the rest from its declaration
-    and modules (``core.spec.game_spec``). Racers are ranked and can share
+    """The game's spec, from its declaration (``game.toml``, its facts in
+    ``[spec]``) and modules (``core.spec.game_spec``). Racers are ranked and can share
     a place (the defaults: fixed turns, explicit chance, imperfect
     information)."""
     return game_spec(
         GAME,
         content or load_content(),
         RULES_SOURCES,
-        min_players=C.MIN_P,
-        max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0),
-        multi_agent=True,
         make_core=make_core,
-        utility="zero_sum_ranking",
-        ties=True,
     )
 
 

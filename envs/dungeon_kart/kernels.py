@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '04f93a5f6a8fa8981a223d99a8d68e5bd50254f8bf3e7c88f57fee126827c0de'
+SOURCE_DIGEST = 'a755a34a68ee19e5d658f0e236ae5342282e7ee2f54c78527ced82f4698ef7aa'
 ensure_fresh(globals())

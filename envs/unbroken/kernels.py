@@ -637,5 +637,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'df5376b112dd2f741aca5fa691dac1b4a71e8d20b4c1c0f29fc48a4a41fd0977'
+SOURCE_DIGEST = 'b32a62cd6480d58579405fde2413566f1173a31be98e810b047f7798de866bc5'
 ensure_fresh(globals())

@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '4789f55195bd01619e5fd0933cec55e69a94ae63b081729d5641b3ecf9251b97'
+SOURCE_DIGEST = 'dbc589ef10093ce639c80195da7b6adcf8cfbe99cdb2c98fe702b2b99591b679'
 ensure_fresh(globals())

@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '9c1c63083a3ad84ad371db8697baee6d25083a5e86de863bc25a39f98fd32634'
+SOURCE_DIGEST = 'e6823d5284c9d6ceaae5c9b2319ae0839968f2cd9676c375cd66a17fef6f961f'
 ensure_fresh(globals())

@@ -59,9 +59,14 @@ def declared_facts(game: Any) -> KernelFacts:
     of the game's ``consts`` module (``max_seats = "MAX_P"``); left out,
     ``num_actions`` is ``consts.NUM_ACTIONS`` and ``win_outcome``
     ``consts.O_WIN``."""
-    table = {**NAMED_DEFAULTS, **dict(game.kernel)}
-    consts = importlib.import_module(f"{game.package}.consts")
-    for key in NUMBERS:
-        if isinstance(table.get(key), str):
-            table[key] = getattr(consts, table[key])
+    table = named_constants({**NAMED_DEFAULTS, **dict(game.kernel)}, game, NUMBERS)
     return KernelFacts(game=game.name, **table)
+
+
+def named_constants(table: dict, game: Any, keys) -> dict:
+    """``table`` (facts of a declaration) with the value of each of ``keys``
+    that is a string read as that constant of the game's ``consts``."""
+    consts = importlib.import_module(f"{game.package}.consts")
+    return {
+        k: getattr(consts, v) if k in keys and isinstance(v, str) else v for k, v in table.items()
+    }
