@@ -16,7 +16,8 @@ What is counted:
 * Python: **code lines**: lines holding code, not blank, not only a
   comment, not part of a docstring (module, class or function docstrings:
   those are the doc pages, counted under docs).
-* TOML content: lines that are neither blank nor only a comment.
+* TOML (content, a game's declaration): lines that are neither blank nor
+  only a comment.
 * docs: the non-blank lines of the game's Markdown files plus the
   non-blank docstring lines of every Python file counted for the game.
 
@@ -79,7 +80,7 @@ KINDS: list[tuple[str, tuple[str, ...]]] = [
     ("scripted policy", ("envs/{g}/policy*.py",)),
     ("state check", ("envs/{g}/validate*.py",)),
     ("agent hooks", ("envs/{g}/hooks.py", "envs/{g}/heuristic.py", "agents/{a}_*.py")),
-    ("declaration", ("envs/{g}/game.py",)),
+    ("declaration", ("envs/{g}/game.toml", "envs/{g}/game.py")),
     (
         "game core, config and wrappers",
         (

@@ -26,7 +26,7 @@ something with another option) and turned into argparse options by
 :mod:`dungeonrl.registry`) the implementation is
 
 1. ``C(args)`` of a companion module, where a game ships one: the one its
-   declaration names (``GAME.cli`` in ``envs/<name>/game.py``); for a game
+   declaration names (``cli`` in ``envs/<name>/game.toml``); for a game
    registered by hand, ``dungeonrl.games.<name>.C`` or ``M.cli.C(args)``;
 2. otherwise the suite's command of :data:`DEFAULTS`, written once for
    every game (the games of the suite ship no companion: ``play`` is

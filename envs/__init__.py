@@ -3,7 +3,7 @@
 ``core`` holds the contract every game implements (:mod:`.core.spec`), the
 numba helpers the rules share, and the generic adapters written once for
 every game (Gymnasium single env, native vector env, Stable-Baselines3
-VecEnv). Each other subpackage with a ``game.py`` is one game (its declaration,
+VecEnv). Each other subpackage with a ``game.toml`` is one game (its declaration,
 found by :mod:`.catalog`): its ``__init__`` exports ``SPEC`` (a
 :class:`~dungeonrl.envs.core.spec.GameSpec`) and ``make_core(**kwargs)``.
 """

@@ -1,22 +1,29 @@
 """The games of the suite, found by discovery: each game declares itself once.
 
-A game is a package ``dungeonrl.envs.<name>`` whose ``game.py`` declares
-``GAME = GameEntry(...)``: its short name, environment id (and so its
-version), its place in the suite's order, and where its optional companions
-live, named by dotted strings (so the engine never imports them). Every
+A game is a package ``dungeonrl.envs.<name>`` whose ``game.toml`` declares
+it as data (:func:`read_declaration`; a :class:`GameEntry`): its short name,
+environment id (and so its version), its place in the suite's order, where
+its optional companions live, named by dotted strings (so the engine never
+imports them), its kernel facts (the ``[kernel]`` table, read by the
+code generator: :func:`dungeonrl.envs.core.kernel.facts.declared_facts`)
+and the plain facts of its spec (``[spec]``, read by
+:func:`dungeonrl.envs.core.spec.game_spec`).
+A package may declare itself in Python instead, ``GAME = GameEntry(...)``
+in a ``game.py`` (a game written in one module, a test's drop-in). Every
 layer reads this catalog, which finds the games by scanning the folders of
 ``dungeonrl.envs`` for such packages:
 
 ==============================================  ========================================
 what                                            where (``<name>`` = the game's short name)
 ==============================================  ========================================
-short name, env id, version, order              ``envs/<name>/game.py`` ``GAME``
+short name, env id, version, order; the spec's  ``envs/<name>/game.toml`` (``[spec]``: the
+plain facts (cap, rewards, players, utility)    spec's facts, :mod:`dungeonrl.envs.core.spec`)
 spec and core factory (Gymnasium registration,  ``dungeonrl.envs.<name>``: ``SPEC``,
 the self-play view of a multi-seat game)        ``make_core`` (:mod:`dungeonrl.registry`)
 PettingZoo registration (multi-seat games)      ``GAME.pettingzoo`` (a module with ``env``,
                                                 ``raw_env``, ``parallel_env``; found as
                                                 ``envs/<name>_v<version>.py``)
-kernel facts, generated kernels                 ``envs/<name>/consts.py`` ``KERNEL_FACTS``,
+kernel facts, generated kernels                 ``[kernel]`` of ``envs/<name>/game.toml``,
                                                 ``envs/<name>/kernels.py``
                                                 (:mod:`dungeonrl.envs.core.kernel.codegen`)
 content (fuzzers, hardening tests)              ``envs/<name>/content.py`` ``DATA_DIR``, ``FILES``
@@ -29,7 +36,8 @@ conformance-suite hooks                         ``tests/helpers/hooks_<name>.py`
 information-state sampler (search, best         ``GAME.infostate`` (found as ``resample_rows``
 responses; optional)                            in ``envs/<name>/infostate.py``;
                                                 :mod:`dungeonrl.envs.core.infostate`)
-packaging                                       automatic (``pyproject.toml`` finds packages)
+packaging                                       automatic (``setup.py`` finds packages;
+                                                ``game.toml`` ships as package data)
 ==============================================  ========================================
 
 Games outside the source tree join the same way: every folder of the
@@ -43,8 +51,8 @@ game still lacks. The registry, the code generator, the fuzzers, the agent
 hooks, the CLI, the benchmark suite and the conformance suite all iterate
 over :data:`GAMES`.
 
-This module imports only the standard library and each game's ``game.py``
-(with the game package's ``__init__``, which exports lazily: see
+This module imports only the standard library (and ``tomli`` before Python
+3.11) and each game's package ``__init__`` (which exports lazily: see
 :mod:`dungeonrl.envs.core.lazy`), so every layer, the code generator
 included, can read it, and ``import dungeonrl`` stays cheap.
 """
@@ -55,6 +63,12 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib
 
 __all__ = [
     "GameEntry",
@@ -67,6 +81,8 @@ __all__ = [
     "pettingzoo_module",
     "discover",
     "conventional_companions",
+    "read_declaration",
+    "DECLARATION",
     "GAMES_PATH_VAR",
 ]
 
@@ -76,7 +92,8 @@ GAMES_PATH_VAR = "DUNGEONRL_GAMES_PATH"
 
 @dataclass(frozen=True)
 class GameEntry:
-    """A game's declaration (``GAME`` in ``envs/<name>/game.py``).
+    """A game's declaration (``envs/<name>/game.toml``, :func:`read_declaration`;
+    or ``GAME`` in ``envs/<name>/game.py``).
 
     ``name``: the short name, also the package's folder name; ``env_id``:
     the environment id, ending in ``-v<version>``; ``order``: the game's
@@ -108,7 +125,16 @@ class GameEntry:
     (:mod:`~dungeonrl.envs.core.kernel.compile_notice`). ``aliases``: other
     short names the game goes by in file names (``kart`` in
     ``tests/test_kart_*.py``), which the house table's globs take as the
-    game's (``benchmarks/house.py``).
+    game's (``benchmarks/house.py``). ``kernel``: ``(fact, value)`` pairs,
+    the facts of :class:`~dungeonrl.envs.core.kernel.facts.KernelFacts` the
+    game states (the ``[kernel]`` table of ``game.toml``; a string value of
+    a number names a constant of the game's ``consts``, e.g.
+    ``max_seats = "MAX_P"``), read by
+    :func:`~dungeonrl.envs.core.kernel.facts.declared_facts`. ``spec``:
+    the same for the facts of its
+    :class:`~dungeonrl.envs.core.spec.GameSpec` that are plain values (the
+    ``[spec]`` table: episode cap, reward range, players, utility...),
+    read by :func:`~dungeonrl.envs.core.spec.game_spec`.
     """
 
     name: str
@@ -122,6 +148,8 @@ class GameEntry:
     compile_seconds: tuple[tuple[str, float], ...] = ()
     cold_start_seconds: int | None = None
     aliases: tuple[str, ...] = ()
+    kernel: tuple[tuple[str, Any], ...] = ()
+    spec: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self):
         if not self.name.isidentifier():
@@ -163,7 +191,7 @@ def conventional_companions(name: str, version: int) -> dict[str, str]:
     ``resample_rows`` in ``envs/<name>/infostate.py``. A declaration that
     leaves one of them ``None`` gets it from here, so a game names only
     what lies elsewhere. Read from the game package's folder while its
-    ``game.py`` is imported (empty for a name whose package is not)."""
+    declaration is read (empty for a name whose package is not imported)."""
     pkg = sys.modules.get(f"{_ENVS}.{name}")
     folders = list(getattr(pkg, "__path__", ()))
     if not folders:
@@ -183,12 +211,62 @@ def _folders() -> list[str]:
     return list(pkg.__path__)
 
 
+#: the file a game package declares itself in (as data)
+DECLARATION = "game.toml"
+
+
+def read_declaration(path: str) -> GameEntry:
+    """The :class:`GameEntry` a ``game.toml`` declares: its keys are the
+    entry's fields, a table (``compile_seconds``, ``kernel``) stands for its
+    ``(key, value)`` pairs and a list for a tuple. A key that is no field,
+    or a bad value, raises naming the file."""
+    with open(path, "rb") as f:
+        try:
+            table = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path}: {e}") from None
+    try:
+        return GameEntry(**{k: _frozen(v) for k, v in table.items()})
+    except TypeError as e:
+        raise TypeError(f"{path}: {e}") from None
+
+
+def _frozen(value):
+    """A TOML value as a field holds it: tables as ``(key, value)`` pairs,
+    lists as tuples (so a declaration stays hashable)."""
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _declared(sub: str, name: str) -> GameEntry | None:
+    """The declaration of the package in folder ``sub`` (``None``: not a
+    game): its ``game.toml``, else ``GAME`` of its ``game.py``."""
+    toml, py = os.path.join(sub, DECLARATION), os.path.join(sub, "game.py")
+    if not os.path.isfile(os.path.join(sub, "__init__.py")):
+        return None
+    if os.path.isfile(toml):
+        if os.path.isfile(py):
+            raise ValueError(f"{sub} declares its game twice ({DECLARATION} and game.py)")
+        importlib.import_module(f"{_ENVS}.{name}")  # conventional_companions reads its folder
+        return read_declaration(toml)
+    if not os.path.isfile(py):
+        return None
+    game = getattr(importlib.import_module(f"{_ENVS}.{name}.game"), "GAME", None)
+    if not isinstance(game, GameEntry):
+        raise TypeError(f"{sub}/game.py must define GAME = GameEntry(...)")
+    return game
+
+
 def discover() -> dict[str, GameEntry]:
-    """Every game package's ``GAME``, by short name, in the suite's order:
-    each sub-folder of a folder of ``dungeonrl.envs`` holding ``__init__.py``
-    and ``game.py``. A ``game.py`` without a ``GAME`` entry, or one whose
-    name is not its folder's, raises; two folders declaring one name or one
-    env id raise too."""
+    """Every game package's declaration, by short name, in the suite's
+    order: each sub-folder of a folder of ``dungeonrl.envs`` holding
+    ``__init__.py`` and ``game.toml`` (or a ``game.py`` with ``GAME``). A
+    ``game.py`` without a ``GAME`` entry, a declaration whose name is not
+    its folder's, or a package with both files raises; two folders
+    declaring one name or one env id raise too."""
     found: dict[str, GameEntry] = {}
     for folder in _folders():
         try:
@@ -197,21 +275,14 @@ def discover() -> dict[str, GameEntry]:
             continue
         for name in names:
             sub = os.path.join(folder, name)
-            if (
-                name in found
-                or not name.isidentifier()
-                or name.startswith("_")
-                or not os.path.isfile(os.path.join(sub, "game.py"))
-                or not os.path.isfile(os.path.join(sub, "__init__.py"))
-            ):
+            if name in found or not name.isidentifier() or name.startswith("_"):
                 continue
-            mod = importlib.import_module(f"{_ENVS}.{name}.game")
-            game = getattr(mod, "GAME", None)
-            if not isinstance(game, GameEntry):
-                raise TypeError(f"{sub}/game.py must define GAME = GameEntry(...)")
+            game = _declared(sub, name)
+            if game is None:
+                continue
             if game.name != name:
                 raise ValueError(
-                    f"{sub}/game.py declares the game {game.name!r}, "
+                    f"{sub}: the declaration names the game {game.name!r}, "
                     f"not {name!r} (the folder's name)"
                 )
             found[name] = game

@@ -96,13 +96,13 @@ def _check_declared(spec: GameSpec, module: str) -> None:
         declared = [g for g in catalog.ENTRIES.values() if g.package == module]
         if declared:
             raise ValueError(
-                f"{module}: SPEC.name is {spec.name!r} but its game.py "
+                f"{module}: SPEC.name is {spec.name!r} but its declaration "
                 f"declares {declared[0].name!r}"
             )
         return
     if spec.env_id != game.env_id:
         raise ValueError(
-            f"{module}: SPEC.env_id is {spec.env_id!r} but its game.py declares {game.env_id!r}"
+            f"{module}: SPEC.env_id is {spec.env_id!r} but its declaration declares {game.env_id!r}"
         )
 
 

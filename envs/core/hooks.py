@@ -6,7 +6,7 @@ package (``envs/<game>/hooks.py``) without importing the agents, which read
 them.
 
 A :class:`GameHooks` record per game (the ``"module:attribute"`` its
-declaration names, ``GAME.agent_hooks`` in ``envs/<game>/game.py``, by
+declaration names, ``agent_hooks`` in ``envs/<game>/game.toml``, by
 convention ``dungeonrl.envs.<game>.hooks:HOOKS``; imported on first use)
 gives
 

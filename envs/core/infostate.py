@@ -61,7 +61,7 @@ its sample is unspecified; pass a record from outside through
 Declaring a sampler
 -------------------
 A game names its sampler in its declaration (``GameEntry.infostate`` in
-``envs/<game>/game.py``, ``"module:function"``); a core outside the catalog
+``envs/<game>/game.toml``, ``"module:function"``); a core outside the catalog
 (a test fixture) sets ``game_entry`` to its own :class:`GameEntry`. The
 function is called as ``fn(core, states, seat, key)`` and edits ``states``
 (a fresh C-contiguous copy) in place, drawing from ``key`` (a uint64) with
@@ -177,7 +177,7 @@ def _find_sampler(core):
     if not target:
         raise NotImplementedError(
             f"{name} declares no information-state sampler: set infostate="
-            f"'module:function' in its GameEntry (envs/{name}/game.py)"
+            f"'module:function' in its declaration (envs/{name}/game.toml)"
         )
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)

@@ -6,7 +6,8 @@
   a reset option that sets a game up under another config vector (a
   campaign sheet): checked whole by the core before any adapter resets
   anything, then applied by resetting the rows again under that config, the
-  first record checked by the game's own rules;
+  first record checked by the game's own rules; :class:`ConfigResetOptions`,
+  such options declared as data on a core (``config_options``);
 * :func:`check_config_fields`: a record made under another configuration
   than the core's is refused with a ``SnapshotError`` naming the field and
   both values in words (:func:`value_word`).
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +29,7 @@ __all__ = [
     "ConfigOption",
     "config_option",
     "reset_with_config",
+    "ConfigResetOptions",
     "value_word",
     "check_config_fields",
 ]
@@ -86,6 +89,38 @@ def reset_with_config(core, states, value, make_cfg, what: str) -> None:
             raise CorruptStateError(
                 f"the {what} was accepted, but the game it set up breaks the rules (a bug): {e}"
             ) from e
+
+
+class ConfigResetOptions:
+    """Reset options that set a game up under another config vector,
+    declared as data on its core (a mixin, before ``KernelCore``):
+    ``config_options``, ``{key: what its value is}`` (``"campaign sheet"``),
+    and the core's :meth:`option_config`. Each value is checked whole before
+    any adapter resets anything (:meth:`reset_option_checks`, the spec's
+    ``reset_options`` of the core: :func:`config_option`) and applied by
+    resetting the rows under its config (:func:`reset_with_config`)."""
+
+    config_options: Mapping[str, str] = {}
+
+    def option_config(self, key: str, value) -> np.ndarray:
+        """The config vector of reset option ``key`` set to ``value`` for
+        this core (``ValueError`` naming what is wrong)."""
+        raise NotImplementedError
+
+    def reset_option_checks(self) -> dict[str, Callable]:
+        """``{key: check}`` of :attr:`config_options` for the spec's
+        ``reset_options``: each check gives the :class:`ConfigOption` its
+        reset uses."""
+        return {key: functools.partial(self._check_option, key) for key in self.config_options}
+
+    def _check_option(self, key: str, value) -> ConfigOption:
+        return config_option(self, value, functools.partial(self.option_config, key))
+
+    def apply_reset_options(self, states, options) -> None:
+        """Reset ``states`` again under each given option's config."""
+        for key, value in options.items():
+            config = functools.partial(self.option_config, key)
+            reset_with_config(self, states, value, config, self.config_options[key])
 
 
 def value_word(v: int, names) -> str:

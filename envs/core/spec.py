@@ -507,33 +507,43 @@ def game_spec(game, content, sources: Sequence, **facts) -> GameSpec:
     say, and ``facts``, what only the game can say (episode cap, reward
     range, players, utility...; every field left out keeps its default).
 
-    ``game``: the game's declaration (the ``GameEntry`` of its ``game.py``),
-    which gives the name, the env id and its version. Its package's modules,
-    at the places the code generator reads them too, give the rest:
-    ``consts`` (``NUM_ACTIONS``, ``ILLEGAL_PENALTY``, the action names of
-    ``ACTIONS`` for ``content``, and ``KERNEL_FACTS.max_seats`` as the
-    default ``max_players``), the encoder ``KERNEL_FACTS`` names
-    (``OBS_SIZE``, ``feature_names()``) and ``state`` (``STATE_DTYPE``).
+    ``game``: the game's declaration (its ``GameEntry``, from
+    ``envs/<name>/game.toml``); it gives
+    the name, the env id and its version, and its kernel facts
+    (:func:`~.kernel.facts.declared_facts`) the illegal-action penalty,
+    the action count and ``max_seats`` as the default ``max_players``, and
+    its ``spec`` pairs (the ``[spec]`` table; ``facts`` given here win; a
+    string for a number of players or the episode cap names a constant of
+    the game's ``consts``, ``min_players = "MIN_P"``) the plain facts. Its
+    package's modules, at the places the code generator reads them too,
+    give the rest: ``consts`` (the action names of ``ACTIONS`` for
+    ``content``), the encoder the facts name (``OBS_SIZE``,
+    ``feature_names()``) and ``state`` (``STATE_DTYPE``).
     The layout version hashes the state dtype, the content's digest, the
     version and the code of ``sources`` (the rules, constants, state and
     encoder modules). ``min_players`` defaults to 1 and ``render_modes`` to
     ``("ansi", "rgb_array")``."""
+    from .kernel.facts import declared_facts, named_constants
+
+    kernel = declared_facts(game)
+    numbers = ("min_players", "max_players", "max_episode_steps")
+    facts = {**named_constants(dict(game.spec), game, numbers), **facts}
     consts = importlib.import_module(f"{game.package}.consts")
-    encoder = importlib.import_module(consts.KERNEL_FACTS.module("encoder"))
+    encoder = importlib.import_module(kernel.module("encoder"))
     state_dtype = importlib.import_module(f"{game.package}.state").STATE_DTYPE
     facts.setdefault("action_names", consts.ACTIONS.names(content))
     facts.setdefault("min_players", 1)
-    facts.setdefault("max_players", consts.KERNEL_FACTS.max_seats)
+    facts.setdefault("max_players", kernel.max_seats)
     facts.setdefault("render_modes", ("ansi", "rgb_array"))
     facts["action_names"] = tuple(facts["action_names"])
     return GameSpec(
         name=game.name,
         env_id=game.env_id,
         version=game.version,
-        num_actions=consts.NUM_ACTIONS,
+        num_actions=kernel.num_actions,
         obs_size=encoder.OBS_SIZE,
         feature_names=tuple(encoder.feature_names()),
-        illegal_penalty=consts.ILLEGAL_PENALTY,
+        illegal_penalty=kernel.illegal_penalty,
         layout_version=layout_version(
             state_dtype, content.digest, game.version, source_digest(*sources)
         ),

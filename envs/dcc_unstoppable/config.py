@@ -12,23 +12,34 @@ from ..core.options import name_arg
 from . import consts as C
 from .sheet import SHEET_KEYS, XP_MAX, check_campaign, check_sheet_option, write_sheet
 
-__all__ = ["make_config", "SHEET_KEYS", "XP_MAX", "check_campaign", "check_sheet_option"]
+__all__ = [
+    "OPTIONS",
+    "game_options",
+    "make_config",
+    "SHEET_KEYS",
+    "XP_MAX",
+    "check_campaign",
+    "check_sheet_option",
+]
+#: the game's own options (a core's keyword arguments besides the engine's
+#: and ``campaign``) and their defaults, declared once
+OPTIONS = dict(floor=1, difficulty="normal", mode="arcade", crawler="Carl", race=None, klass=None)
 #: the words a race / class value may be besides a name or an id
 RACE_CLASS_WORDS = {None: C.RC_DRAFT, "draft": C.RC_DRAFT, "preset": C.RC_PRESET, "none": C.RC_NONE}
 
 
-def make_config(
-    floor=1,
-    difficulty="normal",
-    mode="arcade",
-    crawler="Carl",
-    race=None,
-    klass=None,
-    campaign=None,
-    content=None,
-    num_players=None,
-):
-    """The int64 config vector.
+def game_options(**given) -> dict:
+    """``given`` over the defaults of :data:`OPTIONS` (``TypeError`` for a
+    key that is none of them)."""
+    unknown = sorted(given.keys() - OPTIONS.keys())
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r} (options: {list(OPTIONS)})")
+    return {**OPTIONS, **given}
+
+
+def make_config(campaign=None, content=None, num_players=None, **options):
+    """The int64 config vector of the game's ``options`` (:data:`OPTIONS`:
+    ``floor``, ``difficulty``, ``mode``, ``crawler``, ``race``, ``klass``).
 
     ``race`` / ``klass``: a name or id, ``"draft"`` (draw 3 and choose, the
     arcade default), ``"preset"`` (the portrait's pair) or ``"none"`` (the
@@ -45,13 +56,15 @@ def make_config(
     from .content import default_content
 
     cc = default_content() if content is None else content
+    o = game_options(**options)
+    floor, race, klass = o["floor"], o["race"], o["klass"]
     if isinstance(floor, bool) or floor not in (1, 2, 3):
         raise ValueError(f"floor must be 1, 2 or 3, got {floor!r}")
     c = np.zeros(C.CFG_SIZE, np.int64)
     c[C.CFG_FLOOR] = floor
-    c[C.CFG_DIFFICULTY] = name_arg(difficulty, C.DIFFICULTIES, "difficulty")
-    c[C.CFG_MODE] = m = name_arg(mode, C.MODES, "mode")
-    c[C.CFG_CRAWLER] = name_arg(crawler, cc.crawler_names, "crawler")
+    c[C.CFG_DIFFICULTY] = name_arg(o["difficulty"], C.DIFFICULTIES, "difficulty")
+    c[C.CFG_MODE] = m = name_arg(o["mode"], C.MODES, "mode")
+    c[C.CFG_CRAWLER] = name_arg(o["crawler"], cc.crawler_names, "crawler")
     default = "draft" if m == C.M_ARCADE else "none"
     for key, val, names, base in (
         ("race", race, cc.race_names, C.CFG_RACE0),

@@ -372,20 +372,3 @@ CAMP_DECK = 24  # deck-list entries per crawler
 CFG_DECK0 = CFG_ACH0 + NFLOOR * ACH_PER_FLOOR  # per seat CAMP_DECK core ids (-1 = none)
 CFG_UPG0 = CFG_DECK0 + NPLAYERS_MAX * CAMP_DECK  # per seat per entry 2 upgrade ids
 CFG_SIZE = CFG_UPG0 + NPLAYERS_MAX * CAMP_DECK * 2
-
-
-# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
-from ..core.kernel.facts import KernelFacts  # noqa: E402
-
-ILLEGAL_PENALTY = -1.0
-KERNEL_FACTS = KernelFacts(
-    game="dcc_unstoppable",
-    num_actions=NUM_ACTIONS,
-    max_seats=NPLAYERS_MAX,
-    illegal_penalty=ILLEGAL_PENALTY,
-    win_outcome=O_WIN,
-    auto_counts_steps=True,
-    has_finish=True,
-    has_policy=True,
-    stream_obs=True,
-)

@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -631,8 +630,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.dcc_unstoppable.consts',
     'dungeonrl.envs.dcc_unstoppable.policy',
     'dungeonrl.envs.dcc_unstoppable.rules',
+    'dungeonrl.envs.dcc_unstoppable/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '0fd8c7aa42daef5df79ba967a12206e539956dea80a354d69c19ab8afe1cbe95'
+SOURCE_DIGEST = '40ba53e2b17985b133a4e25e0620a60a950b2bfa3bc046916f7f1bd891b78bd1'
 ensure_fresh(globals())

@@ -207,19 +207,5 @@ ACTIONS = ActionLayout(
 NUM_ACTIONS = ACTIONS.size
 
 
-# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
-from ..core.kernel.facts import KernelFacts  # noqa: E402
-
-ILLEGAL_PENALTY = -1.0
+# --- the engine's step: the declaration's auto_limit (game.toml) names it ------
 AUTO_LIMIT = 100000  # auto-advanced decisions in one settle before handing back
-KERNEL_FACTS = KernelFacts(
-    game="dungeon_crawler",
-    num_actions=NUM_ACTIONS,
-    max_seats=MAX_P,
-    illegal_penalty=ILLEGAL_PENALTY,
-    win_outcome=O_WIN,
-    auto_counts_steps=False,
-    auto_limit=AUTO_LIMIT,
-    has_finish=True,
-    has_policy=True,
-)

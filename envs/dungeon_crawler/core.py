@@ -5,22 +5,24 @@ the batch kernels themselves accept a different size per row."""
 from __future__ import annotations
 
 from ...encoders import dungeon_crawler as enc
+from ..catalog import entry
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import STATE_DTYPE
 
-MAX_EPISODE_STEPS = 5000
+#: the game's declaration (envs/dungeon_crawler/game.toml)
+GAME = entry("dungeon_crawler")
+MAX_EPISODE_STEPS = dict(GAME.spec)["max_episode_steps"]
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None):
-    """The game's spec: its own facts here, the rest from its declaration
-    and modules (``core.spec.game_spec``). One winner (the boss's killer),
+    """The game's spec, from its declaration (``game.toml``, its facts in
+    ``[spec]``) and modules (``core.spec.game_spec``). One winner (the boss's killer),
     every other seat loses; rivals act out of turn (combat replies, the
     killer's loot pick); hidden hands (the defaults: no ties, explicit
     chance, imperfect information)."""
@@ -28,13 +30,7 @@ def make_spec(content=None):
         GAME,
         content or load_content(),
         RULES_SOURCES,
-        min_players=C.MIN_P,
-        max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0),
-        multi_agent=True,
         make_core=make_core,
-        utility="zero_sum_ranking",
-        turn_order="state",
     )
 
 

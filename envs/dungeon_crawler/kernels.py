@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -632,8 +631,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.dungeon_crawler.consts',
     'dungeonrl.envs.dungeon_crawler.policy',
     'dungeonrl.envs.dungeon_crawler.rules',
+    'dungeonrl.envs.dungeon_crawler/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6d25254d2938acd9b0ec4aac2b660bb36b5253eb15874246f896f256241c2b3d'
+SOURCE_DIGEST = '39694e407824e51636328f1d619c286d27c34a52186c3b41340ac6caf9ea1476'
 ensure_fresh(globals())

@@ -240,20 +240,3 @@ DRAFT_PICK, DRAFT_RANDOM = 0, 1
 
 #: sentinel "no terrain penalty entered this turn"
 NO_PENALTY = 7
-
-
-# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
-from ..core.kernel.facts import KernelFacts  # noqa: E402
-
-ILLEGAL_PENALTY = -1.0
-KERNEL_FACTS = KernelFacts(
-    game="dungeon_kart",
-    num_actions=NUM_ACTIONS,
-    max_seats=MAX_P,
-    illegal_penalty=ILLEGAL_PENALTY,
-    win_outcome=O_RACE_OVER,
-    auto_counts_steps=True,
-    has_finish=True,
-    has_policy=True,
-    stream_obs=True,
-)

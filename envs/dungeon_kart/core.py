@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...encoders import dungeon_kart as enc
+from ..catalog import entry
 from ..core.errors import ContentError
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
@@ -13,10 +14,8 @@ from ..core.spec import GameSpec, game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import STATE_DTYPE
 
-MAX_EPISODE_STEPS = 10_000
 DRAFTS = ("pick", "random")
 OUTCOME_NAMES = {
     O_PLAYING: "playing",
@@ -25,26 +24,23 @@ OUTCOME_NAMES = {
     C.O_RACE_OVER: "finished",
 }
 
+#: the game's declaration (envs/dungeon_kart/game.toml)
+GAME = entry("dungeon_kart")
+MAX_EPISODE_STEPS = dict(GAME.spec)["max_episode_steps"]
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None) -> GameSpec:
-    """The game's spec: its own facts here, the rest from its declaration
-    and modules (``core.spec.game_spec``). Racers are ranked and can share
+    """The game's spec, from its declaration (``game.toml``, its facts in
+    ``[spec]``) and modules (``core.spec.game_spec``). Racers are ranked and can share
     a place (the defaults: fixed turns, explicit chance, imperfect
     information)."""
     return game_spec(
         GAME,
         content or load_content(),
         RULES_SOURCES,
-        min_players=C.MIN_P,
-        max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 1.0),
-        multi_agent=True,
         make_core=make_core,
-        utility="zero_sum_ranking",
-        ties=True,
     )
 
 

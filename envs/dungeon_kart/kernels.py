@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -632,8 +631,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.dungeon_kart.hexgeo',
     'dungeonrl.envs.dungeon_kart.policy',
     'dungeonrl.envs.dungeon_kart.rules',
+    'dungeonrl.envs.dungeon_kart/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5e454fb8224bd2817e9ae2e71a71135cbebf8bc45029d5acf3ae862230097bf3'
+SOURCE_DIGEST = 'a755a34a68ee19e5d658f0e236ae5342282e7ee2f54c78527ced82f4698ef7aa'
 ensure_fresh(globals())

@@ -300,19 +300,3 @@ ACTIONS = ActionLayout(
     A_EAT0,
 ) = ACTIONS.starts()
 NUM_ACTIONS = ACTIONS.size
-
-# --- what the engine's kernel template needs (envs/core/kernel/codegen.py) ----------
-from ..core.kernel.facts import KernelFacts  # noqa: E402
-
-ILLEGAL_PENALTY = -1.0
-KERNEL_FACTS = KernelFacts(
-    game="unbroken",
-    num_actions=NUM_ACTIONS,
-    max_seats=1,
-    illegal_penalty=ILLEGAL_PENALTY,
-    win_outcome=O_WIN,
-    auto_counts_steps=True,
-    has_finish=True,
-    has_policy=True,
-    stream_obs=True,
-)

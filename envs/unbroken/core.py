@@ -5,33 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 from ...encoders import unbroken as enc
+from ..catalog import entry
 from ..core.errors import ContentError
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
 from . import consts as C
 from . import kernels, rules, state
 from .content import load_content
-from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE
 
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
-MAX_EPISODE_STEPS = 3000
+#: the game's declaration (envs/unbroken/game.toml)
+GAME = entry("unbroken")
+MAX_EPISODE_STEPS = dict(GAME.spec)["max_episode_steps"]
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them
 RULES_SOURCES = (rules, C, state, enc)
 
 
 def make_spec(content=None):
-    """The game's spec: its own facts here, the rest from its declaration
-    and modules (``core.spec.game_spec``). One seat against the dungeon;
+    """The game's spec, from its declaration (``game.toml``, its facts in
+    ``[spec]``) and modules (``core.spec.game_spec``). One seat against the dungeon;
     undrawn decks and monsters are hidden (the defaults: general utility,
     no ties, fixed turns, explicit chance, imperfect information)."""
     return game_spec(
         GAME,
         content or load_content(),
         RULES_SOURCES,
-        max_episode_steps=MAX_EPISODE_STEPS,
-        reward_range=(-1.0, 2.0),
         obs_low=enc.OBS_LOW,
         obs_high=enc.OBS_HIGH,
         make_core=make_core,

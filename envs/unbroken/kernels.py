@@ -619,7 +619,6 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel',
     'dungeonrl.envs.core.kernel.borrow',
     'dungeonrl.envs.core.kernel.chance',
-    'dungeonrl.envs.core.kernel.facts',
     'dungeonrl.envs.core.kernel.half',
     'dungeonrl.envs.core.kernel.header',
     'dungeonrl.envs.core.kernel.jit',
@@ -634,8 +633,9 @@ SOURCE_MODULES = (
     'dungeonrl.envs.unbroken.policy_values',
     'dungeonrl.envs.unbroken.rules',
     'dungeonrl.envs.unbroken.state',
+    'dungeonrl.envs.unbroken/game.toml',
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2afceaa3986c82378f85fcc79eba58159a4a8eca969639adf029b9c8bb5986ab'
+SOURCE_DIGEST = 'b32a62cd6480d58579405fde2413566f1173a31be98e810b047f7798de866bc5'
 ensure_fresh(globals())

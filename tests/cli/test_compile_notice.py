@@ -18,7 +18,7 @@ COLD_START = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "c
 
 def test_each_games_figure_is_the_measured_cold_start():
     """The figures the games declare (``cold_start_seconds`` in each
-    ``game.py``) are the recorded benchmark, rounded, for every shipped game
+    ``game.toml``) are the recorded benchmark, rounded, for every shipped game
     of the catalog (a remeasured file or a new game updates them)."""
     cold = json.loads(COLD_START.read_text())["cold"]
     measured = {get_spec(env_id).name: round(secs) for env_id, secs in cold.items()}

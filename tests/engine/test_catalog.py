@@ -1,5 +1,5 @@
-"""One place to declare a game: every game package's ``game.py`` (``GAME``)
-is discovered by ``dungeonrl.envs.catalog``, has each file the catalog's
+"""One place to declare a game: every game package's ``game.toml`` is
+discovered by ``dungeonrl.envs.catalog``, has each file the catalog's
 table asks for, and each layer (Gymnasium, PettingZoo, code generator,
 fuzzers, agents, CLI, conformance hooks, packaging) finds it from the
 declaration alone. A failure names the game and what it lacks."""
@@ -41,17 +41,17 @@ def test_every_layer_reads_the_catalog():
 
 @pytest.mark.parametrize("name", catalog.GAMES)
 def test_game_package_follows_the_conventions(name):
-    game = importlib.import_module(f"{catalog.package(name)}.game").GAME
-    assert game is catalog.entry(name) and game.package == catalog.package(name)
+    game = catalog.entry(name)
+    path = os.path.join(ROOT, "envs", name, catalog.DECLARATION)
+    assert catalog.read_declaration(path) == game and game.package == catalog.package(name)
     pkg = importlib.import_module(catalog.package(name))
     assert pkg.SPEC.name == name, f"envs/{name}: SPEC.name is {pkg.SPEC.name!r}"
     assert (pkg.SPEC.env_id, pkg.SPEC.version) == (game.env_id, game.version), (
-        f"envs/{name}: the spec's env id differs from game.py's"
+        f"envs/{name}: the spec's env id differs from game.toml's"
     )
     assert callable(getattr(pkg, "make_core", None) or pkg.SPEC.make_core)
     assert pkg.SPEC.env_id in gymnasium.registry, f"{name}: not registered with Gymnasium"
-    consts = importlib.import_module(f"{catalog.package(name)}.consts")
-    assert consts.KERNEL_FACTS.game == name
+    assert codegen.facts_of(name).game == name
     assert codegen.kernel_path(name).exists(), f"envs/{name}/kernels.py missing"
     content = importlib.import_module(f"{catalog.package(name)}.content")
     assert os.path.isdir(content.DATA_DIR)
@@ -69,9 +69,9 @@ def test_multi_seat_games_register_with_pettingzoo(name):
     spec = registry.get_spec(name)
     module = catalog.pettingzoo_module(name)
     if spec.max_players < 2:
-        assert module is None, f"envs/{name}/game.py: a one-seat game declares {module}"
+        assert module is None, f"envs/{name}/game.toml: a one-seat game declares {module}"
         pytest.skip("one seat only")
-    assert module is not None, f"envs/{name}/game.py: GAME.pettingzoo is not declared"
+    assert module is not None, f"envs/{name}/game.toml: pettingzoo is not declared"
     mod = importlib.import_module(module)
     for attr in ("env", "raw_env", "parallel_env"):
         assert callable(getattr(mod, attr, None)), f"{module}.{attr}"
@@ -133,6 +133,7 @@ def test_packaging_finds_every_game():
         tool = tomllib.load(f)["tool"]["setuptools"]
     data = tool["package-data"]
     assert "data/*.toml" in data.get("*", []), "content files must ship with every game"
+    assert catalog.DECLARATION in data.get("*", []), "every game's declaration must ship"
     assert dungeonrl.__version__
 
 

@@ -410,5 +410,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '425baf73fe4f34ff5884d7e72c1d06bbe13ded5df6054a2541898cfd7d90c932'
+SOURCE_DIGEST = 'b61241dbc6b4e33594873a51fc65374a338005331cbd84097322b9e11a0de81d'
 ensure_fresh(globals())

@@ -411,5 +411,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '83e6a7451a229ffd78bd72c12a25844c91f0a492d1d5b899eddb65f42271a3a0'
+SOURCE_DIGEST = '54a5c1b2de78923fc4063dcc355c452591adb58e1c7521142431a9b5f4528041'
 ensure_fresh(globals())

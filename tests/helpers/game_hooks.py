@@ -6,7 +6,7 @@ what it cannot know generically, each game provides as a :class:`GameHooks`
 object in :data:`HOOKS` (game name -> hooks), from its own module
 ``tests/helpers/hooks_<game>.py`` exporting ``HOOKS`` (found automatically), or
 from the module its declaration names (``GAME.test_hooks`` in
-``envs/<game>/game.py``, for a game whose hooks ship with it). A new game
+``envs/<game>/game.toml``, for a game whose hooks ship with it). A new game
 joins the suite by declaring itself and adding its hooks;
 ``test_every_suite_game_has_hooks`` fails, naming the game, for a
 registered game without hooks (its other conformance tests skip with a

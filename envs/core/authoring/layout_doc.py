@@ -28,14 +28,17 @@ END = "<!-- /layout:{what} -->"
 def game_layouts(game: str) -> tuple:
     """``(ActionLayout, ObsLayout)`` of a game: ``ACTIONS`` of
     ``dungeonrl.envs.<game>.consts`` and ``OBSERVATION`` of its encoder
-    module (``KERNEL_FACTS``)."""
+    module (the one its kernel facts name)."""
     try:
         consts = importlib.import_module(f"dungeonrl.envs.{game}.consts")
     except ModuleNotFoundError as e:
         raise ValueError(f"unknown game {game!r} (no dungeonrl.envs.{game}.consts)") from e
     if not hasattr(consts, "ACTIONS"):
         raise ValueError(f"game {game!r} declares no action layout (consts.ACTIONS)")
-    enc = importlib.import_module(consts.KERNEL_FACTS.module("encoder"))
+    from ... import catalog
+    from ..kernel.facts import declared_facts
+
+    enc = importlib.import_module(declared_facts(catalog.entry(game)).module("encoder"))
     if not hasattr(enc, "OBSERVATION"):
         raise ValueError(
             f"game {game!r} declares no observation layout (OBSERVATION in {enc.__name__})"

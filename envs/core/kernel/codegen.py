@@ -14,8 +14,9 @@ a few milliseconds, see below; warm start stays a cache load) and
 ``tests/engine/test_engine.py`` regenerates every game's file and fails if one
 differs, so the template stays the single source.
 
-Regenerate after editing the template, a game's :class:`KernelFacts`, or
-anything compiled into the kernels (rules, encoder, policy, engine helpers)::
+Regenerate after editing the template, a game's :class:`KernelFacts` (the
+``[kernel]`` table of its ``game.toml``), or anything compiled into the
+kernels (rules, encoder, policy, engine helpers)::
 
     python -m dungeonrl.envs.core.kernel.codegen          # rewrite every game's kernels.py
                                                    # (and, in a checkout, the test fixtures')
@@ -24,7 +25,9 @@ anything compiled into the kernels (rules, encoder, policy, engine helpers)::
 Every generated module ends with its source digest (:mod:`.freshness`):
 ``SOURCE_MODULES``, the modules compiled into it (the ones it imports, the
 module holding its facts, and every module they import at module level
-within dungeonrl, transitively, found from the sources), and
+within dungeonrl, transitively, found from the sources) and, for a catalog
+game, its declaration (``dungeonrl.envs.<game>/game.toml``: its facts are
+written into the file as constants), and
 ``SOURCE_DIGEST``, SHA-256 of :data:`TEMPLATE_HASH` (the template module's
 source and the generator's pieces) and of those modules' contents. Content
 (``data/*.toml``) is not in it: the tables reach the
@@ -49,7 +52,7 @@ from pathlib import Path
 
 from ... import catalog
 from . import sources
-from .facts import KernelFacts
+from .facts import KernelFacts, declared_facts
 
 #: the engine template: an ordinary module (see its docstring for the markers
 #: this generator reads), never imported here, only read
@@ -130,8 +133,20 @@ def default_key(facts: KernelFacts) -> str:
 
 
 def facts_module(key: str) -> str:
-    """The module holding the KernelFacts named ``key``."""
+    """The module the KernelFacts named ``key`` read: a fixture's module, or
+    a game's ``consts`` (its declaration names constants of it)."""
     return key.split(":")[0] if ":" in key else f"dungeonrl.envs.{key}.consts"
+
+
+def declaration_files(key: str) -> tuple[str, ...]:
+    """The declaration file of the catalog game ``key``, as its digest names
+    it (``package/game.toml``, :func:`.sources.source_file`); none for
+    facts declared in a module (``"module:ATTR"``) or a game declared in
+    its ``game.py`` (a module, found among the sources)."""
+    if ":" in key:
+        return ()
+    name = f"{catalog.package(key)}/{catalog.DECLARATION}"
+    return (name,) if sources.source_file(name) else ()
 
 
 def generate(
@@ -171,7 +186,7 @@ def generate(
     roots = [facts_module(key)] + [
         m for m in _imports_of(src) if m.split(".")[0] not in ("numba", "numpy")
     ]
-    modules = sources.source_modules(roots)
+    modules = tuple(sorted(sources.source_modules(roots) + declaration_files(key)))
     src = _replace_once(src, KEY_LINE, f"KERNEL_KEY = {key!r}\n")
     src = _replace_once(
         src,
@@ -282,11 +297,12 @@ GAME_PACKAGES = catalog.GAMES
 
 
 def facts_of(game: str) -> KernelFacts:
+    """The KernelFacts of a catalog game (its declaration), or of
+    ``"module:ATTR"`` (the test fixtures)."""
     if ":" in game:
         mod, attr = game.split(":")
         return getattr(importlib.import_module(mod), attr)
-    consts = importlib.import_module(f"dungeonrl.envs.{game}.consts")
-    return consts.KERNEL_FACTS
+    return declared_facts(catalog.entry(game))
 
 
 def kernel_path(game: str) -> Path:

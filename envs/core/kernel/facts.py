@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
+from typing import Any
 
 
 @dataclasses.dataclass(frozen=True)
 class KernelFacts:
     """What the engine's template needs to know about a game's kernels.
 
-    Declared once per game (``KERNEL_FACTS`` in ``envs/<game>/consts.py``)."""
+    Declared once per game, in the ``[kernel]`` table of its declaration
+    (``envs/<game>/game.toml``, :func:`declared_facts`); a game outside the
+    catalog (the test fixtures) builds its own ``KERNEL_FACTS``."""
 
     game: str  #: package name under dungeonrl.envs, e.g. "unbroken"
     num_actions: int
@@ -39,3 +43,30 @@ class KernelFacts:
             "encoder": f"dungeonrl.encoders.{self.game}",
             "policy": f"dungeonrl.envs.{self.game}.policy",
         }[which]
+
+
+#: facts a declaration may leave out, and the constant of the game's
+#: ``consts`` each is then read from
+NAMED_DEFAULTS = {"num_actions": "NUM_ACTIONS", "win_outcome": "O_WIN"}
+#: facts whose value may be given as the name of a constant of ``consts``
+NUMBERS = ("num_actions", "max_seats", "win_outcome", "auto_limit")
+
+
+def declared_facts(game: Any) -> KernelFacts:
+    """The :class:`KernelFacts` of a catalog game (its
+    :class:`~dungeonrl.envs.catalog.GameEntry`): the ``kernel`` pairs of its
+    declaration, each number given there as a string read as that constant
+    of the game's ``consts`` module (``max_seats = "MAX_P"``); left out,
+    ``num_actions`` is ``consts.NUM_ACTIONS`` and ``win_outcome``
+    ``consts.O_WIN``."""
+    table = named_constants({**NAMED_DEFAULTS, **dict(game.kernel)}, game, NUMBERS)
+    return KernelFacts(game=game.name, **table)
+
+
+def named_constants(table: dict, game: Any, keys) -> dict:
+    """``table`` (facts of a declaration) with the value of each of ``keys``
+    that is a string read as that constant of the game's ``consts``."""
+    consts = importlib.import_module(f"{game.package}.consts")
+    return {
+        k: getattr(consts, v) if k in keys and isinstance(v, str) else v for k, v in table.items()
+    }

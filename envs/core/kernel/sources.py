@@ -63,6 +63,18 @@ def module_file(name: str) -> str | None:
     return spec.origin
 
 
+def source_file(name: str) -> str | None:
+    """The file of an entry of a module set: a module's source (``name``),
+    or a data file of a package (``"package/file"``, a game's declaration
+    ``game.toml``); None if there is none."""
+    package, sep, rel = name.partition("/")
+    if not sep:
+        return module_file(name)
+    init = module_file(package)
+    path = os.path.join(os.path.dirname(init), rel) if init else None
+    return path if path and os.path.isfile(path) else None
+
+
 def _is_module(name: str) -> bool:
     return module_file(name) is not None
 
@@ -148,12 +160,13 @@ def file_hash(path: str) -> bytes:
 
 
 def digest(template_hash: str, modules) -> str | None:
-    """The source digest of ``modules`` under the template ``template_hash``;
-    None if one of the modules cannot be found."""
+    """The source digest of ``modules`` (and data files, see
+    :func:`source_file`) under the template ``template_hash``; None if one
+    of them cannot be found."""
     h = hashlib.sha256(_VERSION)
     h.update(template_hash.encode())
     for name in sorted(modules):
-        f = module_file(name)
+        f = source_file(name)
         if f is None:
             return None
         try:
