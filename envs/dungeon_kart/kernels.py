@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '5e454fb8224bd2817e9ae2e71a71135cbebf8bc45029d5acf3ae862230097bf3'
+SOURCE_DIGEST = 'c80f31c800e5f250408c27fe4a62b4d2698a4f7209adfcfbe64fa4df5254766d'
 ensure_fresh(globals())
