@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '6d25254d2938acd9b0ec4aac2b660bb36b5253eb15874246f896f256241c2b3d'
+SOURCE_DIGEST = '593b0009b18e139bcee90dd7c589b3744a0ea2b8f72f2b2e9372454e0d74da2f'
 ensure_fresh(globals())

@@ -637,5 +637,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '2afceaa3986c82378f85fcc79eba58159a4a8eca969639adf029b9c8bb5986ab'
+SOURCE_DIGEST = '3d6a143729220ae2dc6e89d0f69873a344bb33642406aa2b38394812de9800a5'
 ensure_fresh(globals())
