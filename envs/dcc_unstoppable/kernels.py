@@ -627,6 +627,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel.tree',
+    'dungeonrl.envs.core.kernel.zones',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.dcc_unstoppable.consts',
     'dungeonrl.envs.dcc_unstoppable.policy',
@@ -634,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'de3bd42a2e6174c73c3f01b1116301efc8647b07ccb80910bcad6142081e825d'
+SOURCE_DIGEST = '3c5d7a2182f8155b0daffce729134b34a77ebd2f67e1713123120ae1569283da'
 ensure_fresh(globals())
