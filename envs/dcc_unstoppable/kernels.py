@@ -626,6 +626,7 @@ SOURCE_MODULES = (
     'dungeonrl.envs.core.kernel.memops',
     'dungeonrl.envs.core.kernel.rng',
     'dungeonrl.envs.core.kernel.tree',
+    'dungeonrl.envs.core.kernel.zones',
     'dungeonrl.envs.core.layout',
     'dungeonrl.envs.dcc_unstoppable.consts',
     'dungeonrl.envs.dcc_unstoppable.policy',
@@ -634,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '40ba53e2b17985b133a4e25e0620a60a950b2bfa3bc046916f7f1bd891b78bd1'
+SOURCE_DIGEST = '8fdf8f344a160efdd0c3ff96804c65353e1e8bda9e208f50633cf79ffb775b44'
 ensure_fresh(globals())

@@ -27,6 +27,7 @@ import numpy as np
 from ..core.kernel import chance
 from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from ..core.kernel.memops import fill_int
+from ..core.kernel.zones import pile_push, pile_remove
 from . import consts as C
 
 BOSS0 = C.NTHREAT - C.NBOSS  # first boss threat id
@@ -180,42 +181,40 @@ def _rm(row, n, i):
     row[n - 1] = -1
 
 
+@njit(**JIT_INLINE)
+def _push_or_remove(cards, count, s, add):
+    return pile_push(cards, count, s) if add else pile_remove(cards, count, s)
+
+
+@njit(**JIT_INLINE)
+def pile_edit(st, z, p, s, add):
+    """Put sleeve s on top of seat p's pile of zone ``z`` (deck, hand,
+    discard, battlefield, play) when ``add``, else take it out of that pile;
+    nothing for another zone."""
+    if z == C.Z_DECK:
+        st.deck_n[p] = _push_or_remove(st.deck[p], st.deck_n[p], s, add)
+    elif z == C.Z_HAND:
+        st.hand_n[p] = _push_or_remove(st.hand[p], st.hand_n[p], s, add)
+    elif z == C.Z_DISCARD:
+        st.disc_n[p] = _push_or_remove(st.disc[p], st.disc_n[p], s, add)
+    elif z == C.Z_BATTLE:
+        st.bf_n[p] = _push_or_remove(st.bf[p], st.bf_n[p], s, add)
+    elif z == C.Z_PLAY:
+        st.play_n[p] = _push_or_remove(st.play[p], st.play_n[p], s, add)
+
+
+@njit(**JIT)
+def empty_piles(cards, counts):
+    """Empty every seat's (or level's) pile: no cards, count 0."""
+    fill_int(cards, -1)
+    fill_int(counts, 0)
+
+
 @njit(**JIT)
 def take(st, s):
     """Remove sleeve s from the pile it lies in (deck, hand, discard,
     battlefield, play)."""
-    p = st.sl_owner[s]
-    z = st.sl_zone[s]
-    if z == C.Z_DECK:
-        for i in range(st.deck_n[p]):
-            if st.deck[p, i] == s:
-                _rm(st.deck[p], st.deck_n[p], i)
-                st.deck_n[p] -= 1
-                break
-    elif z == C.Z_HAND:
-        for i in range(st.hand_n[p]):
-            if st.hand[p, i] == s:
-                _rm(st.hand[p], st.hand_n[p], i)
-                st.hand_n[p] -= 1
-                break
-    elif z == C.Z_DISCARD:
-        for i in range(st.disc_n[p]):
-            if st.disc[p, i] == s:
-                _rm(st.disc[p], st.disc_n[p], i)
-                st.disc_n[p] -= 1
-                break
-    elif z == C.Z_BATTLE:
-        for i in range(st.bf_n[p]):
-            if st.bf[p, i] == s:
-                _rm(st.bf[p], st.bf_n[p], i)
-                st.bf_n[p] -= 1
-                break
-    elif z == C.Z_PLAY:
-        for i in range(st.play_n[p]):
-            if st.play[p, i] == s:
-                _rm(st.play[p], st.play_n[p], i)
-                st.play_n[p] -= 1
-                break
+    pile_edit(st, st.sl_zone[s], st.sl_owner[s], s, False)
     st.sl_zone[s] = C.Z_BOX
 
 
@@ -224,22 +223,10 @@ def put(st, s, z, p):
     """Put sleeve s on top of seat p's pile ``z``."""
     st.sl_owner[s] = p
     st.sl_zone[s] = z
+    pile_edit(st, z, p, s, True)
     if z == C.Z_DECK:
-        st.deck[p, st.deck_n[p]] = s
-        st.deck_n[p] += 1
         st.fresh[p] = 1
-    elif z == C.Z_HAND:
-        st.hand[p, st.hand_n[p]] = s
-        st.hand_n[p] += 1
-    elif z == C.Z_DISCARD:
-        st.disc[p, st.disc_n[p]] = s
-        st.disc_n[p] += 1
-    elif z == C.Z_BATTLE:
-        st.bf[p, st.bf_n[p]] = s
-        st.bf_n[p] += 1
     elif z == C.Z_PLAY:
-        st.play[p, st.play_n[p]] = s
-        st.play_n[p] += 1
         st.sl_exh[s] = 0
 
 
@@ -606,6 +593,16 @@ def complete_part(st, T):
 
 
 @njit(**JIT)
+def allies_in_play(st, T, p):
+    """How many allies seat p has in play."""
+    k = 0
+    for i in range(st.play_n[p]):
+        if T.c_type[st.sl_core[st.play[p, i]]] == C.ALLY:
+            k += 1
+    return k
+
+
+@njit(**JIT)
 def check_quest(st, T):
     guard = 0
     while st.quest >= 0 and guard < 8:
@@ -622,11 +619,7 @@ def check_quest(st, T):
                     done = True
         elif req == C.QR_ALLIES:
             for p in range(st.num_players):
-                k = 0
-                for i in range(st.play_n[p]):
-                    if T.c_type[st.sl_core[st.play[p, i]]] == C.ALLY:
-                        k += 1
-                if k >= n:
+                if allies_in_play(st, T, p) >= n:
                     done = True
         if not done:
             return
@@ -662,13 +655,8 @@ def check_achievements(st, T):
                     ok = True
                 elif k == C.AC_GOLD and st.gold[p] >= n:
                     ok = True
-                elif k == C.AC_ALLIES:
-                    a = 0
-                    for i in range(st.play_n[p]):
-                        if T.c_type[st.sl_core[st.play[p, i]]] == C.ALLY:
-                            a += 1
-                    if a >= n:
-                        ok = True
+                elif k == C.AC_ALLIES and allies_in_play(st, T, p) >= n:
+                    ok = True
         if ok:
             st.ach[j] = 1
 
@@ -944,6 +932,15 @@ def refresh_target_ok(st, T, p, k):
 
 
 @njit(**JIT)
+def any_refresh_target(st, T, p):
+    """Seat p has an exhausted ally in an addressable play slot to refresh."""
+    for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
+        if refresh_target_ok(st, T, p, k):
+            return True
+    return False
+
+
+@njit(**JIT)
 def start_resolution(st, T, p, s, abil):
     """Compose the ops of card s's ability (0 play, 1+j exhaust j) with its
     upgrades' ops and count the repeat (DCC-135)."""
@@ -1019,30 +1016,21 @@ def run_pending(st, T, rew):
             st.pend_i += 1  # DCC-359: cannot pay, forfeited
             continue
         st.actor = p
+        ask = C.DEC_NONE  # the choice this op asks for, if any
+        can = True  # something can be chosen (else the op is skipped)
         if code == C.OP_DAMAGE:
-            if not any_target(st, T):
-                st.pend_i += 1
-                continue
-            st.dec = C.DEC_TARGET
-            return
-        if code == C.OP_REFRESH_ALLY:
-            ok = False
-            for k in range(min(st.play_n[p], C.PLAY_SLOTS)):
-                if refresh_target_ok(st, T, p, k):
-                    ok = True
-            if not ok:
-                st.pend_i += 1
-                continue
-            st.dec = C.DEC_REFRESH
-            return
-        if code == C.OP_ELIMINATE:
-            if not has_elim_target(st, p):
-                st.pend_i += 1
-                continue
-            st.dec = C.DEC_ELIM
-            return
-        if code == C.OP_REFRESH_MARKET:
-            st.dec = C.DEC_MARKET
+            ask, can = C.DEC_TARGET, any_target(st, T)
+        elif code == C.OP_REFRESH_ALLY:
+            ask, can = C.DEC_REFRESH, any_refresh_target(st, T, p)
+        elif code == C.OP_ELIMINATE:
+            ask, can = C.DEC_ELIM, has_elim_target(st, p)
+        elif code == C.OP_REFRESH_MARKET:
+            ask = C.DEC_MARKET
+        if not can:
+            st.pend_i += 1
+            continue
+        if ask != C.DEC_NONE:
+            st.dec = ask
             return
         if op[6] == C.WHO_CHOOSE and st.num_players > 1:
             st.dec = C.DEC_HEAL
@@ -1443,16 +1431,11 @@ def _clear(st):
     fill_int(st.descended, 0)
     fill_int(st.levels_after_stairs, 0)
     fill_int(st.fresh, 0)
-    fill_int(st.deck, -1)
-    fill_int(st.deck_n, 0)
-    fill_int(st.hand, -1)
-    fill_int(st.hand_n, 0)
-    fill_int(st.disc, -1)
-    fill_int(st.disc_n, 0)
-    fill_int(st.bf, -1)
-    fill_int(st.bf_n, 0)
-    fill_int(st.play, -1)
-    fill_int(st.play_n, 0)
+    empty_piles(st.deck, st.deck_n)
+    empty_piles(st.hand, st.hand_n)
+    empty_piles(st.disc, st.disc_n)
+    empty_piles(st.bf, st.bf_n)
+    empty_piles(st.play, st.play_n)
     fill_int(st.sl_core, -1)
     fill_int(st.sl_up, -1)
     fill_int(st.sl_dmg, 0)
@@ -1463,8 +1446,7 @@ def _clear(st):
     fill_int(st.sl_seen, 0)
     fill_int(st.sl_rep, 0)
     fill_int(st.core_zone, C.CZ_BOX)
-    fill_int(st.cdeck, -1)
-    fill_int(st.cdeck_n, 0)
+    empty_piles(st.cdeck, st.cdeck_n)
     fill_int(st.reveal, -1)
     fill_int(st.reveal_lv, 0)
     fill_int(st.reveal_set, -1)
@@ -1577,33 +1559,36 @@ def next_setup_choice(st, T):
     """Ask the next arcade race/class choice, or finish setup."""
     while st.setup_seat < st.num_players:
         p = st.setup_seat
-        if st.race[p] < 0 and st.cfg_race[p] == C.RC_DRAFT:
-            if st.race_offer[p, 0] < 0:
-                draw_offer(st, st.race_offer, p, C.NRACE)
-            st.phase = C.PH_RACE
-            st.actor = p
+        if setup_pick(st, p, st.race, st.cfg_race, T.cr_race, st.race_offer, C.NRACE, C.PH_RACE):
             return
-        if st.race[p] < 0:
-            r = st.cfg_race[p]
-            if r == C.RC_PRESET:
-                r = T.cr_race[st.crawler[p]]
-            st.race[p] = r if r >= 0 else -1
-        if st.klass[p] < 0 and st.cfg_class[p] == C.RC_DRAFT:
-            if st.class_offer[p, 0] < 0:
-                draw_offer(st, st.class_offer, p, C.NCLASS)
-            st.phase = C.PH_CLASS
-            st.actor = p
+        if setup_pick(
+            st, p, st.klass, st.cfg_class, T.cr_class, st.class_offer, C.NCLASS, C.PH_CLASS
+        ):
             return
-        if st.klass[p] < 0:
-            k = st.cfg_class[p]
-            if k == C.RC_PRESET:
-                k = T.cr_class[st.crawler[p]]
-            st.klass[p] = k if k >= 0 else -1
         st.setup_seat += 1
     for p in range(st.num_players):
         crawler_setup(st, T, p)
     dummy = np.zeros(C.NPLAYERS_MAX, np.float32)
     start_turn(st, T, dummy)
+
+
+@njit(**JIT)
+def setup_pick(st, p, picked, cfg, preset, offer, n, phase):
+    """Seat p's race (or class) ``picked[p]`` at setup, as configured in
+    ``cfg[p]``: a draft of ``n`` asks it in ``phase`` (True); a preset takes
+    the crawler's (``preset``), any other setting is the pick itself."""
+    if picked[p] < 0 and cfg[p] == C.RC_DRAFT:
+        if offer[p, 0] < 0:
+            draw_offer(st, offer, p, n)
+        st.phase = phase
+        st.actor = p
+        return True
+    if picked[p] < 0:
+        r = cfg[p]
+        if r == C.RC_PRESET:
+            r = preset[st.crawler[p]]
+        picked[p] = r if r >= 0 else -1
+    return False
 
 
 @njit(**JIT)

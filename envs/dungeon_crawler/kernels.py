@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = '39694e407824e51636328f1d619c286d27c34a52186c3b41340ac6caf9ea1476'
+SOURCE_DIGEST = 'aafcd5873c1cc978248169a6890dec28d22cba93cd659c00dc5d3b0fbdb2ba5b'
 ensure_fresh(globals())

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from ..core.kernel import chance
-from ..core.kernel.zones import pile_draw, pile_push
+from ..core.kernel.zones import pile_draw, pile_new_deck, pile_push
 from . import consts as C
 
 
@@ -320,14 +320,21 @@ def gain_card(st, T, h, c):
 
 
 @njit(**JIT)
-def begin_turn(st, T, h):
-    st.turn = h
+def clear_turn(st):
+    """A turn's flags as it starts: nobody killed, no move, Sprint or Shadow
+    yet, no card waiting for a target."""
     st.turn_dead = 0
     st.moved = 0
     st.sprinted = 0
     st.shadow = 0
     st.pend_card = -1
     st.pend_target = -1
+
+
+@njit(**JIT)
+def begin_turn(st, T, h):
+    st.turn = h
+    clear_turn(st)
     if st.poison[h] > 0:
         d = st.poison_dmg[h]
         st.hp[h] = st.hp[h] - d if st.hp[h] - d >= 1 else 1
@@ -416,17 +423,26 @@ def prep_hero(st, h):
 
 
 @njit(**JIT)
-def start_combat(st, T, kind, a, b, f, sq, mob, init_a):
+def set_combat(st, kind, a, b, f, sq, mob, mhp, init_a):
+    """Write the combat record: opponent kind, attacker and defender, the
+    square's floor and index, a summoned monster and its health, initiative;
+    no winner yet, round 0."""
     st.cb_kind = kind
     st.cb_a = a
     st.cb_b = b
     st.cb_f = f
     st.cb_sq = sq
     st.cb_mob = mob
-    st.cb_mhp = T.mob_stats[mob, 2] if kind == C.OPP_SUMMON else 0
+    st.cb_mhp = mhp
     st.cb_init_a = init_a
     st.cb_win = 0
     st.cb_round = 0
+
+
+@njit(**JIT)
+def start_combat(st, T, kind, a, b, f, sq, mob, init_a):
+    mhp = T.mob_stats[mob, 2] if kind == C.OPP_SUMMON else 0
+    set_combat(st, kind, a, b, f, sq, mob, mhp, init_a)
     prep_hero(st, a)
     if kind == C.OPP_HERO:
         prep_hero(st, b)
@@ -821,14 +837,9 @@ def reset_row(st, T):
     st.round = 0
     st.winner = -1
     st.turn = -1
-    st.turn_dead = 0
+    clear_turn(st)
     st.resume_ph = C.PH_MAIN
     st.roll = 0
-    st.moved = 0
-    st.sprinted = 0
-    st.shadow = 0
-    st.pend_card = -1
-    st.pend_target = -1
     for h in range(C.MAX_P):
         for s in range(C.NSTAT):
             st.base[h, s] = 0
@@ -882,27 +893,15 @@ def reset_row(st, T):
     st.item_deck_n = C.NITEM
     st.item_disc_n = 0
     chance.shuffle(st, st.item_deck, st.item_deck_n)
-    for i in range(C.DECK_MAX):
-        st.card_deck[i] = T.deck_cards[i] if i < T.deck_size else -1
-        st.card_disc[i] = -1
-    st.card_deck_n = T.deck_size
-    st.card_disc_n = 0
-    chance.shuffle(st, st.card_deck, st.card_deck_n)
+    st.card_deck_n, st.card_disc_n = pile_new_deck(
+        st, st.card_deck, st.card_disc, T.deck_cards, T.deck_size
+    )
     for k in range(C.OFFER_MAX):
         st.offer[k] = -1
     st.offer_n = 0
     st.offer_kind = C.OF_NONE
     st.offer_seat = -1
-    st.cb_kind = C.OPP_NONE
-    st.cb_a = -1
-    st.cb_b = -1
-    st.cb_f = 0
-    st.cb_sq = -1
-    st.cb_mob = 0
-    st.cb_mhp = 0
-    st.cb_init_a = 1
-    st.cb_win = 0
-    st.cb_round = 0
+    set_combat(st, C.OPP_NONE, -1, -1, 0, -1, 0, 0, 1)  # no combat
     st.loot_killer = -1
     st.loot_victim = -1
     st.loot_left = 0
@@ -928,6 +927,22 @@ def rebal_moved(st, h):
         if d > 0:
             m += d
     return m
+
+
+@njit(**JIT_INLINE)
+def mark_playable(st, T, h, out, combat):
+    """Mark the card types hero h holds and may play now: in its combat
+    window (``combat``) or on its own turn."""
+    left = st.hand_n[h]  # cards still to find in the hand
+    for c in range(T.n_cards):
+        if left <= 0:
+            break
+        k = st.hand[h, c]
+        if k > 0:
+            left -= k
+            ok = card_ok_combat(st, T, h, c) if combat else card_ok_turn(st, T, h, c)
+            if ok:
+                out[C.A_PLAY0 + c] = 1
 
 
 @njit(**JIT)
@@ -972,15 +987,7 @@ def legal_mask(st, T, out):
                         out[base + k - 1] = 1
         else:
             out[C.A_END] = 1
-        left = st.hand_n[h]  # cards still to find in the hand
-        for c in range(T.n_cards):
-            if left <= 0:
-                break
-            k = st.hand[h, c]
-            if k > 0:
-                left -= k
-                if card_ok_turn(st, T, h, c):
-                    out[C.A_PLAY0 + c] = 1
+        mark_playable(st, T, h, out, False)
     elif ph == C.PH_TARGET:
         e = T.card_effect[st.pend_card]
         for t in range(st.num_players):
@@ -1012,15 +1019,7 @@ def legal_mask(st, T, out):
         out[C.A_DECLINE] = 1
     elif ph == C.PH_COMBAT:
         out[C.A_FIGHT] = 1
-        left = st.hand_n[h]
-        for c in range(T.n_cards):
-            if left <= 0:
-                break
-            k = st.hand[h, c]
-            if k > 0:
-                left -= k
-                if card_ok_combat(st, T, h, c):
-                    out[C.A_PLAY0 + c] = 1
+        mark_playable(st, T, h, out, True)
     elif ph == C.PH_LOOT:
         v = st.loot_victim
         for sl in range(C.NSLOT):
@@ -1129,18 +1128,14 @@ def apply_action(st, T, a):
         else:
             discard_item(st, set_slot(st, T, t, sl, -1))
         resume(st, T)
-    elif ph == C.PH_SHOP:
+    elif ph == C.PH_SHOP or ph == C.PH_ARMORY:
         if a == C.A_LEAVE:
             close_offer(st)
             resume(st, T)
-        else:
+        elif ph == C.PH_SHOP:
             c = take_offer(st, a - C.A_BUY0)
             st.gold[h] -= T.card_price
             gain_card(st, T, h, c)
-    elif ph == C.PH_ARMORY:
-        if a == C.A_LEAVE:
-            close_offer(st)
-            resume(st, T)
         else:
             it = take_offer(st, a - C.A_BUY0)
             st.gold[h] -= T.item_price[T.item_tier[it]]

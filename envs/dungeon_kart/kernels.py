@@ -635,5 +635,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'a755a34a68ee19e5d658f0e236ae5342282e7ee2f54c78527ced82f4698ef7aa'
+SOURCE_DIGEST = '9cd4ec10ee02972fcbdc8fbd8fc021d2a123d4e7b6579ab450b8b1045c7b6e31'
 ensure_fresh(globals())

@@ -100,10 +100,7 @@ def crash(st, p):
     Racer's own turn its movement ends and it may not cast or use powers."""
     st.speed[p] = 1
     st.crashed[p] = 1
-    if p == st.cur and st.phase == C.PH_MOVE:
-        st.move_over = 1
-        st.no_cast = 1
-        st.ended_ok = 0
+    end_own_move(st, p)
 
 
 @njit(**JIT)
@@ -111,6 +108,13 @@ def spin_out(st, p):
     """Spin Out (DK-122..124): speed to setting 2 but never raised (DK-A17)."""
     if st.speed[p] > 2:
         st.speed[p] = 2
+    end_own_move(st, p)
+
+
+@njit(**JIT)
+def end_own_move(st, p):
+    """A Crash or Spin Out on the Racer's own movement ends it: no more
+    movement, no spell or power this turn."""
     if p == st.cur and st.phase == C.PH_MOVE:
         st.move_over = 1
         st.no_cast = 1
@@ -758,6 +762,16 @@ def rel_seat(st, p, k):
 
 
 @njit(**JIT)
+def racing_target(st, p, k):
+    """The seat ``k`` places after ``p`` (``k`` from 1 to players - 1) when it
+    is still racing, else -1: who a targeted spell or power may name."""
+    if k < 1 or k >= st.num_players:
+        return -1
+    t = rel_seat(st, p, k)
+    return -1 if st.finished[t] else t
+
+
+@njit(**JIT)
 def ahead_free(st, T, s, d):
     """The hex across side ``d`` of seat ``s``'s hex can take a new token."""
     c = st.pos[s]
@@ -782,10 +796,8 @@ def spell_ok(st, T, p, k, timing):
         return False
     e = T.sp_effect[kind]
     if T.sp_target[kind]:
-        if k < 1 or k >= st.num_players:
-            return False
-        t = rel_seat(st, p, k)
-        if st.finished[t]:
+        t = racing_target(st, p, k)
+        if t < 0:
             return False
         if e == C.SP_ZOMBIE:
             return ahead_free(st, T, t, st.facing[t]) >= 0
@@ -848,10 +860,8 @@ def power_ok(st, T, p, w, k):
     e = T.pw_effect[st.racer[p], w]
     a = T.pw_amount[st.racer[p], w]
     if e == C.PW_SPIN_NEAR or e == C.PW_STEAL:
-        if k < 1 or k >= st.num_players:
-            return False
-        t = rel_seat(st, p, k)
-        if st.finished[t]:
+        t = racing_target(st, p, k)
+        if t < 0:
             return False
         if e == C.PW_SPIN_NEAR:
             return cell_distance(st.pos[t], st.pos[p]) <= a
@@ -1356,38 +1366,13 @@ def legal_row(st, T, mask):
                     ok = mp - bcost >= exit_cost(st, T, p)  # DK-111
                 if ok:
                     bumped = st.bumped | (1 << o)
-                    if blk:  # o stays: leave the hex after
-                        ok = can_clear(
-                            st,
-                            T,
-                            p,
-                            c,
-                            f,
-                            mp - bcost,
-                            st.turn_used,
-                            st.extra_turns,
-                            st.drift_used,
-                            st.extra_drifts,
-                            st.brake_used,
-                            bumped,
-                        )
-                    elif st.tok[nb] == C.K_BOOST or st.tok[nb] == C.K_BOMB:
+                    if not blk and (st.tok[nb] == C.K_BOOST or st.tok[nb] == C.K_BOMB):
                         ok = others == 1  # o may travel on / the blast ends the turn
-                    else:
-                        st.pos[o] = nb
-                        ok = can_clear(
-                            st,
-                            T,
-                            p,
-                            c,
-                            f,
-                            mp - bcost,
-                            st.turn_used,
-                            st.extra_turns,
-                            st.drift_used,
-                            st.extra_drifts,
-                            st.brake_used,
-                            bumped,
+                    else:  # o stays (blocked: leave the hex after) or is pushed to nb
+                        if not blk:
+                            st.pos[o] = nb
+                        ok = clear_after(
+                            st, T, p, c, f, mp - bcost, st.extra_turns, st.extra_drifts, bumped
                         )
                         st.pos[o] = c
                 if ok:

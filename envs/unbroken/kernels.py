@@ -637,5 +637,5 @@ SOURCE_MODULES = (
 )
 #: SHA-256 of the template and of those modules' contents: on import, a
 #: mismatch regenerates this file (numba then compiles it again)
-SOURCE_DIGEST = 'b32a62cd6480d58579405fde2413566f1173a31be98e810b047f7798de866bc5'
+SOURCE_DIGEST = '7293c22a50e9c108c18ba148b8a2056c56681f586b2933d4c67efcfde0081e7a'
 ensure_fresh(globals())

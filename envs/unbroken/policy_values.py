@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernel.jit import JIT, njit
+from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from . import consts as C
 from .rules import (
     add_attack_surcharges,
@@ -38,6 +38,21 @@ SCOUT_L4 = False
 SCOUT_L3 = True
 TAU = 1.5  # opportunity value of one Time unit in the Travel Phase
 USE_COST = 0.8  # value of one character Ability Use
+
+# a passive Skill's worth per point of its modifier (NaN: a flat worth)
+PASSIVE_PER_POINT = np.full(C.NMOD, np.nan)
+for _mod, _worth in (
+    (C.PM_WOUND_REDUCE, 6.0),
+    (C.PM_WEAPON_POWER, 5.0),
+    (C.PM_BREAK_POWER, 2.5),
+    (C.PM_REST_BONUS, 3.0),
+    (C.PM_FOOD_REQ, -4.0),
+    (C.PM_REVEAL, 3.0),
+    (C.PM_TRICK_DISCOUNT, 2.5),
+    (C.PM_TIME_START, 1.5),
+    (C.PM_MONSTER_ROLL, -3.0),
+):
+    PASSIVE_PER_POINT[_mod] = _worth
 
 
 # ---------------------------------------------------------------------------
@@ -68,6 +83,15 @@ def weapon_quality(st, T, w):
 
 
 @njit(**JIT)
+def path_score(st, T, w, wood, metal):
+    """How good a weapon path ending at ``w`` that costs ``wood`` and
+    ``metal`` is (lower is better): the weapon's quality plus the materials
+    still missing."""
+    short = max(0, wood - st.res[C.R_WOOD]) + max(0, metal - st.res[C.R_METAL])
+    return weapon_quality(st, T, w) + 3.0 * short
+
+
+@njit(**JIT)
 def material_need(st, T):
     """(wood, metal) still needed along the best weapon path from here."""
     w = weapon(st)
@@ -90,15 +114,13 @@ def material_need(st, T):
             cands += 1
             tw = cw + upg_cost(T, w1, j2, C.R_WOOD)
             tm = cm + upg_cost(T, w1, j2, C.R_METAL)
-            short = max(0, tw - st.res[C.R_WOOD]) + max(0, tm - st.res[C.R_METAL])
-            sc = weapon_quality(st, T, w2) + 3.0 * short
+            sc = path_score(st, T, w2, tw, tm)
             if sc < best:
                 best = sc
                 bw = tw
                 bm = tm
         if cands == 0:
-            short = max(0, cw - st.res[C.R_WOOD]) + max(0, cm - st.res[C.R_METAL])
-            sc = weapon_quality(st, T, w1) + 3.0 * short
+            sc = path_score(st, T, w1, cw, cm)
             if sc < best:
                 best = sc
                 bw = cw
@@ -421,20 +443,34 @@ def cost_value(cost, vals):
     return v
 
 
+@njit(**JIT_INLINE)
+def op_count(T, ab):
+    """How many ops ability ``ab`` has (they end at the first ``OP_NONE``)."""
+    for i in range(C.MAXOPS):
+        if T.ab_ops[ab, i, 0] == C.OP_NONE:
+            return i
+    return C.MAXOPS
+
+
+@njit(**JIT_INLINE)
+def gain_value(st, T, ab, i, vals):
+    """Worth of op ``i`` of ability ``ab``, a Gain (per Level when flagged),
+    as much as fits under the resource's bar, at the values ``vals``."""
+    a = T.ab_ops[ab, i, 1]
+    n = T.ab_ops[ab, i, 2] * (st.level if T.ab_ops[ab, i, 3] == 1 else 1)
+    n = min(n, T.bars[a] - st.res[a])
+    return n * vals[a]
+
+
 @njit(**JIT)
 def travel_ability_value(st, T, ab, vals):
     """Value of a Travel/General action ability used in the Preparation Step."""
     s = 0.0
-    for i in range(C.MAXOPS):
+    for i in range(op_count(T, ab)):
         code = T.ab_ops[ab, i, 0]
-        a = T.ab_ops[ab, i, 1]
         b = T.ab_ops[ab, i, 2]
-        if code == C.OP_NONE:
-            break
         if code == C.OP_GAIN:
-            n = b * (st.level if T.ab_ops[ab, i, 3] == 1 else 1)
-            n = min(n, T.bars[a] - st.res[a])
-            s += n * vals[a]
+            s += gain_value(st, T, ab, i, vals)
         elif code == C.OP_GAIN_TIME:
             s += TAU * min(b, T.time_track - st.time)
         elif code == C.OP_REVEAL:
@@ -454,16 +490,12 @@ def response_value(st, T, ab, vals):
     """Value of using an optional Response now."""
     s = 0.0
     m = st.monster
-    for i in range(C.MAXOPS):
+    for i in range(op_count(T, ab)):
         code = T.ab_ops[ab, i, 0]
         a = T.ab_ops[ab, i, 1]
         b = T.ab_ops[ab, i, 2]
-        if code == C.OP_NONE:
-            break
         if code == C.OP_GAIN:
-            n = b * (st.level if T.ab_ops[ab, i, 3] == 1 else 1)
-            n = min(n, T.bars[a] - st.res[a])
-            s += n * vals[a]
+            s += gain_value(st, T, ab, i, vals)
         elif code == C.OP_GAIN_TIME:
             if st.level < 4:
                 s += TAU * b
@@ -520,35 +552,18 @@ def skill_value(st, T, ab):
     if k == C.K_PASSIVE:
         mod = T.ab_pmod[ab]
         n = T.ab_pn[ab]
-        if mod == C.PM_WOUND_REDUCE:
-            return 6.0 * n
-        if mod == C.PM_WEAPON_POWER:
-            return 5.0 * n
-        if mod == C.PM_BREAK_POWER:
-            return 2.5 * n
-        if mod == C.PM_REST_BONUS:
-            return 3.0 * n
-        if mod == C.PM_FOOD_REQ:
-            return -4.0 * n
-        if mod == C.PM_REVEAL:
-            return 3.0 * n
-        if mod == C.PM_TRICK_DISCOUNT:
-            return 2.5 * n
-        if mod == C.PM_TIME_START:
-            return 1.5 * n
-        if mod == C.PM_MONSTER_ROLL:
-            return -3.0 * n
+        per_point = PASSIVE_PER_POINT[mod]
+        if not np.isnan(per_point):
+            return per_point * n
         if mod == C.PM_IGNORE:
             return 2.0
         return 1.0
     # responses and actions: rough value of the ops per use
     s = 0.0
-    for i in range(C.MAXOPS):
+    for i in range(op_count(T, ab)):
         code = T.ab_ops[ab, i, 0]
         a = T.ab_ops[ab, i, 1]
         b = T.ab_ops[ab, i, 2]
-        if code == C.OP_NONE:
-            break
         if code == C.OP_GAIN:
             s += b * (2.5 if T.ab_ops[ab, i, 3] == 1 else 1.0) * VAL[a]
         elif code == C.OP_DAMAGE:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.kernel.jit import JIT, JIT_INLINE, njit
 from ..core.kernel import chance
-from ..core.kernel.zones import pile_draw, pile_push
+from ..core.kernel.zones import pile_draw, pile_new_deck, pile_push
 from . import consts as C
 from .state import NAB_MAX
 
@@ -126,6 +126,13 @@ def time_paid_in_small(st):
 def can_pay(st, cost, extra_s):
     """Can the player pay ``cost`` (a 9-vector incl. Time) plus ``extra_s``
     Small Effort now?"""
+    return can_pay_from(st, cost, extra_s, C.R_CUN)
+
+
+@njit(**JIT_INLINE)
+def can_pay_from(st, cost, extra_s, first):
+    """``can_pay`` with the resources from index ``first`` on (Effort and
+    Time always): the ones before are checked by the caller."""
     ns = cost[C.R_S] + extra_s
     t = cost[C.R_TIME]
     if t > 0:
@@ -133,7 +140,7 @@ def can_pay(st, cost, extra_s):
             ns += t
         elif st.time < t:
             return False
-    for r in range(C.R_CUN, C.NRES):
+    for r in range(first, C.NRES):
         if st.res[r] < cost[r]:
             return False
     return effort_ok(st.res[C.R_S], st.res[C.R_M], st.res[C.R_L], ns, cost[C.R_M], cost[C.R_L])
@@ -630,19 +637,8 @@ def trick_cost_ok(st, T):
     disc = pmod_sum(st, T, C.PM_TRICK_DISCOUNT)
     if st.res[C.R_CUN] < max(0, T.m_trick[m, C.R_CUN] - disc):
         return False
-    # compare the rest with a Cunning-free copy of the cost
-    s = T.m_trick[m]
-    ns = s[C.R_S]
-    t = s[C.R_TIME]
-    if t > 0:
-        if time_paid_in_small(st):
-            ns += t
-        elif st.time < t:
-            return False
-    for r in range(C.R_FOOD, C.NRES):
-        if st.res[r] < s[r]:
-            return False
-    return effort_ok(st.res[C.R_S], st.res[C.R_M], st.res[C.R_L], ns, s[C.R_M], s[C.R_L])
+    # the rest of the cost, Cunning left out
+    return can_pay_from(st, T.m_trick[m], 0, C.R_FOOD)
 
 
 @njit(**JIT)
@@ -731,6 +727,14 @@ def end_level(st, T):
             st.cond_tokens[c] = 0
     st.level += 1
     st.uses = st.level
+    st.combat = 0
+    st.in_battle = 0
+    clear_encounter(st)
+
+
+@njit(**JIT)
+def clear_encounter(st):
+    """No monster and nothing of a fight with one (a Level's start)."""
     st.monster = -1
     st.m_revealed = 0
     st.m_armor = 0
@@ -738,11 +742,28 @@ def end_level(st, T):
     st.m_health = 0
     st.m_health_max = 0
     st.defend = 0
-    st.combat = 0
-    st.in_battle = 0
     st.ambushed = 0
     st.tricked = 0
     st.round = 0
+
+
+@njit(**JIT)
+def start_player_turn(st):
+    """The player's turn in a battle round starts with no lost turn, no
+    Evade and no extra attack."""
+    st.lose_turn = 0
+    st.evade = 0
+    st.extra_attack = 0
+
+
+@njit(**JIT)
+def turn_end(st, other):
+    """The end of one side's turn: the round ends after both sides' turns,
+    else the ``other`` side's turn comes."""
+    if st.first_done == 1:
+        return C.S_ROUND_END
+    st.first_done = 1
+    return other
 
 
 BATTLE_STAGES = (
@@ -864,9 +885,7 @@ def run_stage(st, T, stage):
             return C.S_MONSTER_TURN
         return C.S_PLAYER_TURN
     if stage == C.S_PLAYER_TURN:
-        st.lose_turn = 0
-        st.evade = 0
-        st.extra_attack = 0
+        start_player_turn(st)
         return fire(st, T, C.T_TURN_START, C.S_TURN_CHECK)
     if stage == C.S_TURN_CHECK:
         if st.lose_turn == 1:
@@ -887,10 +906,7 @@ def run_stage(st, T, stage):
                 return C.S_WAIT
         return C.S_PLAYER_TURN_END
     if stage == C.S_PLAYER_TURN_END:
-        if st.first_done == 1:
-            return C.S_ROUND_END
-        st.first_done = 1
-        return C.S_MONSTER_TURN
+        return turn_end(st, C.S_MONSTER_TURN)
     if stage == C.S_MONSTER_TURN:
         st.roll = max(1, min(6, roll_die(st) + pmod_sum(st, T, C.PM_MONSTER_ROLL)))
         return fire(st, T, C.T_MONSTER_ROLL, C.S_APPLY_ROLL)
@@ -910,10 +926,7 @@ def run_stage(st, T, stage):
         apply_face(st, T)
         return C.S_MONSTER_TURN_END
     if stage == C.S_MONSTER_TURN_END:
-        if st.first_done == 1:
-            return C.S_ROUND_END
-        st.first_done = 1
-        return C.S_PLAYER_TURN
+        return turn_end(st, C.S_PLAYER_TURN)
     if stage == C.S_ROUND_END:
         return fire(st, T, C.T_ROUND_END, C.S_ROUND_START)
     if stage == C.S_VICTORY:
@@ -1372,14 +1385,9 @@ def reset_row(st, T):
     st.wstack_n = 1
     st.waside_n = 0
     st.waside_rounds = 0
-    for i in range(C.DECK_CAP):
-        st.enc_deck[i] = -1
-        st.enc_disc[i] = -1
-    for i in range(T.deck_size):
-        st.enc_deck[i] = T.deck_cards[i]
-    st.enc_deck_n = T.deck_size
-    st.enc_disc_n = 0
-    chance.shuffle(st, st.enc_deck, st.enc_deck_n)
+    st.enc_deck_n, st.enc_disc_n = pile_new_deck(
+        st, st.enc_deck, st.enc_disc, T.deck_cards, T.deck_size
+    )
     for i in range(C.MAX_REVEAL):
         st.revealed[i] = -1
     st.revealed_n = 0
@@ -1402,20 +1410,9 @@ def reset_row(st, T):
         st.cond[c] = 0
         st.cond_tokens[c] = 0
         st.cond_rounds[c] = 0
-    st.evade = 0
-    st.monster = -1
-    st.m_revealed = 0
-    st.m_armor = 0
-    st.m_armor_max = 0
-    st.m_health = 0
-    st.m_health_max = 0
-    st.defend = 0
-    st.ambushed = 0
-    st.tricked = 0
-    st.round = 0
+    clear_encounter(st)
+    start_player_turn(st)
     st.first_done = 0
-    st.lose_turn = 0
-    st.extra_attack = 0
     st.pend_atk = -1
     st.pend_power = 0
     st.pend_armor0 = 0

@@ -76,3 +76,16 @@ def pile_draw(st, deck, deck_n, discard, discard_n):
         deck_n, discard_n = pile_refill(st, deck, deck_n, discard, discard_n)
     c, deck_n = pile_pop(deck, deck_n)
     return c, deck_n, discard_n
+
+
+@njit(**JIT)
+def pile_new_deck(st, deck, discard, cards, n):
+    """Start a game's deck: the first ``n`` of ``cards`` shuffled with
+    ``chance.shuffle`` on the record ``st``, the rest of ``deck`` and the
+    whole ``discard`` pile empty (-1). Returns (deck count, discard count)."""
+    for i in range(deck.shape[0]):
+        deck[i] = cards[i] if i < n else -1
+    for i in range(discard.shape[0]):
+        discard[i] = -1
+    chance.shuffle(st, deck, n)
+    return n, 0
