@@ -4,17 +4,21 @@ kernels (``kernels.py``); everything hot is the engine's."""
 from __future__ import annotations
 
 from ...encoders import dcc_unstoppable as enc
+from ..core.kernel.freshness import load_kernels
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.options import ConfigOption, config_option, reset_with_config
 from ..core.spec import GameSpec, game_spec, one_team  # one_team: the crawlers' team
 from ..core.summary import field_summary
 from . import consts as C
-from . import kernels, rules, state
+from . import rules, state
 from .config import check_sheet_option, make_config
 from .content import default_content, load_content
 from .game import GAME
 from .progression import max_score_reward
 from .state import STATE_DTYPE
+
+#: the engine's loops over this game's rules (generated: written on first use)
+kernels = load_kernels(GAME.name)
 
 MAX_EPISODE_STEPS = 3000
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them

@@ -5,13 +5,17 @@ the batch kernels themselves accept a different size per row."""
 from __future__ import annotations
 
 from ...encoders import dungeon_crawler as enc
+from ..core.kernel.freshness import load_kernels
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE
+
+#: the engine's loops over this game's rules (generated: written on first use)
+kernels = load_kernels(GAME.name)
 
 MAX_EPISODE_STEPS = 5000
 #: the modules whose code is the game: a snapshot or saved model refuses any change to them

@@ -7,14 +7,18 @@ import numpy as np
 
 from ...encoders import dungeon_kart as enc
 from ..core.errors import ContentError
+from ..core.kernel.freshness import load_kernels
 from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import rules, state
 from .content import load_content
 from .game import GAME
 from .state import STATE_DTYPE
+
+#: the engine's loops over this game's rules (generated: written on first use)
+kernels = load_kernels(GAME.name)
 
 MAX_EPISODE_STEPS = 10_000
 DRAFTS = ("pick", "random")

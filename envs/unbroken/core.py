@@ -6,13 +6,17 @@ import numpy as np
 
 from ...encoders import unbroken as enc
 from ..core.errors import ContentError
+from ..core.kernel.freshness import load_kernels
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import rules, state
 from .content import load_content
 from .game import GAME
 from .state import NAB_MAX, STATE_DTYPE
+
+#: the engine's loops over this game's rules (generated: written on first use)
+kernels = load_kernels(GAME.name)
 
 CHARACTERS = ("sneak", "sage", "hunter", "brawler")
 REWARDS = ("win_loss", "score")
