@@ -344,15 +344,13 @@ def write(games=GAME_PACKAGES) -> list[str]:
     the template's output or is missing; every source is generated before
     any file is written, so a generator error leaves the files as they
     were. Returns the files written."""
-    from .freshness import _write_atomic
-
     with sources.suspended():
         out = {g: source(g) for g in games}
     written = []
     for g, src in out.items():
         p = kernel_path(g)
         if not p.exists() or p.read_text() != src:
-            _write_atomic(str(p), src)
+            sources.write_atomic(str(p), src)
             written.append(str(p))
     return written
 

@@ -58,7 +58,6 @@ import hashlib
 import importlib
 import importlib.util
 import os
-import stat
 import sys
 import tempfile
 import types
@@ -74,6 +73,7 @@ from .sources import (
     source_modules,
     suspended,
 )
+from .sources import write_atomic as _write_atomic
 
 #: the module set and its digest live in :mod:`.sources`; named here too
 __all__ = [
@@ -190,30 +190,6 @@ def ensure_fresh(g: dict) -> None:
         exec(compile(src, target, "exec"), g)
     finally:
         g.pop("_REGENERATING_", None)
-
-
-def _write_atomic(path: str, text: str) -> None:
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            if f.read() == text:  # another process got there first
-                return
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        except OSError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def fallback_dir() -> str:
