@@ -20,8 +20,9 @@ the tool
    one is recorded, with whether it is *named for the rule* (the coverage
    table cites it for that rule id; a random-play soak or a golden hash
    never counts);
-4. restores the copy (the mutated file and the regenerated kernels, checked
-   byte for byte against what they were).
+4. restores the copy (the mutated file, checked byte for byte against what
+   it was; the regenerated kernels are removed: they are not checked in,
+   and the next run writes them again).
 
 Inside the copy, ``dungeonrl`` is imported from the copy: its
 ``dungeonrl/`` folder gets links to the package folders (the installed
@@ -428,8 +429,8 @@ def run_mutant(
 ) -> dict:
     """Apply ``m`` to the copy, run, restore; the result row."""
     path = cp.root / m.file
-    kernels = cp.root / "envs" / m.game / "kernels.py"
-    keep = {p: p.read_bytes() for p in (path, kernels)}
+    kernels = cp.root / "envs" / m.game / "kernels.py"  # generated, never kept
+    keep = {path: path.read_bytes()}
     before = {p: digest(p) for p in keep}
     mutated = check_applies(m, cp.root)
     cache = cp.base / f"numba-{m.id}"
@@ -439,6 +440,7 @@ def run_mutant(
     finally:
         for p, data in keep.items():
             p.write_bytes(data)
+        kernels.unlink(missing_ok=True)
         shutil.rmtree(cache, ignore_errors=True)
     for p, d in before.items():
         if digest(p) != d:

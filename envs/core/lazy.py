@@ -6,7 +6,9 @@ of the game's own modules (``consts``, ``state``, or its encoder, which
 imports ``consts``) does not pull in the core, the generated kernels and the
 content: no import cycle through the encoder, and no work for a package that
 is only looked at. ``SPEC`` is ``make_spec()`` of the game's ``core``,
-built on first read.
+built on first read; ``kernels`` is the game's generated kernel module
+(``from dungeonrl.envs.<game> import kernels``), written on first read if
+it is missing (:func:`.kernel.freshness.load_kernels`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ def lazy_exports(package: str, names: dict) -> Callable[[str], object]:
     def __getattr__(name: str):
         if name == "SPEC":
             value = importlib.import_module(".core", package).make_spec()
+        elif name == "kernels":  # generated, written on first use (not in __all__)
+            from .kernel.freshness import load_kernels
+
+            value = load_kernels(package.rpartition(".")[2])
         elif name in names:
             value = getattr(importlib.import_module(names[name], package), name)
         else:

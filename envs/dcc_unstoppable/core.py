@@ -10,7 +10,7 @@ from ..core.options import ConfigResetOptions
 from ..core.spec import GameSpec, game_spec, one_team  # one_team: the crawlers' team
 from ..core.summary import field_summary
 from . import consts as C
-from . import kernels, rules, state
+from . import kernels, rules, state  # kernels: generated, written on first use
 from .config import check_sheet_option, game_options, make_config
 from .content import default_content, load_content
 from .progression import max_score_reward

@@ -9,7 +9,7 @@ from ..catalog import entry
 from ..core.kernel_core import KernelCore, int_arg
 from ..core.spec import game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import kernels, rules, state  # kernels: generated, written on first use
 from .content import load_content
 from .state import STATE_DTYPE
 

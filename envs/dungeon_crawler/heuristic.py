@@ -13,6 +13,7 @@ import numpy as np
 from ..core.kernel.rng import rng_seed
 from ..core.scripted import HeuristicAgent, scripted_advance  # noqa: F401  (re-exported)
 from . import consts as C
+from . import kernels  # noqa: F401  (generated on first use: lazy.game_exports)
 from .kernels import (
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
 )

@@ -12,7 +12,7 @@ from ..core.kernel.header import O_ILLEGAL, O_PLAYING, O_TRUNCATED
 from ..core.kernel_core import KernelCore, choice_arg, int_arg
 from ..core.spec import GameSpec, game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import kernels, rules, state  # kernels: generated, written on first use
 from .content import load_content
 from .state import STATE_DTYPE
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..core.hooks import GameHooks, players_option
 from ..core.kernel.header import O_TRUNCATED
 from ..core.scripted import HeuristicAgent, scripted_advance
+from . import kernels  # noqa: F401  (generated on first use: lazy.game_exports)
 from .kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as SCRIPTED_HEURISTIC,
 )

@@ -10,7 +10,7 @@ from ..core.errors import ContentError
 from ..core.kernel_core import KernelCore, choice_arg
 from ..core.spec import game_spec
 from . import consts as C
-from . import kernels, rules, state
+from . import kernels, rules, state  # kernels: generated, written on first use
 from .content import load_content
 from .state import NAB_MAX, STATE_DTYPE
 

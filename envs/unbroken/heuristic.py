@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kernel.rng import rng_seed
+from . import kernels  # noqa: F401  (generated on first use: lazy.game_exports)
 from .kernels import (  # noqa: F401  (re-exported)
     SCRIPTED_POLICY as POLICY_HEURISTIC,
 )

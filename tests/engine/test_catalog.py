@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_game_package_follows_the_conventions(name):
     assert callable(getattr(pkg, "make_core", None) or pkg.SPEC.make_core)
     assert pkg.SPEC.env_id in gymnasium.registry, f"{name}: not registered with Gymnasium"
     assert codegen.facts_of(name).game == name
-    assert codegen.kernel_path(name).exists(), f"envs/{name}/kernels.py missing"
+    assert codegen.kernel_path(name) == Path(pkg.__file__).parent / "kernels.py"
+    assert codegen.module_name(name) == f"{catalog.package(name)}.kernels"
     content = importlib.import_module(f"{catalog.package(name)}.content")
     assert os.path.isdir(content.DATA_DIR)
     for f in content.FILES:

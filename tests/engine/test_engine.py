@@ -4,7 +4,7 @@ header and the chance module behave as documented."""
 import numpy as np
 import pytest
 
-from dungeonrl.envs.core.kernel import chance, codegen
+from dungeonrl.envs.core.kernel import chance, codegen, freshness
 from dungeonrl.envs.core.kernel.header import HEADER_NAMES, O_GAME, state_dtype
 from dungeonrl.envs.core.kernel.rng import rng_seed
 
@@ -15,15 +15,16 @@ ALL = list(codegen.GAME_PACKAGES) + [
 
 
 @pytest.mark.parametrize("game", ALL)
-def test_generated_kernels_match_the_template(game):
-    """The checked-in kernels.py of every game is exactly what the template
-    generates, its source digest included: editing the template, the rules,
-    the encoder, the policy or a helper they import makes it stale (then run
-    ``python -m dungeonrl.envs.core.kernel.codegen``)."""
+def test_the_loaded_kernels_are_what_the_template_generates(game):
+    """The kernel module a core gets (``load_kernels``: written on first use,
+    regenerated on import once stale) is exactly what the template generates
+    now, its source digest included, and sits where the generator writes it
+    (a stable path: numba's disk cache is kept beside it)."""
+    k = freshness.load_kernels(game)
     path = codegen.kernel_path(game)
-    assert path.read_text() == codegen.generate(codegen.facts_of(game)), (
-        f"{path} is stale: regenerate with python -m dungeonrl.envs.core.kernel.codegen"
-    )
+    assert k.__file__ == str(path) and k.KERNEL_KEY == game
+    assert codegen.stale([game]) == []
+    assert path.read_text() == codegen.source(game)
 
 
 def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
@@ -32,11 +33,14 @@ def test_codegen_check_names_a_stale_file(tmp_path, monkeypatch):
     assert "def step_autoreset(" in src and "def random_rollout(" in src
     assert ("import policy_row" in src) == facts.has_policy
     fake = tmp_path / "kernels.py"
-    fake.write_text(src + "\n# edited by hand\n")
     monkeypatch.setattr(codegen, "kernel_path", lambda g: fake)
+    assert codegen.stale(["unbroken"]) == []  # not written yet: written on first use
+    assert codegen.main(["--check", "unbroken"]) == 0 and not fake.exists()
+    fake.write_text(src + "\n# edited by hand\n")
     assert codegen.stale(["unbroken"]) == ["unbroken"]
-    fake.write_text(src)
-    assert codegen.stale(["unbroken"]) == []
+    assert codegen.main(["--check", "unbroken"]) == 1
+    assert codegen.write(["unbroken"]) == [str(fake)] and fake.read_text() == src
+    assert codegen.stale(["unbroken"]) == [] and codegen.write(["unbroken"]) == []
 
 
 def test_header_comes_first_and_game_fields_may_not_clash():

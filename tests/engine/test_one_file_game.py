@@ -130,7 +130,8 @@ class RaceTestHooks(TestHooks):
         return [("beyond the goal", r)]
 
     def batch_kernels(self):
-        from helpers import fixture_kernels as k
+        from dungeonrl.envs.core.kernel.freshness import load_kernels
+        k = load_kernels("helpers.fixture_game:KERNEL_FACTS")
         return [k.reset_batch, k.mask_batch, k.observe_batch, k.step_autoreset,
                 k.refresh_batch]
 

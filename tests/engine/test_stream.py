@@ -66,10 +66,10 @@ def test_only_big_batches_are_streamed():
 
 
 def test_the_games_that_stream_declare_it():
-    import importlib
+    from dungeonrl.envs.core.kernel.freshness import load_kernels
 
     kernels = {
-        g: importlib.import_module(f"dungeonrl.envs.{g}.kernels")
+        g: load_kernels(g)
         for g in ("unbroken", "dungeon_crawler", "dungeon_kart", "dcc_unstoppable")
     }
     assert {g for g, k in kernels.items() if k.STREAM_OBS} == {

@@ -37,6 +37,7 @@ import numpy as np
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
 from dungeonrl.envs.core.kernel.facts import KernelFacts
+from dungeonrl.envs.core.kernel.freshness import load_kernels
 from dungeonrl.envs.core.kernel.header import O_GAME, O_PLAYING, state_dtype
 from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel_core import KernelCore, int_arg
@@ -132,9 +133,8 @@ class RaceCore(KernelCore):
     state_dtype = STATE_DTYPE
 
     def __init__(self, max_steps: int = MAX_STEPS, auto_advance: bool = False):
-        from helpers import fixture_kernels  # generated; imports this module's rules
-
-        self.kernels = fixture_kernels
+        # generated (written on first use); imports this module's rules
+        self.kernels = load_kernels(f"{__name__}:KERNEL_FACTS")
         self.spec = SPEC
         self.TR = np.zeros(1, np.dtype([("unused", np.int8)]))
         self._configure(1, int_arg(max_steps, "max_steps", 1, MAX_STEPS), auto_advance, 0)

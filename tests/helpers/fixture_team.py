@@ -44,6 +44,7 @@ import numpy as np
 from dungeonrl.envs.core.kernel import chance
 from dungeonrl.envs.core.errors import CorruptStateError
 from dungeonrl.envs.core.kernel.facts import KernelFacts
+from dungeonrl.envs.core.kernel.freshness import load_kernels
 from dungeonrl.envs.core.kernel.header import O_GAME, O_PLAYING, state_dtype
 from dungeonrl.envs.core.kernel.jit import JIT, njit
 from dungeonrl.envs.core.kernel_core import KernelCore, int_arg
@@ -206,9 +207,8 @@ class RelayCore(KernelCore):
     def __init__(
         self, num_players: int = SEATS, max_steps: int = MAX_STEPS, auto_advance: bool = True
     ):
-        from helpers import fixture_team_kernels  # generated; imports this module's rules
-
-        self.kernels = fixture_team_kernels
+        # generated (written on first use); imports this module's rules
+        self.kernels = load_kernels(f"{__name__}:KERNEL_FACTS")
         self.spec = SPEC
         self.TR = np.zeros(1, np.dtype([("unused", np.int8)]))
         int_arg(num_players, "num_players", SEATS, SEATS)

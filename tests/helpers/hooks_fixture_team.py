@@ -164,7 +164,9 @@ class RelayHooks(GameHooks):
         return out
 
     def batch_kernels(self) -> list:
-        from helpers import fixture_team_kernels as k
+        from dungeonrl.envs.core.kernel.freshness import load_kernels
+
+        k = load_kernels("helpers.fixture_team:KERNEL_FACTS")
 
         return [k.reset_batch, k.mask_batch, k.observe_batch, k.step_autoreset, k.refresh_batch]
 

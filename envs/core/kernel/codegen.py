@@ -9,18 +9,28 @@ placeholder game :mod:`.template_game`), and :func:`generate` instantiates
 it for one game into an ordinary module, ``envs/<game>/kernels.py``, which
 imports that game's row functions by name (the template's docstring lists
 the kernels and the markers read here).
-The generated file is checked in (at import it only re-hashes its sources,
-a few milliseconds, see below; warm start stays a cache load) and
-``tests/engine/test_engine.py`` regenerates every game's file and fails if one
-differs, so the template stays the single source.
+The generated file is not checked in (``.gitignore``; the wheel leaves it
+out too): a game's core gets it from
+:func:`.freshness.load_kernels`, which writes it on first use when it is
+missing (beside the game's modules, or in a per-user cache folder for a
+read-only install), at a stable path, so numba's disk cache is reused by
+every later process; at import it only re-hashes its sources (a few
+milliseconds, see below), so a warm start stays a cache load. The template
+is the single source; ``tests/engine/test_template_module.py`` checks that
+what the generator writes is the template's text with only the marked parts
+replaced, and defines every name it uses.
 
-Regenerate after editing the template, a game's :class:`KernelFacts` (the
-``[kernel]`` table of its ``game.toml``), or anything compiled into the
-kernels (rules, encoder, policy, engine helpers)::
+Nothing needs running by hand: a missing module is written on first use,
+and a stale one (after an edit to the template, to a game's
+:class:`KernelFacts` -- the ``[kernel]`` table of its ``game.toml`` -- or to
+anything compiled into the kernels: rules, encoder, policy, engine helpers)
+regenerates itself on import. The command writes them ahead (or checks
+them)::
 
-    python -m dungeonrl.envs.core.kernel.codegen          # rewrite every game's kernels.py
+    python -m dungeonrl.envs.core.kernel.codegen          # write every game's kernels.py
                                                    # (and, in a checkout, the test fixtures')
-    python -m dungeonrl.envs.core.kernel.codegen --check  # exit 1 if any file is stale
+    python -m dungeonrl.envs.core.kernel.codegen --check  # generate all, write none; exit 1
+                                                   # if a file already written is stale
 
 Every generated module ends with its source digest (:mod:`.freshness`):
 ``SOURCE_MODULES``, the modules compiled into it (the ones it imports, the
@@ -36,9 +46,8 @@ import, a digest that no longer matches the sources regenerates the file in
 place (numba then compiles it again, and the numba caches of the listed
 modules are flushed so no callee runs its old code); a read-only file is
 regenerated into a per-user cache folder instead, with a warning; with
-``DUNGEONRL_STALE_KERNELS=error`` (set by the test suite) the import fails
-naming this command. A stale checked-in file is caught by
-``tests/engine/test_engine.py``, which compares each file, digest included.
+``DUNGEONRL_STALE_KERNELS=error`` nothing is written on import: a missing or
+stale module fails the import naming this command.
 """
 
 from __future__ import annotations
@@ -305,48 +314,62 @@ def facts_of(game: str) -> KernelFacts:
     return declared_facts(catalog.entry(game))
 
 
+def module_name(game: str) -> str:
+    """The import name of ``game``'s kernel module: ``dungeonrl.envs.<game>.kernels``,
+    or, for facts declared outside a game package, the module named by their
+    ``kernel_file`` in the package of their rules module."""
+    if ":" not in game:
+        return f"dungeonrl.envs.{game}.kernels"
+    facts = facts_of(game)
+    package = facts.module("rules").rpartition(".")[0]
+    stem = Path(facts.kernel_file).stem
+    return f"{package}.{stem}" if package else stem
+
+
 def kernel_path(game: str) -> Path:
+    """Where ``game``'s kernel module is written: ``kernels.py`` in the game's
+    package folder (wherever the package was found), or, for facts declared
+    outside a game package, the file named by their ``kernel_file`` beside
+    their rules module."""
     if ":" in game:
-        return ROOT / facts_of(game).kernel_file
-    return ENVS_DIR / game / "kernels.py"
+        facts = facts_of(game)
+        rules = sources.module_file(facts.module("rules"))
+        if rules is None:
+            raise ImportError(f"cannot find the rules module of {game!r}")
+        return Path(rules).parent / Path(facts.kernel_file).name
+    init = sources.module_file(f"dungeonrl.envs.{game}")
+    return (Path(init).parent if init else ENVS_DIR / game) / "kernels.py"
 
 
 def stale(games=GAME_PACKAGES) -> list[str]:
-    """Games whose checked-in kernels.py differs from the template's output
-    (the source digest included: a rules edit makes the file stale). The
-    imports it makes regenerate nothing."""
+    """Games whose kernel module on disk differs from the template's output
+    (the source digest included: a rules edit makes the file stale); a
+    module not written yet is not stale (it is written on first use). Every
+    game's source is generated, so a generator error raises. The imports it
+    makes regenerate nothing."""
     out = []
     with sources.suspended():
         for g in games:
+            src = source(g)
             p = kernel_path(g)
-            if not p.exists() or p.read_text() != source(g):
+            if p.exists() and p.read_text() != src:
                 out.append(g)
     return out
 
 
 def write(games=GAME_PACKAGES) -> list[str]:
-    """Regenerate each game's kernels.py. The old files are blanked first:
-    importing a game's consts imports the game package, which imports its
-    kernels, and a stale file (or a missing one, for a new game) must not
-    stop its own regeneration."""
-    old = {}
+    """Write each game's kernel module (atomically), where it differs from
+    the template's output or is missing; every source is generated before
+    any file is written, so a generator error leaves the files as they
+    were. Returns the files written."""
     with sources.suspended():
-        for g in games:
-            p = kernel_path(g)
-            old[g] = p.read_text() if p.exists() else None
-            p.write_text("# being regenerated by dungeonrl.envs.core.kernel.codegen\n")
-        written = []
-        for g in games:
-            try:
-                src = source(g)
-            except Exception:
-                for h, text in old.items():  # leave the tree as it was
-                    if text is not None:
-                        kernel_path(h).write_text(text)
-                raise
-            kernel_path(g).write_text(src)
-            if src != old[g]:
-                written.append(str(kernel_path(g)))
+        out = {g: source(g) for g in games}
+    written = []
+    for g, src in out.items():
+        p = kernel_path(g)
+        if not p.exists() or p.read_text() != src:
+            sources.write_atomic(str(p), src)
+            written.append(str(p))
     return written
 
 
@@ -369,7 +392,12 @@ def main(argv=None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if a kernels.py is stale")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="generate every module without writing it (a generator error fails) and exit 1 "
+        "if one already on disk is stale (one not written yet is written on first use)",
+    )
     ap.add_argument(
         "games",
         nargs="*",

@@ -31,7 +31,8 @@ class KernelFacts:
     rules_module: str = ""
     encoder_module: str = ""
     policy_module: str = ""
-    #: generated file, relative to the repository root ("" = envs/<game>/kernels.py)
+    #: generated file, relative to the repository root ("" = envs/<game>/kernels.py);
+    #: written beside the rules module under its file name (codegen.kernel_path)
     kernel_file: str = ""
 
     def module(self, which: str) -> str:

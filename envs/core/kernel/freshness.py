@@ -16,6 +16,14 @@ been edited in their modules since. So every generated kernel module (see
   those modules (contents, not paths or times, with line endings
   normalised: a fresh clone or an installed wheel has the same digest).
 
+The generated modules are not checked in: a game's core (and anything
+else) gets its module from :func:`load_kernels`, which writes it first when
+it is missing, with the same atomic write and, where the game's folder
+cannot be written (a read-only install), into the per-user cache folder
+below, from which it is imported under its own name. The path is stable
+(the game's folder, or a name carrying the source's digest), so numba's
+disk cache beside it serves every later process.
+
 The last line of the module calls :func:`ensure_fresh`, which re-hashes the
 listed files (a millisecond or two: no parsing; a new import can only come
 from an edit to a listed module, which changes the digest). On a mismatch:
@@ -24,10 +32,10 @@ from an edit to a listed module, which changes the digest). On a mismatch:
   and ``os.replace``, so concurrent processes never see half a file) and its
   new source is executed in the module being imported; the changed file
   makes numba compile the kernels again;
-* ``DUNGEONRL_STALE_KERNELS=error`` (the test suite sets it, so a stale
-  checked-in file fails CI instead of being fixed on the fly):
+* ``DUNGEONRL_STALE_KERNELS=error`` (nothing is written on import, for a
+  deployment that ships its kernels and must not change them):
   :class:`StaleKernelsError` names the file and the command that
-  regenerates it;
+  regenerates it, for a stale module as for a missing one;
 * a file that cannot be written (a read-only install): the regenerated
   source goes to a per-user cache folder (``DUNGEONRL_KERNEL_DIR``, else
   ``$XDG_CACHE_HOME/dungeonrl/kernels`` or ``~/.cache/dungeonrl/kernels``),
@@ -47,10 +55,12 @@ kernel module) are flushed before anything is compiled.
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.util
 import os
-import stat
 import sys
 import tempfile
+import types
 import warnings
 
 from . import sources
@@ -63,6 +73,7 @@ from .sources import (
     source_modules,
     suspended,
 )
+from .sources import write_atomic as _write_atomic
 
 #: the module set and its digest live in :mod:`.sources`; named here too
 __all__ = [
@@ -71,6 +82,7 @@ __all__ = [
     "digest",
     "ensure_fresh",
     "file_hash",
+    "load_kernels",
     "module_file",
     "module_imports",
     "source_modules",
@@ -83,8 +95,11 @@ MODES = ("regenerate", "error")
 #: where a read-only install's regenerated kernels go
 DIR_VAR = "DUNGEONRL_KERNEL_DIR"
 REGENERATE = "python -m dungeonrl.envs.core.kernel.codegen"
-#: files regenerated on import in this process (path of each)
+#: files regenerated on import in this process (path of each): stale ones rewritten
 regenerated: list[str] = []
+#: files :func:`load_kernels` generated in this process, missing before (path of
+#: each; a file with the same text already in the cache folder is kept)
+written: list[str] = []
 
 
 class StaleKernelsError(RuntimeError):
@@ -97,6 +112,50 @@ def mode() -> str:
     if m not in MODES:
         raise ValueError(f"{MODE_VAR} must be one of {list(MODES)}, got {m!r}")
     return m
+
+
+def load_kernels(key: str) -> types.ModuleType:
+    """The generated kernel module of ``key`` (a game's short name, or
+    "module:ATTR" naming :class:`~.facts.KernelFacts` declared elsewhere,
+    see :func:`.codegen.module_name`), imported: a game's core gets its
+    kernels here. A module not written yet is generated first, beside the
+    game's modules (atomically: concurrent first imports write the same
+    text), or, where that folder cannot be written, into the per-user cache
+    folder and imported from there under its own name; a stale one
+    regenerates itself on import (:func:`ensure_fresh`). With
+    ``DUNGEONRL_STALE_KERNELS=error`` nothing is written: a missing module
+    raises :class:`StaleKernelsError` naming the command that writes it."""
+    from . import codegen
+
+    name = codegen.module_name(key)
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    path = str(codegen.kernel_path(key))
+    if os.path.exists(path):
+        return importlib.import_module(name)
+    if mode() == "error":
+        raise StaleKernelsError(f"{path} has not been generated; generate it: {REGENERATE}")
+    with suspended():
+        src = codegen.source(key)
+    target = _write_kernels(path, src, name, stale=False)
+    written.append(target)
+    if target == path:
+        importlib.invalidate_caches()  # a finder may have listed the folder before the write
+        return importlib.import_module(name)
+    spec = importlib.util.spec_from_file_location(name, target)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
+    return module
 
 
 def ensure_fresh(g: dict) -> None:
@@ -124,37 +183,13 @@ def ensure_fresh(g: dict) -> None:
         )
     with suspended():
         src = codegen.generate(codegen.facts_of(g["KERNEL_KEY"]), g["KERNEL_KEY"])
-    target = _write_kernels(path, src, g)
+    target = _write_kernels(path, src, g["__name__"])
     regenerated.append(target)
     g["_REGENERATING_"] = True
     try:
         exec(compile(src, target, "exec"), g)
     finally:
         g.pop("_REGENERATING_", None)
-
-
-def _write_atomic(path: str, text: str) -> None:
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            if f.read() == text:  # another process got there first
-                return
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        except OSError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def fallback_dir() -> str:
@@ -165,9 +200,10 @@ def fallback_dir() -> str:
     return os.path.join(base, "dungeonrl", "kernels")
 
 
-def _write_kernels(path: str, src: str, g: dict) -> str:
-    """Write the regenerated ``src`` over ``path``, or where a read-only
-    install can; returns the file written."""
+def _write_kernels(path: str, src: str, name: str, stale: bool = True) -> str:
+    """Write the generated ``src`` of module ``name`` over ``path`` (a
+    ``stale`` file, or a missing one), or where a read-only install can;
+    returns the file written."""
     why: OSError | str
     if path.endswith(".py"):
         try:
@@ -177,7 +213,6 @@ def _write_kernels(path: str, src: str, g: dict) -> str:
             why = e
     else:
         why = f"{path} is not a source file"
-    digest_now = g.get("SOURCE_DIGEST", "")
     dirs = [
         fallback_dir(),
         os.path.join(
@@ -188,23 +223,23 @@ def _write_kernels(path: str, src: str, g: dict) -> str:
     for d in dirs:
         try:
             os.makedirs(d, exist_ok=True)
-            name = g["__name__"].replace(".", "_")
-            target = os.path.join(d, f"{name}_{_digest_of(src)[:16]}.py")
+            target = os.path.join(d, f"{name.replace('.', '_')}_{_digest_of(src)[:16]}.py")
             _write_atomic(target, src)
         except OSError:
             continue
-        warnings.warn(
-            f"{path} is stale and cannot be rewritten ({why}); its regenerated "
-            f"kernels are compiled from {target}. Regenerate it for good: "
-            f"{REGENERATE}",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        if stale:  # a missing module in a read-only install lives in the cache folder
+            warnings.warn(
+                f"{path} is stale and cannot be rewritten ({why}); its regenerated "
+                f"kernels are compiled from {target}. Regenerate it for good: "
+                f"{REGENERATE}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return target
     raise StaleKernelsError(
-        f"{path} is stale (digest {digest_now[:12]}...) and neither it "
+        f"{path} is {'stale' if stale else 'not generated'} and neither it "
         f"nor a cache folder ({', '.join(dirs)}) can be written; "
-        f"regenerate it: {REGENERATE}"
+        f"generate it: {REGENERATE}"
     )
 
 

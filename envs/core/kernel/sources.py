@@ -1,4 +1,5 @@
-"""The modules compiled into a generated kernel module, and their digest.
+"""The modules compiled into a generated kernel module, their digest, and
+the atomic write of a generated module.
 
 The lower half of :mod:`.freshness`, kept apart so that the code generator
 (:mod:`.codegen`), which writes ``SOURCE_MODULES`` and ``SOURCE_DIGEST`` into
@@ -13,7 +14,9 @@ import ast
 import hashlib
 import importlib.util
 import os
+import stat
 import sys
+import tempfile
 
 #: the freshness hook, this module, the generator and the template are no
 #: part of what is compiled (the template is hashed on its own)
@@ -175,3 +178,31 @@ def digest(template_hash: str, modules) -> str | None:
             return None
         h.update(b"\n" + name.encode() + b"\0" + fh)
     return h.hexdigest()
+
+
+# --- writing a generated module -------------------------------------------------
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temp file and ``os.replace``, so
+    a concurrent reader never sees half a file (the mode of the file it
+    replaces is kept); nothing is written where the file already holds it."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            if f.read() == text:  # another process got there first
+                return
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kernels-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except OSError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
