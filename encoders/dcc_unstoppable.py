@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.core.kernel.jit import JIT, njit
+from ..envs.core.kernel.jit import JIT, JIT_INLINE, njit
 from ..envs.core.kernel.memops import copy_f32, zero_f32
 from ..envs.core.layout import ObsLayout, block
 from ..envs.dcc_unstoppable import consts as C
@@ -288,7 +288,7 @@ def _ops_summary(ops, out, o):
             out[o + 5] += ops[i, 4] / 5.0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def _core_side(T, c, ups, out, o):
     """Core side c with the upgrades ``ups`` (top, bottom; -1: none) slid
     in, into out[o:o+CORE_F]. The upgrades' effects are summed before the

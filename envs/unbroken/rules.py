@@ -732,7 +732,7 @@ def end_level(st, T):
     clear_encounter(st)
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def clear_encounter(st):
     """No monster and nothing of a fight with one (a Level's start)."""
     st.monster = -1
@@ -747,7 +747,7 @@ def clear_encounter(st):
     st.round = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def start_player_turn(st):
     """The player's turn in a battle round starts with no lost turn, no
     Evade and no extra attack."""
@@ -756,7 +756,7 @@ def start_player_turn(st):
     st.extra_attack = 0
 
 
-@njit(**JIT)
+@njit(**JIT_INLINE)
 def turn_end(st, other):
     """The end of one side's turn: the round ends after both sides' turns,
     else the ``other`` side's turn comes."""
