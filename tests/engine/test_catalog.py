@@ -6,6 +6,7 @@ declaration alone. A failure names the game and what it lacks."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from pathlib import Path
@@ -150,3 +151,18 @@ def test_the_default_game_is_the_first_in_the_suites_order():
     # the commands' defaults come from the catalog, not from a name in their code
     assert PPOConfig().env == SB3Config().env == first
     assert build_parser().prog == f"dungeonrl train {first}"
+
+
+def test_a_bad_kernel_fact_names_the_game():
+    """A ``[kernel]`` key that is no fact, or a constant name that the game's
+    consts lack, raises naming the game and the key."""
+    from dungeonrl.envs.core.kernel.facts import declared_facts
+
+    base = catalog.entry("unbroken")
+    bogus = dataclasses.replace(base, kernel=base.kernel + (("bogus_fact", 1),))
+    with pytest.raises(TypeError, match="unbroken.*bogus_fact"):
+        declared_facts(bogus)
+    typo = dataclasses.replace(base, kernel=base.kernel + (("max_seats", "NO_SUCH_CONST"),))
+    with pytest.raises(ValueError, match="unbroken: max_seats = 'NO_SUCH_CONST'"):
+        declared_facts(typo)
+    assert declared_facts(base) == codegen.facts_of("unbroken")

@@ -61,13 +61,21 @@ def declared_facts(game: Any) -> KernelFacts:
     ``num_actions`` is ``consts.NUM_ACTIONS`` and ``win_outcome``
     ``consts.O_WIN``."""
     table = named_constants({**NAMED_DEFAULTS, **dict(game.kernel)}, game, NUMBERS)
-    return KernelFacts(game=game.name, **table)
+    try:
+        return KernelFacts(game=game.name, **table)
+    except TypeError as e:  # a key that is no fact
+        raise TypeError(f"{game.name}: the [kernel] table of its declaration: {e}") from None
 
 
 def named_constants(table: dict, game: Any, keys) -> dict:
     """``table`` (facts of a declaration) with the value of each of ``keys``
     that is a string read as that constant of the game's ``consts``."""
     consts = importlib.import_module(f"{game.package}.consts")
-    return {
-        k: getattr(consts, v) if k in keys and isinstance(v, str) else v for k, v in table.items()
-    }
+    out = {}
+    for k, v in table.items():
+        if k in keys and isinstance(v, str):
+            if not hasattr(consts, v):
+                raise ValueError(f"{game.name}: {k} = {v!r} names no constant of {consts.__name__}")
+            v = getattr(consts, v)
+        out[k] = v
+    return out
