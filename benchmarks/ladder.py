@@ -1096,7 +1096,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default=None, help="one game (default: every game with a table)")
     p.add_argument("--players", type=int, default=None, help="one seat count (default: all)")
     p.add_argument(
-        "--hardest", action="store_true", help="the table on the hardest setting (Carl solo)"
+        "--hardest",
+        action="store_true",
+        help="the table on the hardest setting (its game's entry in ladder.toml)",
     )
     p.add_argument(
         "--rows",
@@ -1122,7 +1124,7 @@ def build_parser() -> argparse.ArgumentParser:
         {
             "--force": "play rows already in the result file",
             "--smoke": "a quick check: 2 games a row, sims=2, rollouts=2, into a temporary "
-            "folder (unless --out), one table (Unbroken unless --game)",
+            "folder (unless --out), one table (the first game of the ladder unless --game)",
             "--write-docs": "regenerate the ladder section of docs/evaluation.md and the "
             "README rows (alone: plays nothing)",
             "--list": "list the tables and budgets, play nothing",
