@@ -1096,9 +1096,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default=None, help="one game (default: every game with a table)")
     p.add_argument("--players", type=int, default=None, help="one seat count (default: all)")
     p.add_argument(
-        "--hardest",
-        action="store_true",
-        help="the table on the hardest setting (its game's entry in ladder.toml)",
+        "--hardest", action="store_true", help="the table on the hardest setting (ladder.toml)"
     )
     p.add_argument(
         "--rows",
