@@ -444,15 +444,6 @@ def cost_value(cost, vals):
 
 
 @njit(**JIT_INLINE)
-def op_count(T, ab):
-    """How many ops ability ``ab`` has (they end at the first ``OP_NONE``)."""
-    for i in range(C.MAXOPS):
-        if T.ab_ops[ab, i, 0] == C.OP_NONE:
-            return i
-    return C.MAXOPS
-
-
-@njit(**JIT_INLINE)
 def gain_value(st, T, ab, i, vals):
     """Worth of op ``i`` of ability ``ab``, a Gain (per Level when flagged),
     as much as fits under the resource's bar, at the values ``vals``."""
@@ -466,8 +457,10 @@ def gain_value(st, T, ab, i, vals):
 def travel_ability_value(st, T, ab, vals):
     """Value of a Travel/General action ability used in the Preparation Step."""
     s = 0.0
-    for i in range(op_count(T, ab)):
+    for i in range(C.MAXOPS):
         code = T.ab_ops[ab, i, 0]
+        if code == C.OP_NONE:
+            break
         b = T.ab_ops[ab, i, 2]
         if code == C.OP_GAIN:
             s += gain_value(st, T, ab, i, vals)
@@ -490,8 +483,10 @@ def response_value(st, T, ab, vals):
     """Value of using an optional Response now."""
     s = 0.0
     m = st.monster
-    for i in range(op_count(T, ab)):
+    for i in range(C.MAXOPS):
         code = T.ab_ops[ab, i, 0]
+        if code == C.OP_NONE:
+            break
         a = T.ab_ops[ab, i, 1]
         b = T.ab_ops[ab, i, 2]
         if code == C.OP_GAIN:
@@ -560,8 +555,10 @@ def skill_value(st, T, ab):
         return 1.0
     # responses and actions: rough value of the ops per use
     s = 0.0
-    for i in range(op_count(T, ab)):
+    for i in range(C.MAXOPS):
         code = T.ab_ops[ab, i, 0]
+        if code == C.OP_NONE:
+            break
         a = T.ab_ops[ab, i, 1]
         b = T.ab_ops[ab, i, 2]
         if code == C.OP_GAIN:
