@@ -536,16 +536,19 @@ def game_spec(game, content, sources: Sequence, **facts) -> GameSpec:
     facts.setdefault("max_players", kernel.max_seats)
     facts.setdefault("render_modes", ("ansi", "rgb_array"))
     facts["action_names"] = tuple(facts["action_names"])
-    return GameSpec(
-        name=game.name,
-        env_id=game.env_id,
-        version=game.version,
-        num_actions=kernel.num_actions,
-        obs_size=encoder.OBS_SIZE,
-        feature_names=tuple(encoder.feature_names()),
-        illegal_penalty=kernel.illegal_penalty,
-        layout_version=layout_version(
-            state_dtype, content.digest, game.version, source_digest(*sources)
-        ),
-        **facts,
-    )
+    try:
+        return GameSpec(
+            name=game.name,
+            env_id=game.env_id,
+            version=game.version,
+            num_actions=kernel.num_actions,
+            obs_size=encoder.OBS_SIZE,
+            feature_names=tuple(encoder.feature_names()),
+            illegal_penalty=kernel.illegal_penalty,
+            layout_version=layout_version(
+                state_dtype, content.digest, game.version, source_digest(*sources)
+            ),
+            **facts,
+        )
+    except TypeError as e:  # a [spec] key (or a fact) that is no GameSpec field
+        raise TypeError(f"{game.name}: its spec facts ([spec], make_spec): {e}") from None

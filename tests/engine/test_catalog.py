@@ -166,3 +166,15 @@ def test_a_bad_kernel_fact_names_the_game():
     with pytest.raises(ValueError, match="unbroken: max_seats = 'NO_SUCH_CONST'"):
         declared_facts(typo)
     assert declared_facts(base) == codegen.facts_of("unbroken")
+
+
+def test_a_bad_spec_fact_names_the_game():
+    """A ``[spec]`` key that is no GameSpec field raises naming the game and the key."""
+    from dungeonrl.envs.core.spec import game_spec
+    from dungeonrl.envs.unbroken.content import load_content
+
+    base = catalog.entry("unbroken")
+    bogus = dataclasses.replace(base, spec=base.spec + (("bogus_spec_fact", 1),))
+    with pytest.raises(TypeError, match="unbroken: its spec facts.*bogus_spec_fact"):
+        game_spec(bogus, load_content(), ())
+    assert game_spec(base, load_content(), ()).name == "unbroken"
